@@ -1,0 +1,24 @@
+package dev.interlace.runtime.cli;
+
+import java.io.PrintStream;
+import java.util.List;
+
+/** One sub-command of {@link Main}. */
+interface Command {
+
+    String name();
+
+    /** The arguments it takes, for usage messages, e.g. {@code [--json]}. */
+    String synopsis();
+
+    /** One line for the command list. */
+    String summary();
+
+    /**
+     * Runs with the arguments after the command name.
+     *
+     * @return the exit code
+     * @throws UsageException when the arguments cannot be understood
+     */
+    int run(List<String> args, PrintStream out);
+}

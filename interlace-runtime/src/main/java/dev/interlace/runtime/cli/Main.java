@@ -1,0 +1,81 @@
+package dev.interlace.runtime.cli;
+
+import java.io.PrintStream;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * The {@code interlace} command line: {@code interlace <command> [options]}.
+ *
+ * <p>Exit codes: 0 success, 1 the command failed, 2 usage error (unknown command or option, missing argument).
+ */
+public final class Main {
+
+    /** Exit code of a command that ran and failed. */
+    public static final int FAILED = 1;
+    /** Exit code of a command line that could not be understood. */
+    public static final int USAGE = 2;
+
+    private final Map<String, Command> commands = new TreeMap<>();
+    private final PrintStream out;
+    private final PrintStream err;
+
+    Main(PrintStream out, PrintStream err) {
+        this.out = out;
+        this.err = err;
+        register(new StreamsCommand());
+    }
+
+    public static void main(String[] args) {
+        int code = new Main(System.out, System.err).run(args);
+        if (code != 0) {
+            System.exit(code);
+        }
+    }
+
+    private void register(Command command) {
+        commands.put(command.name(), command);
+    }
+
+    /** Runs the command line and returns the process exit code. */
+    int run(String[] args) {
+        if (args.length == 0) {
+            err.println("interlace: no command given");
+            err.print(usage());
+            return USAGE;
+        }
+        String name = args[0];
+        if (name.equals("help") || name.equals("--help") || name.equals("-h")) {
+            out.print(usage());
+            return 0;
+        }
+        Command command = commands.get(name);
+        if (command == null) {
+            err.println("interlace: unknown command \"" + name + "\"");
+            err.print(usage());
+            return USAGE;
+        }
+        List<String> rest = Arrays.asList(args).subList(1, args.length);
+        try {
+            return command.run(rest, out);
+        } catch (UsageException e) {
+            err.println("interlace " + name + ": " + e.getMessage());
+            err.println("usage: interlace " + name + " " + command.synopsis());
+            return USAGE;
+        } catch (RuntimeException e) {
+            err.println("interlace " + name + ": " + e.getMessage());
+            return FAILED;
+        }
+    }
+
+    private String usage() {
+        StringBuilder text = new StringBuilder("usage: interlace <command> [options]\n\ncommands:\n");
+        for (Command command : commands.values()) {
+            text.append(String.format("  %-10s %s%n", command.name(), command.summary()));
+        }
+        text.append(String.format("  %-10s %s%n", "help", "show this message"));
+        return text.toString();
+    }
+}

@@ -1,0 +1,41 @@
+package dev.interlace.runtime.stream;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * The outcome of decoding one event object: the typed event, or every error found in it.
+ *
+ * @param <T> the stream's generated event record
+ */
+public sealed interface DecodeResult<T extends StreamEvent> {
+
+    /**
+     * The event matched the schema.
+     *
+     * @param event the typed event
+     * @param undeclaredFields for streams that evolve: fields not in the declared schema, name to compact JSON text,
+     *     in the order sent; always empty for other streams (undeclared fields are errors there)
+     */
+    record Valid<T extends StreamEvent>(T event, Map<String, String> undeclaredFields) implements DecodeResult<T> {
+        public Valid {
+            Objects.requireNonNull(event, "event");
+            undeclaredFields = Map.copyOf(undeclaredFields);
+        }
+    }
+
+    /**
+     * The event did not match the schema.
+     *
+     * @param errors every failing field, in the order found (never empty)
+     */
+    record Invalid<T extends StreamEvent>(List<FieldError> errors) implements DecodeResult<T> {
+        public Invalid {
+            errors = List.copyOf(errors);
+            if (errors.isEmpty()) {
+                throw new IllegalArgumentException("an invalid event has at least one error");
+            }
+        }
+    }
+}
