@@ -219,14 +219,14 @@ final class StreamSources {
     }
 
     /** The registry of every stream in this compilation, found by the runtime with {@code ServiceLoader}. */
-    static String registry(String packageName, List<StreamDeclaration> streams) {
+    static String registry(String packageName, String simpleName, List<StreamDeclaration> streams) {
         CompilationUnit unit = unit(packageName);
         unit.addImport("java.util.List");
         unit.addImport(RUNTIME + "StreamDescriptor");
         unit.addImport(RUNTIME + "StreamRegistry");
 
         ClassOrInterfaceDeclaration registry = new ClassOrInterfaceDeclaration(
-                new NodeList<>(Modifier.publicModifier(), Modifier.finalModifier()), false, REGISTRY_NAME);
+                new NodeList<>(Modifier.publicModifier(), Modifier.finalModifier()), false, simpleName);
         generated(registry);
         registry.setJavadocComment("The streams declared in this compilation, listed in {@code META-INF/services}.");
         registry.addImplementedType("StreamRegistry");

@@ -41,8 +41,10 @@ final class StreamStep implements ProcessingStep {
     private final ProcessingEnvironment env;
     /** Streams of this compilation by name, valid or not, to report duplicates against the first. */
     private final Map<String, String> declaredNames = new HashMap<>();
-    /** Valid streams by name, for the registry. */
-    private final Map<String, StreamDeclaration> generated = new TreeMap<>();
+    /** Valid streams generated but not yet in a registry, by name. */
+    private final Map<String, StreamDeclaration> unregistered = new TreeMap<>();
+    /** Qualified names of the registries written, for the service file. */
+    private final List<String> registries = new ArrayList<>();
 
     StreamStep(ProcessingEnvironment env) {
         this.env = env;
@@ -67,26 +69,48 @@ final class StreamStep implements ProcessingStep {
                 generate(type, declaration.get());
             }
         }
+        // The round after the streams were generated has none of its own: write their registry now, while javac
+        // still compiles it with the rest (a source written in the last round draws a warning).
+        if (elements.isEmpty() && !unregistered.isEmpty()) {
+            writeRegistry();
+        }
     }
 
     @Override
     public void finish() {
-        if (generated.isEmpty()) {
+        if (!unregistered.isEmpty()) {
+            writeRegistry();
+        }
+        if (registries.isEmpty()) {
             return;
         }
-        List<StreamDeclaration> streams = new ArrayList<>(generated.values());
-        String packageName = streams.stream().map(StreamDeclaration::packageName).sorted().findFirst().orElse("");
-        String registry = (packageName.isEmpty() ? "" : packageName + ".") + StreamSources.REGISTRY_NAME;
         try {
-            JavaFileObject source = env.getFiler().createSourceFile(registry);
-            try (Writer out = source.openWriter()) {
-                out.write(StreamSources.registry(packageName, streams));
-            }
             FileObject services = env.getFiler().createResource(
                     StandardLocation.CLASS_OUTPUT, "", "META-INF/services/" + REGISTRY_INTERFACE);
             try (Writer out = services.openWriter()) {
-                out.write(registry + "\n");
+                for (String registry : registries) {
+                    out.write(registry + "\n");
+                }
             }
+        } catch (IOException e) {
+            env.getMessager().printMessage(Diagnostic.Kind.ERROR,
+                    "Interlace could not write META-INF/services/" + REGISTRY_INTERFACE + ": " + e.getMessage());
+        }
+    }
+
+    /** Writes one registry for the streams generated since the last one (normally all of them, once). */
+    private void writeRegistry() {
+        List<StreamDeclaration> streams = new ArrayList<>(unregistered.values());
+        unregistered.clear();
+        String packageName = streams.stream().map(StreamDeclaration::packageName).sorted().findFirst().orElse("");
+        String simpleName = StreamSources.REGISTRY_NAME + (registries.isEmpty() ? "" : registries.size() + 1);
+        String registry = (packageName.isEmpty() ? "" : packageName + ".") + simpleName;
+        try {
+            JavaFileObject source = env.getFiler().createSourceFile(registry);
+            try (Writer out = source.openWriter()) {
+                out.write(StreamSources.registry(packageName, simpleName, streams));
+            }
+            registries.add(registry);
         } catch (IOException e) {
             env.getMessager().printMessage(Diagnostic.Kind.ERROR,
                     "Interlace could not write the stream registry " + registry + ": " + e.getMessage());
@@ -179,7 +203,7 @@ final class StreamStep implements ProcessingStep {
     }
 
     private void generate(TypeElement type, StreamDeclaration stream) {
-        generated.put(stream.name(), stream);
+        unregistered.put(stream.name(), stream);
         Filer filer = env.getFiler();
         Map<String, String> sources = Map.of(
                 stream.eventType(), StreamSources.event(stream),
