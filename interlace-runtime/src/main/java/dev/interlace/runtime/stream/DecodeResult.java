@@ -1,5 +1,7 @@
 package dev.interlace.runtime.stream;
 
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -21,7 +23,7 @@ public sealed interface DecodeResult<T extends StreamEvent> {
     record Valid<T extends StreamEvent>(T event, Map<String, String> undeclaredFields) implements DecodeResult<T> {
         public Valid {
             Objects.requireNonNull(event, "event");
-            undeclaredFields = Map.copyOf(undeclaredFields);
+            undeclaredFields = Collections.unmodifiableMap(new LinkedHashMap<>(undeclaredFields));
         }
     }
 

@@ -97,19 +97,25 @@ public final class Values {
             JsonParser parser, String field, int precision, int scale, boolean notNull, FieldErrors errors)
             throws IOException {
         JsonToken token = parser.currentToken();
-        BigDecimal value;
+        String text;
         if (token == JsonToken.VALUE_NUMBER_INT || token == JsonToken.VALUE_NUMBER_FLOAT) {
-            value = new BigDecimal(parser.getText());
+            text = parser.getText();
         } else if (token == JsonToken.VALUE_STRING) {
-            String text = parser.getText();
+            text = parser.getText();
             if (!DECIMAL_TEXT.matcher(text).matches()) {
                 errors.add(field, "string \"" + abbreviate(text) + "\" is not a decimal number; send a JSON number"
                         + " or a numeric string such as \"49.50\"");
                 return null;
             }
-            value = new BigDecimal(text);
         } else {
             return wrongType(parser, field, notNull, errors, "a decimal number or numeric string");
+        }
+        BigDecimal value;
+        try {
+            value = new BigDecimal(text);
+        } catch (NumberFormatException e) {
+            errors.add(field, abbreviate(text) + " is out of range for decimal(" + precision + "," + scale + ")");
+            return null;
         }
         return fitDecimal(value, field, precision, scale, errors);
     }
@@ -214,7 +220,12 @@ public final class Values {
         if (parser.currentToken() == JsonToken.VALUE_NULL) {
             return wrongType(parser, field, notNull, errors, "a JSON value");
         }
-        return copyToText(parser);
+        String json = copyToText(parser);
+        if (hasUnpairedSurrogate(json)) {
+            errors.add(field, "is not valid Unicode (it contains an unpaired surrogate escape)");
+            return null;
+        }
+        return json;
     }
 
     /** Records that a {@code not null} column is absent from the event. */
@@ -245,19 +256,16 @@ public final class Values {
             throw new DuplicateFieldException(parser, field);
         }
         String json = copyToText(parser);
-        if (!Column.NAME.matcher(field).matches()) {
-            errors.add(field, "cannot become a new column: names must match " + Column.NAME.pattern());
-            undeclaredFields.put(field, json);
-            return;
-        }
-        String lower = field.toLowerCase(Locale.ROOT);
-        for (String declared : declaredColumns) {
-            if (declared.equals(lower)) {
-                errors.add(field, "cannot become a new column: it differs only in case from column " + declared);
-                break;
-            }
-        }
         undeclaredFields.put(field, json);
+        String lower = field.toLowerCase(Locale.ROOT);
+        if (declaredColumns.contains(lower)) {
+            errors.add(field, "cannot become a new column: it differs only in case from column " + lower);
+        } else if (!Column.NAME.matcher(field).matches()) {
+            errors.add(field, "cannot become a new column: names must match " + Column.NAME.pattern()
+                    + " (lower-case letters, digits and _, starting with a letter)");
+        } else if (hasUnpairedSurrogate(json)) {
+            errors.add(field, "is not valid Unicode (it contains an unpaired surrogate escape)");
+        }
     }
 
     /** Throws when a declared field appears a second time in the same object. */
@@ -311,7 +319,7 @@ public final class Values {
 
     /**
      * Walks the value at the parser's current token to its end, refusing objects that name a field twice, and
-     * writes it to {@code generator} when one is given. Numbers are copied exactly as sent.
+     * writes it to {@code generator} when one is given. Numbers are copied exactly as spelled.
      */
     private static void copy(JsonParser parser, JsonGenerator generator) throws IOException {
         JsonToken token = parser.currentToken();
@@ -345,7 +353,11 @@ public final class Values {
                 generator.writeEndArray();
             }
         } else if (generator != null) {
-            generator.copyCurrentEventExact(parser);
+            if (token == JsonToken.VALUE_NUMBER_INT || token == JsonToken.VALUE_NUMBER_FLOAT) {
+                generator.writeNumber(parser.getText());
+            } else {
+                generator.copyCurrentEvent(parser);
+            }
         }
     }
 
