@@ -1,0 +1,182 @@
+package dev.interlace.runtime.ingest;
+
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonToken;
+import dev.interlace.runtime.stream.DecodeResult;
+import dev.interlace.runtime.stream.DuplicateFieldException;
+import dev.interlace.runtime.stream.EventDecoder;
+import dev.interlace.runtime.stream.EventJson;
+import dev.interlace.runtime.stream.StreamEvent;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * Splits a request body into events and decodes each with the stream's decoder in the same pass, keeping every
+ * event's bytes exactly as sent.
+ *
+ * <p>Bodies are a JSON object, a JSON array of objects, or NDJSON (one object per line; blank lines are skipped).
+ */
+final class EventParser {
+
+    /** A body format. */
+    enum Format { JSON, NDJSON }
+
+    /**
+     * One event of the body.
+     *
+     * @param index 0-based position among the body's events
+     * @param line 1-based line of an NDJSON body, 0 for JSON
+     * @param payload the event's bytes as sent
+     * @param result its decoding
+     */
+    record ParsedEvent(int index, int line, byte[] payload, DecodeResult<? extends StreamEvent> result) {}
+
+    /** Why a body cannot be read as events; nothing of it is stored. */
+    static final class BodyException extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        final PublishOutcome.BadBody problem;
+
+        BodyException(PublishOutcome.BadBody problem) {
+            super(problem.message(), null, false, false);
+            this.problem = problem;
+        }
+    }
+
+    private final EventDecoder<? extends StreamEvent> decoder;
+    private final int maxEvents;
+
+    EventParser(EventDecoder<? extends StreamEvent> decoder, int maxEvents) {
+        this.decoder = decoder;
+        this.maxEvents = maxEvents;
+    }
+
+    List<ParsedEvent> parse(byte[] body, Format format) throws BodyException {
+        return format == Format.NDJSON ? parseNdjson(body) : parseJson(body);
+    }
+
+    private List<ParsedEvent> parseJson(byte[] body) throws BodyException {
+        List<ParsedEvent> events = new ArrayList<>();
+        int index = 0;
+        try (JsonParser parser = EventJson.FACTORY.createParser(body)) {
+            JsonToken first = parser.nextToken();
+            if (first == null) {
+                return events;
+            }
+            if (first == JsonToken.START_OBJECT) {
+                events.add(decode(parser, body, 0, 0, 0));
+                index = 1;
+            } else if (first == JsonToken.START_ARRAY) {
+                for (JsonToken token = parser.nextToken(); token != JsonToken.END_ARRAY; token = parser.nextToken()) {
+                    if (token != JsonToken.START_OBJECT) {
+                        throw new BodyException(PublishOutcome.BadBody.notAnObject(index, 0, describe(token)));
+                    }
+                    checkCount(index + 1);
+                    events.add(decode(parser, body, 0, index, 0));
+                    index++;
+                }
+            } else {
+                throw new BodyException(PublishOutcome.BadBody.notAnObject(0, 0, describe(first)
+                        + "; send an object, an array of objects or NDJSON"));
+            }
+            JsonToken trailing = parser.nextToken();
+            if (trailing != null) {
+                throw new BodyException(PublishOutcome.BadBody.malformed(index, 0,
+                        "unexpected content after the JSON value (for one event per line use"
+                                + " Content-Type: application/x-ndjson)"));
+            }
+        } catch (DuplicateFieldException e) {
+            throw new BodyException(PublishOutcome.BadBody.duplicateField(index, 0, e.field()));
+        } catch (JsonProcessingException e) {
+            throw new BodyException(PublishOutcome.BadBody.malformed(index, 0, e.getOriginalMessage()
+                    + " at line " + e.getLocation().getLineNr() + ", column " + e.getLocation().getColumnNr()));
+        } catch (IOException e) {
+            throw new IllegalStateException("unreachable: parsing an in-memory body", e);
+        }
+        return events;
+    }
+
+    private List<ParsedEvent> parseNdjson(byte[] body) throws BodyException {
+        List<ParsedEvent> events = new ArrayList<>();
+        int lineStart = 0;
+        int line = 0;
+        while (lineStart < body.length) {
+            line++;
+            int lineEnd = lineStart;
+            while (lineEnd < body.length && body[lineEnd] != '\n') {
+                lineEnd++;
+            }
+            int contentEnd = lineEnd > lineStart && body[lineEnd - 1] == '\r' ? lineEnd - 1 : lineEnd;
+            if (!isBlank(body, lineStart, contentEnd)) {
+                int index = events.size();
+                checkCount(index + 1);
+                events.add(parseLine(body, lineStart, contentEnd, index, line));
+            }
+            lineStart = lineEnd + 1;
+        }
+        return events;
+    }
+
+    private ParsedEvent parseLine(byte[] body, int start, int end, int index, int line) throws BodyException {
+        try (JsonParser parser = EventJson.FACTORY.createParser(body, start, end - start)) {
+            JsonToken first = parser.nextToken();
+            if (first != JsonToken.START_OBJECT) {
+                throw new BodyException(PublishOutcome.BadBody.notAnObject(index, line, describe(first)));
+            }
+            ParsedEvent event = decode(parser, body, start, index, line);
+            if (parser.nextToken() != null) {
+                throw new BodyException(PublishOutcome.BadBody.malformed(index, line,
+                        "more than one JSON value on the line; NDJSON takes one object per line"));
+            }
+            return event;
+        } catch (DuplicateFieldException e) {
+            throw new BodyException(PublishOutcome.BadBody.duplicateField(index, line, e.field()));
+        } catch (JsonProcessingException e) {
+            throw new BodyException(PublishOutcome.BadBody.malformed(index, line, e.getOriginalMessage()
+                    + " at column " + e.getLocation().getColumnNr()));
+        } catch (IOException e) {
+            throw new IllegalStateException("unreachable: parsing an in-memory body", e);
+        }
+    }
+
+    /** Decodes the object at the parser's START_OBJECT and slices its bytes out of the body. */
+    private ParsedEvent decode(JsonParser parser, byte[] body, int base, int index, int line) throws IOException {
+        int start = base + (int) parser.currentTokenLocation().getByteOffset();
+        DecodeResult<? extends StreamEvent> result = decoder.decode(parser);
+        int end = base + (int) parser.currentLocation().getByteOffset();
+        return new ParsedEvent(index, line, Arrays.copyOfRange(body, start, end), result);
+    }
+
+    private void checkCount(int count) throws BodyException {
+        if (count > maxEvents) {
+            throw new BodyException(PublishOutcome.BadBody.tooManyEvents(maxEvents));
+        }
+    }
+
+    private static boolean isBlank(byte[] body, int start, int end) {
+        for (int i = start; i < end; i++) {
+            byte b = body[i];
+            if (b != ' ' && b != '\t' && b != '\r') {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static String describe(JsonToken token) {
+        if (token == null) {
+            return "expected a JSON object, got nothing";
+        }
+        return "expected a JSON object, got " + switch (token) {
+            case START_ARRAY -> "an array";
+            case VALUE_STRING -> "a string";
+            case VALUE_NUMBER_INT, VALUE_NUMBER_FLOAT -> "a number";
+            case VALUE_TRUE, VALUE_FALSE -> "a boolean";
+            case VALUE_NULL -> "null";
+            default -> token.toString();
+        };
+    }
+}

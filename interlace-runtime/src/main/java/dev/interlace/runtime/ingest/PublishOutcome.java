@@ -1,0 +1,104 @@
+package dev.interlace.runtime.ingest;
+
+import dev.interlace.runtime.log.AppendResult;
+import java.util.List;
+
+/**
+ * Every way a publish can end. The HTTP layer maps each to its status code and body in one place; nothing here
+ * knows about HTTP.
+ */
+public sealed interface PublishOutcome {
+
+    /** The request id the outcome belongs to. */
+    String requestId();
+
+    /**
+     * The events are durable (200).
+     *
+     * @param results one per event, in request order
+     * @param quarantineErrors for each quarantined event (by index), why it was quarantined
+     */
+    record Published(String requestId, List<AppendResult.EntryResult> results,
+            List<List<dev.interlace.runtime.stream.FieldError>> quarantineErrors) implements PublishOutcome {
+
+        public long count(AppendResult.Status status) {
+            return results.stream().filter(r -> r.status() == status).count();
+        }
+
+        /** The highest offset among accepted and duplicate events, or null when there is none. */
+        public Long lastOffset() {
+            Long last = null;
+            for (AppendResult.EntryResult result : results) {
+                if (result.status() != AppendResult.Status.QUARANTINED
+                        && (last == null || result.offset() > last)) {
+                    last = result.offset();
+                }
+            }
+            return last;
+        }
+    }
+
+    /** No stream of that name is declared (404). */
+    record UnknownStream(String requestId, String stream) implements PublishOutcome {}
+
+    /**
+     * The body cannot be read as events (400, 413 or 415); nothing of it is stored.
+     *
+     * @param code the error code, e.g. {@code malformed_json}
+     * @param index 0-based event index the problem is at, or -1 when it concerns the whole body
+     * @param line 1-based NDJSON line, or 0
+     * @param field the field concerned, or null
+     */
+    record BadBody(String requestId, Kind kind, String code, String message, int index, int line, String field)
+            implements PublishOutcome {
+
+        /** Which family of status the problem belongs to. */
+        public enum Kind { MALFORMED, TOO_LARGE, UNSUPPORTED_MEDIA_TYPE }
+
+        BadBody withRequestId(String id) {
+            return new BadBody(id, kind, code, message, index, line, field);
+        }
+
+        static BadBody malformed(int index, int line, String message) {
+            return new BadBody(null, Kind.MALFORMED, "malformed_json", message, index, line, null);
+        }
+
+        static BadBody notAnObject(int index, int line, String message) {
+            return new BadBody(null, Kind.MALFORMED, "not_an_object", message, index, line, null);
+        }
+
+        static BadBody duplicateField(int index, int line, String field) {
+            return new BadBody(null, Kind.MALFORMED, "duplicate_field", "field \"" + field
+                    + "\" appears twice in one object; send each field once", index, line, field);
+        }
+
+        static BadBody tooManyEvents(int max) {
+            return new BadBody(null, Kind.TOO_LARGE, "too_many_events", "the request has more than " + max
+                    + " events; split it into smaller requests", -1, 0, null);
+        }
+    }
+
+    /**
+     * The stream rejects drift and some events do not match its schema (422); nothing is stored.
+     *
+     * @param errors every failing field of every failing event
+     */
+    record SchemaViolation(String requestId, List<EventError> errors) implements PublishOutcome {}
+
+    /**
+     * One failing field of one event.
+     *
+     * @param index 0-based event index
+     * @param line 1-based NDJSON line, or 0
+     */
+    record EventError(int index, int line, String field, String reason) {}
+
+    /**
+     * The stream's backlog is full (429); nothing is stored; retry after {@code retryAfterSeconds}.
+     */
+    record Backpressure(String requestId, String stream, long pending, long maxPending, int retryAfterSeconds)
+            implements PublishOutcome {}
+
+    /** The log cannot make the events durable right now (503); nothing is stored. */
+    record Unavailable(String requestId, String reason, int retryAfterSeconds) implements PublishOutcome {}
+}

@@ -1,0 +1,128 @@
+package dev.interlace.runtime.ingest;
+
+import dev.interlace.annotations.SchemaDrift;
+import dev.interlace.runtime.log.AppendRequest;
+import dev.interlace.runtime.log.AppendResult;
+import dev.interlace.runtime.log.LogUnavailableException;
+import dev.interlace.runtime.log.StreamLog;
+import dev.interlace.runtime.ops.DiskSpace;
+import dev.interlace.runtime.stream.DecodeResult;
+import dev.interlace.runtime.stream.FieldError;
+import dev.interlace.runtime.stream.StreamCatalog;
+import dev.interlace.runtime.stream.StreamDescriptor;
+import dev.interlace.runtime.stream.StreamEvent;
+import jakarta.inject.Inject;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.ExecutionException;
+
+/**
+ * Publishes a request body to a stream: parses and validates every event, applies the stream's drift policy and
+ * appends the result to the log, returning only once it is durable (or refused).
+ */
+public final class Publisher {
+
+    static final int BACKPRESSURE_RETRY_SECONDS = 1;
+    static final int UNAVAILABLE_RETRY_SECONDS = 5;
+
+    private final StreamCatalog catalog;
+    private final StreamLog log;
+    private final IngestLimits limits;
+    private final DiskSpace disk;
+    private final Clock clock;
+
+    @Inject
+    public Publisher(StreamCatalog catalog, StreamLog log, IngestLimits limits, DiskSpace disk, Clock clock) {
+        this.catalog = catalog;
+        this.log = log;
+        this.limits = limits;
+        this.disk = disk;
+        this.clock = clock;
+    }
+
+    /** Whether {@code stream} is declared. */
+    public Optional<StreamDescriptor> stream(String stream) {
+        return catalog.find(stream);
+    }
+
+    /**
+     * Publishes {@code body} (already decompressed and within the size limit).
+     *
+     * @param receivedAt when the request arrived
+     */
+    public PublishOutcome publish(String streamName, String requestId, Instant receivedAt, byte[] body,
+            EventParser.Format format) {
+        Optional<StreamDescriptor> found = catalog.find(streamName);
+        if (found.isEmpty()) {
+            return new PublishOutcome.UnknownStream(requestId, streamName);
+        }
+        StreamDescriptor stream = found.get();
+        int maxEvents = (int) Math.min(limits.maxEventsPerRequest(), limits.maxPending());
+        List<EventParser.ParsedEvent> events;
+        try {
+            events = new EventParser(stream.decoder(), maxEvents).parse(body, format);
+        } catch (EventParser.BodyException e) {
+            return e.problem.withRequestId(requestId);
+        }
+
+        List<AppendRequest.Entry> entries = new ArrayList<>(events.size());
+        List<List<FieldError>> quarantineErrors = new ArrayList<>(events.size());
+        List<PublishOutcome.EventError> violations = new ArrayList<>();
+        int keyIndex = stream.idempotencyKeyIndex();
+        for (EventParser.ParsedEvent event : events) {
+            if (event.result() instanceof DecodeResult.Valid<? extends StreamEvent> valid) {
+                String key = keyIndex < 0 ? null : IdempotencyKeys.canonical(valid.event().value(keyIndex));
+                entries.add(new AppendRequest.Event(event.payload(), key));
+                quarantineErrors.add(List.of());
+            } else if (event.result() instanceof DecodeResult.Invalid<? extends StreamEvent> invalid) {
+                if (stream.onSchemaDrift() == SchemaDrift.QUARANTINE) {
+                    entries.add(new AppendRequest.Quarantined(event.payload(), invalid.errors()));
+                    quarantineErrors.add(invalid.errors());
+                } else {
+                    for (FieldError error : invalid.errors()) {
+                        violations.add(new PublishOutcome.EventError(event.index(), event.line(), error.field(),
+                                error.reason()));
+                    }
+                }
+            }
+        }
+        if (!violations.isEmpty()) {
+            return new PublishOutcome.SchemaViolation(requestId, violations);
+        }
+        if (!entries.isEmpty() && disk.usableBytes() < limits.minFreeDiskBytes()) {
+            return new PublishOutcome.Unavailable(requestId, "free disk space is below the floor of "
+                    + limits.minFreeDiskBytes() + " bytes", UNAVAILABLE_RETRY_SECONDS);
+        }
+
+        long receivedAtMicros = receivedAt.getEpochSecond() * 1_000_000L + receivedAt.getNano() / 1_000;
+        AppendRequest request = new AppendRequest(stream.name(), requestId, receivedAtMicros,
+                stream.schemaVersion(), entries);
+        AppendResult result;
+        try {
+            result = log.append(request).get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return new PublishOutcome.Unavailable(requestId, "interrupted while waiting for the log",
+                    UNAVAILABLE_RETRY_SECONDS);
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof LogUnavailableException unavailable) {
+                return new PublishOutcome.Unavailable(requestId, unavailable.getMessage(), UNAVAILABLE_RETRY_SECONDS);
+            }
+            throw new IllegalStateException("the stream log failed unexpectedly", e.getCause());
+        }
+        if (result instanceof AppendResult.Backpressure backpressure) {
+            return new PublishOutcome.Backpressure(requestId, stream.name(), backpressure.pending(),
+                    backpressure.maxPending(), BACKPRESSURE_RETRY_SECONDS);
+        }
+        AppendResult.Committed committed = (AppendResult.Committed) result;
+        return new PublishOutcome.Published(requestId, committed.entries(), quarantineErrors);
+    }
+
+    /** Now, for callers that stamp the arrival time before reading the body. */
+    public Instant now() {
+        return clock.instant();
+    }
+}

@@ -1,0 +1,825 @@
+package dev.interlace.runtime.log;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.interlace.runtime.stream.Column;
+import dev.interlace.runtime.stream.FieldError;
+import dev.interlace.runtime.stream.StreamDescriptor;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.sql.Types;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * The default {@link StreamLog}: one SQLite database in WAL mode with {@code synchronous=FULL}.
+ *
+ * <p>One writer thread owns the write connection. Appends queue up in front of it; it takes everything queued (up
+ * to {@link LogSettings#maxGroupRequests()}), writes all of it in one transaction and commits once, so concurrent
+ * requests share one fsync (group commit). Each request's futures complete only after that commit. Readers use
+ * their own connections. Automatic checkpoints are off on the writer; a background connection checkpoints
+ * (PASSIVE, or RESTART once the WAL passes its cap) so the writer never pays for one.
+ */
+public final class SqliteStreamLog implements StreamLog {
+
+    private static final Logger LOG = Logger.getLogger(SqliteStreamLog.class.getName());
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final String FILE_NAME = "log.sqlite";
+    private static final int READERS = 4;
+
+    private final Path file;
+    private final LogSettings settings;
+    private final Watermarks watermarks;
+    private final CommitListener listener;
+    private final Clock clock;
+
+    private final BlockingQueue<Task> queue = new LinkedBlockingQueue<>();
+    private final Thread writer;
+    private final ScheduledExecutorService checkpointer;
+    private final BlockingQueue<Connection> readers = new ArrayBlockingQueue<>(READERS);
+    private final Map<String, StreamHead> heads = new ConcurrentHashMap<>();
+    private final Map<String, AtomicReference<CompletableFuture<Void>>> advances = new ConcurrentHashMap<>();
+    private volatile String failure;
+    private volatile boolean closed;
+
+    // Owned by the writer thread.
+    private final Connection connection;
+    private final Map<String, StreamState> states = new HashMap<>();
+    private final PreparedStatement insertEvent;
+    private final PreparedStatement insertQuarantined;
+    private final PreparedStatement insertPublish;
+    private final PreparedStatement selectKey;
+
+    /**
+     * Opens (creating if needed) {@code <dataDirectory>/log.sqlite}.
+     *
+     * @throws LogUnavailableException when the database cannot be opened
+     */
+    public SqliteStreamLog(Path dataDirectory, LogSettings settings, Watermarks watermarks, CommitListener listener,
+            Clock clock) {
+        this.file = dataDirectory.resolve(FILE_NAME);
+        this.settings = settings;
+        this.watermarks = watermarks;
+        this.listener = listener;
+        this.clock = clock;
+        try {
+            Files.createDirectories(dataDirectory);
+            connection = open();
+            try (Statement statement = connection.createStatement()) {
+                statement.execute("PRAGMA wal_autocheckpoint=0");
+                statement.execute("PRAGMA journal_size_limit=" + settings.walCapBytes());
+                createSchema(statement);
+            }
+            connection.setAutoCommit(false);
+            insertEvent = connection.prepareStatement("INSERT INTO events(stream_id, \"offset\", request_id,"
+                    + " ingested_at, schema_version, dedup_key, key_hash, payload) VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
+            insertQuarantined = connection.prepareStatement("INSERT INTO quarantine(stream_id, seq, request_id,"
+                    + " ingested_at, schema_version, payload, errors) VALUES (?, ?, ?, ?, ?, ?, ?)");
+            insertPublish = connection.prepareStatement("INSERT INTO publishes(request_id, stream_id, accepted,"
+                    + " deduplicated, quarantined, first_offset, last_offset, received_at, committed_at)"
+                    + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)");
+            selectKey = connection.prepareStatement(
+                    "SELECT dedup_key FROM events WHERE stream_id = ? AND \"offset\" = ?");
+            loadStreams();
+            connection.commit();
+        } catch (SQLException | IOException e) {
+            throw new LogUnavailableException("cannot open the stream log " + file + ": " + e.getMessage(), e);
+        }
+        writer = new Thread(this::runWriter, "interlace-log-writer");
+        writer.start();
+        checkpointer = Executors.newSingleThreadScheduledExecutor(runnable -> {
+            Thread thread = new Thread(runnable, "interlace-log-checkpoint");
+            thread.setDaemon(true);
+            return thread;
+        });
+        checkpointer.scheduleWithFixedDelay(this::checkpoint, 1, 1, TimeUnit.SECONDS);
+    }
+
+    private Connection open() throws SQLException {
+        Properties properties = new Properties();
+        properties.setProperty("journal_mode", "WAL");
+        properties.setProperty("synchronous", "FULL");
+        properties.setProperty("busy_timeout", "10000");
+        return DriverManager.getConnection("jdbc:sqlite:" + file, properties);
+    }
+
+    private static void createSchema(Statement statement) throws SQLException {
+        statement.execute("CREATE TABLE IF NOT EXISTS streams ("
+                + " id INTEGER PRIMARY KEY,"
+                + " name TEXT NOT NULL UNIQUE,"
+                + " trimmed_through INTEGER NOT NULL DEFAULT 0,"
+                + " quarantine_trimmed_through INTEGER NOT NULL DEFAULT 0,"
+                + " created_at INTEGER NOT NULL)");
+        statement.execute("CREATE TABLE IF NOT EXISTS schemas ("
+                + " stream_id INTEGER NOT NULL REFERENCES streams(id),"
+                + " version TEXT NOT NULL,"
+                + " columns TEXT NOT NULL,"
+                + " registered_at INTEGER NOT NULL,"
+                + " PRIMARY KEY (stream_id, version)) WITHOUT ROWID");
+        // No secondary index on purpose: rows are appended in offset order, and keys are looked up in memory.
+        statement.execute("CREATE TABLE IF NOT EXISTS events ("
+                + " stream_id INTEGER NOT NULL,"
+                + " \"offset\" INTEGER NOT NULL,"
+                + " request_id TEXT NOT NULL,"
+                + " ingested_at INTEGER NOT NULL,"
+                + " schema_version TEXT NOT NULL,"
+                + " dedup_key TEXT,"
+                + " key_hash INTEGER,"
+                + " payload BLOB NOT NULL,"
+                + " PRIMARY KEY (stream_id, \"offset\")) WITHOUT ROWID");
+        statement.execute("CREATE TABLE IF NOT EXISTS quarantine ("
+                + " stream_id INTEGER NOT NULL,"
+                + " seq INTEGER NOT NULL,"
+                + " request_id TEXT NOT NULL,"
+                + " ingested_at INTEGER NOT NULL,"
+                + " schema_version TEXT NOT NULL,"
+                + " payload BLOB NOT NULL,"
+                + " errors TEXT NOT NULL,"
+                + " PRIMARY KEY (stream_id, seq)) WITHOUT ROWID");
+        statement.execute("CREATE TABLE IF NOT EXISTS publishes ("
+                + " id INTEGER PRIMARY KEY,"
+                + " request_id TEXT NOT NULL,"
+                + " stream_id INTEGER NOT NULL,"
+                + " accepted INTEGER NOT NULL,"
+                + " deduplicated INTEGER NOT NULL,"
+                + " quarantined INTEGER NOT NULL,"
+                + " first_offset INTEGER,"
+                + " last_offset INTEGER,"
+                + " received_at INTEGER NOT NULL,"
+                + " committed_at INTEGER NOT NULL)");
+        statement.execute("CREATE INDEX IF NOT EXISTS publishes_by_request ON publishes(request_id)");
+        // Consumer groups (leases with fencing tokens); written by the consumer API.
+        statement.execute("CREATE TABLE IF NOT EXISTS consumer_groups ("
+                + " stream_id INTEGER NOT NULL,"
+                + " group_name TEXT NOT NULL,"
+                + " committed_offset INTEGER NOT NULL DEFAULT 0,"
+                + " fencing_token INTEGER NOT NULL DEFAULT 0,"
+                + " lease_owner TEXT,"
+                + " lease_expires_at INTEGER,"
+                + " updated_at INTEGER NOT NULL,"
+                + " PRIMARY KEY (stream_id, group_name)) WITHOUT ROWID");
+    }
+
+    private void loadStreams() throws SQLException {
+        try (Statement statement = connection.createStatement();
+                ResultSet rows = statement.executeQuery("SELECT s.id, s.name, s.trimmed_through,"
+                        + " s.quarantine_trimmed_through,"
+                        + " (SELECT max(\"offset\") FROM events e WHERE e.stream_id = s.id),"
+                        + " (SELECT max(seq) FROM quarantine q WHERE q.stream_id = s.id)"
+                        + " FROM streams s")) {
+            while (rows.next()) {
+                StreamState state = new StreamState(rows.getInt(1), rows.getString(2));
+                state.trimmedThrough = rows.getLong(3);
+                state.head = Math.max(rows.getLong(5), state.trimmedThrough);
+                state.quarantineHead = Math.max(rows.getLong(6), rows.getLong(4));
+                states.put(state.name, state);
+                publishHead(state);
+            }
+        }
+    }
+
+    @Override
+    public void register(StreamDescriptor stream) {
+        RegisterTask task = new RegisterTask(stream);
+        submit(task);
+        await(task.done);
+    }
+
+    @Override
+    public CompletableFuture<AppendResult> append(AppendRequest request) {
+        AppendTask task = new AppendTask(request);
+        if (!submit(task)) {
+            task.result.completeExceptionally(new LogUnavailableException("the stream log is closed"));
+        }
+        return task.result;
+    }
+
+    @Override
+    public long trim(String stream, long throughOffset) {
+        TrimTask task = new TrimTask(stream, throughOffset);
+        submit(task);
+        return await(task.done);
+    }
+
+    /** Reads a pragma on the writer connection, e.g. {@code synchronous} or {@code journal_mode}. */
+    public String writerPragma(String name) {
+        if (!name.matches("[a-z_]+")) {
+            throw new IllegalArgumentException("not a pragma name: " + name);
+        }
+        PragmaTask task = new PragmaTask(name);
+        submit(task);
+        return await(task.done);
+    }
+
+    private boolean submit(Task task) {
+        if (closed) {
+            return false;
+        }
+        queue.add(task);
+        return true;
+    }
+
+    private static <T> T await(CompletableFuture<T> future) {
+        try {
+            return future.get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new LogUnavailableException("interrupted while waiting for the stream log", e);
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof RuntimeException runtime) {
+                throw runtime;
+            }
+            throw new LogUnavailableException(e.getCause().getMessage(), e.getCause());
+        }
+    }
+
+    // ---------------------------------------------------------------- writer thread
+
+    private void runWriter() {
+        List<Task> group = new ArrayList<>();
+        while (true) {
+            Task first;
+            try {
+                first = queue.take();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+            if (first instanceof StopTask) {
+                return;
+            }
+            group.clear();
+            group.add(first);
+            queue.drainTo(group, settings.maxGroupRequests() - 1);
+            List<AppendTask> appends = new ArrayList<>(group.size());
+            boolean stop = false;
+            for (Task task : group) {
+                if (task instanceof AppendTask append) {
+                    appends.add(append);
+                } else {
+                    if (!appends.isEmpty()) {
+                        commitGroup(appends);
+                        appends = new ArrayList<>();
+                    }
+                    if (task instanceof StopTask) {
+                        stop = true;
+                        break;
+                    }
+                    runMaintenance(task);
+                }
+            }
+            if (!appends.isEmpty()) {
+                commitGroup(appends);
+            }
+            if (stop) {
+                return;
+            }
+        }
+    }
+
+    /** Writes every request of the group in one transaction, commits once, then answers them all. */
+    private void commitGroup(List<AppendTask> group) {
+        long now = micros();
+        Map<StreamState, Pending> pending = new HashMap<>();
+        List<AppendResult> results = new ArrayList<>(group.size());
+        int entries = 0;
+        try {
+            for (AppendTask task : group) {
+                AppendResult result = write(task.request, now, pending);
+                results.add(result);
+                entries += task.request.size();
+            }
+            listener.beforeCommit(group.size(), entries);
+            connection.commit();
+        } catch (SQLException | RuntimeException e) {
+            rollback();
+            failure = "the last write failed: " + e.getMessage();
+            LOG.log(Level.WARNING, "stream log write failed; " + group.size() + " requests answered 503", e);
+            LogUnavailableException unavailable = new LogUnavailableException(
+                    "the stream log could not write: " + e.getMessage(), e);
+            for (AppendTask task : group) {
+                task.result.completeExceptionally(unavailable);
+            }
+            return;
+        }
+        failure = null;
+        listener.afterCommit(group.size(), entries);
+        for (Map.Entry<StreamState, Pending> entry : pending.entrySet()) {
+            StreamState state = entry.getKey();
+            Pending tentative = entry.getValue();
+            state.head = tentative.head;
+            state.quarantineHead = tentative.quarantineHead;
+            for (NewKey key : tentative.newKeys.values()) {
+                state.dedup.add(key.hash, key.offset, key.acceptedAtMicros);
+            }
+            publishHead(state);
+        }
+        for (int i = 0; i < group.size(); i++) {
+            group.get(i).result.complete(results.get(i));
+        }
+    }
+
+    private AppendResult write(AppendRequest request, long now, Map<StreamState, Pending> pendingByStream)
+            throws SQLException {
+        StreamState state = states.get(request.stream());
+        if (state == null) {
+            throw new IllegalArgumentException("stream " + request.stream() + " is not registered with the log");
+        }
+        Pending pending = pendingByStream.computeIfAbsent(state, Pending::new);
+        long notBefore = state.retentionMicros > 0 ? now - state.retentionMicros : Long.MIN_VALUE;
+
+        List<AppendResult.EntryResult> fates = new ArrayList<>(request.size());
+        Map<String, NewKey> requestKeys = new HashMap<>();
+        long nextOffset = pending.head + 1;
+        long nextSeq = pending.quarantineHead + 1;
+        for (AppendRequest.Entry entry : request.entries()) {
+            if (entry instanceof AppendRequest.Event event) {
+                String key = event.idempotencyKey();
+                Long original = key == null ? null : findKey(state, pending, requestKeys, key, notBefore);
+                if (original != null) {
+                    fates.add(new AppendResult.EntryResult(AppendResult.Status.DUPLICATE, original));
+                } else {
+                    long offset = nextOffset++;
+                    if (key != null) {
+                        requestKeys.put(key, new NewKey(DedupIndex.hash(key), offset, request.receivedAtMicros()));
+                    }
+                    fates.add(new AppendResult.EntryResult(AppendResult.Status.ACCEPTED, offset));
+                }
+            } else {
+                fates.add(new AppendResult.EntryResult(AppendResult.Status.QUARANTINED, nextSeq++));
+            }
+        }
+        long newEntries = (nextOffset - 1 - pending.head) + (nextSeq - 1 - pending.quarantineHead);
+        long backlog = (pending.head - watermarks.events(state.name))
+                + (pending.quarantineHead - watermarks.quarantine(state.name));
+        if (newEntries > 0 && backlog + newEntries > settings.maxPending()) {
+            return new AppendResult.Backpressure(backlog, newEntries, settings.maxPending());
+        }
+
+        long firstOffset = 0;
+        long lastOffset = 0;
+        for (int i = 0; i < fates.size(); i++) {
+            AppendResult.EntryResult fate = fates.get(i);
+            AppendRequest.Entry entry = request.entries().get(i);
+            if (fate.status() == AppendResult.Status.ACCEPTED) {
+                AppendRequest.Event event = (AppendRequest.Event) entry;
+                insertEvent.setInt(1, state.id);
+                insertEvent.setLong(2, fate.offset());
+                insertEvent.setString(3, request.requestId());
+                insertEvent.setLong(4, request.receivedAtMicros());
+                insertEvent.setString(5, request.schemaVersion());
+                if (event.idempotencyKey() == null) {
+                    insertEvent.setNull(6, Types.VARCHAR);
+                    insertEvent.setNull(7, Types.BIGINT);
+                } else {
+                    insertEvent.setString(6, event.idempotencyKey());
+                    insertEvent.setLong(7, requestKeys.get(event.idempotencyKey()).hash);
+                }
+                insertEvent.setBytes(8, event.payload());
+                insertEvent.executeUpdate();
+                firstOffset = firstOffset == 0 ? fate.offset() : firstOffset;
+                lastOffset = fate.offset();
+            } else if (fate.status() == AppendResult.Status.QUARANTINED) {
+                AppendRequest.Quarantined quarantined = (AppendRequest.Quarantined) entry;
+                insertQuarantined.setInt(1, state.id);
+                insertQuarantined.setLong(2, fate.offset());
+                insertQuarantined.setString(3, request.requestId());
+                insertQuarantined.setLong(4, request.receivedAtMicros());
+                insertQuarantined.setString(5, request.schemaVersion());
+                insertQuarantined.setBytes(6, quarantined.payload());
+                insertQuarantined.setString(7, errorsJson(quarantined.errors()));
+                insertQuarantined.executeUpdate();
+            }
+        }
+        AppendResult.Committed committed = new AppendResult.Committed(fates, now);
+        insertPublish.setString(1, request.requestId());
+        insertPublish.setInt(2, state.id);
+        insertPublish.setLong(3, committed.count(AppendResult.Status.ACCEPTED));
+        insertPublish.setLong(4, committed.count(AppendResult.Status.DUPLICATE));
+        insertPublish.setLong(5, committed.count(AppendResult.Status.QUARANTINED));
+        if (firstOffset == 0) {
+            insertPublish.setNull(6, Types.BIGINT);
+            insertPublish.setNull(7, Types.BIGINT);
+        } else {
+            insertPublish.setLong(6, firstOffset);
+            insertPublish.setLong(7, lastOffset);
+        }
+        insertPublish.setLong(8, request.receivedAtMicros());
+        insertPublish.setLong(9, now);
+        insertPublish.executeUpdate();
+
+        pending.head = nextOffset - 1;
+        pending.quarantineHead = nextSeq - 1;
+        pending.newKeys.putAll(requestKeys);
+        return committed;
+    }
+
+    /**
+     * The offset of the event that first carried {@code key} within the window: earlier in this request, earlier in
+     * this group, or already committed (a hash match confirmed by comparing the stored key).
+     */
+    private Long findKey(StreamState state, Pending pending, Map<String, NewKey> requestKeys, String key,
+            long notBefore) throws SQLException {
+        NewKey inRequest = requestKeys.get(key);
+        if (inRequest != null) {
+            return inRequest.offset;
+        }
+        NewKey inGroup = pending.newKeys.get(key);
+        if (inGroup != null) {
+            return inGroup.offset;
+        }
+        List<Long> candidates = new ArrayList<>(1);
+        state.dedup.candidates(DedupIndex.hash(key), notBefore, candidates::add);
+        for (long offset : candidates) {
+            selectKey.setInt(1, state.id);
+            selectKey.setLong(2, offset);
+            try (ResultSet row = selectKey.executeQuery()) {
+                if (row.next() && key.equals(row.getString(1))) {
+                    return offset;
+                }
+            }
+        }
+        return null;
+    }
+
+    private void runMaintenance(Task task) {
+        try {
+            if (task instanceof RegisterTask register) {
+                registerStream(register.stream);
+                connection.commit();
+                register.done.complete(null);
+            } else if (task instanceof TrimTask trim) {
+                long removed = trimStream(trim.stream, trim.throughOffset);
+                connection.commit();
+                trim.done.complete(removed);
+            } else if (task instanceof PragmaTask pragma) {
+                try (Statement statement = connection.createStatement();
+                        ResultSet row = statement.executeQuery("PRAGMA " + pragma.name)) {
+                    pragma.done.complete(row.next() ? row.getString(1) : null);
+                }
+            }
+        } catch (SQLException | RuntimeException e) {
+            rollback();
+            LogUnavailableException unavailable = new LogUnavailableException(
+                    "stream log maintenance failed: " + e.getMessage(), e);
+            if (task instanceof RegisterTask register) {
+                register.done.completeExceptionally(unavailable);
+            } else if (task instanceof TrimTask trim) {
+                trim.done.completeExceptionally(unavailable);
+            } else if (task instanceof PragmaTask pragma) {
+                pragma.done.completeExceptionally(unavailable);
+            }
+        }
+    }
+
+    private void registerStream(StreamDescriptor stream) throws SQLException {
+        long now = micros();
+        try (PreparedStatement insert = connection.prepareStatement(
+                "INSERT OR IGNORE INTO streams(name, created_at) VALUES (?, ?)")) {
+            insert.setString(1, stream.name());
+            insert.setLong(2, now);
+            insert.executeUpdate();
+        }
+        StreamState state = states.get(stream.name());
+        if (state == null) {
+            try (PreparedStatement select = connection.prepareStatement("SELECT id FROM streams WHERE name = ?")) {
+                select.setString(1, stream.name());
+                try (ResultSet row = select.executeQuery()) {
+                    row.next();
+                    state = new StreamState(row.getInt(1), stream.name());
+                }
+            }
+            states.put(stream.name(), state);
+        }
+        try (PreparedStatement insert = connection.prepareStatement("INSERT OR IGNORE INTO schemas(stream_id, version,"
+                + " columns, registered_at) VALUES (?, ?, ?, ?)")) {
+            insert.setInt(1, state.id);
+            insert.setString(2, stream.schemaVersion());
+            insert.setString(3, columnsJson(stream));
+            insert.setLong(4, now);
+            insert.executeUpdate();
+        }
+        state.retentionMicros = stream.retentionMillis().isPresent() ? stream.retentionMillis().getAsLong() * 1000 : 0;
+        state.dedup = new DedupIndex();
+        if (stream.idempotencyKey() != null) {
+            long notBefore = state.retentionMicros > 0 ? now - state.retentionMicros : Long.MIN_VALUE;
+            try (PreparedStatement select = connection.prepareStatement("SELECT key_hash, \"offset\", ingested_at"
+                    + " FROM events WHERE stream_id = ? AND key_hash IS NOT NULL AND ingested_at >= ?")) {
+                select.setInt(1, state.id);
+                select.setLong(2, notBefore);
+                try (ResultSet rows = select.executeQuery()) {
+                    while (rows.next()) {
+                        state.dedup.add(rows.getLong(1), rows.getLong(2), rows.getLong(3));
+                    }
+                }
+            }
+        }
+        publishHead(state);
+    }
+
+    private long trimStream(String stream, long throughOffset) throws SQLException {
+        StreamState state = states.get(stream);
+        if (state == null) {
+            throw new IllegalArgumentException("unknown stream " + stream);
+        }
+        long bound = Math.min(throughOffset, state.head);
+        if (bound <= state.trimmedThrough) {
+            return 0;
+        }
+        long removed;
+        try (PreparedStatement delete = connection.prepareStatement(
+                "DELETE FROM events WHERE stream_id = ? AND \"offset\" <= ?")) {
+            delete.setInt(1, state.id);
+            delete.setLong(2, bound);
+            removed = delete.executeUpdate();
+        }
+        try (PreparedStatement update = connection.prepareStatement(
+                "UPDATE streams SET trimmed_through = ? WHERE id = ?")) {
+            update.setLong(1, bound);
+            update.setInt(2, state.id);
+            update.executeUpdate();
+        }
+        state.trimmedThrough = bound;
+        state.dedup.removeExpired(Long.MIN_VALUE, bound);
+        publishHead(state);
+        return removed;
+    }
+
+    private void rollback() {
+        try {
+            connection.rollback();
+        } catch (SQLException e) {
+            LOG.log(Level.WARNING, "rollback of the stream log failed", e);
+        }
+    }
+
+    private void publishHead(StreamState state) {
+        heads.put(state.name, new StreamHead(state.name, state.head, state.quarantineHead, state.trimmedThrough + 1));
+        AtomicReference<CompletableFuture<Void>> advance =
+                advances.computeIfAbsent(state.name, name -> new AtomicReference<>(new CompletableFuture<>()));
+        advance.getAndSet(new CompletableFuture<>()).complete(null);
+    }
+
+    // ---------------------------------------------------------------- readers
+
+    @Override
+    public List<LogEntry> read(String stream, long afterOffset, int limit, Duration wait)
+            throws InterruptedException {
+        long deadline = System.nanoTime() + wait.toNanos();
+        while (true) {
+            AtomicReference<CompletableFuture<Void>> advance =
+                    advances.computeIfAbsent(stream, name -> new AtomicReference<>(new CompletableFuture<>()));
+            CompletableFuture<Void> next = advance.get();
+            List<LogEntry> entries = query(stream, "SELECT \"offset\", request_id, ingested_at, schema_version,"
+                    + " payload FROM events WHERE stream_id = (SELECT id FROM streams WHERE name = ?)"
+                    + " AND \"offset\" > ? ORDER BY \"offset\" LIMIT ?", afterOffset, limit);
+            long remaining = deadline - System.nanoTime();
+            if (!entries.isEmpty() || remaining <= 0) {
+                return entries;
+            }
+            try {
+                next.get(remaining, TimeUnit.NANOSECONDS);
+            } catch (TimeoutException e) {
+                return List.of();
+            } catch (ExecutionException e) {
+                throw new IllegalStateException("unreachable: head advances never fail", e);
+            }
+        }
+    }
+
+    @Override
+    public List<LogEntry> latest(String stream, int limit) {
+        return query(stream, "SELECT \"offset\", request_id, ingested_at, schema_version, payload FROM events"
+                + " WHERE stream_id = (SELECT id FROM streams WHERE name = ?) AND \"offset\" > ?"
+                + " ORDER BY \"offset\" DESC LIMIT ?", 0, limit);
+    }
+
+    private List<LogEntry> query(String stream, String sql, long afterOffset, int limit) {
+        Connection reader = borrowReader();
+        try (PreparedStatement select = reader.prepareStatement(sql)) {
+            select.setString(1, stream);
+            select.setLong(2, afterOffset);
+            select.setInt(3, limit);
+            List<LogEntry> entries = new ArrayList<>();
+            try (ResultSet rows = select.executeQuery()) {
+                while (rows.next()) {
+                    entries.add(new LogEntry(stream, rows.getLong(1), rows.getString(2), rows.getLong(3),
+                            rows.getString(4), rows.getBytes(5)));
+                }
+            }
+            return entries;
+        } catch (SQLException e) {
+            throw new LogUnavailableException("cannot read stream " + stream + ": " + e.getMessage(), e);
+        } finally {
+            returnReader(reader);
+        }
+    }
+
+    private Connection borrowReader() {
+        Connection reader = readers.poll();
+        if (reader != null) {
+            return reader;
+        }
+        try {
+            return open();
+        } catch (SQLException e) {
+            throw new LogUnavailableException("cannot open a reader on " + file + ": " + e.getMessage(), e);
+        }
+    }
+
+    private void returnReader(Connection reader) {
+        if (closed || !readers.offer(reader)) {
+            closeQuietly(reader);
+        }
+    }
+
+    @Override
+    public Map<String, StreamHead> heads() {
+        return Map.copyOf(heads);
+    }
+
+    @Override
+    public Health health() {
+        if (closed) {
+            return new Health(false, "the stream log is closed");
+        }
+        String problem = failure;
+        return problem == null ? Health.ok() : new Health(false, problem);
+    }
+
+    // ---------------------------------------------------------------- checkpoints and shutdown
+
+    private Connection checkpointConnection;
+
+    private void checkpoint() {
+        try {
+            if (checkpointConnection == null) {
+                checkpointConnection = open();
+            }
+            Path wal = file.resolveSibling(FILE_NAME + "-wal");
+            long walBytes = Files.exists(wal) ? Files.size(wal) : 0;
+            String mode = walBytes > settings.walCapBytes() ? "RESTART" : "PASSIVE";
+            try (Statement statement = checkpointConnection.createStatement()) {
+                statement.execute("PRAGMA wal_checkpoint(" + mode + ")");
+            }
+        } catch (SQLException | IOException e) {
+            LOG.log(Level.FINE, "background checkpoint failed; it is retried", e);
+        }
+    }
+
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        queue.add(new StopTask());
+        try {
+            writer.join();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        for (Task task : queue) {
+            if (task instanceof AppendTask append) {
+                append.result.completeExceptionally(new LogUnavailableException("the stream log is closed"));
+            }
+        }
+        checkpointer.shutdown();
+        try {
+            checkpointer.awaitTermination(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        closeQuietly(checkpointConnection);
+        Connection reader;
+        while ((reader = readers.poll()) != null) {
+            closeQuietly(reader);
+        }
+        try (Statement statement = connection.createStatement()) {
+            connection.setAutoCommit(true);
+            statement.execute("PRAGMA wal_checkpoint(TRUNCATE)");
+        } catch (SQLException e) {
+            LOG.log(Level.FINE, "final checkpoint failed; the WAL is replayed on the next start", e);
+        }
+        closeQuietly(connection);
+    }
+
+    private static void closeQuietly(Connection connection) {
+        if (connection == null) {
+            return;
+        }
+        try {
+            connection.close();
+        } catch (SQLException e) {
+            LOG.log(Level.FINE, "closing a stream log connection failed", e);
+        }
+    }
+
+    private long micros() {
+        Instant now = clock.instant();
+        return now.getEpochSecond() * 1_000_000L + now.getNano() / 1_000;
+    }
+
+    private static String errorsJson(List<FieldError> errors) {
+        ArrayNode array = JSON.createArrayNode();
+        for (FieldError error : errors) {
+            array.addObject().put("field", error.field()).put("reason", error.reason());
+        }
+        return array.toString();
+    }
+
+    private static String columnsJson(StreamDescriptor stream) {
+        ObjectNode columns = JSON.createObjectNode();
+        for (Column column : stream.columns()) {
+            columns.put(column.name(), column.canonicalTypeWithNullability());
+        }
+        return columns.toString();
+    }
+
+    // ---------------------------------------------------------------- writer state and tasks
+
+    /** The writer's view of one stream. */
+    private static final class StreamState {
+        final int id;
+        final String name;
+        long head;
+        long quarantineHead;
+        long trimmedThrough;
+        long retentionMicros;
+        DedupIndex dedup = new DedupIndex();
+
+        StreamState(int id, String name) {
+            this.id = id;
+            this.name = name;
+        }
+    }
+
+    /** A stream's positions and new keys within a group that is not committed yet. */
+    private static final class Pending {
+        long head;
+        long quarantineHead;
+        final Map<String, NewKey> newKeys = new HashMap<>();
+
+        Pending(StreamState state) {
+            this.head = state.head;
+            this.quarantineHead = state.quarantineHead;
+        }
+    }
+
+    private record NewKey(long hash, long offset, long acceptedAtMicros) {}
+
+    private sealed interface Task permits AppendTask, RegisterTask, TrimTask, PragmaTask, StopTask {}
+
+    private record AppendTask(AppendRequest request, CompletableFuture<AppendResult> result) implements Task {
+        AppendTask(AppendRequest request) {
+            this(request, new CompletableFuture<>());
+        }
+    }
+
+    private record RegisterTask(StreamDescriptor stream, CompletableFuture<Void> done) implements Task {
+        RegisterTask(StreamDescriptor stream) {
+            this(stream, new CompletableFuture<>());
+        }
+    }
+
+    private record TrimTask(String stream, long throughOffset, CompletableFuture<Long> done) implements Task {
+        TrimTask(String stream, long throughOffset) {
+            this(stream, throughOffset, new CompletableFuture<>());
+        }
+    }
+
+    private record PragmaTask(String name, CompletableFuture<String> done) implements Task {
+        PragmaTask(String name) {
+            this(name, new CompletableFuture<>());
+        }
+    }
+
+    private record StopTask() implements Task {}
+}
