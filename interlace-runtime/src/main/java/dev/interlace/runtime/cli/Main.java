@@ -25,6 +25,7 @@ public final class Main {
     Main(PrintStream out, PrintStream err) {
         this.out = out;
         this.err = err;
+        register(new ServeCommand());
         register(new StreamsCommand());
     }
 

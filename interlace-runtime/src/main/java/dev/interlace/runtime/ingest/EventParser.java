@@ -21,9 +21,6 @@ import java.util.List;
  */
 final class EventParser {
 
-    /** A body format. */
-    enum Format { JSON, NDJSON }
-
     /**
      * One event of the body.
      *
@@ -54,8 +51,8 @@ final class EventParser {
         this.maxEvents = maxEvents;
     }
 
-    List<ParsedEvent> parse(byte[] body, Format format) throws BodyException {
-        return format == Format.NDJSON ? parseNdjson(body) : parseJson(body);
+    List<ParsedEvent> parse(byte[] body, BodyFormat format) throws BodyException {
+        return format == BodyFormat.NDJSON ? parseNdjson(body) : parseJson(body);
     }
 
     private List<ParsedEvent> parseJson(byte[] body) throws BodyException {

@@ -54,7 +54,7 @@ public final class Publisher {
      * @param receivedAt when the request arrived
      */
     public PublishOutcome publish(String streamName, String requestId, Instant receivedAt, byte[] body,
-            EventParser.Format format) {
+            BodyFormat format) {
         Optional<StreamDescriptor> found = catalog.find(streamName);
         if (found.isEmpty()) {
             return new PublishOutcome.UnknownStream(requestId, streamName);

@@ -1,0 +1,179 @@
+package dev.interlace.runtime;
+
+import com.google.inject.Guice;
+import com.google.inject.Injector;
+import com.google.inject.Module;
+import com.google.inject.util.Modules;
+import dev.interlace.runtime.config.InterlaceConfig;
+import dev.interlace.runtime.flush.FlushModule;
+import dev.interlace.runtime.http.HttpApi;
+import dev.interlace.runtime.http.HttpModule;
+import dev.interlace.runtime.log.LogModule;
+import dev.interlace.runtime.log.StreamLog;
+import dev.interlace.runtime.ops.DataDirectoryLock;
+import dev.interlace.runtime.ops.OpsModule;
+import dev.interlace.runtime.stream.StreamCatalog;
+import dev.interlace.runtime.stream.StreamDescriptor;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * A running Interlace server: the data directory locked, the log open, every declared stream registered and the HTTP
+ * API listening. Start one with {@link #builder()}; {@link #close()} drains requests in flight and closes the log.
+ *
+ * <pre>{@code
+ * try (Interlace server = Interlace.builder().config(config).start()) {
+ *     URI uri = server.uri();
+ *     ...
+ * }
+ * }</pre>
+ */
+public final class Interlace implements AutoCloseable {
+
+    private static final Logger LOG = Logger.getLogger(Interlace.class.getName());
+    private static final int DRAIN_SECONDS = 10;
+
+    private final InterlaceConfig config;
+    private final DataDirectoryLock lock;
+    private final Injector injector;
+    private final HttpApi http;
+    private final StreamLog log;
+    private final int port;
+    private boolean closed;
+
+    private Interlace(InterlaceConfig config, DataDirectoryLock lock, Injector injector, HttpApi http, StreamLog log,
+            int port) {
+        this.config = config;
+        this.lock = lock;
+        this.injector = injector;
+        this.http = http;
+        this.log = log;
+        this.port = port;
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** The port the API listens on (the real one when the configured port was 0). */
+    public int port() {
+        return port;
+    }
+
+    /** The API's base URI, e.g. {@code http://127.0.0.1:8000}. */
+    public URI uri() {
+        String host = config.bind().contains(":") ? "[" + config.bind() + "]" : config.bind();
+        return URI.create("http://" + host + ":" + port);
+    }
+
+    /** The configuration it runs with. */
+    public InterlaceConfig config() {
+        return config;
+    }
+
+    /** Which executor runs HTTP handlers. */
+    public String httpExecutor() {
+        return http.executorDescription();
+    }
+
+    /** An instance from the server's object graph, e.g. the {@link StreamLog}. */
+    public <T> T instance(Class<T> type) {
+        return injector.getInstance(type);
+    }
+
+    /** Stops accepting requests, lets those in flight finish, closes the log and releases the data directory. */
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        http.stop(DRAIN_SECONDS);
+        log.close();
+        try {
+            lock.close();
+        } catch (IOException e) {
+            LOG.log(Level.WARNING, "releasing the data directory lock failed", e);
+        }
+    }
+
+    /** Configures and starts a server. */
+    public static final class Builder {
+
+        private InterlaceConfig config = InterlaceConfig.defaults();
+        private StreamCatalog catalog;
+        private final List<Module> overrides = new ArrayList<>();
+
+        private Builder() {}
+
+        public Builder config(InterlaceConfig value) {
+            this.config = Objects.requireNonNull(value, "config");
+            return this;
+        }
+
+        /** The streams to serve; by default every registry on the class path. */
+        public Builder catalog(StreamCatalog value) {
+            this.catalog = Objects.requireNonNull(value, "catalog");
+            return this;
+        }
+
+        /** Replaces bindings of the default modules (tests bind fault-injecting listeners this way). */
+        public Builder override(Module... modules) {
+            overrides.addAll(List.of(modules));
+            return this;
+        }
+
+        /**
+         * Starts the server.
+         *
+         * @throws DataDirectoryLock.LockedException wrapped in {@link UncheckedIOException} when another server
+         *     uses the data directory
+         */
+        public Interlace start() {
+            StreamCatalog streams = catalog != null ? catalog
+                    : StreamCatalog.load(Thread.currentThread().getContextClassLoader());
+            DataDirectoryLock lock;
+            try {
+                lock = DataDirectoryLock.acquire(config.dataDirectory());
+            } catch (IOException e) {
+                throw new UncheckedIOException(e.getMessage(), e);
+            }
+            StreamLog log = null;
+            HttpApi http = null;
+            try {
+                Module defaults = Modules.combine(new CoreModule(config, streams), new OpsModule(), new LogModule(),
+                        new FlushModule(), new HttpModule());
+                Injector injector = Guice.createInjector(Modules.override(defaults).with(overrides));
+                log = injector.getInstance(StreamLog.class);
+                for (StreamDescriptor stream : streams.streams()) {
+                    log.register(stream);
+                }
+                http = injector.getInstance(HttpApi.class);
+                int port = http.start(config.bind(), config.port());
+                return new Interlace(config, lock, injector, http, log, port);
+            } catch (IOException | RuntimeException e) {
+                if (http != null) {
+                    http.stop(0);
+                }
+                if (log != null) {
+                    log.close();
+                }
+                try {
+                    lock.close();
+                } catch (IOException suppressed) {
+                    e.addSuppressed(suppressed);
+                }
+                if (e instanceof IOException io) {
+                    throw new UncheckedIOException("cannot start: " + io.getMessage(), io);
+                }
+                throw (RuntimeException) e;
+            }
+        }
+    }
+}

@@ -1,0 +1,196 @@
+package dev.interlace.runtime.config;
+
+import java.io.IOException;
+import java.io.Reader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Properties;
+
+/**
+ * Resolves {@link InterlaceConfig} from flags, environment, the data directory's properties file and defaults, in that
+ * order of precedence, and says where each value came from.
+ */
+public final class ConfigLoader {
+
+    /** One setting: its flag name (without {@code --}), environment variable and default. */
+    public record Setting(String flag, String env, String defaultValue, String description) {
+        /** The key in {@code interlace.properties}: the flag name. */
+        public String property() {
+            return flag;
+        }
+    }
+
+    public static final List<Setting> SETTINGS = List.of(
+            new Setting("port", "INTERLACE_PORT", "8000", "HTTP port; 0 picks a free one"),
+            new Setting("bind", "INTERLACE_BIND", "127.0.0.1", "address to listen on"),
+            new Setting("data-dir", "INTERLACE_DATA_DIR", ".interlace", "where the log, warehouse and lock live"),
+            new Setting("max-body-bytes", "INTERLACE_MAX_BODY_BYTES", "10485760",
+                    "largest request body, after decompression"),
+            new Setting("max-events-per-request", "INTERLACE_MAX_EVENTS_PER_REQUEST", "10000",
+                    "most events in one publish"),
+            new Setting("max-pending", "INTERLACE_MAX_PENDING", "100000",
+                    "most entries per stream waiting to be materialised before 429"),
+            new Setting("min-free-disk-bytes", "INTERLACE_MIN_FREE_DISK_BYTES", "268435456",
+                    "free disk below which publishes get 503"),
+            new Setting("flush-delay-ms", "INTERLACE_FLUSH_DELAY_MS", "50",
+                    "how long the flusher waits to batch more events"),
+            new Setting("flush-batch-rows", "INTERLACE_FLUSH_BATCH_ROWS", "5000", "rows per flush transaction"));
+
+    /**
+     * The resolved configuration and the origin of every value ({@code flag}, {@code env}, {@code properties},
+     * {@code default}).
+     */
+    public record Resolved(InterlaceConfig config, Map<String, String> origins) {}
+
+    private ConfigLoader() {}
+
+    /**
+     * Resolves the configuration.
+     *
+     * @param args the flags, {@code --name value} or {@code --name=value}
+     * @param environment the process environment
+     * @throws ConfigException for an unknown flag, a missing value or a value that is not valid
+     */
+    public static Resolved load(String[] args, Map<String, String> environment) {
+        Map<String, String> flags = parseFlags(args);
+        Map<String, String> values = new LinkedHashMap<>();
+        Map<String, String> origins = new LinkedHashMap<>();
+
+        Setting dataDirSetting = setting("data-dir");
+        String dataDir = flags.containsKey("data-dir") ? flags.get("data-dir")
+                : environment.getOrDefault(dataDirSetting.env(), dataDirSetting.defaultValue());
+        origins.put("data-dir", flags.containsKey("data-dir") ? "flag"
+                : environment.containsKey(dataDirSetting.env()) ? "env" : "default");
+        Properties properties = readProperties(Path.of(dataDir).resolve("interlace.properties"));
+
+        for (Setting setting : SETTINGS) {
+            if (setting.flag().equals("data-dir")) {
+                values.put("data-dir", dataDir);
+                continue;
+            }
+            if (flags.containsKey(setting.flag())) {
+                values.put(setting.flag(), flags.get(setting.flag()));
+                origins.put(setting.flag(), "flag");
+            } else if (environment.containsKey(setting.env())) {
+                values.put(setting.flag(), environment.get(setting.env()));
+                origins.put(setting.flag(), "env");
+            } else if (properties.containsKey(setting.property())) {
+                values.put(setting.flag(), properties.getProperty(setting.property()).strip());
+                origins.put(setting.flag(), "properties");
+            } else {
+                values.put(setting.flag(), setting.defaultValue());
+                origins.put(setting.flag(), "default");
+            }
+        }
+        for (String key : properties.stringPropertyNames()) {
+            if (SETTINGS.stream().noneMatch(s -> s.property().equals(key)) || key.equals("data-dir")) {
+                throw new ConfigException("unknown setting \"" + key + "\" in " + Path.of(dataDir)
+                        .resolve("interlace.properties") + "; known settings: " + knownFlags(false));
+            }
+        }
+
+        InterlaceConfig config = new InterlaceConfig(
+                (int) number(values, origins, "port", 0, 65_535),
+                bind(values.get("bind")),
+                Path.of(dataDir),
+                number(values, origins, "max-body-bytes", 1, Integer.MAX_VALUE - 16),
+                (int) number(values, origins, "max-events-per-request", 1, 10_000_000),
+                number(values, origins, "max-pending", 1, Long.MAX_VALUE / 2),
+                number(values, origins, "min-free-disk-bytes", 0, Long.MAX_VALUE),
+                number(values, origins, "flush-delay-ms", 0, 3_600_000),
+                (int) number(values, origins, "flush-batch-rows", 1, 10_000_000));
+        return new Resolved(config, origins);
+    }
+
+    private static Map<String, String> parseFlags(String[] args) {
+        Map<String, String> flags = new LinkedHashMap<>();
+        for (int i = 0; i < args.length; i++) {
+            String arg = args[i];
+            if (!arg.startsWith("--")) {
+                throw new ConfigException("unexpected argument \"" + arg + "\"");
+            }
+            String name = arg.substring(2);
+            String value;
+            int equals = name.indexOf('=');
+            if (equals >= 0) {
+                value = name.substring(equals + 1);
+                name = name.substring(0, equals);
+            } else if (i + 1 < args.length) {
+                value = args[++i];
+            } else {
+                throw new ConfigException("flag --" + name + " needs a value");
+            }
+            String flag = name;
+            if (SETTINGS.stream().noneMatch(s -> s.flag().equals(flag))) {
+                throw new ConfigException("unknown flag --" + name + "; known flags: " + knownFlags(true));
+            }
+            if (flags.put(name, value) != null) {
+                throw new ConfigException("flag --" + name + " is given twice");
+            }
+        }
+        return flags;
+    }
+
+    private static Properties readProperties(Path file) {
+        Properties properties = new Properties();
+        if (Files.isRegularFile(file)) {
+            try (Reader reader = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
+                properties.load(reader);
+            } catch (IOException e) {
+                throw new ConfigException("cannot read " + file + ": " + e.getMessage());
+            }
+        }
+        return properties;
+    }
+
+    private static long number(Map<String, String> values, Map<String, String> origins, String flag, long min,
+            long max) {
+        String text = values.get(flag);
+        long value;
+        try {
+            value = Long.parseLong(text.strip());
+        } catch (NumberFormatException e) {
+            throw new ConfigException(describe(flag, origins.get(flag)) + " must be a whole number, got \"" + text
+                    + "\"");
+        }
+        if (value < min || value > max) {
+            throw new ConfigException(describe(flag, origins.get(flag)) + " must be between " + min + " and " + max
+                    + ", got " + value);
+        }
+        return value;
+    }
+
+    private static String bind(String address) {
+        if (address.isBlank()) {
+            throw new ConfigException("--bind must not be empty");
+        }
+        return address.strip();
+    }
+
+    private static String describe(String flag, String origin) {
+        Setting setting = setting(flag);
+        return switch (origin) {
+            case "env" -> setting.env();
+            case "properties" -> "\"" + setting.property() + "\" in interlace.properties";
+            default -> "--" + flag;
+        };
+    }
+
+    private static Setting setting(String flag) {
+        return SETTINGS.stream().filter(s -> s.flag().equals(flag)).findFirst().orElseThrow();
+    }
+
+    private static String knownFlags(boolean dashes) {
+        List<String> names = new ArrayList<>();
+        for (Setting setting : SETTINGS) {
+            names.add((dashes ? "--" : "") + setting.flag().toLowerCase(Locale.ROOT));
+        }
+        return String.join(", ", names);
+    }
+}

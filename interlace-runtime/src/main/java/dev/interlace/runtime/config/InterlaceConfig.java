@@ -1,0 +1,50 @@
+package dev.interlace.runtime.config;
+
+import java.nio.file.Path;
+
+/**
+ * Everything {@code interlace serve} can be configured with (DESIGN.md §11). Each value comes from, in order of
+ * precedence: a command-line flag, an {@code INTERLACE_*} environment variable, {@code <data-dir>/interlace.properties},
+ * the default.
+ *
+ * @param port HTTP port, 0 for an ephemeral one
+ * @param bind address to listen on
+ * @param dataDirectory where the log, the warehouse and the lock live
+ * @param maxBodyBytes largest request body, after decompression
+ * @param maxEventsPerRequest most events in one publish
+ * @param maxPending most entries of one stream waiting to be materialised before publishes get 429
+ * @param minFreeDiskBytes free disk below which publishes get 503
+ * @param flushDelayMillis how long the flusher waits for more events after an append
+ * @param flushBatchRows rows per flush transaction
+ */
+public record InterlaceConfig(
+        int port,
+        String bind,
+        Path dataDirectory,
+        long maxBodyBytes,
+        int maxEventsPerRequest,
+        long maxPending,
+        long minFreeDiskBytes,
+        long flushDelayMillis,
+        int flushBatchRows) {
+
+    /** The defaults, with data under {@code .interlace} in the working directory. */
+    public static InterlaceConfig defaults() {
+        return ConfigLoader.load(new String[0], java.util.Map.of()).config();
+    }
+
+    public InterlaceConfig withPort(int newPort) {
+        return new InterlaceConfig(newPort, bind, dataDirectory, maxBodyBytes, maxEventsPerRequest, maxPending,
+                minFreeDiskBytes, flushDelayMillis, flushBatchRows);
+    }
+
+    public InterlaceConfig withDataDirectory(Path directory) {
+        return new InterlaceConfig(port, bind, directory, maxBodyBytes, maxEventsPerRequest, maxPending,
+                minFreeDiskBytes, flushDelayMillis, flushBatchRows);
+    }
+
+    public InterlaceConfig withMaxPending(long pending) {
+        return new InterlaceConfig(port, bind, dataDirectory, maxBodyBytes, maxEventsPerRequest, pending,
+                minFreeDiskBytes, flushDelayMillis, flushBatchRows);
+    }
+}

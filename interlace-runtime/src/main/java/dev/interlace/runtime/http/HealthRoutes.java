@@ -1,0 +1,56 @@
+package dev.interlace.runtime.http;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.sun.net.httpserver.HttpExchange;
+import dev.interlace.runtime.ingest.IngestLimits;
+import dev.interlace.runtime.log.StreamLog;
+import dev.interlace.runtime.ops.DiskSpace;
+import jakarta.inject.Inject;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+
+/** {@code /health/live} (the process answers) and {@code /health/ready} (it can take publishes now). */
+final class HealthRoutes {
+
+    private final StreamLog log;
+    private final DiskSpace disk;
+    private final IngestLimits limits;
+
+    @Inject
+    HealthRoutes(StreamLog log, DiskSpace disk, IngestLimits limits) {
+        this.log = log;
+        this.disk = disk;
+        this.limits = limits;
+    }
+
+    void register(List<Route> routes) {
+        routes.add(new Route("GET", "/health/live", this::live));
+        routes.add(new Route("GET", "/health/ready", this::ready));
+    }
+
+    private void live(HttpExchange exchange, List<String> path, String requestId) throws IOException {
+        ObjectNode body = HttpResponses.JSON.createObjectNode();
+        body.put("status", "live");
+        HttpResponses.json(exchange, 200, body);
+    }
+
+    private void ready(HttpExchange exchange, List<String> path, String requestId) throws IOException {
+        List<String> reasons = new ArrayList<>();
+        StreamLog.Health health = log.health();
+        if (!health.writable()) {
+            reasons.add("log_unavailable: " + health.problem());
+        }
+        long free = disk.usableBytes();
+        if (free < limits.minFreeDiskBytes()) {
+            reasons.add("disk_below_floor: " + free + " bytes free, floor " + limits.minFreeDiskBytes());
+        }
+        ObjectNode body = HttpResponses.JSON.createObjectNode();
+        body.put("status", reasons.isEmpty() ? "ready" : "not_ready");
+        ArrayNode list = body.putArray("reasons");
+        reasons.forEach(list::add);
+        body.put("free_disk_bytes", free);
+        HttpResponses.json(exchange, reasons.isEmpty() ? 200 : 503, body);
+    }
+}

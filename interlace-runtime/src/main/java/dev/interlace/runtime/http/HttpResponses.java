@@ -1,0 +1,45 @@
+package dev.interlace.runtime.http;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.sun.net.httpserver.HttpExchange;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.time.Instant;
+
+/** Writes JSON responses and errors in the one shape every route uses. */
+final class HttpResponses {
+
+    static final ObjectMapper JSON = new ObjectMapper();
+
+    private HttpResponses() {}
+
+    static void json(HttpExchange exchange, int status, ObjectNode body) throws IOException {
+        byte[] bytes = JSON.writeValueAsBytes(body);
+        exchange.getResponseHeaders().set("Content-Type", "application/json");
+        exchange.sendResponseHeaders(status, bytes.length);
+        try (OutputStream out = exchange.getResponseBody()) {
+            out.write(bytes);
+        }
+    }
+
+    /** An error body: {@code {"error", "message", "request_id"}}, for callers to add details to. */
+    static ObjectNode error(String code, String message, String requestId) {
+        ObjectNode body = JSON.createObjectNode();
+        body.put("error", code);
+        body.put("message", message);
+        body.put("request_id", requestId);
+        return body;
+    }
+
+    static void error(HttpExchange exchange, int status, String code, String message, String requestId)
+            throws IOException {
+        json(exchange, status, error(code, message, requestId));
+    }
+
+    /** Epoch microseconds as RFC 3339 UTC, e.g. {@code 2026-11-29T08:30:00.123456Z}. */
+    static String time(long epochMicros) {
+        return Instant.ofEpochSecond(Math.floorDiv(epochMicros, 1_000_000L),
+                Math.floorMod(epochMicros, 1_000_000L) * 1_000L).toString();
+    }
+}

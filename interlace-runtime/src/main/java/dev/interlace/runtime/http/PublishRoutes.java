@@ -1,0 +1,222 @@
+package dev.interlace.runtime.http;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.sun.net.httpserver.HttpExchange;
+import dev.interlace.runtime.ingest.IngestLimits;
+import dev.interlace.runtime.ingest.PublishOutcome;
+import dev.interlace.runtime.ingest.Publisher;
+import dev.interlace.runtime.log.AppendResult;
+import dev.interlace.runtime.stream.FieldError;
+import jakarta.inject.Inject;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.time.Instant;
+import java.util.List;
+import java.util.Locale;
+import java.util.zip.GZIPInputStream;
+import java.util.zip.ZipException;
+
+/** {@code POST /streams/{name}}: the publish endpoint (DESIGN.md §3). */
+final class PublishRoutes {
+
+    private final Publisher publisher;
+    private final IngestLimits limits;
+
+    @Inject
+    PublishRoutes(Publisher publisher, IngestLimits limits) {
+        this.publisher = publisher;
+        this.limits = limits;
+    }
+
+    void register(List<Route> routes) {
+        routes.add(new Route("POST", "/streams/{name}", this::publish));
+    }
+
+    private void publish(HttpExchange exchange, List<String> path, String requestId) throws IOException {
+        Instant receivedAt = publisher.now();
+        String stream = path.get(0);
+        if (publisher.stream(stream).isEmpty()) {
+            respond(exchange, new PublishOutcome.UnknownStream(requestId, stream), false);
+            return;
+        }
+        MediaType mediaType = MediaType.parse(exchange.getRequestHeaders().getFirst("Content-Type"));
+        if (mediaType.format() == null) {
+            HttpResponses.error(exchange, 415, "unsupported_media_type", mediaType.problem(), requestId);
+            return;
+        }
+        String encoding = exchange.getRequestHeaders().getFirst("Content-Encoding");
+        boolean gzip = encoding != null && encoding.strip().equalsIgnoreCase("gzip");
+        if (encoding != null && !gzip && !encoding.strip().equalsIgnoreCase("identity")) {
+            HttpResponses.error(exchange, 415, "unsupported_media_type", "Content-Encoding \"" + encoding
+                    + "\" is not supported; send the body uncompressed or with Content-Encoding: gzip", requestId);
+            return;
+        }
+        String length = exchange.getRequestHeaders().getFirst("Content-Length");
+        if (!gzip && length != null && parseLength(length) > limits.maxBodyBytes()) {
+            HttpResponses.error(exchange, 413, "payload_too_large", "the body is " + length + " bytes; the limit is "
+                    + limits.maxBodyBytes() + " bytes", requestId);
+            return;
+        }
+        byte[] body;
+        try {
+            body = readLimited(gzip ? new GZIPInputStream(exchange.getRequestBody()) : exchange.getRequestBody());
+        } catch (ZipException | java.io.EOFException e) {
+            HttpResponses.error(exchange, 400, "malformed_json", "the body is not valid gzip: " + e.getMessage(),
+                    requestId);
+            return;
+        }
+        if (body == null) {
+            HttpResponses.error(exchange, 413, "payload_too_large", "the body is larger than the limit of "
+                    + limits.maxBodyBytes() + " bytes" + (gzip ? " once decompressed" : ""), requestId);
+            return;
+        }
+        boolean verbose = "true".equals(QueryParameters.parse(exchange.getRequestURI()).get("verbose"));
+        respond(exchange, publisher.publish(stream, requestId, receivedAt, body, mediaType.format()), verbose);
+    }
+
+    /** Maps every outcome to its status and body; the only place publish statuses are decided. */
+    private static void respond(HttpExchange exchange, PublishOutcome outcome, boolean verbose) throws IOException {
+        String requestId = outcome.requestId();
+        if (outcome instanceof PublishOutcome.Published published) {
+            ObjectNode body = HttpResponses.JSON.createObjectNode();
+            body.put("accepted", published.count(AppendResult.Status.ACCEPTED));
+            body.put("deduplicated", published.count(AppendResult.Status.DUPLICATE));
+            body.put("quarantined", published.count(AppendResult.Status.QUARANTINED));
+            body.put("last_offset", published.lastOffset());
+            body.put("request_id", requestId);
+            if (verbose) {
+                ArrayNode results = body.putArray("results");
+                for (int i = 0; i < published.results().size(); i++) {
+                    AppendResult.EntryResult result = published.results().get(i);
+                    ObjectNode item = results.addObject();
+                    item.put("index", i);
+                    item.put("status", switch (result.status()) {
+                        case ACCEPTED -> "accepted";
+                        case DUPLICATE -> "duplicate";
+                        case QUARANTINED -> "quarantined";
+                    });
+                    ArrayNode errors;
+                    if (result.status() == AppendResult.Status.QUARANTINED) {
+                        item.putNull("offset");
+                        item.put("quarantine_seq", result.offset());
+                        errors = item.putArray("errors");
+                        for (FieldError error : published.quarantineErrors().get(i)) {
+                            errors.addObject().put("field", error.field()).put("reason", error.reason());
+                        }
+                    } else {
+                        item.put("offset", result.offset());
+                        item.putArray("errors");
+                    }
+                }
+            }
+            HttpResponses.json(exchange, 200, body);
+        } else if (outcome instanceof PublishOutcome.UnknownStream unknown) {
+            HttpResponses.error(exchange, 404, "unknown_stream", "no stream is named \"" + unknown.stream()
+                    + "\"; GET /streams lists them", requestId);
+        } else if (outcome instanceof PublishOutcome.BadBody bad) {
+            int status = switch (bad.kind()) {
+                case MALFORMED -> 400;
+                case TOO_LARGE -> 413;
+                case UNSUPPORTED_MEDIA_TYPE -> 415;
+            };
+            ObjectNode body = HttpResponses.error(bad.code(), bad.message(), requestId);
+            if (bad.index() >= 0) {
+                body.put("index", bad.index());
+            }
+            if (bad.line() > 0) {
+                body.put("line", bad.line());
+            }
+            if (bad.field() != null) {
+                body.put("field", bad.field());
+            }
+            HttpResponses.json(exchange, status, body);
+        } else if (outcome instanceof PublishOutcome.SchemaViolation violation) {
+            ObjectNode body = HttpResponses.error("schema_violation", violation.errors().size()
+                    + " field error(s); nothing was stored. Fix the events listed in errors and resend", requestId);
+            ArrayNode errors = body.putArray("errors");
+            for (PublishOutcome.EventError error : violation.errors()) {
+                ObjectNode item = errors.addObject();
+                item.put("index", error.index());
+                if (error.line() > 0) {
+                    item.put("line", error.line());
+                }
+                item.put("field", error.field());
+                item.put("reason", error.reason());
+            }
+            HttpResponses.json(exchange, 422, body);
+        } else if (outcome instanceof PublishOutcome.Backpressure backpressure) {
+            ObjectNode body = HttpResponses.error("backpressure", "stream " + backpressure.stream() + " has "
+                    + backpressure.pending() + " events waiting to be materialised (limit " + backpressure.maxPending()
+                    + "); nothing was stored, retry later", requestId);
+            body.put("pending", backpressure.pending());
+            body.put("max_pending", backpressure.maxPending());
+            exchange.getResponseHeaders().set("Retry-After", Integer.toString(backpressure.retryAfterSeconds()));
+            HttpResponses.json(exchange, 429, body);
+        } else if (outcome instanceof PublishOutcome.Unavailable unavailable) {
+            exchange.getResponseHeaders().set("Retry-After", Integer.toString(unavailable.retryAfterSeconds()));
+            HttpResponses.error(exchange, 503, "log_unavailable", unavailable.reason()
+                    + "; nothing was stored, retry later", requestId);
+        }
+    }
+
+    /** The body, or null when it is longer than the limit. */
+    private byte[] readLimited(InputStream in) throws IOException {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        byte[] buffer = new byte[16 * 1024];
+        long total = 0;
+        try (in) {
+            int read;
+            while ((read = in.read(buffer)) >= 0) {
+                total += read;
+                if (total > limits.maxBodyBytes()) {
+                    return null;
+                }
+                out.write(buffer, 0, read);
+            }
+        }
+        return out.toByteArray();
+    }
+
+    private static long parseLength(String value) {
+        try {
+            return Long.parseLong(value.strip());
+        } catch (NumberFormatException e) {
+            return -1;
+        }
+    }
+
+    /** The body formats, from the Content-Type header. */
+    record MediaType(dev.interlace.runtime.ingest.BodyFormat format, String problem) {
+
+        static MediaType parse(String header) {
+            if (header == null || header.isBlank()) {
+                return unsupported("the request has no Content-Type; send application/json or"
+                        + " application/x-ndjson");
+            }
+            String[] parts = header.split(";");
+            String type = parts[0].strip().toLowerCase(Locale.ROOT);
+            for (int i = 1; i < parts.length; i++) {
+                String[] parameter = parts[i].split("=", 2);
+                if (parameter[0].strip().equalsIgnoreCase("charset") && parameter.length == 2) {
+                    String charset = parameter[1].strip().replace("\"", "");
+                    if (!charset.equalsIgnoreCase("utf-8") && !charset.equalsIgnoreCase("utf8")) {
+                        return unsupported("charset " + charset + " is not supported; send UTF-8");
+                    }
+                }
+            }
+            return switch (type) {
+                case "application/json" -> new MediaType(dev.interlace.runtime.ingest.BodyFormat.JSON, null);
+                case "application/x-ndjson" ->
+                        new MediaType(dev.interlace.runtime.ingest.BodyFormat.NDJSON, null);
+                default -> unsupported("Content-Type " + type + " is not supported; send application/json or"
+                        + " application/x-ndjson");
+            };
+        }
+
+        private static MediaType unsupported(String problem) {
+            return new MediaType(null, problem);
+        }
+    }
+}

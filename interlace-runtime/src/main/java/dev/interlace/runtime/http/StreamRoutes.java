@@ -1,0 +1,116 @@
+package dev.interlace.runtime.http;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.sun.net.httpserver.HttpExchange;
+import dev.interlace.runtime.log.LogEntry;
+import dev.interlace.runtime.log.StreamHead;
+import dev.interlace.runtime.log.StreamLog;
+import dev.interlace.runtime.log.Watermarks;
+import dev.interlace.runtime.stream.Column;
+import dev.interlace.runtime.stream.StreamCatalog;
+import dev.interlace.runtime.stream.StreamDescriptor;
+import jakarta.inject.Inject;
+import java.io.IOException;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeSet;
+
+/** {@code GET /streams} and {@code GET /streams/{name}}: what each stream is and where it stands. */
+final class StreamRoutes {
+
+    static final int RECENT_EVENTS = 20;
+
+    private final StreamCatalog catalog;
+    private final StreamLog log;
+    private final Watermarks watermarks;
+
+    @Inject
+    StreamRoutes(StreamCatalog catalog, StreamLog log, Watermarks watermarks) {
+        this.catalog = catalog;
+        this.log = log;
+        this.watermarks = watermarks;
+    }
+
+    void register(List<Route> routes) {
+        routes.add(new Route("GET", "/streams", this::list));
+        routes.add(new Route("GET", "/streams/{name}", this::show));
+    }
+
+    private void list(HttpExchange exchange, List<String> path, String requestId) throws IOException {
+        Map<String, StreamHead> heads = log.heads();
+        TreeSet<String> names = new TreeSet<>(heads.keySet());
+        catalog.streams().forEach(stream -> names.add(stream.name()));
+        ObjectNode body = HttpResponses.JSON.createObjectNode();
+        ArrayNode streams = body.putArray("streams");
+        for (String name : names) {
+            streams.add(describe(name, heads.get(name)));
+        }
+        body.put("count", names.size());
+        body.put("total", names.size());
+        HttpResponses.json(exchange, 200, body);
+    }
+
+    private void show(HttpExchange exchange, List<String> path, String requestId) throws IOException {
+        String name = path.get(0);
+        StreamHead head = log.heads().get(name);
+        if (head == null && catalog.find(name).isEmpty()) {
+            HttpResponses.error(exchange, 404, "unknown_stream", "no stream is named \"" + name
+                    + "\"; GET /streams lists them", requestId);
+            return;
+        }
+        ObjectNode body = describe(name, head);
+        ArrayNode recent = body.putArray("recent");
+        for (LogEntry entry : log.latest(name, RECENT_EVENTS)) {
+            ObjectNode item = recent.addObject();
+            item.put("offset", entry.offset());
+            item.put("request_id", entry.requestId());
+            item.put("ingested_at", HttpResponses.time(entry.ingestedAtMicros()));
+            item.set("event", HttpResponses.JSON.readTree(entry.payload()));
+        }
+        HttpResponses.json(exchange, 200, body);
+    }
+
+    private ObjectNode describe(String name, StreamHead head) {
+        Optional<StreamDescriptor> declared = catalog.find(name);
+        ObjectNode node = HttpResponses.JSON.createObjectNode();
+        node.put("name", name);
+        node.put("table", "streams." + name);
+        if (declared.isPresent()) {
+            StreamDescriptor stream = declared.get();
+            ObjectNode schema = node.putObject("schema");
+            for (Column column : stream.columns()) {
+                schema.put(column.name(), column.canonicalTypeWithNullability());
+            }
+            node.put("idempotency_key", stream.idempotencyKey());
+            node.put("retention", stream.retention());
+            if (stream.retentionMillis().isPresent()) {
+                node.put("retention_ms", stream.retentionMillis().getAsLong());
+            } else {
+                node.putNull("retention_ms");
+            }
+            node.put("on_schema_drift", stream.onSchemaDrift().name().toLowerCase(Locale.ROOT));
+            node.put("schema_version", stream.schemaVersion());
+        } else {
+            node.set("schema", (JsonNode) null);
+            node.putNull("idempotency_key");
+            node.putNull("retention");
+            node.putNull("retention_ms");
+            node.putNull("on_schema_drift");
+            node.putNull("schema_version");
+        }
+        long events = head == null ? 0 : head.head();
+        long quarantined = head == null ? 0 : head.quarantineHead();
+        long watermark = watermarks.events(name);
+        node.put("head", events);
+        node.put("earliest", head == null ? 1 : head.earliest());
+        node.put("watermark", watermark);
+        node.put("pending", (events - watermark) + (quarantined - watermarks.quarantine(name)));
+        node.put("quarantined", quarantined);
+        node.put("declared", declared.isPresent());
+        return node;
+    }
+}

@@ -1,0 +1,29 @@
+package dev.interlace.runtime.log;
+
+import com.google.inject.AbstractModule;
+import com.google.inject.Provides;
+import com.google.inject.Singleton;
+import dev.interlace.runtime.config.InterlaceConfig;
+import java.time.Clock;
+
+/** Binds {@link StreamLog} to the SQLite log in the data directory. */
+public final class LogModule extends AbstractModule {
+
+    @Override
+    protected void configure() {
+        bind(CommitListener.class).toInstance(CommitListener.NONE);
+    }
+
+    @Provides
+    @Singleton
+    LogSettings settings(InterlaceConfig config) {
+        return LogSettings.defaults(config.maxPending());
+    }
+
+    @Provides
+    @Singleton
+    StreamLog streamLog(InterlaceConfig config, LogSettings settings, Watermarks watermarks, CommitListener listener,
+            Clock clock) {
+        return new SqliteStreamLog(config.dataDirectory(), settings, watermarks, listener, clock);
+    }
+}
