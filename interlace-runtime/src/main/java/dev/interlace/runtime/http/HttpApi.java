@@ -5,7 +5,6 @@ import com.sun.net.httpserver.HttpServer;
 import dev.interlace.runtime.ops.RequestIds;
 import jakarta.inject.Inject;
 import java.io.IOException;
-import java.io.InputStream;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.util.ArrayList;
@@ -33,6 +32,8 @@ public final class HttpApi {
 
     private final List<Route> routes = new ArrayList<>();
     private final RequestIds requestIds;
+    private final AtomicInteger inFlight = new AtomicInteger();
+    private volatile boolean draining;
     private HttpServer server;
     private ExecutorService executor;
     private String executorDescription;
@@ -63,12 +64,25 @@ public final class HttpApi {
         return executorDescription;
     }
 
-    /** Stops accepting connections and waits up to {@code graceSeconds} for requests in flight to finish. */
+    /**
+     * Stops taking requests (new ones get 503 {@code shutting_down}), waits up to {@code graceSeconds} for those in
+     * flight to be answered, then closes every connection.
+     */
     public void stop(int graceSeconds) {
         if (server == null) {
             return;
         }
-        server.stop(graceSeconds);
+        draining = true;
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(graceSeconds);
+        while (inFlight.get() > 0 && System.nanoTime() < deadline) {
+            try {
+                Thread.sleep(5);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+        }
+        server.stop(0);
         executor.shutdown();
         try {
             if (!executor.awaitTermination(graceSeconds + 5L, TimeUnit.SECONDS)) {
@@ -104,7 +118,15 @@ public final class HttpApi {
     private void dispatch(HttpExchange exchange) throws IOException {
         String requestId = requestIds.resolve(exchange.getRequestHeaders().getFirst("X-Request-Id"));
         exchange.getResponseHeaders().set("X-Request-Id", requestId);
+        inFlight.incrementAndGet();
         try (exchange) {
+            if (draining) {
+                exchange.getResponseHeaders().set("Retry-After", "1");
+                exchange.getResponseHeaders().set("Connection", "close");
+                HttpResponses.error(exchange, 503, "shutting_down", "the server is shutting down; nothing was"
+                        + " stored, retry against the restarted server", requestId);
+                return;
+            }
             URI uri = exchange.getRequestURI();
             String path = uri.getRawPath();
             if (path.length() > 1 && path.endsWith("/")) {
@@ -122,7 +144,6 @@ public final class HttpApi {
                 }
                 allowed.add(route.method());
             }
-            drain(exchange.getRequestBody());
             if (allowed.isEmpty()) {
                 HttpResponses.error(exchange, 404, "not_found", "no route for " + exchange.getRequestMethod() + " "
                         + path, requestId);
@@ -140,10 +161,8 @@ public final class HttpApi {
             } catch (IOException | RuntimeException ignored) {
                 // headers may already be sent; the connection is closed either way
             }
+        } finally {
+            inFlight.decrementAndGet();
         }
-    }
-
-    private static void drain(InputStream body) throws IOException {
-        body.skip(Long.MAX_VALUE);
     }
 }

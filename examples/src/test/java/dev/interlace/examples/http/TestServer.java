@@ -1,0 +1,108 @@
+package dev.interlace.examples.http;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.interlace.examples.ClicksStream;
+import dev.interlace.examples.OrdersStream;
+import dev.interlace.examples.decoding.EvolvingStream;
+import dev.interlace.runtime.Interlace;
+import dev.interlace.runtime.config.ConfigLoader;
+import dev.interlace.runtime.config.InterlaceConfig;
+import dev.interlace.runtime.stream.StreamCatalog;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.zip.GZIPOutputStream;
+
+/** A real server on an ephemeral port over a temporary data directory, and a small HTTP client for it. */
+final class TestServer implements AutoCloseable {
+
+    static final ObjectMapper JSON = new ObjectMapper();
+    static final StreamCatalog CATALOG = StreamCatalog.of(List.of(
+            OrdersStream.DESCRIPTOR, ClicksStream.DESCRIPTOR, EvolvingStream.DESCRIPTOR));
+
+    final Interlace server;
+    final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+
+    private TestServer(Interlace server) {
+        this.server = server;
+    }
+
+    /** Starts on {@code dataDirectory} with extra flags, e.g. {@code "--max-pending", "5"}. */
+    static TestServer start(Path dataDirectory, String... flags) {
+        return startWith(dataDirectory, CATALOG, flags);
+    }
+
+    static TestServer startWith(Path dataDirectory, StreamCatalog catalog, String... flags) {
+        List<String> args = new ArrayList<>(List.of("--port", "0", "--data-dir", dataDirectory.toString()));
+        args.addAll(List.of(flags));
+        InterlaceConfig config = ConfigLoader.load(args.toArray(String[]::new), Map.of()).config();
+        return new TestServer(Interlace.builder().config(config).catalog(catalog).start());
+    }
+
+    /** A response: status, headers and parsed JSON body. */
+    record Response(int status, java.net.http.HttpHeaders headers, JsonNode body) {
+        String header(String name) {
+            return headers.firstValue(name).orElse(null);
+        }
+    }
+
+    Response post(String path, String contentType, String body) {
+        return send(request(path).header("Content-Type", contentType)
+                .POST(HttpRequest.BodyPublishers.ofString(body)).build());
+    }
+
+    Response postJson(String path, String body) {
+        return post(path, "application/json", body);
+    }
+
+    Response postGzip(String path, String body) {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        try (GZIPOutputStream gzip = new GZIPOutputStream(bytes)) {
+            gzip.write(body.getBytes(StandardCharsets.UTF_8));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return send(request(path).header("Content-Type", "application/json").header("Content-Encoding", "gzip")
+                .POST(HttpRequest.BodyPublishers.ofByteArray(bytes.toByteArray())).build());
+    }
+
+    Response get(String path) {
+        return send(request(path).GET().build());
+    }
+
+    HttpRequest.Builder request(String path) {
+        return HttpRequest.newBuilder(URI.create(server.uri() + path));
+    }
+
+    Response send(HttpRequest request) {
+        try {
+            HttpResponse<byte[]> response = client.send(request, HttpResponse.BodyHandlers.ofByteArray());
+            JsonNode body = response.body().length == 0 ? null : JSON.readTree(response.body());
+            return new Response(response.statusCode(), response.headers(), body);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    long head(String stream) {
+        return get("/streams/" + stream).body().get("head").asLong();
+    }
+
+    @Override
+    public void close() {
+        server.close();
+    }
+}
