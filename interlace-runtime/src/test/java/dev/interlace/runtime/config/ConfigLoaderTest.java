@@ -1,0 +1,86 @@
+package dev.interlace.runtime.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class ConfigLoaderTest {
+
+    @TempDir
+    Path dataDirectory;
+
+    private ConfigLoader.Resolved load(Map<String, String> env, String... flags) {
+        String[] args = new String[flags.length + 2];
+        args[0] = "--data-dir";
+        args[1] = dataDirectory.toString();
+        System.arraycopy(flags, 0, args, 2, flags.length);
+        return ConfigLoader.load(args, env);
+    }
+
+    @Test
+    void defaultsMatchTheDesign() {
+        InterlaceConfig config = ConfigLoader.load(new String[0], Map.of()).config();
+        assertThat(config.port()).isEqualTo(8000);
+        assertThat(config.bind()).isEqualTo("127.0.0.1");
+        assertThat(config.dataDirectory()).isEqualTo(Path.of(".interlace"));
+        assertThat(config.maxBodyBytes()).isEqualTo(10_485_760);
+        assertThat(config.maxEventsPerRequest()).isEqualTo(10_000);
+        assertThat(config.maxPending()).isEqualTo(100_000);
+        assertThat(config.minFreeDiskBytes()).isEqualTo(268_435_456L);
+        assertThat(config.flushDelayMillis()).isEqualTo(50);
+        assertThat(config.flushBatchRows()).isEqualTo(5_000);
+    }
+
+    @Test
+    void aFlagBeatsTheEnvironmentWhichBeatsThePropertiesFileWhichBeatsTheDefault() throws IOException {
+        Files.writeString(dataDirectory.resolve("interlace.properties"),
+                "port=7001\nmax-pending=300\nmax-body-bytes=4096\nflush-delay-ms = 20\n");
+        ConfigLoader.Resolved resolved = load(Map.of("INTERLACE_PORT", "7002", "INTERLACE_MAX_PENDING", "200"),
+                "--port", "7003");
+        assertThat(resolved.config().port()).isEqualTo(7003);
+        assertThat(resolved.config().maxPending()).isEqualTo(200);
+        assertThat(resolved.config().maxBodyBytes()).isEqualTo(4096);
+        assertThat(resolved.config().flushDelayMillis()).isEqualTo(20);
+        assertThat(resolved.config().maxEventsPerRequest()).isEqualTo(10_000);
+        assertThat(resolved.origins()).containsEntry("port", "flag").containsEntry("max-pending", "env")
+                .containsEntry("max-body-bytes", "properties").containsEntry("max-events-per-request", "default");
+    }
+
+    @Test
+    void theDataDirectoryComesFromTheFlagOrTheEnvironment() {
+        Path fromEnv = dataDirectory.resolve("env");
+        assertThat(ConfigLoader.load(new String[0], Map.of("INTERLACE_DATA_DIR", fromEnv.toString())).config()
+                .dataDirectory()).isEqualTo(fromEnv);
+        assertThat(ConfigLoader.load(new String[] {"--data-dir=" + dataDirectory}, Map.of("INTERLACE_DATA_DIR",
+                fromEnv.toString())).config().dataDirectory()).isEqualTo(dataDirectory);
+    }
+
+    @Test
+    void badValuesNameTheSettingAndWhereItCameFrom() throws IOException {
+        assertThatThrownBy(() -> load(Map.of(), "--port", "eighty"))
+                .isInstanceOf(ConfigException.class).hasMessage("--port must be a whole number, got \"eighty\"");
+        assertThatThrownBy(() -> load(Map.of("INTERLACE_MAX_PENDING", "0")))
+                .hasMessage("INTERLACE_MAX_PENDING must be between 1 and " + Long.MAX_VALUE / 2 + ", got 0");
+        assertThatThrownBy(() -> load(Map.of(), "--port", "70000")).hasMessageContaining("between 0 and 65535");
+        Files.writeString(dataDirectory.resolve("interlace.properties"), "flush-batch-rows=-1\n");
+        assertThatThrownBy(() -> load(Map.of()))
+                .hasMessageContaining("\"flush-batch-rows\" in interlace.properties must be between 1");
+    }
+
+    @Test
+    void unknownOrRepeatedFlagsAndUnknownPropertiesAreErrors() throws IOException {
+        assertThatThrownBy(() -> load(Map.of(), "--prot", "1")).hasMessageStartingWith("unknown flag --prot;")
+                .hasMessageContaining("--port");
+        assertThatThrownBy(() -> load(Map.of(), "--port", "1", "--port", "2")).hasMessageContaining("given twice");
+        assertThatThrownBy(() -> load(Map.of(), "--port")).hasMessage("flag --port needs a value");
+        assertThatThrownBy(() -> load(Map.of(), "serve")).hasMessage("unexpected argument \"serve\"");
+        Files.writeString(dataDirectory.resolve("interlace.properties"), "maxpending=5\n");
+        assertThatThrownBy(() -> load(Map.of())).hasMessageContaining("unknown setting \"maxpending\"");
+    }
+}

@@ -1,0 +1,251 @@
+package dev.interlace.runtime.log;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.interlace.runtime.stream.Column;
+import dev.interlace.runtime.stream.ColumnType;
+import dev.interlace.runtime.stream.FieldError;
+import dev.interlace.runtime.stream.StreamDescriptor;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The SQLite log on its own: offsets, the exact deduplication window, group commit, backpressure, trim. */
+class SqliteStreamLogTest {
+
+    /** The log never decodes; descriptors here only need a name, a key and a retention. */
+    private static final StreamDescriptor ORDERS = StreamDescriptor.builder("orders")
+            .column(Column.of("id", ColumnType.STRING, true))
+            .idempotencyKey("id")
+            .retention("1h", 3_600_000L)
+            .schemaVersion("v1")
+            .declaredBy("test.Orders")
+            .decoder(parser -> {
+                throw new UnsupportedOperationException("not used by the log");
+            })
+            .build();
+
+    @TempDir
+    Path dataDirectory;
+
+    private final MutableClock clock = new MutableClock(Instant.parse("2026-11-29T08:00:00Z"));
+    private final List<SqliteStreamLog> opened = new ArrayList<>();
+
+    @AfterEach
+    void close() {
+        opened.forEach(SqliteStreamLog::close);
+    }
+
+    private SqliteStreamLog open(LogSettings settings, Watermarks watermarks, CommitListener listener) {
+        SqliteStreamLog log = new SqliteStreamLog(dataDirectory, settings, watermarks, listener, clock);
+        log.register(ORDERS);
+        opened.add(log);
+        return log;
+    }
+
+    private SqliteStreamLog open() {
+        return open(LogSettings.defaults(1_000_000), new Nothing(), CommitListener.NONE);
+    }
+
+    private AppendResult.Committed append(SqliteStreamLog log, String... keys) throws Exception {
+        return (AppendResult.Committed) log.append(request(keys)).get();
+    }
+
+    private AppendRequest request(String... keys) {
+        List<AppendRequest.Entry> entries = new ArrayList<>();
+        for (String key : keys) {
+            entries.add(new AppendRequest.Event(("{\"id\":\"" + key + "\"}").getBytes(StandardCharsets.UTF_8), key));
+        }
+        long micros = clock.instant().getEpochSecond() * 1_000_000L;
+        return new AppendRequest("orders", "req-" + String.join("-", keys), micros, "v1", entries);
+    }
+
+    @Test
+    void offsetsStartAtOneAndAreDense() throws Exception {
+        SqliteStreamLog log = open();
+        assertThat(append(log, "a", "b").entries()).extracting(AppendResult.EntryResult::offset).containsExactly(1L, 2L);
+        assertThat(append(log, "c").entries().get(0).offset()).isEqualTo(3);
+        assertThat(log.heads().get("orders").head()).isEqualTo(3);
+        assertThat(log.read("orders", 1, 10, Duration.ZERO)).extracting(LogEntry::offset).containsExactly(2L, 3L);
+        assertThat(log.latest("orders", 2)).extracting(LogEntry::offset).containsExactly(3L, 2L);
+    }
+
+    @Test
+    void aKeyDeduplicatesExactlyWhileItsFirstAcceptanceIsYoungerThanTheRetention() throws Exception {
+        SqliteStreamLog log = open();
+        append(log, "k");
+        clock.advance(Duration.ofMinutes(59));
+        AppendResult.EntryResult withinWindow = append(log, "k").entries().get(0);
+        assertThat(withinWindow.status()).isEqualTo(AppendResult.Status.DUPLICATE);
+        assertThat(withinWindow.offset()).isEqualTo(1);
+        clock.advance(Duration.ofMinutes(2));
+        AppendResult.EntryResult afterWindow = append(log, "k").entries().get(0);
+        assertThat(afterWindow.status()).isEqualTo(AppendResult.Status.ACCEPTED);
+        assertThat(afterWindow.offset()).isEqualTo(2);
+        clock.advance(Duration.ofMinutes(30));
+        assertThat(append(log, "k").entries().get(0).offset()).isEqualTo(2);
+    }
+
+    @Test
+    void theDeduplicationWindowIsRebuiltFromDiskOnRestart() throws Exception {
+        SqliteStreamLog first = open();
+        append(first, "old");
+        clock.advance(Duration.ofMinutes(50));
+        append(first, "young");
+        first.close();
+        opened.remove(first);
+
+        clock.advance(Duration.ofMinutes(20));
+        SqliteStreamLog second = open();
+        AppendResult.Committed result = append(second, "old", "young");
+        assertThat(result.entries().get(0).status()).isEqualTo(AppendResult.Status.ACCEPTED);
+        assertThat(result.entries().get(0).offset()).isEqualTo(3);
+        assertThat(result.entries().get(1).status()).isEqualTo(AppendResult.Status.DUPLICATE);
+        assertThat(result.entries().get(1).offset()).isEqualTo(2);
+    }
+
+    @Test
+    void concurrentAppendsShareCommitsAndGetUniqueDenseOffsets() throws Exception {
+        AtomicInteger commits = new AtomicInteger();
+        SqliteStreamLog log = open(LogSettings.defaults(1_000_000), new Nothing(), new CommitListener() {
+            @Override
+            public void afterCommit(int requests, int entries) {
+                commits.incrementAndGet();
+            }
+        });
+        int requests = 400;
+        ExecutorService clients = Executors.newFixedThreadPool(32);
+        try {
+            List<Future<AppendResult>> results = new ArrayList<>();
+            for (int i = 0; i < requests; i++) {
+                String key = "key-" + i;
+                results.add(clients.submit(() -> log.append(request(key, key + "-b")).get()));
+            }
+            Set<Long> offsets = new HashSet<>();
+            for (Future<AppendResult> result : results) {
+                for (AppendResult.EntryResult entry : ((AppendResult.Committed) result.get()).entries()) {
+                    assertThat(entry.status()).isEqualTo(AppendResult.Status.ACCEPTED);
+                    assertThat(offsets.add(entry.offset())).isTrue();
+                }
+            }
+            assertThat(offsets).hasSize(2 * requests);
+            assertThat(offsets.stream().mapToLong(Long::longValue).max().orElseThrow()).isEqualTo(2L * requests);
+            assertThat(commits.get()).isLessThan(requests);
+        } finally {
+            clients.shutdownNow();
+        }
+    }
+
+    @Test
+    void anAppendThatWouldExceedTheBacklogIsRefusedWithoutWritingAnything() throws Exception {
+        SqliteStreamLog log = open(LogSettings.defaults(3), new Nothing(), CommitListener.NONE);
+        append(log, "a", "b");
+        AppendResult refused = log.append(request("c", "d")).get();
+        assertThat(refused).isInstanceOf(AppendResult.Backpressure.class);
+        assertThat(((AppendResult.Backpressure) refused).pending()).isEqualTo(2);
+        assertThat(log.heads().get("orders").head()).isEqualTo(2);
+        assertThat(append(log, "a", "c").entries()).extracting(AppendResult.EntryResult::status)
+                .containsExactly(AppendResult.Status.DUPLICATE, AppendResult.Status.ACCEPTED);
+    }
+
+    @Test
+    void quarantinedEntriesHaveTheirOwnSequenceAndCountAsPending() throws Exception {
+        SqliteStreamLog log = open(LogSettings.defaults(2), new Nothing(), CommitListener.NONE);
+        AppendRequest mixed = new AppendRequest("orders", "r", 0, "v1", List.of(
+                new AppendRequest.Event("{\"id\":\"a\"}".getBytes(StandardCharsets.UTF_8), "a"),
+                new AppendRequest.Quarantined("{\"x\":1}".getBytes(StandardCharsets.UTF_8),
+                        List.of(new FieldError("id", "is missing")))));
+        AppendResult.Committed result = (AppendResult.Committed) log.append(mixed).get();
+        assertThat(result.entries()).extracting(AppendResult.EntryResult::status)
+                .containsExactly(AppendResult.Status.ACCEPTED, AppendResult.Status.QUARANTINED);
+        assertThat(result.entries().get(1).offset()).isEqualTo(1);
+        assertThat(log.heads().get("orders").quarantineHead()).isEqualTo(1);
+        assertThat(log.append(request("b")).get()).isInstanceOf(AppendResult.Backpressure.class);
+    }
+
+    @Test
+    void trimmingRemovesEventsMovesTheEarliestOffsetAndKeepsTheHead() throws Exception {
+        SqliteStreamLog log = open();
+        append(log, "a", "b", "c");
+        assertThat(log.trim("orders", 2)).isEqualTo(2);
+        assertThat(log.heads().get("orders").earliest()).isEqualTo(3);
+        assertThat(log.read("orders", 0, 10, Duration.ZERO)).extracting(LogEntry::offset).containsExactly(3L);
+        assertThat(log.trim("orders", 99)).isEqualTo(1);
+        log.close();
+        opened.remove(log);
+        SqliteStreamLog reopened = open();
+        assertThat(reopened.heads().get("orders").head()).isEqualTo(3);
+        assertThat(append(reopened, "d").entries().get(0).offset()).isEqualTo(4);
+    }
+
+    @Test
+    void aLongPollReturnsAsSoonAsAnEventArrives() throws Exception {
+        SqliteStreamLog log = open();
+        CompletableFuture<List<LogEntry>> poll = CompletableFuture.supplyAsync(() -> {
+            try {
+                return log.read("orders", 0, 10, Duration.ofSeconds(30));
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        Thread.sleep(100);
+        assertThat(poll).isNotDone();
+        append(log, "x");
+        assertThat(poll.get()).extracting(LogEntry::offset).containsExactly(1L);
+        assertThat(log.read("orders", 1, 10, Duration.ofMillis(50))).isEmpty();
+    }
+
+    private static final class Nothing implements Watermarks {
+        @Override
+        public long events(String stream) {
+            return 0;
+        }
+
+        @Override
+        public long quarantine(String stream) {
+            return 0;
+        }
+    }
+
+    private static final class MutableClock extends Clock {
+        private volatile Instant now;
+
+        MutableClock(Instant start) {
+            this.now = start;
+        }
+
+        void advance(Duration duration) {
+            now = now.plus(duration);
+        }
+
+        @Override
+        public ZoneOffset getZone() {
+            return ZoneOffset.UTC;
+        }
+
+        @Override
+        public Clock withZone(java.time.ZoneId zone) {
+            return this;
+        }
+
+        @Override
+        public Instant instant() {
+            return now;
+        }
+    }
+}
