@@ -71,6 +71,7 @@ public final class SqliteStreamLog implements StreamLog {
 
     // Owned by the writer thread.
     private final Connection connection;
+    private boolean stateUncertain;
     private final Map<String, StreamState> states = new HashMap<>();
     private final PreparedStatement insertEvent;
     private final PreparedStatement insertQuarantined;
@@ -306,6 +307,17 @@ public final class SqliteStreamLog implements StreamLog {
 
     /** Writes every request of the group in one transaction, commits once, then answers them all. */
     private void commitGroup(List<AppendTask> group) {
+        if (stateUncertain) {
+            try {
+                reloadState();
+            } catch (SQLException e) {
+                rollback();
+                LogUnavailableException unavailable = new LogUnavailableException(
+                        "the stream log cannot read its own state: " + e.getMessage(), e);
+                group.forEach(task -> task.result.completeExceptionally(unavailable));
+                return;
+            }
+        }
         long now = micros();
         Map<StreamState, Pending> pending = new HashMap<>();
         List<AppendResult> results = new ArrayList<>(group.size());
@@ -320,6 +332,8 @@ public final class SqliteStreamLog implements StreamLog {
             connection.commit();
         } catch (SQLException | RuntimeException e) {
             rollback();
+            // A failed COMMIT may still have reached the disk; reread positions and keys before the next write.
+            stateUncertain = true;
             failure = "the last write failed: " + e.getMessage();
             LOG.log(Level.WARNING, "stream log write failed; " + group.size() + " requests answered 503", e);
             LogUnavailableException unavailable = new LogUnavailableException(
@@ -527,8 +541,15 @@ public final class SqliteStreamLog implements StreamLog {
             insert.executeUpdate();
         }
         state.retentionMicros = stream.retentionMillis().isPresent() ? stream.retentionMillis().getAsLong() * 1000 : 0;
+        state.keyed = stream.idempotencyKey() != null;
+        loadKeys(state, now);
+        publishHead(state);
+    }
+
+    /** Rebuilds a stream's deduplication index from the keys stored with its events inside the window. */
+    private void loadKeys(StreamState state, long now) throws SQLException {
         state.dedup = new DedupIndex();
-        if (stream.idempotencyKey() != null) {
+        if (state.keyed) {
             long notBefore = state.retentionMicros > 0 ? now - state.retentionMicros : Long.MIN_VALUE;
             try (PreparedStatement select = connection.prepareStatement("SELECT key_hash, \"offset\", ingested_at"
                     + " FROM events WHERE stream_id = ? AND key_hash IS NOT NULL AND ingested_at >= ?")) {
@@ -541,7 +562,32 @@ public final class SqliteStreamLog implements StreamLog {
                 }
             }
         }
-        publishHead(state);
+    }
+
+    /** Rereads every stream's positions and keys from the database, after a commit whose outcome is unknown. */
+    private void reloadState() throws SQLException {
+        long now = micros();
+        try (Statement statement = connection.createStatement();
+                ResultSet rows = statement.executeQuery("SELECT s.name,"
+                        + " max(s.trimmed_through, coalesce((SELECT max(\"offset\") FROM events e"
+                        + " WHERE e.stream_id = s.id), 0)),"
+                        + " max(s.quarantine_trimmed_through, coalesce((SELECT max(seq) FROM quarantine q"
+                        + " WHERE q.stream_id = s.id), 0))"
+                        + " FROM streams s")) {
+            while (rows.next()) {
+                StreamState state = states.get(rows.getString(1));
+                if (state != null) {
+                    state.head = rows.getLong(2);
+                    state.quarantineHead = rows.getLong(3);
+                }
+            }
+        }
+        for (StreamState state : states.values()) {
+            loadKeys(state, now);
+            publishHead(state);
+        }
+        connection.commit();
+        stateUncertain = false;
     }
 
     private long trimStream(String stream, long throughOffset) throws SQLException {
@@ -773,6 +819,7 @@ public final class SqliteStreamLog implements StreamLog {
         long quarantineHead;
         long trimmedThrough;
         long retentionMicros;
+        boolean keyed;
         DedupIndex dedup = new DedupIndex();
 
         StreamState(int id, String name) {

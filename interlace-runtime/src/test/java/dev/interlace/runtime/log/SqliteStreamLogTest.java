@@ -210,6 +210,30 @@ class SqliteStreamLogTest {
         assertThat(log.read("orders", 1, 10, Duration.ofMillis(50))).isEmpty();
     }
 
+    @Test
+    void aFailedGroupIsAnswered503AndTheNextWriteRecoversWithTheSameOffsets() throws Exception {
+        AtomicInteger failuresLeft = new AtomicInteger(1);
+        SqliteStreamLog log = open(LogSettings.defaults(1_000_000), new Nothing(), new CommitListener() {
+            @Override
+            public void beforeCommit(int requests, int entries) {
+                if (failuresLeft.getAndDecrement() > 0) {
+                    throw new IllegalStateException("simulated I/O error");
+                }
+            }
+        });
+        assertThat(log.append(request("a")))
+                .failsWithin(Duration.ofSeconds(10))
+                .withThrowableOfType(java.util.concurrent.ExecutionException.class)
+                .withCauseInstanceOf(LogUnavailableException.class);
+        assertThat(log.health().writable()).isFalse();
+        assertThat(log.heads().get("orders").head()).isZero();
+        AppendResult.Committed retried = append(log, "a");
+        assertThat(retried.entries().get(0).status()).isEqualTo(AppendResult.Status.ACCEPTED);
+        assertThat(retried.entries().get(0).offset()).isEqualTo(1);
+        assertThat(log.health().writable()).isTrue();
+        assertThat(append(log, "a").entries().get(0).status()).isEqualTo(AppendResult.Status.DUPLICATE);
+    }
+
     private static final class Nothing implements Watermarks {
         @Override
         public long events(String stream) {
