@@ -6,6 +6,7 @@ import com.google.inject.Module;
 import com.google.inject.util.Modules;
 import dev.interlace.runtime.config.InterlaceConfig;
 import dev.interlace.runtime.flush.FlushModule;
+import dev.interlace.runtime.flush.Flusher;
 import dev.interlace.runtime.http.HttpApi;
 import dev.interlace.runtime.http.HttpModule;
 import dev.interlace.runtime.log.LogModule;
@@ -17,6 +18,7 @@ import dev.interlace.runtime.stream.StreamDescriptor;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -44,16 +46,18 @@ public final class Interlace implements AutoCloseable {
     private final Injector injector;
     private final HttpApi http;
     private final StreamLog log;
+    private final Flusher flusher;
     private final int port;
     private boolean closed;
 
     private Interlace(InterlaceConfig config, DataDirectoryLock lock, Injector injector, HttpApi http, StreamLog log,
-            int port) {
+            Flusher flusher, int port) {
         this.config = config;
         this.lock = lock;
         this.injector = injector;
         this.http = http;
         this.log = log;
+        this.flusher = flusher;
         this.port = port;
     }
 
@@ -87,7 +91,10 @@ public final class Interlace implements AutoCloseable {
         return injector.getInstance(type);
     }
 
-    /** Stops accepting requests, lets those in flight finish, closes the log and releases the data directory. */
+    /**
+     * Stops accepting requests, lets those in flight finish, flushes what the log holds beyond the watermarks (for up
+     * to {@value #DRAIN_SECONDS} s), closes the warehouse and the log and releases the data directory.
+     */
     @Override
     public synchronized void close() {
         if (closed) {
@@ -95,6 +102,10 @@ public final class Interlace implements AutoCloseable {
         }
         closed = true;
         http.stop(DRAIN_SECONDS);
+        if (flusher.materialises() && !flusher.drain(Duration.ofSeconds(DRAIN_SECONDS))) {
+            LOG.warning("shutting down with events not yet materialised; they are flushed on the next start");
+        }
+        flusher.close();
         log.close();
         try {
             lock.close();
@@ -145,6 +156,7 @@ public final class Interlace implements AutoCloseable {
                 throw new UncheckedIOException(e.getMessage(), e);
             }
             StreamLog log = null;
+            Flusher flusher = null;
             HttpApi http = null;
             try {
                 Module defaults = Modules.combine(new CoreModule(config, streams), new OpsModule(), new LogModule(),
@@ -154,12 +166,17 @@ public final class Interlace implements AutoCloseable {
                 for (StreamDescriptor stream : streams.streams()) {
                     log.register(stream);
                 }
+                flusher = injector.getInstance(Flusher.class);
+                flusher.start();
                 http = injector.getInstance(HttpApi.class);
                 int port = http.start(config.bind(), config.port());
-                return new Interlace(config, lock, injector, http, log, port);
+                return new Interlace(config, lock, injector, http, log, flusher, port);
             } catch (IOException | RuntimeException e) {
                 if (http != null) {
                     http.stop(0);
+                }
+                if (flusher != null) {
+                    flusher.close();
                 }
                 if (log != null) {
                     log.close();

@@ -1,13 +1,42 @@
 package dev.interlace.runtime.flush;
 
 import com.google.inject.AbstractModule;
+import com.google.inject.Provides;
+import com.google.inject.Singleton;
+import dev.interlace.runtime.config.InterlaceConfig;
+import dev.interlace.runtime.log.StreamLog;
 import dev.interlace.runtime.log.Watermarks;
+import dev.interlace.runtime.stream.StreamCatalog;
+import java.time.Clock;
+import java.util.Iterator;
+import java.util.Optional;
+import java.util.ServiceLoader;
 
-/** What the log needs to know of materialisation: how far each stream is flushed. */
+/** The flusher, its positions (which the log reads for backpressure) and the warehouse found on the class path. */
 public final class FlushModule extends AbstractModule {
 
     @Override
     protected void configure() {
-        bind(Watermarks.class).to(NothingMaterialised.class);
+        bind(FlushPositions.class).in(Singleton.class);
+        bind(Watermarks.class).to(FlushPositions.class);
+        bind(FlushListener.class).toInstance(FlushListener.NONE);
+    }
+
+    @Provides
+    @Singleton
+    Optional<Warehouse> warehouse(InterlaceConfig config, FlushListener listener) {
+        Iterator<WarehouseFactory> factories = ServiceLoader.load(WarehouseFactory.class,
+                Thread.currentThread().getContextClassLoader()).iterator();
+        if (!factories.hasNext()) {
+            return Optional.empty();
+        }
+        return Optional.of(factories.next().open(config.dataDirectory(), listener));
+    }
+
+    @Provides
+    @Singleton
+    Flusher flusher(StreamCatalog catalog, StreamLog log, Optional<Warehouse> warehouse, FlushPositions positions,
+            FlushListener listener, Clock clock, InterlaceConfig config) {
+        return new Flusher(catalog, log, warehouse, positions, listener, clock, config);
     }
 }

@@ -3,9 +3,13 @@ package dev.interlace.runtime.http;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpExchange;
+import dev.interlace.runtime.flush.FlushStatus;
+import dev.interlace.runtime.flush.Flusher;
 import dev.interlace.runtime.ingest.IngestLimits;
 import dev.interlace.runtime.log.StreamLog;
 import dev.interlace.runtime.ops.DiskSpace;
+import dev.interlace.runtime.stream.StreamCatalog;
+import dev.interlace.runtime.stream.StreamDescriptor;
 import jakarta.inject.Inject;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -17,12 +21,16 @@ final class HealthRoutes {
     private final StreamLog log;
     private final DiskSpace disk;
     private final IngestLimits limits;
+    private final StreamCatalog catalog;
+    private final Flusher flusher;
 
     @Inject
-    HealthRoutes(StreamLog log, DiskSpace disk, IngestLimits limits) {
+    HealthRoutes(StreamLog log, DiskSpace disk, IngestLimits limits, StreamCatalog catalog, Flusher flusher) {
         this.log = log;
         this.disk = disk;
         this.limits = limits;
+        this.catalog = catalog;
+        this.flusher = flusher;
     }
 
     void register(List<Route> routes) {
@@ -45,6 +53,13 @@ final class HealthRoutes {
         long free = disk.usableBytes();
         if (free < limits.minFreeDiskBytes()) {
             reasons.add("disk_below_floor: " + free + " bytes free, floor " + limits.minFreeDiskBytes());
+        }
+        for (StreamDescriptor stream : catalog.streams()) {
+            FlushStatus status = flusher.status(stream.name());
+            if (status.failing()) {
+                reasons.add("flush_failing: stream " + stream.name() + " since "
+                        + HttpResponses.time(status.failingSinceMicros()) + ": " + status.error());
+            }
         }
         ObjectNode body = HttpResponses.JSON.createObjectNode();
         body.put("status", reasons.isEmpty() ? "ready" : "not_ready");

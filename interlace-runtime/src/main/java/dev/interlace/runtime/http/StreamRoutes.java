@@ -4,6 +4,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpExchange;
+import dev.interlace.runtime.flush.FlushStatus;
+import dev.interlace.runtime.flush.Flusher;
 import dev.interlace.runtime.log.LogEntry;
 import dev.interlace.runtime.log.StreamHead;
 import dev.interlace.runtime.log.StreamLog;
@@ -27,12 +29,14 @@ final class StreamRoutes {
     private final StreamCatalog catalog;
     private final StreamLog log;
     private final Watermarks watermarks;
+    private final Flusher flusher;
 
     @Inject
-    StreamRoutes(StreamCatalog catalog, StreamLog log, Watermarks watermarks) {
+    StreamRoutes(StreamCatalog catalog, StreamLog log, Watermarks watermarks, Flusher flusher) {
         this.catalog = catalog;
         this.log = log;
         this.watermarks = watermarks;
+        this.flusher = flusher;
     }
 
     void register(List<Route> routes) {
@@ -111,6 +115,14 @@ final class StreamRoutes {
         node.put("pending", (events - watermark) + (quarantined - watermarks.quarantine(name)));
         node.put("quarantined", quarantined);
         node.put("declared", declared.isPresent());
+        FlushStatus flush = flusher.status(name);
+        node.put("flush_state", flush.state());
+        node.put("flush_error", flush.error());
+        if (flush.failing()) {
+            node.put("flush_failing_since", HttpResponses.time(flush.failingSinceMicros()));
+        } else {
+            node.putNull("flush_failing_since");
+        }
         return node;
     }
 }

@@ -28,6 +28,7 @@ import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -66,6 +67,7 @@ public final class SqliteStreamLog implements StreamLog {
     private final BlockingQueue<Connection> readers = new ArrayBlockingQueue<>(READERS);
     private final Map<String, StreamHead> heads = new ConcurrentHashMap<>();
     private final Map<String, AtomicReference<CompletableFuture<Void>>> advances = new ConcurrentHashMap<>();
+    private final List<AppendListener> appendListeners = new CopyOnWriteArrayList<>();
     private volatile String failure;
     private volatile boolean closed;
 
@@ -357,6 +359,11 @@ public final class SqliteStreamLog implements StreamLog {
         }
         for (int i = 0; i < group.size(); i++) {
             group.get(i).result.complete(results.get(i));
+        }
+        for (StreamState state : pending.keySet()) {
+            for (AppendListener appendListener : appendListeners) {
+                appendListener.appended(state.name);
+            }
         }
     }
 
@@ -658,6 +665,35 @@ public final class SqliteStreamLog implements StreamLog {
                 throw new IllegalStateException("unreachable: head advances never fail", e);
             }
         }
+    }
+
+    @Override
+    public List<QuarantineEntry> readQuarantine(String stream, long afterSeq, int limit) {
+        Connection reader = borrowReader();
+        try (PreparedStatement select = reader.prepareStatement("SELECT seq, request_id, ingested_at,"
+                + " schema_version, payload, errors FROM quarantine"
+                + " WHERE stream_id = (SELECT id FROM streams WHERE name = ?) AND seq > ? ORDER BY seq LIMIT ?")) {
+            select.setString(1, stream);
+            select.setLong(2, afterSeq);
+            select.setInt(3, limit);
+            List<QuarantineEntry> entries = new ArrayList<>();
+            try (ResultSet rows = select.executeQuery()) {
+                while (rows.next()) {
+                    entries.add(new QuarantineEntry(stream, rows.getLong(1), rows.getString(2), rows.getLong(3),
+                            rows.getString(4), rows.getBytes(5), rows.getString(6)));
+                }
+            }
+            return entries;
+        } catch (SQLException e) {
+            throw new LogUnavailableException("cannot read the quarantine of " + stream + ": " + e.getMessage(), e);
+        } finally {
+            returnReader(reader);
+        }
+    }
+
+    @Override
+    public void addAppendListener(AppendListener listener) {
+        appendListeners.add(listener);
     }
 
     @Override

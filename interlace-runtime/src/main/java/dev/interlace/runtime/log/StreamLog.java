@@ -36,6 +36,12 @@ public interface StreamLog extends AutoCloseable {
      */
     List<LogEntry> read(String stream, long afterOffset, int limit, Duration wait) throws InterruptedException;
 
+    /** Quarantined events after sequence number {@code afterSeq}, oldest first. */
+    List<QuarantineEntry> readQuarantine(String stream, long afterSeq, int limit);
+
+    /** Registers a listener told whenever a stream advances. */
+    void addAppendListener(AppendListener listener);
+
     /** The newest {@code limit} accepted events of a stream, newest first. */
     List<LogEntry> latest(String stream, int limit);
 

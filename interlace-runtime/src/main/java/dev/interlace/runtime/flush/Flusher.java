@@ -1,0 +1,315 @@
+package dev.interlace.runtime.flush;
+
+import dev.interlace.runtime.config.InterlaceConfig;
+import dev.interlace.runtime.log.LogEntry;
+import dev.interlace.runtime.log.QuarantineEntry;
+import dev.interlace.runtime.log.StreamLog;
+import dev.interlace.runtime.stream.DecodeResult;
+import dev.interlace.runtime.stream.StreamCatalog;
+import dev.interlace.runtime.stream.StreamDescriptor;
+import dev.interlace.runtime.stream.StreamEvent;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * Moves events from the log into the warehouse, exactly once, in micro-batches per stream.
+ *
+ * <p>An append schedules a flush of its stream after {@code flush-delay-ms} (at once when a full batch is waiting);
+ * a flush drains the stream batch by batch ({@code flush-batch-rows}) until it is caught up. Each batch is one
+ * warehouse transaction holding the rows and the new watermark, guarded by a compare-and-set and this flusher's
+ * fencing token. Streams are independent: one stream failing is retried with backoff and never holds up the others.
+ * Flushing runs on its own threads, so nothing else (model runs included) can queue in front of it.
+ */
+public final class Flusher implements AutoCloseable {
+
+    private static final Logger LOG = Logger.getLogger(Flusher.class.getName());
+    private static final long MAX_BACKOFF_MILLIS = 30_000;
+    private static final int THREADS = 2;
+
+    private final StreamCatalog catalog;
+    private final StreamLog log;
+    private final Optional<Warehouse> warehouse;
+    private final FlushPositions positions;
+    private final FlushListener listener;
+    private final Clock clock;
+    private final long delayMillis;
+    private final int batchRows;
+    private final Map<String, StreamFlush> streams = new ConcurrentHashMap<>();
+    private final ScheduledExecutorService executor;
+    private volatile boolean closed;
+
+    public Flusher(StreamCatalog catalog, StreamLog log, Optional<Warehouse> warehouse, FlushPositions positions,
+            FlushListener listener, Clock clock, InterlaceConfig config) {
+        this.catalog = catalog;
+        this.log = log;
+        this.warehouse = warehouse;
+        this.positions = positions;
+        this.listener = listener;
+        this.clock = clock;
+        this.delayMillis = config.flushDelayMillis();
+        this.batchRows = config.flushBatchRows();
+        AtomicInteger count = new AtomicInteger();
+        this.executor = Executors.newScheduledThreadPool(THREADS, runnable -> {
+            Thread thread = new Thread(runnable, "interlace-flush-" + count.incrementAndGet());
+            thread.setDaemon(true);
+            return thread;
+        });
+    }
+
+    /** Whether a warehouse is configured (without one, events stay in the log only). */
+    public boolean materialises() {
+        return warehouse.isPresent();
+    }
+
+    /**
+     * Prepares every declared stream's tables (migrating them), takes over their watermarks and starts catching up
+     * on whatever the log holds beyond them.
+     *
+     * @throws Warehouse.MigrationException when a declared schema cannot be migrated
+     */
+    public void start() {
+        if (warehouse.isEmpty()) {
+            LOG.warning("no warehouse on the class path: events are logged durably but not materialised");
+            return;
+        }
+        for (StreamDescriptor stream : catalog.streams()) {
+            Warehouse.Positions committed = warehouse.get().prepare(stream);
+            StreamFlush flush = new StreamFlush(stream);
+            flush.eventsToken = warehouse.get().claim(Warehouse.Target.events(stream.name()));
+            flush.quarantineToken = warehouse.get().claim(Warehouse.Target.quarantine(stream.name()));
+            positions.set(Warehouse.Target.events(stream.name()), committed.events());
+            positions.set(Warehouse.Target.quarantine(stream.name()), committed.quarantine());
+            streams.put(stream.name(), flush);
+        }
+        log.addAppendListener(this::appended);
+        for (StreamFlush flush : streams.values()) {
+            schedule(flush, 0);
+        }
+    }
+
+    /** The flush state of a stream. */
+    public FlushStatus status(String stream) {
+        StreamFlush flush = streams.get(stream);
+        return flush == null ? FlushStatus.IDLE : flush.status;
+    }
+
+    /** Flushes every stream until caught up or until {@code timeout} passes; used on shutdown and by tests. */
+    public boolean drain(Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (System.nanoTime() < deadline) {
+            boolean caughtUp = true;
+            for (StreamFlush flush : streams.values()) {
+                if (backlog(flush) > 0) {
+                    caughtUp = false;
+                    schedule(flush, 0);
+                }
+            }
+            if (caughtUp) {
+                return true;
+            }
+            try {
+                Thread.sleep(10);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+        }
+        return false;
+    }
+
+    private void appended(String stream) {
+        StreamFlush flush = streams.get(stream);
+        if (flush != null) {
+            schedule(flush, backlog(flush) >= batchRows ? 0 : delayMillis);
+        }
+    }
+
+    private long backlog(StreamFlush flush) {
+        var head = log.heads().get(flush.stream.name());
+        if (head == null) {
+            return 0;
+        }
+        return (head.head() - positions.events(flush.stream.name()))
+                + (head.quarantineHead() - positions.quarantine(flush.stream.name()));
+    }
+
+    private void schedule(StreamFlush flush, long delay) {
+        if (closed || !flush.queued.compareAndSet(false, true)) {
+            return;
+        }
+        try {
+            executor.schedule(() -> run(flush), delay, TimeUnit.MILLISECONDS);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            flush.queued.set(false);
+        }
+    }
+
+    private void run(StreamFlush flush) {
+        flush.queued.set(false);
+        if (!flush.lock.tryLock()) {
+            return; // the running flush drains until caught up and reschedules if anything arrived meanwhile
+        }
+        try {
+            flush.status = flush.status.failing() ? flush.status : new FlushStatus("flushing", null, 0);
+            drainEvents(flush);
+            drainQuarantine(flush);
+            if (flush.status.failing()) {
+                LOG.info("flushing stream " + flush.stream.name() + " recovered");
+            }
+            flush.status = FlushStatus.IDLE;
+            flush.failures = 0;
+        } catch (RuntimeException e) {
+            flush.failures++;
+            long since = flush.status.failing() ? flush.status.failingSinceMicros() : micros();
+            if (!flush.status.failing()) {
+                LOG.log(Level.WARNING, "flushing stream " + flush.stream.name() + " failed; retrying with backoff", e);
+            }
+            flush.status = new FlushStatus("failing", describe(e), since);
+            long backoff = Math.min(MAX_BACKOFF_MILLIS, 100L << Math.min(flush.failures, 10));
+            flush.lock.unlock();
+            schedule(flush, backoff);
+            return;
+        }
+        flush.lock.unlock();
+        if (backlog(flush) > 0) {
+            schedule(flush, 0);
+        }
+    }
+
+    private void drainEvents(StreamFlush flush) {
+        StreamDescriptor stream = flush.stream;
+        Warehouse.Target target = Warehouse.Target.events(stream.name());
+        while (!closed) {
+            long watermark = positions.get(target);
+            List<LogEntry> entries;
+            try {
+                entries = log.read(stream.name(), watermark, batchRows, Duration.ZERO);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+            if (entries.isEmpty()) {
+                return;
+            }
+            List<Warehouse.Row> rows = new ArrayList<>(entries.size());
+            for (LogEntry entry : entries) {
+                rows.add(new Warehouse.Row(entry.offset(), entry.ingestedAtMicros(), entry.requestId(),
+                        decode(stream, entry)));
+            }
+            long newWatermark = entries.get(entries.size() - 1).offset();
+            commit(flush, target, flush.eventsToken, watermark, newWatermark, rows);
+        }
+    }
+
+    private void drainQuarantine(StreamFlush flush) {
+        StreamDescriptor stream = flush.stream;
+        Warehouse.Target target = Warehouse.Target.quarantine(stream.name());
+        while (!closed) {
+            long watermark = positions.get(target);
+            List<QuarantineEntry> entries = log.readQuarantine(stream.name(), watermark, batchRows);
+            if (entries.isEmpty()) {
+                return;
+            }
+            List<Warehouse.Row> rows = new ArrayList<>(entries.size());
+            for (QuarantineEntry entry : entries) {
+                rows.add(new Warehouse.Row(entry.seq(), entry.ingestedAtMicros(), entry.requestId(),
+                        List.of(new String(entry.payload(), StandardCharsets.UTF_8), entry.errorsJson())));
+            }
+            long newWatermark = entries.get(entries.size() - 1).seq();
+            commit(flush, target, flush.quarantineToken, watermark, newWatermark, rows);
+        }
+    }
+
+    private void commit(StreamFlush flush, Warehouse.Target target, long token, long watermark, long newWatermark,
+            List<Warehouse.Row> rows) {
+        warehouse.orElseThrow().append(flush.stream, target, token, watermark, newWatermark, rows);
+        listener.afterCommit(target, newWatermark);
+        positions.set(target, newWatermark);
+    }
+
+    /**
+     * Coerces a logged event with the stream's decoder, the same code that validated it at publish time. An entry
+     * that no longer decodes (its schema changed incompatibly) stops the stream's flush with an error naming it.
+     */
+    private static List<Object> decode(StreamDescriptor stream, LogEntry entry) {
+        DecodeResult<? extends StreamEvent> result;
+        try {
+            result = stream.decoder().decode(entry.payload());
+        } catch (IOException e) {
+            throw new IllegalStateException("event " + entry.offset() + " of stream " + stream.name()
+                    + " cannot be read: " + e.getMessage(), e);
+        }
+        if (result instanceof DecodeResult.Invalid<? extends StreamEvent> invalid) {
+            throw new IllegalStateException("event " + entry.offset() + " of stream " + stream.name()
+                    + " (schema version " + entry.schemaVersion() + ") does not match schema version "
+                    + stream.schemaVersion() + ": " + invalid.errors());
+        }
+        StreamEvent event = ((DecodeResult.Valid<? extends StreamEvent>) result).event();
+        List<Object> values = new ArrayList<>(stream.columns().size());
+        for (int i = 0; i < stream.columns().size(); i++) {
+            values.add(event.value(i));
+        }
+        return values;
+    }
+
+    private long micros() {
+        Instant now = clock.instant();
+        return now.getEpochSecond() * 1_000_000L + now.getNano() / 1_000;
+    }
+
+    private static String describe(Throwable e) {
+        StringBuilder text = new StringBuilder(String.valueOf(e.getMessage()));
+        Throwable cause = e.getCause();
+        if (cause != null && cause.getMessage() != null && !text.toString().contains(cause.getMessage())) {
+            text.append(": ").append(cause.getMessage());
+        }
+        return text.toString();
+    }
+
+    /** Stops flushing; batches in progress finish. */
+    @Override
+    public void close() {
+        closed = true;
+        executor.shutdown();
+        try {
+            if (!executor.awaitTermination(30, TimeUnit.SECONDS)) {
+                executor.shutdownNow();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            executor.shutdownNow();
+        }
+        warehouse.ifPresent(Warehouse::close);
+    }
+
+    /** One stream's flushing state. */
+    private static final class StreamFlush {
+        final StreamDescriptor stream;
+        final AtomicBoolean queued = new AtomicBoolean();
+        final ReentrantLock lock = new ReentrantLock();
+        volatile FlushStatus status = FlushStatus.IDLE;
+        long eventsToken;
+        long quarantineToken;
+        int failures;
+
+        StreamFlush(StreamDescriptor stream) {
+            this.stream = stream;
+        }
+    }
+}

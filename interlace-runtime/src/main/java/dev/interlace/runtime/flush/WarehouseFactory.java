@@ -1,0 +1,13 @@
+package dev.interlace.runtime.flush;
+
+import java.nio.file.Path;
+
+/**
+ * Opens the warehouse; found with {@code ServiceLoader}, so the runtime does not depend on a warehouse
+ * implementation. With none on the class path the runtime still logs durably but materialises nothing.
+ */
+public interface WarehouseFactory {
+
+    /** Opens (creating if needed) the warehouse in {@code dataDirectory}. */
+    Warehouse open(Path dataDirectory, FlushListener listener);
+}

@@ -1,0 +1,342 @@
+package dev.interlace.warehouse.duckdb;
+
+import dev.interlace.annotations.SchemaDrift;
+import dev.interlace.runtime.flush.FlushListener;
+import dev.interlace.runtime.flush.Warehouse;
+import dev.interlace.runtime.stream.Column;
+import dev.interlace.runtime.stream.StreamDescriptor;
+import java.math.BigDecimal;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+import org.duckdb.DuckDBAppender;
+import org.duckdb.DuckDBConnection;
+
+/**
+ * The DuckDB warehouse: one file, schema {@code streams} with a table per stream, a quarantine table per stream and
+ * {@code streams._watermarks}.
+ *
+ * <p>A flush is one transaction that first runs the watermark compare-and-set and only then appends the rows with
+ * DuckDB's Appender. The order matters: on a connection with auto-commit off, an Appender used before any
+ * statement ran in the transaction commits on its own and survives a rollback; after the update it is part of the
+ * transaction.
+ */
+final class DuckDbWarehouse implements Warehouse {
+
+    private static final Logger LOG = Logger.getLogger(DuckDbWarehouse.class.getName());
+
+    private final Path file;
+    private final FlushListener listener;
+    private final DuckDBConnection connection;
+    private final BlockingQueue<DuckDBConnection> idle = new LinkedBlockingQueue<>();
+
+    DuckDbWarehouse(Path file, FlushListener listener) {
+        this.file = file;
+        this.listener = listener;
+        try {
+            Properties properties = new Properties();
+            // Nothing in the warehouse reads or writes files other than its own; queries cannot either.
+            properties.setProperty("enable_external_access", "false");
+            connection = (DuckDBConnection) DriverManager.getConnection("jdbc:duckdb:" + file, properties);
+            try (Statement statement = connection.createStatement()) {
+                statement.execute("CREATE SCHEMA IF NOT EXISTS streams");
+                statement.execute("CREATE TABLE IF NOT EXISTS streams._watermarks ("
+                        + " stream VARCHAR PRIMARY KEY,"
+                        + " watermark BIGINT NOT NULL,"
+                        + " fencing_token BIGINT NOT NULL,"
+                        + " updated_at TIMESTAMP NOT NULL)");
+            }
+        } catch (SQLException e) {
+            throw new WarehouseException("cannot open the warehouse " + file + ": " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public Positions prepare(StreamDescriptor stream) {
+        DuckDBConnection c = borrow();
+        try (Statement statement = c.createStatement()) {
+            migrate(c, stream);
+            statement.execute("CREATE TABLE IF NOT EXISTS " + Sql.streamsTable(Target.quarantine(stream.name()).table())
+                    + " (_seq BIGINT NOT NULL, _ingested_at TIMESTAMP NOT NULL, _request_id VARCHAR NOT NULL,"
+                    + " payload JSON NOT NULL, errors JSON NOT NULL)");
+            for (Target target : List.of(Target.events(stream.name()), Target.quarantine(stream.name()))) {
+                try (PreparedStatement insert = c.prepareStatement("INSERT INTO streams._watermarks"
+                        + " VALUES (?, 0, 0, current_timestamp) ON CONFLICT DO NOTHING")) {
+                    insert.setString(1, target.key());
+                    insert.executeUpdate();
+                }
+            }
+            return new Positions(watermark(c, Target.events(stream.name())),
+                    watermark(c, Target.quarantine(stream.name())));
+        } catch (SQLException e) {
+            throw new WarehouseException("cannot prepare the tables of stream " + stream.name() + ": "
+                    + e.getMessage(), e);
+        } finally {
+            release(c);
+        }
+    }
+
+    /**
+     * Creates {@code streams.<name>}, or brings it to the declared schema: declared columns the table lacks are added
+     * when nullable; anything else (a removed or retyped column, a new {@code not null} column) stops start-up.
+     */
+    private void migrate(DuckDBConnection c, StreamDescriptor stream) throws SQLException {
+        Map<String, String[]> existing = columns(c, stream.name());
+        String table = Sql.streamsTable(stream.name());
+        if (existing.isEmpty()) {
+            StringBuilder create = new StringBuilder("CREATE TABLE ").append(table).append(" (");
+            for (Column column : stream.columns()) {
+                create.append(Sql.quote(column.name())).append(' ').append(column.sqlType())
+                        .append(column.notNull() ? " NOT NULL" : "").append(", ");
+            }
+            create.append("_offset BIGINT NOT NULL, _ingested_at TIMESTAMP NOT NULL, _request_id VARCHAR NOT NULL)");
+            try (Statement statement = c.createStatement()) {
+                statement.execute(create.toString());
+            }
+            return;
+        }
+        List<String> problems = new ArrayList<>();
+        List<Column> added = new ArrayList<>();
+        for (Column column : stream.columns()) {
+            String[] found = existing.get(column.name());
+            if (found == null) {
+                if (column.notNull()) {
+                    problems.add("column " + column.name() + " is new and declared not null, but the table already"
+                            + " has rows without it: declare it nullable (\"" + column.name() + " "
+                            + column.canonicalType() + "\")");
+                } else {
+                    added.add(column);
+                }
+            } else if (!found[0].equalsIgnoreCase(column.sqlType())) {
+                problems.add("column " + column.name() + " changed type from " + found[0] + " to "
+                        + column.sqlType() + ": keep the old type, or add a new column with the new type");
+            } else if (found[1].equals("YES") == column.notNull()) {
+                problems.add("column " + column.name() + " changed nullability to "
+                        + (column.notNull() ? "not null" : "nullable") + ": keep it as it was");
+            }
+        }
+        List<String> declared = stream.columnNames();
+        for (String name : existing.keySet()) {
+            if (!declared.contains(name) && !name.startsWith("_") && stream.onSchemaDrift() != SchemaDrift.EVOLVE) {
+                problems.add("column " + name + " is in " + stream.table() + " but no longer declared: declare it"
+                        + " again (its data is kept), or rename the stream to start a new table");
+            }
+        }
+        if (!problems.isEmpty()) {
+            throw new MigrationException("stream " + stream.name() + " (" + stream.declaredBy() + ") cannot be"
+                    + " migrated automatically: " + String.join("; ", problems));
+        }
+        for (Column column : added) {
+            try (Statement statement = c.createStatement()) {
+                statement.execute("ALTER TABLE " + table + " ADD COLUMN " + Sql.quote(column.name()) + " "
+                        + column.sqlType());
+            }
+            LOG.info("stream " + stream.name() + ": added column " + column.name() + " " + column.sqlType());
+        }
+    }
+
+    /** The table's columns: name to {data type, is_nullable}. */
+    private static Map<String, String[]> columns(Connection c, String table) throws SQLException {
+        Map<String, String[]> columns = new LinkedHashMap<>();
+        try (PreparedStatement select = c.prepareStatement("SELECT column_name, data_type, is_nullable"
+                + " FROM information_schema.columns WHERE table_schema = 'streams' AND table_name = ?"
+                + " ORDER BY ordinal_position")) {
+            select.setString(1, table);
+            try (ResultSet rows = select.executeQuery()) {
+                while (rows.next()) {
+                    columns.put(rows.getString(1), new String[] {rows.getString(2), rows.getString(3)});
+                }
+            }
+        }
+        return columns;
+    }
+
+    @Override
+    public long claim(Target target) {
+        DuckDBConnection c = borrow();
+        try (PreparedStatement claim = c.prepareStatement("UPDATE streams._watermarks"
+                + " SET fencing_token = fencing_token + 1, updated_at = current_timestamp WHERE stream = ?"
+                + " RETURNING fencing_token")) {
+            claim.setString(1, target.key());
+            try (ResultSet row = claim.executeQuery()) {
+                if (!row.next()) {
+                    throw new WarehouseException("no watermark row for " + target.key() + "; prepare the stream first",
+                            null);
+                }
+                return row.getLong(1);
+            }
+        } catch (SQLException e) {
+            throw new WarehouseException("cannot claim " + target.key() + ": " + e.getMessage(), e);
+        } finally {
+            release(c);
+        }
+    }
+
+    @Override
+    public void append(StreamDescriptor stream, Target target, long fencingToken, long expectedWatermark,
+            long newWatermark, List<Row> rows) {
+        DuckDBConnection c = borrow();
+        try {
+            c.setAutoCommit(false);
+            try (PreparedStatement advance = c.prepareStatement("UPDATE streams._watermarks"
+                    + " SET watermark = ?, updated_at = current_timestamp"
+                    + " WHERE stream = ? AND watermark = ? AND fencing_token = ?")) {
+                advance.setLong(1, newWatermark);
+                advance.setString(2, target.key());
+                advance.setLong(3, expectedWatermark);
+                advance.setLong(4, fencingToken);
+                if (advance.executeUpdate() != 1) {
+                    c.rollback();
+                    throw new FencedException("the watermark of " + target.key() + " is no longer " + expectedWatermark
+                            + " with token " + fencingToken + ": another flusher took over");
+                }
+            }
+            listener.afterWatermarkUpdate(target, newWatermark);
+            try (DuckDBAppender appender = c.createAppender("streams", target.table())) {
+                for (Row row : rows) {
+                    appender.beginRow();
+                    if (target.quarantine()) {
+                        appender.append(row.offset());
+                        appender.appendEpochMicros(row.ingestedAtMicros());
+                        appender.append(row.requestId());
+                        appender.append((String) row.values().get(0));
+                        appender.append((String) row.values().get(1));
+                    } else {
+                        for (int i = 0; i < stream.columns().size(); i++) {
+                            appendValue(appender, row.values().get(i));
+                        }
+                        appender.append(row.offset());
+                        appender.appendEpochMicros(row.ingestedAtMicros());
+                        appender.append(row.requestId());
+                    }
+                    appender.endRow();
+                }
+            }
+            listener.beforeCommit(target, newWatermark, rows.size());
+            c.commit();
+        } catch (SQLException | RuntimeException e) {
+            rollbackQuietly(c);
+            if (e instanceof FencedException fenced) {
+                throw fenced;
+            }
+            throw new WarehouseException("flushing " + rows.size() + " rows into " + Sql.streamsTable(target.table())
+                    + " failed: " + e.getMessage(), e);
+        } finally {
+            try {
+                c.setAutoCommit(true);
+            } catch (SQLException e) {
+                LOG.log(Level.FINE, "resetting auto-commit failed", e);
+            }
+            release(c);
+        }
+    }
+
+    private static void appendValue(DuckDBAppender appender, Object value) throws SQLException {
+        if (value == null) {
+            appender.appendNull();
+        } else if (value instanceof String text) {
+            appender.append(text);
+        } else if (value instanceof Long number) {
+            appender.append(number.longValue());
+        } else if (value instanceof Double number) {
+            appender.append(number.doubleValue());
+        } else if (value instanceof BigDecimal decimal) {
+            appender.append(decimal);
+        } else if (value instanceof Boolean flag) {
+            appender.append(flag.booleanValue());
+        } else if (value instanceof Instant instant) {
+            appender.appendEpochMicros(Math.addExact(Math.multiplyExact(instant.getEpochSecond(), 1_000_000L),
+                    instant.getNano() / 1_000));
+        } else if (value instanceof LocalDate date) {
+            appender.append(date);
+        } else {
+            throw new IllegalArgumentException("no warehouse type for " + value.getClass().getName());
+        }
+    }
+
+    @Override
+    public long watermark(Target target) {
+        DuckDBConnection c = borrow();
+        try {
+            return watermark(c, target);
+        } catch (SQLException e) {
+            throw new WarehouseException("cannot read the watermark of " + target.key() + ": " + e.getMessage(), e);
+        } finally {
+            release(c);
+        }
+    }
+
+    private static long watermark(Connection c, Target target) throws SQLException {
+        try (PreparedStatement select = c.prepareStatement(
+                "SELECT watermark FROM streams._watermarks WHERE stream = ?")) {
+            select.setString(1, target.key());
+            try (ResultSet row = select.executeQuery()) {
+                return row.next() ? row.getLong(1) : 0;
+            }
+        }
+    }
+
+    /** A connection of its own for the calling thread's work (DuckDB connections are not thread-safe). */
+    DuckDBConnection borrow() {
+        DuckDBConnection c = idle.poll();
+        if (c != null) {
+            return c;
+        }
+        try {
+            return (DuckDBConnection) connection.duplicate();
+        } catch (SQLException e) {
+            throw new WarehouseException("cannot open a connection to " + file + ": " + e.getMessage(), e);
+        }
+    }
+
+    void release(DuckDBConnection c) {
+        idle.offer(c);
+    }
+
+    private static void rollbackQuietly(Connection c) {
+        try {
+            if (!c.getAutoCommit()) {
+                c.rollback();
+            }
+        } catch (SQLException e) {
+            LOG.log(Level.FINE, "rollback failed", e);
+        }
+    }
+
+    @Override
+    public void close() {
+        DuckDBConnection c;
+        while ((c = idle.poll()) != null) {
+            try {
+                c.close();
+            } catch (SQLException e) {
+                LOG.log(Level.FINE, "closing a warehouse connection failed", e);
+            }
+        }
+        try (Statement statement = connection.createStatement()) {
+            statement.execute("CHECKPOINT");
+        } catch (SQLException e) {
+            LOG.log(Level.FINE, "final warehouse checkpoint failed", e);
+        }
+        try {
+            connection.close();
+        } catch (SQLException e) {
+            LOG.log(Level.WARNING, "closing the warehouse failed", e);
+        }
+    }
+}
