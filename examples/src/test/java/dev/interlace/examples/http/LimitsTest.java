@@ -2,6 +2,7 @@ package dev.interlace.examples.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -39,7 +40,7 @@ class LimitsTest {
 
     @Test
     void aFullBacklogIs429WithRetryAfterAndRetriesOfStoredKeysStillSucceed() {
-        try (TestServer api = TestServer.start(dataDirectory, "--max-pending", "3")) {
+        try (TestServer api = TestServer.stalled(dataDirectory, "--max-pending", "3")) {
             assertThat(api.postJson("/streams/orders", "[{\"order_id\":\"a\"},{\"order_id\":\"b\"}]").status())
                     .isEqualTo(200);
             TestServer.Response over = api.postJson("/streams/orders", "[{\"order_id\":\"c\"},{\"order_id\":\"d\"}]");
@@ -53,6 +54,27 @@ class LimitsTest {
             TestServer.Response retry = api.postJson("/streams/orders", "[{\"order_id\":\"a\"},{\"order_id\":\"b\"}]");
             assertThat(retry.status()).isEqualTo(200);
             assertThat(retry.body().get("deduplicated").asInt()).isEqualTo(2);
+
+            JsonNode stream = api.await("orders", body -> body.get("flush_state").asText().equals("failing"));
+            assertThat(stream.get("flush_state").asText()).isEqualTo("failing");
+            assertThat(stream.get("flush_error").asText()).contains("warehouse unavailable (test fault)");
+            assertThat(stream.get("flush_failing_since").asText()).endsWith("Z");
+            TestServer.Response ready = api.get("/health/ready");
+            assertThat(ready.status()).isEqualTo(503);
+            assertThat(ready.body().get("reasons").get(0).asText()).startsWith("flush_failing: stream orders");
+        }
+    }
+
+    @Test
+    void theBacklogDrainsOnceFlushedSoPublishingCanGoOnPastTheLimit() {
+        try (TestServer api = TestServer.start(dataDirectory, "--max-pending", "3")) {
+            for (int i = 0; i < 5; i++) {
+                TestServer.Response response = api.postJson("/streams/orders",
+                        "[{\"order_id\":\"a" + i + "\"},{\"order_id\":\"b" + i + "\"}]");
+                assertThat(response.status()).isEqualTo(200);
+                assertThat(api.awaitFlushed("orders").get("pending").asLong()).isZero();
+            }
+            assertThat(api.head("orders")).isEqualTo(10);
         }
     }
 

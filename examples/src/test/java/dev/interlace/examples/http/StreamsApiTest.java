@@ -54,10 +54,13 @@ class StreamsApiTest {
             assertThat(orders.get("retention_ms").asLong()).isEqualTo(604_800_000L);
             assertThat(orders.get("on_schema_drift").asText()).isEqualTo("reject");
             assertThat(orders.get("head").asLong()).isEqualTo(25);
-            assertThat(orders.get("watermark").asLong()).isZero();
-            assertThat(orders.get("pending").asLong()).isEqualTo(25);
+            assertThat(orders.get("pending").asLong()).isEqualTo(25 - orders.get("watermark").asLong());
+            assertThat(orders.get("flush_state").asText()).isIn("idle", "flushing");
             assertThat(orders.get("quarantined").asLong()).isZero();
             assertThat(orders.get("declared").asBoolean()).isTrue();
+            JsonNode flushed = api.awaitFlushed("orders");
+            assertThat(flushed.get("watermark").asLong()).isEqualTo(25);
+            assertThat(flushed.get("pending").asLong()).isZero();
             JsonNode recent = orders.get("recent");
             assertThat(recent).hasSize(20);
             assertThat(recent.get(0).get("offset").asLong()).isEqualTo(25);

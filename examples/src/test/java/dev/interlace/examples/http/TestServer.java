@@ -5,9 +5,13 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.interlace.examples.ClicksStream;
 import dev.interlace.examples.OrdersStream;
 import dev.interlace.examples.decoding.EvolvingStream;
+import com.google.inject.AbstractModule;
+import com.google.inject.Module;
 import dev.interlace.runtime.Interlace;
 import dev.interlace.runtime.config.ConfigLoader;
 import dev.interlace.runtime.config.InterlaceConfig;
+import dev.interlace.runtime.flush.FlushListener;
+import dev.interlace.runtime.flush.Warehouse;
 import dev.interlace.runtime.stream.StreamCatalog;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -39,14 +43,39 @@ final class TestServer implements AutoCloseable {
 
     /** Starts on {@code dataDirectory} with extra flags, e.g. {@code "--max-pending", "5"}. */
     static TestServer start(Path dataDirectory, String... flags) {
-        return startWith(dataDirectory, CATALOG, flags);
+        return startWith(dataDirectory, CATALOG, List.of(), flags);
+    }
+
+    /**
+     * Starts a server whose warehouse commits always fail (a test-only fault): nothing is materialised, so the
+     * backlog only grows and the flush state is {@code failing}.
+     */
+    static TestServer stalled(Path dataDirectory, String... flags) {
+        Module failingWarehouse = new AbstractModule() {
+            @Override
+            protected void configure() {
+                bind(FlushListener.class).toInstance(new FlushListener() {
+                    @Override
+                    public void beforeCommit(Warehouse.Target target, long newWatermark, int rows) {
+                        throw new IllegalStateException("warehouse unavailable (test fault)");
+                    }
+                });
+            }
+        };
+        return startWith(dataDirectory, CATALOG, List.of(failingWarehouse), flags);
     }
 
     static TestServer startWith(Path dataDirectory, StreamCatalog catalog, String... flags) {
+        return startWith(dataDirectory, catalog, List.of(), flags);
+    }
+
+    static TestServer startWith(Path dataDirectory, StreamCatalog catalog, List<Module> overrides,
+            String... flags) {
         List<String> args = new ArrayList<>(List.of("--port", "0", "--data-dir", dataDirectory.toString()));
         args.addAll(List.of(flags));
         InterlaceConfig config = ConfigLoader.load(args.toArray(String[]::new), Map.of()).config();
-        return new TestServer(Interlace.builder().config(config).catalog(catalog).start());
+        return new TestServer(Interlace.builder().config(config).catalog(catalog)
+                .override(overrides.toArray(Module[]::new)).start());
     }
 
     /** A response: status, headers and parsed JSON body. */
@@ -99,6 +128,27 @@ final class TestServer implements AutoCloseable {
 
     long head(String stream) {
         return get("/streams/" + stream).body().get("head").asLong();
+    }
+
+    /** Waits until the stream has nothing pending (flushed into the warehouse); returns its description. */
+    JsonNode awaitFlushed(String stream) {
+        return await(stream, body -> body.get("pending").asLong() == 0);
+    }
+
+    /** Waits (up to 20 s) until the stream's description satisfies {@code condition}; returns the last one. */
+    JsonNode await(String stream, java.util.function.Predicate<JsonNode> condition) {
+        long deadline = System.nanoTime() + 20_000_000_000L;
+        JsonNode body = get("/streams/" + stream).body();
+        while (!condition.test(body) && System.nanoTime() < deadline) {
+            try {
+                Thread.sleep(20);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(e);
+            }
+            body = get("/streams/" + stream).body();
+        }
+        return body;
     }
 
     @Override

@@ -154,7 +154,7 @@ public final class HttpApi {
             }
         } catch (IOException e) {
             LOG.log(Level.FINE, "client connection failed", e);
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | Error e) {
             LOG.log(Level.SEVERE, "request " + requestId + " failed", e);
             try {
                 HttpResponses.error(exchange, 500, "internal_error", "the server failed: " + e, requestId);

@@ -18,6 +18,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * Publishes a request body to a stream: parses and validates every event, applies the stream's drift policy and
@@ -27,6 +29,8 @@ public final class Publisher {
 
     static final int BACKPRESSURE_RETRY_SECONDS = 1;
     static final int UNAVAILABLE_RETRY_SECONDS = 5;
+    /** How long a publish waits for its group commit before answering 503 (a healthy commit takes milliseconds). */
+    static final int APPEND_TIMEOUT_SECONDS = 60;
 
     private final StreamCatalog catalog;
     private final StreamLog log;
@@ -102,10 +106,14 @@ public final class Publisher {
                 stream.schemaVersion(), entries);
         AppendResult result;
         try {
-            result = log.append(request).get();
+            result = log.append(request).get(APPEND_TIMEOUT_SECONDS, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return new PublishOutcome.Unavailable(requestId, "interrupted while waiting for the log",
+                    UNAVAILABLE_RETRY_SECONDS);
+        } catch (TimeoutException e) {
+            return new PublishOutcome.Unavailable(requestId, "the log did not confirm the write within "
+                    + APPEND_TIMEOUT_SECONDS + " s; it may or may not be stored, and a retry is deduplicated",
                     UNAVAILABLE_RETRY_SECONDS);
         } catch (ExecutionException e) {
             if (e.getCause() instanceof LogUnavailableException unavailable) {

@@ -278,33 +278,50 @@ public final class SqliteStreamLog implements StreamLog {
             if (first instanceof StopTask) {
                 return;
             }
-            group.clear();
-            group.add(first);
-            queue.drainTo(group, settings.maxGroupRequests() - 1);
-            List<AppendTask> appends = new ArrayList<>(group.size());
-            boolean stop = false;
-            for (Task task : group) {
-                if (task instanceof AppendTask append) {
-                    appends.add(append);
-                } else {
-                    if (!appends.isEmpty()) {
-                        commitGroup(appends);
-                        appends = new ArrayList<>();
-                    }
-                    if (task instanceof StopTask) {
-                        stop = true;
-                        break;
-                    }
-                    runMaintenance(task);
+            try {
+                if (runGroup(first, group)) {
+                    return;
+                }
+            } catch (Throwable e) {
+                // Never let the writer die: every queued caller would wait forever. Fail this group's callers and
+                // reread the state before the next write.
+                stateUncertain = true;
+                failure = "the stream log writer failed: " + e;
+                LOG.log(Level.SEVERE, "stream log writer failed; answering the group 503", e);
+                LogUnavailableException unavailable = new LogUnavailableException(failure, e);
+                for (Task task : group) {
+                    task.fail(unavailable);
                 }
             }
-            if (!appends.isEmpty()) {
-                commitGroup(appends);
-            }
-            if (stop) {
-                return;
+        }
+    }
+
+    /** Runs one batch of queued tasks; returns true when the log is stopping. */
+    private boolean runGroup(Task first, List<Task> group) {
+        group.clear();
+        group.add(first);
+        queue.drainTo(group, settings.maxGroupRequests() - 1);
+        List<AppendTask> appends = new ArrayList<>(group.size());
+        boolean stop = false;
+        for (Task task : group) {
+            if (task instanceof AppendTask append) {
+                appends.add(append);
+            } else {
+                if (!appends.isEmpty()) {
+                    commitGroup(appends);
+                    appends = new ArrayList<>();
+                }
+                if (task instanceof StopTask) {
+                    stop = true;
+                    break;
+                }
+                runMaintenance(task);
             }
         }
+        if (!appends.isEmpty()) {
+            commitGroup(appends);
+        }
+        return stop;
     }
 
     /** Writes every request of the group in one transaction, commits once, then answers them all. */
@@ -346,7 +363,11 @@ public final class SqliteStreamLog implements StreamLog {
             return;
         }
         failure = null;
-        listener.afterCommit(group.size(), entries);
+        try {
+            listener.afterCommit(group.size(), entries);
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "a commit listener failed after a durable commit; ignored", e);
+        }
         for (Map.Entry<StreamState, Pending> entry : pending.entrySet()) {
             StreamState state = entry.getKey();
             Pending tentative = entry.getValue();
@@ -508,15 +529,7 @@ public final class SqliteStreamLog implements StreamLog {
             }
         } catch (SQLException | RuntimeException e) {
             rollback();
-            LogUnavailableException unavailable = new LogUnavailableException(
-                    "stream log maintenance failed: " + e.getMessage(), e);
-            if (task instanceof RegisterTask register) {
-                register.done.completeExceptionally(unavailable);
-            } else if (task instanceof TrimTask trim) {
-                trim.done.completeExceptionally(unavailable);
-            } else if (task instanceof PragmaTask pragma) {
-                pragma.done.completeExceptionally(unavailable);
-            }
+            task.fail(new LogUnavailableException("stream log maintenance failed: " + e.getMessage(), e));
         }
     }
 
@@ -878,7 +891,20 @@ public final class SqliteStreamLog implements StreamLog {
 
     private record NewKey(long hash, long offset, long acceptedAtMicros) {}
 
-    private sealed interface Task permits AppendTask, RegisterTask, TrimTask, PragmaTask, StopTask {}
+    private sealed interface Task permits AppendTask, RegisterTask, TrimTask, PragmaTask, StopTask {
+        /** Completes the caller's future with {@code error} if it is still waiting. */
+        default void fail(RuntimeException error) {
+            if (this instanceof AppendTask append) {
+                append.result.completeExceptionally(error);
+            } else if (this instanceof RegisterTask register) {
+                register.done.completeExceptionally(error);
+            } else if (this instanceof TrimTask trim) {
+                trim.done.completeExceptionally(error);
+            } else if (this instanceof PragmaTask pragma) {
+                pragma.done.completeExceptionally(error);
+            }
+        }
+    }
 
     private record AppendTask(AppendRequest request, CompletableFuture<AppendResult> result) implements Task {
         AppendTask(AppendRequest request) {

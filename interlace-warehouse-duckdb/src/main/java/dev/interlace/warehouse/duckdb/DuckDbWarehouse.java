@@ -8,7 +8,6 @@ import dev.interlace.runtime.stream.StreamDescriptor;
 import java.math.BigDecimal;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -26,6 +25,7 @@ import java.util.logging.Level;
 import java.util.logging.Logger;
 import org.duckdb.DuckDBAppender;
 import org.duckdb.DuckDBConnection;
+import org.duckdb.DuckDBDriver;
 
 /**
  * The DuckDB warehouse: one file, schema {@code streams} with a table per stream, a quarantine table per stream and
@@ -52,7 +52,8 @@ final class DuckDbWarehouse implements Warehouse {
             Properties properties = new Properties();
             // Nothing in the warehouse reads or writes files other than its own; queries cannot either.
             properties.setProperty("enable_external_access", "false");
-            connection = (DuckDBConnection) DriverManager.getConnection("jdbc:duckdb:" + file, properties);
+            // The driver directly, not DriverManager: it must not depend on service registration in shaded jars.
+            connection = (DuckDBConnection) new DuckDBDriver().connect("jdbc:duckdb:" + file, properties);
             try (Statement statement = connection.createStatement()) {
                 statement.execute("CREATE SCHEMA IF NOT EXISTS streams");
                 statement.execute("CREATE TABLE IF NOT EXISTS streams._watermarks ("
