@@ -1,0 +1,1037 @@
+package dev.interlace.examples.bench;
+
+import com.google.inject.AbstractModule;
+import com.google.inject.Provides;
+import com.google.inject.Singleton;
+import dev.interlace.runtime.Interlace;
+import dev.interlace.runtime.config.ConfigLoader;
+import dev.interlace.runtime.config.InterlaceConfig;
+import dev.interlace.runtime.log.CommitListener;
+import dev.interlace.runtime.log.LogSettings;
+import java.io.IOException;
+import java.lang.management.GarbageCollectorMXBean;
+import java.lang.management.ManagementFactory;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+
+/**
+ * The publish benchmark of the "200 OK means fsynced" issue: an in-process Interlace server on a fresh data
+ * directory, driven over loopback by closed-loop, keep-alive {@link HttpClient} clients in the same JVM (so the load
+ * generator shares the machine's cores with the server, as the targets require).
+ *
+ * <ul>
+ *   <li>(a) single-event publishes at 1, 16 and 64 clients, {@code --seconds} each, each on a fresh data dir;</li>
+ *   <li>(b) batches of 100 and 1 000 events with random UUIDv4 keys until the dedup window holds {@code --keys}
+ *       keys: throughput against keys-in-window, heap and disk bytes per key, start-up time, WAL size;</li>
+ *   <li>(c) (a) again with group commit off (one request per transaction) as the baseline.</li>
+ * </ul>
+ *
+ * <p>Run: {@code java -cp examples/target/interlace-examples.jar dev.interlace.examples.bench.PublishBenchmark}
+ * ({@code --help} lists the options). Never run by CI. Until the flusher lands nothing is ever materialised, so the
+ * server runs with {@code --max-pending 100000000}.
+ */
+public final class PublishBenchmark {
+
+    private static final String STREAM = "orders";
+    private static final long MAX_PENDING = 100_000_000L;
+
+    private final Options options;
+    private final Path root;
+    private final Map<Integer, Fixed> groupCommit = new LinkedHashMap<>();
+    private final Map<Integer, Fixed> baseline = new LinkedHashMap<>();
+    private final Map<Integer, Batched> batched = new LinkedHashMap<>();
+
+    private PublishBenchmark(Options options, Path root) {
+        this.options = options;
+        this.root = root;
+    }
+
+    public static void main(String[] args) throws Exception {
+        Options options;
+        try {
+            options = Options.parse(args);
+        } catch (IllegalArgumentException e) {
+            System.err.println(e.getMessage());
+            System.err.println(Options.USAGE);
+            System.exit(2);
+            return;
+        }
+        if (options.help) {
+            System.out.println(Options.USAGE);
+            return;
+        }
+        // The runtime logs at INFO on every start; keep the benchmark's output readable.
+        java.util.logging.Logger.getLogger("").setLevel(java.util.logging.Level.WARNING);
+        Path root = options.dataRoot != null ? Files.createDirectories(options.dataRoot)
+                : Files.createTempDirectory("interlace-bench-");
+        new PublishBenchmark(options, root).run();
+    }
+
+    private void run() throws Exception {
+        printMachine();
+        warmUp();
+        for (String scenario : options.scenarios.split(",")) {
+            switch (scenario.strip()) {
+                case "a" -> {
+                    section("(a) single-event publishes, group commit on (default LogSettings)");
+                    for (int clients : options.clients) {
+                        groupCommit.put(clients, runFixed("a", true, clients));
+                    }
+                    printFixed(groupCommit);
+                }
+                case "c" -> {
+                    section("(c) baseline: single-event publishes, group commit off (maxGroupRequests = 1)");
+                    for (int clients : options.clients) {
+                        baseline.put(clients, runFixed("c", false, clients));
+                    }
+                    printFixed(baseline);
+                }
+                case "b" -> {
+                    for (int batch : options.batches) {
+                        section("(b) batches of " + batch + " events, random UUIDv4 keys, until " + options.keys
+                                + " keys are in the dedup window (" + options.batchClients + " clients)");
+                        batched.put(batch, runBatched(batch));
+                    }
+                }
+                default -> throw new IllegalArgumentException("unknown scenario " + scenario);
+            }
+        }
+        printSummary();
+        // Each scenario deletes its own directory; the root goes only when the benchmark created it.
+        if (!options.keep && options.dataRoot == null) {
+            deleteTree(root);
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------ machine and warm-up
+
+    private void printMachine() throws IOException {
+        section("machine");
+        String cpu = "unknown";
+        Path cpuinfo = Path.of("/proc/cpuinfo");
+        if (Files.isReadable(cpuinfo)) {
+            try (Stream<String> lines = Files.lines(cpuinfo)) {
+                cpu = lines.filter(line -> line.startsWith("model name")).map(line -> line.replaceFirst(".*:\\s*", ""))
+                        .findFirst().orElse("unknown");
+            }
+        }
+        String gcs = ManagementFactory.getGarbageCollectorMXBeans().stream().map(GarbageCollectorMXBean::getName)
+                .collect(Collectors.joining(", "));
+        System.out.printf("cores (availableProcessors)  %d%n", Runtime.getRuntime().availableProcessors());
+        System.out.printf("cpu                          %s%n", cpu);
+        System.out.printf("java                         %s (%s %s)%n", System.getProperty("java.version"),
+                System.getProperty("java.vm.name"), System.getProperty("java.vm.version"));
+        System.out.printf("os                           %s %s %s%n", System.getProperty("os.name"),
+                System.getProperty("os.version"), System.getProperty("os.arch"));
+        System.out.printf("max heap                     %d MiB; GC: %s%n",
+                Runtime.getRuntime().maxMemory() >> 20, gcs);
+        System.out.printf("data root                    %s%n", root);
+        System.out.printf("load generator               %s, one keep-alive connection per client thread, closed loop,"
+                + " in this JVM%n", options.rawClient ? "raw socket HTTP/1.1 client" : "java.net.http.HttpClient (HTTP/1.1)");
+        System.out.printf("options                      %s%n", options);
+        LatencyLog fsync = fsyncProbe(root.resolve("fsync-probe"), 500);
+        System.out.printf("fsync probe (4 KiB append + force, 500x)  p50 %s ms  p99 %s ms  (%.0f/s at p50)%n",
+                ms(fsync.percentile(50)), ms(fsync.percentile(99)), 1e9 / fsync.percentile(50));
+    }
+
+    private static LatencyLog fsyncProbe(Path file, int count) throws IOException {
+        LatencyLog log = new LatencyLog();
+        ByteBuffer block = ByteBuffer.allocate(4096);
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+                StandardOpenOption.TRUNCATE_EXISTING)) {
+            for (int i = 0; i < count; i++) {
+                block.clear();
+                channel.write(block);
+                long start = System.nanoTime();
+                channel.force(false);
+                log.add(System.nanoTime() - start, 0);
+            }
+        }
+        Files.deleteIfExists(file);
+        return log;
+    }
+
+    /** JIT warm-up on a throwaway data dir, so each measured scenario starts on a fresh dir with compiled code. */
+    private void warmUp() throws Exception {
+        if (options.warmupSeconds <= 0) {
+            return;
+        }
+        section("warm-up (" + options.warmupSeconds + " s, not measured)");
+        Path dir = fresh("warmup");
+        try (Interlace server = start(dir, true, null)) {
+            System.out.println("HTTP executor: " + server.httpExecutor());
+            long half = options.warmupSeconds * 1_000_000_000L / 2;
+            drive(server, 16, 1, System.nanoTime() + half, Long.MAX_VALUE, null, 1);
+            drive(server, 4, 100, System.nanoTime() + half, Long.MAX_VALUE, null, 1);
+        }
+        deleteTree(dir);
+    }
+
+    // ------------------------------------------------------------------------------------------ (a) and (c)
+
+    private Fixed runFixed(String scenario, boolean group, int clients) throws Exception {
+        Path dir = fresh(scenario + "-" + clients);
+        CommitStats commits = new CommitStats();
+        Fixed result;
+        try (Interlace server = start(dir, group, commits)) {
+            LogSettings settings = server.instance(LogSettings.class);
+            System.out.printf("(%s) %d client(s), %d s, fresh dir; HTTP executor: %s; LogSettings.maxGroupRequests"
+                    + " = %d%n", scenario, clients, options.seconds, server.httpExecutor(),
+                    settings.maxGroupRequests());
+            if (!group && settings.maxGroupRequests() != 1) {
+                throw new IllegalStateException("the baseline override did not take effect: " + settings);
+            }
+            long deadline = System.nanoTime() + options.seconds * 1_000_000_000L;
+            Run run = drive(server, clients, 1, deadline, Long.MAX_VALUE, null, 1);
+            result = new Fixed(clients, run, commits.snapshot());
+        }
+        deleteTree(dir);
+        System.out.printf("    -> %,.0f events/s, p50 %s ms, p99 %s ms, p99.9 %s ms, errors %d; commits %,d"
+                + " (%.1f requests/commit, commit p50 %s ms)%n", result.run.eventsPerSecond(),
+                ms(result.run.latency.percentile(50)), ms(result.run.latency.percentile(99)),
+                ms(result.run.latency.percentile(99.9)), result.run.errors, result.commits.count,
+                result.commits.requestsPerCommit(), ms(result.commits.durations.percentile(50)));
+        return result;
+    }
+
+    private void printFixed(Map<Integer, Fixed> results) {
+        System.out.println();
+        System.out.println("| clients | requests | events/s | ack p50 ms | ack p99 ms | ack p99.9 ms | max ms | errors"
+                + " | commits/s | requests/commit | commit p50 ms | commit p99 ms | bench CPU cores | other CPU cores |");
+        System.out.println("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+        for (Fixed fixed : results.values()) {
+            Run run = fixed.run;
+            System.out.printf("| %d | %,d | %,.0f | %s | %s | %s | %s | %d | %,.0f | %.1f | %s | %s | %.2f | %.2f |%n",
+                    fixed.clients, run.requests, run.eventsPerSecond(), ms(run.latency.percentile(50)),
+                    ms(run.latency.percentile(99)), ms(run.latency.percentile(99.9)), ms(run.latency.max()),
+                    run.errors, fixed.commits.count / run.seconds(), fixed.commits.requestsPerCommit(),
+                    ms(fixed.commits.durations.percentile(50)), ms(fixed.commits.durations.percentile(99)),
+                    run.benchCores, run.otherCores);
+        }
+        System.out.println();
+    }
+
+    // ------------------------------------------------------------------------------------------ (b)
+
+    private Batched runBatched(int batch) throws Exception {
+        Path dir = fresh("b-" + batch);
+        CommitStats commits = new CommitStats();
+        Batched result = new Batched(batch);
+        long step = Math.max(batch, options.keys / options.steps);
+        try (Interlace server = start(dir, true, commits)) {
+            System.out.printf("HTTP executor: %s; reporting every %,d keys%n", server.httpExecutor(), step);
+            result.heapBefore = usedHeapAfterGc();
+            WalWatch wal = new WalWatch(dir.resolve("log.sqlite-wal"));
+            wal.start();
+            Checkpoints checkpoints = new Checkpoints(options.keys, step);
+            result.run = drive(server, options.batchClients, batch, Long.MAX_VALUE, options.keys, checkpoints,
+                    checkpoints.buckets());
+            wal.interrupt();
+            wal.join();
+            result.walPeak = wal.peak;
+            result.checkpoints = checkpoints;
+            result.keys = result.run.events;
+            result.heapAfter = usedHeapAfterGc();
+            result.dbBytes = size(dir.resolve("log.sqlite"));
+            result.walBytes = size(dir.resolve("log.sqlite-wal"));
+            result.commits = commits.snapshot();
+        }
+        long closedDb = size(dir.resolve("log.sqlite"));
+        long closedWal = size(dir.resolve("log.sqlite-wal"));
+        long startNanos = System.nanoTime();
+        try (Interlace server = start(dir, true, null)) {
+            result.startupNanos = System.nanoTime() - startNanos;
+            result.heapRestarted = usedHeapAfterGc();
+            // Proves the rebuilt index is the one in use: replaying one accepted key must be a duplicate.
+            result.replayIsDuplicate = replayIsDuplicate(server, result.run.lastKey);
+        }
+        result.closedDbBytes = closedDb;
+        result.closedWalBytes = closedWal;
+        deleteTree(dir);
+        printBatched(result, step);
+        return result;
+    }
+
+    private static boolean replayIsDuplicate(Interlace server, String key) throws Exception {
+        if (key == null) {
+            return false;
+        }
+        HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+        HttpResponse<String> response = client.send(HttpRequest.newBuilder(publishUri(server))
+                .header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString("{\"order_id\":\"" + key + "\",\"total\":1.5}")).build(),
+                HttpResponse.BodyHandlers.ofString());
+        return response.statusCode() == 200 && response.body().contains("\"deduplicated\":1");
+    }
+
+    private void printBatched(Batched result, long step) {
+        Checkpoints checkpoints = result.checkpoints;
+        System.out.println();
+        System.out.println("| keys in window | interval events/s | cumulative events/s | req p50 ms | req p99 ms |"
+                + " req p99.9 ms |");
+        System.out.println("|---:|---:|---:|---:|---:|---:|");
+        for (int i = 0; i < checkpoints.buckets(); i++) {
+            long at = checkpoints.nanosAt(i);
+            if (at == 0) {
+                break;
+            }
+            LatencyLog bucket = result.run.latency.bucket(i);
+            System.out.printf("| %,d | %,.0f | %,.0f | %s | %s | %s |%n", checkpoints.keysAt(i),
+                    checkpoints.intervalRate(i), checkpoints.cumulativeRate(i), ms(bucket.percentile(50)),
+                    ms(bucket.percentile(99)), ms(bucket.percentile(99.9)));
+        }
+        System.out.println();
+        System.out.printf("keys in window               %,d (every event accepted, %d errors)%n", result.keys,
+                result.run.errors);
+        System.out.printf("throughput                   %,.0f events/s overall; up to 1 M keys: min interval %,.0f,"
+                + " mean %,.0f; last interval (at %,d keys): %,.0f%n", result.run.eventsPerSecond(),
+                result.minRateUpTo(1_000_000), checkpoints.rateThrough(1_000_000), result.keys,
+                result.lastRate());
+        System.out.printf("cpu                          %.2f cores used by this JVM, %.2f by other processes%n",
+                result.run.benchCores, result.run.otherCores);
+        System.out.printf("commits                      %,d (%.1f requests, %,.0f events per commit; commit p50 %s ms,"
+                + " p99 %s ms; %.0f%% of wall time in commit)%n", result.commits.count,
+                result.commits.requestsPerCommit(), result.commits.entriesPerCommit(),
+                ms(result.commits.durations.percentile(50)), ms(result.commits.durations.percentile(99)),
+                100.0 * result.commits.totalNanos / result.run.nanos);
+        System.out.printf("heap (used after GC)         %,d B before, %,d B after -> %.1f B/key; after restart %.1f"
+                + " B/key%n", result.heapBefore, result.heapAfter, result.heapPerKey(),
+                (double) (result.heapRestarted - result.heapBefore) / result.keys);
+        System.out.printf("disk while running           log.sqlite %,d B + WAL %,d B = %.1f B/key; WAL peak %,d B%n",
+                result.dbBytes, result.walBytes, result.diskPerKey(), result.walPeak);
+        System.out.printf("disk after close             log.sqlite %,d B + WAL %,d B (close checkpoints and truncates"
+                + " the WAL)%n", result.closedDbBytes, result.closedWalBytes);
+        System.out.printf("start-up with %,d keys     %.2f s (Interlace.builder()...start() on the same dir);"
+                + " replayed key deduplicated after restart: %s%n", result.keys, result.startupNanos / 1e9,
+                result.replayIsDuplicate);
+        System.out.println();
+    }
+
+    // ------------------------------------------------------------------------------------------ summary
+
+    private void printSummary() {
+        section("summary");
+        if (!groupCommit.isEmpty() && !baseline.isEmpty()) {
+            System.out.println("| clients | group commit events/s | baseline events/s | ratio | group p99 ms |"
+                    + " baseline p99 ms |");
+            System.out.println("|---:|---:|---:|---:|---:|---:|");
+            for (int clients : options.clients) {
+                Fixed on = groupCommit.get(clients);
+                Fixed off = baseline.get(clients);
+                if (on == null || off == null) {
+                    continue;
+                }
+                System.out.printf("| %d | %,.0f | %,.0f | %.2fx | %s | %s |%n", clients, on.run.eventsPerSecond(),
+                        off.run.eventsPerSecond(), on.run.eventsPerSecond() / off.run.eventsPerSecond(),
+                        ms(on.run.latency.percentile(99)), ms(off.run.latency.percentile(99)));
+            }
+            System.out.println();
+        }
+        System.out.println("| target | measured | met |");
+        System.out.println("|---|---|---|");
+        Fixed on64 = groupCommit.get(64);
+        Fixed off64 = baseline.get(64);
+        if (on64 != null && off64 != null) {
+            double ratio = on64.run.eventsPerSecond() / off64.run.eventsPerSecond();
+            target("(a) 64 clients >= 5x baseline (c) 64 clients", String.format("%.2fx (%,.0f vs %,.0f events/s)",
+                    ratio, on64.run.eventsPerSecond(), off64.run.eventsPerSecond()), ratio >= 5);
+        }
+        if (on64 != null) {
+            double p99 = on64.run.latency.percentile(99) / 1e6;
+            target("(a) 64 clients ack p99 <= 25 ms", String.format("%.2f ms", p99), p99 <= 25);
+        }
+        Fixed on1 = groupCommit.get(1);
+        if (on1 != null) {
+            double p99 = on1.run.latency.percentile(99) / 1e6;
+            target("(a) 1 client ack p99 <= 3 ms", String.format("%.2f ms", p99), p99 <= 3);
+        }
+        for (Batched b : batched.values()) {
+            double upTo1m = b.minRateUpTo(1_000_000);
+            target("(b) batch " + b.batch + ": >= 100 000 events/s up to 1 M keys",
+                    String.format("min interval %,.0f events/s", upTo1m), upTo1m >= 100_000);
+            if (b.keys >= 5_000_000) {
+                target("(b) batch " + b.batch + ": >= 50 000 events/s at 5 M keys",
+                        String.format("%,.0f events/s (last interval)", b.lastRate()), b.lastRate() >= 50_000);
+            } else {
+                target("(b) batch " + b.batch + ": >= 50 000 events/s at 5 M keys",
+                        String.format("not reached (run stopped at %,d keys): %,.0f events/s", b.keys, b.lastRate()),
+                        null);
+            }
+        }
+        System.out.println();
+    }
+
+    private static void target(String name, String measured, Boolean met) {
+        System.out.printf("| %s | %s | %s |%n", name, measured, met == null ? "n/a" : met ? "yes" : "**no**");
+    }
+
+    // ------------------------------------------------------------------------------------------ load generation
+
+    /**
+     * Runs {@code clients} closed-loop keep-alive clients, each with its own {@link HttpClient} (so its own
+     * connection), sending requests of {@code batch} events with fresh random keys back to back until
+     * {@code deadline} passes or {@code maxEvents} events have been accepted.
+     */
+    private Run drive(Interlace server, int clients, int batch, long deadline, long maxEvents, Checkpoints checkpoints,
+            int buckets) throws InterruptedException {
+        URI uri = publishUri(server);
+        AtomicLong accepted = new AtomicLong();
+        AtomicLong errors = new AtomicLong();
+        AtomicReferenceArray<String> lastKeys = new AtomicReferenceArray<>(clients);
+        LatencyLog[] logs = new LatencyLog[clients];
+        CountDownLatch ready = new CountDownLatch(clients);
+        CountDownLatch go = new CountDownLatch(1);
+        List<Thread> threads = new ArrayList<>();
+        for (int c = 0; c < clients; c++) {
+            int index = c;
+            logs[c] = new LatencyLog();
+            Thread thread = new Thread(() -> {
+                HttpClient client = options.rawClient ? null : HttpClient.newBuilder()
+                        .version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(10)).build();
+                RawHttpClient raw = options.rawClient ? new RawHttpClient(uri) : null;
+                LatencyLog log = logs[index];
+                ready.countDown();
+                try {
+                    go.await();
+                    while (System.nanoTime() < deadline && accepted.get() < maxEvents) {
+                        String[] keys = new String[batch];
+                        String body = body(keys);
+                        int bucket = checkpoints == null ? 0 : checkpoints.bucketOf(accepted.get());
+                        long start;
+                        int status;
+                        String text;
+                        try {
+                            if (raw != null) {
+                                byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+                                start = System.nanoTime();
+                                RawHttpClient.Response response = raw.post(bytes);
+                                status = response.status();
+                                text = response.body();
+                            } else {
+                                HttpRequest request = HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(60))
+                                        .header("Content-Type", "application/json")
+                                        .POST(HttpRequest.BodyPublishers.ofString(body)).build();
+                                start = System.nanoTime();
+                                HttpResponse<String> response = client.send(request,
+                                        HttpResponse.BodyHandlers.ofString());
+                                status = response.statusCode();
+                                text = response.body();
+                            }
+                        } catch (IOException e) {
+                            errors.incrementAndGet();
+                            continue;
+                        }
+                        long end = System.nanoTime();
+                        if (status != 200 || acceptedCount(text) != batch) {
+                            if (errors.incrementAndGet() <= 5) {
+                                System.out.println("unexpected response " + status + ": " + text);
+                            }
+                            continue;
+                        }
+                        log.add(end - start, bucket);
+                        lastKeys.set(index, keys[batch - 1]);
+                        long total = accepted.addAndGet(batch);
+                        if (checkpoints != null) {
+                            checkpoints.reached(total, end);
+                        }
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                } catch (Exception e) {
+                    errors.incrementAndGet();
+                    System.out.println("client " + index + " failed: " + e);
+                } finally {
+                    if (raw != null) {
+                        raw.close();
+                    }
+                }
+            }, "bench-client-" + c);
+            thread.setDaemon(true);
+            threads.add(thread);
+            thread.start();
+        }
+        ready.await();
+        long start = System.nanoTime();
+        if (checkpoints != null) {
+            checkpoints.start(start);
+        }
+        Cpu cpuStart = Cpu.now();
+        go.countDown();
+        for (Thread thread : threads) {
+            thread.join();
+        }
+        long nanos = System.nanoTime() - start;
+        double[] cores = Cpu.now().since(cpuStart);
+        LatencyLog all = LatencyLog.merge(logs, buckets);
+        String lastKey = null;
+        for (int c = 0; c < clients; c++) {
+            lastKey = lastKey != null ? lastKey : lastKeys.get(c);
+        }
+        return new Run(all.size(), accepted.get(), errors.get(), nanos, all, lastKey, cores[0], cores[1]);
+    }
+
+    private static String body(String[] keys) {
+        ThreadLocalRandom random = ThreadLocalRandom.current();
+        StringBuilder body = new StringBuilder(keys.length * 52 + 2);
+        if (keys.length > 1) {
+            body.append('[');
+        }
+        for (int i = 0; i < keys.length; i++) {
+            // UUIDv4: 122 random bits with the version and variant bits set.
+            long msb = (random.nextLong() & ~0xF000L) | 0x4000L;
+            long lsb = (random.nextLong() & 0x3FFFFFFFFFFFFFFFL) | 0x8000000000000000L;
+            keys[i] = new UUID(msb, lsb).toString();
+            if (i > 0) {
+                body.append(',');
+            }
+            body.append("{\"order_id\":\"").append(keys[i]).append("\",\"total\":1.5}");
+        }
+        if (keys.length > 1) {
+            body.append(']');
+        }
+        return body.toString();
+    }
+
+    private static long acceptedCount(String body) {
+        int at = body.indexOf("\"accepted\":");
+        if (at < 0) {
+            return -1;
+        }
+        int from = at + "\"accepted\":".length();
+        int to = from;
+        while (to < body.length() && Character.isDigit(body.charAt(to))) {
+            to++;
+        }
+        return Long.parseLong(body.substring(from, to));
+    }
+
+    private static URI publishUri(Interlace server) {
+        return server.uri().resolve("/streams/" + STREAM);
+    }
+
+    // ------------------------------------------------------------------------------------------ server
+
+    private Interlace start(Path dir, boolean group, CommitListener listener) {
+        InterlaceConfig config = ConfigLoader.load(new String[] {"--port", "0", "--data-dir", dir.toString(),
+                "--max-pending", Long.toString(MAX_PENDING), "--max-events-per-request", "10000"}, Map.of()).config();
+        Interlace.Builder builder = Interlace.builder().config(config);
+        List<com.google.inject.Module> overrides = new ArrayList<>();
+        if (!group) {
+            overrides.add(new OneRequestPerCommit(config.maxPending()));
+        }
+        if (listener != null) {
+            overrides.add(new AbstractModule() {
+                @Override
+                protected void configure() {
+                    bind(CommitListener.class).toInstance(listener);
+                }
+            });
+        }
+        return builder.override(overrides.toArray(new com.google.inject.Module[0])).start();
+    }
+
+    /** Baseline (c): the log commits every request in its own transaction (one fsync per request). */
+    static final class OneRequestPerCommit extends AbstractModule {
+        private final long maxPending;
+
+        OneRequestPerCommit(long maxPending) {
+            this.maxPending = maxPending;
+        }
+
+        @Provides
+        @Singleton
+        LogSettings settings() {
+            return new LogSettings(maxPending, 256L << 20, 1);
+        }
+    }
+
+    private Path fresh(String name) throws IOException {
+        Path dir = root.resolve(name);
+        deleteTree(dir);
+        return Files.createDirectories(dir);
+    }
+
+    private static long usedHeapAfterGc() {
+        Runtime runtime = Runtime.getRuntime();
+        for (int i = 0; i < 3; i++) {
+            System.gc();
+            try {
+                Thread.sleep(200);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        return runtime.totalMemory() - runtime.freeMemory();
+    }
+
+    private static long size(Path file) {
+        try {
+            return Files.exists(file) ? Files.size(file) : 0;
+        } catch (IOException e) {
+            return -1;
+        }
+    }
+
+    private static void deleteTree(Path dir) throws IOException {
+        if (!Files.exists(dir)) {
+            return;
+        }
+        try (Stream<Path> paths = Files.walk(dir)) {
+            for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(path);
+            }
+        }
+    }
+
+    private static void section(String title) {
+        System.out.println();
+        System.out.println("== " + title);
+    }
+
+    private static String ms(double nanos) {
+        return String.format(Locale.ROOT, "%.2f", nanos / 1e6);
+    }
+
+    // ------------------------------------------------------------------------------------------ records
+
+    private record Run(long requests, long events, long errors, long nanos, LatencyLog latency, String lastKey,
+            double benchCores, double otherCores) {
+        double seconds() {
+            return nanos / 1e9;
+        }
+
+        double eventsPerSecond() {
+            return events / seconds();
+        }
+    }
+
+    private record Fixed(int clients, Run run, CommitStats.Snapshot commits) {}
+
+    private static final class Batched {
+        final int batch;
+        Run run;
+        Checkpoints checkpoints;
+        CommitStats.Snapshot commits;
+        long keys;
+        long heapBefore;
+        long heapAfter;
+        long heapRestarted;
+        long dbBytes;
+        long walBytes;
+        long walPeak;
+        long closedDbBytes;
+        long closedWalBytes;
+        long startupNanos;
+        boolean replayIsDuplicate;
+
+        Batched(int batch) {
+            this.batch = batch;
+        }
+
+        double heapPerKey() {
+            return (double) (heapAfter - heapBefore) / keys;
+        }
+
+        double diskPerKey() {
+            return (double) (dbBytes + walBytes) / keys;
+        }
+
+        double minRateUpTo(long keysBound) {
+            double min = Double.MAX_VALUE;
+            for (int i = 0; i < checkpoints.buckets() && checkpoints.boundary(i) <= keysBound; i++) {
+                if (checkpoints.nanosAt(i) != 0) {
+                    min = Math.min(min, checkpoints.intervalRate(i));
+                }
+            }
+            return min == Double.MAX_VALUE ? 0 : min;
+        }
+
+        double lastRate() {
+            for (int i = checkpoints.buckets() - 1; i >= 0; i--) {
+                if (checkpoints.nanosAt(i) != 0) {
+                    return checkpoints.intervalRate(i);
+                }
+            }
+            return 0;
+        }
+    }
+
+    /**
+     * When the count of accepted keys first reached each boundary ({@code step}, {@code 2 step}, ... and finally
+     * {@code total}), and the exact count at that moment.
+     */
+    private static final class Checkpoints {
+        private final long step;
+        private final long total;
+        private final long[] nanos;
+        private final long[] keys;
+        private long start;
+
+        Checkpoints(long total, long step) {
+            this.step = step;
+            this.total = total;
+            int count = (int) ((total + step - 1) / step);
+            this.nanos = new long[count];
+            this.keys = new long[count];
+        }
+
+        void start(long startNanos) {
+            this.start = startNanos;
+        }
+
+        int buckets() {
+            return nanos.length;
+        }
+
+        private long boundary(int i) {
+            return Math.min((i + 1) * step, total);
+        }
+
+        int bucketOf(long acceptedSoFar) {
+            return (int) Math.min(acceptedSoFar / step, nanos.length - 1);
+        }
+
+        synchronized void reached(long accepted, long at) {
+            for (int i = 0; i < nanos.length && boundary(i) <= accepted; i++) {
+                if (nanos[i] == 0) {
+                    nanos[i] = at;
+                    keys[i] = accepted;
+                }
+            }
+        }
+
+        synchronized long nanosAt(int i) {
+            return nanos[i];
+        }
+
+        synchronized long keysAt(int i) {
+            return keys[i] != 0 ? keys[i] : boundary(i);
+        }
+
+        synchronized double intervalRate(int i) {
+            long previousKeys = i == 0 ? 0 : keys[i - 1];
+            long previousNanos = i == 0 ? start : nanos[i - 1];
+            return (keys[i] - previousKeys) / ((nanos[i] - previousNanos) / 1e9);
+        }
+
+        synchronized double cumulativeRate(int i) {
+            return keys[i] / ((nanos[i] - start) / 1e9);
+        }
+
+        /** Mean events/s from the start to the first checkpoint at or past {@code bound} keys. */
+        synchronized double rateThrough(long bound) {
+            for (int i = 0; i < nanos.length; i++) {
+                if (nanos[i] != 0 && keys[i] >= bound) {
+                    return cumulativeRate(i);
+                }
+            }
+            return 0;
+        }
+    }
+
+    /** Request latencies in nanoseconds with a bucket (keys-in-window interval) each; sorted when read. */
+    static final class LatencyLog {
+        private long[] values = new long[1024];
+        private int[] buckets = new int[1024];
+        private int size;
+        private boolean sorted;
+
+        void add(long nanos, int bucket) {
+            if (size == values.length) {
+                values = Arrays.copyOf(values, size * 2);
+                buckets = Arrays.copyOf(buckets, size * 2);
+            }
+            values[size] = nanos;
+            buckets[size] = bucket;
+            size++;
+            sorted = false;
+        }
+
+        int size() {
+            return size;
+        }
+
+        static LatencyLog merge(LatencyLog[] logs, int bucketCount) {
+            LatencyLog merged = new LatencyLog();
+            merged.perBucket = new LatencyLog[bucketCount];
+            for (int b = 0; b < bucketCount; b++) {
+                merged.perBucket[b] = new LatencyLog();
+            }
+            for (LatencyLog log : logs) {
+                for (int i = 0; i < log.size; i++) {
+                    merged.add(log.values[i], log.buckets[i]);
+                    merged.perBucket[Math.min(log.buckets[i], bucketCount - 1)].add(log.values[i], 0);
+                }
+            }
+            return merged;
+        }
+
+        private LatencyLog[] perBucket;
+
+        LatencyLog bucket(int index) {
+            return perBucket == null ? this : perBucket[index];
+        }
+
+        /** Nearest-rank percentile, in nanoseconds; NaN when empty. */
+        double percentile(double p) {
+            if (size == 0) {
+                return Double.NaN;
+            }
+            sort();
+            int rank = (int) Math.ceil(p / 100.0 * size);
+            return values[Math.max(0, Math.min(size - 1, rank - 1))];
+        }
+
+        double max() {
+            return percentile(100);
+        }
+
+        private void sort() {
+            if (!sorted) {
+                // Buckets are not needed once values are sorted for percentiles (merge keeps them per bucket).
+                Arrays.sort(values, 0, size);
+                sorted = true;
+            }
+        }
+    }
+
+    /** Group commits seen by the log's writer thread: requests and entries per commit, and commit+fsync time. */
+    static final class CommitStats implements CommitListener {
+        private long count;
+        private long requests;
+        private long entries;
+        private long totalNanos;
+        private long startedAt;
+        private final LatencyLog durations = new LatencyLog();
+
+        @Override
+        public synchronized void beforeCommit(int groupRequests, int groupEntries) {
+            startedAt = System.nanoTime();
+        }
+
+        @Override
+        public synchronized void afterCommit(int groupRequests, int groupEntries) {
+            long nanos = System.nanoTime() - startedAt;
+            count++;
+            requests += groupRequests;
+            entries += groupEntries;
+            totalNanos += nanos;
+            durations.add(nanos, 0);
+        }
+
+        synchronized Snapshot snapshot() {
+            LatencyLog copy = new LatencyLog();
+            for (int i = 0; i < durations.size; i++) {
+                copy.add(durations.values[i], 0);
+            }
+            return new Snapshot(count, requests, entries, totalNanos, copy);
+        }
+
+        record Snapshot(long count, long requests, long entries, long totalNanos, LatencyLog durations) {
+            double requestsPerCommit() {
+                return count == 0 ? 0 : (double) requests / count;
+            }
+
+            double entriesPerCommit() {
+                return count == 0 ? 0 : (double) entries / count;
+            }
+        }
+    }
+
+    /**
+     * CPU used during a measurement: by this JVM (server and load generator) and by everything else on the machine
+     * (from /proc/stat), in cores. "Other" well above zero means the run was disturbed.
+     */
+    record Cpu(long processNanos, long busyTicks, long wallNanos) {
+        static Cpu now() {
+            long process = ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
+                    .getProcessCpuTime();
+            long busy = -1;
+            try {
+                String[] fields = Files.readAllLines(Path.of("/proc/stat")).get(0).trim().split("\\s+");
+                busy = 0;
+                // user nice system idle iowait irq softirq steal: everything but idle and iowait is busy.
+                for (int i = 1; i <= 8 && i < fields.length; i++) {
+                    if (i != 4 && i != 5) {
+                        busy += Long.parseLong(fields[i]);
+                    }
+                }
+            } catch (IOException | RuntimeException e) {
+                busy = -1;
+            }
+            return new Cpu(process, busy, System.nanoTime());
+        }
+
+        /** {benchCores, otherCores} between {@code start} and this. */
+        double[] since(Cpu start) {
+            double seconds = (wallNanos - start.wallNanos) / 1e9;
+            double bench = (processNanos - start.processNanos) / 1e9 / seconds;
+            if (busyTicks < 0 || start.busyTicks < 0) {
+                return new double[] {bench, Double.NaN};
+            }
+            double machine = (busyTicks - start.busyTicks) / 100.0 / seconds; // USER_HZ = 100
+            return new double[] {bench, Math.max(0, machine - bench)};
+        }
+    }
+
+    /** Samples the WAL's size every 200 ms and keeps the peak. */
+    private static final class WalWatch extends Thread {
+        private final Path wal;
+        volatile long peak;
+
+        WalWatch(Path wal) {
+            super("bench-wal-watch");
+            this.wal = wal;
+            setDaemon(true);
+        }
+
+        @Override
+        public void run() {
+            while (!isInterrupted()) {
+                peak = Math.max(peak, size(wal));
+                try {
+                    Thread.sleep(200);
+                } catch (InterruptedException e) {
+                    return;
+                }
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------ options
+
+    static final class Options {
+        static final String USAGE = String.join("\n",
+                "usage: java -cp examples/target/interlace-examples.jar dev.interlace.examples.bench.PublishBenchmark"
+                        + " [options]",
+                "  --seconds N          length of each (a)/(c) run (default 30)",
+                "  --keys N             keys in the dedup window at which each (b) run stops (default 5000000)",
+                "  --clients LIST       client counts for (a) and (c) (default 1,16,64)",
+                "  --batches LIST       batch sizes for (b) (default 100,1000)",
+                "  --batch-clients N    concurrent clients in (b) (default 8)",
+                "  --steps N            (b) reports throughput every keys/N keys (default 20)",
+                "  --warmup N           seconds of unmeasured JIT warm-up on a throwaway dir (default 10)",
+                "  --scenarios LIST     which of a,b,c to run, in that order (default a,c,b)",
+                "  --data-root DIR      where the fresh data dirs go (default a new temp dir, removed at the end)",
+                "  --client KIND        load generator: jdk (java.net.http.HttpClient, default) or raw (a minimal",
+                "                       blocking HTTP/1.1 keep-alive socket client, to measure the JDK client's cost)",
+                "  --keep               keep the temp data root afterwards");
+
+        int seconds = 30;
+        long keys = 5_000_000;
+        int[] clients = {1, 16, 64};
+        int[] batches = {100, 1000};
+        int batchClients = 8;
+        int steps = 20;
+        int warmupSeconds = 10;
+        String scenarios = "a,c,b";
+        Path dataRoot;
+        boolean keep;
+        boolean help;
+        boolean rawClient;
+
+        static Options parse(String[] args) {
+            Options options = new Options();
+            for (int i = 0; i < args.length; i++) {
+                String arg = args[i];
+                String value = null;
+                if (arg.startsWith("--") && arg.contains("=")) {
+                    value = arg.substring(arg.indexOf('=') + 1);
+                    arg = arg.substring(0, arg.indexOf('='));
+                }
+                switch (arg) {
+                    case "--help", "-h" -> options.help = true;
+                    case "--keep" -> options.keep = true;
+                    default -> {
+                        if (value == null) {
+                            if (i + 1 >= args.length) {
+                                throw new IllegalArgumentException("missing value for " + arg);
+                            }
+                            value = args[++i];
+                        }
+                        options.set(arg, value);
+                    }
+                }
+            }
+            return options;
+        }
+
+        private void set(String flag, String value) {
+            try {
+                switch (flag) {
+                    case "--seconds" -> seconds = positive(Integer.parseInt(value), flag);
+                    case "--keys" -> keys = positive(Long.parseLong(value.replace("_", "")), flag);
+                    case "--clients" -> clients = list(value, flag);
+                    case "--batches" -> batches = list(value, flag);
+                    case "--batch-clients" -> batchClients = positive(Integer.parseInt(value), flag);
+                    case "--steps" -> steps = positive(Integer.parseInt(value), flag);
+                    case "--warmup" -> warmupSeconds = Integer.parseInt(value);
+                    case "--scenarios" -> scenarios = value;
+                    case "--data-root" -> dataRoot = Path.of(value);
+                    case "--client" -> {
+                        if (!value.equals("jdk") && !value.equals("raw")) {
+                            throw new IllegalArgumentException("--client is jdk or raw, not " + value);
+                        }
+                        rawClient = value.equals("raw");
+                    }
+                    default -> throw new IllegalArgumentException("unknown option " + flag);
+                }
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException("not a number for " + flag + ": " + value);
+            }
+        }
+
+        private static int[] list(String value, String flag) {
+            return Arrays.stream(value.split(",")).map(String::strip).mapToInt(Integer::parseInt)
+                    .map(n -> positive(n, flag)).toArray();
+        }
+
+        private static long positive(long n, String flag) {
+            if (n < 1) {
+                throw new IllegalArgumentException(flag + " must be at least 1");
+            }
+            return n;
+        }
+
+        private static int positive(int n, String flag) {
+            if (n < 1) {
+                throw new IllegalArgumentException(flag + " must be at least 1");
+            }
+            return n;
+        }
+
+        @Override
+        public String toString() {
+            return "--seconds " + seconds + " --keys " + keys + " --clients " + join(clients) + " --batches "
+                    + join(batches) + " --batch-clients " + batchClients + " --steps " + steps + " --warmup "
+                    + warmupSeconds + " --scenarios " + scenarios + " --client " + (rawClient ? "raw" : "jdk");
+        }
+
+        private static String join(int[] values) {
+            return Arrays.stream(values).mapToObj(Integer::toString).collect(Collectors.joining(","));
+        }
+    }
+}
