@@ -40,6 +40,14 @@ public interface Warehouse extends AutoCloseable {
     /** The watermark a target has committed. */
     long watermark(Target target);
 
+    /**
+     * Runs one read-only statement (checked by the caller with {@code ReadOnlySql}) in a transaction that is rolled
+     * back, returning at most {@code maxRows} rows.
+     *
+     * @throws dev.interlace.runtime.sql.QueryException with the database's message when the query fails or times out
+     */
+    dev.interlace.runtime.sql.QueryResult query(String sql, int maxRows, java.time.Duration timeout);
+
     @Override
     void close();
 

@@ -39,11 +39,13 @@ public final class HttpApi {
     private String executorDescription;
 
     @Inject
-    public HttpApi(RequestIds requestIds, PublishRoutes publish, StreamRoutes streams, HealthRoutes health) {
+    public HttpApi(RequestIds requestIds, PublishRoutes publish, StreamRoutes streams, HealthRoutes health,
+            SqlRoutes sql) {
         this.requestIds = requestIds;
         publish.register(routes);
         streams.register(routes);
         health.register(routes);
+        sql.register(routes);
     }
 
     /** Starts listening; returns the bound port (useful with port 0). */

@@ -17,17 +17,15 @@ import java.util.function.LongConsumer;
  */
 final class DedupIndex {
 
-    private static final byte EMPTY = 0;
-    private static final byte USED = 1;
+    /** Segments, chosen by the hash's top bits, so that growing the index never rehashes every key at once. */
+    private static final int SEGMENTS = 64;
 
-    private long[] hashes;
-    private long[] offsets;
-    private long[] firstSeenMicros;
-    private byte[] states;
-    private int size;
+    private final Segment[] segments = new Segment[SEGMENTS];
 
     DedupIndex() {
-        allocate(1024);
+        for (int i = 0; i < SEGMENTS; i++) {
+            segments[i] = new Segment();
+        }
     }
 
     /** The 64-bit hash of a canonical key (FNV-1a over UTF-8 with a final avalanche). */
@@ -47,12 +45,20 @@ final class DedupIndex {
 
     /** How many keys are held. */
     int size() {
+        int size = 0;
+        for (Segment segment : segments) {
+            size += segment.size();
+        }
         return size;
     }
 
     /** Approximate heap bytes used by the table. */
     long bytes() {
-        return (long) hashes.length * (8 + 8 + 8 + 1);
+        long bytes = 0;
+        for (Segment segment : segments) {
+            bytes += segment.bytes();
+        }
+        return bytes;
     }
 
     /**
@@ -60,58 +66,109 @@ final class DedupIndex {
      * {@code notBeforeMicros}.
      */
     void candidates(long hash, long notBeforeMicros, LongConsumer candidate) {
-        int mask = hashes.length - 1;
-        for (int i = slot(hash, mask); states[i] != EMPTY; i = (i + 1) & mask) {
-            if (states[i] == USED && hashes[i] == hash && firstSeenMicros[i] >= notBeforeMicros) {
-                candidate.accept(offsets[i]);
-            }
-        }
+        segment(hash).candidates(hash, notBeforeMicros, candidate);
     }
 
     /** Adds a key's first acceptance. */
     void add(long hash, long offset, long acceptedAtMicros) {
-        if ((size + 1) * 4L > hashes.length * 3L) {
-            rehash(hashes.length * 2, Long.MIN_VALUE, 0);
-        }
-        int mask = hashes.length - 1;
-        int i = slot(hash, mask);
-        while (states[i] == USED) {
-            i = (i + 1) & mask;
-        }
-        hashes[i] = hash;
-        offsets[i] = offset;
-        firstSeenMicros[i] = acceptedAtMicros;
-        states[i] = USED;
-        size++;
+        segment(hash).add(hash, offset, acceptedAtMicros);
     }
 
     /** Drops keys first accepted before {@code notBeforeMicros} or whose offset is at most {@code throughOffset}. */
     void removeExpired(long notBeforeMicros, long throughOffset) {
-        rehash(hashes.length, notBeforeMicros, throughOffset);
-    }
-
-    private void rehash(int capacity, long notBeforeMicros, long throughOffset) {
-        long[] oldHashes = hashes;
-        long[] oldOffsets = offsets;
-        long[] oldSeen = firstSeenMicros;
-        byte[] oldStates = states;
-        allocate(capacity);
-        for (int i = 0; i < oldHashes.length; i++) {
-            if (oldStates[i] == USED && oldSeen[i] >= notBeforeMicros && oldOffsets[i] > throughOffset) {
-                add(oldHashes[i], oldOffsets[i], oldSeen[i]);
-            }
+        for (Segment segment : segments) {
+            segment.removeExpired(notBeforeMicros, throughOffset);
         }
     }
 
-    private void allocate(int capacity) {
-        hashes = new long[capacity];
-        offsets = new long[capacity];
-        firstSeenMicros = new long[capacity];
-        states = new byte[capacity];
-        size = 0;
+    private Segment segment(long hash) {
+        return segments[(int) (hash >>> 58)];
     }
 
-    private static int slot(long hash, int mask) {
-        return (int) (hash ^ (hash >>> 32)) & mask;
+    /** One open-addressing table; a resize moves only its own keys. */
+        private static final class Segment {
+
+        private static final byte EMPTY = 0;
+        private static final byte USED = 1;
+
+        private long[] hashes;
+        private long[] offsets;
+        private long[] firstSeenMicros;
+        private byte[] states;
+        private int size;
+
+        Segment() {
+            allocate(1024);
+        }
+
+        /** How many keys are held. */
+        int size() {
+            return size;
+        }
+
+        /** Approximate heap bytes used by the table. */
+        long bytes() {
+            return (long) hashes.length * (8 + 8 + 8 + 1);
+        }
+
+        /**
+         * Calls {@code candidate} with the offset of every key with this hash first accepted at or after
+         * {@code notBeforeMicros}.
+         */
+        void candidates(long hash, long notBeforeMicros, LongConsumer candidate) {
+            int mask = hashes.length - 1;
+            for (int i = slot(hash, mask); states[i] != EMPTY; i = (i + 1) & mask) {
+                if (states[i] == USED && hashes[i] == hash && firstSeenMicros[i] >= notBeforeMicros) {
+                    candidate.accept(offsets[i]);
+                }
+            }
+        }
+
+        /** Adds a key's first acceptance. */
+        void add(long hash, long offset, long acceptedAtMicros) {
+            if ((size + 1) * 4L > hashes.length * 3L) {
+                rehash(hashes.length * 2, Long.MIN_VALUE, 0);
+            }
+            int mask = hashes.length - 1;
+            int i = slot(hash, mask);
+            while (states[i] == USED) {
+                i = (i + 1) & mask;
+            }
+            hashes[i] = hash;
+            offsets[i] = offset;
+            firstSeenMicros[i] = acceptedAtMicros;
+            states[i] = USED;
+            size++;
+        }
+
+        /** Drops keys first accepted before {@code notBeforeMicros} or whose offset is at most {@code throughOffset}. */
+        void removeExpired(long notBeforeMicros, long throughOffset) {
+            rehash(hashes.length, notBeforeMicros, throughOffset);
+        }
+
+        private void rehash(int capacity, long notBeforeMicros, long throughOffset) {
+            long[] oldHashes = hashes;
+            long[] oldOffsets = offsets;
+            long[] oldSeen = firstSeenMicros;
+            byte[] oldStates = states;
+            allocate(capacity);
+            for (int i = 0; i < oldHashes.length; i++) {
+                if (oldStates[i] == USED && oldSeen[i] >= notBeforeMicros && oldOffsets[i] > throughOffset) {
+                    add(oldHashes[i], oldOffsets[i], oldSeen[i]);
+                }
+            }
+        }
+
+        private void allocate(int capacity) {
+            hashes = new long[capacity];
+            offsets = new long[capacity];
+            firstSeenMicros = new long[capacity];
+            states = new byte[capacity];
+            size = 0;
+        }
+
+        private static int slot(long hash, int mask) {
+            return (int) (hash ^ (hash >>> 32)) & mask;
+        }
     }
 }
