@@ -1,9 +1,11 @@
 package dev.interlace.runtime.http;
 
 import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpExchange;
 import dev.interlace.runtime.flush.Warehouse;
@@ -30,7 +32,9 @@ final class SqlRoutes {
     static final Duration TIMEOUT = Duration.ofSeconds(30);
     private static final int MAX_SQL_BYTES = 1 << 20;
     private static final ObjectMapper EXACT = new ObjectMapper()
-            .enable(JsonGenerator.Feature.WRITE_BIGDECIMAL_AS_PLAIN);
+            .enable(JsonGenerator.Feature.WRITE_BIGDECIMAL_AS_PLAIN)
+            .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
+            .setNodeFactory(JsonNodeFactory.withExactBigDecimals(true));
 
     private final Optional<Warehouse> warehouse;
 
@@ -157,7 +161,8 @@ final class SqlRoutes {
         if (value == null) {
             return EXACT.nullNode();
         }
-        if (type.equals("JSON") && value instanceof String text) {
+        if (type.equals("JSON")) {
+            String text = value.toString();
             try {
                 return EXACT.readTree(text);
             } catch (IOException e) {

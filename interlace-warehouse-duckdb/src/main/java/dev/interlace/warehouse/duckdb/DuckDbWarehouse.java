@@ -3,6 +3,8 @@ package dev.interlace.warehouse.duckdb;
 import dev.interlace.annotations.SchemaDrift;
 import dev.interlace.runtime.flush.FlushListener;
 import dev.interlace.runtime.flush.Warehouse;
+import dev.interlace.runtime.sql.QueryException;
+import dev.interlace.runtime.sql.QueryResult;
 import dev.interlace.runtime.stream.Column;
 import dev.interlace.runtime.stream.StreamDescriptor;
 import java.math.BigDecimal;
@@ -10,17 +12,27 @@ import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
+import java.sql.ResultSetMetaData;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDate;
+import java.time.LocalDateTime;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 import org.duckdb.DuckDBAppender;
@@ -44,6 +56,11 @@ final class DuckDbWarehouse implements Warehouse {
     private final FlushListener listener;
     private final DuckDBConnection connection;
     private final BlockingQueue<DuckDBConnection> idle = new LinkedBlockingQueue<>();
+    private final ScheduledExecutorService watchdog = Executors.newSingleThreadScheduledExecutor(runnable -> {
+        Thread thread = new Thread(runnable, "interlace-sql-timeout");
+        thread.setDaemon(true);
+        return thread;
+    });
 
     DuckDbWarehouse(Path file, FlushListener listener) {
         this.file = file;
@@ -292,6 +309,77 @@ final class DuckDbWarehouse implements Warehouse {
         }
     }
 
+    @Override
+    public QueryResult query(String sql, int maxRows, Duration timeout) {
+        DuckDBConnection c = borrow();
+        ScheduledFuture<?> deadline = null;
+        AtomicBoolean cancelled = new AtomicBoolean();
+        try (Statement statement = c.createStatement()) {
+            c.setAutoCommit(false);
+            deadline = watchdog.schedule(() -> {
+                cancelled.set(true);
+                try {
+                    statement.cancel();
+                } catch (SQLException e) {
+                    LOG.log(Level.FINE, "cancelling a query failed", e);
+                }
+            }, Math.max(1, timeout.toMillis()), TimeUnit.MILLISECONDS);
+            try (ResultSet rows = statement.executeQuery(sql)) {
+                ResultSetMetaData meta = rows.getMetaData();
+                List<QueryResult.ResultColumn> columns = new ArrayList<>();
+                for (int i = 1; i <= meta.getColumnCount(); i++) {
+                    columns.add(new QueryResult.ResultColumn(meta.getColumnName(i), meta.getColumnTypeName(i)));
+                }
+                List<List<Object>> values = new ArrayList<>();
+                boolean truncated = false;
+                while (rows.next()) {
+                    if (values.size() == maxRows) {
+                        truncated = true;
+                        break;
+                    }
+                    List<Object> row = new ArrayList<>(columns.size());
+                    for (int i = 1; i <= columns.size(); i++) {
+                        row.add(value(rows, i, columns.get(i - 1).type()));
+                    }
+                    values.add(row);
+                }
+                return new QueryResult(columns, values, truncated);
+            }
+        } catch (SQLException e) {
+            throw new QueryException(cancelled.get() ? "the query ran longer than " + timeout.toMillis()
+                    + " ms and was cancelled" : e.getMessage(), cancelled.get(), e);
+        } finally {
+            if (deadline != null) {
+                deadline.cancel(false);
+            }
+            rollbackQuietly(c);
+            try {
+                c.setAutoCommit(true);
+            } catch (SQLException e) {
+                LOG.log(Level.FINE, "resetting auto-commit failed", e);
+            }
+            release(c);
+        }
+    }
+
+    /** A column value in a JSON-friendly Java type: timestamps as UTC instants, dates as local dates. */
+    private static Object value(ResultSet rows, int index, String type) throws SQLException {
+        Object value = rows.getObject(index);
+        if (value == null) {
+            return null;
+        }
+        if (type.equals("TIMESTAMP") || type.startsWith("TIMESTAMP_")) {
+            return rows.getObject(index, LocalDateTime.class).toInstant(ZoneOffset.UTC);
+        }
+        if (type.equals("TIMESTAMP WITH TIME ZONE")) {
+            return rows.getObject(index, OffsetDateTime.class).toInstant();
+        }
+        if (type.equals("DATE")) {
+            return rows.getObject(index, LocalDate.class);
+        }
+        return value;
+    }
+
     /** A connection of its own for the calling thread's work (DuckDB connections are not thread-safe). */
     DuckDBConnection borrow() {
         DuckDBConnection c = idle.poll();
@@ -321,6 +409,7 @@ final class DuckDbWarehouse implements Warehouse {
 
     @Override
     public void close() {
+        watchdog.shutdownNow();
         DuckDBConnection c;
         while ((c = idle.poll()) != null) {
             try {
