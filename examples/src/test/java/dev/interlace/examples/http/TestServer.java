@@ -30,7 +30,10 @@ import java.util.zip.GZIPOutputStream;
 /** A real server on an ephemeral port over a temporary data directory, and a small HTTP client for it. */
 final class TestServer implements AutoCloseable {
 
-    static final ObjectMapper JSON = new ObjectMapper();
+    /** Reads numbers exactly, as a client checking decimals must. */
+    static final ObjectMapper JSON = new ObjectMapper()
+            .enable(com.fasterxml.jackson.databind.DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
+            .setNodeFactory(com.fasterxml.jackson.databind.node.JsonNodeFactory.withExactBigDecimals(true));
     static final StreamCatalog CATALOG = StreamCatalog.of(List.of(
             OrdersStream.DESCRIPTOR, ClicksStream.DESCRIPTOR, EvolvingStream.DESCRIPTOR));
 
