@@ -26,6 +26,7 @@ public final class Main {
         this.out = out;
         this.err = err;
         register(new ServeCommand());
+        register(new SqlCommand());
         register(new StreamsCommand());
     }
 
