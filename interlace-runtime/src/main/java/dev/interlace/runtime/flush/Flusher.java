@@ -209,8 +209,7 @@ public final class Flusher implements AutoCloseable {
             }
             List<Warehouse.Row> rows = new ArrayList<>(entries.size());
             for (LogEntry entry : entries) {
-                rows.add(new Warehouse.Row(entry.offset(), entry.ingestedAtMicros(), entry.requestId(),
-                        decode(stream, entry)));
+                rows.add(decode(stream, entry));
             }
             long newWatermark = entries.get(entries.size() - 1).offset();
             commit(flush, target, flush.eventsToken, watermark, newWatermark, rows);
@@ -247,7 +246,7 @@ public final class Flusher implements AutoCloseable {
      * Coerces a logged event with the stream's decoder, the same code that validated it at publish time. An entry
      * that no longer decodes (its schema changed incompatibly) stops the stream's flush with an error naming it.
      */
-    private static List<Object> decode(StreamDescriptor stream, LogEntry entry) {
+    private static Warehouse.Row decode(StreamDescriptor stream, LogEntry entry) {
         DecodeResult<? extends StreamEvent> result;
         try {
             result = stream.decoder().decode(entry.payload());
@@ -260,12 +259,13 @@ public final class Flusher implements AutoCloseable {
                     + " (schema version " + entry.schemaVersion() + ") does not match schema version "
                     + stream.schemaVersion() + ": " + invalid.errors());
         }
-        StreamEvent event = ((DecodeResult.Valid<? extends StreamEvent>) result).event();
+        DecodeResult.Valid<? extends StreamEvent> valid = (DecodeResult.Valid<? extends StreamEvent>) result;
         List<Object> values = new ArrayList<>(stream.columns().size());
         for (int i = 0; i < stream.columns().size(); i++) {
-            values.add(event.value(i));
+            values.add(valid.event().value(i));
         }
-        return values;
+        return new Warehouse.Row(entry.offset(), entry.ingestedAtMicros(), entry.requestId(), values,
+                valid.undeclaredFields());
     }
 
     private long micros() {

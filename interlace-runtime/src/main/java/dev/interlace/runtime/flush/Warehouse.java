@@ -41,6 +41,12 @@ public interface Warehouse extends AutoCloseable {
     long watermark(Target target);
 
     /**
+     * The columns an evolving stream gained from undeclared fields, in the order they were added, name to canonical
+     * type ({@code bigint}, {@code double}, {@code boolean}, {@code string} or {@code json}).
+     */
+    java.util.Map<String, String> evolvedColumns(String stream);
+
+    /**
      * Runs one read-only statement (checked by the caller with {@code ReadOnlySql}) in a transaction that is rolled
      * back, returning at most {@code maxRows} rows.
      *
@@ -88,8 +94,17 @@ public interface Warehouse extends AutoCloseable {
      * @param requestId the request that wrote it
      * @param values the declared columns' typed values in order (for quarantine rows: the payload text and the
      *     errors as JSON text)
+     * @param undeclaredFields for streams that evolve: fields outside the declared schema, name to JSON text; they
+     *     become nullable columns whose types are inferred and widened as needed
      */
-    record Row(long offset, long ingestedAtMicros, String requestId, List<Object> values) {}
+    record Row(long offset, long ingestedAtMicros, String requestId, List<Object> values,
+            java.util.Map<String, String> undeclaredFields) {
+
+        /** A row without undeclared fields. */
+        public Row(long offset, long ingestedAtMicros, String requestId, List<Object> values) {
+            this(offset, ingestedAtMicros, requestId, values, java.util.Map.of());
+        }
+    }
 
     /** The warehouse refused a write because another flusher holds the target, or its watermark moved. */
     final class FencedException extends RuntimeException {

@@ -4,8 +4,10 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpExchange;
+import dev.interlace.annotations.SchemaDrift;
 import dev.interlace.runtime.flush.FlushStatus;
 import dev.interlace.runtime.flush.Flusher;
+import dev.interlace.runtime.flush.Warehouse;
 import dev.interlace.runtime.log.LogEntry;
 import dev.interlace.runtime.log.StreamHead;
 import dev.interlace.runtime.log.StreamLog;
@@ -30,13 +32,16 @@ final class StreamRoutes {
     private final StreamLog log;
     private final Watermarks watermarks;
     private final Flusher flusher;
+    private final Optional<Warehouse> warehouse;
 
     @Inject
-    StreamRoutes(StreamCatalog catalog, StreamLog log, Watermarks watermarks, Flusher flusher) {
+    StreamRoutes(StreamCatalog catalog, StreamLog log, Watermarks watermarks, Flusher flusher,
+            Optional<Warehouse> warehouse) {
         this.catalog = catalog;
         this.log = log;
         this.watermarks = watermarks;
         this.flusher = flusher;
+        this.warehouse = warehouse;
     }
 
     void register(List<Route> routes) {
@@ -88,6 +93,13 @@ final class StreamRoutes {
             ObjectNode schema = node.putObject("schema");
             for (Column column : stream.columns()) {
                 schema.put(column.name(), column.canonicalTypeWithNullability());
+            }
+            if (stream.onSchemaDrift() == SchemaDrift.EVOLVE) {
+                ArrayNode evolved = node.putArray("evolved_columns");
+                warehouse.ifPresent(w -> w.evolvedColumns(name).forEach((column, type) -> {
+                    schema.put(column, type);
+                    evolved.add(column);
+                }));
             }
             node.put("idempotency_key", stream.idempotencyKey());
             node.put("retention", stream.retention());

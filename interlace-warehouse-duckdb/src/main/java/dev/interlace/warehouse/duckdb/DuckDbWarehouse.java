@@ -22,11 +22,14 @@ import java.time.LocalDateTime;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ScheduledExecutorService;
@@ -56,6 +59,9 @@ final class DuckDbWarehouse implements Warehouse {
     private final FlushListener listener;
     private final DuckDBConnection connection;
     private final BlockingQueue<DuckDBConnection> idle = new LinkedBlockingQueue<>();
+    /** Each stream table's columns in table order, name to DuckDB type; the Appender fills them in this order. */
+    private final Map<String, LinkedHashMap<String, String>> layouts = new ConcurrentHashMap<>();
+    private final Map<String, Set<String>> declaredColumns = new ConcurrentHashMap<>();
     private final ScheduledExecutorService watchdog = Executors.newSingleThreadScheduledExecutor(runnable -> {
         Thread thread = new Thread(runnable, "interlace-sql-timeout");
         thread.setDaemon(true);
@@ -89,6 +95,8 @@ final class DuckDbWarehouse implements Warehouse {
         DuckDBConnection c = borrow();
         try (Statement statement = c.createStatement()) {
             migrate(c, stream);
+            layouts.put(stream.name(), layout(c, stream.name()));
+            declaredColumns.put(stream.name(), Set.copyOf(stream.columnNames()));
             statement.execute("CREATE TABLE IF NOT EXISTS " + Sql.streamsTable(Target.quarantine(stream.name()).table())
                     + " (_seq BIGINT NOT NULL, _ingested_at TIMESTAMP NOT NULL, _request_id VARCHAR NOT NULL,"
                     + " payload JSON NOT NULL, errors JSON NOT NULL)");
@@ -168,6 +176,12 @@ final class DuckDbWarehouse implements Warehouse {
         }
     }
 
+    private static LinkedHashMap<String, String> layout(Connection c, String table) throws SQLException {
+        LinkedHashMap<String, String> layout = new LinkedHashMap<>();
+        columns(c, table).forEach((name, description) -> layout.put(name, description[0]));
+        return layout;
+    }
+
     /** The table's columns: name to {data type, is_nullable}. */
     private static Map<String, String[]> columns(Connection c, String table) throws SQLException {
         Map<String, String[]> columns = new LinkedHashMap<>();
@@ -208,6 +222,17 @@ final class DuckDbWarehouse implements Warehouse {
     @Override
     public void append(StreamDescriptor stream, Target target, long fencingToken, long expectedWatermark,
             long newWatermark, List<Row> rows) {
+        Map<String, String> layout = target.quarantine() ? Map.of() : layouts.get(stream.name());
+        if (layout == null) {
+            throw new WarehouseException("stream " + stream.name() + " was not prepared", null);
+        }
+        if (!target.quarantine() && stream.onSchemaDrift() == SchemaDrift.EVOLVE) {
+            layout = evolve(stream, rows);
+        }
+        Map<String, Integer> declared = new HashMap<>();
+        for (int i = 0; i < stream.columns().size(); i++) {
+            declared.put(stream.columns().get(i).name(), i);
+        }
         DuckDBConnection c = borrow();
         try {
             c.setAutoCommit(false);
@@ -235,12 +260,9 @@ final class DuckDbWarehouse implements Warehouse {
                         appender.append((String) row.values().get(0));
                         appender.append((String) row.values().get(1));
                     } else {
-                        for (int i = 0; i < stream.columns().size(); i++) {
-                            appendValue(appender, row.values().get(i));
+                        for (Map.Entry<String, String> column : layout.entrySet()) {
+                            appendColumn(appender, row, column.getKey(), column.getValue(), declared);
                         }
-                        appender.append(row.offset());
-                        appender.appendEpochMicros(row.ingestedAtMicros());
-                        appender.append(row.requestId());
                     }
                     appender.endRow();
                 }
@@ -262,6 +284,91 @@ final class DuckDbWarehouse implements Warehouse {
             }
             release(c);
         }
+    }
+
+    /** Appends one cell: a declared column's typed value, a bookkeeping column, or an evolved column's value. */
+    private static void appendColumn(DuckDBAppender appender, Row row, String column, String type,
+            Map<String, Integer> declared) throws SQLException {
+        Integer index = declared.get(column);
+        if (index != null) {
+            appendValue(appender, row.values().get(index));
+            return;
+        }
+        switch (column) {
+            case "_offset" -> appender.append(row.offset());
+            case "_ingested_at" -> appender.appendEpochMicros(row.ingestedAtMicros());
+            case "_request_id" -> appender.append(row.requestId());
+            default -> {
+                String json = row.undeclaredFields().get(column);
+                appendValue(appender, json == null ? null : EvolvedTypes.convert(json, type));
+            }
+        }
+    }
+
+    /**
+     * Adds or widens the columns an evolving stream's rows need, each change in a transaction of its own before the
+     * rows are written. A crash after it leaves a column that is merely empty, and the same rows infer the same
+     * (or a narrower) type when flushed again, so no change is ever needed twice or undone.
+     */
+    private Map<String, String> evolve(StreamDescriptor stream, List<Row> rows) {
+        LinkedHashMap<String, String> needed = new LinkedHashMap<>();
+        for (Row row : rows) {
+            for (Map.Entry<String, String> field : row.undeclaredFields().entrySet()) {
+                needed.put(field.getKey(), EvolvedTypes.widen(needed.get(field.getKey()),
+                        EvolvedTypes.infer(field.getValue())));
+            }
+        }
+        LinkedHashMap<String, String> layout = layouts.get(stream.name());
+        List<String> changes = new ArrayList<>();
+        for (Map.Entry<String, String> field : needed.entrySet()) {
+            String column = field.getKey();
+            String type = field.getValue();
+            if (type == null) {
+                continue;
+            }
+            String existing = layout.get(column);
+            if (existing == null) {
+                changes.add("ADD COLUMN IF NOT EXISTS " + Sql.quote(column) + " " + type);
+            } else {
+                String widened = EvolvedTypes.widen(existing, type);
+                if (!widened.equals(existing)) {
+                    changes.add("ALTER COLUMN " + Sql.quote(column) + " SET DATA TYPE " + widened);
+                }
+            }
+        }
+        if (changes.isEmpty()) {
+            return layout;
+        }
+        DuckDBConnection c = borrow();
+        try (Statement statement = c.createStatement()) {
+            for (String change : changes) {
+                listener.beforeAlter(stream.table(), change);
+                statement.execute("ALTER TABLE " + Sql.streamsTable(stream.name()) + " " + change);
+                LOG.info("stream " + stream.name() + " evolved: " + change);
+            }
+            LinkedHashMap<String, String> updated = layout(c, stream.name());
+            layouts.put(stream.name(), updated);
+            return updated;
+        } catch (SQLException e) {
+            throw new WarehouseException("evolving " + stream.table() + " failed: " + e.getMessage(), e);
+        } finally {
+            release(c);
+        }
+    }
+
+    @Override
+    public Map<String, String> evolvedColumns(String stream) {
+        LinkedHashMap<String, String> layout = layouts.get(stream);
+        Set<String> declared = declaredColumns.getOrDefault(stream, Set.of());
+        Map<String, String> evolved = new LinkedHashMap<>();
+        if (layout != null) {
+            layout.forEach((name, type) -> {
+                if (!declared.contains(name) && !StreamDescriptor.RESERVED_COLUMNS.contains(name)) {
+                    evolved.put(name, EvolvedTypes.canonical(type));
+                }
+            });
+        }
+        return evolved;
     }
 
     private static void appendValue(DuckDBAppender appender, Object value) throws SQLException {
