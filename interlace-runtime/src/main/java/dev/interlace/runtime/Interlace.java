@@ -7,6 +7,7 @@ import com.google.inject.util.Modules;
 import dev.interlace.runtime.config.InterlaceConfig;
 import dev.interlace.runtime.flush.FlushModule;
 import dev.interlace.runtime.flush.Flusher;
+import dev.interlace.runtime.flush.RetentionSweep;
 import dev.interlace.runtime.http.HttpApi;
 import dev.interlace.runtime.http.HttpModule;
 import dev.interlace.runtime.log.LogModule;
@@ -105,6 +106,7 @@ public final class Interlace implements AutoCloseable {
         if (flusher.materialises() && !flusher.drain(Duration.ofSeconds(DRAIN_SECONDS))) {
             LOG.warning("shutting down with events not yet materialised; they are flushed on the next start");
         }
+        injector.getInstance(RetentionSweep.class).close();
         flusher.close();
         log.close();
         try {
@@ -168,6 +170,7 @@ public final class Interlace implements AutoCloseable {
                 }
                 flusher = injector.getInstance(Flusher.class);
                 flusher.start();
+                injector.getInstance(RetentionSweep.class).start();
                 http = injector.getInstance(HttpApi.class);
                 int port = http.start(config.bind(), config.port());
                 return new Interlace(config, lock, injector, http, log, flusher, port);

@@ -20,6 +20,7 @@ public final class FlushModule extends AbstractModule {
         bind(FlushPositions.class).in(Singleton.class);
         bind(Watermarks.class).to(FlushPositions.class);
         bind(FlushListener.class).toInstance(FlushListener.NONE);
+        bind(RetentionSweep.class).in(Singleton.class);
     }
 
     @Provides

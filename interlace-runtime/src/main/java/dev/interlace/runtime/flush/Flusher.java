@@ -109,19 +109,31 @@ public final class Flusher implements AutoCloseable {
         return flush == null ? FlushStatus.IDLE : flush.status;
     }
 
-    /** Flushes every stream until caught up or until {@code timeout} passes; used on shutdown and by tests. */
+    /**
+     * Flushes every stream until caught up or until {@code timeout} passes; used on shutdown and by tests. Streams
+     * whose flush is failing are not waited for (their backlog stays in the log for the next start).
+     *
+     * @return whether every stream is caught up
+     */
     public boolean drain(Duration timeout) {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (System.nanoTime() < deadline) {
             boolean caughtUp = true;
+            boolean waiting = false;
             for (StreamFlush flush : streams.values()) {
                 if (backlog(flush) > 0) {
                     caughtUp = false;
-                    schedule(flush, 0);
+                    if (!flush.status.failing()) {
+                        waiting = true;
+                        schedule(flush, 0);
+                    }
                 }
             }
             if (caughtUp) {
                 return true;
+            }
+            if (!waiting) {
+                return false;
             }
             try {
                 Thread.sleep(10);

@@ -710,6 +710,29 @@ public final class SqliteStreamLog implements StreamLog {
     }
 
     @Override
+    public long firstOffsetSince(String stream, long epochMicros) {
+        StreamHead head = heads.get(stream);
+        if (head == null) {
+            return 1;
+        }
+        Connection reader = borrowReader();
+        // Offsets follow arrival closely, so the scan in offset order stops right after the expired entries.
+        try (PreparedStatement select = reader.prepareStatement("SELECT \"offset\" FROM events"
+                + " WHERE stream_id = (SELECT id FROM streams WHERE name = ?) AND ingested_at >= ?"
+                + " ORDER BY \"offset\" LIMIT 1")) {
+            select.setString(1, stream);
+            select.setLong(2, epochMicros);
+            try (ResultSet row = select.executeQuery()) {
+                return row.next() ? row.getLong(1) : head.head() + 1;
+            }
+        } catch (SQLException e) {
+            throw new LogUnavailableException("cannot read stream " + stream + ": " + e.getMessage(), e);
+        } finally {
+            returnReader(reader);
+        }
+    }
+
+    @Override
     public void addAppendListener(AppendListener listener) {
         appendListeners.add(listener);
     }

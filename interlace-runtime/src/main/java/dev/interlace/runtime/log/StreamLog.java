@@ -57,6 +57,12 @@ public interface StreamLog extends AutoCloseable {
      */
     long trim(String stream, long throughOffset);
 
+    /**
+     * The lowest offset of {@code stream} whose request arrived at or after {@code epochMicros}, or {@code head + 1}
+     * when every stored event is older; the retention sweep trims only below it.
+     */
+    long firstOffsetSince(String stream, long epochMicros);
+
     /** Whether the log can currently accept writes; the reason when it cannot. */
     Health health();
 

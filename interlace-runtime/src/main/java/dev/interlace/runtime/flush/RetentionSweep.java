@@ -1,0 +1,92 @@
+package dev.interlace.runtime.flush;
+
+import dev.interlace.runtime.log.StreamLog;
+import dev.interlace.runtime.log.Watermarks;
+import dev.interlace.runtime.stream.StreamCatalog;
+import dev.interlace.runtime.stream.StreamDescriptor;
+import jakarta.inject.Inject;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * Reclaims log space: every minute, for each stream with a retention, trims the log entries that are both
+ * materialised (at or below the watermark) and older than the retention window. It never trims an unflushed entry,
+ * and never one inside the window, whose key must still deduplicate. Warehouse tables keep their history.
+ */
+public final class RetentionSweep implements AutoCloseable {
+
+    private static final Logger LOG = Logger.getLogger(RetentionSweep.class.getName());
+    static final long INTERVAL_SECONDS = 60;
+
+    private final StreamCatalog catalog;
+    private final StreamLog log;
+    private final Watermarks watermarks;
+    private final Clock clock;
+    private ScheduledExecutorService executor;
+
+    @Inject
+    public RetentionSweep(StreamCatalog catalog, StreamLog log, Watermarks watermarks, Clock clock) {
+        this.catalog = catalog;
+        this.log = log;
+        this.watermarks = watermarks;
+        this.clock = clock;
+    }
+
+    /** Sweeps every minute from now on. */
+    public synchronized void start() {
+        executor = Executors.newSingleThreadScheduledExecutor(runnable -> {
+            Thread thread = new Thread(runnable, "interlace-retention");
+            thread.setDaemon(true);
+            return thread;
+        });
+        executor.scheduleWithFixedDelay(() -> {
+            try {
+                sweep();
+            } catch (RuntimeException e) {
+                LOG.log(Level.WARNING, "retention sweep failed; retried at the next interval", e);
+            }
+        }, INTERVAL_SECONDS, INTERVAL_SECONDS, TimeUnit.SECONDS);
+    }
+
+    /**
+     * Sweeps once now.
+     *
+     * @return entries trimmed per stream (streams with nothing to trim are left out)
+     */
+    public Map<String, Long> sweep() {
+        Instant now = clock.instant();
+        long nowMicros = now.getEpochSecond() * 1_000_000L + now.getNano() / 1_000;
+        Map<String, Long> trimmed = new LinkedHashMap<>();
+        for (StreamDescriptor stream : catalog.streams()) {
+            if (stream.retentionMillis().isEmpty()) {
+                continue;
+            }
+            long cutoff = nowMicros - stream.retentionMillis().getAsLong() * 1_000L;
+            long bound = Math.min(log.firstOffsetSince(stream.name(), cutoff) - 1, watermarks.events(stream.name()));
+            if (bound < 1) {
+                continue;
+            }
+            long removed = log.trim(stream.name(), bound);
+            if (removed > 0) {
+                trimmed.put(stream.name(), removed);
+                LOG.info("retention sweep: stream " + stream.name() + " trimmed " + removed
+                        + " materialised entries older than " + stream.retention() + " (through offset " + bound + ")");
+            }
+        }
+        return trimmed;
+    }
+
+    @Override
+    public synchronized void close() {
+        if (executor != null) {
+            executor.shutdownNow();
+        }
+    }
+}
