@@ -187,6 +187,7 @@ public final class Flusher implements AutoCloseable {
             flush.status = FlushStatus.IDLE;
             flush.failures = 0;
         } catch (RuntimeException e) {
+            resync(flush);
             flush.failures++;
             long since = flush.status.failing() ? flush.status.failingSinceMicros() : micros();
             if (!flush.status.failing()) {
@@ -201,6 +202,21 @@ public final class Flusher implements AutoCloseable {
         flush.lock.unlock();
         if (backlog(flush) > 0) {
             schedule(flush, 0);
+        }
+    }
+
+    /**
+     * After a failure, takes the watermarks the warehouse committed as the truth: a commit may have succeeded although
+     * it reported an error, and retrying from a stale watermark would only be fenced off forever.
+     */
+    private void resync(StreamFlush flush) {
+        try {
+            for (Warehouse.Target target : List.of(Warehouse.Target.events(flush.stream.name()),
+                    Warehouse.Target.quarantine(flush.stream.name()))) {
+                positions.set(target, warehouse.orElseThrow().watermark(target));
+            }
+        } catch (RuntimeException e) {
+            LOG.log(Level.FINE, "cannot reread the watermarks of " + flush.stream.name(), e);
         }
     }
 
