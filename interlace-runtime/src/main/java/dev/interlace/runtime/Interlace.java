@@ -2,7 +2,9 @@ package dev.interlace.runtime;
 
 import com.google.inject.Guice;
 import com.google.inject.Injector;
+import com.google.inject.Key;
 import com.google.inject.Module;
+import com.google.inject.TypeLiteral;
 import com.google.inject.util.Modules;
 import dev.interlace.runtime.config.InterlaceConfig;
 import dev.interlace.runtime.flush.FlushModule;
@@ -12,6 +14,8 @@ import dev.interlace.runtime.http.HttpApi;
 import dev.interlace.runtime.http.HttpModule;
 import dev.interlace.runtime.log.LogModule;
 import dev.interlace.runtime.log.StreamLog;
+import dev.interlace.runtime.model.ModelModule;
+import dev.interlace.runtime.model.ModelRunner;
 import dev.interlace.runtime.ops.DataDirectoryLock;
 import dev.interlace.runtime.ops.OpsModule;
 import dev.interlace.runtime.stream.StreamCatalog;
@@ -23,6 +27,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -107,6 +112,9 @@ public final class Interlace implements AutoCloseable {
             LOG.warning("shutting down with events not yet materialised; they are flushed on the next start");
         }
         injector.getInstance(RetentionSweep.class).close();
+        Optional<ModelRunner> models = models(injector);
+        models.ifPresent(runner -> runner.awaitIdle(Duration.ofSeconds(DRAIN_SECONDS)));
+        models.ifPresent(ModelRunner::close);
         flusher.close();
         log.close();
         try {
@@ -114,6 +122,10 @@ public final class Interlace implements AutoCloseable {
         } catch (IOException e) {
             LOG.log(Level.WARNING, "releasing the data directory lock failed", e);
         }
+    }
+
+    private static Optional<ModelRunner> models(Injector injector) {
+        return injector.getInstance(Key.get(new TypeLiteral<Optional<ModelRunner>>() {}));
     }
 
     /** Configures and starts a server. */
@@ -162,14 +174,20 @@ public final class Interlace implements AutoCloseable {
             HttpApi http = null;
             try {
                 Module defaults = Modules.combine(new CoreModule(config, streams), new OpsModule(), new LogModule(),
-                        new FlushModule(), new HttpModule());
+                        new FlushModule(), new ModelModule(), new HttpModule());
                 Injector injector = Guice.createInjector(Modules.override(defaults).with(overrides));
                 log = injector.getInstance(StreamLog.class);
                 for (StreamDescriptor stream : streams.streams()) {
                     log.register(stream);
                 }
                 flusher = injector.getInstance(Flusher.class);
-                flusher.start();
+                flusher.prepare();
+                Optional<ModelRunner> models = models(injector);
+                if (models.isPresent()) {
+                    models.get().start();
+                    flusher.addFlushedListener(models.get()::streamFlushed);
+                }
+                flusher.startFlushing();
                 injector.getInstance(RetentionSweep.class).start();
                 http = injector.getInstance(HttpApi.class);
                 int port = http.start(config.bind(), config.port());

@@ -51,6 +51,7 @@ public final class Flusher implements AutoCloseable {
     private final long delayMillis;
     private final int batchRows;
     private final Map<String, StreamFlush> streams = new ConcurrentHashMap<>();
+    private final List<FlushedListener> flushedListeners = new java.util.concurrent.CopyOnWriteArrayList<>();
     private final ScheduledExecutorService executor;
     private volatile boolean closed;
 
@@ -72,6 +73,17 @@ public final class Flusher implements AutoCloseable {
         });
     }
 
+    /** Told after each batch of a stream's events is committed to the warehouse (models run on it). */
+    @FunctionalInterface
+    public interface FlushedListener {
+        void flushed(String stream, long watermark);
+    }
+
+    /** Registers a listener told after every committed batch of events. */
+    public void addFlushedListener(FlushedListener listener) {
+        flushedListeners.add(listener);
+    }
+
     /** Whether a warehouse is configured (without one, events stay in the log only). */
     public boolean materialises() {
         return warehouse.isPresent();
@@ -84,6 +96,15 @@ public final class Flusher implements AutoCloseable {
      * @throws Warehouse.MigrationException when a declared schema cannot be migrated
      */
     public void start() {
+        prepare();
+        startFlushing();
+    }
+
+    /**
+     * The first half of {@link #start()}: prepares (and migrates) every declared stream's tables and takes over their
+     * watermarks, without flushing yet.
+     */
+    public void prepare() {
         if (warehouse.isEmpty()) {
             LOG.warning("no warehouse on the class path: events are logged durably but not materialised");
             return;
@@ -96,6 +117,13 @@ public final class Flusher implements AutoCloseable {
             positions.set(Warehouse.Target.events(stream.name()), committed.events());
             positions.set(Warehouse.Target.quarantine(stream.name()), committed.quarantine());
             streams.put(stream.name(), flush);
+        }
+    }
+
+    /** The second half of {@link #start()}: flushes on every append from now on, and catches up at once. */
+    public void startFlushing() {
+        if (warehouse.isEmpty()) {
+            return;
         }
         log.addAppendListener(this::appended);
         for (StreamFlush flush : streams.values()) {
@@ -268,6 +296,11 @@ public final class Flusher implements AutoCloseable {
         warehouse.orElseThrow().append(flush.stream, target, token, watermark, newWatermark, rows);
         listener.afterCommit(target, newWatermark);
         positions.set(target, newWatermark);
+        if (!target.quarantine()) {
+            for (FlushedListener flushed : flushedListeners) {
+                flushed.flushed(flush.stream.name(), newWatermark);
+            }
+        }
     }
 
     /**

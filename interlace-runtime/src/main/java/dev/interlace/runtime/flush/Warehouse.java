@@ -54,8 +54,32 @@ public interface Warehouse extends AutoCloseable {
      */
     dev.interlace.runtime.sql.QueryResult query(String sql, int maxRows, java.time.Duration timeout);
 
+    /** A new connection to the warehouse, for model runs; the caller closes it. */
+    java.sql.Connection connect();
+
+    /**
+     * The tables a SELECT reads, found by the database's own parser (joins, CTEs, subqueries); CTE names are left
+     * out. Unqualified names have an empty schema.
+     *
+     * @throws dev.interlace.runtime.sql.QueryException when the text is not one SELECT the parser accepts
+     */
+    List<TableReference> tablesReadBy(String select);
+
+    /**
+     * Rewrites a SELECT so that each table in {@code replacements} (keyed {@code schema.table}) is read from another
+     * relation instead, using the database's parser rather than text substitution.
+     */
+    String replaceTables(String select, java.util.Map<String, String> replacements);
+
     @Override
     void close();
+
+    /** A table named in a query: {@code schema} is empty when the query did not qualify it. */
+    record TableReference(String schema, String table) {
+        public String qualified() {
+            return schema.isEmpty() ? table : schema + "." + table;
+        }
+    }
 
     /** A table the flusher fills: a stream's events or its quarantine. */
     record Target(String stream, boolean quarantine) {

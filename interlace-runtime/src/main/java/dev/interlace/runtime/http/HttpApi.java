@@ -40,12 +40,13 @@ public final class HttpApi {
 
     @Inject
     public HttpApi(RequestIds requestIds, PublishRoutes publish, StreamRoutes streams, HealthRoutes health,
-            SqlRoutes sql) {
+            SqlRoutes sql, RunRoutes runs) {
         this.requestIds = requestIds;
         publish.register(routes);
         streams.register(routes);
         health.register(routes);
         sql.register(routes);
+        runs.register(routes);
     }
 
     /** Starts listening; returns the bound port (useful with port 0). */

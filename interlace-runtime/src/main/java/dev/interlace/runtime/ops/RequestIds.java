@@ -45,6 +45,14 @@ public final class RequestIds {
         return true;
     }
 
+    /** A new time-ordered id for the runtime's own work, e.g. {@code run-01M8...}; the prefix is a sentinel. */
+    public String mintWithPrefix(String sentinelPrefix) {
+        if (!SENTINEL_PREFIXES.contains(sentinelPrefix)) {
+            throw new IllegalArgumentException(sentinelPrefix + " is not one of " + SENTINEL_PREFIXES);
+        }
+        return sentinelPrefix + mint();
+    }
+
     /** A new time-ordered id. */
     public String mint() {
         long millis = clock.millis();

@@ -1,5 +1,8 @@
 package dev.interlace.warehouse.duckdb;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.interlace.annotations.SchemaDrift;
 import dev.interlace.runtime.flush.FlushListener;
 import dev.interlace.runtime.flush.Warehouse;
@@ -7,6 +10,7 @@ import dev.interlace.runtime.sql.QueryException;
 import dev.interlace.runtime.sql.QueryResult;
 import dev.interlace.runtime.stream.Column;
 import dev.interlace.runtime.stream.StreamDescriptor;
+import java.io.IOException;
 import java.math.BigDecimal;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -23,6 +27,7 @@ import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -54,6 +59,7 @@ import org.duckdb.DuckDBDriver;
 final class DuckDbWarehouse implements Warehouse {
 
     private static final Logger LOG = Logger.getLogger(DuckDbWarehouse.class.getName());
+    private static final ObjectMapper JSON = new ObjectMapper();
 
     private final Path file;
     private final FlushListener listener;
@@ -485,6 +491,109 @@ final class DuckDbWarehouse implements Warehouse {
             return rows.getObject(index, LocalDate.class);
         }
         return value;
+    }
+
+    @Override
+    public Connection connect() {
+        try {
+            return connection.duplicate();
+        } catch (SQLException e) {
+            throw new WarehouseException("cannot open a connection to " + file + ": " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public List<TableReference> tablesReadBy(String select) {
+        JsonNode tree = serialize(select);
+        Set<String> cteNames = new HashSet<>();
+        List<TableReference> tables = new ArrayList<>();
+        collect(tree, cteNames, tables);
+        List<TableReference> read = new ArrayList<>();
+        for (TableReference table : tables) {
+            boolean cte = table.schema().isEmpty() && cteNames.contains(table.table());
+            if (!cte && !read.contains(table)) {
+                read.add(table);
+            }
+        }
+        return read;
+    }
+
+    @Override
+    public String replaceTables(String select, Map<String, String> replacements) {
+        JsonNode tree = serialize(select);
+        replace(tree, replacements);
+        DuckDBConnection c = borrow();
+        try (PreparedStatement deserialize = c.prepareStatement("SELECT json_deserialize_sql(?::JSON)")) {
+            deserialize.setString(1, JSON.writeValueAsString(tree));
+            try (ResultSet row = deserialize.executeQuery()) {
+                row.next();
+                return row.getString(1);
+            }
+        } catch (SQLException | IOException e) {
+            throw new QueryException("cannot rewrite the query: " + e.getMessage(), false, e);
+        } finally {
+            release(c);
+        }
+    }
+
+    /** The parse tree of one SELECT, from DuckDB's own parser. */
+    private JsonNode serialize(String select) {
+        DuckDBConnection c = borrow();
+        try (PreparedStatement serialize = c.prepareStatement("SELECT json_serialize_sql(?)")) {
+            serialize.setString(1, select);
+            JsonNode tree;
+            try (ResultSet row = serialize.executeQuery()) {
+                row.next();
+                tree = JSON.readTree(row.getString(1));
+            }
+            if (tree.path("error").asBoolean()) {
+                throw new QueryException(tree.path("error_message").asText("the query cannot be parsed"), false,
+                        null);
+            }
+            if (tree.path("statements").size() != 1) {
+                throw new QueryException("a model is exactly one SELECT statement", false, null);
+            }
+            return tree;
+        } catch (SQLException | IOException e) {
+            throw new QueryException(e.getMessage(), false, e);
+        } finally {
+            release(c);
+        }
+    }
+
+    private static void collect(JsonNode node, Set<String> cteNames, List<TableReference> tables) {
+        if (node.isObject()) {
+            if ("BASE_TABLE".equals(node.path("type").asText())) {
+                tables.add(new TableReference(node.path("schema_name").asText(""), node.path("table_name").asText()));
+            }
+            JsonNode ctes = node.path("cte_map").path("map");
+            for (JsonNode cte : ctes) {
+                cteNames.add(cte.path("key").asText());
+            }
+            node.forEach(child -> collect(child, cteNames, tables));
+        } else if (node.isArray()) {
+            node.forEach(child -> collect(child, cteNames, tables));
+        }
+    }
+
+    private static void replace(JsonNode node, Map<String, String> replacements) {
+        if (node instanceof ObjectNode object) {
+            if ("BASE_TABLE".equals(object.path("type").asText())) {
+                String key = object.path("schema_name").asText("") + "." + object.path("table_name").asText();
+                String replacement = replacements.get(key);
+                if (replacement != null) {
+                    if (object.path("alias").asText("").isEmpty()) {
+                        object.put("alias", object.path("table_name").asText());
+                    }
+                    object.put("schema_name", "");
+                    object.put("catalog_name", "");
+                    object.put("table_name", replacement);
+                }
+            }
+            object.forEach(child -> replace(child, replacements));
+        } else if (node.isArray()) {
+            node.forEach(child -> replace(child, replacements));
+        }
     }
 
     /** A connection of its own for the calling thread's work (DuckDB connections are not thread-safe). */

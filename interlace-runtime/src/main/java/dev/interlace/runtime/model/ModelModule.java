@@ -1,0 +1,45 @@
+package dev.interlace.runtime.model;
+
+import com.google.inject.AbstractModule;
+import com.google.inject.Provides;
+import com.google.inject.Singleton;
+import dev.interlace.runtime.flush.Warehouse;
+import dev.interlace.runtime.ops.RequestIds;
+import dev.interlace.runtime.stream.StreamCatalog;
+import dev.interlace.runtime.stream.StreamDescriptor;
+import java.time.Clock;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+/** The models on the class path and their runner (none without a warehouse). */
+public final class ModelModule extends AbstractModule {
+
+    @Override
+    protected void configure() {
+        bind(ModelListener.class).toInstance(ModelListener.NONE);
+    }
+
+    @Provides
+    @Singleton
+    List<ModelDefinition> definitions() {
+        return SqlModelFiles.load(Thread.currentThread().getContextClassLoader());
+    }
+
+    @Provides
+    @Singleton
+    Optional<ModelRunner> runner(List<ModelDefinition> definitions, StreamCatalog catalog,
+            Optional<Warehouse> warehouse, Clock clock, RequestIds ids, ModelListener listener) {
+        if (warehouse.isEmpty()) {
+            if (!definitions.isEmpty()) {
+                throw new ModelException("there are models but no warehouse to run them in; put"
+                        + " interlace-warehouse-duckdb on the class path");
+            }
+            return Optional.empty();
+        }
+        Set<String> streams = catalog.streams().stream().map(StreamDescriptor::name).collect(Collectors.toSet());
+        ModelGraph graph = ModelGraph.build(definitions, streams, warehouse.get());
+        return Optional.of(new ModelRunner(graph, warehouse.get(), clock, ids, listener));
+    }
+}
