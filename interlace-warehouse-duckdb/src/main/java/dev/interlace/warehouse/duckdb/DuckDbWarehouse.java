@@ -588,6 +588,10 @@ final class DuckDbWarehouse implements Warehouse {
                     object.put("schema_name", "");
                     object.put("catalog_name", "");
                     object.put("table_name", replacement);
+                    if (object.has("qualified_name")) {
+                        // Newer DuckDB versions print the relation from its qualified path.
+                        object.putObject("qualified_name").putArray("path").add(replacement);
+                    }
                 }
             }
             object.forEach(child -> replace(child, replacements));

@@ -1,0 +1,179 @@
+package dev.interlace.examples.http;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.google.inject.AbstractModule;
+import dev.interlace.runtime.flush.Flusher;
+import dev.interlace.runtime.model.ModelListener;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The example models run after flushes, in dependency order, and their tables are right. */
+class ModelsTest {
+
+    @TempDir
+    Path dataDirectory;
+
+    private static JsonNode rows(TestServer api, String query) {
+        TestServer.Response response = api.post("/sql", "text/plain", query);
+        assertThat(response.status()).as(String.valueOf(response.body())).isEqualTo(200);
+        return response.body().get("rows");
+    }
+
+    /** Waits until everything is flushed and no model run is queued or running. */
+    private static void settle(TestServer api) {
+        assertThat(api.server.instance(Flusher.class).drain(Duration.ofSeconds(20))).isTrue();
+        long deadline = System.nanoTime() + 20_000_000_000L;
+        while (System.nanoTime() < deadline) {
+            JsonNode active = api.get("/runs?status=running").body();
+            JsonNode queued = api.get("/runs?status=queued").body();
+            if (active.get("total").asLong() == 0 && queued.get("total").asLong() == 0) {
+                return;
+            }
+            try {
+                Thread.sleep(20);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+        throw new AssertionError("model runs did not finish");
+    }
+
+    @Test
+    void aFlushRunsTheDependentModelsInOrderAndTheirTablesAreRight() {
+        try (TestServer api = TestServer.start(dataDirectory)) {
+            api.postJson("/streams/orders", "[{\"order_id\":\"o1\",\"total\":49.5,\"placed_at\":\"2026-11-29T08:00:00Z\"},"
+                    + "{\"order_id\":\"o2\",\"total\":\"10.25\",\"placed_at\":\"2026-11-29T09:00:00Z\"},"
+                    + "{\"order_id\":\"o3\",\"total\":1,\"placed_at\":\"2026-11-28T23:59:59Z\"}]");
+            settle(api);
+            assertThat(rows(api, "SELECT day, orders, revenue FROM revenue_per_day ORDER BY day").toString())
+                    .isEqualTo("[[\"2026-11-28\",1,1.00],[\"2026-11-29\",2,59.75]]");
+            assertThat(rows(api, "SELECT orders, revenue FROM revenue_summary").toString()).isEqualTo("[[3,60.75]]");
+
+            JsonNode run = api.get("/runs?trigger=stream:orders:3").body().get("runs").get(0);
+            assertThat(run.get("status").asText()).isEqualTo("succeeded");
+            JsonNode models = api.get("/runs/" + run.get("id").asText()).body().get("models");
+            List<String> order = new ArrayList<>();
+            models.forEach(model -> order.add(model.get("name").asText()));
+            assertThat(order).containsExactly("revenue_per_day", "revenue_summary");
+            assertThat(models.get(0).get("rows").asLong()).isEqualTo(2);
+        }
+    }
+
+    @Test
+    void anIncrementalModelProcessesEachStreamRowExactlyOnce() {
+        try (TestServer api = TestServer.start(dataDirectory)) {
+            api.postJson("/streams/clicks", "[{\"click_id\":\"a\",\"url\":\"/x\",\"at\":\"2026-11-29T08:10:00Z\"},"
+                    + "{\"click_id\":\"b\",\"url\":\"/y\",\"at\":\"2026-11-29T08:20:00Z\"}]");
+            settle(api);
+            api.postJson("/streams/clicks", "{\"click_id\":\"c\",\"url\":\"/z\",\"at\":\"2026-11-29T09:30:00Z\"}");
+            settle(api);
+            assertThat(rows(api, "SELECT click_id, hour FROM clicks_enriched ORDER BY click_id").toString())
+                    .isEqualTo("[[\"a\",\"2026-11-29T08:00:00Z\"],[\"b\",\"2026-11-29T08:00:00Z\"],"
+                            + "[\"c\",\"2026-11-29T09:00:00Z\"]]");
+            JsonNode last = api.get("/runs?model=clicks_enriched&limit=1").body().get("runs").get(0);
+            JsonNode model = api.get("/runs/" + last.get("id").asText()).body().get("models").get(0);
+            assertThat(model.get("name").asText()).isEqualTo("clicks_enriched");
+            assertThat(model.get("rows").asLong()).as("only the new row is processed").isEqualTo(1);
+            assertThat(rows(api, "SELECT watermark FROM interlace.model_watermarks WHERE model = 'clicks_enriched'")
+                    .toString()).isEqualTo("[[3]]");
+        }
+    }
+
+    @Test
+    void aManualRunCoversTheModelAndItsDependantsAndRunsAreFiltered() {
+        try (TestServer api = TestServer.start(dataDirectory)) {
+            settle(api);
+            TestServer.Response accepted = api.post("/models/revenue_per_day/run", "application/json", "");
+            assertThat(accepted.status()).isEqualTo(202);
+            String id = accepted.body().get("run_id").asText();
+            assertThat(id).startsWith("run-");
+            settle(api);
+            JsonNode run = api.get("/runs/" + id).body();
+            assertThat(run.get("trigger").asText()).isEqualTo("manual");
+            assertThat(run.get("status").asText()).isEqualTo("succeeded");
+            assertThat(run.get("models")).hasSize(2);
+            assertThat(run.get("duration_ms").asLong()).isGreaterThanOrEqualTo(0);
+
+            JsonNode manual = api.get("/runs?trigger=manual").body();
+            assertThat(manual.get("count").asInt()).isEqualTo(1);
+            assertThat(manual.get("total").asInt()).isEqualTo(1);
+            assertThat(api.get("/runs?limit=1").body().get("total").asInt()).isGreaterThanOrEqualTo(2);
+            assertThat(api.get("/runs?since=2999-01-01T00:00:00Z").body().get("total").asInt()).isZero();
+            assertThat(api.get("/runs?status=bogus").status()).isEqualTo(400);
+            assertThat(api.get("/runs/run-nope").status()).isEqualTo(404);
+            assertThat(api.post("/models/nope/run", "application/json", "").status()).isEqualTo(404);
+        }
+    }
+
+    @Test
+    void aFailingModelSkipsItsDependantsAndTheNextTriggerRetries() {
+        AtomicBoolean fail = new AtomicBoolean(true);
+        AbstractModule failing = new AbstractModule() {
+            @Override
+            protected void configure() {
+                bind(ModelListener.class).toInstance(new ModelListener() {
+                    @Override
+                    public void beforeCommit(String model) {
+                        if (fail.get() && model.equals("revenue_per_day")) {
+                            throw new IllegalStateException("revenue_per_day broke (test fault)");
+                        }
+                    }
+                });
+            }
+        };
+        try (TestServer api = TestServer.startWith(dataDirectory, TestServer.CATALOG, List.of(failing))) {
+            api.postJson("/streams/orders", "{\"order_id\":\"o1\",\"total\":5}");
+            api.postJson("/streams/clicks", "{\"click_id\":\"a\",\"url\":\"/x\",\"at\":\"2026-11-29T08:10:00Z\"}");
+            settle(api);
+            JsonNode failed = api.get("/runs?status=failed&model=revenue_per_day").body().get("runs").get(0);
+            JsonNode models = api.get("/runs/" + failed.get("id").asText()).body().get("models");
+            assertThat(models.get(0).get("status").asText()).isEqualTo("failed");
+            assertThat(models.get(0).get("error").asText()).contains("test fault");
+            assertThat(models.get(1).get("name").asText()).isEqualTo("revenue_summary");
+            assertThat(models.get(1).get("status").asText()).isEqualTo("skipped");
+            assertThat(models.get(1).get("error").asText()).contains("revenue_per_day");
+            assertThat(rows(api, "SELECT count(*) FROM clicks_enriched").get(0).get(0).asLong()).isEqualTo(1);
+
+            fail.set(false);
+            api.postJson("/streams/orders", "{\"order_id\":\"o2\",\"total\":7}");
+            settle(api);
+            assertThat(rows(api, "SELECT sum(orders), sum(revenue) FROM revenue_per_day").toString())
+                    .isEqualTo("[[2,12.00]]");
+        }
+    }
+
+    @Test
+    void triggersArrivingDuringARunCoalesceIntoOnePendingRun() {
+        try (TestServer api = TestServer.start(dataDirectory, "--flush-delay-ms", "0", "--flush-batch-rows", "1")) {
+            StringBuilder batch = new StringBuilder("[");
+            for (int i = 0; i < 40; i++) {
+                batch.append(i == 0 ? "" : ",").append("{\"order_id\":\"o").append(i).append("\",\"total\":1}");
+            }
+            api.postJson("/streams/orders", batch.append("]").toString());
+            settle(api);
+            JsonNode runs = api.get("/runs?limit=1000").body().get("runs");
+            int triggers = 0;
+            int runsForOrders = 0;
+            boolean coalesced = false;
+            for (JsonNode run : runs) {
+                if (run.get("trigger").asText().startsWith("stream:orders:")) {
+                    runsForOrders++;
+                    triggers += run.get("triggers").size();
+                    coalesced |= run.get("triggers").size() > 1;
+                }
+            }
+            assertThat(triggers).as("one trigger per flushed batch").isEqualTo(40);
+            assertThat(runsForOrders).isLessThan(40);
+            assertThat(coalesced).isTrue();
+            assertThat(rows(api, "SELECT sum(orders) FROM revenue_per_day").get(0).get(0).asLong()).isEqualTo(40);
+        }
+    }
+}
