@@ -6,6 +6,8 @@ import com.google.inject.Singleton;
 import dev.interlace.runtime.Interlace;
 import dev.interlace.runtime.config.ConfigLoader;
 import dev.interlace.runtime.config.InterlaceConfig;
+import dev.interlace.runtime.flush.FlushListener;
+import dev.interlace.runtime.flush.Warehouse;
 import dev.interlace.runtime.log.CommitListener;
 import dev.interlace.runtime.log.LogSettings;
 import java.io.IOException;
@@ -46,23 +48,36 @@ import java.util.stream.Stream;
  *   <li>(a) single-event publishes at 1, 16 and 64 clients, {@code --seconds} each, each on a fresh data dir;</li>
  *   <li>(b) batches of 100 and 1 000 events with random UUIDv4 keys until the dedup window holds {@code --keys}
  *       keys: throughput against keys-in-window, heap and disk bytes per key, start-up time, WAL size;</li>
- *   <li>(c) (a) again with group commit off (one request per transaction) as the baseline.</li>
+ *   <li>(c) (a) again with group commit off (one request per transaction) as the baseline;</li>
+ *   <li>(d) publish to queryable latency: an open-loop publisher at {@code --rate} and a poller of
+ *       {@code SELECT max(_offset)} over {@code POST /sql};</li>
+ *   <li>(e) flush throughput for a backlog built while a {@link FlushListener} makes every flush roll back;</li>
+ *   <li>(f) (b) with the flusher on and the default {@code --max-pending}, clients honouring 429 + Retry-After.</li>
  * </ul>
  *
  * <p>Run: {@code java -cp examples/target/interlace-examples.jar dev.interlace.examples.bench.PublishBenchmark}
- * ({@code --help} lists the options). Never run by CI. Until the flusher lands nothing is ever materialised, so the
- * server runs with {@code --max-pending 100000000}.
+ * ({@code --help} lists the options). Never run by CI. The flusher runs in every scenario; (b) keeps the pre-flusher
+ * {@code --max-pending 100000000}, everything else uses the default.
  */
 public final class PublishBenchmark {
 
     private static final String STREAM = "orders";
-    private static final long MAX_PENDING = 100_000_000L;
+    /**
+     * The pre-flusher runs' {@code --max-pending}: (b) keeps it so its figures stay comparable, and (e) uses it while
+     * it builds a backlog the flusher is not allowed to materialise.
+     */
+    private static final long NO_BACKPRESSURE = 100_000_000L;
+    /** The server's default {@code --max-pending} (100 000). */
+    private static final long DEFAULT_MAX_PENDING = InterlaceConfig.defaults().maxPending();
 
     private final Options options;
     private final Path root;
     private final Map<Integer, Fixed> groupCommit = new LinkedHashMap<>();
     private final Map<Integer, Fixed> baseline = new LinkedHashMap<>();
     private final Map<Integer, Batched> batched = new LinkedHashMap<>();
+    private final Map<Integer, Batched> flushed = new LinkedHashMap<>();
+    private Latency latency;
+    private final List<Drain> drains = new ArrayList<>();
 
     private PublishBenchmark(Options options, Path root) {
         this.options = options;
@@ -112,9 +127,29 @@ public final class PublishBenchmark {
                 case "b" -> {
                     for (int batch : options.batches) {
                         section("(b) batches of " + batch + " events, random UUIDv4 keys, until " + options.keys
-                                + " keys are in the dedup window (" + options.batchClients + " clients)");
-                        batched.put(batch, runBatched(batch));
+                                + " keys are in the dedup window (" + options.batchClients + " clients, --max-pending "
+                                + NO_BACKPRESSURE + ")");
+                        batched.put(batch, runBatched(batch, NO_BACKPRESSURE));
                     }
+                }
+                case "f" -> {
+                    for (int batch : options.batches) {
+                        section("(f) = (b) with the flusher on and the default --max-pending " + DEFAULT_MAX_PENDING
+                                + ": batches of " + batch + ", until " + options.keys + " keys ("
+                                + options.batchClients + " clients, 429 + Retry-After honoured)");
+                        flushed.put(batch, runBatched(batch, DEFAULT_MAX_PENDING));
+                    }
+                }
+                case "d" -> {
+                    section("(d) publish -> queryable latency: open loop, " + options.rate + " events/s in batches of "
+                            + options.latencyBatch + " for " + options.latencySeconds + " s; poller every "
+                            + options.pollMillis + " ms; --flush-delay-ms " + options.flushDelayMillis
+                            + " --flush-batch-rows " + options.flushBatchRows);
+                    latency = runLatency();
+                }
+                case "e" -> {
+                    section("(e) flush throughput for a backlog of " + options.backlog + " events");
+                    drains.addAll(runDrain());
                 }
                 default -> throw new IllegalArgumentException("unknown scenario " + scenario);
             }
@@ -209,10 +244,10 @@ public final class PublishBenchmark {
             result = new Fixed(clients, run, commits.snapshot());
         }
         deleteTree(dir);
-        System.out.printf("    -> %,.0f events/s, p50 %s ms, p99 %s ms, p99.9 %s ms, errors %d; commits %,d"
+        System.out.printf("    -> %,.0f events/s, p50 %s ms, p99 %s ms, p99.9 %s ms, errors %d, 429s %d; commits %,d"
                 + " (%.1f requests/commit, commit p50 %s ms)%n", result.run.eventsPerSecond(),
                 ms(result.run.latency.percentile(50)), ms(result.run.latency.percentile(99)),
-                ms(result.run.latency.percentile(99.9)), result.run.errors, result.commits.count,
+                ms(result.run.latency.percentile(99.9)), result.run.errors, result.run.throttled, result.commits.count,
                 result.commits.requestsPerCommit(), ms(result.commits.durations.percentile(50)));
         return result;
     }
@@ -236,12 +271,13 @@ public final class PublishBenchmark {
 
     // ------------------------------------------------------------------------------------------ (b)
 
-    private Batched runBatched(int batch) throws Exception {
+    private Batched runBatched(int batch, long maxPending) throws Exception {
         Path dir = fresh("b-" + batch);
         CommitStats commits = new CommitStats();
+        FlushStats flushes = new FlushStats();
         Batched result = new Batched(batch);
         long step = Math.max(batch, options.keys / options.steps);
-        try (Interlace server = start(dir, true, commits)) {
+        try (Interlace server = start(dir, true, commits, maxPending, options.flushBatchRows, flushes)) {
             System.out.printf("HTTP executor: %s; reporting every %,d keys%n", server.httpExecutor(), step);
             result.heapBefore = usedHeapAfterGc();
             WalWatch wal = new WalWatch(dir.resolve("log.sqlite-wal"));
@@ -258,6 +294,12 @@ public final class PublishBenchmark {
             result.dbBytes = size(dir.resolve("log.sqlite"));
             result.walBytes = size(dir.resolve("log.sqlite-wal"));
             result.commits = commits.snapshot();
+            // How far the flusher was behind when publishing stopped, and how long it took to catch up.
+            long stopped = System.nanoTime();
+            result.pendingAtEnd = pending(server);
+            result.catchUpNanos = waitForPending(server, 0, 600) - stopped;
+            result.warehouseBytes = size(dir.resolve("warehouse.duckdb")) + size(dir.resolve("warehouse.duckdb.wal"));
+            result.flushes = flushes.snapshot();
         }
         long closedDb = size(dir.resolve("log.sqlite"));
         long closedWal = size(dir.resolve("log.sqlite-wal"));
@@ -312,6 +354,13 @@ public final class PublishBenchmark {
                 result.lastRate());
         System.out.printf("cpu                          %.2f cores used by this JVM, %.2f by other processes%n",
                 result.run.benchCores, result.run.otherCores);
+        System.out.printf("backpressure                 %,d responses 429 (each: slept Retry-After, resent the same batch);"
+                + " %.1f s slept in total over %d clients (%.0f%% of client time)%n", result.run.throttled,
+                result.run.throttledNanos / 1e9, options.batchClients,
+                100.0 * result.run.throttledNanos / (result.run.nanos * (double) options.batchClients));
+        System.out.printf("flusher                      pending when publishing stopped %,d; caught up %.2f s later;"
+                + " %s%n", result.pendingAtEnd, result.catchUpNanos / 1e9, result.flushes.describe());
+        System.out.printf("warehouse                    warehouse.duckdb (+ .wal) %,d B%n", result.warehouseBytes);
         System.out.printf("commits                      %,d (%.1f requests, %,.0f events per commit; commit p50 %s ms,"
                 + " p99 %s ms; %.0f%% of wall time in commit)%n", result.commits.count,
                 result.commits.requestsPerCommit(), result.commits.entriesPerCommit(),
@@ -328,6 +377,385 @@ public final class PublishBenchmark {
                 + " replayed key deduplicated after restart: %s%n", result.keys, result.startupNanos / 1e9,
                 result.replayIsDuplicate);
         System.out.println();
+    }
+
+    // ------------------------------------------------------------------------------------------ (d) latency
+
+    /**
+     * Open-loop publisher: request {@code i} is due at {@code start + i * period} and is sent then (or as soon as a
+     * sender is free); a poller asks {@code SELECT max(_offset)} over {@code POST /sql} every {@code --poll-ms}. A
+     * publish is queryable at the first poll response that shows {@code max(_offset) >= last_offset}.
+     */
+    private Latency runLatency() throws Exception {
+        Path dir = fresh("d");
+        CommitStats commits = new CommitStats();
+        FlushStats flushes = new FlushStats();
+        int batch = options.latencyBatch;
+        long period = Math.round(batch * 1e9 / options.rate);
+        int slots = (int) (options.latencySeconds * 1_000_000_000L / period);
+        long[] due = new long[slots];
+        long[] sent = new long[slots];
+        long[] acked = new long[slots];
+        long[] lastOffset = new long[slots];
+        Latency result = new Latency();
+        try (Interlace server = start(dir, true, commits, DEFAULT_MAX_PENDING, options.flushBatchRows, flushes)) {
+            URI publish = publishUri(server);
+            URI sql = server.uri().resolve("/sql");
+            byte[] query = "SELECT max(_offset) FROM streams.orders".getBytes(StandardCharsets.UTF_8);
+            // Poller: keeps only the first time each new max(_offset) was seen (times are response arrivals).
+            long[][] seen = {new long[1 << 16], new long[1 << 16]};
+            int[] seenCount = {0};
+            LatencyLog pollRoundTrips = new LatencyLog();
+            AtomicLong polls = new AtomicLong();
+            AtomicLong pollErrors = new AtomicLong();
+            java.util.concurrent.atomic.AtomicBoolean stopPolling = new java.util.concurrent.atomic.AtomicBoolean();
+            Thread poller = new Thread(() -> {
+                try (RawHttpClient client = new RawHttpClient(sql, "text/plain")) {
+                    long last = -1;
+                    while (!stopPolling.get()) {
+                        long before = System.nanoTime();
+                        RawHttpClient.Response response;
+                        try {
+                            response = client.post(query);
+                        } catch (IOException e) {
+                            pollErrors.incrementAndGet();
+                            continue;
+                        }
+                        long after = System.nanoTime();
+                        polls.incrementAndGet();
+                        pollRoundTrips.add(after - before, 0);
+                        long max = response.status() == 200 ? firstCell(response.body()) : -2;
+                        if (max == -2) {
+                            if (pollErrors.incrementAndGet() <= 3) {
+                                System.out.println("poll failed: " + response.status() + " " + response.body());
+                            }
+                        } else if (max > last) {
+                            last = max;
+                            int n = seenCount[0];
+                            if (n == seen[0].length) {
+                                seen[0] = Arrays.copyOf(seen[0], n * 2);
+                                seen[1] = Arrays.copyOf(seen[1], n * 2);
+                            }
+                            seen[0][n] = after;
+                            seen[1][n] = max;
+                            seenCount[0] = n + 1;
+                        }
+                        java.util.concurrent.locks.LockSupport.parkNanos(options.pollMillis * 1_000_000L);
+                    }
+                }
+            }, "bench-sql-poller");
+            poller.setDaemon(true);
+            poller.start();
+            Thread.sleep(200);
+
+            AtomicLong next = new AtomicLong();
+            AtomicLong errors = new AtomicLong();
+            AtomicLong throttled = new AtomicLong();
+            List<Thread> senders = new ArrayList<>();
+            Cpu cpuStart = Cpu.now();
+            long start = System.nanoTime() + 20_000_000L;
+            for (int t = 0; t < options.latencySenders; t++) {
+                Thread sender = new Thread(() -> {
+                    HttpClient jdk = options.rawClient ? null : HttpClient.newBuilder()
+                            .version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(10)).build();
+                    try (RawHttpClient raw = options.rawClient ? new RawHttpClient(publish) : null) {
+                        for (int slot = (int) next.getAndIncrement(); slot < slots;
+                                slot = (int) next.getAndIncrement()) {
+                            String body = body(new String[batch]);
+                            long at = start + slot * period;
+                            due[slot] = at;
+                            long wait;
+                            while ((wait = at - System.nanoTime()) > 0) {
+                                java.util.concurrent.locks.LockSupport.parkNanos(wait);
+                            }
+                            long before = System.nanoTime();
+                            int status;
+                            String text;
+                            try {
+                                if (raw != null) {
+                                    RawHttpClient.Response response = raw.post(body.getBytes(StandardCharsets.UTF_8));
+                                    status = response.status();
+                                    text = response.body();
+                                } else {
+                                    HttpResponse<String> response = jdk.send(HttpRequest.newBuilder(publish)
+                                            .timeout(Duration.ofSeconds(60)).header("Content-Type", "application/json")
+                                            .POST(HttpRequest.BodyPublishers.ofString(body)).build(),
+                                            HttpResponse.BodyHandlers.ofString());
+                                    status = response.statusCode();
+                                    text = response.body();
+                                }
+                            } catch (IOException | InterruptedException e) {
+                                errors.incrementAndGet();
+                                continue;
+                            }
+                            long after = System.nanoTime();
+                            if (status == 429) {
+                                throttled.incrementAndGet();
+                                continue;
+                            }
+                            if (status != 200 || acceptedCount(text) != batch) {
+                                if (errors.incrementAndGet() <= 5) {
+                                    System.out.println("unexpected response " + status + ": " + text);
+                                }
+                                continue;
+                            }
+                            sent[slot] = before;
+                            acked[slot] = after;
+                            lastOffset[slot] = longField(text, "last_offset");
+                        }
+                    }
+                }, "bench-open-loop-" + t);
+                sender.setDaemon(true);
+                senders.add(sender);
+                sender.start();
+            }
+            for (Thread sender : senders) {
+                sender.join();
+            }
+            long publishEnd = System.nanoTime();
+            double[] cores = Cpu.now().since(cpuStart);
+            long highest = Arrays.stream(lastOffset).max().orElse(0);
+            long giveUp = System.nanoTime() + 30_000_000_000L;
+            while (System.nanoTime() < giveUp) {
+                int n = seenCount[0];
+                if (n > 0 && seen[1][n - 1] >= highest) {
+                    break;
+                }
+                Thread.sleep(5);
+            }
+            stopPolling.set(true);
+            poller.join();
+
+            result.commits = commits.snapshot();
+            result.flushes = flushes.snapshot();
+            result.benchCores = cores[0];
+            result.otherCores = cores[1];
+            result.errors = errors.get();
+            result.throttled = throttled.get();
+            result.polls = polls.get();
+            result.pollErrors = pollErrors.get();
+            result.pollRoundTrips = pollRoundTrips;
+            result.publishSeconds = (publishEnd - start) / 1e9;
+            int n = seenCount[0];
+            long[] seenAt = Arrays.copyOf(seen[0], n);
+            long[] seenMax = Arrays.copyOf(seen[1], n);
+            for (int slot = 0; slot < slots; slot++) {
+                if (sent[slot] == 0) {
+                    continue;
+                }
+                result.published++;
+                result.events += batch;
+                result.ack.add(acked[slot] - sent[slot], 0);
+                result.sendLag.add(Math.max(0, sent[slot] - due[slot]), 0);
+                int found = firstAtLeast(seenMax, lastOffset[slot]);
+                if (found < 0) {
+                    result.neverSeen++;
+                    continue;
+                }
+                long visible = Math.max(seenAt[found], acked[slot]);
+                result.queryable.add(visible - sent[slot], 0);
+                result.afterAck.add(visible - acked[slot], 0);
+            }
+        }
+        deleteTree(dir);
+        printLatency(result);
+        return result;
+    }
+
+    /** Index of the first value {@code >= target} in a non-decreasing array, or -1. */
+    private static int firstAtLeast(long[] values, long target) {
+        int low = 0;
+        int high = values.length;
+        while (low < high) {
+            int mid = (low + high) >>> 1;
+            if (values[mid] < target) {
+                low = mid + 1;
+            } else {
+                high = mid;
+            }
+        }
+        return low < values.length ? low : -1;
+    }
+
+    private void printLatency(Latency r) {
+        System.out.println();
+        System.out.printf("published                    %,d requests = %,d events in %.1f s = %,.0f events/s (target"
+                + " %,d); errors %d; 429s %d%n", r.published, r.events, r.publishSeconds, r.events / r.publishSeconds,
+                options.rate, r.errors, r.throttled);
+        System.out.printf("sender lag (sent - due)      p50 %s ms, p99 %s ms, max %s ms%n", ms(r.sendLag.percentile(50)),
+                ms(r.sendLag.percentile(99)), ms(r.sendLag.max()));
+        System.out.printf("polls                        %,d (%,.0f/s), errors %d; round trip p50 %s ms, p99 %s ms%n",
+                r.polls, r.polls / r.publishSeconds, r.pollErrors, ms(r.pollRoundTrips.percentile(50)),
+                ms(r.pollRoundTrips.percentile(99)));
+        System.out.printf("cpu                          %.2f cores this JVM, %.2f other processes%n", r.benchCores,
+                r.otherCores);
+        System.out.printf("log commits                  %,d (%.1f requests/commit, commit p50 %s ms)%n", r.commits.count,
+                r.commits.requestsPerCommit(), ms(r.commits.durations.percentile(50)));
+        System.out.printf("flusher                      %s%n", r.flushes.describe());
+        System.out.printf("never seen by the poller     %d%n", r.neverSeen);
+        System.out.println();
+        System.out.println("| measure | n | p50 ms | p95 ms | p99 ms | p99.9 ms | max ms |");
+        System.out.println("|---|---:|---:|---:|---:|---:|---:|");
+        latencyRow("publish ack (send -> 200)", r.ack);
+        latencyRow("publish -> queryable (send -> first poll showing it)", r.queryable);
+        latencyRow("ack -> queryable", r.afterAck);
+        System.out.println();
+    }
+
+    private static void latencyRow(String name, LatencyLog log) {
+        System.out.printf("| %s | %,d | %s | %s | %s | %s | %s |%n", name, log.size(), ms(log.percentile(50)),
+                ms(log.percentile(95)), ms(log.percentile(99)), ms(log.percentile(99.9)), ms(log.max()));
+    }
+
+    // ------------------------------------------------------------------------------------------ (e) drain
+
+    /**
+     * Builds a backlog the flusher may not materialise (a {@link FlushListener} that throws in
+     * {@code beforeCommit}, so every flush rolls back), closes the server, and then for each
+     * {@code --drain-batch-rows} starts a normal server on a copy of that directory and times the drain.
+     */
+    private List<Drain> runDrain() throws Exception {
+        Path base = fresh("e-backlog");
+        java.util.logging.Logger flusherLog = java.util.logging.Logger.getLogger(
+                "dev.interlace.runtime.flush.Flusher");
+        java.util.logging.Level level = flusherLog.getLevel();
+        flusherLog.setLevel(java.util.logging.Level.OFF);
+        long backlog;
+        try (Interlace server = start(base, true, null, NO_BACKPRESSURE, options.flushBatchRows,
+                new FlushListener() {
+                    @Override
+                    public void beforeCommit(Warehouse.Target target, long newWatermark,
+                            int rows) {
+                        throw new IllegalStateException("benchmark: the backlog stays unflushed");
+                    }
+                })) {
+            long started = System.nanoTime();
+            Run run = drive(server, options.batchClients, 1000, Long.MAX_VALUE, options.backlog, null, 1);
+            backlog = pending(server);
+            System.out.printf("backlog built: %,d events published in %.1f s (%,.0f events/s, errors %d); pending %,d;"
+                    + " flush_state %s%n", run.events, (System.nanoTime() - started) / 1e9, run.eventsPerSecond(),
+                    run.errors, backlog, streamField(server, "flush_state"));
+        } finally {
+            flusherLog.setLevel(level);
+        }
+        List<Drain> results = new ArrayList<>();
+        for (int rows : options.drainBatchRows) {
+            Path dir = fresh("e-" + rows);
+            copyTree(base, dir);
+            FlushStats flushes = new FlushStats();
+            Drain drain = new Drain(rows, backlog);
+            Cpu cpuStart = Cpu.now();
+            long t0 = System.nanoTime();
+            try (Interlace server = start(dir, true, null, DEFAULT_MAX_PENDING, rows, flushes)) {
+                drain.startNanos = System.nanoTime() - t0;
+                long done = waitForPending(server, 0, 1800);
+                drain.wallNanos = done - t0;
+                double[] cores = Cpu.now().since(cpuStart);
+                drain.benchCores = cores[0];
+                drain.otherCores = cores[1];
+                drain.flushes = flushes.snapshot();
+                String check = sql(server, "SELECT count(*), max(_offset), count(DISTINCT _offset) FROM streams.orders");
+                drain.check = check.replaceAll(".*\"rows\":\\[\\[([^]]*)]].*", "$1");
+                drain.warehouseBytes = size(dir.resolve("warehouse.duckdb"));
+            }
+            deleteTree(dir);
+            System.out.printf("--flush-batch-rows %d: %,d rows; start() %.2f s; pending 0 after %.2f s from start()"
+                    + " -> %,.0f rows/s; between first and last flush commit %,.0f rows/s; cpu %.2f this JVM, %.2f"
+                    + " other; count, max(_offset), distinct offsets = %s; warehouse %,d B%n  %s%n", rows, backlog,
+                    drain.startNanos / 1e9, drain.wallNanos / 1e9, drain.rowsPerSecond(), drain.flushes.steadyRate(),
+                    drain.benchCores, drain.otherCores, drain.check, drain.warehouseBytes, drain.flushes.describe());
+            results.add(drain);
+        }
+        deleteTree(base);
+        return results;
+    }
+
+    private static void copyTree(Path from, Path to) throws IOException {
+        try (Stream<Path> paths = Files.walk(from)) {
+            for (Path path : paths.toList()) {
+                Path target = to.resolve(from.relativize(path).toString());
+                if (Files.isDirectory(path)) {
+                    Files.createDirectories(target);
+                } else if (!path.getFileName().toString().equals("lock")) {
+                    Files.copy(path, target, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+                }
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------ small HTTP helpers
+
+    private static String streamField(Interlace server, String field) throws IOException {
+        try (RawHttpClient client = new RawHttpClient(server.uri().resolve("/streams/" + STREAM))) {
+            String body = client.get().body();
+            int at = body.indexOf("\"" + field + "\":");
+            if (at < 0) {
+                return null;
+            }
+            String rest = body.substring(at + field.length() + 3);
+            int end = 0;
+            while (end < rest.length() && rest.charAt(end) != ',' && rest.charAt(end) != '}') {
+                end++;
+            }
+            return rest.substring(0, end).replace("\"", "");
+        }
+    }
+
+    private static long pending(Interlace server) throws IOException {
+        return Long.parseLong(streamField(server, "pending"));
+    }
+
+    /** Polls {@code GET /streams/orders} every 10 ms until {@code pending <= target}; returns that moment. */
+    private static long waitForPending(Interlace server, long target, int timeoutSeconds) throws Exception {
+        long deadline = System.nanoTime() + timeoutSeconds * 1_000_000_000L;
+        try (RawHttpClient client = new RawHttpClient(server.uri().resolve("/streams/" + STREAM))) {
+            while (System.nanoTime() < deadline) {
+                long value = longField(client.get().body(), "pending");
+                long now = System.nanoTime();
+                if (value <= target) {
+                    return now;
+                }
+                Thread.sleep(10);
+            }
+        }
+        throw new IllegalStateException("pending did not reach " + target + " in " + timeoutSeconds + " s");
+    }
+
+    private static String sql(Interlace server, String query) throws IOException {
+        try (RawHttpClient client = new RawHttpClient(server.uri().resolve("/sql"), "text/plain")) {
+            return client.post(query.getBytes(StandardCharsets.UTF_8)).body();
+        }
+    }
+
+    /** A top-level numeric field of a JSON response, e.g. {@code "last_offset":123}. */
+    private static long longField(String body, String field) {
+        int at = body.indexOf("\"" + field + "\":");
+        if (at < 0) {
+            return -1;
+        }
+        int from = at + field.length() + 3;
+        int to = from;
+        while (to < body.length() && (Character.isDigit(body.charAt(to)) || body.charAt(to) == '-')) {
+            to++;
+        }
+        return to == from ? -1 : Long.parseLong(body.substring(from, to));
+    }
+
+    /** The first cell of a {@code POST /sql} JSON result, {@code -1} for SQL NULL, {@code -2} when unreadable. */
+    private static long firstCell(String body) {
+        int at = body.indexOf("\"rows\":[[");
+        if (at < 0) {
+            return -2;
+        }
+        int from = at + 9;
+        if (body.startsWith("null", from)) {
+            return -1;
+        }
+        int to = from;
+        while (to < body.length() && Character.isDigit(body.charAt(to))) {
+            to++;
+        }
+        return to == from ? -2 : Long.parseLong(body.substring(from, to));
     }
 
     // ------------------------------------------------------------------------------------------ summary
@@ -368,20 +796,48 @@ public final class PublishBenchmark {
             double p99 = on1.run.latency.percentile(99) / 1e6;
             target("(a) 1 client ack p99 <= 3 ms", String.format("%.2f ms", p99), p99 <= 3);
         }
+        if (latency != null) {
+            double p95 = latency.queryable.percentile(95) / 1e6;
+            double rate = latency.events / latency.publishSeconds;
+            target("(d) publish -> queryable p95 <= 250 ms at 5 000 events/s sustained",
+                    String.format("p95 %.2f ms (p50 %.2f, p99 %.2f) at %,.0f events/s", p95,
+                            latency.queryable.percentile(50) / 1e6, latency.queryable.percentile(99) / 1e6, rate),
+                    p95 <= 250 && rate >= 4950 && latency.neverSeen == 0);
+            target("(d) seed design goal: publish -> queryable p95 < 1 s", String.format("%.2f ms", p95), p95 < 1000);
+        }
+        for (Drain d : drains) {
+            target("(e) flush >= 200 000 rows/s (backlog " + d.rows + ", --flush-batch-rows " + d.batchRows + ")",
+                    String.format("%,.0f rows/s from start(); %,.0f between first and last commit", d.rowsPerSecond(),
+                            d.flushes.steadyRate()), d.rowsPerSecond() >= 200_000);
+        }
+        for (Batched b : flushed.values()) {
+            target("(f) batch " + b.batch + ", default --max-pending: throughput",
+                    String.format("%,.0f events/s overall, last interval %,.0f; %,d responses 429",
+                            b.run.eventsPerSecond(), b.lastRate(), b.run.throttled), null);
+        }
+        for (Batched b : flushed.values()) {
+            batchTargets("(f)", b);
+        }
         for (Batched b : batched.values()) {
+            batchTargets("(b)", b);
+        }
+        System.out.println();
+    }
+
+    private static void batchTargets(String scenario, Batched b) {
+        {
             double upTo1m = b.minRateUpTo(1_000_000);
-            target("(b) batch " + b.batch + ": >= 100 000 events/s up to 1 M keys",
+            target(scenario + " batch " + b.batch + ": >= 100 000 events/s up to 1 M keys",
                     String.format("min interval %,.0f events/s", upTo1m), upTo1m >= 100_000);
             if (b.keys >= 5_000_000) {
-                target("(b) batch " + b.batch + ": >= 50 000 events/s at 5 M keys",
+                target(scenario + " batch " + b.batch + ": >= 50 000 events/s at 5 M keys",
                         String.format("%,.0f events/s (last interval)", b.lastRate()), b.lastRate() >= 50_000);
             } else {
-                target("(b) batch " + b.batch + ": >= 50 000 events/s at 5 M keys",
+                target(scenario + " batch " + b.batch + ": >= 50 000 events/s at 5 M keys",
                         String.format("not reached (run stopped at %,d keys): %,.0f events/s", b.keys, b.lastRate()),
                         null);
             }
         }
-        System.out.println();
     }
 
     private static void target(String name, String measured, Boolean met) {
@@ -400,6 +856,8 @@ public final class PublishBenchmark {
         URI uri = publishUri(server);
         AtomicLong accepted = new AtomicLong();
         AtomicLong errors = new AtomicLong();
+        AtomicLong throttled = new AtomicLong();
+        AtomicLong throttledNanos = new AtomicLong();
         AtomicReferenceArray<String> lastKeys = new AtomicReferenceArray<>(clients);
         LatencyLog[] logs = new LatencyLog[clients];
         CountDownLatch ready = new CountDownLatch(clients);
@@ -424,21 +882,36 @@ public final class PublishBenchmark {
                         int status;
                         String text;
                         try {
-                            if (raw != null) {
-                                byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
-                                start = System.nanoTime();
-                                RawHttpClient.Response response = raw.post(bytes);
-                                status = response.status();
-                                text = response.body();
-                            } else {
-                                HttpRequest request = HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(60))
-                                        .header("Content-Type", "application/json")
-                                        .POST(HttpRequest.BodyPublishers.ofString(body)).build();
-                                start = System.nanoTime();
-                                HttpResponse<String> response = client.send(request,
-                                        HttpResponse.BodyHandlers.ofString());
-                                status = response.statusCode();
-                                text = response.body();
+                            while (true) {
+                                int retryAfter;
+                                if (raw != null) {
+                                    byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+                                    start = System.nanoTime();
+                                    RawHttpClient.Response response = raw.post(bytes);
+                                    status = response.status();
+                                    text = response.body();
+                                    retryAfter = response.retryAfter();
+                                } else {
+                                    HttpRequest request = HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(60))
+                                            .header("Content-Type", "application/json")
+                                            .POST(HttpRequest.BodyPublishers.ofString(body)).build();
+                                    start = System.nanoTime();
+                                    HttpResponse<String> response = client.send(request,
+                                            HttpResponse.BodyHandlers.ofString());
+                                    status = response.statusCode();
+                                    text = response.body();
+                                    retryAfter = response.headers().firstValue("Retry-After").map(Integer::parseInt)
+                                            .orElse(-1);
+                                }
+                                if (status != 429) {
+                                    break;
+                                }
+                                // Backpressure: nothing was stored; honour Retry-After, then send the same batch.
+                                throttled.incrementAndGet();
+                                long sleep = Math.max(1, retryAfter) * 1000L;
+                                long slept = System.nanoTime();
+                                Thread.sleep(sleep);
+                                throttledNanos.addAndGet(System.nanoTime() - slept);
                             }
                         } catch (IOException e) {
                             errors.incrementAndGet();
@@ -490,7 +963,8 @@ public final class PublishBenchmark {
         for (int c = 0; c < clients; c++) {
             lastKey = lastKey != null ? lastKey : lastKeys.get(c);
         }
-        return new Run(all.size(), accepted.get(), errors.get(), nanos, all, lastKey, cores[0], cores[1]);
+        return new Run(all.size(), accepted.get(), errors.get(), nanos, all, lastKey, cores[0], cores[1],
+                throttled.get(), throttledNanos.get());
     }
 
     private static String body(String[] keys) {
@@ -534,11 +1008,27 @@ public final class PublishBenchmark {
 
     // ------------------------------------------------------------------------------------------ server
 
+    /** A server with the default {@code --max-pending} and the benchmark's flush settings. */
     private Interlace start(Path dir, boolean group, CommitListener listener) {
+        return start(dir, group, listener, DEFAULT_MAX_PENDING, options.flushBatchRows, null);
+    }
+
+    private Interlace start(Path dir, boolean group, CommitListener listener, long maxPending, int flushBatchRows,
+            FlushListener flushListener) {
         InterlaceConfig config = ConfigLoader.load(new String[] {"--port", "0", "--data-dir", dir.toString(),
-                "--max-pending", Long.toString(MAX_PENDING), "--max-events-per-request", "10000"}, Map.of()).config();
+                "--max-pending", Long.toString(maxPending), "--max-events-per-request", "10000",
+                "--flush-delay-ms", Long.toString(options.flushDelayMillis),
+                "--flush-batch-rows", Integer.toString(flushBatchRows)}, Map.of()).config();
         Interlace.Builder builder = Interlace.builder().config(config);
         List<com.google.inject.Module> overrides = new ArrayList<>();
+        if (flushListener != null) {
+            overrides.add(new AbstractModule() {
+                @Override
+                protected void configure() {
+                    bind(FlushListener.class).toInstance(flushListener);
+                }
+            });
+        }
         if (!group) {
             overrides.add(new OneRequestPerCommit(config.maxPending()));
         }
@@ -618,7 +1108,7 @@ public final class PublishBenchmark {
     // ------------------------------------------------------------------------------------------ records
 
     private record Run(long requests, long events, long errors, long nanos, LatencyLog latency, String lastKey,
-            double benchCores, double otherCores) {
+            double benchCores, double otherCores, long throttled, long throttledNanos) {
         double seconds() {
             return nanos / 1e9;
         }
@@ -646,6 +1136,10 @@ public final class PublishBenchmark {
         long closedWalBytes;
         long startupNanos;
         boolean replayIsDuplicate;
+        long pendingAtEnd;
+        long catchUpNanos;
+        long warehouseBytes;
+        FlushStats.Snapshot flushes;
 
         Batched(int batch) {
             this.batch = batch;
@@ -818,6 +1312,123 @@ public final class PublishBenchmark {
         }
     }
 
+    /** (d): one open-loop latency run. */
+    private static final class Latency {
+        final LatencyLog ack = new LatencyLog();
+        final LatencyLog queryable = new LatencyLog();
+        final LatencyLog afterAck = new LatencyLog();
+        final LatencyLog sendLag = new LatencyLog();
+        LatencyLog pollRoundTrips;
+        CommitStats.Snapshot commits;
+        FlushStats.Snapshot flushes;
+        long published;
+        long events;
+        long errors;
+        long throttled;
+        long polls;
+        long pollErrors;
+        long neverSeen;
+        double publishSeconds;
+        double benchCores;
+        double otherCores;
+    }
+
+    /** (e): one drain of the backlog. */
+    private static final class Drain {
+        final int batchRows;
+        final long rows;
+        long startNanos;
+        long wallNanos;
+        double benchCores;
+        double otherCores;
+        FlushStats.Snapshot flushes;
+        String check;
+        long warehouseBytes;
+
+        Drain(int batchRows, long rows) {
+            this.batchRows = batchRows;
+            this.rows = rows;
+        }
+
+        double rowsPerSecond() {
+            return rows / (wallNanos / 1e9);
+        }
+    }
+
+    /**
+     * Flushes of the events table, timed from the flusher's listener: "read" is from the previous commit to the
+     * watermark compare-and-set (log read, decode, CAS; in steady state also the idle wait), "append" is the
+     * Appender, "commit" is DuckDB's commit.
+     */
+    static final class FlushStats implements FlushListener {
+        private long begin;
+        private long appended;
+        private long lastEnd;
+        private int pendingRows;
+        private long count;
+        private long rows;
+        private long firstEnd;
+        private long firstRows;
+        private long readNanos;
+        private long appendNanos;
+        private long commitNanos;
+        private final LatencyLog read = new LatencyLog();
+        private final LatencyLog append = new LatencyLog();
+        private final LatencyLog commit = new LatencyLog();
+
+        @Override
+        public synchronized void afterWatermarkUpdate(Warehouse.Target target, long newWatermark) {
+            if (!target.quarantine()) {
+                begin = System.nanoTime();
+            }
+        }
+
+        @Override
+        public synchronized void beforeCommit(Warehouse.Target target, long newWatermark, int batchRows) {
+            if (!target.quarantine()) {
+                appended = System.nanoTime();
+                pendingRows = batchRows;
+            }
+        }
+
+        @Override
+        public synchronized void afterCommit(Warehouse.Target target, long newWatermark) {
+            if (target.quarantine()) {
+                return;
+            }
+            long end = System.nanoTime();
+            if (count == 0) {
+                firstEnd = end;
+                firstRows = pendingRows;
+            } else {
+                read.add(begin - lastEnd, 0);
+                readNanos += begin - lastEnd;
+            }
+            append.add(appended - begin, 0);
+            appendNanos += appended - begin;
+            commit.add(end - appended, 0);
+            commitNanos += end - appended;
+            count++;
+            rows += pendingRows;
+            lastEnd = end;
+        }
+
+        synchronized Snapshot snapshot() {
+            return new Snapshot(count, rows, count < 2 ? Double.NaN : (rows - firstRows) / ((lastEnd - firstEnd) / 1e9),
+                    String.format(Locale.ROOT, "%,d flush commits, %,.0f rows/commit; per commit p50: read+decode+CAS"
+                            + " %s ms (after the first), append %s ms, commit %s ms; totals %.2f / %.2f / %.2f s",
+                            count, count == 0 ? 0.0 : (double) rows / count, ms(read.percentile(50)),
+                            ms(append.percentile(50)), ms(commit.percentile(50)), readNanos / 1e9, appendNanos / 1e9,
+                            commitNanos / 1e9));
+        }
+
+        record Snapshot(long count, long rows, double steadyRate, String text) {
+            String describe() {
+                return text;
+            }
+        }
+    }
+
     /** Group commits seen by the log's writer thread: requests and entries per commit, and commit+fsync time. */
     static final class CommitStats implements CommitListener {
         private long count;
@@ -934,11 +1545,24 @@ public final class PublishBenchmark {
                 "  --batch-clients N    concurrent clients in (b) (default 8)",
                 "  --steps N            (b) reports throughput every keys/N keys (default 20)",
                 "  --warmup N           seconds of unmeasured JIT warm-up on a throwaway dir (default 10)",
-                "  --scenarios LIST     which of a,b,c to run, in that order (default a,c,b)",
+                "  --scenarios LIST     which of a,b,c,d,e,f to run, in that order (default a,c,d,e,f)",
                 "  --data-root DIR      where the fresh data dirs go (default a new temp dir, removed at the end)",
                 "  --client KIND        load generator: jdk (java.net.http.HttpClient, default) or raw (a minimal",
                 "                       blocking HTTP/1.1 keep-alive socket client, to measure the JDK client's cost)",
-                "  --keep               keep the temp data root afterwards");
+                "  --flush-delay-ms N   the server's --flush-delay-ms in every scenario (default 50)",
+                "  --flush-batch-rows N the server's --flush-batch-rows in (a)-(d) and (f) (default 5000)",
+                "  --rate N             (d) events/s of the open-loop publisher (default 5000)",
+                "  --latency-batch N    (d) events per request (default 50: one request every 10 ms at 5000/s)",
+                "  --latency-seconds N  (d) how long to publish (default 30)",
+                "  --latency-senders N  (d) sender threads taking the scheduled slots (default 4)",
+                "  --poll-ms N          (d) pause between two max(_offset) polls (default 2)",
+                "  --backlog N          (e) events in the backlog (default 1000000)",
+                "  --drain-batch-rows LIST  (e) --flush-batch-rows values to drain the backlog with (default 5000,50000)",
+                "  --keep               keep the temp data root afterwards",
+                "",
+                "scenarios: a, c = single events with/without group commit; b = batches to --keys keys with",
+                "  --max-pending 100000000 (as before the flusher); d = publish->queryable latency; e = flush",
+                "  throughput for a backlog; f = b with the default --max-pending (429 + Retry-After honoured)");
 
         int seconds = 30;
         long keys = 5_000_000;
@@ -947,7 +1571,16 @@ public final class PublishBenchmark {
         int batchClients = 8;
         int steps = 20;
         int warmupSeconds = 10;
-        String scenarios = "a,c,b";
+        String scenarios = "a,c,d,e,f";
+        long flushDelayMillis = 50;
+        int flushBatchRows = 5000;
+        int rate = 5000;
+        int latencyBatch = 50;
+        int latencySeconds = 30;
+        int latencySenders = 4;
+        int pollMillis = 2;
+        long backlog = 1_000_000;
+        int[] drainBatchRows = {5000, 50000};
         Path dataRoot;
         boolean keep;
         boolean help;
@@ -990,6 +1623,15 @@ public final class PublishBenchmark {
                     case "--steps" -> steps = positive(Integer.parseInt(value), flag);
                     case "--warmup" -> warmupSeconds = Integer.parseInt(value);
                     case "--scenarios" -> scenarios = value;
+                    case "--flush-delay-ms" -> flushDelayMillis = Long.parseLong(value);
+                    case "--flush-batch-rows" -> flushBatchRows = positive(Integer.parseInt(value), flag);
+                    case "--rate" -> rate = positive(Integer.parseInt(value), flag);
+                    case "--latency-batch" -> latencyBatch = positive(Integer.parseInt(value), flag);
+                    case "--latency-seconds" -> latencySeconds = positive(Integer.parseInt(value), flag);
+                    case "--latency-senders" -> latencySenders = positive(Integer.parseInt(value), flag);
+                    case "--poll-ms" -> pollMillis = Integer.parseInt(value);
+                    case "--backlog" -> backlog = positive(Long.parseLong(value.replace("_", "")), flag);
+                    case "--drain-batch-rows" -> drainBatchRows = list(value, flag);
                     case "--data-root" -> dataRoot = Path.of(value);
                     case "--client" -> {
                         if (!value.equals("jdk") && !value.equals("raw")) {
@@ -1027,7 +1669,11 @@ public final class PublishBenchmark {
         public String toString() {
             return "--seconds " + seconds + " --keys " + keys + " --clients " + join(clients) + " --batches "
                     + join(batches) + " --batch-clients " + batchClients + " --steps " + steps + " --warmup "
-                    + warmupSeconds + " --scenarios " + scenarios + " --client " + (rawClient ? "raw" : "jdk");
+                    + warmupSeconds + " --scenarios " + scenarios + " --client " + (rawClient ? "raw" : "jdk")
+                    + " --flush-delay-ms " + flushDelayMillis + " --flush-batch-rows " + flushBatchRows + " --rate "
+                    + rate + " --latency-batch " + latencyBatch + " --latency-seconds " + latencySeconds
+                    + " --latency-senders " + latencySenders + " --poll-ms " + pollMillis + " --backlog " + backlog
+                    + " --drain-batch-rows " + join(drainBatchRows);
         }
 
         private static String join(int[] values) {

@@ -19,22 +19,41 @@ import java.util.Locale;
  */
 final class RawHttpClient implements AutoCloseable {
 
-    /** A response: status and body text. */
-    record Response(int status, String body) {}
+    /** A response: status, body text and the {@code Retry-After} header in seconds (-1 when absent). */
+    record Response(int status, String body, int retryAfter) {
+        Response(int status, String body) {
+            this(status, body, -1);
+        }
+    }
 
     private final URI uri;
     private final byte[] head;
+    private final byte[] getHead;
     private Socket socket;
     private OutputStream out;
     private InputStream in;
 
     RawHttpClient(URI uri) {
+        this(uri, "application/json");
+    }
+
+    RawHttpClient(URI uri, String contentType) {
         this.uri = uri;
         this.head = ("POST " + uri.getRawPath() + " HTTP/1.1\r\nHost: " + uri.getHost() + ":" + uri.getPort()
-                + "\r\nContent-Type: application/json\r\nContent-Length: ").getBytes(StandardCharsets.US_ASCII);
+                + "\r\nContent-Type: " + contentType + "\r\nContent-Length: ").getBytes(StandardCharsets.US_ASCII);
+        this.getHead = ("GET " + uri.getRawPath() + " HTTP/1.1\r\nHost: " + uri.getHost() + ":" + uri.getPort()
+                + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII);
     }
 
     Response post(byte[] body) throws IOException {
+        return exchange(body);
+    }
+
+    Response get() throws IOException {
+        return exchange(null);
+    }
+
+    private Response exchange(byte[] body) throws IOException {
         if (socket == null) {
             socket = new Socket(uri.getHost(), uri.getPort());
             socket.setTcpNoDelay(true);
@@ -42,18 +61,25 @@ final class RawHttpClient implements AutoCloseable {
             in = new BufferedInputStream(socket.getInputStream(), 16 * 1024);
         }
         try {
-            out.write(head);
-            out.write((body.length + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
-            out.write(body);
+            if (body == null) {
+                out.write(getHead);
+            } else {
+                out.write(head);
+                out.write((body.length + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+                out.write(body);
+            }
             out.flush();
             String status = line();
             int code = Integer.parseInt(status.substring(9, 12));
             int length = -1;
             boolean close = false;
+            int retryAfter = -1;
             for (String header = line(); !header.isEmpty(); header = line()) {
                 String lower = header.toLowerCase(Locale.ROOT);
                 if (lower.startsWith("content-length:")) {
                     length = Integer.parseInt(header.substring(15).strip());
+                } else if (lower.startsWith("retry-after:")) {
+                    retryAfter = Integer.parseInt(header.substring(12).strip());
                 } else if (lower.startsWith("connection:") && lower.contains("close")) {
                     close = true;
                 }
@@ -68,7 +94,7 @@ final class RawHttpClient implements AutoCloseable {
             if (close) {
                 close();
             }
-            return new Response(code, new String(content, StandardCharsets.UTF_8));
+            return new Response(code, new String(content, StandardCharsets.UTF_8), retryAfter);
         } catch (IOException | RuntimeException e) {
             close();
             throw e instanceof IOException io ? io : new IOException(e);
