@@ -1,26 +1,13 @@
 package dev.interlace.runtime.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import java.io.IOException;
 import java.io.PrintStream;
-import java.net.ConnectException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
 /** {@code interlace sql "SELECT ..."}: runs a read-only query on a server and prints the result as a table. */
 final class SqlCommand implements Command {
 
-    static final String DEFAULT_SERVER = "http://127.0.0.1:8000";
-    private static final int MAX_CELL = 60;
-    private static final ObjectMapper JSON = new ObjectMapper()
-            .enable(com.fasterxml.jackson.databind.DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
-            .setNodeFactory(com.fasterxml.jackson.databind.node.JsonNodeFactory.withExactBigDecimals(true));
 
     @Override
     public String name() {
@@ -39,7 +26,7 @@ final class SqlCommand implements Command {
 
     @Override
     public int run(List<String> args, PrintStream out) {
-        String server = DEFAULT_SERVER;
+        String server = ServerClient.DEFAULT_SERVER;
         boolean json = false;
         String query = null;
         for (int i = 0; i < args.size(); i++) {
@@ -64,37 +51,7 @@ final class SqlCommand implements Command {
         if (query == null || query.isBlank()) {
             throw new UsageException("no query given");
         }
-        URI uri;
-        try {
-            uri = URI.create(server.endsWith("/") ? server + "sql" : server + "/sql");
-        } catch (IllegalArgumentException e) {
-            throw new UsageException("--server is not a URL: " + server);
-        }
-        HttpResponse<String> response;
-        try {
-            response = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build().send(
-                    HttpRequest.newBuilder(uri).header("Content-Type", "text/plain; charset=utf-8")
-                            .POST(HttpRequest.BodyPublishers.ofString(query)).build(),
-                    HttpResponse.BodyHandlers.ofString());
-        } catch (ConnectException e) {
-            throw new CommandFailedException("cannot reach " + server + " (is `interlace serve` running there?)");
-        } catch (IOException e) {
-            throw new CommandFailedException("request to " + uri + " failed: " + e.getMessage());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new CommandFailedException("interrupted");
-        }
-        JsonNode body;
-        try {
-            body = JSON.readTree(response.body());
-        } catch (IOException e) {
-            throw new CommandFailedException("the server answered " + response.statusCode() + " with a body that is"
-                    + " not JSON");
-        }
-        if (response.statusCode() != 200) {
-            throw new CommandFailedException(body.path("error").asText("error") + ": "
-                    + body.path("message").asText(response.body()));
-        }
+        JsonNode body = new ServerClient(server).send("POST", "/sql", "text/plain; charset=utf-8", query);
         if (json) {
             out.println(body.toPrettyString());
         } else {
@@ -109,41 +66,12 @@ final class SqlCommand implements Command {
         List<List<String>> rows = new ArrayList<>();
         for (JsonNode row : body.get("rows")) {
             List<String> cells = new ArrayList<>();
-            row.forEach(value -> cells.add(cell(value)));
+            row.forEach(value -> cells.add(Table.cell(value)));
             rows.add(cells);
         }
-        int[] widths = new int[header.size()];
-        for (int i = 0; i < header.size(); i++) {
-            widths[i] = header.get(i).length();
-            for (List<String> row : rows) {
-                widths[i] = Math.max(widths[i], row.get(i).length());
-            }
-        }
-        out.println(line(header, widths));
-        StringBuilder rule = new StringBuilder();
-        for (int i = 0; i < widths.length; i++) {
-            rule.append(i == 0 ? "" : "-+-").append("-".repeat(widths[i]));
-        }
-        out.println(rule);
-        for (List<String> row : rows) {
-            out.println(line(row, widths));
-        }
+        Table.print(header, rows, out);
         int count = body.get("count").asInt();
         out.println("(" + count + " row" + (count == 1 ? "" : "s")
                 + (body.get("truncated").asBoolean() ? ", truncated: the server caps results" : "") + ")");
-    }
-
-    private static String line(List<String> cells, int[] widths) {
-        StringBuilder line = new StringBuilder();
-        for (int i = 0; i < cells.size(); i++) {
-            line.append(i == 0 ? "" : " | ").append(String.format("%-" + Math.max(1, widths[i]) + "s", cells.get(i)));
-        }
-        return line.toString().stripTrailing();
-    }
-
-    private static String cell(JsonNode value) {
-        String text = value.isNull() ? "NULL" : value.isTextual() ? value.asText() : value.toString();
-        text = text.replace('\n', ' ');
-        return text.length() > MAX_CELL ? text.substring(0, MAX_CELL - 1) + "…" : text;
     }
 }

@@ -1,0 +1,47 @@
+package dev.interlace.runtime.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.PrintStream;
+import java.util.List;
+
+/** Prints rows as an aligned text table, the way every human-facing CLI listing looks. */
+final class Table {
+
+    private static final int MAX_CELL = 60;
+
+    private Table() {}
+
+    static void print(List<String> header, List<List<String>> rows, PrintStream out) {
+        int[] widths = new int[header.size()];
+        for (int i = 0; i < header.size(); i++) {
+            widths[i] = header.get(i).length();
+            for (List<String> row : rows) {
+                widths[i] = Math.max(widths[i], row.get(i).length());
+            }
+        }
+        out.println(line(header, widths));
+        StringBuilder rule = new StringBuilder();
+        for (int i = 0; i < widths.length; i++) {
+            rule.append(i == 0 ? "" : "-+-").append("-".repeat(widths[i]));
+        }
+        out.println(rule);
+        for (List<String> row : rows) {
+            out.println(line(row, widths));
+        }
+    }
+
+    /** A JSON value as a cell: {@code NULL} for null, strings unquoted, long text cut. */
+    static String cell(JsonNode value) {
+        String text = value == null || value.isNull() ? "NULL" : value.isTextual() ? value.asText() : value.toString();
+        text = text.replace('\n', ' ');
+        return text.length() > MAX_CELL ? text.substring(0, MAX_CELL - 1) + "…" : text;
+    }
+
+    private static String line(List<String> cells, int[] widths) {
+        StringBuilder line = new StringBuilder();
+        for (int i = 0; i < cells.size(); i++) {
+            line.append(i == 0 ? "" : " | ").append(String.format("%-" + Math.max(1, widths[i]) + "s", cells.get(i)));
+        }
+        return line.toString().stripTrailing();
+    }
+}
