@@ -124,6 +124,11 @@ public final class Interlace implements AutoCloseable {
         }
     }
 
+    /** The model runner, when there is a warehouse to run models in. */
+    public Optional<ModelRunner> models() {
+        return models(injector);
+    }
+
     private static Optional<ModelRunner> models(Injector injector) {
         return injector.getInstance(Key.get(new TypeLiteral<Optional<ModelRunner>>() {}));
     }

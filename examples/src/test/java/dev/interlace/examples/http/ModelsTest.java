@@ -29,21 +29,7 @@ class ModelsTest {
     /** Waits until everything is flushed and no model run is queued or running. */
     private static void settle(TestServer api) {
         assertThat(api.server.instance(Flusher.class).drain(Duration.ofSeconds(20))).isTrue();
-        long deadline = System.nanoTime() + 20_000_000_000L;
-        while (System.nanoTime() < deadline) {
-            JsonNode active = api.get("/runs?status=running").body();
-            JsonNode queued = api.get("/runs?status=queued").body();
-            if (active.get("total").asLong() == 0 && queued.get("total").asLong() == 0) {
-                return;
-            }
-            try {
-                Thread.sleep(20);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return;
-            }
-        }
-        throw new AssertionError("model runs did not finish");
+        assertThat(api.server.models().orElseThrow().awaitIdle(Duration.ofSeconds(20))).isTrue();
     }
 
     @Test

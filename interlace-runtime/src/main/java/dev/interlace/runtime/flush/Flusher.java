@@ -295,12 +295,13 @@ public final class Flusher implements AutoCloseable {
             List<Warehouse.Row> rows) {
         warehouse.orElseThrow().append(flush.stream, target, token, watermark, newWatermark, rows);
         listener.afterCommit(target, newWatermark);
-        positions.set(target, newWatermark);
         if (!target.quarantine()) {
+            // Before the position moves, so that whoever waits for the flush also sees what it triggered.
             for (FlushedListener flushed : flushedListeners) {
                 flushed.flushed(flush.stream.name(), newWatermark);
             }
         }
+        positions.set(target, newWatermark);
     }
 
     /**

@@ -54,6 +54,8 @@ public final class ModelRunner implements AutoCloseable {
     private final ExecutorService executor;
     private final ReentrantLock lock = new ReentrantLock();
     private PendingRun pending;
+    /** Runs queued or running; guarded by {@link #lock}. */
+    private int active;
 
     public ModelRunner(ModelGraph graph, Warehouse warehouse, Clock clock, RequestIds ids, ModelListener listener) {
         this.graph = graph;
@@ -136,6 +138,7 @@ public final class ModelRunner implements AutoCloseable {
             run.models.addAll(models);
             insertQueued(run);
             pending = run;
+            active++;
             executor.execute(this::runPending);
             return run.id;
         } finally {
@@ -152,8 +155,18 @@ public final class ModelRunner implements AutoCloseable {
         } finally {
             lock.unlock();
         }
-        if (run != null) {
+        if (run == null) {
+            return;
+        }
+        try {
             execute(run);
+        } finally {
+            lock.lock();
+            try {
+                active--;
+            } finally {
+                lock.unlock();
+            }
         }
     }
 
@@ -472,19 +485,16 @@ public final class ModelRunner implements AutoCloseable {
     public boolean awaitIdle(java.time.Duration timeout) {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (System.nanoTime() < deadline) {
-            boolean idle;
             lock.lock();
             try {
-                idle = pending == null;
+                if (active == 0) {
+                    return true;
+                }
             } finally {
                 lock.unlock();
             }
-            if (idle && runs(new RunFilter(null, "running", null, null, null, 1)).total() == 0
-                    && runs(new RunFilter(null, "queued", null, null, null, 1)).total() == 0) {
-                return true;
-            }
             try {
-                Thread.sleep(20);
+                Thread.sleep(10);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return false;
