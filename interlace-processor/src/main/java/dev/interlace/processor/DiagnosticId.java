@@ -12,7 +12,12 @@ enum DiagnosticId {
     KEY_NOT_COLUMN("InterlaceKeyNotColumn"),
     KEY_TYPE("InterlaceKeyType"),
     RETENTION("InterlaceRetention"),
-    DECIMAL_RANGE("InterlaceDecimalRange");
+    DECIMAL_RANGE("InterlaceDecimalRange"),
+    MODEL_NAME("InterlaceModelName"),
+    DUPLICATE_MODEL("InterlaceDuplicateModel"),
+    MODEL_KIND("InterlaceModelKind"),
+    MODEL_DEPENDS_ON("InterlaceModelDependsOn"),
+    MODEL_KEY("InterlaceModelKey");
 
     private final String tag;
 

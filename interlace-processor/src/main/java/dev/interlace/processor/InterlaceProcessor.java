@@ -22,7 +22,8 @@ public final class InterlaceProcessor extends AbstractProcessor {
     @Override
     public synchronized void init(javax.annotation.processing.ProcessingEnvironment processingEnv) {
         super.init(processingEnv);
-        steps = List.of(new StreamStep(processingEnv));
+        StreamStep streams = new StreamStep(processingEnv);
+        steps = List.of(streams, new ModelStep(processingEnv, streams));
     }
 
     @Override
@@ -55,6 +56,6 @@ public final class InterlaceProcessor extends AbstractProcessor {
 
     private List<ProcessingStep> steps() {
         // getSupportedAnnotationTypes may be called before init
-        return steps != null ? steps : List.of(new StreamStep(null));
+        return steps != null ? steps : List.of(new StreamStep(null), new ModelStep(null, null));
     }
 }

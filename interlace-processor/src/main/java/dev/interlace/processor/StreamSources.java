@@ -247,14 +247,14 @@ final class StreamSources {
         return print(unit);
     }
 
-    private static String print(CompilationUnit unit) {
+    static String print(CompilationUnit unit) {
         DefaultPrinterConfiguration configuration = new DefaultPrinterConfiguration();
         configuration.addOption(new DefaultConfigurationOption(ConfigOption.ORDER_IMPORTS));
         configuration.addOption(new DefaultConfigurationOption(ConfigOption.COLUMN_ALIGN_FIRST_METHOD_CHAIN));
         return new DefaultPrettyPrinter(configuration).print(unit);
     }
 
-    private static CompilationUnit unit(String packageName) {
+    static CompilationUnit unit(String packageName) {
         CompilationUnit unit = new CompilationUnit();
         if (!packageName.isEmpty()) {
             unit.setPackageDeclaration(packageName);
@@ -263,7 +263,7 @@ final class StreamSources {
         return unit;
     }
 
-    private static void generated(com.github.javaparser.ast.body.TypeDeclaration<?> type) {
+    static void generated(com.github.javaparser.ast.body.TypeDeclaration<?> type) {
         type.addSingleMemberAnnotation("Generated", new StringLiteralExpr(GENERATOR));
     }
 
@@ -303,11 +303,11 @@ final class StreamSources {
         return stream.packageName().isEmpty() ? qualified : qualified.substring(stream.packageName().length() + 1);
     }
 
-    private static String literal(String text) {
-        return new StringLiteralExpr(text).toString();
+    static String literal(String text) {
+        return new StringLiteralExpr().setString(text).toString();
     }
 
-    private static BlockStmt block(String code) {
+    static BlockStmt block(String code) {
         ParseResult<BlockStmt> result = PARSER.parseBlock(code);
         return result.getResult().filter(b -> result.isSuccessful())
                 .orElseThrow(() -> new IllegalStateException("generated code does not parse: " + result.getProblems()

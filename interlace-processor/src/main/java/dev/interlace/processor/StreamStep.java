@@ -55,6 +55,11 @@ final class StreamStep implements ProcessingStep {
         return ANNOTATION;
     }
 
+    /** The names of the streams declared so far in this compilation. */
+    Set<String> declaredStreams() {
+        return declaredNames.keySet();
+    }
+
     @Override
     public void process(Set<? extends Element> elements) {
         for (Element element : elements) {

@@ -48,8 +48,10 @@ class ModelsTest {
             JsonNode models = api.get("/runs/" + run.get("id").asText()).body().get("models");
             List<String> order = new ArrayList<>();
             models.forEach(model -> order.add(model.get("name").asText()));
-            assertThat(order).containsExactly("revenue_per_day", "revenue_summary");
-            assertThat(models.get(0).get("rows").asLong()).isEqualTo(2);
+            assertThat(order).containsExactly("order_sizes", "revenue_per_day", "revenue_summary");
+            assertThat(models.get(1).get("rows").asLong()).isEqualTo(2);
+            assertThat(rows(api, "SELECT order_id, size FROM order_sizes ORDER BY order_id").toString())
+                    .isEqualTo("[[\"o1\",\"medium\"],[\"o2\",\"medium\"],[\"o3\",\"small\"]]");
         }
     }
 
@@ -86,6 +88,7 @@ class ModelsTest {
             assertThat(run.get("trigger").asText()).isEqualTo("manual");
             assertThat(run.get("status").asText()).isEqualTo("succeeded");
             assertThat(run.get("models")).hasSize(2);
+            assertThat(run.get("models").get(0).get("name").asText()).isEqualTo("revenue_per_day");
             assertThat(run.get("duration_ms").asLong()).isGreaterThanOrEqualTo(0);
 
             JsonNode manual = api.get("/runs?trigger=manual").body();
@@ -121,11 +124,13 @@ class ModelsTest {
             settle(api);
             JsonNode failed = api.get("/runs?status=failed&model=revenue_per_day").body().get("runs").get(0);
             JsonNode models = api.get("/runs/" + failed.get("id").asText()).body().get("models");
-            assertThat(models.get(0).get("status").asText()).isEqualTo("failed");
-            assertThat(models.get(0).get("error").asText()).contains("test fault");
-            assertThat(models.get(1).get("name").asText()).isEqualTo("revenue_summary");
-            assertThat(models.get(1).get("status").asText()).isEqualTo("skipped");
-            assertThat(models.get(1).get("error").asText()).contains("revenue_per_day");
+            assertThat(models.get(0).get("name").asText()).isEqualTo("order_sizes");
+            assertThat(models.get(0).get("status").asText()).as("another branch goes on").isEqualTo("succeeded");
+            assertThat(models.get(1).get("status").asText()).isEqualTo("failed");
+            assertThat(models.get(1).get("error").asText()).contains("test fault");
+            assertThat(models.get(2).get("name").asText()).isEqualTo("revenue_summary");
+            assertThat(models.get(2).get("status").asText()).isEqualTo("skipped");
+            assertThat(models.get(2).get("error").asText()).contains("revenue_per_day");
             assertThat(rows(api, "SELECT count(*) FROM clicks_enriched").get(0).get(0).asLong()).isEqualTo(1);
 
             fail.set(false);

@@ -54,12 +54,20 @@ public final class ModelGraph {
         Map<String, Set<String>> streamInputs = new LinkedHashMap<>();
         Map<String, Set<String>> modelInputs = new LinkedHashMap<>();
         for (ModelDefinition model : models.values()) {
-            List<Warehouse.TableReference> tables;
-            try {
-                tables = warehouse.tablesReadBy(model.sql());
-            } catch (QueryException e) {
-                throw new ModelException(model.source() + ": the SQL of model " + model.name() + " does not parse: "
-                        + e.getMessage());
+            List<Warehouse.TableReference> tables = new ArrayList<>();
+            if (model.javaModel() != null) {
+                for (String input : model.dependsOn()) {
+                    int dot = input.indexOf('.');
+                    tables.add(dot < 0 ? new Warehouse.TableReference("", input)
+                            : new Warehouse.TableReference(input.substring(0, dot), input.substring(dot + 1)));
+                }
+            } else {
+                try {
+                    tables = warehouse.tablesReadBy(model.sql());
+                } catch (QueryException e) {
+                    throw new ModelException(model.source() + ": the SQL of model " + model.name()
+                            + " does not parse: " + e.getMessage());
+                }
             }
             Set<String> readStreams = new TreeSet<>();
             Set<String> readModels = new TreeSet<>();

@@ -8,8 +8,10 @@ import dev.interlace.runtime.ops.RequestIds;
 import dev.interlace.runtime.stream.StreamCatalog;
 import dev.interlace.runtime.stream.StreamDescriptor;
 import java.time.Clock;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.ServiceLoader;
 import java.util.Set;
 import java.util.stream.Collectors;
 
@@ -24,7 +26,12 @@ public final class ModelModule extends AbstractModule {
     @Provides
     @Singleton
     List<ModelDefinition> definitions() {
-        return SqlModelFiles.load(Thread.currentThread().getContextClassLoader());
+        ClassLoader classLoader = Thread.currentThread().getContextClassLoader();
+        List<ModelDefinition> models = new ArrayList<>(SqlModelFiles.load(classLoader));
+        for (ModelRegistry registry : ServiceLoader.load(ModelRegistry.class, classLoader)) {
+            models.addAll(registry.models());
+        }
+        return models;
     }
 
     @Provides

@@ -213,7 +213,9 @@ public final class ModelRunner implements AutoCloseable {
                 String target = quote(model.schema()) + "." + quote(model.name());
                 long rows;
                 Map<String, Long> streamWatermarks = flushedWatermarks(model);
-                switch (model.materialise()) {
+                if (model.javaModel() != null) {
+                    rows = runJava(model, c, statement, streamWatermarks);
+                } else switch (model.materialise()) {
                     case VIEW -> {
                         statement.execute("CREATE OR REPLACE VIEW " + target + " AS " + model.sql());
                         rows = 0;
@@ -268,6 +270,29 @@ public final class ModelRunner implements AutoCloseable {
         long rows = count(statement, "SELECT count(*) FROM __interlace_output");
         statement.execute("DROP TABLE __interlace_output");
         listener.afterOutput(model.name(), rows);
+        return rows;
+    }
+
+    private long runJava(ModelDefinition model, Connection c, Statement statement, Map<String, Long> streamWatermarks)
+            throws SQLException {
+        Map<String, ModelContext.Delta> deltas = new LinkedHashMap<>();
+        if (model.materialise() == Materialise.INCREMENTAL) {
+            for (Map.Entry<String, Long> stream : streamWatermarks.entrySet()) {
+                deltas.put(stream.getKey(), new ModelContext.Delta(stream.getKey(),
+                        modelWatermark(c, model.name(), stream.getKey()), stream.getValue()));
+            }
+        }
+        long rows;
+        try {
+            rows = model.javaModel().run(new ModelContext(c, model.schema(), model.name(), deltas));
+        } catch (SQLException | RuntimeException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new IllegalStateException(e.getMessage(), e);
+        }
+        if (model.materialise() == Materialise.INCREMENTAL) {
+            listener.afterOutput(model.name(), rows);
+        }
         return rows;
     }
 

@@ -123,6 +123,6 @@ public final class SqlModelFiles {
         if (sql.isEmpty()) {
             throw new ModelException(source + ": the model has no SQL");
         }
-        return new ModelDefinition(name, schema, materialise, uniqueKey, sql, source);
+        return ModelDefinition.sql(name, schema, materialise, uniqueKey, sql, source);
     }
 }

@@ -39,7 +39,7 @@ class ModelGraphTest {
     }
 
     private static ModelDefinition model(String name, String sql) {
-        return new ModelDefinition(name, "main", Materialise.TABLE, null, sql, "models/" + name + ".sql");
+        return ModelDefinition.sql(name, "main", Materialise.TABLE, null, sql, "models/" + name + ".sql");
     }
 
     @Test
@@ -90,8 +90,21 @@ class ModelGraphTest {
     }
 
     @Test
+    void javaModelsDeclareWhatTheyReadAndJoinTheSameGraph() {
+        ModelDefinition java = ModelDefinition.java("scored", Materialise.TABLE, null,
+                List.of("streams.orders", "daily"), context -> 0, "test.Scored");
+        ModelGraph graph = ModelGraph.build(List.of(model("daily", "SELECT * FROM streams.orders"), java,
+                model("top", "SELECT * FROM scored")), STREAMS, warehouse);
+        assertThat(graph.inOrder()).extracting(ModelDefinition::name).containsExactly("daily", "scored", "top");
+        assertThat(graph.streamsReadBy("scored")).containsExactly("orders");
+        assertThatThrownBy(() -> ModelGraph.build(List.of(ModelDefinition.java("bad", Materialise.TABLE, null,
+                List.of("streams.payments"), context -> 0, "test.Bad")), STREAMS, warehouse))
+                .hasMessageContaining("test.Bad: model bad reads unknown table streams.payments");
+    }
+
+    @Test
     void anIncrementalModelMustReadAStream() {
-        ModelDefinition incremental = new ModelDefinition("inc", "main", Materialise.INCREMENTAL, null,
+        ModelDefinition incremental = ModelDefinition.sql("inc", "main", Materialise.INCREMENTAL, null,
                 "SELECT 1 AS x", "models/inc.sql");
         assertThatThrownBy(() -> ModelGraph.build(List.of(incremental), STREAMS, warehouse))
                 .hasMessageContaining("incremental model inc reads no stream");

@@ -1,0 +1,245 @@
+package dev.interlace.processor;
+
+import java.io.IOException;
+import java.io.Writer;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.regex.Pattern;
+import javax.annotation.processing.ProcessingEnvironment;
+import javax.lang.model.element.AnnotationMirror;
+import javax.lang.model.element.AnnotationValue;
+import javax.lang.model.element.Element;
+import javax.lang.model.element.ExecutableElement;
+import javax.lang.model.element.Modifier;
+import javax.lang.model.element.TypeElement;
+import javax.lang.model.element.VariableElement;
+import javax.lang.model.type.TypeMirror;
+import javax.lang.model.util.ElementFilter;
+import javax.tools.Diagnostic;
+import javax.tools.FileObject;
+import javax.tools.JavaFileObject;
+import javax.tools.StandardLocation;
+
+/**
+ * Validates every {@code @Model} and writes the compilation's model registry: name, kind (SQL or a {@code JavaModel}
+ * class), {@code dependsOn} of Java models checked against the streams and models this compilation knows.
+ */
+final class ModelStep implements ProcessingStep {
+
+    static final String ANNOTATION = "dev.interlace.annotations.Model";
+    static final String JAVA_MODEL = "dev.interlace.runtime.model.JavaModel";
+    static final String REGISTRY_INTERFACE = "dev.interlace.runtime.model.ModelRegistry";
+    static final String REGISTRY_NAME = "InterlaceModelRegistry";
+    private static final Pattern NAME = Pattern.compile("[a-z][a-z0-9_]{0,62}");
+
+    /** A valid model, as the registry needs it. */
+    record ModelDeclaration(String packageName, String name, String materialise, String uniqueKey, String sql,
+            List<String> dependsOn, String className) {}
+
+    private final ProcessingEnvironment env;
+    private final StreamStep streams;
+    private final Map<String, String> declaredNames = new HashMap<>();
+    private final Map<String, ModelDeclaration> unregistered = new TreeMap<>();
+    private final List<String> registries = new ArrayList<>();
+
+    ModelStep(ProcessingEnvironment env, StreamStep streams) {
+        this.env = env;
+        this.streams = streams;
+    }
+
+    @Override
+    public String annotation() {
+        return ANNOTATION;
+    }
+
+    @Override
+    public void process(Set<? extends Element> elements) {
+        List<TypeElement> models = new ArrayList<>();
+        for (Element element : elements) {
+            if (element instanceof TypeElement type) {
+                models.add(type);
+                declaredNames.putIfAbsent(stringValue(mirror(type), "name"), type.getQualifiedName().toString());
+            }
+        }
+        for (TypeElement type : models) {
+            AnnotationMirror mirror = mirror(type);
+            Report report = new Report(type, mirror);
+            ModelDeclaration model = validate(type, mirror, report);
+            report.print(env.getMessager());
+            if (report.isClean()) {
+                unregistered.put(model.name(), model);
+            }
+        }
+        if (elements.isEmpty() && !unregistered.isEmpty()) {
+            writeRegistry();
+        }
+    }
+
+    @Override
+    public void finish() {
+        if (!unregistered.isEmpty()) {
+            writeRegistry();
+        }
+        if (registries.isEmpty()) {
+            return;
+        }
+        try {
+            FileObject services = env.getFiler().createResource(
+                    StandardLocation.CLASS_OUTPUT, "", "META-INF/services/" + REGISTRY_INTERFACE);
+            try (Writer out = services.openWriter()) {
+                for (String registry : registries) {
+                    out.write(registry + "\n");
+                }
+            }
+        } catch (IOException e) {
+            env.getMessager().printMessage(Diagnostic.Kind.ERROR,
+                    "Interlace could not write META-INF/services/" + REGISTRY_INTERFACE + ": " + e.getMessage());
+        }
+    }
+
+    private ModelDeclaration validate(TypeElement type, AnnotationMirror mirror, Report report) {
+        Map<String, AnnotationValue> values = values(mirror);
+        String name = (String) values.get("name").getValue();
+        if (!NAME.matcher(name).matches()) {
+            report.error(DiagnosticId.MODEL_NAME, values.get("name"), "model name \"" + name + "\" is not valid: use"
+                    + " lower-case letters, digits and _, starting with a letter ([a-z][a-z0-9_]{0,62})");
+        } else if (!declaredNames.get(name).equals(type.getQualifiedName().toString())) {
+            report.error(DiagnosticId.DUPLICATE_MODEL, values.get("name"), "model \"" + name + "\" is already"
+                    + " declared by " + declaredNames.get(name) + "; rename one of them");
+        } else if (sqlModelExists(name)) {
+            report.error(DiagnosticId.DUPLICATE_MODEL, values.get("name"), "model \"" + name + "\" is also the SQL"
+                    + " file models/" + name + ".sql; rename one of them");
+        }
+        String sql = (String) values.get("sql").getValue();
+        boolean isJava = implementsJavaModel(type);
+        String materialise = ((VariableElement) values.get("materialise").getValue()).getSimpleName().toString();
+        @SuppressWarnings("unchecked")
+        List<? extends AnnotationValue> dependsOnValues = (List<? extends AnnotationValue>) values.get("dependsOn")
+                .getValue();
+        List<String> dependsOn = new ArrayList<>();
+        dependsOnValues.forEach(value -> dependsOn.add((String) value.getValue()));
+        if (sql.isBlank() && !isJava) {
+            report.error(DiagnosticId.MODEL_KIND, null, "model \"" + name + "\" has no SQL and "
+                    + type.getSimpleName() + " does not implement " + JAVA_MODEL + "; give sql = \"SELECT ...\" or"
+                    + " implement JavaModel");
+        } else if (!sql.isBlank() && isJava) {
+            report.error(DiagnosticId.MODEL_KIND, values.get("sql"), "model \"" + name + "\" has SQL and also"
+                    + " implements JavaModel; keep one of them");
+        } else if (isJava) {
+            if (materialise.equals("VIEW")) {
+                report.error(DiagnosticId.MODEL_KIND, values.get("materialise"), "a Java model cannot be a view;"
+                        + " use Materialise.TABLE or Materialise.INCREMENTAL");
+            }
+            if (type.getModifiers().contains(Modifier.ABSTRACT) || !hasPublicNoArgConstructor(type)) {
+                report.error(DiagnosticId.MODEL_KIND, null, type.getSimpleName() + " must be a concrete class with"
+                        + " a public no-argument constructor, so the runtime can create it");
+            }
+            if (dependsOn.isEmpty()) {
+                report.error(DiagnosticId.MODEL_DEPENDS_ON, values.get("dependsOn"), "Java model \"" + name
+                        + "\" must say what it reads: dependsOn = {\"streams.orders\", \"other_model\"}");
+            }
+            for (AnnotationValue value : dependsOnValues) {
+                String input = (String) value.getValue();
+                if (!known(input)) {
+                    report.error(DiagnosticId.MODEL_DEPENDS_ON, value, "model \"" + name + "\" depends on \""
+                            + input + "\", which is neither a stream of this compilation (streams.<name>; declared: "
+                            + String.join(", ", new TreeSet<>(streams.declaredStreams())) + ") nor a model (an"
+                            + " @Model class or a models/<name>.sql file)");
+                }
+            }
+        } else if (!dependsOn.isEmpty()) {
+            report.error(DiagnosticId.MODEL_DEPENDS_ON, values.get("dependsOn"), "a SQL model's dependencies come"
+                    + " from its SQL; remove dependsOn");
+        }
+        String uniqueKey = (String) values.get("uniqueKey").getValue();
+        if (!uniqueKey.isEmpty() && !materialise.equals("INCREMENTAL")) {
+            report.error(DiagnosticId.MODEL_KEY, values.get("uniqueKey"), "uniqueKey only applies to incremental"
+                    + " models; remove it or use Materialise.INCREMENTAL");
+        }
+        String packageName = env.getElementUtils().getPackageOf(type).getQualifiedName().toString();
+        return new ModelDeclaration(packageName, name, materialise, uniqueKey.isEmpty() ? null : uniqueKey,
+                sql.isBlank() ? null : sql, dependsOn, type.getQualifiedName().toString());
+    }
+
+    private boolean known(String input) {
+        if (input.startsWith("streams.")) {
+            return streams.declaredStreams().contains(input.substring("streams.".length()));
+        }
+        String model = input.startsWith("main.") ? input.substring("main.".length()) : input;
+        return declaredNames.containsKey(model) || sqlModelExists(model);
+    }
+
+    /** Whether {@code models/<name>.sql} is among this compilation's resources (copied before compiling). */
+    private boolean sqlModelExists(String name) {
+        try {
+            FileObject file = env.getFiler().getResource(StandardLocation.CLASS_OUTPUT, "", "models/" + name + ".sql");
+            try (var in = file.openInputStream()) {
+                return true;
+            }
+        } catch (IOException | IllegalArgumentException e) {
+            return false;
+        }
+    }
+
+    private boolean implementsJavaModel(TypeElement type) {
+        TypeElement javaModel = env.getElementUtils().getTypeElement(JAVA_MODEL);
+        if (javaModel == null) {
+            return false;
+        }
+        TypeMirror erased = env.getTypeUtils().erasure(javaModel.asType());
+        return env.getTypeUtils().isAssignable(type.asType(), erased);
+    }
+
+    private static boolean hasPublicNoArgConstructor(TypeElement type) {
+        for (ExecutableElement constructor : ElementFilter.constructorsIn(type.getEnclosedElements())) {
+            if (constructor.getParameters().isEmpty() && constructor.getModifiers().contains(Modifier.PUBLIC)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private void writeRegistry() {
+        List<ModelDeclaration> models = new ArrayList<>(unregistered.values());
+        unregistered.clear();
+        String packageName = models.stream().map(ModelDeclaration::packageName).sorted().findFirst().orElse("");
+        String simpleName = REGISTRY_NAME + (registries.isEmpty() ? "" : registries.size() + 1);
+        String registry = (packageName.isEmpty() ? "" : packageName + ".") + simpleName;
+        try {
+            JavaFileObject source = env.getFiler().createSourceFile(registry);
+            try (Writer out = source.openWriter()) {
+                out.write(ModelSources.registry(packageName, simpleName, models));
+            }
+            registries.add(registry);
+        } catch (IOException e) {
+            env.getMessager().printMessage(Diagnostic.Kind.ERROR,
+                    "Interlace could not write the model registry " + registry + ": " + e.getMessage());
+        }
+    }
+
+    private AnnotationMirror mirror(TypeElement type) {
+        for (AnnotationMirror mirror : type.getAnnotationMirrors()) {
+            if (((TypeElement) mirror.getAnnotationType().asElement()).getQualifiedName().contentEquals(ANNOTATION)) {
+                return mirror;
+            }
+        }
+        throw new IllegalStateException("unreachable: " + type + " was returned as annotated with @Model");
+    }
+
+    private String stringValue(AnnotationMirror mirror, String name) {
+        return (String) values(mirror).get(name).getValue();
+    }
+
+    private Map<String, AnnotationValue> values(AnnotationMirror mirror) {
+        Map<String, AnnotationValue> values = new HashMap<>();
+        env.getElementUtils().getElementValuesWithDefaults(mirror)
+                .forEach((key, value) -> values.put(key.getSimpleName().toString(), value));
+        mirror.getElementValues().forEach((key, value) -> values.put(key.getSimpleName().toString(), value));
+        return values;
+    }
+}
