@@ -18,8 +18,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -66,11 +66,14 @@ public final class Flusher implements AutoCloseable {
         this.delayMillis = config.flushDelayMillis();
         this.batchRows = config.flushBatchRows();
         AtomicInteger count = new AtomicInteger();
-        this.executor = Executors.newScheduledThreadPool(THREADS, runnable -> {
+        ScheduledThreadPoolExecutor pool = new ScheduledThreadPoolExecutor(THREADS, runnable -> {
             Thread thread = new Thread(runnable, "interlace-flush-" + count.incrementAndGet());
             thread.setDaemon(true);
             return thread;
         });
+        // On close, retries waiting out a failing stream's backoff are dropped rather than waited for.
+        pool.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+        this.executor = pool;
     }
 
     /** Told after each batch of a stream's events is committed to the warehouse (models run on it). */

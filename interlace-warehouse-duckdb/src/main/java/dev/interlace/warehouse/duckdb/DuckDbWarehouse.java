@@ -60,6 +60,7 @@ final class DuckDbWarehouse implements Warehouse {
 
     private static final Logger LOG = Logger.getLogger(DuckDbWarehouse.class.getName());
     private static final ObjectMapper JSON = new ObjectMapper();
+    private static final int CLAIM_ATTEMPTS = 20;
 
     private final Path file;
     private final FlushListener listener;
@@ -204,25 +205,57 @@ final class DuckDbWarehouse implements Warehouse {
         return columns;
     }
 
+    /**
+     * Increments the target's fencing token in a transaction of its own. A plain {@code UPDATE} (not {@code UPDATE
+     * ... RETURNING}, which DuckDB 2.0 lets through without a write-write conflict against a flush transaction that
+     * is still open, losing that flush's watermark) conflicts with an open flush; the claim is then retried.
+     */
     @Override
     public long claim(Target target) {
-        DuckDBConnection c = borrow();
-        try (PreparedStatement claim = c.prepareStatement("UPDATE streams._watermarks"
-                + " SET fencing_token = fencing_token + 1, updated_at = current_timestamp WHERE stream = ?"
-                + " RETURNING fencing_token")) {
-            claim.setString(1, target.key());
-            try (ResultSet row = claim.executeQuery()) {
-                if (!row.next()) {
-                    throw new WarehouseException("no watermark row for " + target.key() + "; prepare the stream first",
-                            null);
+        SQLException last = null;
+        for (int attempt = 0; attempt < CLAIM_ATTEMPTS; attempt++) {
+            DuckDBConnection c = borrow();
+            try {
+                c.setAutoCommit(false);
+                try (PreparedStatement claim = c.prepareStatement("UPDATE streams._watermarks"
+                        + " SET fencing_token = fencing_token + 1, updated_at = current_timestamp WHERE stream = ?");
+                        PreparedStatement read = c.prepareStatement(
+                                "SELECT fencing_token FROM streams._watermarks WHERE stream = ?")) {
+                    claim.setString(1, target.key());
+                    if (claim.executeUpdate() != 1) {
+                        c.rollback();
+                        throw new WarehouseException("no watermark row for " + target.key()
+                                + "; prepare the stream first", null);
+                    }
+                    read.setString(1, target.key());
+                    long token;
+                    try (ResultSet row = read.executeQuery()) {
+                        row.next();
+                        token = row.getLong(1);
+                    }
+                    c.commit();
+                    return token;
                 }
-                return row.getLong(1);
+            } catch (SQLException e) {
+                rollbackQuietly(c);
+                last = e;
+                try {
+                    Thread.sleep(10L * (attempt + 1));
+                } catch (InterruptedException interrupted) {
+                    Thread.currentThread().interrupt();
+                    break;
+                }
+            } finally {
+                try {
+                    c.setAutoCommit(true);
+                } catch (SQLException e) {
+                    LOG.log(Level.FINE, "resetting auto-commit failed", e);
+                }
+                release(c);
             }
-        } catch (SQLException e) {
-            throw new WarehouseException("cannot claim " + target.key() + ": " + e.getMessage(), e);
-        } finally {
-            release(c);
         }
+        throw new WarehouseException("cannot claim " + target.key() + ": " + (last == null ? "interrupted"
+                : last.getMessage()), last);
     }
 
     @Override

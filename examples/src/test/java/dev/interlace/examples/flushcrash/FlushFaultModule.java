@@ -1,0 +1,36 @@
+package dev.interlace.examples.flushcrash;
+
+import com.google.inject.AbstractModule;
+import com.google.inject.Provides;
+import com.google.inject.Singleton;
+import dev.interlace.runtime.config.InterlaceConfig;
+import dev.interlace.runtime.flush.FlushListener;
+import dev.interlace.runtime.flush.Warehouse;
+import dev.interlace.warehouse.duckdb.DuckDbWarehouseFactory;
+import java.util.Optional;
+
+/**
+ * The bindings a flush-crash child overrides: its halting flush listener, and the warehouse (the real DuckDB one, or
+ * for the negative control the real one wrapped in {@link SeparateTxWarehouse}).
+ */
+final class FlushFaultModule extends AbstractModule {
+
+    private final FaultTrigger trigger;
+
+    FlushFaultModule(FaultTrigger trigger) {
+        this.trigger = trigger;
+    }
+
+    @Override
+    protected void configure() {
+        bind(FlushListener.class).toInstance(new HaltingFlushListener(trigger));
+    }
+
+    @Provides
+    @Singleton
+    Optional<Warehouse> warehouse(InterlaceConfig config, FlushListener listener) {
+        Warehouse real = new DuckDbWarehouseFactory().open(config.dataDirectory(), listener);
+        return Optional.of(trigger.fault() == FlushFault.WATERMARK_SEPARATE_TX
+                ? SeparateTxWarehouse.wrap(real, trigger) : real);
+    }
+}
