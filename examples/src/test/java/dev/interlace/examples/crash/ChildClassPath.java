@@ -16,7 +16,7 @@ import java.util.stream.Stream;
  * alongside (the next {@code mvn install} in the same checkout) could swap classes or the stream registry under a
  * child mid-test, and the child would fail for reasons that have nothing to do with durability.
  */
-final class ChildClassPath {
+public final class ChildClassPath {
 
     private static final String REGISTRY = "META-INF/services/dev.interlace.runtime.stream.StreamRegistry";
     private static final int ATTEMPTS = 60;
@@ -24,7 +24,7 @@ final class ChildClassPath {
     private ChildClassPath() {}
 
     /** Copies the mutable entries of {@code java.class.path} under {@code directory}; returns the class path. */
-    static String snapshot(Path directory) throws IOException, InterruptedException {
+    public static String snapshot(Path directory) throws IOException, InterruptedException {
         for (int attempt = 1; ; attempt++) {
             Path into = Files.createDirectories(directory.resolve("attempt-" + attempt));
             List<String> entries = new ArrayList<>();

@@ -6,6 +6,7 @@ import dev.interlace.runtime.flush.FlushListener;
 import dev.interlace.runtime.flush.Flusher;
 import java.io.IOException;
 import java.net.URI;
+import dev.interlace.examples.crash.ChildClassPath;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
