@@ -52,7 +52,10 @@ import java.util.stream.Stream;
  *   <li>(d) publish to queryable latency: an open-loop publisher at {@code --rate} and a poller of
  *       {@code SELECT max(_offset)} over {@code POST /sql};</li>
  *   <li>(e) flush throughput for a backlog built while a {@link FlushListener} makes every flush roll back;</li>
- *   <li>(f) (b) with the flusher on and the default {@code --max-pending}, clients honouring 429 + Retry-After.</li>
+ *   <li>(f) (b) with the flusher on and the default {@code --max-pending}, clients honouring 429 + Retry-After;</li>
+ *   <li>(g) publish to dependent-model-updated latency: clicks at {@code --rate} and orders at
+ *       {@code --orders-percent} of it, open loop, a poller of the example models over {@code POST /sql}, and the
+ *       model runs (count, coalesced triggers, durations) from {@code GET /runs}.</li>
  * </ul>
  *
  * <p>Run: {@code java -cp examples/target/interlace-examples.jar dev.interlace.examples.bench.PublishBenchmark}
@@ -77,6 +80,7 @@ public final class PublishBenchmark {
     private final Map<Integer, Batched> batched = new LinkedHashMap<>();
     private final Map<Integer, Batched> flushed = new LinkedHashMap<>();
     private Latency latency;
+    private ModelLatency modelLatency;
     private final List<Drain> drains = new ArrayList<>();
 
     private PublishBenchmark(Options options, Path root) {
@@ -146,6 +150,14 @@ public final class PublishBenchmark {
                             + options.pollMillis + " ms; --flush-delay-ms " + options.flushDelayMillis
                             + " --flush-batch-rows " + options.flushBatchRows);
                     latency = runLatency();
+                }
+                case "g" -> {
+                    section("(g) publish -> dependent model updated: open loop, clicks " + options.rate
+                            + " events/s and orders " + options.ordersPercent + " % of that, in batches of "
+                            + options.latencyBatch + " for " + options.latencySeconds + " s; poller every "
+                            + options.pollMillis + " ms; --flush-delay-ms " + options.flushDelayMillis
+                            + " --flush-batch-rows " + options.flushBatchRows);
+                    modelLatency = runModelLatency();
                 }
                 case "e" -> {
                     section("(e) flush throughput for a backlog of " + options.backlog + " events");
@@ -607,6 +619,649 @@ public final class PublishBenchmark {
                 ms(log.percentile(95)), ms(log.percentile(99)), ms(log.percentile(99.9)), ms(log.max()));
     }
 
+    // ------------------------------------------------------------------------------------------ (g) models
+
+    /**
+     * Publish to dependent-model-updated latency: clicks at {@code --rate} and orders at {@code --orders-percent} of
+     * it, both open loop; one poller reads, in a single {@code POST /sql}, {@code max(click_offset)} of the
+     * incremental model {@code clicks_enriched}, the order count of the view {@code revenue_summary} (over the table
+     * model {@code revenue_per_day}), and {@code max(_offset)} of both streams. A click publish is "model-updated" at
+     * the first poll response with {@code max(click_offset) >= last_offset}; an order publish when
+     * {@code revenue_summary.orders >= last_offset} (order offsets are dense from 1, every order counted once).
+     * Afterwards {@code GET /runs} (paged, 1 000 per page) gives the runs, their coalesced triggers and durations.
+     */
+    private ModelLatency runModelLatency() throws Exception {
+        Path dir = fresh("g");
+        CommitStats commits = new CommitStats();
+        Map<String, FlushStats> flushStats = new LinkedHashMap<>();
+        flushStats.put(CLICKS, new FlushStats());
+        flushStats.put(STREAM, new FlushStats());
+        FlushListener perStream = new FlushListener() {
+            @Override
+            public void afterWatermarkUpdate(Warehouse.Target target, long newWatermark) {
+                FlushStats stats = flushStats.get(target.stream());
+                if (stats != null) {
+                    stats.afterWatermarkUpdate(target, newWatermark);
+                }
+            }
+
+            @Override
+            public void beforeCommit(Warehouse.Target target, long newWatermark, int rows) {
+                FlushStats stats = flushStats.get(target.stream());
+                if (stats != null) {
+                    stats.beforeCommit(target, newWatermark, rows);
+                }
+            }
+
+            @Override
+            public void afterCommit(Warehouse.Target target, long newWatermark) {
+                FlushStats stats = flushStats.get(target.stream());
+                if (stats != null) {
+                    stats.afterCommit(target, newWatermark);
+                }
+            }
+        };
+        int batch = options.latencyBatch;
+        long clickPeriod = Math.round(batch * 1e9 / options.rate);
+        int clickSlots = (int) (options.latencySeconds * 1_000_000_000L / clickPeriod);
+        double orderRate = options.rate * options.ordersPercent / 100.0;
+        long orderPeriod = orderRate > 0 ? Math.round(batch * 1e9 / orderRate) : Long.MAX_VALUE;
+        int orderSlots = orderRate > 0 ? (int) (options.latencySeconds * 1_000_000_000L / orderPeriod) : 0;
+        ModelLatency result = new ModelLatency();
+        try (Interlace server = start(dir, true, commits, DEFAULT_MAX_PENDING, options.flushBatchRows, perStream)) {
+            URI sql = server.uri().resolve("/sql");
+            // One query, so the four values of a poll are from one snapshot. Any error (a model table not created
+            // yet) counts as "not yet" for all four.
+            byte[] query = ("SELECT (SELECT max(click_offset) FROM clicks_enriched),"
+                    + " (SELECT CAST(sum(orders) AS BIGINT) FROM revenue_summary),"
+                    + " (SELECT max(_offset) FROM streams.clicks), (SELECT max(_offset) FROM streams.orders)")
+                    .getBytes(StandardCharsets.UTF_8);
+            Seen[] seen = {new Seen(), new Seen(), new Seen(), new Seen()};
+            LatencyLog pollRoundTrips = new LatencyLog();
+            AtomicLong polls = new AtomicLong();
+            AtomicLong pollErrors = new AtomicLong();
+            java.util.concurrent.atomic.AtomicBoolean stopPolling = new java.util.concurrent.atomic.AtomicBoolean();
+            Thread poller = new Thread(() -> {
+                try (RawHttpClient client = new RawHttpClient(sql, "text/plain")) {
+                    while (!stopPolling.get()) {
+                        long before = System.nanoTime();
+                        RawHttpClient.Response response;
+                        try {
+                            response = client.post(query);
+                        } catch (IOException e) {
+                            pollErrors.incrementAndGet();
+                            continue;
+                        }
+                        long after = System.nanoTime();
+                        polls.incrementAndGet();
+                        pollRoundTrips.add(after - before, 0);
+                        long[] cells = response.status() == 200 ? firstRow(response.body(), 4) : null;
+                        if (cells == null) {
+                            if (pollErrors.incrementAndGet() <= 3) {
+                                System.out.println("poll not answered yet: " + response.status() + " "
+                                        + response.body());
+                            }
+                        } else {
+                            for (int i = 0; i < 4; i++) {
+                                seen[i].offer(cells[i], after);
+                            }
+                        }
+                        java.util.concurrent.locks.LockSupport.parkNanos(options.pollMillis * 1_000_000L);
+                    }
+                }
+            }, "bench-sql-poller");
+            poller.setDaemon(true);
+            poller.start();
+            Thread.sleep(200);
+
+            ThreadCpu threadsBefore = ThreadCpu.now();
+            Cpu cpuStart = Cpu.now();
+            long start = System.nanoTime() + 20_000_000L;
+            long startWallMicros = System.currentTimeMillis() * 1000 + 20_000;
+            OpenLoop clicks = new OpenLoop(server.uri().resolve("/streams/" + CLICKS), batch, clickPeriod, clickSlots,
+                    PublishBenchmark::clicksBody);
+            OpenLoop orders = new OpenLoop(publishUri(server), batch, orderPeriod, orderSlots,
+                    n -> body(new String[n]));
+            clicks.start(start, options.latencySenders, "bench-clicks-");
+            if (orderSlots > 0) {
+                orders.start(start, Math.max(1, options.latencySenders / 2), "bench-orders-");
+            }
+            clicks.join();
+            orders.join();
+            long publishEnd = System.nanoTime();
+            long publishEndWallMicros = System.currentTimeMillis() * 1000;
+            double[] cores = Cpu.now().since(cpuStart);
+            result.threadCores = ThreadCpu.now().since(threadsBefore);
+            long clicksHighest = clicks.highestOffset();
+            long ordersHighest = orders.highestOffset();
+            long giveUp = System.nanoTime() + 60_000_000_000L;
+            while (System.nanoTime() < giveUp && !(seen[0].reached(clicksHighest) && seen[1].reached(ordersHighest))) {
+                Thread.sleep(5);
+            }
+            result.drainSeconds = (System.nanoTime() - publishEnd) / 1e9;
+            stopPolling.set(true);
+            poller.join();
+            ModelRunnerIdle.await(server);
+
+            result.commits = commits.snapshot();
+            result.clickFlushes = flushStats.get(CLICKS).snapshot();
+            result.orderFlushes = flushStats.get(STREAM).snapshot();
+            result.benchCores = cores[0];
+            result.otherCores = cores[1];
+            result.polls = polls.get();
+            result.pollErrors = pollErrors.get();
+            result.pollRoundTrips = pollRoundTrips;
+            result.publishSeconds = (publishEnd - start) / 1e9;
+            result.clicks = clicks;
+            result.orders = orders;
+            clicks.measure(seen[0], result.clickModel);
+            clicks.measure(seen[2], result.clickQueryable);
+            orders.measure(seen[1], result.orderModel);
+            orders.measure(seen[3], result.orderQueryable);
+            result.runs = fetchRuns(server);
+            result.windowRuns = result.runs.stream().filter(run -> !run.trigger.equals("startup")
+                    && run.queuedMicros >= startWallMicros && run.queuedMicros <= publishEndWallMicros).toList();
+            result.deliveryRuns = result.runs.stream().filter(run -> !run.trigger.equals("startup")).toList();
+            result.perModel = sql(server, "SELECT m.model, count(*), quantile_disc(m.duration_ms, 0.5),"
+                    + " quantile_disc(m.duration_ms, 0.95), max(m.duration_ms), sum(m.duration_ms),"
+                    + " CAST(avg(m.\"rows\") AS BIGINT) FROM interlace.run_models m JOIN interlace.runs r"
+                    + " ON r.id = m.run_id WHERE r.\"trigger\" <> 'startup' GROUP BY m.model ORDER BY m.model");
+            // Does a model run get slower as the model grows? clicks_enriched per 5 s of the window.
+            result.growth = sql(server, "SELECT CAST(floor((epoch_ms(r.queued_at) - (SELECT min(epoch_ms(queued_at))"
+                    + " FROM interlace.runs WHERE \"trigger\" <> 'startup')) / 5000) * 5 AS INTEGER), count(*),"
+                    + " quantile_disc(m.duration_ms, 0.5), quantile_disc(m.duration_ms, 0.95),"
+                    + " CAST(avg(m.\"rows\") AS BIGINT) FROM interlace.run_models m JOIN interlace.runs r ON r.id ="
+                    + " m.run_id WHERE m.model = 'clicks_enriched' AND r.\"trigger\" <> 'startup' GROUP BY 1"
+                    + " ORDER BY 1");
+            result.check = sql(server, "SELECT (SELECT count(*) FROM clicks_enriched),"
+                    + " (SELECT count(DISTINCT click_id) FROM clicks_enriched),"
+                    + " (SELECT max(click_offset) FROM clicks_enriched), (SELECT orders FROM revenue_summary),"
+                    + " (SELECT count(*) FROM streams.clicks), (SELECT count(*) FROM streams.orders),"
+                    + " (SELECT watermark FROM interlace.model_watermarks WHERE model = 'clicks_enriched')");
+            // Exactly once: offsets of streams.clicks that never reached clicks_enriched, as ranges.
+            result.missing = sql(server, "SELECT min(_offset), max(_offset), count(*) FROM (SELECT _offset,"
+                    + " _offset - row_number() OVER (ORDER BY _offset) AS g FROM streams.clicks WHERE _offset NOT IN"
+                    + " (SELECT click_offset FROM clicks_enriched)) GROUP BY g ORDER BY 1 LIMIT 20");
+        }
+        deleteTree(dir);
+        printModelLatency(result);
+        return result;
+    }
+
+    private static final String CLICKS = "clicks";
+
+    private static String clicksBody(int count) {
+        ThreadLocalRandom random = ThreadLocalRandom.current();
+        StringBuilder body = new StringBuilder(count * 80 + 2).append('[');
+        for (int i = 0; i < count; i++) {
+            long msb = (random.nextLong() & ~0xF000L) | 0x4000L;
+            long lsb = (random.nextLong() & 0x3FFFFFFFFFFFFFFFL) | 0x8000000000000000L;
+            body.append(i > 0 ? "," : "").append("{\"click_id\":\"").append(new UUID(msb, lsb))
+                    .append("\",\"url\":\"/x\",\"at\":\"2026-11-29T08:00:00Z\"}");
+        }
+        return body.append(']').toString();
+    }
+
+    /** The cells of the first row of a {@code POST /sql} JSON result (SQL NULL as -1), or null when unreadable. */
+    private static long[] firstRow(String body, int columns) {
+        int at = body.indexOf("\"rows\":[[");
+        if (at < 0) {
+            return null;
+        }
+        int end = body.indexOf(']', at + 9);
+        String[] cells = body.substring(at + 9, end < 0 ? body.length() : end).split(",");
+        if (cells.length < columns) {
+            return null;
+        }
+        long[] values = new long[columns];
+        try {
+            for (int i = 0; i < columns; i++) {
+                String cell = cells[i].strip().replace("\"", "");
+                values[i] = cell.equals("null") ? -1 : Long.parseLong(cell);
+            }
+        } catch (NumberFormatException e) {
+            return null;
+        }
+        return values;
+    }
+
+    /** All runs from {@code GET /runs}, paged backwards with {@code until} (limit 1 000 per page). */
+    private static List<RunInfo> fetchRuns(Interlace server) throws IOException {
+        com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper();
+        Map<String, RunInfo> runs = new LinkedHashMap<>();
+        String until = null;
+        for (int page = 0; page < 100; page++) {
+            URI uri = server.uri().resolve("/runs?limit=1000" + (until == null ? "" : "&until=" + until));
+            com.fasterxml.jackson.databind.JsonNode body;
+            try (RawHttpClient client = new RawHttpClient(uri)) {
+                RawHttpClient.Response response = client.get();
+                if (response.status() != 200) {
+                    throw new IOException("GET /runs: " + response.status() + " " + response.body());
+                }
+                body = json.readTree(response.body());
+            }
+            int added = 0;
+            long oldest = Long.MAX_VALUE;
+            for (com.fasterxml.jackson.databind.JsonNode node : body.get("runs")) {
+                RunInfo run = new RunInfo(node);
+                oldest = Math.min(oldest, run.queuedMicros);
+                if (runs.putIfAbsent(run.id, run) == null) {
+                    added++;
+                }
+            }
+            if (added == 0 || body.get("runs").size() < 1000) {
+                break;
+            }
+            until = Long.toString(oldest + 1); // queued_at < until; ties are deduplicated by id
+        }
+        List<RunInfo> list = new ArrayList<>(runs.values());
+        list.sort(Comparator.comparingLong(run -> run.queuedMicros));
+        return list;
+    }
+
+    private void printModelLatency(ModelLatency r) {
+        System.out.println();
+        System.out.printf("published clicks             %,d requests = %,d events in %.1f s = %,.0f events/s (target"
+                + " %,d); errors %d; 429s %d%n", r.clicks.published(), r.clicks.events(), r.publishSeconds,
+                r.clicks.events() / r.publishSeconds, options.rate, r.clicks.errors.get(), r.clicks.throttled.get());
+        System.out.printf("published orders             %,d requests = %,d events = %,.0f events/s; errors %d;"
+                + " 429s %d%n", r.orders.published(), r.orders.events(), r.orders.events() / r.publishSeconds,
+                r.orders.errors.get(), r.orders.throttled.get());
+        System.out.printf("sender lag (sent - due)      clicks p50 %s ms, p99 %s ms, max %s ms; orders p99 %s ms%n",
+                ms(r.clicks.lag().percentile(50)), ms(r.clicks.lag().percentile(99)), ms(r.clicks.lag().max()),
+                ms(r.orders.lag().percentile(99)));
+        System.out.printf("polls                        %,d (%,.0f/s), errors %d; round trip p50 %s ms, p99 %s ms%n",
+                r.polls, r.polls / r.publishSeconds, r.pollErrors, ms(r.pollRoundTrips.percentile(50)),
+                ms(r.pollRoundTrips.percentile(99)));
+        System.out.printf("drain                        last click and order seen in the models %.2f s after"
+                + " publishing stopped%n", r.drainSeconds);
+        System.out.printf("cpu                          %.2f cores this JVM, %.2f other processes%n", r.benchCores,
+                r.otherCores);
+        System.out.printf("threads (cores, publishing)  %s%n", r.threadCores);
+        System.out.printf("log commits                  %,d (%.1f requests/commit, commit p50 %s ms)%n",
+                r.commits.count, r.commits.requestsPerCommit(), ms(r.commits.durations.percentile(50)));
+        System.out.printf("flusher clicks               %s%n", r.clickFlushes.describe());
+        System.out.printf("flusher orders               %s%n", r.orderFlushes.describe());
+        System.out.printf("never seen                   clicks in clicks_enriched %d, orders in revenue_summary %d%n",
+                r.clickModel.neverSeen, r.orderModel.neverSeen);
+        System.out.printf("check                        clicks_enriched count, distinct click_id, max(click_offset),"
+                + " revenue_summary.orders, streams.clicks count, streams.orders count, clicks_enriched watermark"
+                + " = %s (published %,d clicks, %,d orders)%n",
+                r.check.replaceAll(".*\"rows\":\\[\\[([^]]*)]].*", "$1"), r.clicks.events(), r.orders.events());
+        System.out.printf("clicks never in the model    ranges [first offset, last offset, count] (max 20): %s%n",
+                r.missing.replaceAll(".*\"rows\":(\\[.*]).*", "$1"));
+        System.out.println();
+        System.out.println("| measure | n | p50 ms | p95 ms | p99 ms | p99.9 ms | max ms |");
+        System.out.println("|---|---:|---:|---:|---:|---:|---:|");
+        latencyRow("clicks: publish ack (send -> 200)", r.clicks.ack());
+        latencyRow("clicks: publish -> queryable in streams.clicks", r.clickQueryable.fromSend);
+        latencyRow("clicks: **publish -> clicks_enriched updated**", r.clickModel.fromSend);
+        latencyRow("clicks: ack -> clicks_enriched updated", r.clickModel.fromAck);
+        latencyRow("clicks: queryable -> clicks_enriched updated", difference(r.clickModel, r.clickQueryable));
+        latencyRow("orders: publish -> queryable in streams.orders", r.orderQueryable.fromSend);
+        latencyRow("orders: **publish -> revenue_summary updated**", r.orderModel.fromSend);
+        System.out.println();
+        printRuns("runs queued while publishing", r.windowRuns, r.publishSeconds);
+        printRuns("runs until the last publish was in the models", r.deliveryRuns, Double.NaN);
+        System.out.println("per model (non-startup runs): model, runs, duration_ms p50, p95, max, total, mean rows = "
+                + r.perModel.replaceAll(".*\"rows\":(\\[\\[.*]]).*", "$1"));
+        System.out.println("clicks_enriched by 5 s of queue time: [from s, runs, duration_ms p50, p95, mean rows] = "
+                + r.growth.replaceAll(".*\"rows\":(\\[\\[.*]]).*", "$1"));
+        System.out.println();
+    }
+
+    private static void printRuns(String title, List<RunInfo> runs, double seconds) {
+        LatencyLog durations = new LatencyLog();
+        LatencyLog waits = new LatencyLog();
+        long triggers = 0;
+        long clickTriggers = 0;
+        long orderTriggers = 0;
+        long failed = 0;
+        for (RunInfo run : runs) {
+            triggers += run.triggers.size();
+            clickTriggers += run.triggers.stream().filter(t -> t.startsWith("stream:clicks:")).count();
+            orderTriggers += run.triggers.stream().filter(t -> t.startsWith("stream:orders:")).count();
+            failed += run.status.equals("succeeded") ? 0 : 1;
+            if (run.durationMillis >= 0) {
+                durations.add(run.durationMillis * 1_000_000L, 0);
+                waits.add((run.startedMicros - run.queuedMicros) * 1_000L, 0);
+            }
+        }
+        System.out.printf("%-28s %,d%s (not succeeded %d); triggers %,d (clicks %,d, orders %,d) = %.2f per run;"
+                + " run duration_ms p50 %s, p95 %s, max %s; queued -> started p50 %s ms, p95 %s ms%n", title,
+                runs.size(), Double.isNaN(seconds) ? "" : String.format(" (%.1f/s)", runs.size() / seconds), failed,
+                triggers, clickTriggers, orderTriggers, runs.isEmpty() ? 0.0 : (double) triggers / runs.size(),
+                ms(durations.percentile(50)), ms(durations.percentile(95)), ms(durations.max()),
+                ms(waits.percentile(50)), ms(waits.percentile(95)));
+    }
+
+    /** Per publish: time from visible in the stream to visible in the model. */
+    private static LatencyLog difference(Visibility later, Visibility earlier) {
+        LatencyLog log = new LatencyLog();
+        for (int i = 0; i < later.visibleAt.length; i++) {
+            if (later.visibleAt[i] > 0 && earlier.visibleAt[i] > 0) {
+                log.add(Math.max(0, later.visibleAt[i] - earlier.visibleAt[i]), 0);
+            }
+        }
+        return log;
+    }
+
+    /** First response-arrival time at which each new maximum of one polled value was seen. */
+    private static final class Seen {
+        private long[] at = new long[1 << 12];
+        private long[] max = new long[1 << 12];
+        private int count;
+        private long last = -1;
+
+        synchronized void offer(long value, long arrival) {
+            if (value <= last) {
+                return;
+            }
+            last = value;
+            if (count == at.length) {
+                at = Arrays.copyOf(at, count * 2);
+                max = Arrays.copyOf(max, count * 2);
+            }
+            at[count] = arrival;
+            max[count] = value;
+            count++;
+        }
+
+        synchronized boolean reached(long value) {
+            return last >= value;
+        }
+
+        /** Arrival of the first poll showing at least {@code value}, or -1. */
+        synchronized long firstAtLeast(long value) {
+            int found = PublishBenchmark.firstAtLeast(Arrays.copyOf(max, count), value);
+            return found < 0 ? -1 : at[found];
+        }
+    }
+
+    /** Latencies of one open loop's publishes against one polled value. */
+    private static final class Visibility {
+        final LatencyLog fromSend = new LatencyLog();
+        final LatencyLog fromAck = new LatencyLog();
+        long[] visibleAt = new long[0];
+        long neverSeen;
+    }
+
+    /**
+     * An open-loop publisher: request {@code i} is due at {@code start + i * period}; sender threads take the slots in
+     * order and send each when due (late only when all senders are busy). A 429 is counted and the slot dropped.
+     */
+    private final class OpenLoop {
+        final URI uri;
+        final int batch;
+        final long period;
+        final int slots;
+        final java.util.function.IntFunction<String> bodies;
+        final long[] due;
+        final long[] sent;
+        final long[] acked;
+        final long[] lastOffset;
+        final AtomicLong next = new AtomicLong();
+        final AtomicLong errors = new AtomicLong();
+        final AtomicLong throttled = new AtomicLong();
+        final List<Thread> threads = new ArrayList<>();
+
+        OpenLoop(URI uri, int batch, long period, int slots, java.util.function.IntFunction<String> bodies) {
+            this.uri = uri;
+            this.batch = batch;
+            this.period = period;
+            this.slots = slots;
+            this.bodies = bodies;
+            this.due = new long[slots];
+            this.sent = new long[slots];
+            this.acked = new long[slots];
+            this.lastOffset = new long[slots];
+        }
+
+        void start(long start, int senders, String name) {
+            for (int t = 0; t < senders; t++) {
+                Thread sender = new Thread(() -> send(start), name + t);
+                sender.setDaemon(true);
+                threads.add(sender);
+                sender.start();
+            }
+        }
+
+        private void send(long start) {
+            HttpClient jdk = options.rawClient ? null : HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+                    .connectTimeout(Duration.ofSeconds(10)).build();
+            try (RawHttpClient raw = options.rawClient ? new RawHttpClient(uri) : null) {
+                for (int slot = (int) next.getAndIncrement(); slot < slots; slot = (int) next.getAndIncrement()) {
+                    String body = bodies.apply(batch);
+                    long at = start + slot * period;
+                    due[slot] = at;
+                    long wait;
+                    while ((wait = at - System.nanoTime()) > 0) {
+                        java.util.concurrent.locks.LockSupport.parkNanos(wait);
+                    }
+                    long before = System.nanoTime();
+                    int status;
+                    String text;
+                    try {
+                        if (raw != null) {
+                            RawHttpClient.Response response = raw.post(body.getBytes(StandardCharsets.UTF_8));
+                            status = response.status();
+                            text = response.body();
+                        } else {
+                            HttpResponse<String> response = jdk.send(HttpRequest.newBuilder(uri)
+                                    .timeout(Duration.ofSeconds(60)).header("Content-Type", "application/json")
+                                    .POST(HttpRequest.BodyPublishers.ofString(body)).build(),
+                                    HttpResponse.BodyHandlers.ofString());
+                            status = response.statusCode();
+                            text = response.body();
+                        }
+                    } catch (IOException | InterruptedException e) {
+                        errors.incrementAndGet();
+                        continue;
+                    }
+                    long after = System.nanoTime();
+                    if (status == 429) {
+                        throttled.incrementAndGet();
+                        continue;
+                    }
+                    if (status != 200 || acceptedCount(text) != batch) {
+                        if (errors.incrementAndGet() <= 5) {
+                            System.out.println("unexpected response " + status + " from " + uri + ": " + text);
+                        }
+                        continue;
+                    }
+                    sent[slot] = before;
+                    acked[slot] = after;
+                    lastOffset[slot] = longField(text, "last_offset");
+                }
+            }
+        }
+
+        void join() throws InterruptedException {
+            for (Thread thread : threads) {
+                thread.join();
+            }
+        }
+
+        long highestOffset() {
+            return Arrays.stream(lastOffset).max().orElse(0);
+        }
+
+        long published() {
+            return Arrays.stream(sent).filter(s -> s != 0).count();
+        }
+
+        long events() {
+            return published() * batch;
+        }
+
+        LatencyLog ack() {
+            LatencyLog log = new LatencyLog();
+            for (int i = 0; i < slots; i++) {
+                if (sent[i] != 0) {
+                    log.add(acked[i] - sent[i], 0);
+                }
+            }
+            return log;
+        }
+
+        LatencyLog lag() {
+            LatencyLog log = new LatencyLog();
+            for (int i = 0; i < slots; i++) {
+                if (sent[i] != 0) {
+                    log.add(Math.max(0, sent[i] - due[i]), 0);
+                }
+            }
+            return log;
+        }
+
+        void measure(Seen seen, Visibility into) {
+            into.visibleAt = new long[slots];
+            for (int i = 0; i < slots; i++) {
+                if (sent[i] == 0) {
+                    continue;
+                }
+                long at = seen.firstAtLeast(lastOffset[i]);
+                if (at < 0) {
+                    into.neverSeen++;
+                    continue;
+                }
+                long visible = Math.max(at, acked[i]);
+                into.visibleAt[i] = visible;
+                into.fromSend.add(visible - sent[i], 0);
+                into.fromAck.add(visible - acked[i], 0);
+            }
+        }
+    }
+
+    /** Waits (up to 30 s) until {@code GET /runs} shows no run queued or running, so all runs are recorded. */
+    private static final class ModelRunnerIdle {
+        static void await(Interlace server) throws Exception {
+            long deadline = System.nanoTime() + 30_000_000_000L;
+            while (System.nanoTime() < deadline) {
+                long busy = 0;
+                for (String status : List.of("queued", "running")) {
+                    try (RawHttpClient client = new RawHttpClient(
+                            server.uri().resolve("/runs?limit=1&status=" + status))) {
+                        busy += longField(client.get().body(), "total");
+                    }
+                }
+                if (busy == 0) {
+                    return;
+                }
+                Thread.sleep(20);
+            }
+            System.out.println("model runner still shows runs queued or running after 30 s: " + sql(server,
+                    "SELECT id, status, \"trigger\", queued_at, started_at FROM interlace.runs WHERE status IN"
+                    + " ('queued', 'running')"));
+        }
+    }
+
+    /** One run of {@code GET /runs}. */
+    private static final class RunInfo {
+        final String id;
+        final String trigger;
+        final List<String> triggers = new ArrayList<>();
+        final String status;
+        final long queuedMicros;
+        final long startedMicros;
+        final long durationMillis;
+
+        RunInfo(com.fasterxml.jackson.databind.JsonNode node) {
+            id = node.get("id").asText();
+            trigger = node.get("trigger").asText();
+            node.get("triggers").forEach(t -> triggers.add(t.asText()));
+            status = node.get("status").asText();
+            queuedMicros = micros(node.get("queued_at"));
+            startedMicros = micros(node.get("started_at"));
+            durationMillis = node.get("duration_ms").isNull() ? -1 : node.get("duration_ms").asLong();
+        }
+
+        private static long micros(com.fasterxml.jackson.databind.JsonNode time) {
+            if (time == null || time.isNull()) {
+                return 0;
+            }
+            java.time.Instant instant = java.time.Instant.parse(time.asText());
+            return instant.getEpochSecond() * 1_000_000L + instant.getNano() / 1_000;
+        }
+    }
+
+    /** (g): one publish -> model-updated run. */
+    private static final class ModelLatency {
+        final Visibility clickModel = new Visibility();
+        final Visibility clickQueryable = new Visibility();
+        final Visibility orderModel = new Visibility();
+        final Visibility orderQueryable = new Visibility();
+        OpenLoop clicks;
+        OpenLoop orders;
+        LatencyLog pollRoundTrips;
+        CommitStats.Snapshot commits;
+        FlushStats.Snapshot clickFlushes;
+        FlushStats.Snapshot orderFlushes;
+        List<RunInfo> runs;
+        List<RunInfo> windowRuns;
+        List<RunInfo> deliveryRuns;
+        String perModel;
+        String check;
+        String missing;
+        String growth;
+        String threadCores;
+        long polls;
+        long pollErrors;
+        double publishSeconds;
+        double drainSeconds;
+        double benchCores;
+        double otherCores;
+    }
+
+    /** CPU time per thread name (summed over threads of the same name pattern) from {@code /proc/self/task}. */
+    private static final class ThreadCpu {
+        final Map<String, Long> ticks;
+        final long wallNanos;
+
+        private ThreadCpu(Map<String, Long> ticks, long wallNanos) {
+            this.ticks = ticks;
+            this.wallNanos = wallNanos;
+        }
+
+        static ThreadCpu now() {
+            Map<String, Long> ticks = new java.util.HashMap<>();
+            try (Stream<Path> tasks = Files.list(Path.of("/proc/self/task"))) {
+                for (Path task : tasks.toList()) {
+                    try {
+                        String stat = Files.readString(task.resolve("stat"));
+                        int close = stat.lastIndexOf(')');
+                        String name = stat.substring(stat.indexOf('(') + 1, close).replaceAll("[-#]?\\d+$", "")
+                                .replaceAll("\\d+$", "");
+                        String[] fields = stat.substring(close + 2).split(" ");
+                        long used = Long.parseLong(fields[11]) + Long.parseLong(fields[12]); // utime + stime
+                        ticks.merge(task.getFileName() + "\u0000" + name, used, Long::sum);
+                    } catch (IOException | RuntimeException e) {
+                        // thread ended meanwhile
+                    }
+                }
+            } catch (IOException e) {
+                return new ThreadCpu(Map.of(), System.nanoTime());
+            }
+            return new ThreadCpu(ticks, System.nanoTime());
+        }
+
+        /** "name cores, ..." for the busiest thread groups between {@code start} and this. */
+        String since(ThreadCpu start) {
+            ThreadCpu end = now();
+            double seconds = (end.wallNanos - start.wallNanos) / 1e9;
+            Map<String, Double> byName = new java.util.HashMap<>();
+            for (Map.Entry<String, Long> entry : end.ticks.entrySet()) {
+                long before = start.ticks.getOrDefault(entry.getKey(), 0L);
+                String name = entry.getKey().substring(entry.getKey().indexOf('\u0000') + 1);
+                byName.merge(name, (entry.getValue() - before) / 100.0 / seconds, Double::sum);
+            }
+            return byName.entrySet().stream().sorted(Map.Entry.<String, Double>comparingByValue().reversed())
+                    .filter(e -> e.getValue() >= 0.01).limit(12)
+                    .map(e -> String.format(Locale.ROOT, "%s %.2f", e.getKey(), e.getValue()))
+                    .collect(Collectors.joining(", "));
+        }
+    }
+
     // ------------------------------------------------------------------------------------------ (e) drain
 
     /**
@@ -804,6 +1459,23 @@ public final class PublishBenchmark {
                             latency.queryable.percentile(50) / 1e6, latency.queryable.percentile(99) / 1e6, rate),
                     p95 <= 250 && rate >= 4950 && latency.neverSeen == 0);
             target("(d) seed design goal: publish -> queryable p95 < 1 s", String.format("%.2f ms", p95), p95 < 1000);
+        }
+        if (modelLatency != null) {
+            ModelLatency g = modelLatency;
+            double p95 = g.clickModel.fromSend.percentile(95) / 1e6;
+            double rate = g.clicks.events() / g.publishSeconds;
+            target("(g) publish -> dependent model updated p95 <= 1 s at 5 000 events/s (clicks -> clicks_enriched)",
+                    String.format("p95 %.2f ms (p50 %.2f, p99 %.2f) at %,.0f clicks/s + %,.0f orders/s", p95,
+                            g.clickModel.fromSend.percentile(50) / 1e6, g.clickModel.fromSend.percentile(99) / 1e6,
+                            rate, g.orders.events() / g.publishSeconds),
+                    p95 <= 1000 && rate >= 4950 && g.clickModel.neverSeen == 0);
+            if (g.orderModel.fromSend.size() > 0) {
+                double orderP95 = g.orderModel.fromSend.percentile(95) / 1e6;
+                target("(g) same for orders -> revenue_summary (view over the table model revenue_per_day)",
+                        String.format("p95 %.2f ms (p50 %.2f, p99 %.2f)", orderP95,
+                                g.orderModel.fromSend.percentile(50) / 1e6, g.orderModel.fromSend.percentile(99) / 1e6),
+                        orderP95 <= 1000 && g.orderModel.neverSeen == 0);
+            }
         }
         for (Drain d : drains) {
             target("(e) flush >= 200 000 rows/s (backlog " + d.rows + ", --flush-batch-rows " + d.batchRows + ")",
@@ -1545,7 +2217,7 @@ public final class PublishBenchmark {
                 "  --batch-clients N    concurrent clients in (b) (default 8)",
                 "  --steps N            (b) reports throughput every keys/N keys (default 20)",
                 "  --warmup N           seconds of unmeasured JIT warm-up on a throwaway dir (default 10)",
-                "  --scenarios LIST     which of a,b,c,d,e,f to run, in that order (default a,c,d,e,f)",
+                "  --scenarios LIST     which of a,b,c,d,e,f,g to run, in the order given (default a,c,d,e,f,g)",
                 "  --data-root DIR      where the fresh data dirs go (default a new temp dir, removed at the end)",
                 "  --client KIND        load generator: jdk (java.net.http.HttpClient, default) or raw (a minimal",
                 "                       blocking HTTP/1.1 keep-alive socket client, to measure the JDK client's cost)",
@@ -1555,14 +2227,17 @@ public final class PublishBenchmark {
                 "  --latency-batch N    (d) events per request (default 50: one request every 10 ms at 5000/s)",
                 "  --latency-seconds N  (d) how long to publish (default 30)",
                 "  --latency-senders N  (d) sender threads taking the scheduled slots (default 4)",
-                "  --poll-ms N          (d) pause between two max(_offset) polls (default 2)",
+                "  --poll-ms N          (d)/(g) pause between two polls (default 2)",
+                "  --orders-percent N   (g) orders published alongside the clicks, % of --rate (default 10; 0 = none)",
                 "  --backlog N          (e) events in the backlog (default 1000000)",
                 "  --drain-batch-rows LIST  (e) --flush-batch-rows values to drain the backlog with (default 5000,50000)",
                 "  --keep               keep the temp data root afterwards",
                 "",
                 "scenarios: a, c = single events with/without group commit; b = batches to --keys keys with",
                 "  --max-pending 100000000 (as before the flusher); d = publish->queryable latency; e = flush",
-                "  throughput for a backlog; f = b with the default --max-pending (429 + Retry-After honoured)");
+                "  throughput for a backlog; f = b with the default --max-pending (429 + Retry-After honoured);",
+                "  g = publish->dependent-model-updated latency (clicks -> clicks_enriched, orders ->",
+                "  revenue_summary), runs and coalesced triggers from GET /runs; --rate, --latency-* apply to d and g");
 
         int seconds = 30;
         long keys = 5_000_000;
@@ -1571,7 +2246,7 @@ public final class PublishBenchmark {
         int batchClients = 8;
         int steps = 20;
         int warmupSeconds = 10;
-        String scenarios = "a,c,d,e,f";
+        String scenarios = "a,c,d,e,f,g";
         long flushDelayMillis = 50;
         int flushBatchRows = 5000;
         int rate = 5000;
@@ -1579,6 +2254,7 @@ public final class PublishBenchmark {
         int latencySeconds = 30;
         int latencySenders = 4;
         int pollMillis = 2;
+        int ordersPercent = 10;
         long backlog = 1_000_000;
         int[] drainBatchRows = {5000, 50000};
         Path dataRoot;
@@ -1630,6 +2306,7 @@ public final class PublishBenchmark {
                     case "--latency-seconds" -> latencySeconds = positive(Integer.parseInt(value), flag);
                     case "--latency-senders" -> latencySenders = positive(Integer.parseInt(value), flag);
                     case "--poll-ms" -> pollMillis = Integer.parseInt(value);
+                    case "--orders-percent" -> ordersPercent = Integer.parseInt(value);
                     case "--backlog" -> backlog = positive(Long.parseLong(value.replace("_", "")), flag);
                     case "--drain-batch-rows" -> drainBatchRows = list(value, flag);
                     case "--data-root" -> dataRoot = Path.of(value);
@@ -1672,7 +2349,8 @@ public final class PublishBenchmark {
                     + warmupSeconds + " --scenarios " + scenarios + " --client " + (rawClient ? "raw" : "jdk")
                     + " --flush-delay-ms " + flushDelayMillis + " --flush-batch-rows " + flushBatchRows + " --rate "
                     + rate + " --latency-batch " + latencyBatch + " --latency-seconds " + latencySeconds
-                    + " --latency-senders " + latencySenders + " --poll-ms " + pollMillis + " --backlog " + backlog
+                    + " --latency-senders " + latencySenders + " --poll-ms " + pollMillis + " --orders-percent "
+                    + ordersPercent + " --backlog " + backlog
                     + " --drain-batch-rows " + join(drainBatchRows);
         }
 

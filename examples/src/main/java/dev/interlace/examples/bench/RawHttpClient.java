@@ -39,9 +39,10 @@ final class RawHttpClient implements AutoCloseable {
 
     RawHttpClient(URI uri, String contentType) {
         this.uri = uri;
-        this.head = ("POST " + uri.getRawPath() + " HTTP/1.1\r\nHost: " + uri.getHost() + ":" + uri.getPort()
+        String target = uri.getRawPath() + (uri.getRawQuery() == null ? "" : "?" + uri.getRawQuery());
+        this.head = ("POST " + target + " HTTP/1.1\r\nHost: " + uri.getHost() + ":" + uri.getPort()
                 + "\r\nContent-Type: " + contentType + "\r\nContent-Length: ").getBytes(StandardCharsets.US_ASCII);
-        this.getHead = ("GET " + uri.getRawPath() + " HTTP/1.1\r\nHost: " + uri.getHost() + ":" + uri.getPort()
+        this.getHead = ("GET " + target + " HTTP/1.1\r\nHost: " + uri.getHost() + ":" + uri.getPort()
                 + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII);
     }
 

@@ -209,10 +209,12 @@ public final class ModelRunner implements AutoCloseable {
         try (Connection c = warehouse.connect(); Statement statement = c.createStatement()) {
             c.setAutoCommit(false);
             try {
+                // First in the transaction: the watermarks must come from the same snapshot as the rows read below,
+                // or rows of a flush committed in between would be skipped while the model's watermark passes them.
+                Map<String, Long> streamWatermarks = flushedWatermarks(c, model);
                 statement.execute("CREATE SCHEMA IF NOT EXISTS " + quote(model.schema()));
                 String target = quote(model.schema()) + "." + quote(model.name());
                 long rows;
-                Map<String, Long> streamWatermarks = flushedWatermarks(model);
                 if (model.javaModel() != null) {
                     rows = runJava(model, c, statement, streamWatermarks);
                 } else switch (model.materialise()) {
@@ -296,10 +298,16 @@ public final class ModelRunner implements AutoCloseable {
         return rows;
     }
 
-    private Map<String, Long> flushedWatermarks(ModelDefinition model) {
+    private Map<String, Long> flushedWatermarks(Connection c, ModelDefinition model) throws SQLException {
         Map<String, Long> watermarks = new LinkedHashMap<>();
-        for (String stream : graph.streamsReadBy(model.name())) {
-            watermarks.put(stream, warehouse.watermark(Warehouse.Target.events(stream)));
+        try (PreparedStatement select = c.prepareStatement(
+                "SELECT watermark FROM streams._watermarks WHERE stream = ?")) {
+            for (String stream : graph.streamsReadBy(model.name())) {
+                select.setString(1, Warehouse.Target.events(stream).key());
+                try (ResultSet row = select.executeQuery()) {
+                    watermarks.put(stream, row.next() ? row.getLong(1) : 0);
+                }
+            }
         }
         return watermarks;
     }
