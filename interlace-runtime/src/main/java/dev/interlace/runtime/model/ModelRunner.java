@@ -228,7 +228,6 @@ public final class ModelRunner implements AutoCloseable {
                     }
                     default -> rows = incremental(model, target, statement, streamWatermarks);
                 }
-                listener.beforeCommit(model.name());
                 for (Map.Entry<String, Long> watermark : streamWatermarks.entrySet()) {
                     try (PreparedStatement record = c.prepareStatement("INSERT OR REPLACE INTO"
                             + " interlace.model_watermarks VALUES (?, ?, ?)")) {
@@ -238,6 +237,7 @@ public final class ModelRunner implements AutoCloseable {
                         record.executeUpdate();
                     }
                 }
+                listener.beforeCommit(model.name());
                 c.commit();
                 return rows;
             } catch (SQLException | RuntimeException e) {

@@ -1,0 +1,43 @@
+package dev.interlace.examples.modelcrash;
+
+import com.google.inject.AbstractModule;
+import com.google.inject.Provides;
+import com.google.inject.Singleton;
+import dev.interlace.runtime.config.InterlaceConfig;
+import dev.interlace.runtime.flush.FlushListener;
+import dev.interlace.runtime.flush.Warehouse;
+import dev.interlace.runtime.model.ModelListener;
+import dev.interlace.warehouse.duckdb.DuckDbWarehouseFactory;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.Optional;
+
+/**
+ * The bindings a model-crash child overrides: the {@link ModelProbe} as model listener, and the real DuckDB warehouse
+ * wrapped in {@link ProbedWarehouse} (with the audit tables created before the model runner starts).
+ */
+final class ModelFaultModule extends AbstractModule {
+
+    private final ModelProbe probe;
+
+    ModelFaultModule(ModelProbe probe) {
+        this.probe = probe;
+    }
+
+    @Override
+    protected void configure() {
+        bind(ModelListener.class).toInstance(probe);
+    }
+
+    @Provides
+    @Singleton
+    Optional<Warehouse> warehouse(InterlaceConfig config, FlushListener listener) {
+        Warehouse real = new DuckDbWarehouseFactory().open(config.dataDirectory(), listener);
+        try (Connection c = real.connect()) {
+            ModelProbe.createAuditTables(c);
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot create the modelcrash audit tables: " + e.getMessage(), e);
+        }
+        return Optional.of(ProbedWarehouse.wrap(real, probe));
+    }
+}
