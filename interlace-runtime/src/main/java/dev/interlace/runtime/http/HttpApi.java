@@ -40,13 +40,14 @@ public final class HttpApi {
 
     @Inject
     public HttpApi(RequestIds requestIds, PublishRoutes publish, StreamRoutes streams, HealthRoutes health,
-            SqlRoutes sql, RunRoutes runs) {
+            SqlRoutes sql, RunRoutes runs, ConsumerRoutes consumers) {
         this.requestIds = requestIds;
         publish.register(routes);
         streams.register(routes);
         health.register(routes);
         sql.register(routes);
         runs.register(routes);
+        consumers.register(routes);
     }
 
     /** Starts listening; returns the bound port (useful with port 0). */

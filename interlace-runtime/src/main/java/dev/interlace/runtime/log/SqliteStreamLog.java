@@ -236,6 +236,118 @@ public final class SqliteStreamLog implements StreamLog {
         return await(task.done);
     }
 
+    @Override
+    public Leases.LeaseResult lease(String stream, String group, String owner, Duration ttl) {
+        return group(stream, (state, now) -> {
+            long expires = now + ttl.toNanos() / 1_000;
+            Leases.Group current = readGroup(state, group);
+            if (current == null) {
+                writeGroup(state, group, 0, 1, owner, expires, now, true);
+                return new Leases.Granted(1, 0, expires);
+            }
+            boolean held = current.holder() != null && current.expiresAtMicros() > now;
+            if (held && !current.holder().equals(owner)) {
+                return new Leases.Held(current.holder(), current.expiresAtMicros());
+            }
+            long token = held ? current.token() : current.token() + 1;
+            writeGroup(state, group, current.committedOffset(), token, owner, expires, now, false);
+            return new Leases.Granted(token, current.committedOffset(), expires);
+        });
+    }
+
+    @Override
+    public Leases.CommitResult commit(String stream, String group, long token, long offset) {
+        return group(stream, (state, now) -> {
+            Leases.Group current = readGroup(state, group);
+            if (current == null || current.token() != token) {
+                return new Leases.StaleToken(current == null ? 0 : current.token());
+            }
+            if (current.holder() == null || current.expiresAtMicros() <= now) {
+                return new Leases.LeaseExpired(current.expiresAtMicros());
+            }
+            if (offset < current.committedOffset()) {
+                return new Leases.OffsetRegressed(current.committedOffset());
+            }
+            if (offset > state.head) {
+                return new Leases.BeyondHead(state.head);
+            }
+            writeGroup(state, group, offset, token, current.holder(), current.expiresAtMicros(), now, false);
+            return new Leases.Committed(offset);
+        });
+    }
+
+    @Override
+    public boolean release(String stream, String group, long token) {
+        return group(stream, (state, now) -> {
+            Leases.Group current = readGroup(state, group);
+            if (current == null || current.token() != token || current.holder() == null) {
+                return false;
+            }
+            writeGroup(state, group, current.committedOffset(), token, null, now, now, false);
+            return true;
+        });
+    }
+
+    @Override
+    public List<Leases.Group> groups(String stream) {
+        Connection reader = borrowReader();
+        try (PreparedStatement select = reader.prepareStatement("SELECT group_name, committed_offset,"
+                + " fencing_token, lease_owner, lease_expires_at FROM consumer_groups"
+                + " WHERE stream_id = (SELECT id FROM streams WHERE name = ?) ORDER BY group_name")) {
+            select.setString(1, stream);
+            List<Leases.Group> groups = new ArrayList<>();
+            try (ResultSet rows = select.executeQuery()) {
+                while (rows.next()) {
+                    groups.add(new Leases.Group(stream, rows.getString(1), rows.getLong(2), rows.getLong(3),
+                            rows.getString(4), rows.getLong(5)));
+                }
+            }
+            return groups;
+        } catch (SQLException e) {
+            throw new LogUnavailableException("cannot read the consumers of " + stream + ": " + e.getMessage(), e);
+        } finally {
+            returnReader(reader);
+        }
+    }
+
+    private <T> T group(String stream, GroupWork<T> work) {
+        GroupTask<T> task = new GroupTask<>(stream, work);
+        if (!submit(task)) {
+            throw new LogUnavailableException("the stream log is closed");
+        }
+        return await(task.done);
+    }
+
+    private Leases.Group readGroup(StreamState state, String group) throws SQLException {
+        try (PreparedStatement select = connection.prepareStatement("SELECT committed_offset, fencing_token,"
+                + " lease_owner, lease_expires_at FROM consumer_groups WHERE stream_id = ? AND group_name = ?")) {
+            select.setInt(1, state.id);
+            select.setString(2, group);
+            try (ResultSet row = select.executeQuery()) {
+                return row.next() ? new Leases.Group(state.name, group, row.getLong(1), row.getLong(2),
+                        row.getString(3), row.getLong(4)) : null;
+            }
+        }
+    }
+
+    private void writeGroup(StreamState state, String group, long committed, long token, String owner, long expires,
+            long now, boolean insert) throws SQLException {
+        try (PreparedStatement write = connection.prepareStatement(insert
+                ? "INSERT INTO consumer_groups(committed_offset, fencing_token, lease_owner, lease_expires_at,"
+                        + " updated_at, stream_id, group_name) VALUES (?, ?, ?, ?, ?, ?, ?)"
+                : "UPDATE consumer_groups SET committed_offset = ?, fencing_token = ?, lease_owner = ?,"
+                        + " lease_expires_at = ?, updated_at = ? WHERE stream_id = ? AND group_name = ?")) {
+            write.setLong(1, committed);
+            write.setLong(2, token);
+            write.setString(3, owner);
+            write.setLong(4, expires);
+            write.setLong(5, now);
+            write.setInt(6, state.id);
+            write.setString(7, group);
+            write.executeUpdate();
+        }
+    }
+
     /** Reads a pragma on the writer connection, e.g. {@code synchronous} or {@code journal_mode}. */
     public String writerPragma(String name) {
         if (!name.matches("[a-z_]+")) {
@@ -526,6 +638,8 @@ public final class SqliteStreamLog implements StreamLog {
                 long removed = trimStream(trim.stream, trim.throughOffset);
                 connection.commit();
                 trim.done.complete(removed);
+            } else if (task instanceof GroupTask<?> group) {
+                group.run(this);
             } else if (task instanceof PragmaTask pragma) {
                 try (Statement statement = connection.createStatement();
                         ResultSet row = statement.executeQuery("PRAGMA " + pragma.name)) {
@@ -919,7 +1033,7 @@ public final class SqliteStreamLog implements StreamLog {
 
     private record NewKey(long hash, long offset, long acceptedAtMicros) {}
 
-    private sealed interface Task permits AppendTask, RegisterTask, TrimTask, PragmaTask, StopTask {
+    private sealed interface Task permits AppendTask, RegisterTask, TrimTask, PragmaTask, GroupTask, StopTask {
         /** Completes the caller's future with {@code error} if it is still waiting. */
         default void fail(RuntimeException error) {
             if (this instanceof AppendTask append) {
@@ -930,7 +1044,31 @@ public final class SqliteStreamLog implements StreamLog {
                 trim.done.completeExceptionally(error);
             } else if (this instanceof PragmaTask pragma) {
                 pragma.done.completeExceptionally(error);
+            } else if (this instanceof GroupTask<?> group) {
+                group.done.completeExceptionally(error);
             }
+        }
+    }
+
+    /** Work on the consumer_groups table, run on the writer thread in a transaction of its own. */
+    @FunctionalInterface
+    private interface GroupWork<T> {
+        T run(StreamState state, long nowMicros) throws SQLException;
+    }
+
+    private record GroupTask<T>(String stream, GroupWork<T> work, CompletableFuture<T> done) implements Task {
+        GroupTask(String stream, GroupWork<T> work) {
+            this(stream, work, new CompletableFuture<>());
+        }
+
+        void run(SqliteStreamLog log) throws SQLException {
+            StreamState state = log.states.get(stream);
+            if (state == null) {
+                throw new IllegalArgumentException("stream " + stream + " is not registered with the log");
+            }
+            T result = work.run(state, log.micros());
+            log.connection.commit();
+            done.complete(result);
         }
     }
 

@@ -234,6 +234,52 @@ class SqliteStreamLogTest {
         assertThat(append(log, "a").entries().get(0).status()).isEqualTo(AppendResult.Status.DUPLICATE);
     }
 
+    @Test
+    void leasesAreExclusiveAndEveryNewHolderGetsAHigherToken() throws Exception {
+        SqliteStreamLog log = open();
+        append(log, "a", "b", "c");
+        Leases.Granted first = (Leases.Granted) log.lease("orders", "billing", "worker-1", Duration.ofSeconds(30));
+        assertThat(first.committedOffset()).isZero();
+        assertThat(log.lease("orders", "billing", "worker-2", Duration.ofSeconds(30)))
+                .isEqualTo(new Leases.Held("worker-1", first.expiresAtMicros()));
+        Leases.Granted renewed = (Leases.Granted) log.lease("orders", "billing", "worker-1", Duration.ofSeconds(60));
+        assertThat(renewed.token()).isEqualTo(first.token());
+        assertThat(log.commit("orders", "billing", first.token(), 2)).isEqualTo(new Leases.Committed(2));
+
+        clock.advance(Duration.ofSeconds(61));
+        assertThat(log.commit("orders", "billing", first.token(), 3)).isInstanceOf(Leases.LeaseExpired.class);
+        Leases.Granted second = (Leases.Granted) log.lease("orders", "billing", "worker-2", Duration.ofSeconds(30));
+        assertThat(second.token()).isGreaterThan(first.token());
+        assertThat(second.committedOffset()).isEqualTo(2);
+        assertThat(log.commit("orders", "billing", first.token(), 3)).isEqualTo(new Leases.StaleToken(second.token()));
+        assertThat(log.commit("orders", "billing", second.token(), 1)).isEqualTo(new Leases.OffsetRegressed(2));
+        assertThat(log.commit("orders", "billing", second.token(), 4)).isEqualTo(new Leases.BeyondHead(3));
+        assertThat(log.commit("orders", "billing", second.token(), 3)).isEqualTo(new Leases.Committed(3));
+
+        assertThat(log.release("orders", "billing", first.token())).isFalse();
+        assertThat(log.release("orders", "billing", second.token())).isTrue();
+        Leases.Granted third = (Leases.Granted) log.lease("orders", "billing", "worker-1", Duration.ofSeconds(30));
+        assertThat(third.token()).isGreaterThan(second.token());
+        assertThat(log.groups("orders")).extracting(Leases.Group::group, Leases.Group::committedOffset,
+                Leases.Group::holder).containsExactly(org.assertj.core.groups.Tuple.tuple("billing", 3L, "worker-1"));
+    }
+
+    @Test
+    void tokensAndCommittedOffsetsSurviveARestart() throws Exception {
+        SqliteStreamLog log = open();
+        append(log, "a", "b");
+        Leases.Granted granted = (Leases.Granted) log.lease("orders", "g", "w", Duration.ofSeconds(30));
+        log.commit("orders", "g", granted.token(), 2);
+        log.close();
+        opened.remove(log);
+        SqliteStreamLog reopened = open();
+        assertThat(reopened.commit("orders", "g", granted.token(), 2)).isEqualTo(new Leases.Committed(2));
+        clock.advance(Duration.ofMinutes(1));
+        Leases.Granted next = (Leases.Granted) reopened.lease("orders", "g", "other", Duration.ofSeconds(30));
+        assertThat(next.token()).isEqualTo(granted.token() + 1);
+        assertThat(next.committedOffset()).isEqualTo(2);
+    }
+
     private static final class Nothing implements Watermarks {
         @Override
         public long events(String stream) {

@@ -1,0 +1,94 @@
+package dev.interlace.examples.http;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.nio.file.Path;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Reading a stream over HTTP and consumer groups with leases, fencing tokens and commits. */
+class ConsumersApiTest {
+
+    @TempDir
+    Path dataDirectory;
+
+    @Test
+    void eventsAreReadInOrderAfterAnOffsetWithALongPollForTheNext() throws Exception {
+        try (TestServer api = TestServer.start(dataDirectory)) {
+            api.postJson("/streams/orders", "[{\"order_id\":\"a\"},{\"order_id\":\"b\"},{\"order_id\":\"c\"}]");
+            JsonNode page = api.get("/streams/orders/events?after=1&limit=1").body();
+            assertThat(page.get("count").asInt()).isEqualTo(1);
+            assertThat(page.get("events").get(0).get("offset").asLong()).isEqualTo(2);
+            assertThat(page.get("events").get(0).get("event").get("order_id").asText()).isEqualTo("b");
+            assertThat(page.get("next_after").asLong()).isEqualTo(2);
+            assertThat(page.get("head").asLong()).isEqualTo(3);
+            assertThat(page.get("earliest").asLong()).isEqualTo(1);
+
+            CompletableFuture<TestServer.Response> poll = CompletableFuture.supplyAsync(
+                    () -> api.get("/streams/orders/events?after=3&wait_ms=10000"));
+            Thread.sleep(200);
+            assertThat(poll).isNotDone();
+            api.postJson("/streams/orders", "{\"order_id\":\"d\"}");
+            JsonNode woken = poll.get().body();
+            assertThat(woken.get("events").get(0).get("offset").asLong()).isEqualTo(4);
+
+            assertThat(api.get("/streams/orders/events?after=4&wait_ms=50").body().get("count").asInt()).isZero();
+            assertThat(api.get("/streams/orders/events?limit=0").status()).isEqualTo(400);
+            assertThat(api.get("/streams/nope/events").status()).isEqualTo(404);
+        }
+    }
+
+    @Test
+    void aConsumerGroupLeasesCommitsAndIsFencedAfterATakeover() {
+        try (TestServer api = TestServer.start(dataDirectory)) {
+            api.postJson("/streams/orders", "[{\"order_id\":\"a\"},{\"order_id\":\"b\"},{\"order_id\":\"c\"}]");
+            String base = "/streams/orders/consumers/billing";
+            TestServer.Response lease = api.postJson(base + "/lease", "{\"owner\":\"w1\",\"ttl_ms\":30000}");
+            assertThat(lease.status()).isEqualTo(200);
+            long token = lease.body().get("token").asLong();
+            assertThat(lease.body().get("committed_offset").asLong()).isZero();
+            assertThat(lease.body().get("expires_at").asText()).endsWith("Z");
+
+            TestServer.Response held = api.postJson(base + "/lease", "{\"owner\":\"w2\"}");
+            assertThat(held.status()).isEqualTo(409);
+            assertThat(held.body().get("error").asText()).isEqualTo("lease_held");
+            assertThat(held.body().get("holder").asText()).isEqualTo("w1");
+
+            assertThat(api.postJson(base + "/commit", "{\"token\":" + token + ",\"offset\":2}").body()
+                    .get("committed_offset").asLong()).isEqualTo(2);
+            TestServer.Response regressed = api.postJson(base + "/commit", "{\"token\":" + token + ",\"offset\":1}");
+            assertThat(regressed.status()).isEqualTo(409);
+            assertThat(regressed.body().get("error").asText()).isEqualTo("offset_regressed");
+            TestServer.Response beyond = api.postJson(base + "/commit", "{\"token\":" + token + ",\"offset\":9}");
+            assertThat(beyond.status()).isEqualTo(422);
+            assertThat(beyond.body().get("error").asText()).isEqualTo("offset_beyond_head");
+
+            JsonNode consumers = api.get("/streams/orders/consumers").body();
+            assertThat(consumers.get("count").asInt()).isEqualTo(1);
+            JsonNode group = consumers.get("consumers").get(0);
+            assertThat(group.get("group").asText()).isEqualTo("billing");
+            assertThat(group.get("committed_offset").asLong()).isEqualTo(2);
+            assertThat(group.get("lag").asLong()).isEqualTo(1);
+            assertThat(group.get("holder").asText()).isEqualTo("w1");
+            assertThat(group.get("lapped").asBoolean()).isFalse();
+
+            assertThat(api.postJson(base + "/release", "{\"token\":" + token + "}").status()).isEqualTo(200);
+            TestServer.Response takeover = api.postJson(base + "/lease", "{\"owner\":\"w2\"}");
+            long newToken = takeover.body().get("token").asLong();
+            assertThat(newToken).isGreaterThan(token);
+            assertThat(takeover.body().get("committed_offset").asLong()).isEqualTo(2);
+            TestServer.Response stale = api.postJson(base + "/commit", "{\"token\":" + token + ",\"offset\":3}");
+            assertThat(stale.status()).isEqualTo(409);
+            assertThat(stale.body().get("error").asText()).isEqualTo("stale_token");
+            assertThat(api.postJson(base + "/commit", "{\"token\":" + newToken + ",\"offset\":3}").status())
+                    .isEqualTo(200);
+
+            assertThat(api.postJson("/streams/orders/consumers/bad%20group/lease", "{\"owner\":\"w\"}").status())
+                    .isEqualTo(400);
+            assertThat(api.postJson(base + "/lease", "{\"ttl_ms\":5}").status()).isEqualTo(400);
+            assertThat(api.postJson(base + "/commit", "not json").status()).isEqualTo(400);
+        }
+    }
+}
