@@ -148,6 +148,7 @@ public final class Flusher implements AutoCloseable {
      */
     public boolean drain(Duration timeout) {
         long deadline = System.nanoTime() + timeout.toNanos();
+        java.util.Set<StreamFlush> started = new java.util.HashSet<>();
         while (System.nanoTime() < deadline) {
             boolean caughtUp = true;
             boolean waiting = false;
@@ -156,7 +157,12 @@ public final class Flusher implements AutoCloseable {
                     caughtUp = false;
                     if (!flush.status.failing()) {
                         waiting = true;
-                        schedule(flush, 0);
+                        if (started.add(flush)) {
+                            // Now, even if a flush is already scheduled later (a long --flush-delay-ms).
+                            runNow(flush);
+                        } else {
+                            schedule(flush, 0);
+                        }
                     }
                 }
             }
@@ -200,6 +206,14 @@ public final class Flusher implements AutoCloseable {
             executor.schedule(() -> run(flush), delay, TimeUnit.MILLISECONDS);
         } catch (java.util.concurrent.RejectedExecutionException e) {
             flush.queued.set(false);
+        }
+    }
+
+    private void runNow(StreamFlush flush) {
+        try {
+            executor.execute(() -> run(flush));
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            // closing: nothing more is flushed
         }
     }
 

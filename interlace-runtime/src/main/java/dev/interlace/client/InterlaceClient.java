@@ -1,0 +1,227 @@
+package dev.interlace.client;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * A Java client for Interlace's HTTP API (JDK HttpClient + Jackson).
+ *
+ * <p>Publishing splits event lists into requests under the server's limits and retries 429 and 503 — honouring
+ * {@code Retry-After}, with jittered exponential backoff, until a deadline. Retrying is safe because streams
+ * deduplicate by idempotency key: an event the server already stored is acknowledged as a duplicate, never stored
+ * twice. Other errors are not retried and throw {@link PublishException}.
+ */
+public final class InterlaceClient {
+
+    private final URI base;
+    private final HttpClient http;
+    private final ObjectMapper json;
+    private final int maxEventsPerRequest;
+    private final int maxBytesPerRequest;
+    private final Duration retryDeadline;
+
+    private InterlaceClient(Builder builder) {
+        this.base = builder.base;
+        this.http = builder.http != null ? builder.http
+                : HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(10))
+                        .build();
+        this.json = builder.json;
+        this.maxEventsPerRequest = builder.maxEventsPerRequest;
+        this.maxBytesPerRequest = builder.maxBytesPerRequest;
+        this.retryDeadline = builder.retryDeadline;
+    }
+
+    /** A client of the server at {@code base}, e.g. {@code http://127.0.0.1:8000}. */
+    public static Builder builder(URI base) {
+        return new Builder(base);
+    }
+
+    /** Publishes one event (any object Jackson can write as a JSON object). */
+    public PublishResult publish(String stream, Object event) {
+        return publish(stream, List.of(event).iterator());
+    }
+
+    /** Publishes events, as many requests as the limits need. */
+    public PublishResult publish(String stream, List<?> events) {
+        return publish(stream, events.iterator());
+    }
+
+    /**
+     * Publishes events as they come, in requests of at most {@code maxEventsPerRequest} events and
+     * {@code maxBytesPerRequest} bytes (NDJSON).
+     *
+     * @throws PublishException when a request is refused for good, or retries run past the deadline; the requests
+     *     before it are durable (and a retry of the whole publish is safe)
+     */
+    public PublishResult publish(String stream, Iterator<?> events) {
+        long accepted = 0;
+        long deduplicated = 0;
+        long quarantined = 0;
+        Long lastOffset = null;
+        List<String> requestIds = new ArrayList<>();
+        ByteArrayOutputStream batch = new ByteArrayOutputStream();
+        int count = 0;
+        while (events.hasNext() || count > 0) {
+            byte[] line = null;
+            if (events.hasNext()) {
+                try {
+                    line = json.writeValueAsBytes(events.next());
+                } catch (IOException e) {
+                    throw new IllegalArgumentException("an event cannot be written as JSON: " + e.getMessage(), e);
+                }
+                if (line.length + 1 > maxBytesPerRequest) {
+                    throw new PublishException(413, "payload_too_large", "one event is " + line.length
+                            + " bytes, more than maxBytesPerRequest " + maxBytesPerRequest);
+                }
+            }
+            boolean full = count == maxEventsPerRequest
+                    || (line != null && batch.size() + line.length + 1 > maxBytesPerRequest);
+            if (count > 0 && (full || line == null)) {
+                JsonNode result = send(stream, batch.toByteArray());
+                accepted += result.path("accepted").asLong();
+                deduplicated += result.path("deduplicated").asLong();
+                quarantined += result.path("quarantined").asLong();
+                if (!result.path("last_offset").isNull()) {
+                    long offset = result.path("last_offset").asLong();
+                    lastOffset = lastOffset == null ? offset : Math.max(lastOffset, offset);
+                }
+                requestIds.add(result.path("request_id").asText());
+                batch.reset();
+                count = 0;
+            }
+            if (line != null) {
+                batch.write(line, 0, line.length);
+                batch.write('\n');
+                count++;
+            }
+        }
+        return new PublishResult(accepted, deduplicated, quarantined, lastOffset, List.copyOf(requestIds));
+    }
+
+    private JsonNode send(String stream, byte[] body) {
+        URI uri = base.resolve("/streams/" + URLEncoder.encode(stream, StandardCharsets.UTF_8));
+        long deadline = System.nanoTime() + retryDeadline.toNanos();
+        long backoffMillis = 100;
+        while (true) {
+            HttpResponse<byte[]> response;
+            try {
+                response = http.send(HttpRequest.newBuilder(uri).header("Content-Type", "application/x-ndjson")
+                        .POST(HttpRequest.BodyPublishers.ofByteArray(body)).build(),
+                        HttpResponse.BodyHandlers.ofByteArray());
+            } catch (IOException e) {
+                response = null;
+                if (System.nanoTime() > deadline) {
+                    throw new PublishException(0, "unreachable", "cannot reach " + base + ": " + e.getMessage());
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new PublishException(0, "interrupted", "interrupted while publishing");
+            }
+            if (response != null) {
+                JsonNode answer = read(response.body());
+                int status = response.statusCode();
+                if (status == 200) {
+                    return answer;
+                }
+                if (status != 429 && status != 503) {
+                    throw new PublishException(status, answer.path("error").asText("error"),
+                            answer.path("message").asText(""));
+                }
+                long retryAfter = response.headers().firstValue("Retry-After").map(InterlaceClient::seconds)
+                        .orElse(0L) * 1000;
+                backoffMillis = Math.max(backoffMillis, retryAfter);
+                if (System.nanoTime() + backoffMillis * 1_000_000L > deadline) {
+                    throw new PublishException(status, answer.path("error").asText("error"), "still refused after"
+                            + " retrying for " + retryDeadline.toSeconds() + " s: " + answer.path("message").asText(""));
+                }
+            }
+            sleep(backoffMillis / 2 + ThreadLocalRandom.current().nextLong(backoffMillis / 2 + 1));
+            backoffMillis = Math.min(backoffMillis * 2, 10_000);
+        }
+    }
+
+    private JsonNode read(byte[] body) {
+        try {
+            return json.readTree(body);
+        } catch (IOException e) {
+            return json.createObjectNode();
+        }
+    }
+
+    private static long seconds(String header) {
+        try {
+            return Long.parseLong(header.strip());
+        } catch (NumberFormatException e) {
+            return 1;
+        }
+    }
+
+    private static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new PublishException(0, "interrupted", "interrupted while waiting to retry");
+        }
+    }
+
+    /** Configures a client. */
+    public static final class Builder {
+        private final URI base;
+        private HttpClient http;
+        private ObjectMapper json = new ObjectMapper();
+        private int maxEventsPerRequest = 1000;
+        private int maxBytesPerRequest = 1 << 20;
+        private Duration retryDeadline = Duration.ofSeconds(60);
+
+        private Builder(URI base) {
+            this.base = Objects.requireNonNull(base, "base");
+        }
+
+        public Builder httpClient(HttpClient client) {
+            this.http = client;
+            return this;
+        }
+
+        public Builder objectMapper(ObjectMapper mapper) {
+            this.json = mapper;
+            return this;
+        }
+
+        /** At most this many events per request (keep it at or under the server's max-events-per-request). */
+        public Builder maxEventsPerRequest(int events) {
+            this.maxEventsPerRequest = events;
+            return this;
+        }
+
+        /** At most this many body bytes per request (keep it under the server's max-body-bytes). */
+        public Builder maxBytesPerRequest(int bytes) {
+            this.maxBytesPerRequest = bytes;
+            return this;
+        }
+
+        /** How long one request may keep being retried on 429 and 503. */
+        public Builder retryDeadline(Duration deadline) {
+            this.retryDeadline = deadline;
+            return this;
+        }
+
+        public InterlaceClient build() {
+            return new InterlaceClient(this);
+        }
+    }
+}

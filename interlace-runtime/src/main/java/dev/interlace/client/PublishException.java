@@ -1,0 +1,28 @@
+package dev.interlace.client;
+
+/**
+ * A publish the server refused for good (not retried): bad input, unknown stream, too large; or retries that ran out
+ * of time. {@link #code()} is the server's error code (e.g. {@code schema_violation}).
+ */
+public final class PublishException extends RuntimeException {
+
+    private static final long serialVersionUID = 1L;
+
+    private final int status;
+    private final String code;
+
+    public PublishException(int status, String code, String message) {
+        super(status + " " + code + ": " + message);
+        this.status = status;
+        this.code = code;
+    }
+
+    /** The HTTP status, or 0 when the server could not be reached. */
+    public int status() {
+        return status;
+    }
+
+    public String code() {
+        return code;
+    }
+}
