@@ -1,0 +1,172 @@
+package dev.interlace.client;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * A consumer-group loop over HTTP: lease, read a batch after the committed offset, hand it to user code, commit,
+ * renew — at least once. If the handler throws, nothing is committed and the batch is read again; if the lease is
+ * lost (expired, taken over), the loop leases again and resumes from the group's committed offset, so nothing is
+ * skipped. {@link #stop()} ends the loop after the current batch and releases the lease.
+ */
+public final class StreamConsumer {
+
+    /** User code processing one batch; throwing makes the batch be delivered again. */
+    @FunctionalInterface
+    public interface BatchHandler {
+        void handle(List<ConsumedEvent> events) throws Exception;
+    }
+
+    /** One event as read from the stream. */
+    public record ConsumedEvent(long offset, String requestId, String ingestedAt, JsonNode event) {}
+
+    private final URI base;
+    private final String stream;
+    private final String group;
+    private final String owner;
+    private final Duration ttl;
+    private final int batchSize;
+    private final Duration pollWait;
+    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+    private final ObjectMapper json = new ObjectMapper();
+    private volatile boolean stopped;
+
+    private StreamConsumer(URI base, String stream, String group, String owner, Duration ttl, int batchSize,
+            Duration pollWait) {
+        this.base = Objects.requireNonNull(base, "base");
+        this.stream = Objects.requireNonNull(stream, "stream");
+        this.group = Objects.requireNonNull(group, "group");
+        this.owner = Objects.requireNonNull(owner, "owner");
+        this.ttl = ttl;
+        this.batchSize = batchSize;
+        this.pollWait = pollWait;
+    }
+
+    /** A consumer of {@code group} on {@code stream}, identifying itself as {@code owner}; 30 s leases, batches of 100. */
+    public static StreamConsumer of(URI base, String stream, String group, String owner) {
+        return new StreamConsumer(base, stream, group, owner, Duration.ofSeconds(30), 100, Duration.ofSeconds(5));
+    }
+
+    /** The same consumer with other lease, batch and long-poll settings. */
+    public StreamConsumer with(Duration leaseTtl, int eventsPerBatch, Duration longPoll) {
+        return new StreamConsumer(base, stream, group, owner, leaseTtl, eventsPerBatch, longPoll);
+    }
+
+    /** Runs the loop on the calling thread until {@link #stop()}. */
+    public void run(BatchHandler handler) throws InterruptedException {
+        Lease lease = null;
+        while (!stopped) {
+            if (lease == null || System.nanoTime() > lease.renewAtNanos) {
+                lease = lease(lease);
+                if (lease == null) {
+                    Thread.sleep(Math.min(1000, ttl.toMillis() / 4));
+                    continue;
+                }
+            }
+            JsonNode page = call("GET", "/events?after=" + lease.committed + "&limit=" + batchSize + "&wait_ms="
+                    + pollWait.toMillis(), null);
+            if (page.path("status").asInt() != 200) {
+                throw new IllegalStateException("reading " + stream + " failed: " + page);
+            }
+            List<ConsumedEvent> events = new ArrayList<>();
+            for (JsonNode event : page.path("body").path("events")) {
+                events.add(new ConsumedEvent(event.get("offset").asLong(), event.get("request_id").asText(),
+                        event.get("ingested_at").asText(), event.get("event")));
+            }
+            if (events.isEmpty()) {
+                continue;
+            }
+            try {
+                handler.handle(events);
+            } catch (InterruptedException e) {
+                throw e;
+            } catch (Exception e) {
+                lease = null; // deliver the batch again from the committed offset
+                continue;
+            }
+            long last = events.get(events.size() - 1).offset();
+            ObjectNode commit = json.createObjectNode().put("token", lease.token).put("offset", last);
+            JsonNode answer = call("POST", "/consumers/" + encode(group) + "/commit", commit);
+            if (answer.path("status").asInt() == 200) {
+                lease.committed = last;
+            } else {
+                lease = null; // stale token or expired lease: lease again, resume from what the group committed
+            }
+        }
+        if (lease != null) {
+            call("POST", "/consumers/" + encode(group) + "/release", json.createObjectNode().put("token", lease.token));
+        }
+    }
+
+    /** Ends {@link #run} after the batch in progress. */
+    public void stop() {
+        stopped = true;
+    }
+
+    private Lease lease(Lease current) {
+        ObjectNode request = json.createObjectNode().put("owner", owner).put("ttl_ms", ttl.toMillis());
+        JsonNode answer = call("POST", "/consumers/" + encode(group) + "/lease", request);
+        if (answer.path("status").asInt() != 200) {
+            return null;
+        }
+        JsonNode body = answer.get("body");
+        Lease lease = new Lease(body.get("token").asLong(), body.get("committed_offset").asLong(),
+                System.nanoTime() + ttl.toNanos() / 2);
+        if (current != null && current.token == lease.token) {
+            lease.committed = Math.max(lease.committed, current.committed);
+        }
+        return lease;
+    }
+
+    /** {"status": code, "body": json}. */
+    private JsonNode call(String method, String path, JsonNode body) {
+        URI uri = base.resolve("/streams/" + encode(stream) + path);
+        HttpRequest.Builder request = HttpRequest.newBuilder(uri);
+        if (body == null) {
+            request.GET();
+        } else {
+            request.header("Content-Type", "application/json")
+                    .method(method, HttpRequest.BodyPublishers.ofString(body.toString()));
+        }
+        try {
+            HttpResponse<byte[]> response = http.send(request.build(), HttpResponse.BodyHandlers.ofByteArray());
+            ObjectNode result = json.createObjectNode().put("status", response.statusCode());
+            result.set("body", json.readTree(response.body()));
+            return result;
+        } catch (IOException e) {
+            return json.createObjectNode().put("status", 0).put("error", String.valueOf(e.getMessage()));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            stopped = true;
+            return json.createObjectNode().put("status", 0);
+        }
+    }
+
+    private static String encode(String text) {
+        return URLEncoder.encode(text, StandardCharsets.UTF_8);
+    }
+
+    private static final class Lease {
+        final long token;
+        long committed;
+        final long renewAtNanos;
+
+        Lease(long token, long committed, long renewAtNanos) {
+            this.token = token;
+            this.committed = committed;
+            this.renewAtNanos = renewAtNanos;
+        }
+    }
+}
