@@ -30,6 +30,7 @@ public final class Main {
         register(new ServeCommand());
         register(new SqlCommand());
         register(new StreamsCommand());
+        register(new TailCommand());
     }
 
     public static void main(String[] args) {

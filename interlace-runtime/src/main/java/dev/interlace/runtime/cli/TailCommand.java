@@ -1,0 +1,95 @@
+package dev.interlace.runtime.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.PrintStream;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+
+/**
+ * {@code interlace tail <stream>}: prints a stream's events, one JSON line each ({@code offset}, {@code request_id},
+ * {@code ingested_at}, {@code event}); the last 10 by default, or those after {@code --from}; {@code --follow} keeps
+ * printing new ones as they arrive.
+ */
+final class TailCommand implements Command {
+
+    static final int DEFAULT_LAST = 10;
+    private static final int PAGE = 500;
+
+    @Override
+    public String name() {
+        return "tail";
+    }
+
+    @Override
+    public String synopsis() {
+        return "<stream> [--from OFFSET] [--follow] [--server URL]";
+    }
+
+    @Override
+    public String summary() {
+        return "print a stream's events (the last 10, or after --from), --follow for new ones";
+    }
+
+    @Override
+    public int run(List<String> args, PrintStream out) {
+        String server = ServerClient.DEFAULT_SERVER;
+        String stream = null;
+        Long from = null;
+        boolean follow = false;
+        for (int i = 0; i < args.size(); i++) {
+            String arg = args.get(i);
+            switch (arg) {
+                case "--follow", "-f" -> follow = true;
+                case "--from", "--server" -> {
+                    if (i + 1 == args.size()) {
+                        throw new UsageException(arg + " needs a value");
+                    }
+                    String value = args.get(++i);
+                    if (arg.equals("--server")) {
+                        server = value;
+                    } else {
+                        try {
+                            from = Long.parseLong(value);
+                        } catch (NumberFormatException e) {
+                            throw new UsageException("--from needs an offset, got " + value);
+                        }
+                    }
+                }
+                default -> {
+                    if (arg.startsWith("-")) {
+                        throw new UsageException("unknown option " + arg);
+                    }
+                    if (stream != null) {
+                        throw new UsageException("give one stream");
+                    }
+                    stream = arg;
+                }
+            }
+        }
+        if (stream == null) {
+            throw new UsageException("no stream given");
+        }
+        ServerClient client = new ServerClient(server);
+        String base = "/streams/" + URLEncoder.encode(stream, StandardCharsets.UTF_8) + "/events";
+        long after;
+        if (from != null) {
+            after = from;
+        } else {
+            JsonNode probe = client.send("GET", base + "?limit=1", null, null);
+            after = Math.max(probe.get("earliest").asLong() - 1, probe.get("head").asLong() - DEFAULT_LAST);
+        }
+        while (true) {
+            JsonNode page = client.send("GET", base + "?after=" + after + "&limit=" + PAGE
+                    + (follow ? "&wait_ms=10000" : ""), null, null);
+            for (JsonNode event : page.get("events")) {
+                out.println(event.toString());
+            }
+            out.flush();
+            after = page.get("next_after").asLong();
+            if (!follow && page.get("count").asInt() < PAGE) {
+                return 0;
+            }
+        }
+    }
+}
