@@ -62,8 +62,8 @@ final class DedupIndex {
     }
 
     /**
-     * Calls {@code candidate} with the offset of every key with this hash first accepted at or after
-     * {@code notBeforeMicros}.
+     * Calls {@code candidate} with the offset of every key with this hash first accepted after
+     * {@code notBeforeMicros} (strictly: a key exactly as old as the retention no longer deduplicates).
      */
     void candidates(long hash, long notBeforeMicros, LongConsumer candidate) {
         segment(hash).candidates(hash, notBeforeMicros, candidate);
@@ -74,7 +74,7 @@ final class DedupIndex {
         segment(hash).add(hash, offset, acceptedAtMicros);
     }
 
-    /** Drops keys first accepted before {@code notBeforeMicros} or whose offset is at most {@code throughOffset}. */
+    /** Drops keys first accepted at or before {@code notBeforeMicros} or whose offset is at most {@code throughOffset}. */
     void removeExpired(long notBeforeMicros, long throughOffset) {
         for (Segment segment : segments) {
             segment.removeExpired(notBeforeMicros, throughOffset);
@@ -118,7 +118,7 @@ final class DedupIndex {
         void candidates(long hash, long notBeforeMicros, LongConsumer candidate) {
             int mask = hashes.length - 1;
             for (int i = slot(hash, mask); states[i] != EMPTY; i = (i + 1) & mask) {
-                if (states[i] == USED && hashes[i] == hash && firstSeenMicros[i] >= notBeforeMicros) {
+                if (states[i] == USED && hashes[i] == hash && firstSeenMicros[i] > notBeforeMicros) {
                     candidate.accept(offsets[i]);
                 }
             }
@@ -141,7 +141,7 @@ final class DedupIndex {
             size++;
         }
 
-        /** Drops keys first accepted before {@code notBeforeMicros} or whose offset is at most {@code throughOffset}. */
+        /** Drops keys first accepted at or before {@code notBeforeMicros} or whose offset is at most {@code throughOffset}. */
         void removeExpired(long notBeforeMicros, long throughOffset) {
             rehash(hashes.length, notBeforeMicros, throughOffset);
         }
@@ -153,7 +153,7 @@ final class DedupIndex {
             byte[] oldStates = states;
             allocate(capacity);
             for (int i = 0; i < oldHashes.length; i++) {
-                if (oldStates[i] == USED && oldSeen[i] >= notBeforeMicros && oldOffsets[i] > throughOffset) {
+                if (oldStates[i] == USED && oldSeen[i] > notBeforeMicros && oldOffsets[i] > throughOffset) {
                     add(oldHashes[i], oldOffsets[i], oldSeen[i]);
                 }
             }

@@ -223,6 +223,12 @@ public final class SqliteStreamLog implements StreamLog {
     @Override
     public CompletableFuture<AppendResult> append(AppendRequest request) {
         AppendTask task = new AppendTask(request);
+        if (!heads.containsKey(request.stream())) {
+            // Refused here, so that one bad request never fails the other requests of its group commit.
+            task.result.completeExceptionally(new IllegalArgumentException("stream " + request.stream()
+                    + " is not registered with the log"));
+            return task.result;
+        }
         if (!submit(task)) {
             task.result.completeExceptionally(new LogUnavailableException("the stream log is closed"));
         }
@@ -691,7 +697,7 @@ public final class SqliteStreamLog implements StreamLog {
         if (state.keyed) {
             long notBefore = state.retentionMicros > 0 ? now - state.retentionMicros : Long.MIN_VALUE;
             try (PreparedStatement select = connection.prepareStatement("SELECT key_hash, \"offset\", ingested_at"
-                    + " FROM events WHERE stream_id = ? AND key_hash IS NOT NULL AND ingested_at >= ?")) {
+                    + " FROM events WHERE stream_id = ? AND key_hash IS NOT NULL AND ingested_at > ?")) {
                 select.setInt(1, state.id);
                 select.setLong(2, notBefore);
                 try (ResultSet rows = select.executeQuery()) {

@@ -102,6 +102,24 @@ class SqliteStreamLogTest {
     }
 
     @Test
+    void aKeyExactlyAsOldAsTheRetentionNoLongerDeduplicates() throws Exception {
+        SqliteStreamLog log = open();
+        append(log, "edge");
+        clock.advance(Duration.ofHours(1));
+        assertThat(append(log, "edge").entries().get(0).status()).isEqualTo(AppendResult.Status.ACCEPTED);
+    }
+
+    @Test
+    void anAppendToAnUnregisteredStreamFailsAloneWithoutFailingItsGroup() throws Exception {
+        SqliteStreamLog log = open();
+        AppendRequest unknown = new AppendRequest("nope", "r", 0, "v1", List.of());
+        assertThat(log.append(unknown)).failsWithin(Duration.ofSeconds(5))
+                .withThrowableOfType(java.util.concurrent.ExecutionException.class)
+                .withCauseInstanceOf(IllegalArgumentException.class);
+        assertThat(append(log, "fine").entries().get(0).offset()).isEqualTo(1);
+    }
+
+    @Test
     void theDeduplicationWindowIsRebuiltFromDiskOnRestart() throws Exception {
         SqliteStreamLog first = open();
         append(first, "old");
