@@ -19,7 +19,8 @@ import java.util.Objects;
  * A consumer-group loop over HTTP: lease, read a batch after the committed offset, hand it to user code, commit,
  * renew — at least once. If the handler throws, nothing is committed and the batch is read again; if the lease is
  * lost (expired, taken over), the loop leases again and resumes from the group's committed offset, so nothing is
- * skipped. {@link #stop()} ends the loop after the current batch and releases the lease.
+ * skipped. A server that cannot be reached is retried; a stream trimmed past the group's position (410) ends the
+ * loop with an exception. {@link #stop()} ends the loop after the current batch and releases the lease.
  */
 public final class StreamConsumer {
 
@@ -31,6 +32,8 @@ public final class StreamConsumer {
 
     /** One event as read from the stream. */
     public record ConsumedEvent(long offset, String requestId, String ingestedAt, JsonNode event) {}
+
+    private static final long RETRY_MILLIS = 200;
 
     private final URI base;
     private final String stream;
@@ -77,8 +80,14 @@ public final class StreamConsumer {
             }
             JsonNode page = call("GET", "/events?after=" + lease.committed + "&limit=" + batchSize + "&wait_ms="
                     + pollWait.toMillis(), null);
-            if (page.path("status").asInt() != 200) {
-                throw new IllegalStateException("reading " + stream + " failed: " + page);
+            int status = page.path("status").asInt();
+            if (status == 410 || status == 404) {
+                // Trimmed past the group's position, or no such stream: the caller has to decide.
+                throw new IllegalStateException("reading " + stream + " failed: " + page.path("body"));
+            }
+            if (status != 200) {
+                Thread.sleep(RETRY_MILLIS); // unreachable or restarting server: try again
+                continue;
             }
             List<ConsumedEvent> events = new ArrayList<>();
             for (JsonNode event : page.path("body").path("events")) {
@@ -93,7 +102,8 @@ public final class StreamConsumer {
             } catch (InterruptedException e) {
                 throw e;
             } catch (Exception e) {
-                lease = null; // deliver the batch again from the committed offset
+                lease = null; // deliver the batch again from the committed offset, after a pause
+                Thread.sleep(RETRY_MILLIS);
                 continue;
             }
             long last = events.get(events.size() - 1).offset();
