@@ -128,6 +128,9 @@ class ModelsTest {
             assertThat(accepted.status()).isEqualTo(202);
             String id = accepted.body().get("run_id").asText();
             assertThat(id).startsWith("run-");
+            TestServer.Response right = api.get("/runs/" + id);
+            assertThat(right.status()).as("a queued run is visible at once").isEqualTo(200);
+            assertThat(right.body().get("status").asText()).isIn("queued", "running", "succeeded");
             settle(api);
             JsonNode run = api.get("/runs/" + id).body();
             assertThat(run.get("trigger").asText()).isEqualTo("manual");

@@ -54,6 +54,8 @@ public final class ModelRunner implements AutoCloseable {
     private final ExecutorService executor;
     private final ReentrantLock lock = new ReentrantLock();
     private PendingRun pending;
+    /** The run taken from {@link #pending} whose record is being written; guarded by {@link #lock}. */
+    private PendingRun starting;
     /** Runs queued or running; guarded by {@link #lock}. */
     private int active;
 
@@ -128,15 +130,15 @@ public final class ModelRunner implements AutoCloseable {
     String trigger(String trigger, Set<String> models) {
         lock.lock();
         try {
+            // Only memory here: triggers come from the flush threads, which must not wait on run bookkeeping. The
+            // run is recorded when it starts (GET /runs shows the waiting one from memory until then).
             if (pending != null) {
                 pending.triggers.add(trigger);
                 pending.models.addAll(models);
-                updateTriggers(pending);
                 return pending.id;
             }
             PendingRun run = new PendingRun(ids.mintWithPrefix("run-"), trigger, micros());
             run.models.addAll(models);
-            insertQueued(run);
             pending = run;
             active++;
             executor.execute(this::runPending);
@@ -152,6 +154,7 @@ public final class ModelRunner implements AutoCloseable {
         try {
             run = pending;
             pending = null;
+            starting = run;
         } finally {
             lock.unlock();
         }
@@ -172,7 +175,13 @@ public final class ModelRunner implements AutoCloseable {
 
     private void execute(PendingRun run) {
         long started = micros();
-        markRunning(run.id, started);
+        insertStarted(run, started);
+        lock.lock();
+        try {
+            starting = null;
+        } finally {
+            lock.unlock();
+        }
         List<RunRecord.ModelResult> results = new ArrayList<>();
         Map<String, String> failed = new HashMap<>();
         for (ModelDefinition model : graph.inOrder()) {
@@ -355,38 +364,39 @@ public final class ModelRunner implements AutoCloseable {
 
     // ---------------------------------------------------------------- run records
 
-    private void insertQueued(PendingRun run) {
+    private void insertStarted(PendingRun run, long startedMicros) {
         try (Connection c = warehouse.connect(); PreparedStatement insert = c.prepareStatement(
-                "INSERT INTO interlace.runs VALUES (?, ?, ?::JSON, 'queued', ?, NULL, NULL)")) {
+                "INSERT INTO interlace.runs VALUES (?, ?, ?::JSON, 'running', ?, ?, NULL)")) {
             insert.setString(1, run.id);
             insert.setString(2, run.trigger);
             insert.setString(3, triggersJson(run));
             insert.setObject(4, time(run.queuedAtMicros));
+            insert.setObject(5, time(startedMicros));
             insert.executeUpdate();
         } catch (SQLException e) {
             LOG.log(Level.WARNING, "cannot record run " + run.id, e);
         }
     }
 
-    private void updateTriggers(PendingRun run) {
-        try (Connection c = warehouse.connect(); PreparedStatement update = c.prepareStatement(
-                "UPDATE interlace.runs SET triggers = ?::JSON WHERE id = ?")) {
-            update.setString(1, triggersJson(run));
-            update.setString(2, run.id);
-            update.executeUpdate();
-        } catch (SQLException e) {
-            LOG.log(Level.WARNING, "cannot record the triggers of run " + run.id, e);
-        }
-    }
-
-    private void markRunning(String id, long startedMicros) {
-        try (Connection c = warehouse.connect(); PreparedStatement update = c.prepareStatement(
-                "UPDATE interlace.runs SET status = 'running', started_at = ? WHERE id = ?")) {
-            update.setObject(1, time(startedMicros));
-            update.setString(2, id);
-            update.executeUpdate();
-        } catch (SQLException e) {
-            LOG.log(Level.WARNING, "cannot record the status of run " + id, e);
+    /** The run waiting to start (or whose record is being written), if it matches {@code filter}. */
+    private Optional<RunRecord> waiting(RunFilter filter) {
+        lock.lock();
+        try {
+            PendingRun run = pending != null ? pending : starting;
+            if (run == null) {
+                return Optional.empty();
+            }
+            String status = run == pending ? "queued" : "running";
+            RunRecord record = new RunRecord(run.id, run.trigger, List.copyOf(run.triggers), status,
+                    run.queuedAtMicros, 0, 0, List.of());
+            boolean matches = (filter.model() == null || run.models.contains(filter.model()))
+                    && (filter.status() == null || filter.status().equals(status))
+                    && (filter.trigger() == null || filter.trigger().equals(run.trigger))
+                    && (filter.sinceMicros() == null || run.queuedAtMicros >= filter.sinceMicros())
+                    && (filter.untilMicros() == null || run.queuedAtMicros < filter.untilMicros());
+            return matches ? Optional.of(record) : Optional.empty();
+        } finally {
+            lock.unlock();
         }
     }
 
@@ -453,12 +463,19 @@ public final class ModelRunner implements AutoCloseable {
                 }
             }
             List<RunRecord> runs = new ArrayList<>();
+            Optional<RunRecord> waiting = waiting(filter);
+            if (waiting.isPresent()) {
+                runs.add(waiting.get());
+                total++;
+            }
             try (PreparedStatement select = c.prepareStatement("SELECT id FROM interlace.runs" + where
                     + " ORDER BY queued_at DESC, id DESC LIMIT " + filter.limit())) {
                 bind(select, parameters);
                 try (ResultSet rows = select.executeQuery()) {
                     while (rows.next()) {
-                        run(c, rows.getString(1), false).ifPresent(runs::add);
+                        if (runs.size() < filter.limit()) {
+                            run(c, rows.getString(1), false).ifPresent(runs::add);
+                        }
                     }
                 }
             }
@@ -470,6 +487,10 @@ public final class ModelRunner implements AutoCloseable {
 
     /** One run with its models. */
     public Optional<RunRecord> run(String id) {
+        Optional<RunRecord> waiting = waiting(new RunFilter(null, null, null, null, null, 1));
+        if (waiting.isPresent() && waiting.get().id().equals(id)) {
+            return waiting;
+        }
         try (Connection c = warehouse.connect()) {
             return run(c, id, true);
         } catch (SQLException e) {
