@@ -1,13 +1,11 @@
 package dev.interlace.processor;
 
 import java.io.IOException;
-import java.io.Writer;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.regex.Pattern;
 import javax.annotation.processing.ProcessingEnvironment;
@@ -20,9 +18,7 @@ import javax.lang.model.element.TypeElement;
 import javax.lang.model.element.VariableElement;
 import javax.lang.model.type.TypeMirror;
 import javax.lang.model.util.ElementFilter;
-import javax.tools.Diagnostic;
 import javax.tools.FileObject;
-import javax.tools.JavaFileObject;
 import javax.tools.StandardLocation;
 
 /**
@@ -44,12 +40,13 @@ final class ModelStep implements ProcessingStep {
     private final ProcessingEnvironment env;
     private final StreamStep streams;
     private final Map<String, String> declaredNames = new HashMap<>();
-    private final Map<String, ModelDeclaration> unregistered = new TreeMap<>();
-    private final List<String> registries = new ArrayList<>();
+    private final Registries<ModelDeclaration> registry;
 
     ModelStep(ProcessingEnvironment env, StreamStep streams) {
         this.env = env;
         this.streams = streams;
+        this.registry = new Registries<>(env, REGISTRY_INTERFACE, REGISTRY_NAME, ModelDeclaration::packageName,
+                ModelSources::registry);
     }
 
     @Override
@@ -72,34 +69,15 @@ final class ModelStep implements ProcessingStep {
             ModelDeclaration model = validate(type, mirror, report);
             report.print(env.getMessager());
             if (report.isClean()) {
-                unregistered.put(model.name(), model);
+                registry.add(model.name(), model);
             }
         }
-        if (elements.isEmpty() && !unregistered.isEmpty()) {
-            writeRegistry();
-        }
+        registry.endOfRound(!elements.isEmpty());
     }
 
     @Override
     public void finish() {
-        if (!unregistered.isEmpty()) {
-            writeRegistry();
-        }
-        if (registries.isEmpty()) {
-            return;
-        }
-        try {
-            FileObject services = env.getFiler().createResource(
-                    StandardLocation.CLASS_OUTPUT, "", "META-INF/services/" + REGISTRY_INTERFACE);
-            try (Writer out = services.openWriter()) {
-                for (String registry : registries) {
-                    out.write(registry + "\n");
-                }
-            }
-        } catch (IOException e) {
-            env.getMessager().printMessage(Diagnostic.Kind.ERROR,
-                    "Interlace could not write META-INF/services/" + REGISTRY_INTERFACE + ": " + e.getMessage());
-        }
+        registry.finish();
     }
 
     private ModelDeclaration validate(TypeElement type, AnnotationMirror mirror, Report report) {
@@ -202,24 +180,6 @@ final class ModelStep implements ProcessingStep {
             }
         }
         return false;
-    }
-
-    private void writeRegistry() {
-        List<ModelDeclaration> models = new ArrayList<>(unregistered.values());
-        unregistered.clear();
-        String packageName = models.stream().map(ModelDeclaration::packageName).sorted().findFirst().orElse("");
-        String simpleName = REGISTRY_NAME + (registries.isEmpty() ? "" : registries.size() + 1);
-        String registry = (packageName.isEmpty() ? "" : packageName + ".") + simpleName;
-        try {
-            JavaFileObject source = env.getFiler().createSourceFile(registry);
-            try (Writer out = source.openWriter()) {
-                out.write(ModelSources.registry(packageName, simpleName, models));
-            }
-            registries.add(registry);
-        } catch (IOException e) {
-            env.getMessager().printMessage(Diagnostic.Kind.ERROR,
-                    "Interlace could not write the model registry " + registry + ": " + e.getMessage());
-        }
     }
 
     private AnnotationMirror mirror(TypeElement type) {

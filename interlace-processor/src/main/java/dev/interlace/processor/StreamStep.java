@@ -23,9 +23,7 @@ import javax.lang.model.element.TypeElement;
 import javax.lang.model.element.VariableElement;
 import javax.lang.model.util.Elements;
 import javax.tools.Diagnostic;
-import javax.tools.FileObject;
 import javax.tools.JavaFileObject;
-import javax.tools.StandardLocation;
 
 /**
  * Validates every {@code @Stream} into a {@link Report} and, for valid ones, generates the event record, decoder
@@ -41,13 +39,12 @@ final class StreamStep implements ProcessingStep {
     private final ProcessingEnvironment env;
     /** Streams of this compilation by name, valid or not, to report duplicates against the first. */
     private final Map<String, String> declaredNames = new HashMap<>();
-    /** Valid streams generated but not yet in a registry, by name. */
-    private final Map<String, StreamDeclaration> unregistered = new TreeMap<>();
-    /** Qualified names of the registries written, for the service file. */
-    private final List<String> registries = new ArrayList<>();
+    private final Registries<StreamDeclaration> registry;
 
     StreamStep(ProcessingEnvironment env) {
         this.env = env;
+        this.registry = new Registries<>(env, REGISTRY_INTERFACE, StreamSources.REGISTRY_NAME,
+                StreamDeclaration::packageName, StreamSources::registry);
     }
 
     @Override
@@ -74,52 +71,12 @@ final class StreamStep implements ProcessingStep {
                 generate(type, declaration.get());
             }
         }
-        // The round after the streams were generated has none of its own: write their registry now, while javac
-        // still compiles it with the rest (a source written in the last round draws a warning).
-        if (elements.isEmpty() && !unregistered.isEmpty()) {
-            writeRegistry();
-        }
+        registry.endOfRound(!elements.isEmpty());
     }
 
     @Override
     public void finish() {
-        if (!unregistered.isEmpty()) {
-            writeRegistry();
-        }
-        if (registries.isEmpty()) {
-            return;
-        }
-        try {
-            FileObject services = env.getFiler().createResource(
-                    StandardLocation.CLASS_OUTPUT, "", "META-INF/services/" + REGISTRY_INTERFACE);
-            try (Writer out = services.openWriter()) {
-                for (String registry : registries) {
-                    out.write(registry + "\n");
-                }
-            }
-        } catch (IOException e) {
-            env.getMessager().printMessage(Diagnostic.Kind.ERROR,
-                    "Interlace could not write META-INF/services/" + REGISTRY_INTERFACE + ": " + e.getMessage());
-        }
-    }
-
-    /** Writes one registry for the streams generated since the last one (normally all of them, once). */
-    private void writeRegistry() {
-        List<StreamDeclaration> streams = new ArrayList<>(unregistered.values());
-        unregistered.clear();
-        String packageName = streams.stream().map(StreamDeclaration::packageName).sorted().findFirst().orElse("");
-        String simpleName = StreamSources.REGISTRY_NAME + (registries.isEmpty() ? "" : registries.size() + 1);
-        String registry = (packageName.isEmpty() ? "" : packageName + ".") + simpleName;
-        try {
-            JavaFileObject source = env.getFiler().createSourceFile(registry);
-            try (Writer out = source.openWriter()) {
-                out.write(StreamSources.registry(packageName, simpleName, streams));
-            }
-            registries.add(registry);
-        } catch (IOException e) {
-            env.getMessager().printMessage(Diagnostic.Kind.ERROR,
-                    "Interlace could not write the stream registry " + registry + ": " + e.getMessage());
-        }
+        registry.finish();
     }
 
     private Optional<StreamDeclaration> validate(TypeElement type, AnnotationMirror mirror, Report report) {
@@ -208,7 +165,7 @@ final class StreamStep implements ProcessingStep {
     }
 
     private void generate(TypeElement type, StreamDeclaration stream) {
-        unregistered.put(stream.name(), stream);
+        registry.add(stream.name(), stream);
         Filer filer = env.getFiler();
         Map<String, String> sources = Map.of(
                 stream.eventType(), StreamSources.event(stream),
