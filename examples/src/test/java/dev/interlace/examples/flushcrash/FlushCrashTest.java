@@ -246,56 +246,96 @@ class FlushCrashTest {
     // ------------------------------------------------------------------------------- flushers racing, in process
 
     /**
-     * Three test-only {@link Flusher} instances on one log and one warehouse, taking over from each other mid-drain
-     * while events keep arriving: B starts (claiming a newer fencing token) while A is between two batches, then both
-     * run; C likewise takes over from B. Every append of a superseded flusher must be refused, so no row is ever
-     * written twice, and the newest flusher catches up.
+     * Three test-only {@link Flusher} instances on one log and one warehouse, each leasing the stream under its own
+     * name, while events keep arriving. A is paused just before an append (as by a long GC pause) until its lease
+     * expires; B, standing by, takes the lease over (token 2, recorded in the warehouse) and flushes the batch A was
+     * about to write; then A resumes. Its append must be refused and A must stand by. B is then paused the same way
+     * and C is started: whichever of A and C stands by first takes over (token 3). No row is ever written twice, the
+     * holder catches up, and the log's lease and the warehouse agree on the token.
      */
     @Test
-    void flushersTakingOverFromEachOtherMidDrainNeverWriteARowTwice() throws Exception {
+    void aPausedFlusherThatLostItsLeaseCannotWriteARowTwice() throws Exception {
         FlushRace race = new FlushRace(Files.createDirectories(temp.resolve("race")));
         try {
             race.publish("pre", 40, 50);
-            Hold aBetween = new Hold();
-            race.startFlusher("A", FlushRace.holdingBetweenBatches(aBetween));
+            race.startFlusher("A", FlushListener.NONE);
             FlushRace.Background publisher = race.publishInBackground("during", 60, 50);
             Thread.sleep(random.nextInt(100));
-            aBetween.arm();
-            assertThat(aBetween.awaitHeld(Duration.ofSeconds(10))).as("A held between batches: %s", race.describe())
-                    .isTrue();
-            Hold bBetween = new Hold();
-            race.startFlusher("B", FlushRace.holdingBetweenBatches(bBetween));
-            aBetween.release(); // A and B now flush side by side; only B holds the newest token
-            Thread.sleep(20 + random.nextInt(150));
-            bBetween.arm();
-            assertThat(bBetween.awaitHeld(Duration.ofSeconds(10))).as("B held between batches: %s", race.describe())
-                    .isTrue();
-            race.startFlusher("C", FlushListener.NONE);
-            bBetween.release();
+            pauseUntilTakenOver(race, "A", "B");
+            String third = pauseUntilTakenOver(race, "B", "C");
             publisher.join();
 
             long head = race.head();
             boolean caughtUp = race.awaitWatermark(head, Duration.ofSeconds(20));
             long[] counts = race.counts();
             String state = race.describe();
-            summary.add("takeover race: " + state);
+            summary.add("lease takeover race: " + state);
             assertThat(counts[0]).as("no row written twice: count(*) = count(DISTINCT _offset); %s", state)
                     .isEqualTo(counts[1]);
             assertThat(counts[2]).as("rows are exactly offsets 1..max(_offset); %s", state).isEqualTo(counts[0]);
             assertThat(caughtUp).as("the newest flusher caught up; %s", state).isTrue();
             assertThat(counts[0]).as("rows = head = _watermarks; %s", state).isEqualTo(head)
                     .isEqualTo(race.watermark());
-            assertThat(race.fenced("A")).as("A's appends after B's claim were refused; %s", state).isPositive();
+            assertThat(race.flusherGroup().holder()).as("the lease holder; %s", state).isEqualTo(third);
+            assertThat(race.flusherGroup().token()).as("one new token per takeover; %s", state).isEqualTo(3);
+            assertThat(race.warehouseToken()).as("the token recorded in streams._watermarks; %s", state)
+                    .isEqualTo(3);
+            assertThat(race.state("B")).as("B after losing its lease; %s", state).isEqualTo("standby");
+            assertThat(race.state(third.equals("A") ? "C" : "A")).as("the other one; %s", state)
+                    .isEqualTo("standby");
         } finally {
             closeAndReport(race);
         }
     }
 
     /**
+     * Pauses {@code paused} just before its next append and starts {@code next}, which stands by; waits until a
+     * flusher other than {@code paused} (the new one, or one that was standing by already) has taken the lease over
+     * and committed a batch, then lets {@code paused} go on: its append must be refused, and it must commit nothing
+     * from then on.
+     *
+     * @return the name of the flusher that took over
+     */
+    private String pauseUntilTakenOver(FlushRace race, String paused, String next) throws Exception {
+        Hold hold = race.beforeAppend(paused);
+        hold.arm();
+        race.publish("before-pausing-" + paused, 2, 50); // something to append even if it had caught up
+        assertThat(hold.awaitHeld(Duration.ofSeconds(10))).as("%s paused before an append: %s", paused,
+                race.describe()).isTrue();
+        java.util.Map<String, Integer> before = race.committedByName();
+        race.startFlusher(next, FlushListener.NONE);
+        assertThat(race.state(next)).as("%s stands by while %s's lease lasts", next, paused).isEqualTo("standby");
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        String holder = race.flusherGroup().holder();
+        while ((paused.equals(holder) || holder == null
+                || race.committed(holder) == before.getOrDefault(holder, 0)) && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+            holder = race.flusherGroup().holder();
+        }
+        assertThat(holder).as("another flusher took the lease over: %s", race.describe()).isNotEqualTo(paused)
+                .isNotNull();
+        assertThat(race.committed(holder)).as("%s flushed: %s", holder, race.describe())
+                .isGreaterThan(before.getOrDefault(holder, 0));
+        int committedBefore = race.committed(paused);
+        hold.release();
+        deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (race.fenced(paused) == 0 && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        assertThat(race.fenced(paused)).as("%s's append after losing its lease was refused: %s", paused,
+                race.describe()).isEqualTo(1);
+        Thread.sleep(FlushRace.LEASE_TTL.toMillis());
+        assertThat(race.committed(paused)).as("%s committed nothing after losing its lease: %s", paused,
+                race.describe()).isEqualTo(committedBefore);
+        return holder;
+    }
+
+    /**
      * Regression: B claims the stream while A's flush transaction is open (its watermark compare-and-set and rows
-     * written, not committed). DuckDB 2.0 ran a claim written as {@code UPDATE ... RETURNING} on the primary-keyed
-     * {@code _watermarks} without a write-write conflict, writing the row back from its own snapshot, so A's commit
-     * kept its rows but lost its watermark and B appended the same offsets again.
+     * written, not committed) — A is held there past its lease, so B takes the lease over and claims. DuckDB 2.0 ran
+     * a claim written as {@code UPDATE ... RETURNING} on the primary-keyed {@code _watermarks} without a write-write
+     * conflict, writing the row back from its own snapshot, so A's commit kept its rows but lost its watermark and B
+     * appended the same offsets again. The plain {@code UPDATE} conflicts and is retried until A committed.
      */
     @Test
     void aClaimWhileAFlushTransactionIsOpenNeverLetsARowBeWrittenTwice() throws Exception {
@@ -306,17 +346,10 @@ class FlushCrashTest {
             race.startFlusher("A", FlushListener.NONE);
             assertThat(race.inTransaction.awaitHeld(Duration.ofSeconds(10))).as("A held inside its transaction")
                     .isTrue();
-            // B's claim conflicts with A's open transaction and retries until A commits.
-            java.util.concurrent.CompletableFuture<Void> claimB = java.util.concurrent.CompletableFuture.runAsync(() -> {
-                try {
-                    race.startFlusher("B", FlushListener.NONE);
-                } catch (Exception e) {
-                    throw new IllegalStateException(e);
-                }
-            });
-            Thread.sleep(200);
+            race.startFlusher("B", FlushListener.NONE);
+            // A's lease expires, B leases and claims; the claim conflicts with A's open transaction and is retried.
+            Thread.sleep(FlushRace.LEASE_TTL.toMillis() + 300);
             race.inTransaction.release();
-            claimB.get(30, TimeUnit.SECONDS);
 
             long head = race.head();
             boolean caughtUp = race.awaitWatermark(head, Duration.ofSeconds(20));
@@ -327,15 +360,16 @@ class FlushCrashTest {
                     .isEqualTo(counts[1]);
             assertThat(caughtUp).as("caught up; %s", state).isTrue();
             assertThat(counts[0]).as("rows = head; %s", state).isEqualTo(head);
+            assertThat(race.flusherGroup().holder()).as("B holds the lease; %s", state).isEqualTo("B");
         } finally {
             closeAndReport(race);
         }
     }
 
     /**
-     * B reads the watermark ({@code prepare}), A commits one more batch, then B claims: A is fenced by the token and
-     * B's first append by the watermark it read. B must take the committed watermark as the truth and catch up
-     * (before commit 0f9848c "Flusher rereads committed watermarks after a failure" nobody flushed again).
+     * B reads the watermark ({@code prepare}), A commits one more batch and pauses until its lease expires, then B
+     * leases and claims: B must take the watermark committed at its claim as the truth and catch up (before commit
+     * 0f9848c "Flusher rereads committed watermarks after a failure" nobody flushed again).
      */
     @Test
     void aFlusherWhoseStartRacedACommitStillCatchesUp() throws Exception {
@@ -346,22 +380,25 @@ class FlushCrashTest {
             race.startFlusher("A", FlushRace.holdingBetweenBatches(aBetween));
             race.startFlusher("B", FlushListener.NONE, positions -> {
                 try {
-                    // A commits past what B just read, then stops between batches (no transaction open) ...
+                    // A commits past what B just read, then stops between batches until its lease expired ...
                     assertThat(race.awaitWatermarkPast(positions.events(), Duration.ofSeconds(10))).isTrue();
                     aBetween.arm();
                     assertThat(aBetween.awaitHeld(Duration.ofSeconds(10))).isTrue();
+                    Thread.sleep(FlushRace.LEASE_TTL.toMillis() + 100);
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                 }
-            }); // ... and B claims
+            }); // ... and B leases and claims
             aBetween.release();
             race.publish("after", 10, 50);
 
             long head = race.head();
             boolean caughtUp = race.awaitWatermark(head, Duration.ofSeconds(10));
+            long[] counts = race.counts();
             String state = race.describe();
             summary.add("start racing a commit: " + state);
             assertThat(caughtUp).as("the newest flusher caught up; %s", state).isTrue();
+            assertThat(counts[0]).as("no row written twice; %s", state).isEqualTo(counts[1]).isEqualTo(head);
         } finally {
             closeAndReport(race);
         }

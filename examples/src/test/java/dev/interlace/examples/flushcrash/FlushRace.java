@@ -3,6 +3,7 @@ package dev.interlace.examples.flushcrash;
 import dev.interlace.examples.OrdersStream;
 import dev.interlace.runtime.config.ConfigLoader;
 import dev.interlace.runtime.config.InterlaceConfig;
+import dev.interlace.runtime.flush.FlushLease;
 import dev.interlace.runtime.flush.FlushListener;
 import dev.interlace.runtime.flush.FlushPositions;
 import dev.interlace.runtime.flush.Flusher;
@@ -10,6 +11,7 @@ import dev.interlace.runtime.flush.Warehouse;
 import dev.interlace.runtime.log.AppendRequest;
 import dev.interlace.runtime.log.AppendResult;
 import dev.interlace.runtime.log.CommitListener;
+import dev.interlace.runtime.log.Leases;
 import dev.interlace.runtime.log.LogSettings;
 import dev.interlace.runtime.log.SqliteStreamLog;
 import dev.interlace.runtime.log.Watermarks;
@@ -33,13 +35,14 @@ import java.util.function.Consumer;
 
 /**
  * A log and a DuckDB warehouse in this JVM, without a server, for several test-only {@link Flusher} instances on the
- * same stream. The warehouse's listener sleeps 0–2 ms inside each flush transaction so that other flushers' claims
+ * same stream, each leasing it under its own name with a {@link #LEASE_TTL} lease. The warehouse's listener sleeps 0–2 ms inside each flush transaction so that other flushers' claims
  * and appends overlap it, and can stop the next flush inside its transaction ({@link #inTransaction}: after the
  * Appender wrote the rows, before the commit).
  */
 final class FlushRace implements AutoCloseable {
 
     static final int BATCH_ROWS = 50;
+    static final Duration LEASE_TTL = Duration.ofMillis(400);
     static final Warehouse.Target EVENTS = Warehouse.Target.events(OrdersStream.DESCRIPTOR.name());
 
     /** Stops the next flush (whichever flusher's) after its rows are written, before its commit, once armed. */
@@ -112,12 +115,12 @@ final class FlushRace implements AutoCloseable {
 
     /**
      * Constructs one more flusher over the shared log and warehouse and starts it (it prepares the stream, then
-     * claims a newer fencing token); {@code afterPrepare} runs between the two.
+     * leases it, standing by while another flusher holds the lease); {@code afterPrepare} runs between the two.
      */
     Flusher startFlusher(String name, FlushListener listener, Consumer<Warehouse.Positions> afterPrepare) {
         SharedWarehouse view = new SharedWarehouse(warehouse, afterPrepare);
         Flusher flusher = new Flusher(catalog, log, Optional.of(view.view), new FlushPositions(), listener,
-                Clock.systemUTC(), config);
+                new FlushLease(name, LEASE_TTL), Clock.systemUTC(), config);
         synchronized (this) {
             flushers.add(flusher);
             views.add(view);
@@ -221,9 +224,51 @@ final class FlushRace implements AutoCloseable {
             parts.add(names.get(i) + ": " + views.get(i).describeAppends() + ", "
                     + flushers.get(i).status(OrdersStream.DESCRIPTOR.name()).state());
         }
+        Leases.Group group = log.groups(OrdersStream.DESCRIPTOR.name()).stream()
+                .filter(g -> g.group().equals(FlushLease.GROUP)).findFirst().orElse(null);
+        if (group != null) {
+            parts.add("lease " + group.holder() + " token " + group.token() + " (warehouse token "
+                    + warehouseToken() + ")");
+        }
         return "head " + head() + ", _watermarks " + watermark() + ", count(*) " + counts[0]
                 + ", count(DISTINCT _offset) " + counts[1] + ", max(_offset) " + counts[2] + "; appends "
                 + String.join("; ", parts);
+    }
+
+    /** Stops the next append of the flusher called {@code name} before it reaches the warehouse, once armed. */
+    synchronized Hold beforeAppend(String name) {
+        return views.get(names.indexOf(name)).beforeAppend;
+    }
+
+    /** How many appends each flusher committed so far, by name. */
+    synchronized Map<String, Integer> committedByName() {
+        Map<String, Integer> counts = new java.util.HashMap<>();
+        for (int i = 0; i < names.size(); i++) {
+            counts.put(names.get(i), views.get(i).committed());
+        }
+        return counts;
+    }
+
+    /** How many appends of the flusher called {@code name} committed. */
+    synchronized int committed(String name) {
+        return views.get(names.indexOf(name)).committed();
+    }
+
+    /** The flush state of the flusher called {@code name} ({@code standby} while another holds the lease). */
+    synchronized String state(String name) {
+        return flushers.get(names.indexOf(name)).status(OrdersStream.DESCRIPTOR.name()).state();
+    }
+
+    /** The flusher's consumer group in the log: who holds the lease, with which token. */
+    Leases.Group flusherGroup() {
+        return log.groups(OrdersStream.DESCRIPTOR.name()).stream()
+                .filter(group -> group.group().equals(FlushLease.GROUP)).findFirst().orElseThrow();
+    }
+
+    /** The fencing token recorded in {@code streams._watermarks} for the stream's events. */
+    long warehouseToken() {
+        return ((Number) warehouse.query("SELECT fencing_token FROM streams._watermarks WHERE stream = 'orders'", 1,
+                Duration.ofSeconds(30)).rows().get(0).get(0)).longValue();
     }
 
     /** How many appends of the flusher called {@code name} failed other than by the fence. */

@@ -11,8 +11,10 @@ import java.util.function.Consumer;
 /**
  * One flusher's view of a warehouse shared by several test-only flushers: every call reaches the shared instance,
  * except that {@code close()} (which {@code Flusher.close()} calls) leaves it open for the others; appends are
- * counted by outcome, and a test may run a hook right after {@code prepare} returned (to force an interleaving
- * between a flusher's prepare and its claim). A dynamic proxy, so methods the interface gains later pass through.
+ * counted by outcome, a test may run a hook right after {@code prepare} returned (to force an interleaving
+ * between a flusher's prepare and its claim), and {@link #beforeAppend} stops this flusher just before an append
+ * reaches the warehouse (a flusher paused after deciding to write, as by a long GC pause). A dynamic proxy, so methods
+ * the interface gains later pass through.
  */
 final class SharedWarehouse implements InvocationHandler {
 
@@ -21,6 +23,8 @@ final class SharedWarehouse implements InvocationHandler {
     private final AtomicInteger committed = new AtomicInteger();
     private final AtomicInteger fenced = new AtomicInteger();
     private final AtomicInteger failed = new AtomicInteger();
+    /** Stops this flusher's next append before it reaches the warehouse, once armed. */
+    final Hold beforeAppend = new Hold();
     final Warehouse view;
 
     SharedWarehouse(Warehouse delegate, Consumer<Warehouse.Positions> afterPrepare) {
@@ -44,6 +48,9 @@ final class SharedWarehouse implements InvocationHandler {
             default:
                 break;
         }
+        if (method.getName().equals("append")) {
+            beforeAppend.here();
+        }
         Object result;
         try {
             result = method.invoke(delegate, args);
@@ -59,6 +66,10 @@ final class SharedWarehouse implements InvocationHandler {
             afterPrepare.accept((Warehouse.Positions) result);
         }
         return result;
+    }
+
+    int committed() {
+        return committed.get();
     }
 
     int failed() {

@@ -66,8 +66,8 @@ class ConsumersApiTest {
             assertThat(beyond.body().get("error").asText()).isEqualTo("offset_beyond_head");
 
             JsonNode consumers = api.get("/streams/orders/consumers").body();
-            assertThat(consumers.get("count").asInt()).isEqualTo(1);
-            JsonNode group = consumers.get("consumers").get(0);
+            assertThat(consumers.get("count").asInt()).as("billing and the flusher's own group").isEqualTo(2);
+            JsonNode group = consumers.get("consumers").get(1);
             assertThat(group.get("group").asText()).isEqualTo("billing");
             assertThat(group.get("committed_offset").asLong()).isEqualTo(2);
             assertThat(group.get("lag").asLong()).isEqualTo(1);
@@ -90,5 +90,38 @@ class ConsumersApiTest {
             assertThat(api.postJson(base + "/lease", "{\"ttl_ms\":5}").status()).isEqualTo(400);
             assertThat(api.postJson(base + "/commit", "not json").status()).isEqualTo(400);
         }
+    }
+
+    @Test
+    void theFlusherHoldsItsOwnGroupWhoseTokenIsRecordedInTheWarehouse() throws Exception {
+        try (TestServer api = TestServer.start(dataDirectory)) {
+            api.postJson("/streams/orders", "[{\"order_id\":\"a\"},{\"order_id\":\"b\"}]");
+            api.awaitFlushed("orders");
+            JsonNode flusher = api.get("/streams/orders/consumers").body().get("consumers").get(0);
+            assertThat(flusher.get("group").asText()).isEqualTo("__flusher");
+            assertThat(flusher.get("holder").asText()).isEqualTo("interlace-flusher");
+            assertThat(flusher.get("token").asLong()).isEqualTo(1);
+            assertThat(recordedToken(api)).as("streams._watermarks.fencing_token").isEqualTo(1);
+
+            TestServer.Response reserved = api.postJson("/streams/orders/consumers/__flusher/lease",
+                    "{\"owner\":\"intruder\"}");
+            assertThat(reserved.status()).isEqualTo(400);
+            assertThat(reserved.body().get("error").asText()).isEqualTo("reserved_group");
+        }
+        // A clean shutdown committed the flushed watermark and released the lease: the next start leases anew.
+        try (TestServer api = TestServer.start(dataDirectory)) {
+            JsonNode flusher = api.get("/streams/orders/consumers").body().get("consumers").get(0);
+            assertThat(flusher.get("committed_offset").asLong()).isEqualTo(2);
+            assertThat(flusher.get("lag").asLong()).isZero();
+            assertThat(flusher.get("token").asLong()).isEqualTo(2);
+            assertThat(recordedToken(api)).isEqualTo(2);
+            api.postJson("/streams/orders", "{\"order_id\":\"c\"}");
+            assertThat(api.awaitFlushed("orders").get("watermark").asLong()).isEqualTo(3);
+        }
+    }
+
+    private static long recordedToken(TestServer api) {
+        return api.postJson("/sql", "{\"sql\":\"SELECT fencing_token FROM streams._watermarks WHERE stream = 'orders'\"}")
+                .body().get("rows").get(0).get(0).asLong();
     }
 }

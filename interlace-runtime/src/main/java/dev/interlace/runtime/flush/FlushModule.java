@@ -20,6 +20,7 @@ public final class FlushModule extends AbstractModule {
         bind(FlushPositions.class).in(Singleton.class);
         bind(Watermarks.class).to(FlushPositions.class);
         bind(FlushListener.class).toInstance(FlushListener.NONE);
+        bind(FlushLease.class).toInstance(FlushLease.DEFAULT);
         bind(RetentionSweep.class).in(Singleton.class);
     }
 
@@ -37,7 +38,7 @@ public final class FlushModule extends AbstractModule {
     @Provides
     @Singleton
     Flusher flusher(StreamCatalog catalog, StreamLog log, Optional<Warehouse> warehouse, FlushPositions positions,
-            FlushListener listener, Clock clock, InterlaceConfig config) {
-        return new Flusher(catalog, log, warehouse, positions, listener, clock, config);
+            FlushListener listener, FlushLease lease, Clock clock, InterlaceConfig config) {
+        return new Flusher(catalog, log, warehouse, positions, listener, lease, clock, config);
     }
 }

@@ -3,8 +3,9 @@ package dev.interlace.runtime.flush;
 /**
  * What the flusher is doing for one stream.
  *
- * @param state {@code idle}, {@code flushing} or {@code failing}
- * @param error the last error while failing, else null
+ * @param state {@code idle}, {@code flushing}, {@code failing}, or {@code standby} (another flusher holds the
+ *     stream's lease; only with several flushers on one log)
+ * @param error the last error while failing, who holds the lease while standing by, else null
  * @param failingSinceMicros when the failures started (epoch microseconds), else 0
  */
 public record FlushStatus(String state, String error, long failingSinceMicros) {
@@ -13,5 +14,9 @@ public record FlushStatus(String state, String error, long failingSinceMicros) {
 
     public boolean failing() {
         return state.equals("failing");
+    }
+
+    public boolean standby() {
+        return state.equals("standby");
     }
 }

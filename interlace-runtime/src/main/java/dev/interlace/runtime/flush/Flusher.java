@@ -1,6 +1,7 @@
 package dev.interlace.runtime.flush;
 
 import dev.interlace.runtime.config.InterlaceConfig;
+import dev.interlace.runtime.log.Leases;
 import dev.interlace.runtime.log.LogEntry;
 import dev.interlace.runtime.log.QuarantineEntry;
 import dev.interlace.runtime.log.StreamLog;
@@ -35,6 +36,11 @@ import java.util.logging.Logger;
  * warehouse transaction holding the rows and the new watermark, guarded by a compare-and-set and this flusher's
  * fencing token. Streams are independent: one stream failing is retried with backoff and never holds up the others.
  * Flushing runs on its own threads, so nothing else (model runs included) can queue in front of it.
+ *
+ * <p>The flusher holds each stream through a lease on the stream's {@value FlushLease#GROUP} group in the log, renewed
+ * every third of its time to live (which also commits the flushed watermark there, so the group shows the flusher's
+ * lag). A new lease's fencing token is recorded in the warehouse before anything is written with it; a flusher whose
+ * lease was taken over while it was paused has its next append refused and stands by until the lease is free.
  */
 public final class Flusher implements AutoCloseable {
 
@@ -47,6 +53,7 @@ public final class Flusher implements AutoCloseable {
     private final Optional<Warehouse> warehouse;
     private final FlushPositions positions;
     private final FlushListener listener;
+    private final FlushLease lease;
     private final Clock clock;
     private final long delayMillis;
     private final int batchRows;
@@ -56,12 +63,13 @@ public final class Flusher implements AutoCloseable {
     private volatile boolean closed;
 
     public Flusher(StreamCatalog catalog, StreamLog log, Optional<Warehouse> warehouse, FlushPositions positions,
-            FlushListener listener, Clock clock, InterlaceConfig config) {
+            FlushListener listener, FlushLease lease, Clock clock, InterlaceConfig config) {
         this.catalog = catalog;
         this.log = log;
         this.warehouse = warehouse;
         this.positions = positions;
         this.listener = listener;
+        this.lease = lease;
         this.clock = clock;
         this.delayMillis = config.flushDelayMillis();
         this.batchRows = config.flushBatchRows();
@@ -93,8 +101,8 @@ public final class Flusher implements AutoCloseable {
     }
 
     /**
-     * Prepares every declared stream's tables (migrating them), takes over their watermarks and starts catching up
-     * on whatever the log holds beyond them.
+     * Prepares every declared stream's tables (migrating them), leases the streams, takes over their watermarks and
+     * starts catching up on whatever the log holds beyond them.
      *
      * @throws Warehouse.MigrationException when a declared schema cannot be migrated
      */
@@ -104,8 +112,10 @@ public final class Flusher implements AutoCloseable {
     }
 
     /**
-     * The first half of {@link #start()}: prepares (and migrates) every declared stream's tables and takes over their
-     * watermarks, without flushing yet.
+     * The first half of {@link #start()}: prepares (and migrates) every declared stream's tables, leases the streams
+     * and takes over their watermarks, without flushing yet. A stream whose lease another flusher holds stands by.
+     *
+     * @throws IllegalStateException when the warehouse records a newer fencing token than the log grants
      */
     public void prepare() {
         if (warehouse.isEmpty()) {
@@ -115,10 +125,9 @@ public final class Flusher implements AutoCloseable {
         for (StreamDescriptor stream : catalog.streams()) {
             Warehouse.Positions committed = warehouse.get().prepare(stream);
             StreamFlush flush = new StreamFlush(stream);
-            flush.eventsToken = warehouse.get().claim(Warehouse.Target.events(stream.name()));
-            flush.quarantineToken = warehouse.get().claim(Warehouse.Target.quarantine(stream.name()));
             positions.set(Warehouse.Target.events(stream.name()), committed.events());
             positions.set(Warehouse.Target.quarantine(stream.name()), committed.quarantine());
+            holdLease(flush);
             streams.put(stream.name(), flush);
         }
     }
@@ -132,6 +141,14 @@ public final class Flusher implements AutoCloseable {
         for (StreamFlush flush : streams.values()) {
             schedule(flush, 0);
         }
+        long renew = lease.renewEveryNanos();
+        try {
+            // Keeps idle streams' leases too: a run with nothing to flush only renews.
+            executor.scheduleWithFixedDelay(() -> streams.values().forEach(flush -> schedule(flush, 0)), renew, renew,
+                    TimeUnit.NANOSECONDS);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            // closing
+        }
     }
 
     /** The flush state of a stream. */
@@ -142,7 +159,7 @@ public final class Flusher implements AutoCloseable {
 
     /**
      * Flushes every stream until caught up or until {@code timeout} passes; used on shutdown and by tests. Streams
-     * whose flush is failing are not waited for (their backlog stays in the log for the next start).
+     * whose flush is failing, or that another flusher holds, are not waited for (their backlog stays in the log).
      *
      * @return whether every stream is caught up
      */
@@ -155,7 +172,7 @@ public final class Flusher implements AutoCloseable {
             for (StreamFlush flush : streams.values()) {
                 if (backlog(flush) > 0) {
                     caughtUp = false;
-                    if (!flush.status.failing()) {
+                    if (!flush.status.failing() && !flush.status.standby()) {
                         waiting = true;
                         if (started.add(flush)) {
                             // Now, even if a flush is already scheduled later (a long --flush-delay-ms).
@@ -223,14 +240,33 @@ public final class Flusher implements AutoCloseable {
             return; // the running flush drains until caught up and reschedules if anything arrived meanwhile
         }
         try {
+            if (!holdLease(flush)) {
+                flush.lock.unlock();
+                schedule(flush, Math.max(10, (flush.heldUntilMicros - micros()) / 1_000 + 10));
+                return;
+            }
             flush.status = flush.status.failing() ? flush.status : new FlushStatus("flushing", null, 0);
             drainEvents(flush);
             drainQuarantine(flush);
+            if (flush.token == 0) { // the lease was taken over between two batches: standing by
+                flush.lock.unlock();
+                schedule(flush, Math.max(10, (flush.heldUntilMicros - micros()) / 1_000 + 10));
+                return;
+            }
             if (flush.status.failing()) {
                 LOG.info("flushing stream " + flush.stream.name() + " recovered");
             }
             flush.status = FlushStatus.IDLE;
             flush.failures = 0;
+        } catch (Warehouse.FencedException e) {
+            // Another flusher took the stream over (or committed first): lease again, which either claims the stream
+            // afresh from the watermark it committed or stands by.
+            LOG.info("flushing stream " + flush.stream.name() + " was fenced off: " + e.getMessage());
+            flush.token = 0;
+            resync(flush);
+            flush.lock.unlock();
+            schedule(flush, 0);
+            return;
         } catch (RuntimeException e) {
             resync(flush);
             flush.failures++;
@@ -251,6 +287,53 @@ public final class Flusher implements AutoCloseable {
     }
 
     /**
+     * Makes sure this flusher holds the stream's lease, renewing it when a third of its time has passed (and
+     * committing the flushed watermark to the group). A newly granted token is recorded in the warehouse first, and
+     * the watermarks read back after that are the truth from then on.
+     *
+     * @return false when another flusher holds the lease (the stream stands by until it expires)
+     */
+    private boolean holdLease(StreamFlush flush) {
+        long now = System.nanoTime();
+        if (flush.token != 0 && now - flush.renewAt < 0) {
+            return true;
+        }
+        String name = flush.stream.name();
+        Leases.LeaseResult result = log.lease(name, FlushLease.GROUP, lease.owner(), lease.ttl());
+        if (result instanceof Leases.Held held) {
+            if (flush.token != 0 || !flush.status.standby()) {
+                LOG.info("stream " + name + " is flushed by " + held.holder() + "; standing by");
+            }
+            flush.token = 0;
+            flush.heldUntilMicros = held.expiresAtMicros();
+            flush.status = new FlushStatus("standby", "the flush lease of " + name + " is held by " + held.holder()
+                    + " until " + Instant.ofEpochSecond(0, held.expiresAtMicros() * 1_000), 0);
+            return false;
+        }
+        Leases.Granted granted = (Leases.Granted) result;
+        if (granted.token() != flush.token) {
+            for (Warehouse.Target target : List.of(Warehouse.Target.events(name), Warehouse.Target.quarantine(name))) {
+                long committed;
+                try {
+                    committed = warehouse.orElseThrow().claim(target, granted.token());
+                } catch (Warehouse.FencedException e) {
+                    throw new IllegalStateException(e.getMessage(), e); // not a takeover: retried with backoff
+                }
+                positions.set(target, committed);
+            }
+            flush.token = granted.token();
+            flush.committedToGroup = granted.committedOffset();
+        }
+        flush.renewAt = now + lease.renewEveryNanos();
+        long flushed = positions.events(name);
+        if (flushed > flush.committedToGroup
+                && log.commit(name, FlushLease.GROUP, flush.token, flushed) instanceof Leases.Committed) {
+            flush.committedToGroup = flushed;
+        }
+        return true;
+    }
+
+    /**
      * After a failure, takes the watermarks the warehouse committed as the truth: a commit may have succeeded although
      * it reported an error, and retrying from a stale watermark would only be fenced off forever.
      */
@@ -268,7 +351,7 @@ public final class Flusher implements AutoCloseable {
     private void drainEvents(StreamFlush flush) {
         StreamDescriptor stream = flush.stream;
         Warehouse.Target target = Warehouse.Target.events(stream.name());
-        while (!closed) {
+        while (!closed && holdLease(flush)) {
             long watermark = positions.get(target);
             List<LogEntry> entries;
             try {
@@ -285,14 +368,14 @@ public final class Flusher implements AutoCloseable {
                 rows.add(decode(stream, entry));
             }
             long newWatermark = entries.get(entries.size() - 1).offset();
-            commit(flush, target, flush.eventsToken, watermark, newWatermark, rows);
+            commit(flush, target, watermark, newWatermark, rows);
         }
     }
 
     private void drainQuarantine(StreamFlush flush) {
         StreamDescriptor stream = flush.stream;
         Warehouse.Target target = Warehouse.Target.quarantine(stream.name());
-        while (!closed) {
+        while (!closed && holdLease(flush)) {
             long watermark = positions.get(target);
             List<QuarantineEntry> entries = log.readQuarantine(stream.name(), watermark, batchRows);
             if (entries.isEmpty()) {
@@ -304,13 +387,13 @@ public final class Flusher implements AutoCloseable {
                         List.of(new String(entry.payload(), StandardCharsets.UTF_8), entry.errorsJson())));
             }
             long newWatermark = entries.get(entries.size() - 1).seq();
-            commit(flush, target, flush.quarantineToken, watermark, newWatermark, rows);
+            commit(flush, target, watermark, newWatermark, rows);
         }
     }
 
-    private void commit(StreamFlush flush, Warehouse.Target target, long token, long watermark, long newWatermark,
+    private void commit(StreamFlush flush, Warehouse.Target target, long watermark, long newWatermark,
             List<Warehouse.Row> rows) {
-        warehouse.orElseThrow().append(flush.stream, target, token, watermark, newWatermark, rows);
+        warehouse.orElseThrow().append(flush.stream, target, flush.token, watermark, newWatermark, rows);
         listener.afterCommit(target, newWatermark);
         if (!target.quarantine()) {
             // Before the position moves, so that whoever waits for the flush also sees what it triggered.
@@ -361,20 +444,48 @@ public final class Flusher implements AutoCloseable {
         return text.toString();
     }
 
-    /** Stops flushing; batches in progress finish. */
+    /**
+     * Stops flushing; batches in progress finish. The streams' leases are released (their flushed watermarks
+     * committed first), so that whoever flushes next need not wait for them to expire.
+     */
     @Override
     public void close() {
         closed = true;
         executor.shutdown();
+        boolean stopped;
         try {
-            if (!executor.awaitTermination(30, TimeUnit.SECONDS)) {
+            stopped = executor.awaitTermination(30, TimeUnit.SECONDS);
+            if (!stopped) {
                 executor.shutdownNow();
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             executor.shutdownNow();
+            stopped = false;
+        }
+        if (stopped) {
+            for (StreamFlush flush : streams.values()) {
+                releaseLease(flush);
+            }
         }
         warehouse.ifPresent(Warehouse::close);
+    }
+
+    private void releaseLease(StreamFlush flush) {
+        if (flush.token == 0) {
+            return;
+        }
+        String name = flush.stream.name();
+        try {
+            long flushed = positions.events(name);
+            if (flushed > flush.committedToGroup) {
+                log.commit(name, FlushLease.GROUP, flush.token, flushed);
+            }
+            log.release(name, FlushLease.GROUP, flush.token);
+        } catch (RuntimeException e) {
+            LOG.log(Level.FINE, "releasing the flush lease of " + name + " failed; it expires by itself", e);
+        }
+        flush.token = 0;
     }
 
     /** One stream's flushing state. */
@@ -383,8 +494,13 @@ public final class Flusher implements AutoCloseable {
         final AtomicBoolean queued = new AtomicBoolean();
         final ReentrantLock lock = new ReentrantLock();
         volatile FlushStatus status = FlushStatus.IDLE;
-        long eventsToken;
-        long quarantineToken;
+        /** The fencing token of this flusher's lease on the stream; 0 while it holds none. */
+        long token;
+        /** When the lease is to be renewed ({@link System#nanoTime()}). */
+        long renewAt;
+        /** While standing by: when the other holder's lease expires, epoch microseconds. */
+        long heldUntilMicros;
+        long committedToGroup;
         int failures;
 
         StreamFlush(StreamDescriptor stream) {

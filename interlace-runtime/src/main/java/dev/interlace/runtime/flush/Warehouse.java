@@ -22,10 +22,14 @@ public interface Warehouse extends AutoCloseable {
     Positions prepare(StreamDescriptor stream);
 
     /**
-     * Takes over flushing of {@code target} (a stream, or its quarantine): returns a fencing token higher than any
-     * handed out before, which makes every earlier holder's appends fail.
+     * Takes over flushing of {@code target} (a stream, or its quarantine) with {@code token}, the fencing token of the
+     * flusher's lease on the stream in the log: records it, so that every append with an older token fails from now
+     * on, and waits for an append already in progress to finish first.
+     *
+     * @return the target's committed watermark, read after the claim (no older flusher can move it any more)
+     * @throws FencedException when a newer token is already recorded
      */
-    long claim(Target target);
+    long claim(Target target, long token);
 
     /**
      * Appends rows and moves the target's watermark from {@code expectedWatermark} to {@code newWatermark}, in one

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpExchange;
+import dev.interlace.runtime.flush.FlushLease;
 import dev.interlace.runtime.log.Leases;
 import dev.interlace.runtime.log.LogEntry;
 import dev.interlace.runtime.log.StreamHead;
@@ -218,6 +219,11 @@ final class ConsumerRoutes {
         if (!GROUP.matcher(path.get(1)).matches()) {
             HttpResponses.error(exchange, 400, "invalid_group", "group names are 1-128 characters of"
                     + " [A-Za-z0-9._:-]", requestId);
+            return null;
+        }
+        if (path.get(1).startsWith("__")) {
+            HttpResponses.error(exchange, 400, "reserved_group", "group names starting with __ are reserved ("
+                    + FlushLease.GROUP + " is the flusher's own lease); choose another name", requestId);
             return null;
         }
         try {

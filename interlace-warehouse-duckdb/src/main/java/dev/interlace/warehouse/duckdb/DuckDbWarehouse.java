@@ -206,35 +206,47 @@ final class DuckDbWarehouse implements Warehouse {
     }
 
     /**
-     * Increments the target's fencing token in a transaction of its own. A plain {@code UPDATE} (not {@code UPDATE
-     * ... RETURNING}, which DuckDB 2.0 lets through without a write-write conflict against a flush transaction that
-     * is still open, losing that flush's watermark) conflicts with an open flush; the claim is then retried.
+     * Records the flusher's lease token as the target's fencing token, in a transaction of its own, unless a newer one
+     * is recorded. A plain {@code UPDATE} (not {@code UPDATE ... RETURNING}, which DuckDB 2.0 lets through without a
+     * write-write conflict against a flush transaction that is still open, losing that flush's watermark) conflicts
+     * with an open flush; the claim is then retried, so once it returns no append with an older token can commit.
      */
     @Override
-    public long claim(Target target) {
+    public long claim(Target target, long token) {
         SQLException last = null;
         for (int attempt = 0; attempt < CLAIM_ATTEMPTS; attempt++) {
             DuckDBConnection c = borrow();
             try {
                 c.setAutoCommit(false);
                 try (PreparedStatement claim = c.prepareStatement("UPDATE streams._watermarks"
-                        + " SET fencing_token = fencing_token + 1, updated_at = current_timestamp WHERE stream = ?");
+                        + " SET fencing_token = ?, updated_at = current_timestamp"
+                        + " WHERE stream = ? AND fencing_token <= ?");
                         PreparedStatement read = c.prepareStatement(
-                                "SELECT fencing_token FROM streams._watermarks WHERE stream = ?")) {
-                    claim.setString(1, target.key());
-                    if (claim.executeUpdate() != 1) {
-                        c.rollback();
-                        throw new WarehouseException("no watermark row for " + target.key()
-                                + "; prepare the stream first", null);
-                    }
+                                "SELECT watermark, fencing_token FROM streams._watermarks WHERE stream = ?")) {
+                    claim.setLong(1, token);
+                    claim.setString(2, target.key());
+                    claim.setLong(3, token);
+                    int updated = claim.executeUpdate();
                     read.setString(1, target.key());
-                    long token;
                     try (ResultSet row = read.executeQuery()) {
-                        row.next();
-                        token = row.getLong(1);
+                        if (!row.next()) {
+                            c.rollback();
+                            throw new WarehouseException("no watermark row for " + target.key()
+                                    + "; prepare the stream first", null);
+                        }
+                        if (updated != 1) {
+                            long recorded = row.getLong(2);
+                            c.rollback();
+                            throw new FencedException("streams._watermarks records fencing token " + recorded
+                                    + " for " + target.key() + ", newer than this flusher's lease token " + token
+                                    + ": another flusher holds the stream (if the log was restored from an older"
+                                    + " copy, its flush lease tokens went back; restore the warehouse from the same"
+                                    + " point in time)");
+                        }
+                        long watermark = row.getLong(1);
+                        c.commit();
+                        return watermark;
                     }
-                    c.commit();
-                    return token;
                 }
             } catch (SQLException e) {
                 rollbackQuietly(c);

@@ -69,7 +69,8 @@ class DuckDbWarehouseTest {
     void rowsLandWithTheirExactTypesAndTheWatermarkMovesWithThem() {
         try (Warehouse warehouse = new DuckDbWarehouseFactory().open(dataDirectory, FlushListener.NONE)) {
             assertThat(warehouse.prepare(EVERYTHING)).isEqualTo(new Warehouse.Positions(0, 0));
-            long token = warehouse.claim(Target.events("everything"));
+            long token = 1;
+            warehouse.claim(Target.events("everything"), token);
             warehouse.append(EVERYTHING, Target.events("everything"), token, 0, 2, List.of(
                     row(1, "a", Long.MAX_VALUE, 0.5, new BigDecimal("1234567890.12"), true,
                             Instant.parse("2026-11-29T07:00:00.123456Z"), LocalDate.parse("2024-02-29"),
@@ -96,14 +97,18 @@ class DuckDbWarehouseTest {
         try (Warehouse warehouse = new DuckDbWarehouseFactory().open(dataDirectory, FlushListener.NONE)) {
             warehouse.prepare(EVERYTHING);
             Target target = Target.events("everything");
-            long first = warehouse.claim(target);
+            long first = 1;
+            assertThat(warehouse.claim(target, first)).as("the committed watermark").isZero();
             warehouse.append(EVERYTHING, target, first, 0, 3, rows(1, 3));
             assertThatThrownBy(() -> warehouse.append(EVERYTHING, target, first, 0, 3, rows(1, 3)))
                     .isInstanceOf(Warehouse.FencedException.class);
-            long second = warehouse.claim(target);
-            assertThat(second).isGreaterThan(first);
+            long second = 2;
+            assertThat(warehouse.claim(target, second)).as("the committed watermark").isEqualTo(3);
             assertThatThrownBy(() -> warehouse.append(EVERYTHING, target, first, 3, 4, rows(4, 4)))
                     .isInstanceOf(Warehouse.FencedException.class);
+            assertThatThrownBy(() -> warehouse.claim(target, first)).as("an older token cannot claim back")
+                    .isInstanceOf(Warehouse.FencedException.class).hasMessageContaining("fencing token 2");
+            assertThat(warehouse.claim(target, second)).as("the holder may claim again").isEqualTo(3);
             warehouse.append(EVERYTHING, target, second, 3, 4, rows(4, 4));
             assertThat(query(warehouse, "SELECT count(*), count(DISTINCT _offset), max(_offset)"
                     + " FROM streams.everything").get(0)).containsExactly(4L, 4L, 4L);
@@ -124,7 +129,8 @@ class DuckDbWarehouseTest {
         try (Warehouse warehouse = new DuckDbWarehouseFactory().open(dataDirectory, failing)) {
             warehouse.prepare(EVERYTHING);
             Target target = Target.events("everything");
-            long token = warehouse.claim(target);
+            long token = 1;
+            warehouse.claim(target, token);
             assertThatThrownBy(() -> warehouse.append(EVERYTHING, target, token, 0, 5, rows(1, 5)))
                     .isInstanceOf(Warehouse.WarehouseException.class);
             assertThat(warehouse.watermark(target)).isZero();
@@ -139,7 +145,8 @@ class DuckDbWarehouseTest {
     void watermarksAndRowsSurviveReopening() {
         try (Warehouse warehouse = new DuckDbWarehouseFactory().open(dataDirectory, FlushListener.NONE)) {
             warehouse.prepare(EVERYTHING);
-            long token = warehouse.claim(Target.events("everything"));
+            long token = 1;
+            warehouse.claim(Target.events("everything"), token);
             warehouse.append(EVERYTHING, Target.events("everything"), token, 0, 3, rows(1, 3));
         }
         try (Warehouse warehouse = new DuckDbWarehouseFactory().open(dataDirectory, FlushListener.NONE)) {
