@@ -9,6 +9,7 @@ import com.google.inject.util.Modules;
 import dev.interlace.runtime.config.InterlaceConfig;
 import dev.interlace.runtime.flush.FlushModule;
 import dev.interlace.runtime.flush.Flusher;
+import dev.interlace.runtime.flush.Warehouse;
 import dev.interlace.runtime.flush.RetentionSweep;
 import dev.interlace.runtime.http.HttpApi;
 import dev.interlace.runtime.http.HttpModule;
@@ -18,6 +19,10 @@ import dev.interlace.runtime.model.ModelModule;
 import dev.interlace.runtime.model.ModelRunner;
 import dev.interlace.runtime.ops.DataDirectoryLock;
 import dev.interlace.runtime.ops.OpsModule;
+import dev.interlace.runtime.records.Boot;
+import dev.interlace.runtime.records.RecordsModule;
+import dev.interlace.runtime.records.SysRecord;
+import dev.interlace.runtime.records.SystemRecords;
 import dev.interlace.runtime.stream.StreamCatalog;
 import dev.interlace.runtime.stream.StreamDescriptor;
 import java.io.IOException;
@@ -65,6 +70,11 @@ public final class Interlace implements AutoCloseable {
         this.log = log;
         this.flusher = flusher;
         this.port = port;
+    }
+
+    private static long micros() {
+        java.time.Instant now = java.time.Instant.now();
+        return now.getEpochSecond() * 1_000_000L + now.getNano() / 1_000;
     }
 
     public static Builder builder() {
@@ -117,6 +127,10 @@ public final class Interlace implements AutoCloseable {
         models.ifPresent(ModelRunner::close);
         flusher.close();
         log.close();
+        SystemRecords records = injector.getInstance(SystemRecords.class);
+        records.record(SysRecord.of(micros(), "shutdown", null, injector.getInstance(Boot.class).id(),
+                "interlace stopped"));
+        records.close();
         try {
             lock.close();
         } catch (IOException e) {
@@ -178,8 +192,8 @@ public final class Interlace implements AutoCloseable {
             Flusher flusher = null;
             HttpApi http = null;
             try {
-                Module defaults = Modules.combine(new CoreModule(config, streams), new OpsModule(), new LogModule(),
-                        new FlushModule(), new ModelModule(), new HttpModule());
+                Module defaults = Modules.combine(new CoreModule(config, streams), new OpsModule(),
+                        new RecordsModule(), new LogModule(), new FlushModule(), new ModelModule(), new HttpModule());
                 Injector injector = Guice.createInjector(Modules.override(defaults).with(overrides));
                 log = injector.getInstance(StreamLog.class);
                 for (StreamDescriptor stream : streams.streams()) {
@@ -187,6 +201,11 @@ public final class Interlace implements AutoCloseable {
                 }
                 flusher = injector.getInstance(Flusher.class);
                 flusher.prepare();
+                SystemRecords records = injector.getInstance(SystemRecords.class);
+                String bootId = injector.getInstance(Boot.class).id();
+                injector.getInstance(Key.get(new TypeLiteral<Optional<Warehouse>>() {})).ifPresent(warehouse ->
+                        warehouse.migrationsApplied().forEach(migration ->
+                                records.record(SysRecord.of(micros(), "migration", null, bootId, migration))));
                 Optional<ModelRunner> models = models(injector);
                 if (models.isPresent()) {
                     models.get().start();
@@ -196,6 +215,9 @@ public final class Interlace implements AutoCloseable {
                 injector.getInstance(RetentionSweep.class).start();
                 http = injector.getInstance(HttpApi.class);
                 int port = http.start(config.bind(), config.port());
+                injector.getInstance(SystemRecords.class).record(SysRecord.of(micros(), "startup", null,
+                        injector.getInstance(Boot.class).id(), "interlace started on port " + port + " with "
+                                + streams.streams().size() + " streams, data in " + config.dataDirectory()));
                 return new Interlace(config, lock, injector, http, log, flusher, port);
             } catch (IOException | RuntimeException e) {
                 if (http != null) {

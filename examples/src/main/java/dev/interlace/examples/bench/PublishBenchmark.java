@@ -1726,7 +1726,7 @@ public final class PublishBenchmark {
         @Provides
         @Singleton
         LogSettings settings() {
-            return new LogSettings(maxPending, 256L << 20, 1);
+            return new LogSettings(maxPending, 256L << 20, 1, true);
         }
     }
 

@@ -15,6 +15,8 @@ import dev.interlace.runtime.log.Leases;
 import dev.interlace.runtime.log.LogSettings;
 import dev.interlace.runtime.log.SqliteStreamLog;
 import dev.interlace.runtime.log.Watermarks;
+import dev.interlace.runtime.ops.RequestIds;
+import dev.interlace.runtime.records.SystemRecords;
 import dev.interlace.runtime.sql.QueryResult;
 import dev.interlace.runtime.stream.StreamCatalog;
 import dev.interlace.warehouse.duckdb.DuckDbWarehouseFactory;
@@ -120,7 +122,8 @@ final class FlushRace implements AutoCloseable {
     Flusher startFlusher(String name, FlushListener listener, Consumer<Warehouse.Positions> afterPrepare) {
         SharedWarehouse view = new SharedWarehouse(warehouse, afterPrepare);
         Flusher flusher = new Flusher(catalog, log, Optional.of(view.view), new FlushPositions(), listener,
-                new FlushLease(name, LEASE_TTL), Clock.systemUTC(), config);
+                new FlushLease(name, LEASE_TTL), new RequestIds(Clock.systemUTC()), SystemRecords.DISCARD,
+                Clock.systemUTC(), config);
         synchronized (this) {
             flushers.add(flusher);
             views.add(view);

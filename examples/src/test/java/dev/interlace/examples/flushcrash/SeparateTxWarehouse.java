@@ -1,5 +1,6 @@
 package dev.interlace.examples.flushcrash;
 
+import dev.interlace.runtime.flush.FlushRecord;
 import dev.interlace.runtime.flush.Warehouse;
 import dev.interlace.runtime.stream.StreamDescriptor;
 import java.lang.reflect.InvocationHandler;
@@ -35,9 +36,9 @@ final class SeparateTxWarehouse implements InvocationHandler {
     @Override
     @SuppressWarnings("unchecked")
     public Object invoke(Object proxy, Method method, Object[] args) throws Throwable {
-        if (method.getName().equals("append") && args != null && args.length == 6) {
+        if (method.getName().equals("append") && args != null && args.length == 7) {
             append((StreamDescriptor) args[0], (Warehouse.Target) args[1], (Long) args[2], (Long) args[3],
-                    (Long) args[4], (List<Warehouse.Row>) args[5]);
+                    (Long) args[4], (List<Warehouse.Row>) args[5], (FlushRecord) args[6]);
             return null;
         }
         try {
@@ -48,12 +49,12 @@ final class SeparateTxWarehouse implements InvocationHandler {
     }
 
     private void append(StreamDescriptor stream, Warehouse.Target target, long fencingToken, long expectedWatermark,
-            long newWatermark, List<Warehouse.Row> rows) {
-        delegate.append(stream, target, fencingToken, expectedWatermark, newWatermark, List.of());
+            long newWatermark, List<Warehouse.Row> rows, FlushRecord record) {
+        delegate.append(stream, target, fencingToken, expectedWatermark, newWatermark, List.of(), record);
         if (!target.quarantine() && target.stream().equals(HaltingFlushListener.STREAM)) {
             trigger.hit(FlushFault.WATERMARK_SEPARATE_TX, "target=" + target.key() + " watermark=" + newWatermark
                     + " rows=" + rows.size());
         }
-        delegate.append(stream, target, fencingToken, newWatermark, newWatermark, rows);
+        delegate.append(stream, target, fencingToken, newWatermark, newWatermark, rows, record);
     }
 }

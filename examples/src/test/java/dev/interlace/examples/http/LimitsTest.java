@@ -40,7 +40,7 @@ class LimitsTest {
 
     @Test
     void aFullBacklogIs429WithRetryAfterAndRetriesOfStoredKeysStillSucceed() {
-        try (TestServer api = TestServer.stalled(dataDirectory, "--max-pending", "3")) {
+        try (TestServer api = TestServer.stalled(dataDirectory, "--max-pending", "3", "--ready-flush-failing-ms", "0")) {
             assertThat(api.postJson("/streams/orders", "[{\"order_id\":\"a\"},{\"order_id\":\"b\"}]").status())
                     .isEqualTo(200);
             TestServer.Response over = api.postJson("/streams/orders", "[{\"order_id\":\"c\"},{\"order_id\":\"d\"}]");

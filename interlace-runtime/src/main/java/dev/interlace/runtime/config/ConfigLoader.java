@@ -40,7 +40,13 @@ public final class ConfigLoader {
                     "free disk below which publishes get 503"),
             new Setting("flush-delay-ms", "INTERLACE_FLUSH_DELAY_MS", "50",
                     "how long the flusher waits to batch more events"),
-            new Setting("flush-batch-rows", "INTERLACE_FLUSH_BATCH_ROWS", "5000", "rows per flush transaction"));
+            new Setting("flush-batch-rows", "INTERLACE_FLUSH_BATCH_ROWS", "5000", "rows per flush transaction"),
+            new Setting("record-retention", "INTERLACE_RECORD_RETENTION", "7d",
+                    "how long publish, flush and system records are kept (<n><s|m|h|d|w>; 0 keeps none)"),
+            new Setting("refused-requests", "INTERLACE_REFUSED_REQUESTS", "10000",
+                    "refused requests (4xx/5xx) kept in memory for GET /logs/api"),
+            new Setting("ready-flush-failing-ms", "INTERLACE_READY_FLUSH_FAILING_MS", "30000",
+                    "how long a stream's flush may fail before /health/ready answers 503"));
 
     /**
      * The resolved configuration and the origin of every value ({@code flag}, {@code env}, {@code properties},
@@ -104,7 +110,10 @@ public final class ConfigLoader {
                 number(values, origins, "max-pending", 1, Long.MAX_VALUE / 2),
                 number(values, origins, "min-free-disk-bytes", 0, Long.MAX_VALUE),
                 number(values, origins, "flush-delay-ms", 0, 3_600_000),
-                (int) number(values, origins, "flush-batch-rows", 1, 10_000_000));
+                (int) number(values, origins, "flush-batch-rows", 1, 10_000_000),
+                retention(values, origins, "record-retention"),
+                (int) number(values, origins, "refused-requests", 0, 10_000_000),
+                number(values, origins, "ready-flush-failing-ms", 0, 86_400_000));
         return new Resolved(config, origins);
     }
 
@@ -164,6 +173,27 @@ public final class ConfigLoader {
                     + ", got " + value);
         }
         return value;
+    }
+
+    /** A duration {@code <integer><s|m|h|d|w>} in microseconds; {@code 0} alone means none. */
+    private static long retention(Map<String, String> values, Map<String, String> origins, String flag) {
+        String text = values.get(flag).strip();
+        if (text.equals("0")) {
+            return 0;
+        }
+        java.util.regex.Matcher matcher = java.util.regex.Pattern.compile("([1-9][0-9]{0,8})([smhdw])").matcher(text);
+        if (!matcher.matches()) {
+            throw new ConfigException(describe(flag, origins.get(flag)) + " must be <integer><s|m|h|d|w> (e.g. 7d) or"
+                    + " 0, got \"" + text + "\"");
+        }
+        long seconds = switch (matcher.group(2)) {
+            case "s" -> 1;
+            case "m" -> 60;
+            case "h" -> 3_600;
+            case "d" -> 86_400;
+            default -> 604_800;
+        };
+        return Long.parseLong(matcher.group(1)) * seconds * 1_000_000L;
     }
 
     private static String bind(String address) {

@@ -16,6 +16,9 @@ import java.nio.file.Path;
  * @param minFreeDiskBytes free disk below which publishes get 503
  * @param flushDelayMillis how long the flusher waits for more events after an append
  * @param flushBatchRows rows per flush transaction
+ * @param recordRetentionMicros how long publish, flush and system records are kept; 0 keeps none
+ * @param refusedRequests how many refused requests (4xx/5xx) the in-memory ring keeps
+ * @param readyFlushFailingMillis how long a stream's flush may fail before {@code /health/ready} says 503
  */
 public record InterlaceConfig(
         int port,
@@ -26,7 +29,10 @@ public record InterlaceConfig(
         long maxPending,
         long minFreeDiskBytes,
         long flushDelayMillis,
-        int flushBatchRows) {
+        int flushBatchRows,
+        long recordRetentionMicros,
+        int refusedRequests,
+        long readyFlushFailingMillis) {
 
     /** The defaults, with data under {@code .interlace} in the working directory. */
     public static InterlaceConfig defaults() {
@@ -35,16 +41,24 @@ public record InterlaceConfig(
 
     public InterlaceConfig withPort(int newPort) {
         return new InterlaceConfig(newPort, bind, dataDirectory, maxBodyBytes, maxEventsPerRequest, maxPending,
-                minFreeDiskBytes, flushDelayMillis, flushBatchRows);
+                minFreeDiskBytes, flushDelayMillis, flushBatchRows, recordRetentionMicros, refusedRequests,
+                readyFlushFailingMillis);
     }
 
     public InterlaceConfig withDataDirectory(Path directory) {
         return new InterlaceConfig(port, bind, directory, maxBodyBytes, maxEventsPerRequest, maxPending,
-                minFreeDiskBytes, flushDelayMillis, flushBatchRows);
+                minFreeDiskBytes, flushDelayMillis, flushBatchRows, recordRetentionMicros, refusedRequests,
+                readyFlushFailingMillis);
+    }
+
+    /** Whether publish, flush and system records are kept at all ({@code record-retention} is not 0). */
+    public boolean keepsRecords() {
+        return recordRetentionMicros > 0;
     }
 
     public InterlaceConfig withMaxPending(long pending) {
         return new InterlaceConfig(port, bind, dataDirectory, maxBodyBytes, maxEventsPerRequest, pending,
-                minFreeDiskBytes, flushDelayMillis, flushBatchRows);
+                minFreeDiskBytes, flushDelayMillis, flushBatchRows, recordRetentionMicros, refusedRequests,
+                readyFlushFailingMillis);
     }
 }

@@ -6,6 +6,8 @@ import com.google.inject.Singleton;
 import dev.interlace.runtime.config.InterlaceConfig;
 import dev.interlace.runtime.log.StreamLog;
 import dev.interlace.runtime.log.Watermarks;
+import dev.interlace.runtime.ops.RequestIds;
+import dev.interlace.runtime.records.SystemRecords;
 import dev.interlace.runtime.stream.StreamCatalog;
 import java.time.Clock;
 import java.util.Iterator;
@@ -38,7 +40,8 @@ public final class FlushModule extends AbstractModule {
     @Provides
     @Singleton
     Flusher flusher(StreamCatalog catalog, StreamLog log, Optional<Warehouse> warehouse, FlushPositions positions,
-            FlushListener listener, FlushLease lease, Clock clock, InterlaceConfig config) {
-        return new Flusher(catalog, log, warehouse, positions, listener, lease, clock, config);
+            FlushListener listener, FlushLease lease, RequestIds ids, SystemRecords records, Clock clock,
+            InterlaceConfig config) {
+        return new Flusher(catalog, log, warehouse, positions, listener, lease, ids, records, clock, config);
     }
 }

@@ -2,6 +2,9 @@ package dev.interlace.runtime.flush;
 
 import dev.interlace.runtime.config.InterlaceConfig;
 import dev.interlace.runtime.log.Leases;
+import dev.interlace.runtime.ops.RequestIds;
+import dev.interlace.runtime.records.SysRecord;
+import dev.interlace.runtime.records.SystemRecords;
 import dev.interlace.runtime.log.LogEntry;
 import dev.interlace.runtime.log.QuarantineEntry;
 import dev.interlace.runtime.log.StreamLog;
@@ -54,6 +57,8 @@ public final class Flusher implements AutoCloseable {
     private final FlushPositions positions;
     private final FlushListener listener;
     private final FlushLease lease;
+    private final RequestIds ids;
+    private final SystemRecords records;
     private final Clock clock;
     private final long delayMillis;
     private final int batchRows;
@@ -63,13 +68,16 @@ public final class Flusher implements AutoCloseable {
     private volatile boolean closed;
 
     public Flusher(StreamCatalog catalog, StreamLog log, Optional<Warehouse> warehouse, FlushPositions positions,
-            FlushListener listener, FlushLease lease, Clock clock, InterlaceConfig config) {
+            FlushListener listener, FlushLease lease, RequestIds ids, SystemRecords records, Clock clock,
+            InterlaceConfig config) {
         this.catalog = catalog;
         this.log = log;
         this.warehouse = warehouse;
         this.positions = positions;
         this.listener = listener;
         this.lease = lease;
+        this.ids = ids;
+        this.records = records;
         this.clock = clock;
         this.delayMillis = config.flushDelayMillis();
         this.batchRows = config.flushBatchRows();
@@ -255,6 +263,9 @@ public final class Flusher implements AutoCloseable {
             }
             if (flush.status.failing()) {
                 LOG.info("flushing stream " + flush.stream.name() + " recovered");
+                records.record(SysRecord.of(micros(), "flush_recovered", flush.stream.name(), flush.lastFlushId,
+                        "flushing stream " + flush.stream.name() + " recovered after " + flush.failures
+                                + " failed attempts"));
             }
             flush.status = FlushStatus.IDLE;
             flush.failures = 0;
@@ -271,10 +282,26 @@ public final class Flusher implements AutoCloseable {
             resync(flush);
             flush.failures++;
             long since = flush.status.failing() ? flush.status.failingSinceMicros() : micros();
-            if (!flush.status.failing()) {
-                LOG.log(Level.WARNING, "flushing stream " + flush.stream.name() + " failed; retrying with backoff", e);
+            String error = describe(e);
+            FlushRecord attempt = flush.attempt;
+            flush.attempt = null;
+            String id = attempt != null ? attempt.id() : ids.mintWithPrefix("flush-");
+            if (attempt != null) {
+                try {
+                    warehouse.orElseThrow().recordFailedFlush(new FlushRecord(attempt.id(), attempt.stream(),
+                            attempt.target(), attempt.firstOffset(), attempt.lastOffset(), attempt.rows(),
+                            attempt.startedAtMicros(), 0, error));
+                } catch (RuntimeException unrecorded) {
+                    LOG.log(Level.FINE, "the failed flush " + id + " could not be recorded", unrecorded);
+                }
             }
-            flush.status = new FlushStatus("failing", describe(e), since);
+            if (!flush.status.failing()) {
+                LOG.log(Level.WARNING, "flushing stream " + flush.stream.name() + " failed (" + id
+                        + "); retrying with backoff", e);
+                records.record(SysRecord.of(micros(), "flush_failing", flush.stream.name(), id,
+                        "flushing stream " + flush.stream.name() + " failed: " + error));
+            }
+            flush.status = new FlushStatus("failing", error, since);
             long backoff = Math.min(MAX_BACKOFF_MILLIS, 100L << Math.min(flush.failures, 10));
             flush.lock.unlock();
             schedule(flush, backoff);
@@ -303,6 +330,8 @@ public final class Flusher implements AutoCloseable {
         if (result instanceof Leases.Held held) {
             if (flush.token != 0 || !flush.status.standby()) {
                 LOG.info("stream " + name + " is flushed by " + held.holder() + "; standing by");
+                records.record(SysRecord.of(micros(), "flush_standby", name, ids.mintWithPrefix("flush-"),
+                        lease.owner() + " stands by: the flush lease of " + name + " is held by " + held.holder()));
             }
             flush.token = 0;
             flush.heldUntilMicros = held.expiresAtMicros();
@@ -320,6 +349,10 @@ public final class Flusher implements AutoCloseable {
                     throw new IllegalStateException(e.getMessage(), e); // not a takeover: retried with backoff
                 }
                 positions.set(target, committed);
+            }
+            if (flush.status.standby()) {
+                records.record(SysRecord.of(micros(), "flush_takeover", name, ids.mintWithPrefix("flush-"),
+                        lease.owner() + " took the flush lease of " + name + " over with token " + granted.token()));
             }
             flush.token = granted.token();
             flush.committedToGroup = granted.committedOffset();
@@ -353,6 +386,7 @@ public final class Flusher implements AutoCloseable {
         Warehouse.Target target = Warehouse.Target.events(stream.name());
         while (!closed && holdLease(flush)) {
             long watermark = positions.get(target);
+            long started = micros();
             List<LogEntry> entries;
             try {
                 entries = log.read(stream.name(), watermark, batchRows, Duration.ZERO);
@@ -368,7 +402,7 @@ public final class Flusher implements AutoCloseable {
                 rows.add(decode(stream, entry));
             }
             long newWatermark = entries.get(entries.size() - 1).offset();
-            commit(flush, target, watermark, newWatermark, rows);
+            commit(flush, target, watermark, newWatermark, rows, started);
         }
     }
 
@@ -377,6 +411,7 @@ public final class Flusher implements AutoCloseable {
         Warehouse.Target target = Warehouse.Target.quarantine(stream.name());
         while (!closed && holdLease(flush)) {
             long watermark = positions.get(target);
+            long started = micros();
             List<QuarantineEntry> entries = log.readQuarantine(stream.name(), watermark, batchRows);
             if (entries.isEmpty()) {
                 return;
@@ -387,13 +422,19 @@ public final class Flusher implements AutoCloseable {
                         List.of(new String(entry.payload(), StandardCharsets.UTF_8), entry.errorsJson())));
             }
             long newWatermark = entries.get(entries.size() - 1).seq();
-            commit(flush, target, watermark, newWatermark, rows);
+            commit(flush, target, watermark, newWatermark, rows, started);
         }
     }
 
     private void commit(StreamFlush flush, Warehouse.Target target, long watermark, long newWatermark,
-            List<Warehouse.Row> rows) {
-        warehouse.orElseThrow().append(flush.stream, target, flush.token, watermark, newWatermark, rows);
+            List<Warehouse.Row> rows, long startedAtMicros) {
+        FlushRecord record = new FlushRecord(ids.mintWithPrefix("flush-"), flush.stream.name(),
+                target.quarantine() ? "quarantine" : "events", rows.get(0).offset(), newWatermark, rows.size(),
+                startedAtMicros, 0, null);
+        flush.attempt = record;
+        warehouse.orElseThrow().append(flush.stream, target, flush.token, watermark, newWatermark, rows, record);
+        flush.attempt = null;
+        flush.lastFlushId = record.id();
         listener.afterCommit(target, newWatermark);
         if (!target.quarantine()) {
             // Before the position moves, so that whoever waits for the flush also sees what it triggered.
@@ -502,6 +543,9 @@ public final class Flusher implements AutoCloseable {
         long heldUntilMicros;
         long committedToGroup;
         int failures;
+        /** The batch being written, until it commits (its record is kept when it fails). */
+        volatile FlushRecord attempt;
+        volatile String lastFlushId;
 
         StreamFlush(StreamDescriptor stream) {
             this.stream = stream;

@@ -1,6 +1,10 @@
 package dev.interlace.runtime.flush;
 
+import dev.interlace.runtime.config.InterlaceConfig;
 import dev.interlace.runtime.log.StreamLog;
+import dev.interlace.runtime.ops.RequestIds;
+import dev.interlace.runtime.records.SysRecord;
+import dev.interlace.runtime.records.SystemRecords;
 import dev.interlace.runtime.log.Watermarks;
 import dev.interlace.runtime.stream.StreamCatalog;
 import dev.interlace.runtime.stream.StreamDescriptor;
@@ -9,6 +13,7 @@ import java.time.Clock;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -28,14 +33,23 @@ public final class RetentionSweep implements AutoCloseable {
     private final StreamCatalog catalog;
     private final StreamLog log;
     private final Watermarks watermarks;
+    private final Optional<Warehouse> warehouse;
+    private final SystemRecords records;
+    private final RequestIds ids;
+    private final long recordRetentionMicros;
     private final Clock clock;
     private ScheduledExecutorService executor;
 
     @Inject
-    public RetentionSweep(StreamCatalog catalog, StreamLog log, Watermarks watermarks, Clock clock) {
+    public RetentionSweep(StreamCatalog catalog, StreamLog log, Watermarks watermarks, Optional<Warehouse> warehouse,
+            SystemRecords records, RequestIds ids, InterlaceConfig config, Clock clock) {
         this.catalog = catalog;
         this.log = log;
         this.watermarks = watermarks;
+        this.warehouse = warehouse;
+        this.records = records;
+        this.ids = ids;
+        this.recordRetentionMicros = config.recordRetentionMicros();
         this.clock = clock;
     }
 
@@ -64,6 +78,15 @@ public final class RetentionSweep implements AutoCloseable {
         Instant now = clock.instant();
         long nowMicros = now.getEpochSecond() * 1_000_000L + now.getNano() / 1_000;
         Map<String, Long> trimmed = new LinkedHashMap<>();
+        String id = ids.mintWithPrefix("sched-");
+        if (recordRetentionMicros > 0) {
+            long publishes = log.trimPublishes(nowMicros - recordRetentionMicros);
+            long flushes = warehouse.map(w -> w.trimFlushes(nowMicros - recordRetentionMicros)).orElse(0L);
+            if (publishes + flushes > 0) {
+                records.record(SysRecord.of(nowMicros, "retention_sweep", null, id, "removed " + publishes
+                        + " publish records and " + flushes + " flush records past the record retention"));
+            }
+        }
         for (StreamDescriptor stream : catalog.streams()) {
             if (stream.retentionMillis().isEmpty()) {
                 continue;
@@ -76,8 +99,10 @@ public final class RetentionSweep implements AutoCloseable {
             long removed = log.trim(stream.name(), bound);
             if (removed > 0) {
                 trimmed.put(stream.name(), removed);
-                LOG.info("retention sweep: stream " + stream.name() + " trimmed " + removed
-                        + " materialised entries older than " + stream.retention() + " (through offset " + bound + ")");
+                String message = "stream " + stream.name() + " trimmed " + removed
+                        + " materialised entries older than " + stream.retention() + " (through offset " + bound + ")";
+                LOG.info("retention sweep: " + message);
+                records.record(SysRecord.of(nowMicros, "retention_sweep", stream.name(), id, message));
             }
         }
         return trimmed;

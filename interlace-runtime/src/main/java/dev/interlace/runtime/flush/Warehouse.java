@@ -32,14 +32,28 @@ public interface Warehouse extends AutoCloseable {
     long claim(Target target, long token);
 
     /**
-     * Appends rows and moves the target's watermark from {@code expectedWatermark} to {@code newWatermark}, in one
-     * transaction.
+     * Appends rows, moves the target's watermark from {@code expectedWatermark} to {@code newWatermark} and writes the
+     * batch's flush record (with its commit time), in one transaction.
      *
      * @throws FencedException when the watermark moved or a newer token was claimed; nothing was written
      * @throws WarehouseException when the write failed; nothing was written
      */
     void append(StreamDescriptor stream, Target target, long fencingToken, long expectedWatermark, long newWatermark,
-            List<Row> rows);
+            List<Row> rows, FlushRecord record);
+
+    /** What {@link #prepare} changed in the warehouse since it was opened (added columns), for people. */
+    default List<String> migrationsApplied() {
+        return List.of();
+    }
+
+    /** Writes the record of a failed flush attempt, in a transaction of its own. */
+    void recordFailedFlush(FlushRecord record);
+
+    /** Flush records covering part of the filter's offset range, oldest first. */
+    FlushRecord.Page flushes(FlushRecord.Filter filter);
+
+    /** Removes flush records of batches started before {@code beforeMicros} (record retention); returns how many. */
+    long trimFlushes(long beforeMicros);
 
     /** The watermark a target has committed. */
     long watermark(Target target);

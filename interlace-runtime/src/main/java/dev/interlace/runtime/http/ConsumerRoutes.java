@@ -9,6 +9,8 @@ import dev.interlace.runtime.log.Leases;
 import dev.interlace.runtime.log.LogEntry;
 import dev.interlace.runtime.log.StreamHead;
 import dev.interlace.runtime.log.StreamLog;
+import dev.interlace.runtime.records.SysRecord;
+import dev.interlace.runtime.records.SystemRecords;
 import jakarta.inject.Inject;
 import java.io.IOException;
 import java.time.Duration;
@@ -29,11 +31,13 @@ final class ConsumerRoutes {
     private static final Pattern GROUP = Pattern.compile("[A-Za-z0-9._:-]{1,128}");
 
     private final StreamLog log;
+    private final SystemRecords records;
     private final java.time.Clock clock;
 
     @Inject
-    ConsumerRoutes(StreamLog log, java.time.Clock clock) {
+    ConsumerRoutes(StreamLog log, SystemRecords records, java.time.Clock clock) {
         this.log = log;
+        this.records = records;
         this.clock = clock;
     }
 
@@ -146,8 +150,16 @@ final class ConsumerRoutes {
                     + " 1000.." + MAX_TTL_MS + "}", requestId);
             return;
         }
+        Leases.Group before = log.groups(path.get(0)).stream().filter(group -> group.group().equals(path.get(1)))
+                .findFirst().orElse(null);
         Leases.LeaseResult result = log.lease(path.get(0), path.get(1), owner, Duration.ofMillis(ttl));
         if (result instanceof Leases.Granted granted) {
+            if (before != null && before.holder() != null && !before.holder().equals(owner)
+                    && granted.token() > before.token()) {
+                records.record(SysRecord.of(micros(), "lease_takeover", path.get(0), requestId, owner
+                        + " took group " + path.get(1) + " over from " + before.holder() + " with token "
+                        + granted.token() + " at committed offset " + granted.committedOffset()));
+            }
             ObjectNode body = HttpResponses.JSON.createObjectNode();
             body.put("token", granted.token());
             body.put("committed_offset", granted.committedOffset());

@@ -3,6 +3,7 @@ package dev.interlace.runtime.http;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpExchange;
+import dev.interlace.runtime.config.InterlaceConfig;
 import dev.interlace.runtime.flush.FlushStatus;
 import dev.interlace.runtime.flush.Flusher;
 import dev.interlace.runtime.ingest.IngestLimits;
@@ -23,14 +24,19 @@ final class HealthRoutes {
     private final IngestLimits limits;
     private final StreamCatalog catalog;
     private final Flusher flusher;
+    private final long failingThresholdMicros;
+    private final java.time.Clock clock;
 
     @Inject
-    HealthRoutes(StreamLog log, DiskSpace disk, IngestLimits limits, StreamCatalog catalog, Flusher flusher) {
+    HealthRoutes(StreamLog log, DiskSpace disk, IngestLimits limits, StreamCatalog catalog, Flusher flusher,
+            InterlaceConfig config, java.time.Clock clock) {
         this.log = log;
         this.disk = disk;
         this.limits = limits;
         this.catalog = catalog;
         this.flusher = flusher;
+        this.failingThresholdMicros = config.readyFlushFailingMillis() * 1_000L;
+        this.clock = clock;
     }
 
     void register(List<Route> routes) {
@@ -54,9 +60,14 @@ final class HealthRoutes {
         if (free < limits.minFreeDiskBytes()) {
             reasons.add("disk_below_floor: " + free + " bytes free, floor " + limits.minFreeDiskBytes());
         }
+        java.time.Instant now = clock.instant();
+        long nowMicros = now.getEpochSecond() * 1_000_000L + now.getNano() / 1_000;
+        List<String> failingBriefly = new ArrayList<>();
         for (StreamDescriptor stream : catalog.streams()) {
             FlushStatus status = flusher.status(stream.name());
-            if (status.failing()) {
+            if (status.failing() && nowMicros - status.failingSinceMicros() < failingThresholdMicros) {
+                failingBriefly.add(stream.name());
+            } else if (status.failing()) {
                 reasons.add("flush_failing: stream " + stream.name() + " since "
                         + HttpResponses.time(status.failingSinceMicros()) + ": " + status.error());
             }
@@ -65,6 +76,9 @@ final class HealthRoutes {
         body.put("status", reasons.isEmpty() ? "ready" : "not_ready");
         ArrayNode list = body.putArray("reasons");
         reasons.forEach(list::add);
+        // Shown, not counted against readiness yet: a flush that failed once is retried within a second.
+        ArrayNode warnings = body.putArray("flush_failing_below_threshold");
+        failingBriefly.forEach(warnings::add);
         body.put("free_disk_bytes", free);
         HttpResponses.json(exchange, reasons.isEmpty() ? 200 : 503, body);
     }

@@ -3,6 +3,8 @@ package dev.interlace.runtime.http;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import dev.interlace.runtime.ops.RequestIds;
+import dev.interlace.runtime.records.ApiRecord;
+import dev.interlace.runtime.records.RefusedRequests;
 import jakarta.inject.Inject;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -32,6 +34,8 @@ public final class HttpApi {
 
     private final List<Route> routes = new ArrayList<>();
     private final RequestIds requestIds;
+    private final RefusedRequests refused;
+    private final java.time.Clock clock;
     private final AtomicInteger inFlight = new AtomicInteger();
     private volatile boolean draining;
     private HttpServer server;
@@ -39,15 +43,19 @@ public final class HttpApi {
     private String executorDescription;
 
     @Inject
-    public HttpApi(RequestIds requestIds, PublishRoutes publish, StreamRoutes streams, HealthRoutes health,
-            SqlRoutes sql, RunRoutes runs, ConsumerRoutes consumers) {
+    public HttpApi(RequestIds requestIds, RefusedRequests refused, java.time.Clock clock, PublishRoutes publish,
+            StreamRoutes streams, HealthRoutes health, SqlRoutes sql, RunRoutes runs, ConsumerRoutes consumers,
+            RecordRoutes records) {
         this.requestIds = requestIds;
+        this.refused = refused;
+        this.clock = clock;
         publish.register(routes);
         streams.register(routes);
         health.register(routes);
         sql.register(routes);
         runs.register(routes);
         consumers.register(routes);
+        records.register(routes);
     }
 
     /** Starts listening; returns the bound port (useful with port 0). */
@@ -122,6 +130,8 @@ public final class HttpApi {
     private void dispatch(HttpExchange exchange) throws IOException {
         String requestId = requestIds.resolve(exchange.getRequestHeaders().getFirst("X-Request-Id"));
         exchange.getResponseHeaders().set("X-Request-Id", requestId);
+        java.time.Instant received = clock.instant();
+        long startNanos = System.nanoTime();
         inFlight.incrementAndGet();
         try (exchange) {
             if (draining) {
@@ -167,6 +177,26 @@ public final class HttpApi {
             }
         } finally {
             inFlight.decrementAndGet();
+            int status = exchange.getResponseCode();
+            if (status >= 400) {
+                keepRefused(exchange, requestId, status, received, startNanos);
+            }
         }
+    }
+
+    /** Keeps a refused request in the ring that {@code GET /logs/api} lists. */
+    private void keepRefused(HttpExchange exchange, String requestId, int status, java.time.Instant received,
+            long startNanos) {
+        String path = exchange.getRequestURI().getRawPath();
+        String stream = null;
+        if (path.startsWith("/streams/")) {
+            int end = path.indexOf('/', "/streams/".length());
+            stream = path.substring("/streams/".length(), end < 0 ? path.length() : end);
+        }
+        refused.add(new ApiRecord("ring", requestId, exchange.getRequestMethod(), path, stream, status,
+                (String) exchange.getAttribute(HttpResponses.ERROR_ATTRIBUTE),
+                (String) exchange.getAttribute(HttpResponses.MESSAGE_ATTRIBUTE),
+                received.getEpochSecond() * 1_000_000L + received.getNano() / 1_000,
+                (System.nanoTime() - startNanos) / 1_000));
     }
 }

@@ -14,7 +14,15 @@ final class HttpResponses {
 
     private HttpResponses() {}
 
+    /** Exchange attributes naming a refusal's error code and message, for the refused-requests ring. */
+    static final String ERROR_ATTRIBUTE = "interlace.error";
+    static final String MESSAGE_ATTRIBUTE = "interlace.message";
+
     static void json(HttpExchange exchange, int status, ObjectNode body) throws IOException {
+        if (status >= 400 && body.has("error")) {
+            exchange.setAttribute(ERROR_ATTRIBUTE, body.get("error").asText());
+            exchange.setAttribute(MESSAGE_ATTRIBUTE, body.path("message").asText(null));
+        }
         byte[] bytes = JSON.writeValueAsBytes(body);
         exchange.getResponseHeaders().set("Content-Type", "application/json");
         exchange.sendResponseHeaders(status, bytes.length);

@@ -5,6 +5,8 @@ import dev.interlace.runtime.log.AppendRequest;
 import dev.interlace.runtime.log.AppendResult;
 import dev.interlace.runtime.log.LogUnavailableException;
 import dev.interlace.runtime.log.StreamLog;
+import dev.interlace.runtime.records.SysRecord;
+import dev.interlace.runtime.records.SystemRecords;
 import dev.interlace.runtime.ops.DiskSpace;
 import dev.interlace.runtime.stream.DecodeResult;
 import dev.interlace.runtime.stream.FieldError;
@@ -36,14 +38,19 @@ public final class Publisher {
     private final StreamLog log;
     private final IngestLimits limits;
     private final DiskSpace disk;
+    private final SystemRecords records;
     private final Clock clock;
+    /** Streams currently refusing publishes with 429: a system record marks each change. */
+    private final java.util.Set<String> backpressured = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     @Inject
-    public Publisher(StreamCatalog catalog, StreamLog log, IngestLimits limits, DiskSpace disk, Clock clock) {
+    public Publisher(StreamCatalog catalog, StreamLog log, IngestLimits limits, DiskSpace disk,
+            SystemRecords records, Clock clock) {
         this.catalog = catalog;
         this.log = log;
         this.limits = limits;
         this.disk = disk;
+        this.records = records;
         this.clock = clock;
     }
 
@@ -122,11 +129,25 @@ public final class Publisher {
             throw new IllegalStateException("the stream log failed unexpectedly", e.getCause());
         }
         if (result instanceof AppendResult.Backpressure backpressure) {
+            if (backpressured.add(stream.name())) {
+                records.record(SysRecord.of(micros(), "backpressure_on", stream.name(), requestId, "stream "
+                        + stream.name() + " refuses publishes with 429: " + backpressure.pending() + " entries"
+                        + " pending, max-pending " + backpressure.maxPending()));
+            }
             return new PublishOutcome.Backpressure(requestId, stream.name(), backpressure.pending(),
                     backpressure.maxPending(), BACKPRESSURE_RETRY_SECONDS);
         }
         AppendResult.Committed committed = (AppendResult.Committed) result;
+        if (!backpressured.isEmpty() && backpressured.remove(stream.name())) {
+            records.record(SysRecord.of(micros(), "backpressure_off", stream.name(), requestId, "stream "
+                    + stream.name() + " accepts publishes again"));
+        }
         return new PublishOutcome.Published(requestId, committed.entries(), quarantineErrors);
+    }
+
+    private long micros() {
+        Instant now = clock.instant();
+        return now.getEpochSecond() * 1_000_000L + now.getNano() / 1_000;
     }
 
     /** Now, for callers that stamp the arrival time before reading the body. */

@@ -17,7 +17,9 @@ public final class LogModule extends AbstractModule {
     @Provides
     @Singleton
     LogSettings settings(InterlaceConfig config) {
-        return LogSettings.defaults(config.maxPending());
+        LogSettings defaults = LogSettings.defaults(config.maxPending());
+        return new LogSettings(defaults.maxPending(), defaults.walCapBytes(), defaults.maxGroupRequests(),
+                config.keepsRecords());
     }
 
     @Provides

@@ -108,8 +108,8 @@ public final class SqliteStreamLog implements StreamLog {
             insertQuarantined = connection.prepareStatement("INSERT INTO quarantine(stream_id, seq, request_id,"
                     + " ingested_at, schema_version, payload, errors) VALUES (?, ?, ?, ?, ?, ?, ?)");
             insertPublish = connection.prepareStatement("INSERT INTO publishes(request_id, stream_id, accepted,"
-                    + " deduplicated, quarantined, first_offset, last_offset, received_at, committed_at)"
-                    + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)");
+                    + " deduplicated, quarantined, first_offset, last_offset, received_at, committed_at,"
+                    + " duplicate_offsets, first_seq, last_seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
             selectKey = connection.prepareStatement(
                     "SELECT dedup_key FROM events WHERE stream_id = ? AND \"offset\" = ?");
             loadStreams();
@@ -183,6 +183,18 @@ public final class SqliteStreamLog implements StreamLog {
                 + " received_at INTEGER NOT NULL,"
                 + " committed_at INTEGER NOT NULL)");
         statement.execute("CREATE INDEX IF NOT EXISTS publishes_by_request ON publishes(request_id)");
+        // Added for GET /correlate; logs created before get them (null for old records).
+        java.util.Set<String> publishColumns = new java.util.HashSet<>();
+        try (ResultSet columns = statement.executeQuery("PRAGMA table_info(publishes)")) {
+            while (columns.next()) {
+                publishColumns.add(columns.getString("name"));
+            }
+        }
+        for (String column : List.of("duplicate_offsets TEXT", "first_seq INTEGER", "last_seq INTEGER")) {
+            if (!publishColumns.contains(column.substring(0, column.indexOf(' ')))) {
+                statement.execute("ALTER TABLE publishes ADD COLUMN " + column);
+            }
+        }
         // Consumer groups (leases with fencing tokens); written by the consumer API.
         statement.execute("CREATE TABLE IF NOT EXISTS consumer_groups ("
                 + " stream_id INTEGER NOT NULL,"
@@ -550,6 +562,9 @@ public final class SqliteStreamLog implements StreamLog {
 
         long firstOffset = 0;
         long lastOffset = 0;
+        long firstSeq = 0;
+        long lastSeq = 0;
+        java.util.TreeSet<Long> duplicateOffsets = null;
         for (int i = 0; i < fates.size(); i++) {
             AppendResult.EntryResult fate = fates.get(i);
             AppendRequest.Entry entry = request.entries().get(i);
@@ -581,9 +596,30 @@ public final class SqliteStreamLog implements StreamLog {
                 insertQuarantined.setBytes(6, quarantined.payload());
                 insertQuarantined.setString(7, errorsJson(quarantined.errors()));
                 insertQuarantined.executeUpdate();
+                firstSeq = firstSeq == 0 ? fate.offset() : firstSeq;
+                lastSeq = fate.offset();
+            } else if (settings.publishRecords()) {
+                if (duplicateOffsets == null) {
+                    duplicateOffsets = new java.util.TreeSet<>();
+                }
+                duplicateOffsets.add(fate.offset());
             }
         }
         AppendResult.Committed committed = new AppendResult.Committed(fates, now);
+        if (settings.publishRecords()) {
+            writePublish(request, state, committed, now, firstOffset, lastOffset, duplicateOffsets, firstSeq,
+                    lastSeq);
+        }
+
+        pending.head = nextOffset - 1;
+        pending.quarantineHead = nextSeq - 1;
+        pending.newKeys.putAll(requestKeys);
+        return committed;
+    }
+
+    private void writePublish(AppendRequest request, StreamState state, AppendResult.Committed committed, long now,
+            long firstOffset, long lastOffset, java.util.SortedSet<Long> duplicateOffsets, long firstSeq,
+            long lastSeq) throws SQLException {
         insertPublish.setString(1, request.requestId());
         insertPublish.setInt(2, state.id);
         insertPublish.setLong(3, committed.count(AppendResult.Status.ACCEPTED));
@@ -598,12 +634,23 @@ public final class SqliteStreamLog implements StreamLog {
         }
         insertPublish.setLong(8, request.receivedAtMicros());
         insertPublish.setLong(9, now);
+        if (duplicateOffsets == null) {
+            insertPublish.setNull(10, Types.VARCHAR);
+        } else {
+            StringBuilder text = new StringBuilder();
+            for (long offset : duplicateOffsets) {
+                text.append(text.length() == 0 ? "" : ",").append(offset);
+            }
+            insertPublish.setString(10, text.toString());
+        }
+        if (firstSeq == 0) {
+            insertPublish.setNull(11, Types.BIGINT);
+            insertPublish.setNull(12, Types.BIGINT);
+        } else {
+            insertPublish.setLong(11, firstSeq);
+            insertPublish.setLong(12, lastSeq);
+        }
         insertPublish.executeUpdate();
-
-        pending.head = nextOffset - 1;
-        pending.quarantineHead = nextSeq - 1;
-        pending.newKeys.putAll(requestKeys);
-        return committed;
     }
 
     /**
@@ -885,6 +932,96 @@ public final class SqliteStreamLog implements StreamLog {
         }
     }
 
+    @Override
+    public PublishRecord.Page publishes(PublishRecord.Filter filter) {
+        StringBuilder where = new StringBuilder(" FROM publishes p JOIN streams s ON s.id = p.stream_id WHERE 1 = 1");
+        List<Object> parameters = new ArrayList<>();
+        if (filter.stream() != null) {
+            where.append(" AND s.name = ?");
+            parameters.add(filter.stream());
+        }
+        if (filter.requestId() != null) {
+            where.append(" AND p.request_id = ?");
+            parameters.add(filter.requestId());
+        }
+        if (filter.sinceMicros() != null) {
+            where.append(" AND p.received_at >= ?");
+            parameters.add(filter.sinceMicros());
+        }
+        if (filter.untilMicros() != null) {
+            where.append(" AND p.received_at < ?");
+            parameters.add(filter.untilMicros());
+        }
+        Connection reader = borrowReader();
+        try (PreparedStatement count = reader.prepareStatement("SELECT count(*)" + where);
+                PreparedStatement select = reader.prepareStatement("SELECT p.request_id, s.name, p.accepted,"
+                        + " p.deduplicated, p.quarantined, p.first_offset, p.last_offset, p.duplicate_offsets,"
+                        + " p.first_seq, p.last_seq, p.received_at, p.committed_at" + where
+                        + " ORDER BY p.id DESC LIMIT ?")) {
+            for (int i = 0; i < parameters.size(); i++) {
+                count.setObject(i + 1, parameters.get(i));
+                select.setObject(i + 1, parameters.get(i));
+            }
+            select.setInt(parameters.size() + 1, filter.limit());
+            long total;
+            try (ResultSet row = count.executeQuery()) {
+                row.next();
+                total = row.getLong(1);
+            }
+            List<PublishRecord> records = new ArrayList<>();
+            try (ResultSet rows = select.executeQuery()) {
+                while (rows.next()) {
+                    List<Long> duplicates = new ArrayList<>();
+                    String text = rows.getString(8);
+                    if (text != null) {
+                        for (String offset : text.split(",")) {
+                            duplicates.add(Long.parseLong(offset));
+                        }
+                    }
+                    records.add(new PublishRecord(rows.getString(1), rows.getString(2), rows.getLong(3),
+                            rows.getLong(4), rows.getLong(5), rows.getLong(6), rows.getLong(7), duplicates,
+                            rows.getLong(9), rows.getLong(10), rows.getLong(11), rows.getLong(12)));
+                }
+            }
+            return new PublishRecord.Page(records, total);
+        } catch (SQLException e) {
+            throw new LogUnavailableException("cannot read publish records: " + e.getMessage(), e);
+        } finally {
+            returnReader(reader);
+        }
+    }
+
+    @Override
+    public long offsetOfKey(String stream, String key) {
+        Connection reader = borrowReader();
+        // No index on the key (the publish path would pay for it): this scans the stream's stored events.
+        try (PreparedStatement select = reader.prepareStatement("SELECT max(\"offset\") FROM events"
+                + " WHERE stream_id = (SELECT id FROM streams WHERE name = ?) AND key_hash = ? AND dedup_key = ?")) {
+            select.setString(1, stream);
+            select.setLong(2, DedupIndex.hash(key));
+            select.setString(3, key);
+            try (ResultSet row = select.executeQuery()) {
+                return row.next() ? row.getLong(1) : 0;
+            }
+        } catch (SQLException e) {
+            throw new LogUnavailableException("cannot look up key " + key + " in " + stream + ": " + e.getMessage(),
+                    e);
+        } finally {
+            returnReader(reader);
+        }
+    }
+
+    @Override
+    public long trimPublishes(long beforeMicros) {
+        return group(null, (state, now) -> {
+            try (PreparedStatement delete = connection.prepareStatement(
+                    "DELETE FROM publishes WHERE received_at < ?")) {
+                delete.setLong(1, beforeMicros);
+                return (long) delete.executeUpdate();
+            }
+        });
+    }
+
     private Connection borrowReader() {
         Connection reader = readers.poll();
         if (reader != null) {
@@ -1068,8 +1205,8 @@ public final class SqliteStreamLog implements StreamLog {
         }
 
         void run(SqliteStreamLog log) throws SQLException {
-            StreamState state = log.states.get(stream);
-            if (state == null) {
+            StreamState state = stream == null ? null : log.states.get(stream);
+            if (state == null && stream != null) {
                 throw new IllegalArgumentException("stream " + stream + " is not registered with the log");
             }
             T result = work.run(state, log.micros());

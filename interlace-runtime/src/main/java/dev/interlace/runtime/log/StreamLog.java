@@ -82,6 +82,18 @@ public interface StreamLog extends AutoCloseable {
     /** The consumer groups of {@code stream}, ordered by name. */
     List<Leases.Group> groups(String stream);
 
+    /** Publish records matching {@code filter}, newest first, with the total number of matches. */
+    PublishRecord.Page publishes(PublishRecord.Filter filter);
+
+    /**
+     * The offset of the newest stored event of {@code stream} whose idempotency key is {@code key} (its canonical
+     * text), or 0 when none is stored. Not limited to the deduplication window.
+     */
+    long offsetOfKey(String stream, String key);
+
+    /** Removes publish records received before {@code beforeMicros} (record retention); returns how many. */
+    long trimPublishes(long beforeMicros);
+
     /** Whether the log can currently accept writes; the reason when it cannot. */
     Health health();
 

@@ -391,7 +391,7 @@ public final class ModelRunner implements AutoCloseable {
                     run.queuedAtMicros, 0, 0, List.of());
             boolean matches = (filter.model() == null || run.models.contains(filter.model()))
                     && (filter.status() == null || filter.status().equals(status))
-                    && (filter.trigger() == null || filter.trigger().equals(run.trigger))
+                    && (filter.trigger() == null || run.triggers.contains(filter.trigger()))
                     && (filter.sinceMicros() == null || run.queuedAtMicros >= filter.sinceMicros())
                     && (filter.untilMicros() == null || run.queuedAtMicros < filter.untilMicros());
             return matches ? Optional.of(record) : Optional.empty();
@@ -442,7 +442,8 @@ public final class ModelRunner implements AutoCloseable {
             parameters.add(filter.status());
         }
         if (filter.trigger() != null) {
-            where.append(" AND \"trigger\" = ?");
+            // Any of the triggers coalesced into the run (the first one is also in the list).
+            where.append(" AND list_contains(from_json(triggers, '[\"VARCHAR\"]'), ?)");
             parameters.add(filter.trigger());
         }
         if (filter.sinceMicros() != null) {

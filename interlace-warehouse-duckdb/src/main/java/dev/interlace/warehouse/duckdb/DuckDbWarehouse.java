@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.interlace.annotations.SchemaDrift;
 import dev.interlace.runtime.flush.FlushListener;
+import dev.interlace.runtime.flush.FlushRecord;
 import dev.interlace.runtime.flush.Warehouse;
 import dev.interlace.runtime.sql.QueryException;
 import dev.interlace.runtime.sql.QueryResult;
@@ -69,6 +70,7 @@ final class DuckDbWarehouse implements Warehouse {
     /** Each stream table's columns in table order, name to DuckDB type; the Appender fills them in this order. */
     private final Map<String, LinkedHashMap<String, String>> layouts = new ConcurrentHashMap<>();
     private final Map<String, Set<String>> declaredColumns = new ConcurrentHashMap<>();
+    private final List<String> migrations = new java.util.concurrent.CopyOnWriteArrayList<>();
     private final ScheduledExecutorService watchdog = Executors.newSingleThreadScheduledExecutor(runnable -> {
         Thread thread = new Thread(runnable, "interlace-sql-timeout");
         thread.setDaemon(true);
@@ -91,6 +93,17 @@ final class DuckDbWarehouse implements Warehouse {
                         + " watermark BIGINT NOT NULL,"
                         + " fencing_token BIGINT NOT NULL,"
                         + " updated_at TIMESTAMP NOT NULL)");
+                statement.execute("CREATE SCHEMA IF NOT EXISTS interlace");
+                statement.execute("CREATE TABLE IF NOT EXISTS interlace.flushes ("
+                        + " flush_id VARCHAR NOT NULL,"
+                        + " stream VARCHAR NOT NULL,"
+                        + " target VARCHAR NOT NULL,"
+                        + " first_offset BIGINT NOT NULL,"
+                        + " last_offset BIGINT NOT NULL,"
+                        + " \"rows\" BIGINT NOT NULL,"
+                        + " started_at TIMESTAMP NOT NULL,"
+                        + " committed_at TIMESTAMP,"
+                        + " error VARCHAR)");
             }
         } catch (SQLException e) {
             throw new WarehouseException("cannot open the warehouse " + file + ": " + e.getMessage(), e);
@@ -180,6 +193,8 @@ final class DuckDbWarehouse implements Warehouse {
                         + column.sqlType());
             }
             LOG.info("stream " + stream.name() + ": added column " + column.name() + " " + column.sqlType());
+            migrations.add("stream " + stream.name() + ": added column " + column.name() + " " + column.sqlType()
+                    + " to streams." + stream.name());
         }
     }
 
@@ -270,9 +285,98 @@ final class DuckDbWarehouse implements Warehouse {
                 : last.getMessage()), last);
     }
 
+    /** Inserts a flush record; a committed batch's commit time is now (UTC, like every stored time). */
+    private static void insertFlushRecord(Connection c, FlushRecord record, boolean committed) throws SQLException {
+        try (PreparedStatement insert = c.prepareStatement("INSERT INTO interlace.flushes VALUES (?, ?, ?, ?, ?, ?,"
+                + " make_timestamp(?), make_timestamp(?), ?)")) {
+            insert.setString(1, record.id());
+            insert.setString(2, record.stream());
+            insert.setString(3, record.target());
+            insert.setLong(4, record.firstOffset());
+            insert.setLong(5, record.lastOffset());
+            insert.setLong(6, record.rows());
+            insert.setLong(7, record.startedAtMicros());
+            if (committed) {
+                Instant now = Instant.now();
+                insert.setLong(8, now.getEpochSecond() * 1_000_000L + now.getNano() / 1_000);
+            } else {
+                insert.setNull(8, java.sql.Types.BIGINT);
+            }
+            insert.setString(9, record.error());
+            insert.executeUpdate();
+        }
+    }
+
+    @Override
+    public List<String> migrationsApplied() {
+        return List.copyOf(migrations);
+    }
+
+    @Override
+    public void recordFailedFlush(FlushRecord record) {
+        DuckDBConnection c = borrow();
+        try {
+            insertFlushRecord(c, record, false);
+        } catch (SQLException e) {
+            throw new WarehouseException("cannot record the failed flush " + record.id() + ": " + e.getMessage(), e);
+        } finally {
+            release(c);
+        }
+    }
+
+    @Override
+    public FlushRecord.Page flushes(FlushRecord.Filter filter) {
+        String where = " FROM interlace.flushes WHERE stream = ? AND target = ? AND first_offset <= ?"
+                + " AND last_offset >= ?";
+        DuckDBConnection c = borrow();
+        try (PreparedStatement count = c.prepareStatement("SELECT count(*)" + where);
+                PreparedStatement select = c.prepareStatement("SELECT flush_id, first_offset, last_offset, \"rows\","
+                        + " epoch_us(started_at), coalesce(epoch_us(committed_at), 0), error" + where
+                        + " ORDER BY started_at, first_offset LIMIT ?")) {
+            for (PreparedStatement statement : List.of(count, select)) {
+                statement.setString(1, filter.stream());
+                statement.setString(2, filter.target());
+                statement.setLong(3, filter.toOffset());
+                statement.setLong(4, filter.fromOffset());
+            }
+            select.setInt(5, filter.limit());
+            long total;
+            try (ResultSet row = count.executeQuery()) {
+                row.next();
+                total = row.getLong(1);
+            }
+            List<FlushRecord> records = new ArrayList<>();
+            try (ResultSet rows = select.executeQuery()) {
+                while (rows.next()) {
+                    records.add(new FlushRecord(rows.getString(1), filter.stream(), filter.target(), rows.getLong(2),
+                            rows.getLong(3), rows.getLong(4), rows.getLong(5), rows.getLong(6), rows.getString(7)));
+                }
+            }
+            return new FlushRecord.Page(records, total);
+        } catch (SQLException e) {
+            throw new WarehouseException("cannot read flush records: " + e.getMessage(), e);
+        } finally {
+            release(c);
+        }
+    }
+
+    @Override
+    public long trimFlushes(long beforeMicros) {
+        DuckDBConnection c = borrow();
+        try (PreparedStatement delete = c.prepareStatement(
+                "DELETE FROM interlace.flushes WHERE started_at < make_timestamp(?)")) {
+            delete.setLong(1, beforeMicros);
+            return delete.executeUpdate();
+        } catch (SQLException e) {
+            throw new WarehouseException("cannot remove expired flush records: " + e.getMessage(), e);
+        } finally {
+            release(c);
+        }
+    }
+
     @Override
     public void append(StreamDescriptor stream, Target target, long fencingToken, long expectedWatermark,
-            long newWatermark, List<Row> rows) {
+            long newWatermark, List<Row> rows, FlushRecord record) {
         Map<String, String> layout = target.quarantine() ? Map.of() : layouts.get(stream.name());
         if (layout == null) {
             throw new WarehouseException("stream " + stream.name() + " was not prepared", null);
@@ -318,6 +422,7 @@ final class DuckDbWarehouse implements Warehouse {
                     appender.endRow();
                 }
             }
+            insertFlushRecord(c, record, true);
             listener.beforeCommit(target, newWatermark, rows.size());
             c.commit();
         } catch (SQLException | RuntimeException e) {

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.interlace.annotations.SchemaDrift;
 import dev.interlace.runtime.flush.FlushListener;
+import dev.interlace.runtime.flush.FlushRecord;
 import dev.interlace.runtime.flush.Warehouse;
 import dev.interlace.runtime.flush.Warehouse.Target;
 import dev.interlace.runtime.sql.QueryResult;
@@ -61,6 +62,11 @@ class DuckDbWarehouseTest {
         return rows;
     }
 
+    /** A flush record for appends whose record is not under test. */
+    private static FlushRecord flushRecord() {
+        return new FlushRecord("flush-test", "everything", "events", 1, 1, 1, 0, 0, null);
+    }
+
     private static List<List<Object>> query(Warehouse warehouse, String sql) {
         return warehouse.query(sql, 1000, Duration.ofSeconds(30)).rows();
     }
@@ -75,7 +81,7 @@ class DuckDbWarehouseTest {
                     row(1, "a", Long.MAX_VALUE, 0.5, new BigDecimal("1234567890.12"), true,
                             Instant.parse("2026-11-29T07:00:00.123456Z"), LocalDate.parse("2024-02-29"),
                             "{\"a\":[1,2.50]}"),
-                    row(2, "b", null, null, null, null, null, null, null)));
+                    row(2, "b", null, null, null, null, null, null, null)), flushRecord());
             assertThat(warehouse.watermark(Target.events("everything"))).isEqualTo(2);
             QueryResult result = warehouse.query("SELECT * FROM streams.everything ORDER BY _offset", 10,
                     Duration.ofSeconds(30));
@@ -99,17 +105,17 @@ class DuckDbWarehouseTest {
             Target target = Target.events("everything");
             long first = 1;
             assertThat(warehouse.claim(target, first)).as("the committed watermark").isZero();
-            warehouse.append(EVERYTHING, target, first, 0, 3, rows(1, 3));
-            assertThatThrownBy(() -> warehouse.append(EVERYTHING, target, first, 0, 3, rows(1, 3)))
+            warehouse.append(EVERYTHING, target, first, 0, 3, rows(1, 3), flushRecord());
+            assertThatThrownBy(() -> warehouse.append(EVERYTHING, target, first, 0, 3, rows(1, 3), flushRecord()))
                     .isInstanceOf(Warehouse.FencedException.class);
             long second = 2;
             assertThat(warehouse.claim(target, second)).as("the committed watermark").isEqualTo(3);
-            assertThatThrownBy(() -> warehouse.append(EVERYTHING, target, first, 3, 4, rows(4, 4)))
+            assertThatThrownBy(() -> warehouse.append(EVERYTHING, target, first, 3, 4, rows(4, 4), flushRecord()))
                     .isInstanceOf(Warehouse.FencedException.class);
             assertThatThrownBy(() -> warehouse.claim(target, first)).as("an older token cannot claim back")
                     .isInstanceOf(Warehouse.FencedException.class).hasMessageContaining("fencing token 2");
             assertThat(warehouse.claim(target, second)).as("the holder may claim again").isEqualTo(3);
-            warehouse.append(EVERYTHING, target, second, 3, 4, rows(4, 4));
+            warehouse.append(EVERYTHING, target, second, 3, 4, rows(4, 4), flushRecord());
             assertThat(query(warehouse, "SELECT count(*), count(DISTINCT _offset), max(_offset)"
                     + " FROM streams.everything").get(0)).containsExactly(4L, 4L, 4L);
         }
@@ -131,13 +137,54 @@ class DuckDbWarehouseTest {
             Target target = Target.events("everything");
             long token = 1;
             warehouse.claim(target, token);
-            assertThatThrownBy(() -> warehouse.append(EVERYTHING, target, token, 0, 5, rows(1, 5)))
+            assertThatThrownBy(() -> warehouse.append(EVERYTHING, target, token, 0, 5, rows(1, 5), flushRecord()))
                     .isInstanceOf(Warehouse.WarehouseException.class);
             assertThat(warehouse.watermark(target)).isZero();
             assertThat(query(warehouse, "SELECT count(*) FROM streams.everything").get(0)).containsExactly(0L);
             fail.set(false);
-            warehouse.append(EVERYTHING, target, token, 0, 5, rows(1, 5));
+            warehouse.append(EVERYTHING, target, token, 0, 5, rows(1, 5), flushRecord());
             assertThat(query(warehouse, "SELECT count(*) FROM streams.everything").get(0)).containsExactly(5L);
+        }
+    }
+
+    @Test
+    void aFlushRecordCommitsWithItsBatchOrNotAtAll() {
+        AtomicBoolean fail = new AtomicBoolean(true);
+        FlushListener failing = new FlushListener() {
+            @Override
+            public void beforeCommit(Target target, long newWatermark, int rows) {
+                if (fail.get()) {
+                    throw new IllegalStateException("crash before the commit");
+                }
+            }
+        };
+        try (Warehouse warehouse = new DuckDbWarehouseFactory().open(dataDirectory, failing)) {
+            warehouse.prepare(EVERYTHING);
+            Target target = Target.events("everything");
+            warehouse.claim(target, 1);
+            FlushRecord failed = new FlushRecord("flush-a", "everything", "events", 1, 3, 3, 1_000_000, 0, null);
+            assertThatThrownBy(() -> warehouse.append(EVERYTHING, target, 1, 0, 3, rows(1, 3), failed))
+                    .isInstanceOf(Warehouse.WarehouseException.class);
+            FlushRecord.Filter all = new FlushRecord.Filter("everything", "events", 1, 100, 10);
+            assertThat(warehouse.flushes(all).total()).as("no record of a rolled-back batch").isZero();
+            warehouse.recordFailedFlush(new FlushRecord("flush-a", "everything", "events", 1, 3, 3, 1_000_000, 0,
+                    "crash before the commit"));
+            fail.set(false);
+            warehouse.append(EVERYTHING, target, 1, 0, 3, rows(1, 3),
+                    new FlushRecord("flush-b", "everything", "events", 1, 3, 3, 2_000_000, 0, null));
+            warehouse.append(EVERYTHING, target, 1, 3, 5, rows(4, 5),
+                    new FlushRecord("flush-c", "everything", "events", 4, 5, 2, 3_000_000, 0, null));
+
+            FlushRecord.Page page = warehouse.flushes(all);
+            assertThat(page.records()).extracting(FlushRecord::id).containsExactly("flush-a", "flush-b", "flush-c");
+            assertThat(page.records().get(0).error()).isEqualTo("crash before the commit");
+            assertThat(page.records().get(0).committedAtMicros()).isZero();
+            assertThat(page.records().get(1).committedAtMicros()).isPositive();
+            assertThat(page.records().get(2).rows()).isEqualTo(2);
+            assertThat(warehouse.flushes(new FlushRecord.Filter("everything", "events", 5, 5, 10)).records())
+                    .extracting(FlushRecord::id).as("flushes covering offset 5").containsExactly("flush-c");
+            assertThat(warehouse.trimFlushes(2_500_000)).as("records started before the cut").isEqualTo(2);
+            assertThat(warehouse.flushes(all).records()).extracting(FlushRecord::id).containsExactly("flush-c");
         }
     }
 
@@ -147,7 +194,7 @@ class DuckDbWarehouseTest {
             warehouse.prepare(EVERYTHING);
             long token = 1;
             warehouse.claim(Target.events("everything"), token);
-            warehouse.append(EVERYTHING, Target.events("everything"), token, 0, 3, rows(1, 3));
+            warehouse.append(EVERYTHING, Target.events("everything"), token, 0, 3, rows(1, 3), flushRecord());
         }
         try (Warehouse warehouse = new DuckDbWarehouseFactory().open(dataDirectory, FlushListener.NONE)) {
             assertThat(warehouse.prepare(EVERYTHING)).isEqualTo(new Warehouse.Positions(3, 0));

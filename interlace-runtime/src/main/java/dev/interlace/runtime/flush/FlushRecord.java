@@ -1,0 +1,26 @@
+package dev.interlace.runtime.flush;
+
+import java.util.List;
+
+/**
+ * The record of one flush batch (DESIGN.md §9), kept in {@code interlace.flushes}. A committed batch's record is
+ * written in the batch's own transaction, so it exists exactly when the batch's rows do; a failed attempt's record
+ * (with its error) is written afterwards when the warehouse allows it.
+ *
+ * @param id {@code flush-…}
+ * @param target {@code events} or {@code quarantine}
+ * @param firstOffset lowest offset (or quarantine sequence number) in the batch
+ * @param lastOffset highest one; the batch moved the watermark to it, and the model run it triggered has the trigger
+ *     {@code stream:<stream>:<lastOffset>}
+ * @param committedAtMicros when it committed; 0 for a failed attempt
+ * @param error why the attempt failed; null when it committed
+ */
+public record FlushRecord(String id, String stream, String target, long firstOffset, long lastOffset, long rows,
+        long startedAtMicros, long committedAtMicros, String error) {
+
+    /** Flush records of a stream's events or quarantine that cover part of an offset range. */
+    public record Filter(String stream, String target, long fromOffset, long toOffset, int limit) {}
+
+    /** A page of records, oldest first, with how many matched in all. */
+    public record Page(List<FlushRecord> records, long total) {}
+}

@@ -1,0 +1,27 @@
+package dev.interlace.runtime.log;
+
+import java.util.List;
+
+/**
+ * The durable record of one acknowledged publish, written in the same transaction as its events (DESIGN.md §9).
+ *
+ * @param firstOffset lowest offset the request's accepted events got, 0 when none was accepted
+ * @param lastOffset highest offset the request's accepted events got, 0 when none was accepted
+ * @param duplicateOffsets for deduplicated events: the offsets of the events that first carried their keys (distinct,
+ *     ascending)
+ * @param firstSeq lowest quarantine sequence number of the request's quarantined events, 0 when none
+ * @param lastSeq highest quarantine sequence number, 0 when none
+ */
+public record PublishRecord(String requestId, String stream, long accepted, long deduplicated, long quarantined,
+        long firstOffset, long lastOffset, List<Long> duplicateOffsets, long firstSeq, long lastSeq,
+        long receivedAtMicros, long committedAtMicros) {
+
+    /**
+     * Which publish records to list: every non-null field must match exactly; times are a half-open window
+     * {@code [sinceMicros, untilMicros)} on {@code received_at}.
+     */
+    public record Filter(String stream, String requestId, Long sinceMicros, Long untilMicros, int limit) {}
+
+    /** A page of records, newest first, with how many matched in all. */
+    public record Page(List<PublishRecord> records, long total) {}
+}

@@ -1,0 +1,34 @@
+package dev.interlace.runtime.records;
+
+import com.google.inject.AbstractModule;
+import com.google.inject.Provides;
+import com.google.inject.Singleton;
+import dev.interlace.runtime.config.InterlaceConfig;
+import dev.interlace.runtime.ops.RequestIds;
+import java.time.Clock;
+import java.time.Instant;
+
+/** This boot's id, the system records ({@code records.sqlite}) and the ring of refused requests. */
+public final class RecordsModule extends AbstractModule {
+
+    @Provides
+    @Singleton
+    Boot boot(RequestIds ids, Clock clock) {
+        Instant now = clock.instant();
+        return new Boot(ids.mintWithPrefix("boot-"), now.getEpochSecond() * 1_000_000L + now.getNano() / 1_000);
+    }
+
+    @Provides
+    @Singleton
+    SystemRecords systemRecords(InterlaceConfig config, Clock clock) {
+        return config.keepsRecords()
+                ? new SqliteSystemRecords(config.dataDirectory(), config.recordRetentionMicros(), clock)
+                : SystemRecords.DISCARD;
+    }
+
+    @Provides
+    @Singleton
+    RefusedRequests refusedRequests(InterlaceConfig config, Boot boot) {
+        return new RefusedRequests(config.refusedRequests(), boot.startedAtMicros());
+    }
+}
