@@ -106,6 +106,9 @@ final class ConsumerRoutes {
         body.put("head", now.head());
         body.put("earliest", now.earliest());
         body.put("count", entries.size());
+        // Offsets are dense and nothing after `after` is trimmed (that was answered 410): the rest is all there.
+        body.put("total", Math.max(0, now.head() - after));
+        body.put("completeness", "store");
         HttpResponses.json(exchange, 200, body);
     }
 
@@ -135,6 +138,7 @@ final class ConsumerRoutes {
         }
         body.put("count", groups.size());
         body.put("total", groups.size());
+        body.put("completeness", "store");
         HttpResponses.json(exchange, 200, body);
     }
 

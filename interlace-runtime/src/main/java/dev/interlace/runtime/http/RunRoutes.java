@@ -59,6 +59,7 @@ final class RunRoutes {
         page.runs().forEach(run -> runs.add(describe(run, false)));
         body.put("count", page.runs().size());
         body.put("total", page.total());
+        body.put("completeness", "store");
         HttpResponses.json(exchange, 200, body);
     }
 

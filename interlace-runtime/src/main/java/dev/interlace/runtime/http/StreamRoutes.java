@@ -60,6 +60,7 @@ final class StreamRoutes {
         }
         body.put("count", names.size());
         body.put("total", names.size());
+        body.put("completeness", "store");
         HttpResponses.json(exchange, 200, body);
     }
 
