@@ -26,6 +26,7 @@ public final class Main {
         this.out = out;
         this.err = err;
         register(new CorrelateCommand());
+        register(new LogsCommand());
         register(new RunCommand());
         register(new RunsCommand());
         register(new ServeCommand());
