@@ -3,8 +3,12 @@ package dev.interlace.runtime.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.google.inject.AbstractModule;
+import com.google.inject.Module;
 import dev.interlace.runtime.Interlace;
 import dev.interlace.runtime.config.ConfigLoader;
+import dev.interlace.runtime.flush.FlushListener;
+import dev.interlace.runtime.flush.Warehouse;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.net.URI;
@@ -13,8 +17,11 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Predicate;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -49,8 +56,14 @@ class CorrelateCommandTest {
     }
 
     private Interlace start() {
-        return Interlace.builder().config(ConfigLoader.load(new String[] {"--port", "0", "--data-dir",
-                dataDirectory.toString()}, Map.of()).config()).start();
+        return start(List.of());
+    }
+
+    private Interlace start(List<Module> overrides, String... flags) {
+        List<String> args = new ArrayList<>(List.of("--port", "0", "--data-dir", dataDirectory.toString()));
+        args.addAll(List.of(flags));
+        return Interlace.builder().config(ConfigLoader.load(args.toArray(String[]::new), Map.of()).config())
+                .override(overrides.toArray(Module[]::new)).start();
     }
 
     @Test
@@ -145,6 +158,62 @@ class CorrelateCommandTest {
     }
 
     @Test
+    void aRetryOfARefusedRequestShowsTheRefusalAsWellAndFailedFlushAttemptsShowTheirError() throws Exception {
+        AtomicBoolean warehouseFailing = new AtomicBoolean(true);
+        Module fault = new AbstractModule() {
+            @Override
+            protected void configure() {
+                bind(FlushListener.class).toInstance(new FlushListener() {
+                    @Override
+                    public void beforeCommit(Warehouse.Target target, long newWatermark, int rows) {
+                        if (warehouseFailing.get()) {
+                            throw new IllegalStateException("warehouse unavailable (test fault)");
+                        }
+                    }
+                });
+            }
+        };
+        try (Interlace server = start(List.of(fault), "--max-pending", "1")) {
+            String url = server.uri().toString();
+            assertThat(publish(server, "orders", "p1", "{\"order_id\":\"a\"}")).isEqualTo(200);
+            assertThat(publish(server, "orders", "req-again", "{\"order_id\":\"b\"}")).as("max-pending 1")
+                    .isEqualTo(429);
+            awaitStory(url, "p1", "a failed flush attempt", story -> story.get("flushes").get("count").asInt() > 0);
+            warehouseFailing.set(false);
+            JsonNode first = awaitStory(url, "p1", "materialised", story -> story.get("events").get("pending")
+                    .asLong() == 0);
+            assertThat(publish(server, "orders", "req-again", "{\"order_id\":\"b\"}")).as("the retry")
+                    .isEqualTo(200);
+
+            String error = null;
+            for (JsonNode flush : first.get("flushes").get("items")) {
+                error = flush.get("error").isNull() ? error : flush.get("error").asText();
+            }
+            assertThat(error).as("a failed attempt's error in %s", first).contains("test fault");
+            int flushes = first.get("flushes").get("count").asInt();
+            assertThat(run("correlate", "p1", "--server", url)).isZero();
+            assertThat(stdout()).contains("\n  offsets 1..1: 1 event, 1 materialised, 0 pending\n")
+                    .contains("\nflushes (" + flushes + " of " + flushes + "; completeness: store)\n")
+                    .containsPattern("\n  flush-\\S+ +\\| events \\| 1\\.\\.1 +\\| 1 +\\| NULL +\\| "
+                            + Pattern.quote(error) + "\n")
+                    .containsPattern("\n  flush-\\S+ +\\| events \\| 1\\.\\.1 +\\| 1 +\\| \\S+Z +\\| NULL\n")
+                    .doesNotContain("refused");
+
+            JsonNode refusal = get(server, "/correlate?request_id=req-again").get("refused");
+            assertThat(run("correlate", "req-again", "--server", url)).isZero();
+            assertThat(stdout()).startsWith("request req-again\n\npublish (store)\n  POST /streams/orders: 200, ")
+                    .contains("\n  1 accepted, 0 deduplicated, 0 quarantined\n\n"
+                            + "refused as well (from the in-memory ring of refused requests)\n"
+                            + "  POST /streams/orders: 429 backpressure, received "
+                            + refusal.get("received_at").asText()
+                            + " (" + refusal.get("duration_ms").asText() + " ms)\n"
+                            + "  " + refusal.get("message").asText() + "\n\nevents (orders)\n")
+                    .containsPattern("\ncompleteness: store — flushes \\d+ of \\d+, runs \\d+ of \\d+,"
+                            + " quarantine 0 of 0\n$");
+        }
+    }
+
+    @Test
     void anUnknownRequestOrKeyPrintsTheServersMessageAndExitsOne() {
         try (Interlace server = start()) {
             String url = server.uri().toString();
@@ -180,24 +249,29 @@ class CorrelateCommandTest {
         assertThat(stdout()).isEmpty();
     }
 
-    /**
-     * The correlation once its events and quarantine are flushed and its run has succeeded, through
-     * {@code interlace correlate --json}.
-     */
+    /** The correlation once its events and quarantine are flushed and its run has succeeded. */
     private JsonNode awaitStory(String url, String requestId) throws Exception {
-        long deadline = System.nanoTime() + 20_000_000_000L;
-        while (true) {
-            assertThat(run("correlate", requestId, "--json", "--server", url)).isZero();
-            JsonNode story = ServerClient.JSON.readTree(stdout());
-            JsonNode runs = story.get("runs").get("items");
+        return awaitStory(url, requestId, "flushed, quarantine flushed and a succeeded run", story -> {
             boolean quarantineFlushed = false;
             for (JsonNode flush : story.get("flushes").get("items")) {
                 quarantineFlushed |= flush.get("target").asText().equals("quarantine");
             }
-            boolean done = runs.size() > 0 && runs.get(0).get("status").asText().equals("succeeded")
+            JsonNode runs = story.get("runs").get("items");
+            return runs.size() > 0 && runs.get(0).get("status").asText().equals("succeeded")
                     && story.get("events").get("pending").asLong() == 0 && quarantineFlushed;
+        });
+    }
+
+    /** The correlation once {@code condition} holds, through {@code interlace correlate --json}. */
+    private JsonNode awaitStory(String url, String requestId, String description, Predicate<JsonNode> condition)
+            throws Exception {
+        long deadline = System.nanoTime() + 20_000_000_000L;
+        while (true) {
+            assertThat(run("correlate", requestId, "--json", "--server", url)).isZero();
+            JsonNode story = ServerClient.JSON.readTree(stdout());
+            boolean done = condition.test(story);
             if (done || System.nanoTime() > deadline) {
-                assertThat(done).as("a succeeded run in %s", story).isTrue();
+                assertThat(done).as("%s in %s", description, story).isTrue();
                 return story;
             }
             Thread.sleep(50);

@@ -127,7 +127,7 @@ final class CorrelateCommand implements Command {
             out.println("  none accepted by this request");
         } else {
             out.println("  offsets " + events.get("first_offset").asLong() + ".." + events.get("last_offset").asLong()
-                    + ": " + events.get("count").asLong() + " events, " + events.get("materialised").asLong()
+                    + ": " + plural(events.get("count").asLong(), "event") + ", " + events.get("materialised").asLong()
                     + " materialised, " + events.get("pending").asLong() + " pending");
         }
 
@@ -151,7 +151,8 @@ final class CorrelateCommand implements Command {
         for (JsonNode flush : flushes.get("items")) {
             flushRows.add(List.of(flush.get("flush_id").asText(), flush.get("target").asText(),
                     flush.get("first_offset").asLong() + ".." + flush.get("last_offset").asLong(),
-                    flush.get("rows").asText(), Table.cell(flush.get("committed_at")), Table.cell(flush.get("error"))));
+                    flush.get("rows").asText(), Table.cell(flush.get("committed_at")),
+                    Table.fullCell(flush.get("error"))));
         }
         printTable(List.of("flush_id", "target", "offsets", "rows", "committed_at", "error"), flushRows, out);
 
@@ -214,6 +215,10 @@ final class CorrelateCommand implements Command {
         ByteArrayOutputStream buffer = new ByteArrayOutputStream();
         Table.print(header, rows, new PrintStream(buffer, true, StandardCharsets.UTF_8));
         buffer.toString(StandardCharsets.UTF_8).lines().forEach(line -> out.println("  " + line));
+    }
+
+    private static String plural(long count, String noun) {
+        return count + " " + noun + (count == 1 ? "" : "s");
     }
 
     private static String encode(String value) {

@@ -115,7 +115,8 @@ final class LogsCommand implements Command {
         List<List<String>> rows = new ArrayList<>();
         for (JsonNode record : body.get("records")) {
             rows.add(List.of(record.get("at").asText(), record.get("event").asText(),
-                    Table.cell(record.get("stream")), Table.cell(record.get("id")), Table.cell(record.get("message"))));
+                    Table.cell(record.get("stream")), Table.cell(record.get("id")),
+                    Table.fullCell(record.get("message"))));
         }
         Table.print(List.of("at", "event", "stream", "id", "message"), rows, out);
         out.println("(" + body.get("count").asInt() + " of " + body.get("total").asLong() + " records; "
