@@ -92,20 +92,41 @@ final class CorrelateCommand implements Command {
             out.println("  found by key " + key.get("key").asText() + " of " + key.get("stream").asText()
                     + ": the event at offset " + key.get("offset").asLong() + " was first written by this request");
         }
-        JsonNode publish = body.get("publish");
-        JsonNode refused = body.get("refused");
-        if (publish.isNull()) {
-            out.println();
-            JsonNode ring = body.get("ring");
-            out.println("refused (from the in-memory ring of refused requests: nothing of this request was stored)");
-            printRefusal(refused, out);
-            out.println();
-            out.println("completeness: ring — refused requests kept in memory since " + ring.get("since").asText()
-                    + " (at most " + ring.get("capacity").asLong() + "), " + ring.get("dropped").asLong()
-                    + " dropped; no events, flushes, runs or quarantine to show");
+        if (body.get("publish").isNull()) {
+            printRefusedOnly(body, out);
             return;
         }
+        printPublish(body, out);
+        printEvents(body.get("events"), out);
+        printDeduplicated(body.get("deduplicated"), out);
+        printFlushes(body.get("flushes"), out);
+        printRuns(body.get("runs"), out);
+        printQuarantine(body.get("quarantine"), out);
+        out.println();
+        StringBuilder overall = new StringBuilder("completeness: " + body.get("completeness").asText() + " —");
+        String separator = " ";
+        for (String section : List.of("flushes", "runs", "quarantine")) {
+            overall.append(separator).append(section).append(' ').append(body.get("counts").get(section).asLong())
+                    .append(" of ").append(body.get("totals").get(section).asLong());
+            separator = ", ";
+        }
+        out.println(overall);
+    }
 
+    /** A request that was only refused: it is known from the in-memory ring alone, and nothing of it was stored. */
+    private static void printRefusedOnly(JsonNode body, PrintStream out) {
+        out.println();
+        out.println("refused (from the in-memory ring of refused requests: nothing of this request was stored)");
+        printRefusal(body.get("refused"), out);
+        out.println();
+        JsonNode ring = body.get("ring");
+        out.println("completeness: ring — refused requests kept in memory since " + ring.get("since").asText()
+                + " (at most " + ring.get("capacity").asLong() + "), " + ring.get("dropped").asLong()
+                + " dropped; no events, flushes, runs or quarantine to show");
+    }
+
+    private static void printPublish(JsonNode body, PrintStream out) {
+        JsonNode publish = body.get("publish");
         out.println();
         out.println("publish (store)");
         out.println("  " + publish.get("method").asText() + " " + publish.get("path").asText() + ": "
@@ -114,13 +135,15 @@ final class CorrelateCommand implements Command {
                 + publish.get("duration_ms").asText() + " ms)");
         out.println("  " + publish.get("accepted").asLong() + " accepted, " + publish.get("deduplicated").asLong()
                 + " deduplicated, " + publish.get("quarantined").asLong() + " quarantined");
+        JsonNode refused = body.get("refused");
         if (refused != null) {
             out.println();
             out.println("refused as well (from the in-memory ring of refused requests)");
             printRefusal(refused, out);
         }
+    }
 
-        JsonNode events = body.get("events");
+    private static void printEvents(JsonNode events, PrintStream out) {
         out.println();
         out.println("events (" + events.get("stream").asText() + ")");
         if (events.get("count").asLong() == 0) {
@@ -130,8 +153,10 @@ final class CorrelateCommand implements Command {
                     + ": " + plural(events.get("count").asLong(), "event") + ", " + events.get("materialised").asLong()
                     + " materialised, " + events.get("pending").asLong() + " pending");
         }
+    }
 
-        JsonNode deduplicated = body.get("deduplicated");
+    /** Events this request sent again, and the requests that first wrote them. */
+    private static void printDeduplicated(JsonNode deduplicated, PrintStream out) {
         out.println();
         out.println("deduplicated (" + deduplicated.get("count").asLong() + "; completeness: "
                 + deduplicated.get("completeness").asText() + ")");
@@ -144,28 +169,31 @@ final class CorrelateCommand implements Command {
             out.println("  first written by " + original.get("request_id").asText() + ": offset"
                     + (offsets.size() == 1 ? " " : "s ") + String.join(", ", offsets));
         }
+    }
 
-        JsonNode flushes = body.get("flushes");
+    private static void printFlushes(JsonNode flushes, PrintStream out) {
         sectionHeader("flushes", flushes, out);
-        List<List<String>> flushRows = new ArrayList<>();
+        List<List<String>> rows = new ArrayList<>();
         for (JsonNode flush : flushes.get("items")) {
-            flushRows.add(List.of(flush.get("flush_id").asText(), flush.get("target").asText(),
+            rows.add(List.of(flush.get("flush_id").asText(), flush.get("target").asText(),
                     flush.get("first_offset").asLong() + ".." + flush.get("last_offset").asLong(),
                     flush.get("rows").asText(), Table.cell(flush.get("committed_at")),
                     Table.fullCell(flush.get("error"))));
         }
-        printTable(List.of("flush_id", "target", "offsets", "rows", "committed_at", "error"), flushRows, out);
+        printTable(List.of("flush_id", "target", "offsets", "rows", "committed_at", "error"), rows, out);
+    }
 
-        JsonNode runs = body.get("runs");
+    private static void printRuns(JsonNode runs, PrintStream out) {
         sectionHeader("runs", runs, out);
-        List<List<String>> runRows = new ArrayList<>();
+        List<List<String>> rows = new ArrayList<>();
         for (JsonNode run : runs.get("items")) {
-            runRows.add(List.of(run.get("run_id").asText(), run.get("status").asText(), run.get("trigger").asText(),
+            rows.add(List.of(run.get("run_id").asText(), run.get("status").asText(), run.get("trigger").asText(),
                     Table.cell(run.get("triggered_by"))));
         }
-        printTable(List.of("run_id", "status", "trigger", "triggered_by"), runRows, out);
+        printTable(List.of("run_id", "status", "trigger", "triggered_by"), rows, out);
+    }
 
-        JsonNode quarantine = body.get("quarantine");
+    private static void printQuarantine(JsonNode quarantine, PrintStream out) {
         sectionHeader("quarantine", quarantine, out);
         if (quarantine.get("items").isEmpty()) {
             out.println("  none");
@@ -179,23 +207,13 @@ final class CorrelateCommand implements Command {
             out.println("  seq " + item.get("seq").asLong() + " (ingested " + item.get("ingested_at").asText() + "): "
                     + String.join("; ", errors));
         }
-
-        out.println();
-        StringBuilder overall = new StringBuilder("completeness: " + body.get("completeness").asText() + " —");
-        String separator = " ";
-        for (String section : List.of("flushes", "runs", "quarantine")) {
-            overall.append(separator).append(section).append(' ').append(body.get("counts").get(section).asLong())
-                    .append(" of ").append(body.get("totals").get(section).asLong());
-            separator = ", ";
-        }
-        out.println(overall);
     }
 
     private static void printRefusal(JsonNode refused, PrintStream out) {
         out.println("  " + refused.get("method").asText() + " " + refused.get("path").asText() + ": "
                 + refused.get("status").asInt() + " " + Table.cell(refused.get("error")) + ", received "
                 + refused.get("received_at").asText() + " (" + refused.get("duration_ms").asText() + " ms)");
-        if (!refused.path("message").isNull() && !refused.path("message").isMissingNode()) {
+        if (refused.hasNonNull("message")) {
             out.println("  " + refused.get("message").asText());
         }
     }
