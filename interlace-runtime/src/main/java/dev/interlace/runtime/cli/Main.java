@@ -25,6 +25,8 @@ public final class Main {
     Main(PrintStream out, PrintStream err) {
         this.out = out;
         this.err = err;
+        register(new CorrelateCommand());
+        register(new LogsCommand());
         register(new RunCommand());
         register(new RunsCommand());
         register(new ServeCommand());

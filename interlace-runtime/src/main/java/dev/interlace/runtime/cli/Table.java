@@ -32,9 +32,17 @@ final class Table {
 
     /** A JSON value as a cell: {@code NULL} for null, strings unquoted, long text cut. */
     static String cell(JsonNode value) {
-        String text = value == null || value.isNull() ? "NULL" : value.isTextual() ? value.asText() : value.toString();
-        text = text.replace('\n', ' ');
+        String text = fullCell(value);
         return text.length() > MAX_CELL ? text.substring(0, MAX_CELL - 1) + "…" : text;
+    }
+
+    /**
+     * A JSON value as a cell, not cut: for free text in a table's last column (a message, an error), where its length
+     * costs no other column its alignment and the end of the text is often what matters.
+     */
+    static String fullCell(JsonNode value) {
+        String text = value == null || value.isNull() ? "NULL" : value.isTextual() ? value.asText() : value.toString();
+        return text.replace('\n', ' ');
     }
 
     private static String line(List<String> cells, int[] widths) {
