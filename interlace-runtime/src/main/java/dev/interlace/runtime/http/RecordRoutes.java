@@ -295,7 +295,7 @@ final class RecordRoutes {
 
     private static String flushIdFor(List<FlushRecord> flushes, RunRecord run) {
         for (FlushRecord flush : flushes) {
-            if (flush.target().equals("events")
+            if (flush.target().equals("events") && flush.committedAtMicros() > 0
                     && run.triggers().contains("stream:" + flush.stream() + ":" + flush.lastOffset())) {
                 return flush.id();
             }
