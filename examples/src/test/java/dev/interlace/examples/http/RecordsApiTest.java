@@ -225,13 +225,19 @@ class RecordsApiTest {
             assertThat(startup.get("completeness").asText()).isEqualTo("store");
             assertThat(api.get("/logs/sys?event=flush_failing&limit=0").status()).isEqualTo(400);
 
-            // The failed attempts are flush records too, with their error.
-            JsonNode story = api.get("/correlate?request_id=during-failure").body();
+            // The failed attempts are flush records too, with their error; the run names the flush that committed.
+            JsonNode story = awaitCorrelation(api, "during-failure", body -> body.get("runs").get("count").asInt() > 0);
             boolean failedAttemptShown = false;
+            String committedFlush = null;
             for (JsonNode flush : story.get("flushes").get("items")) {
                 failedAttemptShown |= !flush.get("error").isNull() && flush.get("committed_at").isNull();
+                if (!flush.get("committed_at").isNull() && flush.get("target").asText().equals("events")) {
+                    committedFlush = flush.get("flush_id").asText();
+                }
             }
             assertThat(failedAttemptShown).as("a failed attempt in %s", story.get("flushes")).isTrue();
+            assertThat(committedFlush).as("the committed flush in %s", story.get("flushes")).isNotNull();
+            assertThat(story.get("runs").get("items").get(0).get("triggered_by").asText()).isEqualTo(committedFlush);
         }
         // Shutdown is recorded, and the records survive the restart.
         try (TestServer api = TestServer.start(dataDirectory)) {
