@@ -25,6 +25,8 @@ class ConsumersApiTest {
             assertThat(page.get("next_after").asLong()).isEqualTo(2);
             assertThat(page.get("head").asLong()).isEqualTo(3);
             assertThat(page.get("earliest").asLong()).isEqualTo(1);
+            assertThat(page.get("total").asLong()).as("events after offset 1").isEqualTo(2);
+            assertThat(page.get("completeness").asText()).isEqualTo("store");
 
             CompletableFuture<TestServer.Response> poll = CompletableFuture.supplyAsync(
                     () -> api.get("/streams/orders/events?after=3&wait_ms=10000"));
