@@ -17,6 +17,7 @@ import dev.interlace.runtime.log.StreamLog;
 import dev.interlace.runtime.model.ModelModule;
 import dev.interlace.runtime.model.ModelRunner;
 import dev.interlace.runtime.ops.DataDirectoryLock;
+import dev.interlace.runtime.ops.Metrics;
 import dev.interlace.runtime.ops.OpsModule;
 import dev.interlace.runtime.stream.StreamCatalog;
 import dev.interlace.runtime.stream.StreamDescriptor;
@@ -117,6 +118,7 @@ public final class Interlace implements AutoCloseable {
         models.ifPresent(ModelRunner::close);
         flusher.close();
         log.close();
+        injector.getInstance(Metrics.class).close();
         try {
             lock.close();
         } catch (IOException e) {

@@ -40,7 +40,7 @@ public final class HttpApi {
 
     @Inject
     public HttpApi(RequestIds requestIds, PublishRoutes publish, StreamRoutes streams, HealthRoutes health,
-            SqlRoutes sql, RunRoutes runs, ConsumerRoutes consumers) {
+            SqlRoutes sql, RunRoutes runs, ConsumerRoutes consumers, MetricsRoutes metrics) {
         this.requestIds = requestIds;
         publish.register(routes);
         streams.register(routes);
@@ -48,6 +48,7 @@ public final class HttpApi {
         sql.register(routes);
         runs.register(routes);
         consumers.register(routes);
+        metrics.register(routes);
     }
 
     /** Starts listening; returns the bound port (useful with port 0). */
