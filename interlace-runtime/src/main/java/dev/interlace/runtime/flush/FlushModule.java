@@ -7,6 +7,7 @@ import dev.interlace.runtime.config.InterlaceConfig;
 import dev.interlace.runtime.log.StreamLog;
 import dev.interlace.runtime.log.Watermarks;
 import dev.interlace.runtime.stream.StreamCatalog;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import java.util.Iterator;
 import java.util.Optional;
@@ -37,7 +38,8 @@ public final class FlushModule extends AbstractModule {
     @Provides
     @Singleton
     Flusher flusher(StreamCatalog catalog, StreamLog log, Optional<Warehouse> warehouse, FlushPositions positions,
-            FlushListener listener, Clock clock, InterlaceConfig config) {
-        return new Flusher(catalog, log, warehouse, positions, listener, clock, config);
+            FlushListener listener, MeterRegistry registry, Clock clock, InterlaceConfig config) {
+        FlushMetrics metrics = new FlushMetrics(registry, catalog, log, positions);
+        return new Flusher(catalog, log, warehouse, positions, FlushListener.both(listener, metrics), clock, config);
     }
 }

@@ -310,8 +310,11 @@ public final class Flusher implements AutoCloseable {
 
     private void commit(StreamFlush flush, Warehouse.Target target, long token, long watermark, long newWatermark,
             List<Warehouse.Row> rows) {
+        long startedNanos = System.nanoTime();
         warehouse.orElseThrow().append(flush.stream, target, token, watermark, newWatermark, rows);
+        long durationNanos = System.nanoTime() - startedNanos;
         listener.afterCommit(target, newWatermark);
+        listener.committed(target, rows.size(), durationNanos);
         if (!target.quarantine()) {
             // Before the position moves, so that whoever waits for the flush also sees what it triggered.
             for (FlushedListener flushed : flushedListeners) {
