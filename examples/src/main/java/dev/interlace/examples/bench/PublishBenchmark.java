@@ -357,16 +357,22 @@ public final class PublishBenchmark {
         for (int round = 0; round < options.metricsRounds; round++) {
             Path onDir = fresh("h-side-" + round + "-on");
             Path offDir = fresh("h-side-" + round + "-off");
-            try (Interlace on = start(onDir, true, null, DEFAULT_MAX_PENDING, options.flushBatchRows, null, null);
-                    Interlace off = start(offDir, true, null, DEFAULT_MAX_PENDING, options.flushBatchRows, null,
-                            new RecordNothing())) {
+            // Which server starts (and is driven) first alternates, in case order matters.
+            boolean onFirst = round % 2 == 0;
+            Interlace first = start(onFirst ? onDir : offDir, true, null, DEFAULT_MAX_PENDING, options.flushBatchRows,
+                    null, onFirst ? null : new RecordNothing());
+            Interlace second = start(onFirst ? offDir : onDir, true, null, DEFAULT_MAX_PENDING,
+                    options.flushBatchRows, null, onFirst ? new RecordNothing() : null);
+            try (first; second) {
                 long deadline = System.nanoTime() + options.seconds * 1_000_000_000L;
                 java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(2);
                 try {
-                    java.util.concurrent.Future<Run> onRun = pool.submit(
-                            () -> drive(on, perServer, 1, deadline, Long.MAX_VALUE, null, 1));
-                    java.util.concurrent.Future<Run> offRun = pool.submit(
-                            () -> drive(off, perServer, 1, deadline, Long.MAX_VALUE, null, 1));
+                    java.util.concurrent.Future<Run> firstRun = pool.submit(
+                            () -> drive(first, perServer, 1, deadline, Long.MAX_VALUE, null, 1));
+                    java.util.concurrent.Future<Run> secondRun = pool.submit(
+                            () -> drive(second, perServer, 1, deadline, Long.MAX_VALUE, null, 1));
+                    java.util.concurrent.Future<Run> onRun = onFirst ? firstRun : secondRun;
+                    java.util.concurrent.Future<Run> offRun = onFirst ? secondRun : firstRun;
                     Run a = onRun.get();
                     Run b = offRun.get();
                     result.sideBySide.add(new Run[] {a, b});
