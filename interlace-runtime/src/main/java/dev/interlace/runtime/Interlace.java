@@ -18,6 +18,7 @@ import dev.interlace.runtime.log.StreamLog;
 import dev.interlace.runtime.model.ModelModule;
 import dev.interlace.runtime.model.ModelRunner;
 import dev.interlace.runtime.ops.DataDirectoryLock;
+import dev.interlace.runtime.ops.Metrics;
 import dev.interlace.runtime.ops.OpsModule;
 import dev.interlace.runtime.records.Boot;
 import dev.interlace.runtime.records.RecordsModule;
@@ -131,6 +132,7 @@ public final class Interlace implements AutoCloseable {
         records.record(SysRecord.of(micros(), "shutdown", null, injector.getInstance(Boot.class).id(),
                 "interlace stopped"));
         records.close();
+        injector.getInstance(Metrics.class).close();
         try {
             lock.close();
         } catch (IOException e) {

@@ -10,6 +10,14 @@ import dev.interlace.runtime.flush.FlushListener;
 import dev.interlace.runtime.flush.Warehouse;
 import dev.interlace.runtime.log.CommitListener;
 import dev.interlace.runtime.log.LogSettings;
+import dev.interlace.runtime.ops.Metrics;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.config.MeterFilter;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
@@ -33,6 +41,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReferenceArray;
@@ -56,6 +65,11 @@ import java.util.stream.Stream;
  *   <li>(g) publish to dependent-model-updated latency: clicks at {@code --rate} and orders at
  *       {@code --orders-percent} of it, open loop, a poller of the example models over {@code POST /sql}, and the
  *       model runs (count, coalesced triggers, durations) from {@code GET /runs}.</li>
+ *   <li>(h) what metrics cost on the publish path: (a)'s single-event load at {@code --metrics-clients} against a
+ *       server with the real {@code Metrics} and against one whose {@link MeterRegistry} records nothing (bound
+ *       through {@code Builder.override}, benchmark code only), {@code --metrics-rounds} interleaved pairs of
+ *       {@code --seconds} each, then as many rounds with both servers running side by side (half the clients
+ *       each); plus the cost of the meter operations of one publish, and of one scrape.</li>
  * </ul>
  *
  * <p>Run: {@code java -cp examples/target/interlace-examples.jar dev.interlace.examples.bench.PublishBenchmark}
@@ -82,6 +96,7 @@ public final class PublishBenchmark {
     private Latency latency;
     private ModelLatency modelLatency;
     private final List<Drain> drains = new ArrayList<>();
+    private final List<MetricsCost> metricsCosts = new ArrayList<>();
 
     private PublishBenchmark(Options options, Path root) {
         this.options = options;
@@ -162,6 +177,14 @@ public final class PublishBenchmark {
                 case "e" -> {
                     section("(e) flush throughput for a backlog of " + options.backlog + " events");
                     drains.addAll(runDrain());
+                }
+                case "h" -> {
+                    for (int clients : options.metricsClients) {
+                        section("(h) metrics on the publish path: single-event publishes, " + clients + " client(s), "
+                                + options.metricsRounds + " interleaved pairs of " + options.seconds + " s runs, real"
+                                + " Metrics vs a MeterRegistry that records nothing, each run on a fresh dir");
+                        metricsCosts.add(runMetricsCost(clients));
+                    }
                 }
                 default -> throw new IllegalArgumentException("unknown scenario " + scenario);
             }
@@ -279,6 +302,274 @@ public final class PublishBenchmark {
                     run.benchCores, run.otherCores);
         }
         System.out.println();
+    }
+
+    // ------------------------------------------------------------------------------------------ (h)
+
+    /**
+     * (h): the same closed-loop single-event load against a server with the real metrics and against one whose meter
+     * registry records nothing, alternating which goes first in each pair so that drift on the shared machine hits
+     * both alike. Pooled over the rounds: throughput, latency percentiles and this JVM's CPU per request.
+     */
+    private MetricsCost runMetricsCost(int clients) throws Exception {
+        MetricsCost result = new MetricsCost(clients);
+        for (int round = 0; round < options.metricsRounds; round++) {
+            for (int i = 0; i < 2; i++) {
+                boolean metrics = (i == 0) == (round % 2 == 0);
+                Path dir = fresh("h-" + clients + "-" + round + (metrics ? "-on" : "-off"));
+                Run run;
+                try (Interlace server = start(dir, true, null, DEFAULT_MAX_PENDING, options.flushBatchRows, null,
+                        metrics ? null : new RecordNothing())) {
+                    MeterRegistry registry = server.instance(MeterRegistry.class);
+                    if (metrics != (registry instanceof PrometheusMeterRegistry)) {
+                        throw new IllegalStateException("the registry override did not take effect: " + registry);
+                    }
+                    run = drive(server, clients, 1, System.nanoTime() + options.seconds * 1_000_000_000L,
+                            Long.MAX_VALUE, null, 1);
+                    if (metrics && round == options.metricsRounds - 1) {
+                        result.scrape(server.instance(Metrics.class));
+                        result.recordingCost(registry);
+                    }
+                }
+                deleteTree(dir);
+                (metrics ? result.onRuns : result.offRuns).add(run);
+                result.perRun.add(String.format(Locale.ROOT, "| %d | %s | %,d | %,.0f | %s | %s | %.1f | %d | %.2f |"
+                        + " %.2f |", round + 1, metrics ? "metrics" : "no metrics", run.requests,
+                        run.eventsPerSecond(), ms(run.latency.percentile(50)), ms(run.latency.percentile(99)),
+                        cpuMicrosPerRequest(run), run.errors, run.benchCores, run.otherCores));
+                System.out.println(result.perRun.get(result.perRun.size() - 1));
+            }
+        }
+        result.on = Pooled.of(result.onRuns);
+        result.off = Pooled.of(result.offRuns);
+        sideBySide(result);
+        printMetricsCost(result);
+        return result;
+    }
+
+    /**
+     * (h), second design: both servers run at the same time, each driven by half the clients, so whatever else
+     * happens on the machine happens to both. With the cores saturated, the server that needs more CPU per request
+     * gets fewer requests through.
+     */
+    private void sideBySide(MetricsCost result) throws Exception {
+        int perServer = Math.max(1, result.clients / 2);
+        for (int round = 0; round < options.metricsRounds; round++) {
+            Path onDir = fresh("h-side-" + round + "-on");
+            Path offDir = fresh("h-side-" + round + "-off");
+            // Which server starts (and is driven) first alternates, in case order matters.
+            boolean onFirst = round % 2 == 0;
+            Interlace first = start(onFirst ? onDir : offDir, true, null, DEFAULT_MAX_PENDING, options.flushBatchRows,
+                    null, onFirst ? null : new RecordNothing());
+            Interlace second = start(onFirst ? offDir : onDir, true, null, DEFAULT_MAX_PENDING,
+                    options.flushBatchRows, null, onFirst ? new RecordNothing() : null);
+            try (first; second) {
+                long deadline = System.nanoTime() + options.seconds * 1_000_000_000L;
+                java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(2);
+                try {
+                    java.util.concurrent.Future<Run> firstRun = pool.submit(
+                            () -> drive(first, perServer, 1, deadline, Long.MAX_VALUE, null, 1));
+                    java.util.concurrent.Future<Run> secondRun = pool.submit(
+                            () -> drive(second, perServer, 1, deadline, Long.MAX_VALUE, null, 1));
+                    java.util.concurrent.Future<Run> onRun = onFirst ? firstRun : secondRun;
+                    java.util.concurrent.Future<Run> offRun = onFirst ? secondRun : firstRun;
+                    Run a = onRun.get();
+                    Run b = offRun.get();
+                    result.sideBySide.add(new Run[] {a, b});
+                    System.out.printf("side by side %d: metrics %,.0f events/s (p50 %s, p99 %s ms), no metrics %,.0f"
+                            + " events/s (p50 %s, p99 %s ms), ratio %.3f; other CPU %.2f cores%n", round + 1,
+                            a.eventsPerSecond(), ms(a.latency.percentile(50)), ms(a.latency.percentile(99)),
+                            b.eventsPerSecond(), ms(b.latency.percentile(50)), ms(b.latency.percentile(99)),
+                            a.eventsPerSecond() / b.eventsPerSecond(), a.otherCores);
+                } finally {
+                    pool.shutdown();
+                }
+            }
+            deleteTree(onDir);
+            deleteTree(offDir);
+        }
+    }
+
+    private void printMetricsCost(MetricsCost r) {
+        System.out.println();
+        System.out.println("| round | server | requests | events/s | ack p50 ms | ack p99 ms | CPU us/request | errors |"
+                + " bench CPU cores | other CPU cores |");
+        System.out.println("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|");
+        r.perRun.forEach(System.out::println);
+        System.out.println();
+        System.out.println("| pooled over " + options.metricsRounds + " runs each | requests | events/s | ack p50 ms |"
+                + " ack p99 ms | ack p99.9 ms | CPU us/request |");
+        System.out.println("|---|---:|---:|---:|---:|---:|---:|");
+        for (Pooled p : List.of(r.on, r.off)) {
+            System.out.printf("| %s | %,d | %,.0f | %s | %s | %s | %.1f |%n", p == r.on ? "metrics" : "no metrics",
+                    p.requests, p.eventsPerSecond(), ms(p.latency.percentile(50)), ms(p.latency.percentile(99)),
+                    ms(p.latency.percentile(99.9)), p.cpuMicrosPerRequest());
+        }
+        System.out.printf("%nmetrics / no metrics: throughput %.3fx, p50 %.3fx, p99 %.3fx, CPU per request %+.1f us"
+                + " (%.3fx)%n", r.throughputRatio(), r.on.latency.percentile(50) / r.off.latency.percentile(50),
+                r.on.latency.percentile(99) / r.off.latency.percentile(99),
+                r.on.cpuMicrosPerRequest() - r.off.cpuMicrosPerRequest(),
+                r.on.cpuMicrosPerRequest() / r.off.cpuMicrosPerRequest());
+        StringBuilder pairs = new StringBuilder();
+        List<Double> all = new ArrayList<>();
+        List<Double> quiet = new ArrayList<>();
+        for (int i = 0; i < r.onRuns.size(); i++) {
+            Run on = r.onRuns.get(i);
+            Run off = r.offRuns.get(i);
+            double ratio = on.eventsPerSecond() / off.eventsPerSecond();
+            boolean undisturbed = on.otherCores < QUIET_CORES && off.otherCores < QUIET_CORES;
+            pairs.append(i == 0 ? "" : ", ").append(String.format(Locale.ROOT, "%.3f", ratio))
+                    .append(undisturbed ? "" : "*");
+            all.add(ratio);
+            if (undisturbed) {
+                quiet.add(ratio);
+            }
+        }
+        System.out.printf("throughput ratio per pair (metrics / no metrics; the pairs alternate which runs first; *"
+                + " = other processes used >= %.2f cores during a run of the pair): %s%n", QUIET_CORES, pairs);
+        System.out.printf("  all %d pairs: geometric mean %.3fx, median %.3fx; the %d undisturbed pairs: geometric mean"
+                + " %.3fx, median %.3fx%n", all.size(), geometricMean(all), median(all), quiet.size(),
+                geometricMean(quiet), median(quiet));
+        List<Double> sideRatios = new ArrayList<>();
+        for (Run[] pair : r.sideBySide) {
+            sideRatios.add(pair[0].eventsPerSecond() / pair[1].eventsPerSecond());
+        }
+        System.out.printf("side by side (%d rounds, %d clients per server): events metrics / no metrics %.3fx overall;"
+                + " per round geometric mean %.3fx, median %.3fx, min %.3f, max %.3f%n", r.sideBySide.size(),
+                Math.max(1, r.clients / 2), r.sideBySideRatio(), geometricMean(sideRatios),
+                median(sideRatios), sideRatios.stream().mapToDouble(Double::doubleValue).min().orElse(Double.NaN),
+                sideRatios.stream().mapToDouble(Double::doubleValue).max().orElse(Double.NaN));
+        System.out.printf("meter operations of one publish on the real registry (one latency record + one counter"
+                + " increment, one thread): %.0f ns%n", r.recordNanos);
+        System.out.printf("one scrape (GET /metrics body, written in-process): %.2f ms, %,d bytes%n",
+                r.scrapeNanos / 1e6, r.scrapeBytes);
+    }
+
+    /** (h): a run during which other processes used less CPU than this counts as undisturbed. */
+    private static final double QUIET_CORES = 0.1;
+
+    private static double geometricMean(List<Double> values) {
+        return values.isEmpty() ? Double.NaN
+                : Math.exp(values.stream().mapToDouble(Math::log).sum() / values.size());
+    }
+
+    private static double median(List<Double> values) {
+        if (values.isEmpty()) {
+            return Double.NaN;
+        }
+        double[] sorted = values.stream().mapToDouble(Double::doubleValue).sorted().toArray();
+        int middle = sorted.length / 2;
+        return sorted.length % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+    }
+
+    private static double cpuMicrosPerRequest(Run run) {
+        return run.requests == 0 ? Double.NaN : run.benchCores * run.seconds() * 1e6 / run.requests;
+    }
+
+    /** (h): a meter registry that records nothing, bound in place of the Prometheus one (benchmark code only). */
+    static final class RecordNothing extends AbstractModule {
+        @Provides
+        @Singleton
+        MeterRegistry registry() {
+            SimpleMeterRegistry registry = new SimpleMeterRegistry();
+            // Every meter becomes a no-op: nothing is counted, timed or kept, JVM binders included.
+            registry.config().meterFilter(MeterFilter.deny());
+            return registry;
+        }
+    }
+
+    /** (h): the runs of one variant taken together. */
+    private record Pooled(long requests, long events, long nanos, LatencyLog latency, double cpuNanos) {
+        static Pooled of(List<Run> runs) {
+            long requests = 0;
+            long events = 0;
+            long nanos = 0;
+            double cpuNanos = 0;
+            LatencyLog latency = new LatencyLog();
+            for (Run run : runs) {
+                requests += run.requests;
+                events += run.events;
+                nanos += run.nanos;
+                cpuNanos += run.benchCores * run.nanos;
+                for (int i = 0; i < run.latency.size(); i++) {
+                    latency.add(run.latency.values[i], 0);
+                }
+            }
+            return new Pooled(requests, events, nanos, latency, cpuNanos);
+        }
+
+        double eventsPerSecond() {
+            return events / (nanos / 1e9);
+        }
+
+        double cpuMicrosPerRequest() {
+            return requests == 0 ? Double.NaN : cpuNanos / 1e3 / requests;
+        }
+    }
+
+    /** (h): one client count's comparison. */
+    private static final class MetricsCost {
+        final int clients;
+        final List<String> perRun = new ArrayList<>();
+        final List<Run> onRuns = new ArrayList<>();
+        final List<Run> offRuns = new ArrayList<>();
+        final List<Run[]> sideBySide = new ArrayList<>();
+        Pooled on;
+        Pooled off;
+        double recordNanos = Double.NaN;
+        long scrapeNanos;
+        long scrapeBytes;
+
+        MetricsCost(int clients) {
+            this.clients = clients;
+        }
+
+        double throughputRatio() {
+            return on.eventsPerSecond() / off.eventsPerSecond();
+        }
+
+        double sideBySideRatio() {
+            long onEvents = 0;
+            long offEvents = 0;
+            for (Run[] pair : sideBySide) {
+                onEvents += pair[0].events;
+                offEvents += pair[1].events;
+            }
+            return (double) onEvents / offEvents;
+        }
+
+        /** Times the meter operations a publish does (latency record, accepted increment) on the server's meters. */
+        void recordingCost(MeterRegistry registry) {
+            Timer latency = registry.get("interlace.publish.duration").tag("stream", STREAM).timer();
+            Counter accepted = registry.get("interlace.events").tags("stream", STREAM, "outcome", "accepted")
+                    .counter();
+            int warmUp = 2_000_000;
+            int measured = 5_000_000;
+            for (int i = 0; i < warmUp; i++) {
+                latency.record(1_000_000L + (i & 1023) * 10_000L, TimeUnit.NANOSECONDS);
+                accepted.increment(1);
+            }
+            long start = System.nanoTime();
+            for (int i = 0; i < measured; i++) {
+                latency.record(1_000_000L + (i & 1023) * 10_000L, TimeUnit.NANOSECONDS);
+                accepted.increment(1);
+            }
+            recordNanos = (System.nanoTime() - start) / (double) measured;
+        }
+
+        /** Times scrapes of the server's registry (the median of 21). */
+        void scrape(Metrics metrics) throws IOException {
+            long[] times = new long[21];
+            for (int i = 0; i < times.length; i++) {
+                ByteArrayOutputStream out = new ByteArrayOutputStream();
+                long start = System.nanoTime();
+                metrics.writePrometheusText(out);
+                times[i] = System.nanoTime() - start;
+                scrapeBytes = out.size();
+            }
+            Arrays.sort(times);
+            scrapeNanos = times[times.length / 2];
+        }
     }
 
     // ------------------------------------------------------------------------------------------ (b)
@@ -1477,6 +1768,16 @@ public final class PublishBenchmark {
                         orderP95 <= 1000 && g.orderModel.neverSeen == 0);
             }
         }
+        for (MetricsCost m : metricsCosts) {
+            target("(h) " + m.clients + " clients, interleaved runs: publish throughput with metrics / without",
+                    String.format("%.3fx (%,.0f vs %,.0f events/s); p99 %s vs %s ms; CPU %.1f vs %.1f us/request",
+                            m.throughputRatio(), m.on.eventsPerSecond(), m.off.eventsPerSecond(),
+                            ms(m.on.latency.percentile(99)), ms(m.off.latency.percentile(99)),
+                            m.on.cpuMicrosPerRequest(), m.off.cpuMicrosPerRequest()), null);
+            double side = m.sideBySideRatio();
+            target("(h) " + m.clients + " clients, side by side: publish throughput with metrics within 5 % of"
+                    + " without", String.format("%.3fx", side), side >= 0.95);
+        }
         for (Drain d : drains) {
             target("(e) flush >= 200 000 rows/s (backlog " + d.rows + ", --flush-batch-rows " + d.batchRows + ")",
                     String.format("%,.0f rows/s from start(); %,.0f between first and last commit", d.rowsPerSecond(),
@@ -1687,6 +1988,11 @@ public final class PublishBenchmark {
 
     private Interlace start(Path dir, boolean group, CommitListener listener, long maxPending, int flushBatchRows,
             FlushListener flushListener) {
+        return start(dir, group, listener, maxPending, flushBatchRows, flushListener, null);
+    }
+
+    private Interlace start(Path dir, boolean group, CommitListener listener, long maxPending, int flushBatchRows,
+            FlushListener flushListener, com.google.inject.Module extra) {
         InterlaceConfig config = ConfigLoader.load(new String[] {"--port", "0", "--data-dir", dir.toString(),
                 "--max-pending", Long.toString(maxPending), "--max-events-per-request", "10000",
                 "--flush-delay-ms", Long.toString(options.flushDelayMillis),
@@ -1711,6 +2017,9 @@ public final class PublishBenchmark {
                     bind(CommitListener.class).toInstance(listener);
                 }
             });
+        }
+        if (extra != null) {
+            overrides.add(extra);
         }
         return builder.override(overrides.toArray(new com.google.inject.Module[0])).start();
     }
@@ -2217,7 +2526,7 @@ public final class PublishBenchmark {
                 "  --batch-clients N    concurrent clients in (b) (default 8)",
                 "  --steps N            (b) reports throughput every keys/N keys (default 20)",
                 "  --warmup N           seconds of unmeasured JIT warm-up on a throwaway dir (default 10)",
-                "  --scenarios LIST     which of a,b,c,d,e,f,g to run, in the order given (default a,c,d,e,f,g)",
+                "  --scenarios LIST     which of a,b,c,d,e,f,g,h to run, in the order given (default a,c,d,e,f,g)",
                 "  --data-root DIR      where the fresh data dirs go (default a new temp dir, removed at the end)",
                 "  --client KIND        load generator: jdk (java.net.http.HttpClient, default) or raw (a minimal",
                 "                       blocking HTTP/1.1 keep-alive socket client, to measure the JDK client's cost)",
@@ -2231,13 +2540,17 @@ public final class PublishBenchmark {
                 "  --orders-percent N   (g) orders published alongside the clicks, % of --rate (default 10; 0 = none)",
                 "  --backlog N          (e) events in the backlog (default 1000000)",
                 "  --drain-batch-rows LIST  (e) --flush-batch-rows values to drain the backlog with (default 5000,50000)",
+                "  --metrics-clients LIST   (h) client counts (default 16)",
+                "  --metrics-rounds N   (h) pairs of runs (metrics, no metrics) per client count, alternating which",
+                "                       runs first, so an even number balances drift (default 4)",
                 "  --keep               keep the temp data root afterwards",
                 "",
                 "scenarios: a, c = single events with/without group commit; b = batches to --keys keys with",
                 "  --max-pending 100000000 (as before the flusher); d = publish->queryable latency; e = flush",
                 "  throughput for a backlog; f = b with the default --max-pending (429 + Retry-After honoured);",
                 "  g = publish->dependent-model-updated latency (clicks -> clicks_enriched, orders ->",
-                "  revenue_summary), runs and coalesced triggers from GET /runs; --rate, --latency-* apply to d and g");
+                "  revenue_summary), runs and coalesced triggers from GET /runs; --rate, --latency-* apply to d and g;",
+                "  h = single events with the real metrics vs a registry that records nothing, --seconds per run");
 
         int seconds = 30;
         long keys = 5_000_000;
@@ -2257,6 +2570,8 @@ public final class PublishBenchmark {
         int ordersPercent = 10;
         long backlog = 1_000_000;
         int[] drainBatchRows = {5000, 50000};
+        int[] metricsClients = {16};
+        int metricsRounds = 4;
         Path dataRoot;
         boolean keep;
         boolean help;
@@ -2309,6 +2624,8 @@ public final class PublishBenchmark {
                     case "--orders-percent" -> ordersPercent = Integer.parseInt(value);
                     case "--backlog" -> backlog = positive(Long.parseLong(value.replace("_", "")), flag);
                     case "--drain-batch-rows" -> drainBatchRows = list(value, flag);
+                    case "--metrics-clients" -> metricsClients = list(value, flag);
+                    case "--metrics-rounds" -> metricsRounds = positive(Integer.parseInt(value), flag);
                     case "--data-root" -> dataRoot = Path.of(value);
                     case "--client" -> {
                         if (!value.equals("jdk") && !value.equals("raw")) {
@@ -2351,7 +2668,8 @@ public final class PublishBenchmark {
                     + rate + " --latency-batch " + latencyBatch + " --latency-seconds " + latencySeconds
                     + " --latency-senders " + latencySenders + " --poll-ms " + pollMillis + " --orders-percent "
                     + ordersPercent + " --backlog " + backlog
-                    + " --drain-batch-rows " + join(drainBatchRows);
+                    + " --drain-batch-rows " + join(drainBatchRows) + " --metrics-clients " + join(metricsClients)
+                    + " --metrics-rounds " + metricsRounds;
         }
 
         private static String join(int[] values) {

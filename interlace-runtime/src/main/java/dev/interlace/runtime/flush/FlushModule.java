@@ -9,6 +9,7 @@ import dev.interlace.runtime.log.Watermarks;
 import dev.interlace.runtime.ops.RequestIds;
 import dev.interlace.runtime.records.SystemRecords;
 import dev.interlace.runtime.stream.StreamCatalog;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import java.util.Iterator;
 import java.util.Optional;
@@ -40,8 +41,10 @@ public final class FlushModule extends AbstractModule {
     @Provides
     @Singleton
     Flusher flusher(StreamCatalog catalog, StreamLog log, Optional<Warehouse> warehouse, FlushPositions positions,
-            FlushListener listener, FlushLease lease, RequestIds ids, SystemRecords records, Clock clock,
-            InterlaceConfig config) {
-        return new Flusher(catalog, log, warehouse, positions, listener, lease, ids, records, clock, config);
+            FlushListener listener, FlushLease lease, RequestIds ids, SystemRecords records, MeterRegistry registry,
+            Clock clock, InterlaceConfig config) {
+        FlushMetrics metrics = new FlushMetrics(registry, catalog, log, positions);
+        return new Flusher(catalog, log, warehouse, positions, FlushListener.both(listener, metrics), lease, ids,
+                records, clock, config);
     }
 }

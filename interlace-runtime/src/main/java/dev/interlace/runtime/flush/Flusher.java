@@ -432,10 +432,13 @@ public final class Flusher implements AutoCloseable {
                 target.quarantine() ? "quarantine" : "events", rows.get(0).offset(), newWatermark, rows.size(),
                 startedAtMicros, 0, null);
         flush.attempt = record;
+        long startedNanos = System.nanoTime();
         warehouse.orElseThrow().append(flush.stream, target, flush.token, watermark, newWatermark, rows, record);
+        long durationNanos = System.nanoTime() - startedNanos;
         flush.attempt = null;
         flush.lastFlushId = record.id();
         listener.afterCommit(target, newWatermark);
+        listener.committed(target, rows.size(), durationNanos);
         if (!target.quarantine()) {
             // Before the position moves, so that whoever waits for the flush also sees what it triggered.
             for (FlushedListener flushed : flushedListeners) {

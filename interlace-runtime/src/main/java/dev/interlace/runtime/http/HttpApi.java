@@ -45,7 +45,7 @@ public final class HttpApi {
     @Inject
     public HttpApi(RequestIds requestIds, RefusedRequests refused, java.time.Clock clock, PublishRoutes publish,
             StreamRoutes streams, HealthRoutes health, SqlRoutes sql, RunRoutes runs, ConsumerRoutes consumers,
-            RecordRoutes records) {
+            RecordRoutes records, MetricsRoutes metrics) {
         this.requestIds = requestIds;
         this.refused = refused;
         this.clock = clock;
@@ -56,6 +56,7 @@ public final class HttpApi {
         runs.register(routes);
         consumers.register(routes);
         records.register(routes);
+        metrics.register(routes);
     }
 
     /** Starts listening; returns the bound port (useful with port 0). */

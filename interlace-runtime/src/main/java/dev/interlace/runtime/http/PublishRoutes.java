@@ -23,11 +23,13 @@ final class PublishRoutes {
 
     private final Publisher publisher;
     private final IngestLimits limits;
+    private final PublishMetrics metrics;
 
     @Inject
-    PublishRoutes(Publisher publisher, IngestLimits limits) {
+    PublishRoutes(Publisher publisher, IngestLimits limits, PublishMetrics metrics) {
         this.publisher = publisher;
         this.limits = limits;
+        this.metrics = metrics;
     }
 
     void register(List<Route> routes) {
@@ -35,6 +37,15 @@ final class PublishRoutes {
     }
 
     private void publish(HttpExchange exchange, List<String> path, String requestId) throws IOException {
+        long startedNanos = System.nanoTime();
+        try {
+            receive(exchange, path, requestId);
+        } finally {
+            metrics.answered(path.get(0), exchange.getResponseCode(), System.nanoTime() - startedNanos);
+        }
+    }
+
+    private void receive(HttpExchange exchange, List<String> path, String requestId) throws IOException {
         Instant receivedAt = publisher.now();
         String stream = path.get(0);
         if (publisher.stream(stream).isEmpty()) {
@@ -73,7 +84,9 @@ final class PublishRoutes {
             return;
         }
         boolean verbose = "true".equals(QueryParameters.parse(exchange.getRequestURI()).get("verbose"));
-        respond(exchange, publisher.publish(stream, requestId, receivedAt, body, mediaType.format()), verbose);
+        PublishOutcome outcome = publisher.publish(stream, requestId, receivedAt, body, mediaType.format());
+        metrics.decided(stream, outcome);
+        respond(exchange, outcome, verbose);
     }
 
     /** Maps every outcome to its status and body; the only place publish statuses are decided. */

@@ -4,6 +4,7 @@ import com.google.inject.AbstractModule;
 import com.google.inject.Provides;
 import com.google.inject.Singleton;
 import dev.interlace.runtime.config.InterlaceConfig;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 
 /** Binds {@link StreamLog} to the SQLite log in the data directory. */
@@ -25,7 +26,8 @@ public final class LogModule extends AbstractModule {
     @Provides
     @Singleton
     StreamLog streamLog(InterlaceConfig config, LogSettings settings, Watermarks watermarks, CommitListener listener,
-            Clock clock) {
-        return new SqliteStreamLog(config.dataDirectory(), settings, watermarks, listener, clock);
+            MeterRegistry registry, Clock clock) {
+        return new SqliteStreamLog(config.dataDirectory(), settings, watermarks,
+                CommitListener.both(listener, new CommitMetrics(registry)), clock);
     }
 }

@@ -7,6 +7,7 @@ import dev.interlace.runtime.flush.Warehouse;
 import dev.interlace.runtime.ops.RequestIds;
 import dev.interlace.runtime.stream.StreamCatalog;
 import dev.interlace.runtime.stream.StreamDescriptor;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
@@ -37,7 +38,8 @@ public final class ModelModule extends AbstractModule {
     @Provides
     @Singleton
     Optional<ModelRunner> runner(List<ModelDefinition> definitions, StreamCatalog catalog,
-            Optional<Warehouse> warehouse, Clock clock, RequestIds ids, ModelListener listener) {
+            Optional<Warehouse> warehouse, Clock clock, RequestIds ids, ModelListener listener,
+            MeterRegistry registry) {
         if (warehouse.isEmpty()) {
             if (!definitions.isEmpty()) {
                 throw new ModelException("there are models but no warehouse to run them in; put"
@@ -47,6 +49,7 @@ public final class ModelModule extends AbstractModule {
         }
         Set<String> streams = catalog.streams().stream().map(StreamDescriptor::name).collect(Collectors.toSet());
         ModelGraph graph = ModelGraph.build(definitions, streams, warehouse.get());
-        return Optional.of(new ModelRunner(graph, warehouse.get(), clock, ids, listener));
+        ModelListener observed = ModelListener.both(listener, new ModelMetrics(registry, graph));
+        return Optional.of(new ModelRunner(graph, warehouse.get(), clock, ids, observed));
     }
 }

@@ -210,7 +210,10 @@ public final class ModelRunner implements AutoCloseable {
             }
         }
         boolean anyFailed = results.stream().anyMatch(result -> result.status().equals("failed"));
-        finish(run.id, anyFailed ? "failed" : "succeeded", results);
+        String status = anyFailed ? "failed" : "succeeded";
+        finish(run.id, status, results);
+        listener.runFinished(new RunRecord(run.id, run.trigger, List.copyOf(run.triggers), status,
+                run.queuedAtMicros, started, micros(), List.copyOf(results)));
     }
 
     /** Brings one model up to date; returns the rows written. */

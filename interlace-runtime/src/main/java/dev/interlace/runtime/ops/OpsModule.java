@@ -4,9 +4,12 @@ import com.google.inject.AbstractModule;
 import com.google.inject.Provides;
 import com.google.inject.Singleton;
 import dev.interlace.runtime.config.InterlaceConfig;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Clock;
 
-/** Clock, request ids and disk space: the operational plumbing every other module uses. */
+/** Clock, request ids, disk space and metrics: the operational plumbing every other module uses. */
 public final class OpsModule extends AbstractModule {
 
     @Provides
@@ -25,5 +28,18 @@ public final class OpsModule extends AbstractModule {
     @Singleton
     DiskSpace diskSpace(InterlaceConfig config) {
         return new DataDirectoryDiskSpace(config.dataDirectory());
+    }
+
+    /** Where every component registers its meters; override the binding to export them elsewhere. */
+    @Provides
+    @Singleton
+    MeterRegistry meterRegistry() {
+        return new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    }
+
+    @Provides
+    @Singleton
+    Metrics metrics(MeterRegistry registry) {
+        return new Metrics(registry);
     }
 }

@@ -1,0 +1,81 @@
+package dev.interlace.runtime.flush;
+
+import dev.interlace.runtime.log.StreamHead;
+import dev.interlace.runtime.log.StreamLog;
+import dev.interlace.runtime.log.Watermarks;
+import dev.interlace.runtime.ops.Metrics;
+import dev.interlace.runtime.stream.StreamCatalog;
+import dev.interlace.runtime.stream.StreamDescriptor;
+import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Flushing as meters, per declared stream: how long each batch's warehouse transaction took and how many rows it
+ * carried (events and quarantined events apart), and how many entries wait to be materialised. The meters are
+ * created once at start-up; a committed batch only looks its stream up.
+ */
+public final class FlushMetrics implements FlushListener {
+
+    private final Map<String, StreamMeters> streams;
+
+    public FlushMetrics(MeterRegistry registry, StreamCatalog catalog, StreamLog log, Watermarks watermarks) {
+        Map<String, StreamMeters> meters = new HashMap<>();
+        for (StreamDescriptor stream : catalog.streams()) {
+            String name = stream.name();
+            meters.put(name, new StreamMeters(new BatchMeters(registry, name, "events"),
+                    new BatchMeters(registry, name, "quarantine")));
+            Gauge.builder("interlace.pending", () -> pending(log, watermarks, name))
+                    .description("Entries of the stream (events and quarantined events) in the log and not yet"
+                            + " materialised in the warehouse: log head minus flushed watermark")
+                    .baseUnit("events")
+                    .tag("stream", name)
+                    .register(registry);
+        }
+        this.streams = Map.copyOf(meters);
+    }
+
+    @Override
+    public void committed(Warehouse.Target target, int rows, long durationNanos) {
+        StreamMeters meters = streams.get(target.stream());
+        if (meters == null) {
+            return;
+        }
+        BatchMeters batch = target.quarantine() ? meters.quarantine : meters.events;
+        batch.duration.record(durationNanos, TimeUnit.NANOSECONDS);
+        batch.rows.record(rows);
+    }
+
+    private static long pending(StreamLog log, Watermarks watermarks, String stream) {
+        StreamHead head = log.heads().get(stream);
+        if (head == null) {
+            return 0;
+        }
+        return (head.head() - watermarks.events(stream)) + (head.quarantineHead() - watermarks.quarantine(stream));
+    }
+
+    private record StreamMeters(BatchMeters events, BatchMeters quarantine) {}
+
+    /** The meters of one stream's events, or of its quarantine. */
+    private static final class BatchMeters {
+        final Timer duration;
+        final DistributionSummary rows;
+
+        BatchMeters(MeterRegistry registry, String stream, String kind) {
+            duration = Timer.builder("interlace.flush.duration")
+                    .description("Time of one flush batch's warehouse transaction (watermark, rows, commit)")
+                    .tags("stream", stream, "kind", kind)
+                    .serviceLevelObjectives(Metrics.latencyBuckets())
+                    .register(registry);
+            rows = DistributionSummary.builder("interlace.flush.rows")
+                    .description("Rows per committed flush batch; the sum is every row materialised")
+                    .tags("stream", stream, "kind", kind)
+                    .serviceLevelObjectives(1, 10, 100, 1_000, 5_000, 10_000, 50_000, 100_000)
+                    .register(registry);
+        }
+    }
+}
