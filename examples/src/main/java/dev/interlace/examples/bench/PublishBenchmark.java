@@ -10,6 +10,7 @@ import dev.interlace.runtime.flush.FlushListener;
 import dev.interlace.runtime.flush.Warehouse;
 import dev.interlace.runtime.log.CommitListener;
 import dev.interlace.runtime.log.LogSettings;
+import dev.interlace.runtime.records.SystemRecords;
 import dev.interlace.runtime.ops.Metrics;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -70,6 +71,9 @@ import java.util.stream.Stream;
  *       through {@code Builder.override}, benchmark code only), {@code --metrics-rounds} interleaved pairs of
  *       {@code --seconds} each, then as many rounds with both servers running side by side (half the clients
  *       each); plus the cost of the meter operations of one publish, and of one scrape.</li>
+ *   <li>(i) what operational records cost on the publish path: (h)'s design, the server as shipped against one
+ *       without records (no publish record in the group commit, system records discarded: what
+ *       {@code --record-retention 0} does, bound through {@code Builder.override}).</li>
  * </ul>
  *
  * <p>Run: {@code java -cp examples/target/interlace-examples.jar dev.interlace.examples.bench.PublishBenchmark}
@@ -183,7 +187,16 @@ public final class PublishBenchmark {
                         section("(h) metrics on the publish path: single-event publishes, " + clients + " client(s), "
                                 + options.metricsRounds + " interleaved pairs of " + options.seconds + " s runs, real"
                                 + " Metrics vs a MeterRegistry that records nothing, each run on a fresh dir");
-                        metricsCosts.add(runMetricsCost(clients));
+                        metricsCosts.add(runMetricsCost(clients, Feature.METRICS));
+                    }
+                }
+                case "i" -> {
+                    for (int clients : options.metricsClients) {
+                        section("(i) records on the publish path: single-event publishes, " + clients + " client(s), "
+                                + options.metricsRounds + " interleaved pairs of " + options.seconds + " s runs, with"
+                                + " publish and system records vs without (as --record-retention 0), each run on a"
+                                + " fresh dir");
+                        metricsCosts.add(runMetricsCost(clients, Feature.RECORDS));
                     }
                 }
                 default -> throw new IllegalArgumentException("unknown scenario " + scenario);
@@ -311,22 +324,20 @@ public final class PublishBenchmark {
      * registry records nothing, alternating which goes first in each pair so that drift on the shared machine hits
      * both alike. Pooled over the rounds: throughput, latency percentiles and this JVM's CPU per request.
      */
-    private MetricsCost runMetricsCost(int clients) throws Exception {
-        MetricsCost result = new MetricsCost(clients);
+    private MetricsCost runMetricsCost(int clients, Feature feature) throws Exception {
+        MetricsCost result = new MetricsCost(clients, feature);
         for (int round = 0; round < options.metricsRounds; round++) {
             for (int i = 0; i < 2; i++) {
                 boolean metrics = (i == 0) == (round % 2 == 0);
-                Path dir = fresh("h-" + clients + "-" + round + (metrics ? "-on" : "-off"));
+                Path dir = fresh(feature.scenario + "-" + clients + "-" + round + (metrics ? "-on" : "-off"));
                 Run run;
                 try (Interlace server = start(dir, true, null, DEFAULT_MAX_PENDING, options.flushBatchRows, null,
-                        metrics ? null : new RecordNothing())) {
+                        metrics ? null : feature.without())) {
+                    feature.check(server, metrics);
                     MeterRegistry registry = server.instance(MeterRegistry.class);
-                    if (metrics != (registry instanceof PrometheusMeterRegistry)) {
-                        throw new IllegalStateException("the registry override did not take effect: " + registry);
-                    }
                     run = drive(server, clients, 1, System.nanoTime() + options.seconds * 1_000_000_000L,
                             Long.MAX_VALUE, null, 1);
-                    if (metrics && round == options.metricsRounds - 1) {
+                    if (feature == Feature.METRICS && metrics && round == options.metricsRounds - 1) {
                         result.scrape(server.instance(Metrics.class));
                         result.recordingCost(registry);
                     }
@@ -334,7 +345,7 @@ public final class PublishBenchmark {
                 deleteTree(dir);
                 (metrics ? result.onRuns : result.offRuns).add(run);
                 result.perRun.add(String.format(Locale.ROOT, "| %d | %s | %,d | %,.0f | %s | %s | %.1f | %d | %.2f |"
-                        + " %.2f |", round + 1, metrics ? "metrics" : "no metrics", run.requests,
+                        + " %.2f |", round + 1, metrics ? feature.with : feature.without, run.requests,
                         run.eventsPerSecond(), ms(run.latency.percentile(50)), ms(run.latency.percentile(99)),
                         cpuMicrosPerRequest(run), run.errors, run.benchCores, run.otherCores));
                 System.out.println(result.perRun.get(result.perRun.size() - 1));
@@ -355,14 +366,15 @@ public final class PublishBenchmark {
     private void sideBySide(MetricsCost result) throws Exception {
         int perServer = Math.max(1, result.clients / 2);
         for (int round = 0; round < options.metricsRounds; round++) {
-            Path onDir = fresh("h-side-" + round + "-on");
-            Path offDir = fresh("h-side-" + round + "-off");
+            Feature feature = result.feature;
+            Path onDir = fresh(feature.scenario + "-side-" + round + "-on");
+            Path offDir = fresh(feature.scenario + "-side-" + round + "-off");
             // Which server starts (and is driven) first alternates, in case order matters.
             boolean onFirst = round % 2 == 0;
             Interlace first = start(onFirst ? onDir : offDir, true, null, DEFAULT_MAX_PENDING, options.flushBatchRows,
-                    null, onFirst ? null : new RecordNothing());
+                    null, onFirst ? null : feature.without());
             Interlace second = start(onFirst ? offDir : onDir, true, null, DEFAULT_MAX_PENDING,
-                    options.flushBatchRows, null, onFirst ? new RecordNothing() : null);
+                    options.flushBatchRows, null, onFirst ? feature.without() : null);
             try (first; second) {
                 long deadline = System.nanoTime() + options.seconds * 1_000_000_000L;
                 java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(2);
@@ -376,8 +388,9 @@ public final class PublishBenchmark {
                     Run a = onRun.get();
                     Run b = offRun.get();
                     result.sideBySide.add(new Run[] {a, b});
-                    System.out.printf("side by side %d: metrics %,.0f events/s (p50 %s, p99 %s ms), no metrics %,.0f"
-                            + " events/s (p50 %s, p99 %s ms), ratio %.3f; other CPU %.2f cores%n", round + 1,
+                    System.out.printf("side by side %d: " + feature.with + " %,.0f events/s (p50 %s, p99 %s ms), "
+                            + feature.without + " %,.0f events/s (p50 %s, p99 %s ms), ratio %.3f; other CPU %.2f"
+                            + " cores%n", round + 1,
                             a.eventsPerSecond(), ms(a.latency.percentile(50)), ms(a.latency.percentile(99)),
                             b.eventsPerSecond(), ms(b.latency.percentile(50)), ms(b.latency.percentile(99)),
                             a.eventsPerSecond() / b.eventsPerSecond(), a.otherCores);
@@ -401,12 +414,13 @@ public final class PublishBenchmark {
                 + " ack p99 ms | ack p99.9 ms | CPU us/request |");
         System.out.println("|---|---:|---:|---:|---:|---:|---:|");
         for (Pooled p : List.of(r.on, r.off)) {
-            System.out.printf("| %s | %,d | %,.0f | %s | %s | %s | %.1f |%n", p == r.on ? "metrics" : "no metrics",
+            System.out.printf("| %s | %,d | %,.0f | %s | %s | %s | %.1f |%n",
+                    p == r.on ? r.feature.with : r.feature.without,
                     p.requests, p.eventsPerSecond(), ms(p.latency.percentile(50)), ms(p.latency.percentile(99)),
                     ms(p.latency.percentile(99.9)), p.cpuMicrosPerRequest());
         }
-        System.out.printf("%nmetrics / no metrics: throughput %.3fx, p50 %.3fx, p99 %.3fx, CPU per request %+.1f us"
-                + " (%.3fx)%n", r.throughputRatio(), r.on.latency.percentile(50) / r.off.latency.percentile(50),
+        System.out.printf("%n" + r.feature.with + " / " + r.feature.without + ": throughput %.3fx, p50 %.3fx, p99"
+                + " %.3fx, CPU per request %+.1f us (%.3fx)%n", r.throughputRatio(), r.on.latency.percentile(50) / r.off.latency.percentile(50),
                 r.on.latency.percentile(99) / r.off.latency.percentile(99),
                 r.on.cpuMicrosPerRequest() - r.off.cpuMicrosPerRequest(),
                 r.on.cpuMicrosPerRequest() / r.off.cpuMicrosPerRequest());
@@ -425,7 +439,8 @@ public final class PublishBenchmark {
                 quiet.add(ratio);
             }
         }
-        System.out.printf("throughput ratio per pair (metrics / no metrics; the pairs alternate which runs first; *"
+        System.out.printf("throughput ratio per pair (" + r.feature.with + " / " + r.feature.without + "; the pairs"
+                + " alternate which runs first; *"
                 + " = other processes used >= %.2f cores during a run of the pair): %s%n", QUIET_CORES, pairs);
         System.out.printf("  all %d pairs: geometric mean %.3fx, median %.3fx; the %d undisturbed pairs: geometric mean"
                 + " %.3fx, median %.3fx%n", all.size(), geometricMean(all), median(all), quiet.size(),
@@ -434,15 +449,18 @@ public final class PublishBenchmark {
         for (Run[] pair : r.sideBySide) {
             sideRatios.add(pair[0].eventsPerSecond() / pair[1].eventsPerSecond());
         }
-        System.out.printf("side by side (%d rounds, %d clients per server): events metrics / no metrics %.3fx overall;"
+        System.out.printf("side by side (%d rounds, %d clients per server): events " + r.feature.with + " / "
+                + r.feature.without + " %.3fx overall;"
                 + " per round geometric mean %.3fx, median %.3fx, min %.3f, max %.3f%n", r.sideBySide.size(),
                 Math.max(1, r.clients / 2), r.sideBySideRatio(), geometricMean(sideRatios),
                 median(sideRatios), sideRatios.stream().mapToDouble(Double::doubleValue).min().orElse(Double.NaN),
                 sideRatios.stream().mapToDouble(Double::doubleValue).max().orElse(Double.NaN));
-        System.out.printf("meter operations of one publish on the real registry (one latency record + one counter"
-                + " increment, one thread): %.0f ns%n", r.recordNanos);
-        System.out.printf("one scrape (GET /metrics body, written in-process): %.2f ms, %,d bytes%n",
-                r.scrapeNanos / 1e6, r.scrapeBytes);
+        if (r.feature == Feature.METRICS) {
+            System.out.printf("meter operations of one publish on the real registry (one latency record + one counter"
+                    + " increment, one thread): %.0f ns%n", r.recordNanos);
+            System.out.printf("one scrape (GET /metrics body, written in-process): %.2f ms, %,d bytes%n",
+                    r.scrapeNanos / 1e6, r.scrapeBytes);
+        }
     }
 
     /** (h): a run during which other processes used less CPU than this counts as undisturbed. */
@@ -464,6 +482,56 @@ public final class PublishBenchmark {
 
     private static double cpuMicrosPerRequest(Run run) {
         return run.requests == 0 ? Double.NaN : run.benchCores * run.seconds() * 1e6 / run.requests;
+    }
+
+    /** What (h) and (i) compare: the server as shipped against one without a feature (benchmark code only). */
+    private enum Feature {
+        METRICS("h", "metrics", "no metrics"),
+        RECORDS("i", "records", "no records");
+
+        final String scenario;
+        final String with;
+        final String without;
+
+        Feature(String scenario, String with, String without) {
+            this.scenario = scenario;
+            this.with = with;
+            this.without = without;
+        }
+
+        /** The override that takes the feature away. */
+        com.google.inject.Module without() {
+            return this == METRICS ? new RecordNothing() : new NoRecords();
+        }
+
+        /** Fails when the override did (or did not) take effect as intended. */
+        void check(Interlace server, boolean with) {
+            boolean on = this == METRICS ? server.instance(MeterRegistry.class) instanceof PrometheusMeterRegistry
+                    : server.instance(LogSettings.class).publishRecords()
+                            && server.instance(SystemRecords.class) != SystemRecords.DISCARD;
+            if (on != with) {
+                throw new IllegalStateException("the " + this + " override did not take effect");
+            }
+        }
+    }
+
+    /**
+     * (i): no publish records in the log's group commit and no system records, exactly what
+     * {@code --record-retention 0} configures (benchmark code only).
+     */
+    static final class NoRecords extends AbstractModule {
+        @Provides
+        @Singleton
+        LogSettings settings(InterlaceConfig config) {
+            LogSettings defaults = LogSettings.defaults(config.maxPending());
+            return new LogSettings(defaults.maxPending(), defaults.walCapBytes(), defaults.maxGroupRequests(), false);
+        }
+
+        @Provides
+        @Singleton
+        SystemRecords records() {
+            return SystemRecords.DISCARD;
+        }
     }
 
     /** (h): a meter registry that records nothing, bound in place of the Prometheus one (benchmark code only). */
@@ -510,6 +578,7 @@ public final class PublishBenchmark {
     /** (h): one client count's comparison. */
     private static final class MetricsCost {
         final int clients;
+        final Feature feature;
         final List<String> perRun = new ArrayList<>();
         final List<Run> onRuns = new ArrayList<>();
         final List<Run> offRuns = new ArrayList<>();
@@ -520,8 +589,9 @@ public final class PublishBenchmark {
         long scrapeNanos;
         long scrapeBytes;
 
-        MetricsCost(int clients) {
+        MetricsCost(int clients, Feature feature) {
             this.clients = clients;
+            this.feature = feature;
         }
 
         double throughputRatio() {
@@ -1769,14 +1839,15 @@ public final class PublishBenchmark {
             }
         }
         for (MetricsCost m : metricsCosts) {
-            target("(h) " + m.clients + " clients, interleaved runs: publish throughput with metrics / without",
+            String label = "(" + m.feature.scenario + ") " + m.clients + " clients";
+            target(label + ", interleaved runs: publish throughput with " + m.feature.with + " / without",
                     String.format("%.3fx (%,.0f vs %,.0f events/s); p99 %s vs %s ms; CPU %.1f vs %.1f us/request",
                             m.throughputRatio(), m.on.eventsPerSecond(), m.off.eventsPerSecond(),
                             ms(m.on.latency.percentile(99)), ms(m.off.latency.percentile(99)),
                             m.on.cpuMicrosPerRequest(), m.off.cpuMicrosPerRequest()), null);
             double side = m.sideBySideRatio();
-            target("(h) " + m.clients + " clients, side by side: publish throughput with metrics within 5 % of"
-                    + " without", String.format("%.3fx", side), side >= 0.95);
+            target(label + ", side by side: publish throughput with " + m.feature.with + " within 5 % of without",
+                    String.format("%.3fx", side), side >= 0.95);
         }
         for (Drain d : drains) {
             target("(e) flush >= 200 000 rows/s (backlog " + d.rows + ", --flush-batch-rows " + d.batchRows + ")",
@@ -2526,7 +2597,7 @@ public final class PublishBenchmark {
                 "  --batch-clients N    concurrent clients in (b) (default 8)",
                 "  --steps N            (b) reports throughput every keys/N keys (default 20)",
                 "  --warmup N           seconds of unmeasured JIT warm-up on a throwaway dir (default 10)",
-                "  --scenarios LIST     which of a,b,c,d,e,f,g,h to run, in the order given (default a,c,d,e,f,g)",
+                "  --scenarios LIST     which of a,b,c,d,e,f,g,h,i to run, in the order given (default a,c,d,e,f,g)",
                 "  --data-root DIR      where the fresh data dirs go (default a new temp dir, removed at the end)",
                 "  --client KIND        load generator: jdk (java.net.http.HttpClient, default) or raw (a minimal",
                 "                       blocking HTTP/1.1 keep-alive socket client, to measure the JDK client's cost)",
@@ -2540,8 +2611,8 @@ public final class PublishBenchmark {
                 "  --orders-percent N   (g) orders published alongside the clicks, % of --rate (default 10; 0 = none)",
                 "  --backlog N          (e) events in the backlog (default 1000000)",
                 "  --drain-batch-rows LIST  (e) --flush-batch-rows values to drain the backlog with (default 5000,50000)",
-                "  --metrics-clients LIST   (h) client counts (default 16)",
-                "  --metrics-rounds N   (h) pairs of runs (metrics, no metrics) per client count, alternating which",
+                "  --metrics-clients LIST   (h), (i) client counts (default 16)",
+                "  --metrics-rounds N   (h), (i) pairs of runs (with, without the feature) per client count, alternating which",
                 "                       runs first, so an even number balances drift (default 4)",
                 "  --keep               keep the temp data root afterwards",
                 "",
