@@ -76,10 +76,17 @@ public final class SqliteStreamLog implements StreamLog {
     // Owned by the writer thread.
     private final Connection connection;
     private boolean stateUncertain;
+    /** The id of the newest publish record (ids are given here, in commit order). */
+    private long publishSeq;
+    /** Publish records up to this id are in {@code publish_ids}, the request-id index. */
+    private long indexedThrough;
+    private long lastIndexNanos;
     private final Map<String, StreamState> states = new HashMap<>();
     private final PreparedStatement insertEvent;
     private final PreparedStatement insertQuarantined;
     private final PreparedStatement insertPublish;
+    /** How often the request-id index of publish records catches up (inside a group commit). */
+    private static final long INDEX_PUBLISHES_NANOS = 250_000_000L;
     private final PreparedStatement selectKey;
 
     /**
@@ -109,10 +116,11 @@ public final class SqliteStreamLog implements StreamLog {
                     + " ingested_at, schema_version, payload, errors) VALUES (?, ?, ?, ?, ?, ?, ?)");
             insertPublish = connection.prepareStatement("INSERT INTO publishes(request_id, stream_id, accepted,"
                     + " deduplicated, quarantined, first_offset, last_offset, received_at, committed_at,"
-                    + " duplicate_offsets, first_seq, last_seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+                    + " duplicate_offsets, first_seq, last_seq, id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
             selectKey = connection.prepareStatement(
                     "SELECT dedup_key FROM events WHERE stream_id = ? AND \"offset\" = ?");
             loadStreams();
+            loadPublishIndex();
             connection.commit();
         } catch (SQLException | IOException e) {
             throw new LogUnavailableException("cannot open the stream log " + file + ": " + e.getMessage(), e);
@@ -182,7 +190,17 @@ public final class SqliteStreamLog implements StreamLog {
                 + " last_offset INTEGER,"
                 + " received_at INTEGER NOT NULL,"
                 + " committed_at INTEGER NOT NULL)");
-        statement.execute("CREATE INDEX IF NOT EXISTS publishes_by_request ON publishes(request_id)");
+        // Looking publish records up by request id goes through publish_ids, filled in batches (see indexPublishes):
+        // an index on publishes itself, maintained row by row on the writer thread, cost 7 % of publish throughput.
+        statement.execute("DROP INDEX IF EXISTS publishes_by_request");
+        statement.execute("CREATE TABLE IF NOT EXISTS publish_ids ("
+                + " request_id TEXT NOT NULL,"
+                + " publish_id INTEGER NOT NULL,"
+                + " PRIMARY KEY (request_id, publish_id)) WITHOUT ROWID");
+        statement.execute("CREATE TABLE IF NOT EXISTS publish_index ("
+                + " id INTEGER PRIMARY KEY CHECK (id = 1),"
+                + " indexed_through INTEGER NOT NULL)");
+        statement.execute("INSERT OR IGNORE INTO publish_index VALUES (1, 0)");
         // Added for GET /correlate; logs created before get them (null for old records).
         java.util.Set<String> publishColumns = new java.util.HashSet<>();
         try (ResultSet columns = statement.executeQuery("PRAGMA table_info(publishes)")) {
@@ -205,6 +223,41 @@ public final class SqliteStreamLog implements StreamLog {
                 + " lease_expires_at INTEGER,"
                 + " updated_at INTEGER NOT NULL,"
                 + " PRIMARY KEY (stream_id, group_name)) WITHOUT ROWID");
+    }
+
+    /** Reads the newest publish id and how far the request-id index goes, then indexes whatever it lacks. */
+    private void loadPublishIndex() throws SQLException {
+        try (Statement statement = connection.createStatement();
+                ResultSet row = statement.executeQuery("SELECT coalesce((SELECT max(id) FROM publishes), 0),"
+                        + " (SELECT indexed_through FROM publish_index)")) {
+            row.next();
+            publishSeq = row.getLong(1);
+            indexedThrough = Math.min(row.getLong(2), publishSeq);
+        }
+        indexPublishes();
+    }
+
+    /**
+     * Adds the publish records written since the last call to {@code publish_ids}, sorted by request id, inside the
+     * current transaction (it rides on a group commit: no extra fsync), and records how far the index goes. Lookups
+     * by request id read the index up to that point and scan only the records after it.
+     */
+    private void indexPublishes() throws SQLException {
+        lastIndexNanos = System.nanoTime();
+        if (publishSeq <= indexedThrough) {
+            return;
+        }
+        try (PreparedStatement index = connection.prepareStatement("INSERT OR IGNORE INTO publish_ids"
+                + " SELECT request_id, id FROM publishes WHERE id > ? AND id <= ? ORDER BY request_id");
+                PreparedStatement through = connection.prepareStatement(
+                        "UPDATE publish_index SET indexed_through = ? WHERE id = 1")) {
+            index.setLong(1, indexedThrough);
+            index.setLong(2, publishSeq);
+            index.executeUpdate();
+            through.setLong(1, publishSeq);
+            through.executeUpdate();
+        }
+        indexedThrough = publishSeq;
     }
 
     private void loadStreams() throws SQLException {
@@ -476,16 +529,23 @@ public final class SqliteStreamLog implements StreamLog {
         Map<StreamState, Pending> pending = new HashMap<>();
         List<AppendResult> results = new ArrayList<>(group.size());
         int entries = 0;
+        long publishSeqBefore = publishSeq;
+        long indexedBefore = indexedThrough;
         try {
             for (AppendTask task : group) {
                 AppendResult result = write(task.request, now, pending);
                 results.add(result);
                 entries += task.request.size();
             }
+            if (System.nanoTime() - lastIndexNanos >= INDEX_PUBLISHES_NANOS) {
+                indexPublishes();
+            }
             listener.beforeCommit(group.size(), entries);
             connection.commit();
         } catch (SQLException | RuntimeException e) {
             rollback();
+            publishSeq = publishSeqBefore;
+            indexedThrough = indexedBefore;
             // A failed COMMIT may still have reached the disk; reread positions and keys before the next write.
             stateUncertain = true;
             failure = "the last write failed: " + e.getMessage();
@@ -620,6 +680,7 @@ public final class SqliteStreamLog implements StreamLog {
     private void writePublish(AppendRequest request, StreamState state, AppendResult.Committed committed, long now,
             long firstOffset, long lastOffset, java.util.SortedSet<Long> duplicateOffsets, long firstSeq,
             long lastSeq) throws SQLException {
+        insertPublish.setLong(13, ++publishSeq);
         insertPublish.setString(1, request.requestId());
         insertPublish.setInt(2, state.id);
         insertPublish.setLong(3, committed.count(AppendResult.Status.ACCEPTED));
@@ -778,6 +839,7 @@ public final class SqliteStreamLog implements StreamLog {
             loadKeys(state, now);
             publishHead(state);
         }
+        loadPublishIndex();
         connection.commit();
         stateUncertain = false;
     }
@@ -941,7 +1003,11 @@ public final class SqliteStreamLog implements StreamLog {
             parameters.add(filter.stream());
         }
         if (filter.requestId() != null) {
-            where.append(" AND p.request_id = ?");
+            // The index up to where it goes, then the few records written since.
+            where.append(" AND p.id IN (SELECT publish_id FROM publish_ids WHERE request_id = ? UNION ALL"
+                    + " SELECT id FROM publishes WHERE id > (SELECT indexed_through FROM publish_index)"
+                    + " AND request_id = ?)");
+            parameters.add(filter.requestId());
             parameters.add(filter.requestId());
         }
         if (filter.sinceMicros() != null) {
@@ -1014,8 +1080,12 @@ public final class SqliteStreamLog implements StreamLog {
     @Override
     public long trimPublishes(long beforeMicros) {
         return group(null, (state, now) -> {
-            try (PreparedStatement delete = connection.prepareStatement(
-                    "DELETE FROM publishes WHERE received_at < ?")) {
+            try (PreparedStatement unindex = connection.prepareStatement("DELETE FROM publish_ids"
+                    + " WHERE (request_id, publish_id) IN (SELECT request_id, id FROM publishes WHERE received_at < ?)");
+                    PreparedStatement delete = connection.prepareStatement(
+                            "DELETE FROM publishes WHERE received_at < ?")) {
+                unindex.setLong(1, beforeMicros);
+                unindex.executeUpdate();
                 delete.setLong(1, beforeMicros);
                 return (long) delete.executeUpdate();
             }

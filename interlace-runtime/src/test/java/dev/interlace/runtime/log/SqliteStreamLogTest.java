@@ -76,6 +76,28 @@ class SqliteStreamLogTest {
     }
 
     @Test
+    void publishRecordsAreFoundByRequestIdWhetherTheBatchedIndexHasCaughtUpOrNot() throws Exception {
+        SqliteStreamLog log = open();
+        append(log, "a");
+        Thread.sleep(300); // the next group commit brings the request-id index up to date, itself included
+        append(log, "b");
+        append(log, "c"); // written after the index caught up: found by scanning the few records past it
+        for (String request : List.of("req-a", "req-b", "req-c")) {
+            PublishRecord.Page page = log.publishes(new PublishRecord.Filter(null, request, null, null, 10));
+            assertThat(page.total()).as(request).isEqualTo(1);
+            assertThat(page.records().get(0).requestId()).isEqualTo(request);
+        }
+        try (java.sql.Connection c = java.sql.DriverManager.getConnection("jdbc:sqlite:"
+                + dataDirectory.resolve("log.sqlite"));
+                java.sql.ResultSet row = c.createStatement().executeQuery("SELECT count(*),"
+                        + " (SELECT indexed_through FROM publish_index) FROM publish_ids")) {
+            row.next();
+            assertThat(row.getLong(1)).as("indexed records").isEqualTo(2);
+            assertThat(row.getLong(2)).as("indexed through publish id").isEqualTo(2);
+        }
+    }
+
+    @Test
     void offsetsStartAtOneAndAreDense() throws Exception {
         SqliteStreamLog log = open();
         assertThat(append(log, "a", "b").entries()).extracting(AppendResult.EntryResult::offset).containsExactly(1L, 2L);
