@@ -50,6 +50,8 @@ public final class Flusher implements AutoCloseable {
     private static final Logger LOG = Logger.getLogger(Flusher.class.getName());
     private static final long MAX_BACKOFF_MILLIS = 30_000;
     private static final int THREADS = 2;
+    /** Fenced appends in a row that are retried at once (re-leasing); more count as a failure, with backoff. */
+    private static final int MAX_FENCED_IN_A_ROW = 3;
 
     private final StreamCatalog catalog;
     private final StreamLog log;
@@ -269,48 +271,60 @@ public final class Flusher implements AutoCloseable {
             }
             flush.status = FlushStatus.IDLE;
             flush.failures = 0;
+            flush.fencedInARow = 0;
         } catch (Warehouse.FencedException e) {
-            // Another flusher took the stream over (or committed first): lease again, which either claims the stream
-            // afresh from the watermark it committed or stands by.
-            LOG.info("flushing stream " + flush.stream.name() + " was fenced off: " + e.getMessage());
+            if (++flush.fencedInARow <= MAX_FENCED_IN_A_ROW) {
+                // Another flusher took the stream over (or committed first): lease again, which either claims the
+                // stream afresh from the watermark it committed or stands by.
+                LOG.info("flushing stream " + flush.stream.name() + " was fenced off: " + e.getMessage());
+                flush.token = 0;
+                resync(flush);
+                flush.lock.unlock();
+                schedule(flush, 0);
+                return;
+            }
+            // Fenced again and again although leased afresh: a failure like any other, retried with backoff.
             flush.token = 0;
-            resync(flush);
-            flush.lock.unlock();
-            schedule(flush, 0);
+            failed(flush, e);
             return;
         } catch (RuntimeException e) {
-            resync(flush);
-            flush.failures++;
-            long since = flush.status.failing() ? flush.status.failingSinceMicros() : micros();
-            String error = describe(e);
-            FlushRecord attempt = flush.attempt;
-            flush.attempt = null;
-            String id = attempt != null ? attempt.id() : ids.mintWithPrefix("flush-");
-            if (attempt != null) {
-                try {
-                    warehouse.orElseThrow().recordFailedFlush(new FlushRecord(attempt.id(), attempt.stream(),
-                            attempt.target(), attempt.firstOffset(), attempt.lastOffset(), attempt.rows(),
-                            attempt.startedAtMicros(), 0, error));
-                } catch (RuntimeException unrecorded) {
-                    LOG.log(Level.FINE, "the failed flush " + id + " could not be recorded", unrecorded);
-                }
-            }
-            if (!flush.status.failing()) {
-                LOG.log(Level.WARNING, "flushing stream " + flush.stream.name() + " failed (" + id
-                        + "); retrying with backoff", e);
-                records.record(SysRecord.of(micros(), "flush_failing", flush.stream.name(), id,
-                        "flushing stream " + flush.stream.name() + " failed: " + error));
-            }
-            flush.status = new FlushStatus("failing", error, since);
-            long backoff = Math.min(MAX_BACKOFF_MILLIS, 100L << Math.min(flush.failures, 10));
-            flush.lock.unlock();
-            schedule(flush, backoff);
+            failed(flush, e);
             return;
         }
         flush.lock.unlock();
         if (backlog(flush) > 0) {
             schedule(flush, 0);
         }
+    }
+
+    /** Records a failed run (state, flush record, system record on the transition) and retries with backoff. */
+    private void failed(StreamFlush flush, RuntimeException e) {
+        resync(flush);
+        flush.failures++;
+        long since = flush.status.failing() ? flush.status.failingSinceMicros() : micros();
+        String error = describe(e);
+        FlushRecord attempt = flush.attempt;
+        flush.attempt = null;
+        String id = attempt != null ? attempt.id() : ids.mintWithPrefix("flush-");
+        if (attempt != null) {
+            try {
+                warehouse.orElseThrow().recordFailedFlush(new FlushRecord(attempt.id(), attempt.stream(),
+                        attempt.target(), attempt.firstOffset(), attempt.lastOffset(), attempt.rows(),
+                        attempt.startedAtMicros(), 0, error));
+            } catch (RuntimeException unrecorded) {
+                LOG.log(Level.FINE, "the failed flush " + id + " could not be recorded", unrecorded);
+            }
+        }
+        if (!flush.status.failing()) {
+            LOG.log(Level.WARNING, "flushing stream " + flush.stream.name() + " failed (" + id
+                    + "); retrying with backoff", e);
+            records.record(SysRecord.of(micros(), "flush_failing", flush.stream.name(), id,
+                    "flushing stream " + flush.stream.name() + " failed: " + error));
+        }
+        flush.status = new FlushStatus("failing", error, since);
+        long backoff = Math.min(MAX_BACKOFF_MILLIS, 100L << Math.min(flush.failures, 10));
+        flush.lock.unlock();
+        schedule(flush, backoff);
     }
 
     /**
@@ -546,6 +560,7 @@ public final class Flusher implements AutoCloseable {
         long heldUntilMicros;
         long committedToGroup;
         int failures;
+        int fencedInARow;
         /** The batch being written, until it commits (its record is kept when it fails). */
         volatile FlushRecord attempt;
         volatile String lastFlushId;
