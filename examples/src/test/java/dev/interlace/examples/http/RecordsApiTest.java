@@ -107,6 +107,40 @@ class RecordsApiTest {
     }
 
     @Test
+    void aRetryLinksOnlyTheFlushesThatHoldItsEventsAndAReusedRequestIdListsEveryPublish() {
+        try (TestServer api = TestServer.start(dataDirectory)) {
+            assertThat(publish(api, "/streams/orders", "first", "[{\"order_id\":\"a\"},{\"order_id\":\"b\"}]")
+                    .status()).isEqualTo(200);
+            api.awaitFlushed("orders");
+            for (int i = 0; i < 3; i++) { // flushes in between that have nothing to do with the retry
+                publish(api, "/streams/orders", "between-" + i, "{\"order_id\":\"m" + i + "\"}");
+                api.awaitFlushed("orders");
+            }
+            // A new event (offset 6) and a duplicate of offset 1, under a request id used twice.
+            publish(api, "/streams/orders", "retry", "[{\"order_id\":\"a\"},{\"order_id\":\"new\"}]");
+            api.awaitFlushed("orders");
+            publish(api, "/streams/orders", "retry", "{\"order_id\":\"new\"}");
+
+            JsonNode story = api.get("/correlate?request_id=retry").body();
+            assertThat(story.get("publishes").get("total").asInt()).as("both uses of the id").isEqualTo(2);
+            assertThat(story.get("publish").get("accepted").asInt()).as("the story follows the first").isEqualTo(1);
+            assertThat(story.get("events").get("first_offset").asLong()).isEqualTo(6);
+            JsonNode flushes = story.get("flushes");
+            assertThat(flushes.get("total").asLong()).as("%s", flushes).isEqualTo(flushes.get("count").asLong());
+            for (JsonNode flush : flushes.get("items")) {
+                long first = flush.get("first_offset").asLong();
+                long last = flush.get("last_offset").asLong();
+                assertThat(first <= 1 && last >= 1 || first <= 6 && last >= 6)
+                        .as("flush %s holds offset 1 or 6", flush).isTrue();
+            }
+            assertThat(flushes.get("count").asInt()).as("the original's flush and the new event's").isEqualTo(2);
+            assertThat(story.get("deduplicated").get("first_written_by").get(0).get("request_id").asText())
+                    .isEqualTo("first");
+            assertThat(story.get("deduplicated").get("completeness").asText()).isEqualTo("store");
+        }
+    }
+
+    @Test
     void aRefusedRequestIsFoundInTheRingAndSaidToBe() {
         try (TestServer api = TestServer.start(dataDirectory)) {
             TestServer.Response refused = publish(api, "/streams/orders", "req-bad", "{\"order_id\": 5}");

@@ -64,6 +64,7 @@ public final class Flusher implements AutoCloseable {
     private final Clock clock;
     private final long delayMillis;
     private final int batchRows;
+    private final boolean keepsRecords;
     private final Map<String, StreamFlush> streams = new ConcurrentHashMap<>();
     private final List<FlushedListener> flushedListeners = new java.util.concurrent.CopyOnWriteArrayList<>();
     private final ScheduledExecutorService executor;
@@ -83,6 +84,7 @@ public final class Flusher implements AutoCloseable {
         this.clock = clock;
         this.delayMillis = config.flushDelayMillis();
         this.batchRows = config.flushBatchRows();
+        this.keepsRecords = config.keepsRecords();
         AtomicInteger count = new AtomicInteger();
         ScheduledThreadPoolExecutor pool = new ScheduledThreadPoolExecutor(THREADS, runnable -> {
             Thread thread = new Thread(runnable, "interlace-flush-" + count.incrementAndGet());
@@ -273,6 +275,7 @@ public final class Flusher implements AutoCloseable {
             flush.failures = 0;
             flush.fencedInARow = 0;
         } catch (Warehouse.FencedException e) {
+            flush.attempt = null; // refused, not failed: no failed-flush record for it
             if (++flush.fencedInARow <= MAX_FENCED_IN_A_ROW) {
                 // Another flusher took the stream over (or committed first): lease again, which either claims the
                 // stream afresh from the watermark it committed or stands by.
@@ -306,7 +309,7 @@ public final class Flusher implements AutoCloseable {
         FlushRecord attempt = flush.attempt;
         flush.attempt = null;
         String id = attempt != null ? attempt.id() : ids.mintWithPrefix("flush-");
-        if (attempt != null) {
+        if (attempt != null && keepsRecords) {
             try {
                 warehouse.orElseThrow().recordFailedFlush(new FlushRecord(attempt.id(), attempt.stream(),
                         attempt.target(), attempt.firstOffset(), attempt.lastOffset(), attempt.rows(),
@@ -442,12 +445,14 @@ public final class Flusher implements AutoCloseable {
 
     private void commit(StreamFlush flush, Warehouse.Target target, long watermark, long newWatermark,
             List<Warehouse.Row> rows, long startedAtMicros) {
+        // With --record-retention 0 no flush record is written either (the id still names the batch in logs).
         FlushRecord record = new FlushRecord(ids.mintWithPrefix("flush-"), flush.stream.name(),
                 target.quarantine() ? "quarantine" : "events", rows.get(0).offset(), newWatermark, rows.size(),
                 startedAtMicros, 0, null);
+        FlushRecord kept = keepsRecords ? record : null;
         flush.attempt = record;
         long startedNanos = System.nanoTime();
-        warehouse.orElseThrow().append(flush.stream, target, flush.token, watermark, newWatermark, rows, record);
+        warehouse.orElseThrow().append(flush.stream, target, flush.token, watermark, newWatermark, rows, kept);
         long durationNanos = System.nanoTime() - startedNanos;
         flush.attempt = null;
         flush.lastFlushId = record.id();

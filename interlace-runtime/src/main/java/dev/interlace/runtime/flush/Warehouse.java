@@ -33,7 +33,7 @@ public interface Warehouse extends AutoCloseable {
 
     /**
      * Appends rows, moves the target's watermark from {@code expectedWatermark} to {@code newWatermark} and writes the
-     * batch's flush record (with its commit time), in one transaction.
+     * batch's flush record (with its commit time; none when {@code record} is null), in one transaction.
      *
      * @throws FencedException when the watermark moved or a newer token was claimed; nothing was written
      * @throws WarehouseException when the write failed; nothing was written

@@ -133,6 +133,11 @@ public final class HttpApi {
         exchange.getResponseHeaders().set("X-Request-Id", requestId);
         java.time.Instant received = clock.instant();
         long startNanos = System.nanoTime();
+        boolean[] kept = new boolean[1];
+        exchange.setAttribute(HttpResponses.REFUSAL_ATTRIBUTE, (HttpResponses.Refusal) (status, error, message) -> {
+            kept[0] = true;
+            keepRefused(exchange, requestId, status, error, message, received, startNanos);
+        });
         inFlight.incrementAndGet();
         try (exchange) {
             if (draining) {
@@ -179,24 +184,22 @@ public final class HttpApi {
         } finally {
             inFlight.decrementAndGet();
             int status = exchange.getResponseCode();
-            if (status >= 400) {
-                keepRefused(exchange, requestId, status, received, startNanos);
+            if (status >= 400 && !kept[0]) { // answered without a JSON error body
+                keepRefused(exchange, requestId, status, null, null, received, startNanos);
             }
         }
     }
 
     /** Keeps a refused request in the ring that {@code GET /logs/api} lists. */
-    private void keepRefused(HttpExchange exchange, String requestId, int status, java.time.Instant received,
-            long startNanos) {
+    private void keepRefused(HttpExchange exchange, String requestId, int status, String error, String message,
+            java.time.Instant received, long startNanos) {
         String path = exchange.getRequestURI().getRawPath();
         String stream = null;
         if (path.startsWith("/streams/")) {
             int end = path.indexOf('/', "/streams/".length());
             stream = path.substring("/streams/".length(), end < 0 ? path.length() : end);
         }
-        refused.add(new ApiRecord("ring", requestId, exchange.getRequestMethod(), path, stream, status,
-                (String) exchange.getAttribute(HttpResponses.ERROR_ATTRIBUTE),
-                (String) exchange.getAttribute(HttpResponses.MESSAGE_ATTRIBUTE),
+        refused.add(new ApiRecord("ring", requestId, exchange.getRequestMethod(), path, stream, status, error, message,
                 received.getEpochSecond() * 1_000_000L + received.getNano() / 1_000,
                 (System.nanoTime() - startNanos) / 1_000));
     }

@@ -14,14 +14,21 @@ final class HttpResponses {
 
     private HttpResponses() {}
 
-    /** Exchange attributes naming a refusal's error code and message, for the refused-requests ring. */
-    static final String ERROR_ATTRIBUTE = "interlace.error";
-    static final String MESSAGE_ATTRIBUTE = "interlace.message";
+    /**
+     * Exchange attribute holding what to do with a refusal (4xx/5xx) before it is answered: the router keeps it in
+     * the refused-requests ring, so that a client that got the answer finds it in {@code GET /logs/api} at once.
+     */
+    static final String REFUSAL_ATTRIBUTE = "interlace.refusal";
+
+    /** Told of a refusal: its status, error code and message. */
+    @FunctionalInterface
+    interface Refusal {
+        void refused(int status, String error, String message);
+    }
 
     static void json(HttpExchange exchange, int status, ObjectNode body) throws IOException {
-        if (status >= 400 && body.has("error")) {
-            exchange.setAttribute(ERROR_ATTRIBUTE, body.get("error").asText());
-            exchange.setAttribute(MESSAGE_ATTRIBUTE, body.path("message").asText(null));
+        if (status >= 400 && exchange.getAttribute(REFUSAL_ATTRIBUTE) instanceof Refusal refusal) {
+            refusal.refused(status, body.path("error").asText(null), body.path("message").asText(null));
         }
         byte[] bytes = JSON.writeValueAsBytes(body);
         exchange.getResponseHeaders().set("Content-Type", "application/json");

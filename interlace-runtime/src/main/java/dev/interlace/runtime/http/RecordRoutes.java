@@ -126,7 +126,8 @@ final class RecordRoutes {
             keySection.put("request_id", wanted);
         }
 
-        PublishRecord.Page publishes = log.publishes(new PublishRecord.Filter(null, wanted, null, null, 10));
+        PublishRecord.Page publishes = log.publishes(new PublishRecord.Filter(null, wanted, null, null,
+                SECTION_LIMIT));
         RefusedRequests.Page refusals = refused.list(new ApiRecord.Filter(null, null, wanted, null, null, 10));
         if (publishes.records().isEmpty() && refusals.records().isEmpty()) {
             HttpResponses.error(exchange, 404, "unknown_request", "nothing is recorded for request " + wanted
@@ -150,8 +151,14 @@ final class RecordRoutes {
             HttpResponses.json(exchange, 200, body);
             return;
         }
-        PublishRecord publish = publishes.records().get(publishes.records().size() - 1); // the first one
+        // A client may reuse a request id (a retry with the same X-Request-Id, or another stream): every record is
+        // listed; the story below follows the first one.
+        PublishRecord publish = publishes.records().get(publishes.records().size() - 1);
         body.set("publish", publishItem(publish));
+        ObjectNode allPublishes = body.putObject("publishes");
+        ArrayNode publishItems = allPublishes.putArray("items");
+        publishes.records().forEach(record -> publishItems.add(publishItem(record)));
+        section(allPublishes, publishes.records().size(), publishes.total());
         if (!refusals.records().isEmpty()) {
             body.set("refused", apiItem(refusals.records().get(0)));
         }
@@ -176,34 +183,41 @@ final class RecordRoutes {
         ObjectNode duplicates = body.putObject("deduplicated");
         duplicates.put("count", publish.deduplicated());
         ArrayNode originals = duplicates.putArray("first_written_by");
-        Map<String, TreeSet<Long>> byRequest = originalRequests(stream, publish.duplicateOffsets());
+        Map<String, TreeSet<Long>> byRequest = new LinkedHashMap<>();
+        TreeSet<Long> trimmed = originalRequests(stream, publish.duplicateOffsets(), byRequest);
         byRequest.forEach((original, offsets) -> {
             ObjectNode item = originals.addObject();
             item.put("request_id", original);
             ArrayNode list = item.putArray("offsets");
             offsets.forEach(list::add);
         });
-        duplicates.put("completeness", "store");
+        ArrayNode trimmedList = duplicates.putArray("trimmed_offsets");
+        trimmed.forEach(trimmedList::add);
+        // The originals of trimmed offsets are no longer in the log: the list is only complete without them.
+        duplicates.put("completeness", trimmed.isEmpty() ? "store" : "partial");
 
-        // Flushes covering the request's offsets (its own and, for duplicates, the originals').
-        TreeSet<Long> offsets = new TreeSet<>(publish.duplicateOffsets());
+        // Flushes covering the request's offsets (its own and, for duplicates, the originals'), one contiguous run of
+        // offsets at a time so that far-apart originals do not pull in every flush between them.
+        List<long[]> ranges = ranges(publish.duplicateOffsets());
         if (publish.accepted() > 0) {
-            offsets.add(publish.firstOffset());
-            offsets.add(publish.lastOffset());
+            ranges.add(new long[] {publish.firstOffset(), publish.lastOffset()});
         }
-        List<FlushRecord> flushList = new ArrayList<>();
+        Map<String, FlushRecord> flushById = new LinkedHashMap<>();
         long flushTotal = 0;
-        if (warehouse.isPresent() && !offsets.isEmpty()) {
-            FlushRecord.Page page = warehouse.get().flushes(new FlushRecord.Filter(stream, "events", offsets.first(),
-                    offsets.last(), SECTION_LIMIT));
-            flushList.addAll(page.records());
-            flushTotal += page.total();
+        if (warehouse.isPresent()) {
+            for (long[] range : ranges) {
+                flushTotal += collect(flushById, warehouse.get().flushes(new FlushRecord.Filter(stream, "events",
+                        range[0], range[1], SECTION_LIMIT)));
+            }
+            if (publish.quarantined() > 0) {
+                flushTotal += collect(flushById, warehouse.get().flushes(new FlushRecord.Filter(stream, "quarantine",
+                        publish.firstSeq(), publish.lastSeq(), SECTION_LIMIT)));
+            }
         }
-        if (warehouse.isPresent() && publish.quarantined() > 0) {
-            FlushRecord.Page page = warehouse.get().flushes(new FlushRecord.Filter(stream, "quarantine",
-                    publish.firstSeq(), publish.lastSeq(), SECTION_LIMIT));
-            flushList.addAll(page.records());
-            flushTotal += page.total();
+        List<FlushRecord> flushList = new ArrayList<>(flushById.values());
+        flushList.sort(Comparator.comparingLong(FlushRecord::startedAtMicros));
+        if (flushList.size() > SECTION_LIMIT) {
+            flushList = new ArrayList<>(flushList.subList(0, SECTION_LIMIT));
         }
         ObjectNode flushes = body.putObject("flushes");
         ArrayNode flushItems = flushes.putArray("items");
@@ -266,22 +280,50 @@ final class RecordRoutes {
         HttpResponses.json(exchange, 200, body);
     }
 
-    /** The request that first wrote each of {@code offsets}, in offset order. */
-    private Map<String, TreeSet<Long>> originalRequests(String stream, List<Long> offsets) {
-        Map<String, TreeSet<Long>> byRequest = new LinkedHashMap<>();
-        List<Long> sorted = new ArrayList<>(new TreeSet<>(offsets));
-        int i = 0;
-        while (i < sorted.size() && i < 10_000) {
-            int end = i;
-            while (end + 1 < sorted.size() && sorted.get(end + 1) == sorted.get(end) + 1 && end - i < 999) {
-                end++;
+    /**
+     * Fills {@code byRequest} with the request that first wrote each of {@code offsets}, in offset order.
+     *
+     * @return the offsets no longer in the log (trimmed by the retention sweep), whose writers are unknown
+     */
+    private TreeSet<Long> originalRequests(String stream, List<Long> offsets, Map<String, TreeSet<Long>> byRequest) {
+        TreeSet<Long> missing = new TreeSet<>(offsets);
+        for (long[] range : ranges(offsets)) {
+            for (long from = range[0]; from <= range[1]; from += 1_000) {
+                int length = (int) Math.min(1_000, range[1] - from + 1);
+                for (LogEntry entry : readQuietly(stream, from - 1, length)) {
+                    // A read after a trimmed offset returns later entries: keep only the offsets asked for.
+                    if (missing.remove(entry.offset())) {
+                        byRequest.computeIfAbsent(entry.requestId(), id -> new TreeSet<>()).add(entry.offset());
+                    }
+                }
             }
-            for (LogEntry entry : readQuietly(stream, sorted.get(i) - 1, end - i + 1)) {
-                byRequest.computeIfAbsent(entry.requestId(), id -> new TreeSet<>()).add(entry.offset());
-            }
-            i = end + 1;
         }
-        return byRequest;
+        return missing;
+    }
+
+    /** Contiguous runs of {@code offsets} as {@code [first, last]} pairs, ascending. */
+    private static List<long[]> ranges(List<Long> offsets) {
+        List<long[]> ranges = new ArrayList<>();
+        for (long offset : new TreeSet<>(offsets)) {
+            long[] last = ranges.isEmpty() ? null : ranges.get(ranges.size() - 1);
+            if (last != null && offset == last[1] + 1) {
+                last[1] = offset;
+            } else {
+                ranges.add(new long[] {offset, offset});
+            }
+        }
+        return ranges;
+    }
+
+    /** Adds a page's flushes not seen yet; returns how many of its total were new. */
+    private static long collect(Map<String, FlushRecord> byId, FlushRecord.Page page) {
+        long seenBefore = 0;
+        for (FlushRecord flush : page.records()) {
+            if (byId.putIfAbsent(flush.id(), flush) != null) {
+                seenBefore++;
+            }
+        }
+        return page.total() - seenBefore;
     }
 
     private List<LogEntry> readQuietly(String stream, long after, int limit) {

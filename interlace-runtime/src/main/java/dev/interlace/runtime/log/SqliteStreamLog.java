@@ -231,8 +231,10 @@ public final class SqliteStreamLog implements StreamLog {
                 ResultSet row = statement.executeQuery("SELECT coalesce((SELECT max(id) FROM publishes), 0),"
                         + " (SELECT indexed_through FROM publish_index)")) {
             row.next();
-            publishSeq = row.getLong(1);
-            indexedThrough = Math.min(row.getLong(2), publishSeq);
+            // Never below what the index covers: if the record retention removed the newest records, new ids must
+            // still land after indexed_through, where lookups scan for records the index does not have yet.
+            indexedThrough = row.getLong(2);
+            publishSeq = Math.max(row.getLong(1), indexedThrough);
         }
         indexPublishes();
     }
@@ -1019,6 +1021,13 @@ public final class SqliteStreamLog implements StreamLog {
             parameters.add(filter.untilMicros());
         }
         Connection reader = borrowReader();
+        try {
+            // Count and page in one read transaction: one snapshot, so the total never disagrees with the items.
+            reader.setAutoCommit(false);
+        } catch (SQLException e) {
+            returnReader(reader);
+            throw new LogUnavailableException("cannot read publish records: " + e.getMessage(), e);
+        }
         try (PreparedStatement count = reader.prepareStatement("SELECT count(*)" + where);
                 PreparedStatement select = reader.prepareStatement("SELECT p.request_id, s.name, p.accepted,"
                         + " p.deduplicated, p.quarantined, p.first_offset, p.last_offset, p.duplicate_offsets,"
@@ -1053,6 +1062,12 @@ public final class SqliteStreamLog implements StreamLog {
         } catch (SQLException e) {
             throw new LogUnavailableException("cannot read publish records: " + e.getMessage(), e);
         } finally {
+            try {
+                reader.rollback();
+                reader.setAutoCommit(true);
+            } catch (SQLException e) {
+                LOG.log(Level.FINE, "ending a read transaction failed", e);
+            }
             returnReader(reader);
         }
     }

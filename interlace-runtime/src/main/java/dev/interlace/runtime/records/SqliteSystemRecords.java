@@ -76,11 +76,11 @@ public final class SqliteSystemRecords implements SystemRecords {
 
     @Override
     public void record(SysRecord record) {
-        if (closed) {
-            LOG.info("system record after close: " + record);
-            return;
-        }
         synchronized (progress) {
+            if (closed) {
+                LOG.info("system record after close (not stored): " + record);
+                return;
+            }
             queued++;
             queue.add(record);
         }
@@ -111,15 +111,24 @@ public final class SqliteSystemRecords implements SystemRecords {
             where.append(" AND at < ?");
             parameters.add(filter.untilMicros());
         }
-        try (Connection reader = open();
-                PreparedStatement count = reader.prepareStatement("SELECT count(*)" + where);
+        try (Connection reader = open()) {
+            reader.setAutoCommit(false); // count and page from one snapshot
+            return list(reader, where.toString(), parameters, filter.limit());
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot read the system records: " + e.getMessage(), e);
+        }
+    }
+
+    private static SysRecord.Page list(Connection reader, String where, List<Object> parameters, int limit)
+            throws SQLException {
+        try (PreparedStatement count = reader.prepareStatement("SELECT count(*)" + where);
                 PreparedStatement select = reader.prepareStatement("SELECT seq, at, event, stream, id, message"
                         + where + " ORDER BY seq DESC LIMIT ?")) {
             for (int i = 0; i < parameters.size(); i++) {
                 count.setObject(i + 1, parameters.get(i));
                 select.setObject(i + 1, parameters.get(i));
             }
-            select.setInt(parameters.size() + 1, filter.limit());
+            select.setInt(parameters.size() + 1, limit);
             long total;
             try (ResultSet row = count.executeQuery()) {
                 row.next();
@@ -133,8 +142,6 @@ public final class SqliteSystemRecords implements SystemRecords {
                 }
             }
             return new SysRecord.Page(records, total);
-        } catch (SQLException e) {
-            throw new IllegalStateException("cannot read the system records: " + e.getMessage(), e);
         }
     }
 
@@ -161,13 +168,17 @@ public final class SqliteSystemRecords implements SystemRecords {
             } catch (InterruptedException e) {
                 // closing: write what is queued and stop
             }
-            List<SysRecord> batch = new ArrayList<>();
-            queue.drainTo(batch);
-            write(batch);
-            if (closed && queue.isEmpty()) {
-                return;
+            try {
+                List<SysRecord> batch = new ArrayList<>();
+                queue.drainTo(batch);
+                write(batch);
+                if (closed && queue.isEmpty()) {
+                    return;
+                }
+                sweep();
+            } catch (RuntimeException | Error e) {
+                LOG.log(Level.WARNING, "the system records writer failed; it goes on", e);
             }
-            sweep();
         }
     }
 
@@ -225,12 +236,18 @@ public final class SqliteSystemRecords implements SystemRecords {
     /** Writes what is queued and closes the database. */
     @Override
     public void close() {
-        closed = true;
+        synchronized (progress) {
+            closed = true; // from now on nothing is queued, so the thread's last drain takes everything
+        }
         thread.interrupt();
         try {
-            thread.join(5_000);
+            thread.join(30_000);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        }
+        if (thread.isAlive()) {
+            LOG.warning("the system records writer did not stop within 30 s; its connection is left open");
+            return;
         }
         try {
             writer.close();

@@ -329,6 +329,12 @@ final class DuckDbWarehouse implements Warehouse {
         String where = " FROM interlace.flushes WHERE stream = ? AND target = ? AND first_offset <= ?"
                 + " AND last_offset >= ?";
         DuckDBConnection c = borrow();
+        try {
+            c.setAutoCommit(false); // count and page from one snapshot
+        } catch (SQLException e) {
+            release(c);
+            throw new WarehouseException("cannot read flush records: " + e.getMessage(), e);
+        }
         try (PreparedStatement count = c.prepareStatement("SELECT count(*)" + where);
                 PreparedStatement select = c.prepareStatement("SELECT flush_id, first_offset, last_offset, \"rows\","
                         + " epoch_us(started_at), coalesce(epoch_us(committed_at), 0), error" + where
@@ -356,6 +362,12 @@ final class DuckDbWarehouse implements Warehouse {
         } catch (SQLException e) {
             throw new WarehouseException("cannot read flush records: " + e.getMessage(), e);
         } finally {
+            rollbackQuietly(c);
+            try {
+                c.setAutoCommit(true);
+            } catch (SQLException e) {
+                LOG.log(Level.FINE, "resetting auto-commit failed", e);
+            }
             release(c);
         }
     }
@@ -422,7 +434,9 @@ final class DuckDbWarehouse implements Warehouse {
                     appender.endRow();
                 }
             }
-            insertFlushRecord(c, record, true);
+            if (record != null) {
+                insertFlushRecord(c, record, true);
+            }
             listener.beforeCommit(target, newWatermark, rows.size());
             c.commit();
         } catch (SQLException | RuntimeException e) {
