@@ -84,8 +84,11 @@ public final class ModelRunner implements AutoCloseable {
                     + " duration_ms BIGINT, error VARCHAR)");
             statement.execute("CREATE TABLE IF NOT EXISTS interlace.model_watermarks (model VARCHAR NOT NULL,"
                     + " stream VARCHAR NOT NULL, watermark BIGINT NOT NULL, PRIMARY KEY (model, stream))");
-            statement.execute("UPDATE interlace.runs SET status = 'failed', finished_at = current_timestamp"
-                    + " WHERE status IN ('queued', 'running')");
+            try (PreparedStatement interrupted = c.prepareStatement("UPDATE interlace.runs SET status = 'failed',"
+                    + " finished_at = ? WHERE status IN ('queued', 'running')")) {
+                interrupted.setObject(1, time(micros())); // UTC, like every stored time
+                interrupted.executeUpdate();
+            }
         } catch (SQLException e) {
             throw new ModelException("cannot prepare the interlace schema: " + e.getMessage());
         }

@@ -122,8 +122,9 @@ final class DuckDbWarehouse implements Warehouse {
                     + " payload JSON NOT NULL, errors JSON NOT NULL)");
             for (Target target : List.of(Target.events(stream.name()), Target.quarantine(stream.name()))) {
                 try (PreparedStatement insert = c.prepareStatement("INSERT INTO streams._watermarks"
-                        + " VALUES (?, 0, 0, current_timestamp) ON CONFLICT DO NOTHING")) {
+                        + " VALUES (?, 0, 0, make_timestamp(?)) ON CONFLICT DO NOTHING")) {
                     insert.setString(1, target.key());
+                    insert.setLong(2, nowMicros());
                     insert.executeUpdate();
                 }
             }
@@ -234,13 +235,14 @@ final class DuckDbWarehouse implements Warehouse {
             try {
                 c.setAutoCommit(false);
                 try (PreparedStatement claim = c.prepareStatement("UPDATE streams._watermarks"
-                        + " SET fencing_token = ?, updated_at = current_timestamp"
+                        + " SET fencing_token = ?, updated_at = make_timestamp(?)"
                         + " WHERE stream = ? AND fencing_token <= ?");
                         PreparedStatement read = c.prepareStatement(
                                 "SELECT watermark, fencing_token FROM streams._watermarks WHERE stream = ?")) {
                     claim.setLong(1, token);
-                    claim.setString(2, target.key());
-                    claim.setLong(3, token);
+                    claim.setLong(2, nowMicros());
+                    claim.setString(3, target.key());
+                    claim.setLong(4, token);
                     int updated = claim.executeUpdate();
                     read.setString(1, target.key());
                     try (ResultSet row = read.executeQuery()) {
@@ -285,6 +287,15 @@ final class DuckDbWarehouse implements Warehouse {
                 : last.getMessage()), last);
     }
 
+    /**
+     * Now as epoch microseconds, for {@code make_timestamp(?)}: stored times are UTC whatever the session time zone
+     * ({@code current_timestamp} into a {@code TIMESTAMP} column would be local wall-clock time).
+     */
+    private static long nowMicros() {
+        Instant now = Instant.now();
+        return now.getEpochSecond() * 1_000_000L + now.getNano() / 1_000;
+    }
+
     /** Inserts a flush record; a committed batch's commit time is now (UTC, like every stored time). */
     private static void insertFlushRecord(Connection c, FlushRecord record, boolean committed) throws SQLException {
         try (PreparedStatement insert = c.prepareStatement("INSERT INTO interlace.flushes VALUES (?, ?, ?, ?, ?, ?,"
@@ -297,8 +308,7 @@ final class DuckDbWarehouse implements Warehouse {
             insert.setLong(6, record.rows());
             insert.setLong(7, record.startedAtMicros());
             if (committed) {
-                Instant now = Instant.now();
-                insert.setLong(8, now.getEpochSecond() * 1_000_000L + now.getNano() / 1_000);
+                insert.setLong(8, nowMicros());
             } else {
                 insert.setNull(8, java.sql.Types.BIGINT);
             }
@@ -404,12 +414,13 @@ final class DuckDbWarehouse implements Warehouse {
         try {
             c.setAutoCommit(false);
             try (PreparedStatement advance = c.prepareStatement("UPDATE streams._watermarks"
-                    + " SET watermark = ?, updated_at = current_timestamp"
+                    + " SET watermark = ?, updated_at = make_timestamp(?)"
                     + " WHERE stream = ? AND watermark = ? AND fencing_token = ?")) {
                 advance.setLong(1, newWatermark);
-                advance.setString(2, target.key());
-                advance.setLong(3, expectedWatermark);
-                advance.setLong(4, fencingToken);
+                advance.setLong(2, nowMicros());
+                advance.setString(3, target.key());
+                advance.setLong(4, expectedWatermark);
+                advance.setLong(5, fencingToken);
                 if (advance.executeUpdate() != 1) {
                     c.rollback();
                     throw new FencedException("the watermark of " + target.key() + " is no longer " + expectedWatermark
