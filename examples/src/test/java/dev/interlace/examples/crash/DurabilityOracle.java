@@ -183,9 +183,11 @@ final class DurabilityOracle {
                 report.offsets.add("the server reports head " + report.head + ", the log's last offset is "
                         + (expectedOffset - 1));
             }
-            try (PreparedStatement select = log.prepareStatement(
-                    "SELECT request_id FROM publishes WHERE stream_id = ?")) {
+            // A publish record is a row of publishes, or rides on its request's last event row until it is copied.
+            try (PreparedStatement select = log.prepareStatement("SELECT request_id FROM publishes WHERE stream_id = ?"
+                    + " UNION SELECT request_id FROM events WHERE stream_id = ? AND publish IS NOT NULL")) {
                 select.setLong(1, streamId);
+                select.setLong(2, streamId);
                 try (ResultSet rows = select.executeQuery()) {
                     while (rows.next()) {
                         publishRecords.add(rows.getString(1));

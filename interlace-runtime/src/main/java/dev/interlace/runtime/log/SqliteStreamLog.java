@@ -111,7 +111,8 @@ public final class SqliteStreamLog implements StreamLog {
             }
             connection.setAutoCommit(false);
             insertEvent = connection.prepareStatement("INSERT INTO events(stream_id, \"offset\", request_id,"
-                    + " ingested_at, schema_version, dedup_key, key_hash, payload) VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
+                    + " ingested_at, schema_version, dedup_key, key_hash, payload, publish)"
+                    + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)");
             insertQuarantined = connection.prepareStatement("INSERT INTO quarantine(stream_id, seq, request_id,"
                     + " ingested_at, schema_version, payload, errors) VALUES (?, ?, ?, ?, ?, ?, ?)");
             insertPublish = connection.prepareStatement("INSERT INTO publishes(request_id, stream_id, accepted,"
@@ -169,7 +170,18 @@ public final class SqliteStreamLog implements StreamLog {
                 + " dedup_key TEXT,"
                 + " key_hash INTEGER,"
                 + " payload BLOB NOT NULL,"
+                + " publish TEXT,"
                 + " PRIMARY KEY (stream_id, \"offset\")) WITHOUT ROWID");
+        // The publish record of a request with accepted events rides on its last event row (see writePublish).
+        java.util.Set<String> eventColumns = new java.util.HashSet<>();
+        try (ResultSet columns = statement.executeQuery("PRAGMA table_info(events)")) {
+            while (columns.next()) {
+                eventColumns.add(columns.getString("name"));
+            }
+        }
+        if (!eventColumns.contains("publish")) {
+            statement.execute("ALTER TABLE events ADD COLUMN publish TEXT");
+        }
         statement.execute("CREATE TABLE IF NOT EXISTS quarantine ("
                 + " stream_id INTEGER NOT NULL,"
                 + " seq INTEGER NOT NULL,"
@@ -201,6 +213,14 @@ public final class SqliteStreamLog implements StreamLog {
                 + " id INTEGER PRIMARY KEY CHECK (id = 1),"
                 + " indexed_through INTEGER NOT NULL)");
         statement.execute("INSERT OR IGNORE INTO publish_index VALUES (1, 0)");
+        // How far each stream's events have had their publish records copied into publishes.
+        statement.execute("CREATE TABLE IF NOT EXISTS publish_copy ("
+                + " stream_id INTEGER PRIMARY KEY,"
+                + " through_offset INTEGER NOT NULL)");
+        // Streams from logs written before publish records rode on event rows: nothing to copy below their head.
+        statement.execute("INSERT OR IGNORE INTO publish_copy SELECT s.id,"
+                + " coalesce((SELECT max(\"offset\") FROM events e WHERE e.stream_id = s.id"
+                + " AND e.publish IS NOT NULL), 0) FROM streams s");
         // Added for GET /correlate; logs created before get them (null for old records).
         java.util.Set<String> publishColumns = new java.util.HashSet<>();
         try (ResultSet columns = statement.executeQuery("PRAGMA table_info(publishes)")) {
@@ -227,6 +247,7 @@ public final class SqliteStreamLog implements StreamLog {
 
     /** Reads the newest publish id and how far the request-id index goes, then indexes whatever it lacks. */
     private void loadPublishIndex() throws SQLException {
+        copyPublishes(); // records still on event rows get their ids counted below
         try (Statement statement = connection.createStatement();
                 ResultSet row = statement.executeQuery("SELECT coalesce((SELECT max(id) FROM publishes), 0),"
                         + " (SELECT indexed_through FROM publish_index)")) {
@@ -249,6 +270,7 @@ public final class SqliteStreamLog implements StreamLog {
         if (publishSeq <= indexedThrough) {
             return;
         }
+        copyPublishes();
         try (PreparedStatement index = connection.prepareStatement("INSERT OR IGNORE INTO publish_ids"
                 + " SELECT request_id, id FROM publishes WHERE id > ? AND id <= ? ORDER BY request_id");
                 PreparedStatement through = connection.prepareStatement(
@@ -261,6 +283,46 @@ public final class SqliteStreamLog implements StreamLog {
         }
         indexedThrough = publishSeq;
     }
+
+    /**
+     * Copies the publish records carried on event rows since the last copy into {@code publishes}, per stream, and
+     * records how far each stream is copied. Afterwards every publish id up to {@link #publishSeq} is in
+     * {@code publishes}. Runs on the writer thread inside a transaction (a group commit, a trim, start-up).
+     */
+    private void copyPublishes() throws SQLException {
+        try (PreparedStatement copy = connection.prepareStatement("INSERT OR IGNORE INTO publishes(id, request_id,"
+                + " stream_id, accepted, deduplicated, quarantined, first_offset, last_offset, received_at,"
+                + " committed_at, first_seq, last_seq, duplicate_offsets) SELECT " + PUBLISH_FROM_EVENT
+                + " FROM events e WHERE e.stream_id = ? AND e.\"offset\" > ? AND e.publish IS NOT NULL");
+                PreparedStatement through = connection.prepareStatement("INSERT OR REPLACE INTO publish_copy"
+                        + " VALUES (?, coalesce((SELECT max(\"offset\") FROM events WHERE stream_id = ?), ?))");
+                PreparedStatement copied = connection.prepareStatement(
+                        "SELECT through_offset FROM publish_copy WHERE stream_id = ?")) {
+            for (StreamState state : states.values()) {
+                long from = 0;
+                copied.setInt(1, state.id);
+                try (ResultSet row = copied.executeQuery()) {
+                    if (row.next()) {
+                        from = row.getLong(1);
+                    }
+                }
+                copy.setInt(1, state.id);
+                copy.setLong(2, from);
+                copy.executeUpdate();
+                through.setInt(1, state.id);
+                through.setInt(2, state.id);
+                through.setLong(3, from);
+                through.executeUpdate();
+            }
+        }
+    }
+
+    /** The columns of {@code publishes}, in its order, from an event row {@code e} carrying a publish record. */
+    private static final String PUBLISH_FROM_EVENT = "json_extract(e.publish, '$[0]'), e.request_id, e.stream_id,"
+            + " json_extract(e.publish, '$[1]'), json_extract(e.publish, '$[2]'), json_extract(e.publish, '$[3]'),"
+            + " json_extract(e.publish, '$[4]'), json_extract(e.publish, '$[5]'), e.ingested_at,"
+            + " json_extract(e.publish, '$[6]'), nullif(json_extract(e.publish, '$[7]'), 0),"
+            + " nullif(json_extract(e.publish, '$[8]'), 0), nullif(json_extract(e.publish, '$[9]'), '')";
 
     private void loadStreams() throws SQLException {
         try (Statement statement = connection.createStatement();
@@ -627,6 +689,26 @@ public final class SqliteStreamLog implements StreamLog {
         long firstSeq = 0;
         long lastSeq = 0;
         java.util.TreeSet<Long> duplicateOffsets = null;
+        for (AppendResult.EntryResult fate : fates) {
+            if (fate.status() == AppendResult.Status.ACCEPTED) {
+                firstOffset = firstOffset == 0 ? fate.offset() : firstOffset;
+                lastOffset = fate.offset();
+            } else if (fate.status() == AppendResult.Status.QUARANTINED) {
+                firstSeq = firstSeq == 0 ? fate.offset() : firstSeq;
+                lastSeq = fate.offset();
+            } else if (settings.publishRecords()) {
+                if (duplicateOffsets == null) {
+                    duplicateOffsets = new java.util.TreeSet<>();
+                }
+                duplicateOffsets.add(fate.offset());
+            }
+        }
+        AppendResult.Committed committed = new AppendResult.Committed(fates, now);
+        // The publish record goes on the request's last event row: same page as the events, no extra page per commit.
+        String publish = settings.publishRecords() && lastOffset > 0
+                ? publishText(++publishSeq, committed, now, firstOffset, lastOffset, duplicateOffsets, firstSeq,
+                        lastSeq)
+                : null;
         for (int i = 0; i < fates.size(); i++) {
             AppendResult.EntryResult fate = fates.get(i);
             AppendRequest.Entry entry = request.entries().get(i);
@@ -645,9 +727,12 @@ public final class SqliteStreamLog implements StreamLog {
                     insertEvent.setLong(7, requestKeys.get(event.idempotencyKey()).hash);
                 }
                 insertEvent.setBytes(8, event.payload());
+                if (publish != null && fate.offset() == lastOffset) {
+                    insertEvent.setString(9, publish);
+                } else {
+                    insertEvent.setNull(9, Types.VARCHAR);
+                }
                 insertEvent.executeUpdate();
-                firstOffset = firstOffset == 0 ? fate.offset() : firstOffset;
-                lastOffset = fate.offset();
             } else if (fate.status() == AppendResult.Status.QUARANTINED) {
                 AppendRequest.Quarantined quarantined = (AppendRequest.Quarantined) entry;
                 insertQuarantined.setInt(1, state.id);
@@ -658,19 +743,11 @@ public final class SqliteStreamLog implements StreamLog {
                 insertQuarantined.setBytes(6, quarantined.payload());
                 insertQuarantined.setString(7, errorsJson(quarantined.errors()));
                 insertQuarantined.executeUpdate();
-                firstSeq = firstSeq == 0 ? fate.offset() : firstSeq;
-                lastSeq = fate.offset();
-            } else if (settings.publishRecords()) {
-                if (duplicateOffsets == null) {
-                    duplicateOffsets = new java.util.TreeSet<>();
-                }
-                duplicateOffsets.add(fate.offset());
             }
         }
-        AppendResult.Committed committed = new AppendResult.Committed(fates, now);
-        if (settings.publishRecords()) {
-            writePublish(request, state, committed, now, firstOffset, lastOffset, duplicateOffsets, firstSeq,
-                    lastSeq);
+        if (settings.publishRecords() && lastOffset == 0) {
+            // No accepted event to carry it (only duplicates or quarantined events): a row of its own.
+            writePublish(request, state, committed, now, duplicateOffsets, firstSeq, lastSeq);
         }
 
         pending.head = nextOffset - 1;
@@ -679,22 +756,35 @@ public final class SqliteStreamLog implements StreamLog {
         return committed;
     }
 
+    /** A publish record as carried on an event row: {@code [id, accepted, deduplicated, quarantined, ...]}. */
+    private static String publishText(long id, AppendResult.Committed committed, long now, long firstOffset,
+            long lastOffset, java.util.SortedSet<Long> duplicateOffsets, long firstSeq, long lastSeq) {
+        StringBuilder text = new StringBuilder(64).append('[').append(id)
+                .append(',').append(committed.count(AppendResult.Status.ACCEPTED))
+                .append(',').append(committed.count(AppendResult.Status.DUPLICATE))
+                .append(',').append(committed.count(AppendResult.Status.QUARANTINED))
+                .append(',').append(firstOffset).append(',').append(lastOffset).append(',').append(now)
+                .append(',').append(firstSeq).append(',').append(lastSeq).append(",\"");
+        if (duplicateOffsets != null) {
+            boolean first = true;
+            for (long offset : duplicateOffsets) {
+                text.append(first ? "" : ",").append(offset);
+                first = false;
+            }
+        }
+        return text.append("\"]").toString();
+    }
+
     private void writePublish(AppendRequest request, StreamState state, AppendResult.Committed committed, long now,
-            long firstOffset, long lastOffset, java.util.SortedSet<Long> duplicateOffsets, long firstSeq,
-            long lastSeq) throws SQLException {
+            java.util.SortedSet<Long> duplicateOffsets, long firstSeq, long lastSeq) throws SQLException {
         insertPublish.setLong(13, ++publishSeq);
         insertPublish.setString(1, request.requestId());
         insertPublish.setInt(2, state.id);
         insertPublish.setLong(3, committed.count(AppendResult.Status.ACCEPTED));
         insertPublish.setLong(4, committed.count(AppendResult.Status.DUPLICATE));
         insertPublish.setLong(5, committed.count(AppendResult.Status.QUARANTINED));
-        if (firstOffset == 0) {
-            insertPublish.setNull(6, Types.BIGINT);
-            insertPublish.setNull(7, Types.BIGINT);
-        } else {
-            insertPublish.setLong(6, firstOffset);
-            insertPublish.setLong(7, lastOffset);
-        }
+        insertPublish.setNull(6, Types.BIGINT); // no accepted event (those records ride on their last event)
+        insertPublish.setNull(7, Types.BIGINT);
         insertPublish.setLong(8, request.receivedAtMicros());
         insertPublish.setLong(9, now);
         if (duplicateOffsets == null) {
@@ -751,6 +841,7 @@ public final class SqliteStreamLog implements StreamLog {
                 connection.commit();
                 register.done.complete(null);
             } else if (task instanceof TrimTask trim) {
+                indexPublishes(); // the publish records riding on the rows about to go are copied out first
                 long removed = trimStream(trim.stream, trim.throughOffset);
                 connection.commit();
                 trim.done.complete(removed);
@@ -998,11 +1089,19 @@ public final class SqliteStreamLog implements StreamLog {
 
     @Override
     public PublishRecord.Page publishes(PublishRecord.Filter filter) {
+        // Two places hold publish records: the publishes table, and the event rows whose records are not copied there
+        // yet (at most the last quarter of a second of them, see copyPublishes). Both are read from one snapshot.
         StringBuilder where = new StringBuilder(" FROM publishes p JOIN streams s ON s.id = p.stream_id WHERE 1 = 1");
+        StringBuilder tailWhere = new StringBuilder(" FROM events e JOIN streams s ON s.id = e.stream_id"
+                + " LEFT JOIN publish_copy pc ON pc.stream_id = e.stream_id"
+                + " WHERE e.\"offset\" > coalesce(pc.through_offset, 0) AND e.publish IS NOT NULL");
         List<Object> parameters = new ArrayList<>();
+        List<Object> tailParameters = new ArrayList<>();
         if (filter.stream() != null) {
             where.append(" AND s.name = ?");
             parameters.add(filter.stream());
+            tailWhere.append(" AND s.name = ?");
+            tailParameters.add(filter.stream());
         }
         if (filter.requestId() != null) {
             // The index up to where it goes, then the few records written since.
@@ -1011,14 +1110,20 @@ public final class SqliteStreamLog implements StreamLog {
                     + " AND request_id = ?)");
             parameters.add(filter.requestId());
             parameters.add(filter.requestId());
+            tailWhere.append(" AND e.request_id = ?");
+            tailParameters.add(filter.requestId());
         }
         if (filter.sinceMicros() != null) {
             where.append(" AND p.received_at >= ?");
             parameters.add(filter.sinceMicros());
+            tailWhere.append(" AND e.ingested_at >= ?");
+            tailParameters.add(filter.sinceMicros());
         }
         if (filter.untilMicros() != null) {
             where.append(" AND p.received_at < ?");
             parameters.add(filter.untilMicros());
+            tailWhere.append(" AND e.ingested_at < ?");
+            tailParameters.add(filter.untilMicros());
         }
         Connection reader = borrowReader();
         try {
@@ -1031,34 +1136,46 @@ public final class SqliteStreamLog implements StreamLog {
         try (PreparedStatement count = reader.prepareStatement("SELECT count(*)" + where);
                 PreparedStatement select = reader.prepareStatement("SELECT p.request_id, s.name, p.accepted,"
                         + " p.deduplicated, p.quarantined, p.first_offset, p.last_offset, p.duplicate_offsets,"
-                        + " p.first_seq, p.last_seq, p.received_at, p.committed_at" + where
-                        + " ORDER BY p.id DESC LIMIT ?")) {
+                        + " p.first_seq, p.last_seq, p.received_at, p.committed_at, p.id" + where
+                        + " ORDER BY p.id DESC LIMIT ?");
+                PreparedStatement tail = reader.prepareStatement("SELECT e.request_id, s.name,"
+                        + " json_extract(e.publish, '$[1]'), json_extract(e.publish, '$[2]'),"
+                        + " json_extract(e.publish, '$[3]'), json_extract(e.publish, '$[4]'),"
+                        + " json_extract(e.publish, '$[5]'), nullif(json_extract(e.publish, '$[9]'), ''),"
+                        + " json_extract(e.publish, '$[7]'), json_extract(e.publish, '$[8]'), e.ingested_at,"
+                        + " json_extract(e.publish, '$[6]'), json_extract(e.publish, '$[0]')" + tailWhere)) {
             for (int i = 0; i < parameters.size(); i++) {
                 count.setObject(i + 1, parameters.get(i));
                 select.setObject(i + 1, parameters.get(i));
             }
             select.setInt(parameters.size() + 1, filter.limit());
+            for (int i = 0; i < tailParameters.size(); i++) {
+                tail.setObject(i + 1, tailParameters.get(i));
+            }
             long total;
             try (ResultSet row = count.executeQuery()) {
                 row.next();
                 total = row.getLong(1);
             }
+            List<long[]> order = new ArrayList<>(); // {id, index into records}
             List<PublishRecord> records = new ArrayList<>();
-            try (ResultSet rows = select.executeQuery()) {
-                while (rows.next()) {
-                    List<Long> duplicates = new ArrayList<>();
-                    String text = rows.getString(8);
-                    if (text != null) {
-                        for (String offset : text.split(",")) {
-                            duplicates.add(Long.parseLong(offset));
+            for (PreparedStatement statement : List.of(tail, select)) {
+                try (ResultSet rows = statement.executeQuery()) {
+                    while (rows.next()) {
+                        order.add(new long[] {rows.getLong(13), records.size()});
+                        records.add(publishRecord(rows));
+                        if (statement == tail) {
+                            total++;
                         }
                     }
-                    records.add(new PublishRecord(rows.getString(1), rows.getString(2), rows.getLong(3),
-                            rows.getLong(4), rows.getLong(5), rows.getLong(6), rows.getLong(7), duplicates,
-                            rows.getLong(9), rows.getLong(10), rows.getLong(11), rows.getLong(12)));
                 }
             }
-            return new PublishRecord.Page(records, total);
+            order.sort((a, b) -> Long.compare(b[0], a[0]));
+            List<PublishRecord> newestFirst = new ArrayList<>();
+            for (int i = 0; i < Math.min(order.size(), filter.limit()); i++) {
+                newestFirst.add(records.get((int) order.get(i)[1]));
+            }
+            return new PublishRecord.Page(newestFirst, total);
         } catch (SQLException e) {
             throw new LogUnavailableException("cannot read publish records: " + e.getMessage(), e);
         } finally {
@@ -1070,6 +1187,20 @@ public final class SqliteStreamLog implements StreamLog {
             }
             returnReader(reader);
         }
+    }
+
+    /** A publish record from a row of either query of {@link #publishes}. */
+    private static PublishRecord publishRecord(ResultSet rows) throws SQLException {
+        List<Long> duplicates = new ArrayList<>();
+        String text = rows.getString(8);
+        if (text != null && !text.isEmpty()) {
+            for (String offset : text.split(",")) {
+                duplicates.add(Long.parseLong(offset));
+            }
+        }
+        return new PublishRecord(rows.getString(1), rows.getString(2), rows.getLong(3), rows.getLong(4),
+                rows.getLong(5), rows.getLong(6), rows.getLong(7), duplicates, rows.getLong(9), rows.getLong(10),
+                rows.getLong(11), rows.getLong(12));
     }
 
     @Override
@@ -1095,6 +1226,7 @@ public final class SqliteStreamLog implements StreamLog {
     @Override
     public long trimPublishes(long beforeMicros) {
         return group(null, (state, now) -> {
+            indexPublishes(); // records still riding on event rows are copied out (and indexed) first
             try (PreparedStatement unindex = connection.prepareStatement("DELETE FROM publish_ids"
                     + " WHERE (request_id, publish_id) IN (SELECT request_id, id FROM publishes WHERE received_at < ?)");
                     PreparedStatement delete = connection.prepareStatement(
