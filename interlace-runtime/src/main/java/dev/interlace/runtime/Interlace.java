@@ -18,6 +18,7 @@ import dev.interlace.runtime.log.StreamLog;
 import dev.interlace.runtime.model.ModelModule;
 import dev.interlace.runtime.model.ModelRunner;
 import dev.interlace.runtime.ops.DataDirectoryLock;
+import dev.interlace.runtime.ops.EpochMicros;
 import dev.interlace.runtime.ops.Metrics;
 import dev.interlace.runtime.ops.OpsModule;
 import dev.interlace.runtime.records.Boot;
@@ -74,8 +75,7 @@ public final class Interlace implements AutoCloseable {
     }
 
     private static long micros() {
-        java.time.Instant now = java.time.Instant.now();
-        return now.getEpochSecond() * 1_000_000L + now.getNano() / 1_000;
+        return EpochMicros.now(java.time.Clock.systemUTC());
     }
 
     public static Builder builder() {

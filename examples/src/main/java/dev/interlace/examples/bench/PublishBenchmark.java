@@ -100,7 +100,7 @@ public final class PublishBenchmark {
     private Latency latency;
     private ModelLatency modelLatency;
     private final List<Drain> drains = new ArrayList<>();
-    private final List<MetricsCost> metricsCosts = new ArrayList<>();
+    private final List<FeatureCost> featureCosts = new ArrayList<>();
 
     private PublishBenchmark(Options options, Path root) {
         this.options = options;
@@ -187,7 +187,7 @@ public final class PublishBenchmark {
                         section("(h) metrics on the publish path: single-event publishes, " + clients + " client(s), "
                                 + options.metricsRounds + " interleaved pairs of " + options.seconds + " s runs, real"
                                 + " Metrics vs a MeterRegistry that records nothing, each run on a fresh dir");
-                        metricsCosts.add(runMetricsCost(clients, Feature.METRICS));
+                        featureCosts.add(runFeatureCost(clients, Feature.METRICS));
                     }
                 }
                 case "i" -> {
@@ -196,7 +196,7 @@ public final class PublishBenchmark {
                                 + options.metricsRounds + " interleaved pairs of " + options.seconds + " s runs, with"
                                 + " publish and system records vs without (as --record-retention 0), each run on a"
                                 + " fresh dir");
-                        metricsCosts.add(runMetricsCost(clients, Feature.RECORDS));
+                        featureCosts.add(runFeatureCost(clients, Feature.RECORDS));
                     }
                 }
                 default -> throw new IllegalArgumentException("unknown scenario " + scenario);
@@ -320,12 +320,13 @@ public final class PublishBenchmark {
     // ------------------------------------------------------------------------------------------ (h)
 
     /**
-     * (h): the same closed-loop single-event load against a server with the real metrics and against one whose meter
-     * registry records nothing, alternating which goes first in each pair so that drift on the shared machine hits
-     * both alike. Pooled over the rounds: throughput, latency percentiles and this JVM's CPU per request.
+     * (h) and (i): the same closed-loop single-event load against the server as shipped and against one without the
+     * feature (metrics that record nothing; no records), alternating which goes first in each pair so that drift on
+     * the shared machine hits both alike. Pooled over the rounds: throughput, latency percentiles and this JVM's CPU
+     * per request.
      */
-    private MetricsCost runMetricsCost(int clients, Feature feature) throws Exception {
-        MetricsCost result = new MetricsCost(clients, feature);
+    private FeatureCost runFeatureCost(int clients, Feature feature) throws Exception {
+        FeatureCost result = new FeatureCost(clients, feature);
         for (int round = 0; round < options.metricsRounds; round++) {
             for (int i = 0; i < 2; i++) {
                 boolean metrics = (i == 0) == (round % 2 == 0);
@@ -354,7 +355,7 @@ public final class PublishBenchmark {
         result.on = Pooled.of(result.onRuns);
         result.off = Pooled.of(result.offRuns);
         sideBySide(result);
-        printMetricsCost(result);
+        printFeatureCost(result);
         return result;
     }
 
@@ -363,7 +364,7 @@ public final class PublishBenchmark {
      * happens on the machine happens to both. With the cores saturated, the server that needs more CPU per request
      * gets fewer requests through.
      */
-    private void sideBySide(MetricsCost result) throws Exception {
+    private void sideBySide(FeatureCost result) throws Exception {
         int perServer = Math.max(1, result.clients / 2);
         for (int round = 0; round < options.metricsRounds; round++) {
             Feature feature = result.feature;
@@ -403,7 +404,7 @@ public final class PublishBenchmark {
         }
     }
 
-    private void printMetricsCost(MetricsCost r) {
+    private void printFeatureCost(FeatureCost r) {
         System.out.println();
         System.out.println("| round | server | requests | events/s | ack p50 ms | ack p99 ms | CPU us/request | errors |"
                 + " bench CPU cores | other CPU cores |");
@@ -576,7 +577,7 @@ public final class PublishBenchmark {
     }
 
     /** (h): one client count's comparison. */
-    private static final class MetricsCost {
+    private static final class FeatureCost {
         final int clients;
         final Feature feature;
         final List<String> perRun = new ArrayList<>();
@@ -589,7 +590,7 @@ public final class PublishBenchmark {
         long scrapeNanos;
         long scrapeBytes;
 
-        MetricsCost(int clients, Feature feature) {
+        FeatureCost(int clients, Feature feature) {
             this.clients = clients;
             this.feature = feature;
         }
@@ -1838,7 +1839,7 @@ public final class PublishBenchmark {
                         orderP95 <= 1000 && g.orderModel.neverSeen == 0);
             }
         }
-        for (MetricsCost m : metricsCosts) {
+        for (FeatureCost m : featureCosts) {
             String label = "(" + m.feature.scenario + ") " + m.clients + " clients";
             target(label + ", interleaved runs: publish throughput with " + m.feature.with + " / without",
                     String.format("%.3fx (%,.0f vs %,.0f events/s); p99 %s vs %s ms; CPU %.1f vs %.1f us/request",

@@ -7,6 +7,7 @@ import com.google.inject.AbstractModule;
 import com.google.inject.Module;
 import dev.interlace.runtime.flush.FlushListener;
 import dev.interlace.runtime.flush.Warehouse;
+import dev.interlace.runtime.ops.EpochMicros;
 import java.net.URLEncoder;
 import java.net.http.HttpRequest;
 import java.nio.charset.StandardCharsets;
@@ -157,7 +158,7 @@ class RecordsApiTest {
     @Test
     void theApiLogListsPublishesAndRefusedRequestsWithExactFiltersCountsAndTotals() {
         try (TestServer api = TestServer.start(dataDirectory, "--refused-requests", "2")) {
-            long before = micros(Instant.now()) - 1;
+            long before = EpochMicros.of(Instant.now()) - 1;
             for (int i = 0; i < 3; i++) {
                 assertThat(publish(api, "/streams/orders", "ok-" + i, "{\"order_id\":\"o" + i + "\"}").status())
                         .isEqualTo(200);
@@ -167,7 +168,7 @@ class RecordsApiTest {
             assertThat(publish(api, "/streams/orders", "bad-1", "not json").status()).isEqualTo(400);
             assertThat(publish(api, "/streams/nope", "bad-2", "{}").status()).isEqualTo(404);
             assertThat(publish(api, "/streams/orders", "bad-3", "{\"order_id\": 1}").status()).isEqualTo(422);
-            long after = micros(Instant.now()) + 1;
+            long after = EpochMicros.of(Instant.now()) + 1;
 
             JsonNode all = api.get("/logs/api").body();
             assertThat(all.get("total").asLong()).as("4 publishes + the 2 refusals the ring still holds")
@@ -314,9 +315,5 @@ class RecordsApiTest {
             body = api.get("/correlate?request_id=" + requestId).body();
         }
         return body;
-    }
-
-    private static long micros(Instant instant) {
-        return instant.getEpochSecond() * 1_000_000L + instant.getNano() / 1_000;
     }
 }

@@ -6,20 +6,10 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.google.inject.AbstractModule;
 import com.google.inject.Module;
 import dev.interlace.runtime.Interlace;
-import dev.interlace.runtime.config.ConfigLoader;
 import dev.interlace.runtime.flush.FlushListener;
 import dev.interlace.runtime.flush.Warehouse;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Predicate;
 import java.util.regex.Pattern;
@@ -36,34 +26,34 @@ class CorrelateCommandTest {
     @TempDir
     Path dataDirectory;
 
-    private final ByteArrayOutputStream out = new ByteArrayOutputStream();
-    private final ByteArrayOutputStream err = new ByteArrayOutputStream();
-    private final HttpClient http = HttpClient.newHttpClient();
+    private final CliHarness cli = new CliHarness();
 
     private int run(String... args) {
-        out.reset();
-        err.reset();
-        return new Main(new PrintStream(out, true, StandardCharsets.UTF_8),
-                new PrintStream(err, true, StandardCharsets.UTF_8)).run(args);
+        return cli.run(args);
     }
 
     private String stdout() {
-        return out.toString(StandardCharsets.UTF_8);
+        return cli.stdout();
     }
 
     private String stderr() {
-        return err.toString(StandardCharsets.UTF_8);
+        return cli.stderr();
+    }
+
+    private Interlace start(List<Module> overrides, String... flags) {
+        return CliHarness.start(dataDirectory, overrides, flags);
+    }
+
+    private int publish(Interlace server, String stream, String requestId, String body) throws Exception {
+        return cli.publish(server, stream, requestId, body);
+    }
+
+    private JsonNode get(Interlace server, String path) throws Exception {
+        return cli.get(server, path);
     }
 
     private Interlace start() {
         return start(List.of());
-    }
-
-    private Interlace start(List<Module> overrides, String... flags) {
-        List<String> args = new ArrayList<>(List.of("--port", "0", "--data-dir", dataDirectory.toString()));
-        args.addAll(List.of(flags));
-        return Interlace.builder().config(ConfigLoader.load(args.toArray(String[]::new), Map.of()).config())
-                .override(overrides.toArray(Module[]::new)).start();
     }
 
     @Test
@@ -278,17 +268,4 @@ class CorrelateCommandTest {
         }
     }
 
-    private int publish(Interlace server, String stream, String requestId, String body) throws Exception {
-        return http.send(HttpRequest.newBuilder(URI.create(server.uri() + "/streams/" + stream))
-                .header("Content-Type", "application/json").header("X-Request-Id", requestId)
-                .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString())
-                .statusCode();
-    }
-
-    private JsonNode get(Interlace server, String path) throws Exception {
-        HttpResponse<String> response = http.send(HttpRequest.newBuilder(URI.create(server.uri() + path)).build(),
-                HttpResponse.BodyHandlers.ofString());
-        assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
-        return ServerClient.JSON.readTree(response.body());
-    }
 }

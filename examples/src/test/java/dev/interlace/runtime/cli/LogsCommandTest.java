@@ -6,20 +6,12 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.google.inject.AbstractModule;
 import com.google.inject.Module;
 import dev.interlace.runtime.Interlace;
-import dev.interlace.runtime.config.ConfigLoader;
 import dev.interlace.runtime.flush.FlushListener;
 import dev.interlace.runtime.flush.Warehouse;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
+import dev.interlace.runtime.ops.EpochMicros;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.List;
-import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
@@ -33,34 +25,30 @@ class LogsCommandTest {
     @TempDir
     Path dataDirectory;
 
-    private final ByteArrayOutputStream out = new ByteArrayOutputStream();
-    private final ByteArrayOutputStream err = new ByteArrayOutputStream();
-    private final HttpClient http = HttpClient.newHttpClient();
+    private final CliHarness cli = new CliHarness();
 
     private int run(String... args) {
-        out.reset();
-        err.reset();
-        return new Main(new PrintStream(out, true, StandardCharsets.UTF_8),
-                new PrintStream(err, true, StandardCharsets.UTF_8)).run(args);
+        return cli.run(args);
     }
 
     private String stdout() {
-        return out.toString(StandardCharsets.UTF_8);
+        return cli.stdout();
     }
 
     private String stderr() {
-        return err.toString(StandardCharsets.UTF_8);
+        return cli.stderr();
     }
 
     private Interlace start(List<Module> overrides, String... flags) {
-        String[] args = new String[flags.length + 4];
-        args[0] = "--port";
-        args[1] = "0";
-        args[2] = "--data-dir";
-        args[3] = dataDirectory.toString();
-        System.arraycopy(flags, 0, args, 4, flags.length);
-        return Interlace.builder().config(ConfigLoader.load(args, Map.of()).config())
-                .override(overrides.toArray(Module[]::new)).start();
+        return CliHarness.start(dataDirectory, overrides, flags);
+    }
+
+    private int publish(Interlace server, String stream, String requestId, String body) throws Exception {
+        return cli.publish(server, stream, requestId, body);
+    }
+
+    private JsonNode get(Interlace server, String path) throws Exception {
+        return cli.get(server, path);
     }
 
     @Test
@@ -116,7 +104,7 @@ class LogsCommandTest {
             assertThat(stdout()).contains("| ok-clicks ").doesNotContain("ok-2")
                     .endsWith("\n(1 of 4 requests; completeness: store)\n");
 
-            assertThat(run("logs", "api", "--since", before.toString(), "--until", Long.toString(micros(after)),
+            assertThat(run("logs", "api", "--since", before.toString(), "--until", Long.toString(EpochMicros.of(after)),
                     "--server", url)).isZero();
             assertThat(stdout()).contains("\n(6 of 6 requests; ");
             assertThat(run("logs", "api", "--until", before.toString(), "--server", url)).isZero();
@@ -189,7 +177,7 @@ class LogsCommandTest {
             assertThat(stdout().lines().count()).isEqualTo(4);
 
             assertThat(run("logs", "sys", "--event", "backpressure_on", "--since", before.toString(), "--until",
-                    Long.toString(micros(after)), "--server", url)).isZero();
+                    Long.toString(EpochMicros.of(after)), "--server", url)).isZero();
             assertThat(stdout()).endsWith("\n(1 of 1 records; completeness: store)\n");
             assertThat(run("logs", "sys", "--event", "backpressure_on", "--since", after.toString(), "--server",
                     url)).isZero();
@@ -229,23 +217,5 @@ class LogsCommandTest {
         assertThat(run("help")).isZero();
         assertThat(stdout()).containsPattern("\n  correlate +where is my event\\?")
                 .containsPattern("\n  logs +list API requests \\(api\\) or system records \\(sys\\)");
-    }
-
-    private int publish(Interlace server, String stream, String requestId, String body) throws Exception {
-        return http.send(HttpRequest.newBuilder(URI.create(server.uri() + "/streams/" + stream))
-                .header("Content-Type", "application/json").header("X-Request-Id", requestId)
-                .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString())
-                .statusCode();
-    }
-
-    private JsonNode get(Interlace server, String path) throws Exception {
-        HttpResponse<String> response = http.send(HttpRequest.newBuilder(URI.create(server.uri() + path)).build(),
-                HttpResponse.BodyHandlers.ofString());
-        assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
-        return ServerClient.JSON.readTree(response.body());
-    }
-
-    private static long micros(Instant instant) {
-        return instant.getEpochSecond() * 1_000_000L + instant.getNano() / 1_000;
     }
 }

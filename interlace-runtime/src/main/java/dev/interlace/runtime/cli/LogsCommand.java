@@ -2,10 +2,7 @@ package dev.interlace.runtime.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.io.PrintStream;
-import java.net.URLEncoder;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -53,33 +50,9 @@ final class LogsCommand implements Command {
             default -> throw new UsageException("unknown log \"" + log + "\"; choose api (requests) or sys (system"
                     + " records)");
         };
-        String server = ServerClient.DEFAULT_SERVER;
-        boolean json = false;
-        Map<String, String> filters = new LinkedHashMap<>();
-        for (int i = 1; i < args.size(); i++) {
-            String arg = args.get(i);
-            if (arg.equals("--json")) {
-                json = true;
-                continue;
-            }
-            if (!arg.startsWith("--") || i + 1 == args.size()) {
-                throw new UsageException(arg.startsWith("--") ? arg + " needs a value" : "unexpected argument " + arg);
-            }
-            String name = arg.substring(2);
-            String value = args.get(++i);
-            if (name.equals("server")) {
-                server = value;
-            } else if (known.containsKey(name)) {
-                filters.put(known.get(name), value);
-            } else {
-                throw new UsageException("unknown option " + arg + " for logs " + log);
-            }
-        }
-        StringBuilder path = new StringBuilder("/logs/" + log);
-        filters.forEach((parameter, value) -> path.append(path.indexOf("?") < 0 ? '?' : '&').append(parameter)
-                .append('=').append(URLEncoder.encode(value, StandardCharsets.UTF_8)));
-        JsonNode body = new ServerClient(server).send("GET", path.toString(), null, null);
-        if (json) {
+        ListOptions options = ListOptions.parse(args, 1, known, "logs " + log);
+        JsonNode body = new ServerClient(options.server()).send("GET", options.path("/logs/" + log), null, null);
+        if (options.json()) {
             out.println(body.toPrettyString());
         } else if (log.equals("api")) {
             printRequests(body, out);

@@ -2,17 +2,16 @@ package dev.interlace.runtime.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.io.PrintStream;
-import java.net.URLEncoder;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
 /** {@code interlace runs}: recent model runs, newest first, with the filters of {@code GET /runs}. */
 final class RunsCommand implements Command {
 
-    private static final List<String> FILTERS = List.of("model", "status", "trigger", "since", "until", "limit");
+    /** The CLI option of each {@code GET /runs} filter and its query parameter (the same names). */
+    private static final Map<String, String> FILTERS = Map.of("model", "model", "status", "status",
+            "trigger", "trigger", "since", "since", "until", "until", "limit", "limit");
 
     @Override
     public String name() {
@@ -32,33 +31,9 @@ final class RunsCommand implements Command {
 
     @Override
     public int run(List<String> args, PrintStream out) {
-        String server = ServerClient.DEFAULT_SERVER;
-        boolean json = false;
-        Map<String, String> filters = new LinkedHashMap<>();
-        for (int i = 0; i < args.size(); i++) {
-            String arg = args.get(i);
-            if (arg.equals("--json")) {
-                json = true;
-                continue;
-            }
-            if (!arg.startsWith("--") || i + 1 == args.size()) {
-                throw new UsageException(arg.startsWith("--") ? arg + " needs a value" : "unexpected argument " + arg);
-            }
-            String name = arg.substring(2);
-            String value = args.get(++i);
-            if (name.equals("server")) {
-                server = value;
-            } else if (FILTERS.contains(name)) {
-                filters.put(name, value);
-            } else {
-                throw new UsageException("unknown option " + arg);
-            }
-        }
-        StringBuilder path = new StringBuilder("/runs");
-        filters.forEach((name, value) -> path.append(path.indexOf("?") < 0 ? '?' : '&').append(name).append('=')
-                .append(URLEncoder.encode(value, StandardCharsets.UTF_8)));
-        JsonNode body = new ServerClient(server).send("GET", path.toString(), null, null);
-        if (json) {
+        ListOptions options = ListOptions.parse(args, 0, FILTERS, null);
+        JsonNode body = new ServerClient(options.server()).send("GET", options.path("/runs"), null, null);
+        if (options.json()) {
             out.println(body.toPrettyString());
             return 0;
         }

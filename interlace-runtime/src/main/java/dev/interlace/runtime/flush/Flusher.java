@@ -2,6 +2,7 @@ package dev.interlace.runtime.flush;
 
 import dev.interlace.runtime.config.InterlaceConfig;
 import dev.interlace.runtime.log.Leases;
+import dev.interlace.runtime.ops.EpochMicros;
 import dev.interlace.runtime.ops.RequestIds;
 import dev.interlace.runtime.records.SysRecord;
 import dev.interlace.runtime.records.SystemRecords;
@@ -16,7 +17,6 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -353,7 +353,7 @@ public final class Flusher implements AutoCloseable {
             flush.token = 0;
             flush.heldUntilMicros = held.expiresAtMicros();
             flush.status = new FlushStatus("standby", "the flush lease of " + name + " is held by " + held.holder()
-                    + " until " + Instant.ofEpochSecond(0, held.expiresAtMicros() * 1_000), 0);
+                    + " until " + EpochMicros.toInstant(held.expiresAtMicros()), 0);
             return false;
         }
         Leases.Granted granted = (Leases.Granted) result;
@@ -494,8 +494,7 @@ public final class Flusher implements AutoCloseable {
     }
 
     private long micros() {
-        Instant now = clock.instant();
-        return now.getEpochSecond() * 1_000_000L + now.getNano() / 1_000;
+        return EpochMicros.now(clock);
     }
 
     private static String describe(Throwable e) {

@@ -2,6 +2,7 @@ package dev.interlace.runtime.flush;
 
 import dev.interlace.runtime.config.InterlaceConfig;
 import dev.interlace.runtime.log.StreamLog;
+import dev.interlace.runtime.ops.EpochMicros;
 import dev.interlace.runtime.ops.RequestIds;
 import dev.interlace.runtime.records.SysRecord;
 import dev.interlace.runtime.records.SystemRecords;
@@ -10,7 +11,6 @@ import dev.interlace.runtime.stream.StreamCatalog;
 import dev.interlace.runtime.stream.StreamDescriptor;
 import jakarta.inject.Inject;
 import java.time.Clock;
-import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
@@ -75,8 +75,7 @@ public final class RetentionSweep implements AutoCloseable {
      * @return entries trimmed per stream (streams with nothing to trim are left out)
      */
     public Map<String, Long> sweep() {
-        Instant now = clock.instant();
-        long nowMicros = now.getEpochSecond() * 1_000_000L + now.getNano() / 1_000;
+        long nowMicros = EpochMicros.now(clock);
         Map<String, Long> trimmed = new LinkedHashMap<>();
         String id = ids.mintWithPrefix("sched-");
         if (recordRetentionMicros > 0) {

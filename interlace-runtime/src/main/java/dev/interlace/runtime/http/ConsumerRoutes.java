@@ -9,6 +9,7 @@ import dev.interlace.runtime.log.Leases;
 import dev.interlace.runtime.log.LogEntry;
 import dev.interlace.runtime.log.StreamHead;
 import dev.interlace.runtime.log.StreamLog;
+import dev.interlace.runtime.ops.EpochMicros;
 import dev.interlace.runtime.records.SysRecord;
 import dev.interlace.runtime.records.SystemRecords;
 import jakarta.inject.Inject;
@@ -271,7 +272,6 @@ final class ConsumerRoutes {
     }
 
     private long micros() {
-        java.time.Instant now = clock.instant();
-        return now.getEpochSecond() * 1_000_000L + now.getNano() / 1_000;
+        return EpochMicros.now(clock);
     }
 }

@@ -9,6 +9,7 @@ import dev.interlace.runtime.flush.Flusher;
 import dev.interlace.runtime.ingest.IngestLimits;
 import dev.interlace.runtime.log.StreamLog;
 import dev.interlace.runtime.ops.DiskSpace;
+import dev.interlace.runtime.ops.EpochMicros;
 import dev.interlace.runtime.stream.StreamCatalog;
 import dev.interlace.runtime.stream.StreamDescriptor;
 import jakarta.inject.Inject;
@@ -60,8 +61,7 @@ final class HealthRoutes {
         if (free < limits.minFreeDiskBytes()) {
             reasons.add("disk_below_floor: " + free + " bytes free, floor " + limits.minFreeDiskBytes());
         }
-        java.time.Instant now = clock.instant();
-        long nowMicros = now.getEpochSecond() * 1_000_000L + now.getNano() / 1_000;
+        long nowMicros = EpochMicros.now(clock);
         List<String> failingBriefly = new ArrayList<>();
         for (StreamDescriptor stream : catalog.streams()) {
             FlushStatus status = flusher.status(stream.name());

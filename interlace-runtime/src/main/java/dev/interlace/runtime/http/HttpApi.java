@@ -2,6 +2,7 @@ package dev.interlace.runtime.http;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import dev.interlace.runtime.ops.EpochMicros;
 import dev.interlace.runtime.ops.RequestIds;
 import dev.interlace.runtime.records.ApiRecord;
 import dev.interlace.runtime.records.RefusedRequests;
@@ -200,7 +201,7 @@ public final class HttpApi {
             stream = path.substring("/streams/".length(), end < 0 ? path.length() : end);
         }
         refused.add(new ApiRecord("ring", requestId, exchange.getRequestMethod(), path, stream, status, error, message,
-                received.getEpochSecond() * 1_000_000L + received.getNano() / 1_000,
+                EpochMicros.of(received),
                 (System.nanoTime() - startNanos) / 1_000));
     }
 }

@@ -3,9 +3,9 @@ package dev.interlace.runtime.http;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpExchange;
+import dev.interlace.runtime.ops.EpochMicros;
 import java.io.IOException;
 import java.io.OutputStream;
-import java.time.Instant;
 
 /** Writes JSON responses and errors in the one shape every route uses. */
 final class HttpResponses {
@@ -54,7 +54,6 @@ final class HttpResponses {
 
     /** Epoch microseconds as RFC 3339 UTC, e.g. {@code 2026-11-29T08:30:00.123456Z}. */
     static String time(long epochMicros) {
-        return Instant.ofEpochSecond(Math.floorDiv(epochMicros, 1_000_000L),
-                Math.floorMod(epochMicros, 1_000_000L) * 1_000L).toString();
+        return EpochMicros.toInstant(epochMicros).toString();
     }
 }

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpExchange;
 import dev.interlace.runtime.model.ModelRunner;
 import dev.interlace.runtime.model.RunRecord;
+import dev.interlace.runtime.ops.EpochMicros;
 import jakarta.inject.Inject;
 import java.io.IOException;
 import java.time.Instant;
@@ -123,8 +124,7 @@ final class RunRoutes {
             return Long.parseLong(value);
         }
         try {
-            Instant instant = Instant.parse(value);
-            return instant.getEpochSecond() * 1_000_000L + instant.getNano() / 1_000;
+            return EpochMicros.of(Instant.parse(value));
         } catch (DateTimeParseException e) {
             throw new IllegalArgumentException(name + " must be RFC 3339 (e.g. 2026-11-29T08:00:00Z) or epoch"
                     + " microseconds, got " + value);

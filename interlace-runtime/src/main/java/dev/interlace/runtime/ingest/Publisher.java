@@ -5,6 +5,7 @@ import dev.interlace.runtime.log.AppendRequest;
 import dev.interlace.runtime.log.AppendResult;
 import dev.interlace.runtime.log.LogUnavailableException;
 import dev.interlace.runtime.log.StreamLog;
+import dev.interlace.runtime.ops.EpochMicros;
 import dev.interlace.runtime.records.SysRecord;
 import dev.interlace.runtime.records.SystemRecords;
 import dev.interlace.runtime.ops.DiskSpace;
@@ -108,7 +109,7 @@ public final class Publisher {
                     + limits.minFreeDiskBytes() + " bytes", UNAVAILABLE_RETRY_SECONDS);
         }
 
-        long receivedAtMicros = receivedAt.getEpochSecond() * 1_000_000L + receivedAt.getNano() / 1_000;
+        long receivedAtMicros = EpochMicros.of(receivedAt);
         AppendRequest request = new AppendRequest(stream.name(), requestId, receivedAtMicros,
                 stream.schemaVersion(), entries);
         AppendResult result;
@@ -146,8 +147,7 @@ public final class Publisher {
     }
 
     private long micros() {
-        Instant now = clock.instant();
-        return now.getEpochSecond() * 1_000_000L + now.getNano() / 1_000;
+        return EpochMicros.now(clock);
     }
 
     /** Now, for callers that stamp the arrival time before reading the body. */

@@ -3,6 +3,7 @@ package dev.interlace.runtime.log;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.interlace.runtime.ops.EpochMicros;
 import dev.interlace.runtime.stream.Column;
 import dev.interlace.runtime.stream.FieldError;
 import dev.interlace.runtime.stream.StreamDescriptor;
@@ -18,7 +19,6 @@ import java.sql.Statement;
 import java.sql.Types;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -173,15 +173,7 @@ public final class SqliteStreamLog implements StreamLog {
                 + " publish TEXT,"
                 + " PRIMARY KEY (stream_id, \"offset\")) WITHOUT ROWID");
         // The publish record of a request with accepted events rides on its last event row (see writePublish).
-        java.util.Set<String> eventColumns = new java.util.HashSet<>();
-        try (ResultSet columns = statement.executeQuery("PRAGMA table_info(events)")) {
-            while (columns.next()) {
-                eventColumns.add(columns.getString("name"));
-            }
-        }
-        if (!eventColumns.contains("publish")) {
-            statement.execute("ALTER TABLE events ADD COLUMN publish TEXT");
-        }
+        addMissingColumns(statement, "events", "publish TEXT");
         statement.execute("CREATE TABLE IF NOT EXISTS quarantine ("
                 + " stream_id INTEGER NOT NULL,"
                 + " seq INTEGER NOT NULL,"
@@ -222,17 +214,7 @@ public final class SqliteStreamLog implements StreamLog {
                 + " coalesce((SELECT max(\"offset\") FROM events e WHERE e.stream_id = s.id"
                 + " AND e.publish IS NOT NULL), 0) FROM streams s");
         // Added for GET /correlate; logs created before get them (null for old records).
-        java.util.Set<String> publishColumns = new java.util.HashSet<>();
-        try (ResultSet columns = statement.executeQuery("PRAGMA table_info(publishes)")) {
-            while (columns.next()) {
-                publishColumns.add(columns.getString("name"));
-            }
-        }
-        for (String column : List.of("duplicate_offsets TEXT", "first_seq INTEGER", "last_seq INTEGER")) {
-            if (!publishColumns.contains(column.substring(0, column.indexOf(' ')))) {
-                statement.execute("ALTER TABLE publishes ADD COLUMN " + column);
-            }
-        }
+        addMissingColumns(statement, "publishes", "duplicate_offsets TEXT", "first_seq INTEGER", "last_seq INTEGER");
         // Consumer groups (leases with fencing tokens); written by the consumer API.
         statement.execute("CREATE TABLE IF NOT EXISTS consumer_groups ("
                 + " stream_id INTEGER NOT NULL,"
@@ -323,6 +305,21 @@ public final class SqliteStreamLog implements StreamLog {
             + " json_extract(e.publish, '$[4]'), json_extract(e.publish, '$[5]'), e.ingested_at,"
             + " json_extract(e.publish, '$[6]'), nullif(json_extract(e.publish, '$[7]'), 0),"
             + " nullif(json_extract(e.publish, '$[8]'), 0), nullif(json_extract(e.publish, '$[9]'), '')";
+
+    /** Adds each {@code "<name> <type>"} column that {@code table} lacks (a log written by an earlier version). */
+    private static void addMissingColumns(Statement statement, String table, String... columns) throws SQLException {
+        java.util.Set<String> existing = new java.util.HashSet<>();
+        try (ResultSet rows = statement.executeQuery("PRAGMA table_info(" + table + ")")) {
+            while (rows.next()) {
+                existing.add(rows.getString("name"));
+            }
+        }
+        for (String column : columns) {
+            if (!existing.contains(column.substring(0, column.indexOf(' ')))) {
+                statement.execute("ALTER TABLE " + table + " ADD COLUMN " + column);
+            }
+        }
+    }
 
     private void loadStreams() throws SQLException {
         try (Statement statement = connection.createStatement();
@@ -1340,8 +1337,7 @@ public final class SqliteStreamLog implements StreamLog {
     }
 
     private long micros() {
-        Instant now = clock.instant();
-        return now.getEpochSecond() * 1_000_000L + now.getNano() / 1_000;
+        return EpochMicros.now(clock);
     }
 
     private static String errorsJson(List<FieldError> errors) {

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import dev.interlace.annotations.Materialise;
 import dev.interlace.runtime.flush.Warehouse;
+import dev.interlace.runtime.ops.EpochMicros;
 import dev.interlace.runtime.ops.RequestIds;
 import java.io.IOException;
 import java.sql.Connection;
@@ -12,7 +13,6 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Clock;
-import java.time.Instant;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
@@ -602,8 +602,7 @@ public final class ModelRunner implements AutoCloseable {
         if (time == null) {
             return 0;
         }
-        Instant instant = time.toInstant(ZoneOffset.UTC);
-        return instant.getEpochSecond() * 1_000_000L + instant.getNano() / 1_000;
+        return EpochMicros.of(time.toInstant(ZoneOffset.UTC));
     }
 
     private static LocalDateTime time(long micros) {
@@ -612,8 +611,7 @@ public final class ModelRunner implements AutoCloseable {
     }
 
     private long micros() {
-        Instant now = clock.instant();
-        return now.getEpochSecond() * 1_000_000L + now.getNano() / 1_000;
+        return EpochMicros.now(clock);
     }
 
     private static String triggersJson(PendingRun run) {

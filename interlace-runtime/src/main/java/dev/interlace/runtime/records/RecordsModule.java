@@ -4,9 +4,9 @@ import com.google.inject.AbstractModule;
 import com.google.inject.Provides;
 import com.google.inject.Singleton;
 import dev.interlace.runtime.config.InterlaceConfig;
+import dev.interlace.runtime.ops.EpochMicros;
 import dev.interlace.runtime.ops.RequestIds;
 import java.time.Clock;
-import java.time.Instant;
 
 /** This boot's id, the system records ({@code records.sqlite}) and the ring of refused requests. */
 public final class RecordsModule extends AbstractModule {
@@ -14,8 +14,7 @@ public final class RecordsModule extends AbstractModule {
     @Provides
     @Singleton
     Boot boot(RequestIds ids, Clock clock) {
-        Instant now = clock.instant();
-        return new Boot(ids.mintWithPrefix("boot-"), now.getEpochSecond() * 1_000_000L + now.getNano() / 1_000);
+        return new Boot(ids.mintWithPrefix("boot-"), EpochMicros.now(clock));
     }
 
     @Provides

@@ -1,5 +1,6 @@
 package dev.interlace.runtime.records;
 
+import dev.interlace.runtime.ops.EpochMicros;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -8,7 +9,6 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Clock;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
@@ -229,8 +229,7 @@ public final class SqliteSystemRecords implements SystemRecords {
     }
 
     private long micros() {
-        Instant now = clock.instant();
-        return now.getEpochSecond() * 1_000_000L + now.getNano() / 1_000;
+        return EpochMicros.now(clock);
     }
 
     /** Writes what is queued and closes the database. */

@@ -7,6 +7,7 @@ import dev.interlace.annotations.SchemaDrift;
 import dev.interlace.runtime.flush.FlushListener;
 import dev.interlace.runtime.flush.FlushRecord;
 import dev.interlace.runtime.flush.Warehouse;
+import dev.interlace.runtime.ops.EpochMicros;
 import dev.interlace.runtime.sql.QueryException;
 import dev.interlace.runtime.sql.QueryResult;
 import dev.interlace.runtime.stream.Column;
@@ -292,8 +293,7 @@ final class DuckDbWarehouse implements Warehouse {
      * ({@code current_timestamp} into a {@code TIMESTAMP} column would be local wall-clock time).
      */
     private static long nowMicros() {
-        Instant now = Instant.now();
-        return now.getEpochSecond() * 1_000_000L + now.getNano() / 1_000;
+        return EpochMicros.now(java.time.Clock.systemUTC());
     }
 
     /** Inserts a flush record; a committed batch's commit time is now (UTC, like every stored time). */

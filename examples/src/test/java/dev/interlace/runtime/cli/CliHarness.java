@@ -1,0 +1,70 @@
+package dev.interlace.runtime.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.google.inject.Module;
+import dev.interlace.runtime.Interlace;
+import dev.interlace.runtime.config.ConfigLoader;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What CLI tests against a real server share: running a command with its output captured, starting a server on a
+ * data directory and an ephemeral port, and publishing to or reading from it over HTTP.
+ */
+final class CliHarness {
+
+    private final ByteArrayOutputStream out = new ByteArrayOutputStream();
+    private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+    private final HttpClient http = HttpClient.newHttpClient();
+
+    /** Runs {@code interlace <args>}; returns its exit status, its output in {@link #stdout()}/{@link #stderr()}. */
+    int run(String... args) {
+        out.reset();
+        err.reset();
+        return new Main(new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8)).run(args);
+    }
+
+    String stdout() {
+        return out.toString(StandardCharsets.UTF_8);
+    }
+
+    String stderr() {
+        return err.toString(StandardCharsets.UTF_8);
+    }
+
+    /** A server on {@code dataDirectory} and an ephemeral port, with extra flags and binding overrides. */
+    static Interlace start(Path dataDirectory, List<Module> overrides, String... flags) {
+        List<String> args = new ArrayList<>(List.of("--port", "0", "--data-dir", dataDirectory.toString()));
+        args.addAll(List.of(flags));
+        return Interlace.builder().config(ConfigLoader.load(args.toArray(String[]::new), Map.of()).config())
+                .override(overrides.toArray(Module[]::new)).start();
+    }
+
+    /** Publishes {@code body} as JSON under {@code requestId}; returns the status. */
+    int publish(Interlace server, String stream, String requestId, String body) throws Exception {
+        return http.send(HttpRequest.newBuilder(URI.create(server.uri() + "/streams/" + stream))
+                .header("Content-Type", "application/json").header("X-Request-Id", requestId)
+                .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString())
+                .statusCode();
+    }
+
+    /** {@code GET path}, which must answer 200; its JSON body. */
+    JsonNode get(Interlace server, String path) throws Exception {
+        HttpResponse<String> response = http.send(HttpRequest.newBuilder(URI.create(server.uri() + path)).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
+        return ServerClient.JSON.readTree(response.body());
+    }
+}
