@@ -425,7 +425,9 @@ class FlushCrashTest {
             flusher.close();
             long millis = millisSince(start);
             summary.add("closing a flusher after " + race.failed("A") + " failed flushes took " + millis + " ms");
-            assertThat(millis).as("Flusher.close() with a stream in backoff").isLessThan(1_000);
+            // Not a speed target: the only visible effect of the bug is that close() waits for the pending retry, 3.2 s
+            // out (the retry itself does nothing once closed), so the bound sits just under that backoff.
+            assertThat(millis).as("Flusher.close() returned before the pending 3.2 s retry").isLessThan(3_000);
         } finally {
             closeAndReport(race);
         }
