@@ -4,6 +4,7 @@ import dev.interlace.runtime.Interlace;
 import dev.interlace.runtime.config.ConfigException;
 import dev.interlace.runtime.config.ConfigLoader;
 import dev.interlace.runtime.config.InterlaceConfig;
+import dev.interlace.runtime.ops.FatalErrors;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.util.List;
@@ -39,6 +40,7 @@ final class ServeCommand implements Command {
         } catch (ConfigException e) {
             throw new UsageException(e.getMessage());
         }
+        FatalErrors.installDefaultHandler();
         Interlace server;
         try {
             server = Interlace.builder().config(config).start();

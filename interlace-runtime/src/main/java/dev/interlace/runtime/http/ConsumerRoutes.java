@@ -3,13 +3,13 @@ package dev.interlace.runtime.http;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.sun.net.httpserver.HttpExchange;
 import dev.interlace.runtime.flush.FlushLease;
 import dev.interlace.runtime.log.Leases;
 import dev.interlace.runtime.log.LogEntry;
 import dev.interlace.runtime.log.StreamHead;
 import dev.interlace.runtime.log.StreamLog;
 import dev.interlace.runtime.ops.EpochMicros;
+import dev.interlace.runtime.ops.Workers;
 import dev.interlace.runtime.records.SysRecord;
 import dev.interlace.runtime.records.SystemRecords;
 import jakarta.inject.Inject;
@@ -17,6 +17,8 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 
 /**
@@ -29,42 +31,45 @@ final class ConsumerRoutes {
     static final long MAX_WAIT_MS = 30_000;
     static final long DEFAULT_TTL_MS = 30_000;
     static final long MAX_TTL_MS = 3_600_000;
+    private static final int MAX_COMMAND_BYTES = 64 * 1024;
     private static final Pattern GROUP = Pattern.compile("[A-Za-z0-9._:-]{1,128}");
 
     private final StreamLog log;
     private final SystemRecords records;
     private final java.time.Clock clock;
+    private final Workers workers;
 
     @Inject
-    ConsumerRoutes(StreamLog log, SystemRecords records, java.time.Clock clock) {
+    ConsumerRoutes(StreamLog log, SystemRecords records, java.time.Clock clock, Workers workers) {
+        this.workers = workers;
         this.log = log;
         this.records = records;
         this.clock = clock;
     }
 
     void register(List<Route> routes) {
-        routes.add(new Route("GET", "/streams/{name}/events", this::events));
-        routes.add(new Route("GET", "/streams/{name}/consumers", this::consumers));
-        routes.add(new Route("POST", "/streams/{name}/consumers/{group}/lease", this::lease));
-        routes.add(new Route("POST", "/streams/{name}/consumers/{group}/commit", this::commit));
-        routes.add(new Route("POST", "/streams/{name}/consumers/{group}/release", this::release));
+        routes.add(Route.async("GET", "/streams/{name}/events", this::events));
+        routes.add(Route.blocking("GET", "/streams/{name}/consumers", this::consumers));
+        routes.add(Route.blocking("POST", "/streams/{name}/consumers/{group}/lease", this::lease));
+        routes.add(Route.blocking("POST", "/streams/{name}/consumers/{group}/commit", this::commit));
+        routes.add(Route.blocking("POST", "/streams/{name}/consumers/{group}/release", this::release));
     }
 
-    private StreamHead head(HttpExchange exchange, String stream, String requestId) throws IOException {
+    /** The stream's head; refuses 404 when there is no such stream. */
+    private StreamHead head(String stream, String requestId) {
         StreamHead head = log.heads().get(stream);
         if (head == null) {
-            HttpResponses.error(exchange, 404, "unknown_stream", "no stream is named \"" + stream
-                    + "\"; GET /streams lists them", requestId);
+            throw new Refusal(HttpResponses.error(404, "unknown_stream", "no stream is named \"" + stream
+                    + "\"; GET /streams lists them", requestId));
         }
         return head;
     }
 
-    private void events(HttpExchange exchange, List<String> path, String requestId) throws IOException {
-        StreamHead head = head(exchange, path.get(0), requestId);
-        if (head == null) {
-            return;
-        }
-        Map<String, String> query = QueryParameters.parse(exchange.getRequestURI());
+    /** A page of events; with {@code wait_ms} it parks (holding no thread) until one arrives or the wait ends. */
+    private CompletableFuture<HttpAnswer> events(HttpRequest request, List<String> path, String requestId) {
+        String stream = path.get(0);
+        StreamHead head = head(stream, requestId);
+        Map<String, String> query = request.query();
         long after;
         int limit;
         long waitMillis;
@@ -73,25 +78,40 @@ final class ConsumerRoutes {
             limit = (int) number(query, "limit", 100, 1, MAX_EVENTS);
             waitMillis = number(query, "wait_ms", 0, 0, MAX_WAIT_MS);
         } catch (IllegalArgumentException e) {
-            HttpResponses.error(exchange, 400, "invalid_parameter", e.getMessage(), requestId);
-            return;
+            throw new Refusal(HttpResponses.error(400, "invalid_parameter", e.getMessage(), requestId));
         }
         if (after + 1 < head.earliest()) {
             ObjectNode body = HttpResponses.error("trimmed", "events after " + after + " were trimmed by retention;"
                     + " the earliest available offset is " + head.earliest(), requestId);
             body.put("earliest", head.earliest());
-            HttpResponses.json(exchange, 410, body);
-            return;
+            throw new Refusal(HttpResponses.json(410, body));
         }
-        List<LogEntry> entries;
+        return poll(stream, after, limit, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(waitMillis));
+    }
+
+    private CompletableFuture<HttpAnswer> poll(String stream, long after, int limit, long deadlineNanos) {
+        CompletableFuture<Void> advance = log.nextAdvance(stream);
+        List<LogEntry> entries = read(stream, after, limit);
+        long remaining = deadlineNanos - System.nanoTime();
+        if (!entries.isEmpty() || remaining <= 0) {
+            return CompletableFuture.completedFuture(page(stream, after, entries));
+        }
+        // A copy, so that the timeout completes this request's wait and not the log's shared future.
+        return advance.copy().completeOnTimeout(null, remaining, TimeUnit.NANOSECONDS)
+                .thenComposeAsync(ignored -> poll(stream, after, limit, deadlineNanos), workers.executor());
+    }
+
+    private List<LogEntry> read(String stream, long after, int limit) {
         try {
-            entries = log.read(path.get(0), after, limit, Duration.ofMillis(waitMillis));
+            return log.read(stream, after, limit, Duration.ZERO);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            HttpResponses.error(exchange, 503, "shutting_down", "interrupted while waiting", requestId);
-            return;
+            throw new IllegalStateException("interrupted reading " + stream, e);
         }
-        StreamHead now = log.heads().get(path.get(0));
+    }
+
+    private HttpAnswer page(String stream, long after, List<LogEntry> entries) {
+        StreamHead now = log.heads().get(stream);
         ObjectNode body = HttpResponses.JSON.createObjectNode();
         ArrayNode events = body.putArray("events");
         long next = after;
@@ -100,7 +120,7 @@ final class ConsumerRoutes {
             item.put("offset", entry.offset());
             item.put("request_id", entry.requestId());
             item.put("ingested_at", HttpResponses.time(entry.ingestedAtMicros()));
-            item.set("event", HttpResponses.JSON.readTree(entry.payload()));
+            item.set("event", StoredEvents.payload(entry.payload()));
             next = entry.offset();
         }
         body.put("next_after", next);
@@ -110,14 +130,11 @@ final class ConsumerRoutes {
         // Offsets are dense and nothing after `after` is trimmed (that was answered 410): the rest is all there.
         body.put("total", Math.max(0, now.head() - after));
         body.put("completeness", "store");
-        HttpResponses.json(exchange, 200, body);
+        return HttpResponses.json(200, body);
     }
 
-    private void consumers(HttpExchange exchange, List<String> path, String requestId) throws IOException {
-        StreamHead head = head(exchange, path.get(0), requestId);
-        if (head == null) {
-            return;
-        }
+    private HttpAnswer consumers(HttpRequest request, List<String> path, String requestId) throws IOException {
+        StreamHead head = head(path.get(0), requestId);
         long now = micros();
         ObjectNode body = HttpResponses.JSON.createObjectNode();
         ArrayNode consumers = body.putArray("consumers");
@@ -140,20 +157,16 @@ final class ConsumerRoutes {
         body.put("count", groups.size());
         body.put("total", groups.size());
         body.put("completeness", "store");
-        HttpResponses.json(exchange, 200, body);
+        return HttpResponses.json(200, body);
     }
 
-    private void lease(HttpExchange exchange, List<String> path, String requestId) throws IOException {
-        JsonNode request = body(exchange, path, requestId);
-        if (request == null) {
-            return;
-        }
-        String owner = request.path("owner").asText("");
-        long ttl = request.path("ttl_ms").asLong(DEFAULT_TTL_MS);
+    private HttpAnswer lease(HttpRequest request, List<String> path, String requestId) throws IOException {
+        JsonNode command = body(request, path, requestId);
+        String owner = command.path("owner").asText("");
+        long ttl = command.path("ttl_ms").asLong(DEFAULT_TTL_MS);
         if (owner.isEmpty() || owner.length() > 128 || ttl < 1000 || ttl > MAX_TTL_MS) {
-            HttpResponses.error(exchange, 400, "invalid_lease", "send {\"owner\": \"<1-128 characters>\", \"ttl_ms\":"
+            return HttpResponses.error(400, "invalid_lease", "send {\"owner\": \"<1-128 characters>\", \"ttl_ms\":"
                     + " 1000.." + MAX_TTL_MS + "}", requestId);
-            return;
         }
         Leases.Group before = log.groups(path.get(0)).stream().filter(group -> group.group().equals(path.get(1)))
                 .findFirst().orElse(null);
@@ -169,89 +182,81 @@ final class ConsumerRoutes {
             body.put("token", granted.token());
             body.put("committed_offset", granted.committedOffset());
             body.put("expires_at", HttpResponses.time(granted.expiresAtMicros()));
-            HttpResponses.json(exchange, 200, body);
+            return HttpResponses.json(200, body);
         } else if (result instanceof Leases.Held held) {
             ObjectNode body = HttpResponses.error("lease_held", "group " + path.get(1) + " is leased by "
                     + held.holder() + " until " + HttpResponses.time(held.expiresAtMicros()), requestId);
             body.put("holder", held.holder());
             body.put("expires_at", HttpResponses.time(held.expiresAtMicros()));
-            HttpResponses.json(exchange, 409, body);
+            return HttpResponses.json(409, body);
         }
+        throw new IllegalStateException("unknown lease result " + result);
     }
 
-    private void commit(HttpExchange exchange, List<String> path, String requestId) throws IOException {
-        JsonNode request = body(exchange, path, requestId);
-        if (request == null) {
-            return;
-        }
-        if (!request.path("token").canConvertToLong() || !request.path("offset").canConvertToLong()) {
-            HttpResponses.error(exchange, 400, "invalid_commit", "send {\"token\": <lease token>, \"offset\":"
+    private HttpAnswer commit(HttpRequest request, List<String> path, String requestId) throws IOException {
+        JsonNode command = body(request, path, requestId);
+        if (!command.path("token").canConvertToLong() || !command.path("offset").canConvertToLong()) {
+            return HttpResponses.error(400, "invalid_commit", "send {\"token\": <lease token>, \"offset\":"
                     + " <last processed offset>}", requestId);
-            return;
         }
-        Leases.CommitResult result = log.commit(path.get(0), path.get(1), request.get("token").asLong(),
-                request.get("offset").asLong());
+        Leases.CommitResult result = log.commit(path.get(0), path.get(1), command.get("token").asLong(),
+                command.get("offset").asLong());
         if (result instanceof Leases.Committed committed) {
             ObjectNode body = HttpResponses.JSON.createObjectNode();
             body.put("committed_offset", committed.committedOffset());
-            HttpResponses.json(exchange, 200, body);
+            return HttpResponses.json(200, body);
         } else if (result instanceof Leases.StaleToken stale) {
-            HttpResponses.error(exchange, 409, "stale_token", "token " + request.get("token").asLong()
+            return HttpResponses.error(409, "stale_token", "token " + command.get("token").asLong()
                     + " is not current (another consumer took over); lease again", requestId);
         } else if (result instanceof Leases.LeaseExpired expired) {
-            HttpResponses.error(exchange, 409, "lease_expired", "the lease expired at "
+            return HttpResponses.error(409, "lease_expired", "the lease expired at "
                     + HttpResponses.time(expired.expiredAtMicros()) + "; lease again", requestId);
         } else if (result instanceof Leases.OffsetRegressed regressed) {
-            ObjectNode body = HttpResponses.error("offset_regressed", "offset " + request.get("offset").asLong()
+            ObjectNode body = HttpResponses.error("offset_regressed", "offset " + command.get("offset").asLong()
                     + " is below the committed offset " + regressed.committedOffset(), requestId);
             body.put("committed_offset", regressed.committedOffset());
-            HttpResponses.json(exchange, 409, body);
+            return HttpResponses.json(409, body);
         } else if (result instanceof Leases.BeyondHead beyond) {
-            ObjectNode body = HttpResponses.error("offset_beyond_head", "offset " + request.get("offset").asLong()
+            ObjectNode body = HttpResponses.error("offset_beyond_head", "offset " + command.get("offset").asLong()
                     + " is past the head " + beyond.head(), requestId);
             body.put("head", beyond.head());
-            HttpResponses.json(exchange, 422, body);
+            return HttpResponses.json(422, body);
         }
+        throw new IllegalStateException("unknown commit result " + result);
     }
 
-    private void release(HttpExchange exchange, List<String> path, String requestId) throws IOException {
-        JsonNode request = body(exchange, path, requestId);
-        if (request == null) {
-            return;
-        }
-        if (!log.release(path.get(0), path.get(1), request.path("token").asLong(-1))) {
-            HttpResponses.error(exchange, 409, "stale_token", "the token is not the current lease's", requestId);
-            return;
+    private HttpAnswer release(HttpRequest request, List<String> path, String requestId) throws IOException {
+        JsonNode command = body(request, path, requestId);
+        if (!log.release(path.get(0), path.get(1), command.path("token").asLong(-1))) {
+            return HttpResponses.error(409, "stale_token", "the token is not the current lease's", requestId);
         }
         ObjectNode body = HttpResponses.JSON.createObjectNode();
         body.put("released", true);
-        HttpResponses.json(exchange, 200, body);
+        return HttpResponses.json(200, body);
     }
 
-    /** The JSON body of a group operation, or null after answering an error (unknown stream, bad group or body). */
-    private JsonNode body(HttpExchange exchange, List<String> path, String requestId) throws IOException {
-        if (head(exchange, path.get(0), requestId) == null) {
-            return null;
-        }
+    /** The JSON body of a group operation; refuses an unknown stream, a bad or reserved group, a bad body. */
+    private JsonNode body(HttpRequest request, List<String> path, String requestId) {
+        head(path.get(0), requestId);
         if (!GROUP.matcher(path.get(1)).matches()) {
-            HttpResponses.error(exchange, 400, "invalid_group", "group names are 1-128 characters of"
-                    + " [A-Za-z0-9._:-]", requestId);
-            return null;
+            throw new Refusal(HttpResponses.error(400, "invalid_group", "group names are 1-128 characters of"
+                    + " [A-Za-z0-9._:-]", requestId));
         }
         if (path.get(1).startsWith("__")) {
-            HttpResponses.error(exchange, 400, "reserved_group", "group names starting with __ are reserved ("
-                    + FlushLease.GROUP + " is the flusher's own lease); choose another name", requestId);
-            return null;
+            throw new Refusal(HttpResponses.error(400, "reserved_group", "group names starting with __ are"
+                    + " reserved (" + FlushLease.GROUP + " is the flusher's own lease); choose another name",
+                    requestId));
         }
         try {
-            JsonNode json = HttpResponses.JSON.readTree(exchange.getRequestBody().readNBytes(64 * 1024));
+            JsonNode json = request.body().length > MAX_COMMAND_BYTES ? null
+                    : HttpResponses.JSON.readTree(request.body());
             if (json == null || !json.isObject()) {
                 throw new IOException("not an object");
             }
             return json;
         } catch (IOException e) {
-            HttpResponses.error(exchange, 400, "malformed_json", "the body must be a JSON object", requestId);
-            return null;
+            throw new Refusal(HttpResponses.error(400, "malformed_json", "the body must be a JSON object of at most "
+                    + MAX_COMMAND_BYTES + " bytes", requestId));
         }
     }
 

@@ -2,7 +2,6 @@ package dev.interlace.runtime.http;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.sun.net.httpserver.HttpExchange;
 import dev.interlace.runtime.config.InterlaceConfig;
 import dev.interlace.runtime.flush.FlushStatus;
 import dev.interlace.runtime.flush.Flusher;
@@ -41,17 +40,17 @@ final class HealthRoutes {
     }
 
     void register(List<Route> routes) {
-        routes.add(new Route("GET", "/health/live", this::live));
-        routes.add(new Route("GET", "/health/ready", this::ready));
+        routes.add(Route.inline("GET", "/health/live", this::live));
+        routes.add(Route.blocking("GET", "/health/ready", this::ready));
     }
 
-    private void live(HttpExchange exchange, List<String> path, String requestId) throws IOException {
+    private HttpAnswer live(HttpRequest request, List<String> path, String requestId) throws IOException {
         ObjectNode body = HttpResponses.JSON.createObjectNode();
         body.put("status", "live");
-        HttpResponses.json(exchange, 200, body);
+        return HttpResponses.json(200, body);
     }
 
-    private void ready(HttpExchange exchange, List<String> path, String requestId) throws IOException {
+    private HttpAnswer ready(HttpRequest request, List<String> path, String requestId) throws IOException {
         List<String> reasons = new ArrayList<>();
         StreamLog.Health health = log.health();
         if (!health.writable()) {
@@ -80,6 +79,6 @@ final class HealthRoutes {
         ArrayNode warnings = body.putArray("flush_failing_below_threshold");
         failingBriefly.forEach(warnings::add);
         body.put("free_disk_bytes", free);
-        HttpResponses.json(exchange, reasons.isEmpty() ? 200 : 503, body);
+        return HttpResponses.json(reasons.isEmpty() ? 200 : 503, body);
     }
 }

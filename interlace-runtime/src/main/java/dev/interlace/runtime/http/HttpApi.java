@@ -1,55 +1,55 @@
 package dev.interlace.runtime.http;
 
-import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpServer;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.interlace.runtime.ops.EpochMicros;
+import dev.interlace.runtime.ops.FatalErrors;
 import dev.interlace.runtime.ops.RequestIds;
+import dev.interlace.runtime.ops.Workers;
 import dev.interlace.runtime.records.ApiRecord;
 import dev.interlace.runtime.records.RefusedRequests;
 import jakarta.inject.Inject;
 import java.io.IOException;
-import java.net.InetSocketAddress;
-import java.net.URI;
+import java.time.Clock;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
- * The HTTP API on the JDK's built-in server: one router for every route, request ids on every response, and a
- * JSON error for every failure.
+ * The HTTP API: one router for every route, request ids on every answer, a JSON error for every failure, and the
+ * refused-requests ring. It knows nothing of sockets; an {@link HttpTransport} reads requests and writes answers.
  */
-public final class HttpApi {
+public final class HttpApi implements HttpDispatcher {
 
     private static final Logger LOG = Logger.getLogger(HttpApi.class.getName());
 
-    /** Connections the kernel may queue before accepting; sized so bursts of hundreds of clients are not refused. */
-    static final int ACCEPT_BACKLOG = 1024;
-    /** Handler threads on Java 17 (one per in-flight request, since a publish waits for its group commit). */
-    static final int PLATFORM_THREADS = 256;
+    /** Largest error body sent; a longer one (a route's bug) is replaced by its error code and a cut message. */
+    static final int MAX_ERROR_BODY_BYTES = 64 * 1024;
 
     private final List<Route> routes = new ArrayList<>();
     private final RequestIds requestIds;
     private final RefusedRequests refused;
-    private final java.time.Clock clock;
+    private final Clock clock;
+    private final Workers workers;
+    private final HttpTransport transport;
     private final AtomicInteger inFlight = new AtomicInteger();
     private volatile boolean draining;
-    private HttpServer server;
-    private ExecutorService executor;
-    private String executorDescription;
+    private boolean started;
 
     @Inject
-    public HttpApi(RequestIds requestIds, RefusedRequests refused, java.time.Clock clock, PublishRoutes publish,
-            StreamRoutes streams, HealthRoutes health, SqlRoutes sql, RunRoutes runs, ConsumerRoutes consumers,
-            RecordRoutes records, MetricsRoutes metrics) {
+    public HttpApi(RequestIds requestIds, RefusedRequests refused, Clock clock, Workers workers,
+            HttpTransport transport, PublishRoutes publish, StreamRoutes streams, HealthRoutes health, SqlRoutes sql,
+            RunRoutes runs, ConsumerRoutes consumers, RecordRoutes records, MetricsRoutes metrics) {
         this.requestIds = requestIds;
         this.refused = refused;
         this.clock = clock;
+        this.workers = workers;
+        this.transport = transport;
         publish.register(routes);
         streams.register(routes);
         health.register(routes);
@@ -62,20 +62,15 @@ public final class HttpApi {
 
     /** Starts listening; returns the bound port (useful with port 0). */
     public int start(String bind, int port) throws IOException {
-        // Without TCP_NODELAY a keep-alive POST waits ~40 ms for the delayed ACK (Nagle); set before the first server.
-        System.setProperty("sun.net.httpserver.nodelay", "true");
-        server = HttpServer.create(new InetSocketAddress(bind, port), ACCEPT_BACKLOG);
-        executor = newExecutor();
-        server.setExecutor(executor);
-        server.createContext("/", this::dispatch);
-        server.start();
-        LOG.info("HTTP handlers run on " + executorDescription);
-        return server.getAddress().getPort();
+        int bound = transport.start(bind, port, this);
+        started = true;
+        LOG.info("HTTP on " + transport.description() + ", request work on " + workers.description());
+        return bound;
     }
 
-    /** Which executor runs the handlers, e.g. {@code virtual threads}. */
+    /** What serves requests, e.g. {@code netty (nio, 2 event loops); workers: virtual threads}. */
     public String executorDescription() {
-        return executorDescription;
+        return transport.description() + "; workers: " + workers.description();
     }
 
     /**
@@ -83,7 +78,7 @@ public final class HttpApi {
      * flight to be answered, then closes every connection.
      */
     public void stop(int graceSeconds) {
-        if (server == null) {
+        if (!started) {
             return;
         }
         draining = true;
@@ -96,112 +91,134 @@ public final class HttpApi {
                 break;
             }
         }
-        server.stop(0);
-        executor.shutdown();
-        try {
-            if (!executor.awaitTermination(graceSeconds + 5L, TimeUnit.SECONDS)) {
-                executor.shutdownNow();
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            executor.shutdownNow();
-        }
+        transport.stop();
+        workers.shutdown(graceSeconds + 5);
+        started = false;
     }
 
-    private ExecutorService newExecutor() {
-        try {
-            // Java 21+: a virtual thread per request; the baseline stays Java 17, so it is looked up reflectively.
-            ExecutorService virtual = (ExecutorService) java.util.concurrent.Executors.class
-                    .getMethod("newVirtualThreadPerTaskExecutor").invoke(null);
-            executorDescription = "virtual threads";
-            return virtual;
-        } catch (ReflectiveOperationException e) {
-            AtomicInteger count = new AtomicInteger();
-            ThreadPoolExecutor pool = new ThreadPoolExecutor(PLATFORM_THREADS, PLATFORM_THREADS, 60, TimeUnit.SECONDS,
-                    new LinkedBlockingQueue<>(), runnable -> {
-                        Thread thread = new Thread(runnable, "interlace-http-" + count.incrementAndGet());
-                        thread.setDaemon(true);
-                        return thread;
-                    });
-            pool.allowCoreThreadTimeOut(true);
-            executorDescription = "a pool of " + PLATFORM_THREADS + " platform threads";
-            return pool;
-        }
-    }
-
-    private void dispatch(HttpExchange exchange) throws IOException {
-        String requestId = requestIds.resolve(exchange.getRequestHeaders().getFirst("X-Request-Id"));
-        exchange.getResponseHeaders().set("X-Request-Id", requestId);
-        java.time.Instant received = clock.instant();
+    @Override
+    public CompletableFuture<HttpAnswer> dispatch(HttpRequest request) {
+        String requestId = requestIds.resolve(request.header("X-Request-Id"));
+        Instant received = clock.instant();
         long startNanos = System.nanoTime();
-        boolean[] kept = new boolean[1];
-        exchange.setAttribute(HttpResponses.REFUSAL_ATTRIBUTE, (HttpResponses.Refusal) (status, error, message) -> {
-            kept[0] = true;
-            keepRefused(exchange, requestId, status, error, message, received, startNanos);
-        });
         inFlight.incrementAndGet();
-        try (exchange) {
-            if (draining) {
-                exchange.getResponseHeaders().set("Retry-After", "1");
-                exchange.getResponseHeaders().set("Connection", "close");
-                HttpResponses.error(exchange, 503, "shutting_down", "the server is shutting down; nothing was"
-                        + " stored, retry against the restarted server", requestId);
-                return;
-            }
-            URI uri = exchange.getRequestURI();
-            String path = uri.getRawPath();
-            if (path.length() > 1 && path.endsWith("/")) {
-                path = path.substring(0, path.length() - 1);
-            }
-            List<String> allowed = new ArrayList<>();
-            for (Route route : routes) {
-                List<String> parameters = route.match(path);
-                if (parameters == null) {
-                    continue;
-                }
-                if (route.method().equals(exchange.getRequestMethod())) {
-                    route.handler().handle(exchange, parameters, requestId);
-                    return;
-                }
-                allowed.add(route.method());
-            }
-            if (allowed.isEmpty()) {
-                HttpResponses.error(exchange, 404, "not_found", "no route for " + exchange.getRequestMethod() + " "
-                        + path, requestId);
-            } else {
-                exchange.getResponseHeaders().set("Allow", String.join(", ", allowed));
-                HttpResponses.error(exchange, 405, "method_not_allowed", exchange.getRequestMethod()
-                        + " is not allowed on " + path + "; use " + String.join(" or ", allowed), requestId);
-            }
-        } catch (IOException e) {
-            LOG.log(Level.FINE, "client connection failed", e);
-        } catch (RuntimeException | Error e) {
-            LOG.log(Level.SEVERE, "request " + requestId + " failed", e);
-            try {
-                HttpResponses.error(exchange, 500, "internal_error", "the server failed: " + e, requestId);
-            } catch (IOException | RuntimeException ignored) {
-                // headers may already be sent; the connection is closed either way
-            }
-        } finally {
-            inFlight.decrementAndGet();
-            int status = exchange.getResponseCode();
-            if (status >= 400 && !kept[0]) { // answered without a JSON error body
-                keepRefused(exchange, requestId, status, null, null, received, startNanos);
-            }
+        CompletableFuture<HttpAnswer> answer;
+        try {
+            answer = route(request, requestId);
+        } catch (Throwable e) { // an answer for everything; the failure is mapped below
+            answer = CompletableFuture.failedFuture(e);
         }
+        return answer.handle((routed, failure) -> {
+            try {
+                HttpAnswer sent = finish(request, requestId, routed, failure);
+                sent.header("X-Request-Id", requestId);
+                if (sent.status() >= 400) {
+                    keepRefused(request.method(), request.rawPath(), requestId, sent, received, startNanos);
+                }
+                return sent;
+            } finally {
+                inFlight.decrementAndGet();
+            }
+        });
     }
 
-    /** Keeps a refused request in the ring that {@code GET /logs/api} lists. */
-    private void keepRefused(HttpExchange exchange, String requestId, int status, String error, String message,
-            java.time.Instant received, long startNanos) {
-        String path = exchange.getRequestURI().getRawPath();
+    private CompletableFuture<HttpAnswer> route(HttpRequest request, String requestId) throws IOException {
+        if (draining) {
+            return CompletableFuture.completedFuture(HttpResponses.error(503, "shutting_down", "the server is"
+                    + " shutting down; nothing was stored, retry against the restarted server", requestId)
+                    .header("Retry-After", "1").header("Connection", "close"));
+        }
+        String path = request.rawPath();
+        if (path.length() > 1 && path.endsWith("/")) {
+            path = path.substring(0, path.length() - 1);
+        }
+        List<String> allowed = new ArrayList<>();
+        for (Route route : routes) {
+            List<String> parameters = route.match(path);
+            if (parameters == null) {
+                continue;
+            }
+            if (route.method().equals(request.method())) {
+                if (route.inline()) {
+                    return route.handler().handle(request, parameters, requestId);
+                }
+                return CompletableFuture.supplyAsync(() -> {
+                    try {
+                        return route.handler().handle(request, parameters, requestId);
+                    } catch (IOException e) {
+                        throw new CompletionException(e);
+                    }
+                }, workers.executor()).thenCompose(answer -> answer);
+            }
+            allowed.add(route.method());
+        }
+        if (allowed.isEmpty()) {
+            return CompletableFuture.completedFuture(HttpResponses.error(404, "not_found", "no route for "
+                    + request.method() + " " + path, requestId));
+        }
+        return CompletableFuture.completedFuture(HttpResponses.error(405, "method_not_allowed", request.method()
+                + " is not allowed on " + path + "; use " + String.join(" or ", allowed), requestId)
+                .header("Allow", String.join(", ", allowed)));
+    }
+
+    /** The answer to send: the route's, its refusal, or a JSON 500 for an unexpected failure. */
+    private HttpAnswer finish(HttpRequest request, String requestId, HttpAnswer routed, Throwable failure) {
+        Throwable cause = failure;
+        while (cause instanceof CompletionException && cause.getCause() != null) {
+            cause = cause.getCause();
+        }
+        if (cause instanceof Refusal refusal) {
+            return bounded(refusal.answer(), requestId);
+        }
+        if (cause != null || routed == null) {
+            FatalErrors.exitOnOutOfMemory(cause);
+            LOG.log(Level.SEVERE, "request " + requestId + " (" + request.method() + " " + request.rawPath()
+                    + ") failed", cause);
+            return internalError(requestId);
+        }
+        return bounded(routed, requestId);
+    }
+
+    private static HttpAnswer internalError(String requestId) {
+        return HttpResponses.error(500, "internal", "the server failed to answer this request; the failure is"
+                + " logged with request id " + requestId, requestId);
+    }
+
+    /** An error body over the bound is replaced by its code and the start of its message. */
+    private static HttpAnswer bounded(HttpAnswer answer, String requestId) {
+        if (answer.status() < 400 || answer.body().length <= MAX_ERROR_BODY_BYTES) {
+            return answer;
+        }
+        LOG.warning("request " + requestId + ": an error body of " + answer.body().length + " bytes was cut");
+        String message = answer.message() == null ? "" : answer.message();
+        if (message.length() > 1024) {
+            message = message.substring(0, 1024) + "…";
+        }
+        ObjectNode body = HttpResponses.error(answer.error() == null ? "error" : answer.error(), message
+                + " (the full answer was longer than " + MAX_ERROR_BODY_BYTES + " bytes and was cut)", requestId);
+        HttpAnswer cut = HttpResponses.json(answer.status(), body);
+        answer.headers().forEach(cut::header);
+        return cut;
+    }
+
+    @Override
+    public HttpAnswer refuse(String method, String target, int status, String error, String message) {
+        String requestId = requestIds.resolve(null);
+        HttpAnswer answer = HttpResponses.error(status, error, message, requestId).header("X-Request-Id", requestId);
+        String path = target == null ? null : target.split("\\?", 2)[0];
+        keepRefused(method, path, requestId, answer, clock.instant(), System.nanoTime());
+        return answer;
+    }
+
+    /** Keeps a refused request in the ring that {@code GET /logs/api} lists (before it is answered). */
+    private void keepRefused(String method, String path, String requestId, HttpAnswer answer, Instant received,
+            long startNanos) {
         String stream = null;
-        if (path.startsWith("/streams/")) {
+        if (path != null && path.startsWith("/streams/")) {
             int end = path.indexOf('/', "/streams/".length());
             stream = path.substring("/streams/".length(), end < 0 ? path.length() : end);
         }
-        refused.add(new ApiRecord("ring", requestId, exchange.getRequestMethod(), path, stream, status, error, message,
-                EpochMicros.of(received),
-                (System.nanoTime() - startNanos) / 1_000));
+        refused.add(new ApiRecord("ring", requestId, method, path, stream, answer.status(), answer.error(),
+                answer.message(), EpochMicros.of(received), (System.nanoTime() - startNanos) / 1_000));
     }
 }

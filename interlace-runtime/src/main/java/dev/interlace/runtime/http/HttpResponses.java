@@ -1,41 +1,29 @@
 package dev.interlace.runtime.http;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.sun.net.httpserver.HttpExchange;
 import dev.interlace.runtime.ops.EpochMicros;
-import java.io.IOException;
-import java.io.OutputStream;
 
-/** Writes JSON responses and errors in the one shape every route uses. */
+/** Builds JSON answers and errors in the one shape every route uses. */
 final class HttpResponses {
 
     static final ObjectMapper JSON = new ObjectMapper();
 
     private HttpResponses() {}
 
-    /**
-     * Exchange attribute holding what to do with a refusal (4xx/5xx) before it is answered: the router keeps it in
-     * the refused-requests ring, so that a client that got the answer finds it in {@code GET /logs/api} at once.
-     */
-    static final String REFUSAL_ATTRIBUTE = "interlace.refusal";
-
-    /** Told of a refusal: its status, error code and message. */
-    @FunctionalInterface
-    interface Refusal {
-        void refused(int status, String error, String message);
-    }
-
-    static void json(HttpExchange exchange, int status, ObjectNode body) throws IOException {
-        if (status >= 400 && exchange.getAttribute(REFUSAL_ATTRIBUTE) instanceof Refusal refusal) {
-            refusal.refused(status, body.path("error").asText(null), body.path("message").asText(null));
+    /** {@code body} as a JSON answer; a 4xx/5xx keeps its {@code error} and {@code message} for the ring. */
+    static HttpAnswer json(int status, ObjectNode body) {
+        byte[] bytes;
+        try {
+            bytes = JSON.writeValueAsBytes(body);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("cannot write a JSON answer: " + e.getMessage(), e);
         }
-        byte[] bytes = JSON.writeValueAsBytes(body);
-        exchange.getResponseHeaders().set("Content-Type", "application/json");
-        exchange.sendResponseHeaders(status, bytes.length);
-        try (OutputStream out = exchange.getResponseBody()) {
-            out.write(bytes);
-        }
+        return status >= 400
+                ? new HttpAnswer(status, "application/json", bytes, body.path("error").asText(null),
+                        body.path("message").asText(null))
+                : new HttpAnswer(status, "application/json", bytes, null, null);
     }
 
     /** An error body: {@code {"error", "message", "request_id"}}, for callers to add details to. */
@@ -47,9 +35,8 @@ final class HttpResponses {
         return body;
     }
 
-    static void error(HttpExchange exchange, int status, String code, String message, String requestId)
-            throws IOException {
-        json(exchange, status, error(code, message, requestId));
+    static HttpAnswer error(int status, String code, String message, String requestId) {
+        return json(status, error(code, message, requestId));
     }
 
     /** Epoch microseconds as RFC 3339 UTC, e.g. {@code 2026-11-29T08:30:00.123456Z}. */

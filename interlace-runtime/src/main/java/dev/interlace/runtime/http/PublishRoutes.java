@@ -2,21 +2,21 @@ package dev.interlace.runtime.http;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.sun.net.httpserver.HttpExchange;
 import dev.interlace.runtime.ingest.IngestLimits;
 import dev.interlace.runtime.ingest.PublishOutcome;
 import dev.interlace.runtime.ingest.Publisher;
 import dev.interlace.runtime.log.AppendResult;
 import dev.interlace.runtime.stream.FieldError;
 import jakarta.inject.Inject;
+import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.time.Instant;
 import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.CompletableFuture;
 import java.util.zip.GZIPInputStream;
-import java.util.zip.ZipException;
 
 /** {@code POST /streams/{name}}: the publish endpoint (DESIGN.md §3). */
 final class PublishRoutes {
@@ -33,64 +33,63 @@ final class PublishRoutes {
     }
 
     void register(List<Route> routes) {
-        routes.add(new Route("POST", "/streams/{name}", this::publish));
+        routes.add(Route.async("POST", "/streams/{name}", this::publish));
     }
 
-    private void publish(HttpExchange exchange, List<String> path, String requestId) throws IOException {
+    private CompletableFuture<HttpAnswer> publish(HttpRequest request, List<String> path, String requestId) {
         long startedNanos = System.nanoTime();
+        String stream = path.get(0);
+        CompletableFuture<HttpAnswer> answer;
         try {
-            receive(exchange, path, requestId);
-        } finally {
-            metrics.answered(path.get(0), exchange.getResponseCode(), System.nanoTime() - startedNanos);
+            answer = receive(request, stream, requestId);
+        } catch (RuntimeException e) {
+            answer = CompletableFuture.failedFuture(e);
         }
+        return answer.whenComplete((sent, failure) ->
+                metrics.answered(stream, sent == null ? 500 : sent.status(), System.nanoTime() - startedNanos));
     }
 
-    private void receive(HttpExchange exchange, List<String> path, String requestId) throws IOException {
+    private CompletableFuture<HttpAnswer> receive(HttpRequest request, String stream, String requestId) {
         Instant receivedAt = publisher.now();
-        String stream = path.get(0);
         if (publisher.stream(stream).isEmpty()) {
-            respond(exchange, new PublishOutcome.UnknownStream(requestId, stream), false);
-            return;
+            return done(respond(new PublishOutcome.UnknownStream(requestId, stream), false));
         }
-        MediaType mediaType = MediaType.parse(exchange.getRequestHeaders().getFirst("Content-Type"));
+        MediaType mediaType = MediaType.parse(request.header("Content-Type"));
         if (mediaType.format() == null) {
-            HttpResponses.error(exchange, 415, "unsupported_media_type", mediaType.problem(), requestId);
-            return;
+            return done(HttpResponses.error(415, "unsupported_media_type", mediaType.problem(), requestId));
         }
-        String encoding = exchange.getRequestHeaders().getFirst("Content-Encoding");
+        String encoding = request.header("Content-Encoding");
         boolean gzip = encoding != null && encoding.strip().equalsIgnoreCase("gzip");
         if (encoding != null && !gzip && !encoding.strip().equalsIgnoreCase("identity")) {
-            HttpResponses.error(exchange, 415, "unsupported_media_type", "Content-Encoding \"" + encoding
-                    + "\" is not supported; send the body uncompressed or with Content-Encoding: gzip", requestId);
-            return;
+            return done(HttpResponses.error(415, "unsupported_media_type", "Content-Encoding \"" + encoding
+                    + "\" is not supported; send the body uncompressed or with Content-Encoding: gzip", requestId));
         }
-        String length = exchange.getRequestHeaders().getFirst("Content-Length");
-        if (!gzip && length != null && parseLength(length) > limits.maxBodyBytes()) {
-            HttpResponses.error(exchange, 413, "payload_too_large", "the body is " + length + " bytes; the limit is "
-                    + limits.maxBodyBytes() + " bytes", requestId);
-            return;
+        byte[] body = request.body();
+        if (gzip) {
+            try {
+                body = gunzip(body);
+            } catch (IOException e) {
+                return done(HttpResponses.error(400, "malformed_json", "the body is not valid gzip: "
+                        + e.getMessage(), requestId));
+            }
         }
-        byte[] body;
-        try {
-            body = readLimited(gzip ? new GZIPInputStream(exchange.getRequestBody()) : exchange.getRequestBody());
-        } catch (ZipException | java.io.EOFException e) {
-            HttpResponses.error(exchange, 400, "malformed_json", "the body is not valid gzip: " + e.getMessage(),
-                    requestId);
-            return;
+        if (body == null || body.length > limits.maxBodyBytes()) {
+            return done(HttpResponses.error(413, "payload_too_large", "the body is larger than the limit of "
+                    + limits.maxBodyBytes() + " bytes" + (gzip ? " once decompressed" : ""), requestId));
         }
-        if (body == null) {
-            HttpResponses.error(exchange, 413, "payload_too_large", "the body is larger than the limit of "
-                    + limits.maxBodyBytes() + " bytes" + (gzip ? " once decompressed" : ""), requestId);
-            return;
-        }
-        boolean verbose = "true".equals(QueryParameters.parse(exchange.getRequestURI()).get("verbose"));
-        PublishOutcome outcome = publisher.publish(stream, requestId, receivedAt, body, mediaType.format());
-        metrics.decided(stream, outcome);
-        respond(exchange, outcome, verbose);
+        boolean verbose = "true".equals(request.query().get("verbose"));
+        return publisher.publish(stream, requestId, receivedAt, body, mediaType.format()).thenApply(outcome -> {
+            metrics.decided(stream, outcome);
+            return respond(outcome, verbose);
+        });
+    }
+
+    private static CompletableFuture<HttpAnswer> done(HttpAnswer answer) {
+        return CompletableFuture.completedFuture(answer);
     }
 
     /** Maps every outcome to its status and body; the only place publish statuses are decided. */
-    private static void respond(HttpExchange exchange, PublishOutcome outcome, boolean verbose) throws IOException {
+    private static HttpAnswer respond(PublishOutcome outcome, boolean verbose) {
         String requestId = outcome.requestId();
         if (outcome instanceof PublishOutcome.Published published) {
             ObjectNode body = HttpResponses.JSON.createObjectNode();
@@ -124,9 +123,9 @@ final class PublishRoutes {
                     }
                 }
             }
-            HttpResponses.json(exchange, 200, body);
+            return HttpResponses.json(200, body);
         } else if (outcome instanceof PublishOutcome.UnknownStream unknown) {
-            HttpResponses.error(exchange, 404, "unknown_stream", "no stream is named \"" + unknown.stream()
+            return HttpResponses.error(404, "unknown_stream", "no stream is named \"" + unknown.stream()
                     + "\"; GET /streams lists them", requestId);
         } else if (outcome instanceof PublishOutcome.BadBody bad) {
             int status = switch (bad.kind()) {
@@ -144,7 +143,7 @@ final class PublishRoutes {
             if (bad.field() != null) {
                 body.put("field", bad.field());
             }
-            HttpResponses.json(exchange, status, body);
+            return HttpResponses.json(status, body);
         } else if (outcome instanceof PublishOutcome.SchemaViolation violation) {
             ObjectNode body = HttpResponses.error("schema_violation", violation.errors().size()
                     + " field error(s); nothing was stored. Fix the events listed in errors and resend", requestId);
@@ -158,28 +157,29 @@ final class PublishRoutes {
                 item.put("field", error.field());
                 item.put("reason", error.reason());
             }
-            HttpResponses.json(exchange, 422, body);
+            return HttpResponses.json(422, body);
         } else if (outcome instanceof PublishOutcome.Backpressure backpressure) {
             ObjectNode body = HttpResponses.error("backpressure", "stream " + backpressure.stream() + " has "
                     + backpressure.pending() + " events waiting to be materialised (limit " + backpressure.maxPending()
                     + "); nothing was stored, retry later", requestId);
             body.put("pending", backpressure.pending());
             body.put("max_pending", backpressure.maxPending());
-            exchange.getResponseHeaders().set("Retry-After", Integer.toString(backpressure.retryAfterSeconds()));
-            HttpResponses.json(exchange, 429, body);
+            return HttpResponses.json(429, body).header("Retry-After",
+                    Integer.toString(backpressure.retryAfterSeconds()));
         } else if (outcome instanceof PublishOutcome.Unavailable unavailable) {
-            exchange.getResponseHeaders().set("Retry-After", Integer.toString(unavailable.retryAfterSeconds()));
-            HttpResponses.error(exchange, 503, "log_unavailable", unavailable.reason()
-                    + "; nothing was stored, retry later", requestId);
+            return HttpResponses.error(503, "log_unavailable", unavailable.reason()
+                    + "; nothing was stored, retry later", requestId)
+                    .header("Retry-After", Integer.toString(unavailable.retryAfterSeconds()));
         }
+        throw new IllegalStateException("unknown publish outcome " + outcome);
     }
 
-    /** The body, or null when it is longer than the limit. */
-    private byte[] readLimited(InputStream in) throws IOException {
+    /** The decompressed body, or null when it is longer than the limit once decompressed. */
+    private byte[] gunzip(byte[] compressed) throws IOException {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         byte[] buffer = new byte[16 * 1024];
         long total = 0;
-        try (in) {
+        try (InputStream in = new GZIPInputStream(new ByteArrayInputStream(compressed))) {
             int read;
             while ((read = in.read(buffer)) >= 0) {
                 total += read;
@@ -190,14 +190,6 @@ final class PublishRoutes {
             }
         }
         return out.toByteArray();
-    }
-
-    private static long parseLength(String value) {
-        try {
-            return Long.parseLong(value.strip());
-        } catch (NumberFormatException e) {
-            return -1;
-        }
     }
 
     /** The body formats, from the Content-Type header. */

@@ -1,6 +1,5 @@
 package dev.interlace.runtime.http;
 
-import java.net.URI;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
@@ -11,9 +10,8 @@ final class QueryParameters {
 
     private QueryParameters() {}
 
-    static Map<String, String> parse(URI uri) {
+    static Map<String, String> parse(String query) {
         Map<String, String> parameters = new LinkedHashMap<>();
-        String query = uri.getRawQuery();
         if (query == null || query.isEmpty()) {
             return parameters;
         }

@@ -3,7 +3,6 @@ package dev.interlace.runtime.http;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.sun.net.httpserver.HttpExchange;
 import dev.interlace.runtime.config.InterlaceConfig;
 import dev.interlace.runtime.flush.FlushRecord;
 import dev.interlace.runtime.flush.Warehouse;
@@ -72,19 +71,18 @@ final class RecordRoutes {
     }
 
     void register(List<Route> routes) {
-        routes.add(new Route("GET", "/correlate", this::correlate));
-        routes.add(new Route("GET", "/logs/api", this::apiLog));
-        routes.add(new Route("GET", "/logs/sys", this::sysLog));
+        routes.add(Route.blocking("GET", "/correlate", this::correlate));
+        routes.add(Route.blocking("GET", "/logs/api", this::apiLog));
+        routes.add(Route.blocking("GET", "/logs/sys", this::sysLog));
     }
 
     // ---------------------------------------------------------------------------------------------- /correlate
 
-    private void correlate(HttpExchange exchange, List<String> path, String requestId) throws IOException {
-        Map<String, String> query = QueryParameters.parse(exchange.getRequestURI());
+    private HttpAnswer correlate(HttpRequest request, List<String> path, String requestId) throws IOException {
+        Map<String, String> query = request.query();
         String unknown = unknownParameter(query, Set.of("request_id", "stream", "key"));
         if (unknown != null) {
-            HttpResponses.error(exchange, 400, "invalid_filter", unknown, requestId);
-            return;
+            return HttpResponses.error(400, "invalid_filter", unknown, requestId);
         }
         String wanted = query.get("request_id");
         ObjectNode keySection = null;
@@ -92,31 +90,27 @@ final class RecordRoutes {
             String streamName = query.get("stream");
             String key = query.get("key");
             if (streamName == null || key == null) {
-                HttpResponses.error(exchange, 400, "invalid_filter", "give ?request_id=<id>, or ?stream=<name>&key="
+                return HttpResponses.error(400, "invalid_filter", "give ?request_id=<id>, or ?stream=<name>&key="
                         + "<idempotency key> for an event's key", requestId);
-                return;
             }
             Optional<StreamDescriptor> stream = catalog.find(streamName);
             if (stream.isEmpty() || stream.get().idempotencyKey() == null) {
-                HttpResponses.error(exchange, stream.isEmpty() ? 404 : 400, stream.isEmpty() ? "unknown_stream"
+                return HttpResponses.error(stream.isEmpty() ? 404 : 400, stream.isEmpty() ? "unknown_stream"
                         : "no_idempotency_key", stream.isEmpty() ? "no stream named " + streamName
                         : "stream " + streamName + " has no idempotency key", requestId);
-                return;
             }
             String canonical;
             try {
                 canonical = canonicalKey(stream.get(), key);
             } catch (IllegalArgumentException e) {
-                HttpResponses.error(exchange, 400, "invalid_key", e.getMessage(), requestId);
-                return;
+                return HttpResponses.error(400, "invalid_key", e.getMessage(), requestId);
             }
             long offset = log.offsetOfKey(streamName, canonical);
             List<LogEntry> entries = offset == 0 ? List.of() : readQuietly(streamName, offset - 1, 1);
             if (entries.isEmpty()) {
-                HttpResponses.error(exchange, 404, "unknown_key", "no stored event of " + streamName + " has key "
+                return HttpResponses.error(404, "unknown_key", "no stored event of " + streamName + " has key "
                         + canonical + " (events trimmed by the retention sweep are no longer in the log)",
                         requestId);
-                return;
             }
             wanted = entries.get(0).requestId();
             keySection = HttpResponses.JSON.createObjectNode();
@@ -130,11 +124,10 @@ final class RecordRoutes {
                 SECTION_LIMIT));
         RefusedRequests.Page refusals = refused.list(new ApiRecord.Filter(null, null, wanted, null, null, 10));
         if (publishes.records().isEmpty() && refusals.records().isEmpty()) {
-            HttpResponses.error(exchange, 404, "unknown_request", "nothing is recorded for request " + wanted
+            return HttpResponses.error(404, "unknown_request", "nothing is recorded for request " + wanted
                     + ": no publish record (kept " + retentionText() + ") and not among the refused requests kept"
                     + " in memory since " + HttpResponses.time(refused.since()) + " (" + refused.capacity()
                     + " at most)", requestId);
-            return;
         }
         ObjectNode body = HttpResponses.JSON.createObjectNode();
         body.put("request_id", wanted);
@@ -148,8 +141,7 @@ final class RecordRoutes {
             body.set("refused", apiItem(refusal));
             body.put("completeness", "ring");
             ringDetails(body);
-            HttpResponses.json(exchange, 200, body);
-            return;
+            return HttpResponses.json(200, body);
         }
         // A client may reuse a request id (a retry with the same X-Request-Id, or another stream): every record is
         // listed; the story below follows the first one.
@@ -277,7 +269,7 @@ final class RecordRoutes {
             totals.put(name, body.get(name).get("total").asLong());
         }
         body.put("completeness", "store");
-        HttpResponses.json(exchange, 200, body);
+        return HttpResponses.json(200, body);
     }
 
     /**
@@ -380,8 +372,8 @@ final class RecordRoutes {
 
     // ------------------------------------------------------------------------------------------------ /logs/api
 
-    private void apiLog(HttpExchange exchange, List<String> path, String requestId) throws IOException {
-        Map<String, String> query = QueryParameters.parse(exchange.getRequestURI());
+    private HttpAnswer apiLog(HttpRequest request, List<String> path, String requestId) throws IOException {
+        Map<String, String> query = request.query();
         ApiRecord.Filter filter;
         try {
             String unknown = unknownParameter(query, Set.of("stream", "status", "request_id", "since", "until",
@@ -400,8 +392,7 @@ final class RecordRoutes {
                     RunRoutes.time(query.get("since"), "since"), RunRoutes.time(query.get("until"), "until"),
                     limit(query));
         } catch (IllegalArgumentException e) {
-            HttpResponses.error(exchange, 400, "invalid_filter", e.getMessage(), requestId);
-            return;
+            return HttpResponses.error(400, "invalid_filter", e.getMessage(), requestId);
         }
         boolean fromStore = filter.status() == null || filter.status() == 200;
         boolean fromRing = filter.status() == null || filter.status() >= 400;
@@ -442,13 +433,13 @@ final class RecordRoutes {
             ringDetails(body);
         }
         body.put("record_retention", retentionText());
-        HttpResponses.json(exchange, 200, body);
+        return HttpResponses.json(200, body);
     }
 
     // ------------------------------------------------------------------------------------------------ /logs/sys
 
-    private void sysLog(HttpExchange exchange, List<String> path, String requestId) throws IOException {
-        Map<String, String> query = QueryParameters.parse(exchange.getRequestURI());
+    private HttpAnswer sysLog(HttpRequest request, List<String> path, String requestId) throws IOException {
+        Map<String, String> query = request.query();
         SysRecord.Filter filter;
         try {
             String unknown = unknownParameter(query, Set.of("event", "stream", "id", "since", "until", "limit"));
@@ -459,8 +450,7 @@ final class RecordRoutes {
                     RunRoutes.time(query.get("since"), "since"), RunRoutes.time(query.get("until"), "until"),
                     limit(query));
         } catch (IllegalArgumentException e) {
-            HttpResponses.error(exchange, 400, "invalid_filter", e.getMessage(), requestId);
-            return;
+            return HttpResponses.error(400, "invalid_filter", e.getMessage(), requestId);
         }
         SysRecord.Page page = system.list(filter);
         ObjectNode body = HttpResponses.JSON.createObjectNode();
@@ -478,7 +468,7 @@ final class RecordRoutes {
         body.put("total", page.total());
         body.put("completeness", "store");
         body.put("record_retention", retentionText());
-        HttpResponses.json(exchange, 200, body);
+        return HttpResponses.json(200, body);
     }
 
     // ---------------------------------------------------------------------------------------------- rendering

@@ -1,15 +1,42 @@
 package dev.interlace.runtime.http;
 
-import com.sun.net.httpserver.HttpExchange;
 import java.io.IOException;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 
-/** A handler for one method and path pattern; {@code {name}} segments are passed in order. */
-record Route(String method, String pattern, Handler handler) {
+/**
+ * A handler for one method and path pattern; {@code {name}} segments are passed in order.
+ *
+ * @param inline true for a handler that never blocks and may run on the transport's I/O thread (liveness), so it
+ *     is answered even when every worker is busy
+ */
+record Route(String method, String pattern, Handler handler, boolean inline) {
 
+    /** A route that answers when its work is done, without holding a thread meanwhile (publish, long polls). */
     @FunctionalInterface
     interface Handler {
-        void handle(HttpExchange exchange, List<String> pathParameters, String requestId) throws IOException;
+        CompletableFuture<HttpAnswer> handle(HttpRequest request, List<String> pathParameters, String requestId)
+                throws IOException;
+    }
+
+    /** A route that computes its answer on a worker thread and may block doing so (a database read). */
+    @FunctionalInterface
+    interface BlockingHandler {
+        HttpAnswer handle(HttpRequest request, List<String> pathParameters, String requestId) throws IOException;
+    }
+
+    static Route blocking(String method, String pattern, BlockingHandler handler) {
+        return new Route(method, pattern, (request, path, requestId) ->
+                CompletableFuture.completedFuture(handler.handle(request, path, requestId)), false);
+    }
+
+    static Route async(String method, String pattern, Handler handler) {
+        return new Route(method, pattern, handler, false);
+    }
+
+    static Route inline(String method, String pattern, BlockingHandler handler) {
+        return new Route(method, pattern, (request, path, requestId) ->
+                CompletableFuture.completedFuture(handler.handle(request, path, requestId)), true);
     }
 
     /** The path parameters if {@code path} matches the pattern, else null. */

@@ -2,7 +2,6 @@ package dev.interlace.runtime.http;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.sun.net.httpserver.HttpExchange;
 import dev.interlace.runtime.model.ModelRunner;
 import dev.interlace.runtime.model.RunRecord;
 import dev.interlace.runtime.ops.EpochMicros;
@@ -30,13 +29,13 @@ final class RunRoutes {
     }
 
     void register(List<Route> routes) {
-        routes.add(new Route("GET", "/runs", this::list));
-        routes.add(new Route("GET", "/runs/{id}", this::show));
-        routes.add(new Route("POST", "/models/{name}/run", this::run));
+        routes.add(Route.blocking("GET", "/runs", this::list));
+        routes.add(Route.blocking("GET", "/runs/{id}", this::show));
+        routes.add(Route.blocking("POST", "/models/{name}/run", this::run));
     }
 
-    private void list(HttpExchange exchange, List<String> path, String requestId) throws IOException {
-        Map<String, String> query = QueryParameters.parse(exchange.getRequestURI());
+    private HttpAnswer list(HttpRequest request, List<String> path, String requestId) throws IOException {
+        Map<String, String> query = request.query();
         ModelRunner.RunFilter filter;
         try {
             String status = query.get("status");
@@ -50,8 +49,7 @@ final class RunRoutes {
             filter = new ModelRunner.RunFilter(query.get("model"), status, query.get("trigger"),
                     time(query.get("since"), "since"), time(query.get("until"), "until"), limit);
         } catch (IllegalArgumentException e) {
-            HttpResponses.error(exchange, 400, "invalid_filter", e.getMessage(), requestId);
-            return;
+            return HttpResponses.error(400, "invalid_filter", e.getMessage(), requestId);
         }
         ObjectNode body = HttpResponses.JSON.createObjectNode();
         ArrayNode runs = body.putArray("runs");
@@ -61,28 +59,26 @@ final class RunRoutes {
         body.put("count", page.runs().size());
         body.put("total", page.total());
         body.put("completeness", "store");
-        HttpResponses.json(exchange, 200, body);
+        return HttpResponses.json(200, body);
     }
 
-    private void show(HttpExchange exchange, List<String> path, String requestId) throws IOException {
+    private HttpAnswer show(HttpRequest request, List<String> path, String requestId) throws IOException {
         Optional<RunRecord> run = runner.flatMap(r -> r.run(path.get(0)));
         if (run.isEmpty()) {
-            HttpResponses.error(exchange, 404, "unknown_run", "no run has id " + path.get(0), requestId);
-            return;
+            return HttpResponses.error(404, "unknown_run", "no run has id " + path.get(0), requestId);
         }
-        HttpResponses.json(exchange, 200, describe(run.get(), true));
+        return HttpResponses.json(200, describe(run.get(), true));
     }
 
-    private void run(HttpExchange exchange, List<String> path, String requestId) throws IOException {
+    private HttpAnswer run(HttpRequest request, List<String> path, String requestId) throws IOException {
         String model = path.get(0);
         if (runner.isEmpty() || !runner.get().hasModel(model)) {
-            HttpResponses.error(exchange, 404, "unknown_model", "no model is named " + model + "; GET /runs shows"
+            return HttpResponses.error(404, "unknown_model", "no model is named " + model + "; GET /runs shows"
                     + " the models that ran", requestId);
-            return;
         }
         ObjectNode body = HttpResponses.JSON.createObjectNode();
         body.put("run_id", runner.get().runManually(model));
-        HttpResponses.json(exchange, 202, body);
+        return HttpResponses.json(202, body);
     }
 
     private static ObjectNode describe(RunRecord run, boolean withModels) {

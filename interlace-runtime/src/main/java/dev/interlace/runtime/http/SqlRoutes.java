@@ -7,14 +7,12 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.sun.net.httpserver.HttpExchange;
 import dev.interlace.runtime.flush.Warehouse;
 import dev.interlace.runtime.sql.QueryException;
 import dev.interlace.runtime.sql.QueryResult;
 import dev.interlace.runtime.sql.ReadOnlySql;
 import jakarta.inject.Inject;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -44,22 +42,20 @@ final class SqlRoutes {
     }
 
     void register(List<Route> routes) {
-        routes.add(new Route("POST", "/sql", this::query));
+        routes.add(Route.blocking("POST", "/sql", this::query));
     }
 
-    private void query(HttpExchange exchange, List<String> path, String requestId) throws IOException {
+    private HttpAnswer query(HttpRequest request, List<String> path, String requestId) throws IOException {
         if (warehouse.isEmpty()) {
-            HttpResponses.error(exchange, 503, "no_warehouse", "no warehouse is configured, so there is nothing to"
+            return HttpResponses.error(503, "no_warehouse", "no warehouse is configured, so there is nothing to"
                     + " query; put interlace-warehouse-duckdb on the class path", requestId);
-            return;
         }
-        byte[] body = exchange.getRequestBody().readNBytes(MAX_SQL_BYTES + 1);
+        byte[] body = request.body();
         if (body.length > MAX_SQL_BYTES) {
-            HttpResponses.error(exchange, 413, "payload_too_large", "the query is longer than " + MAX_SQL_BYTES
+            return HttpResponses.error(413, "payload_too_large", "the query is longer than " + MAX_SQL_BYTES
                     + " bytes", requestId);
-            return;
         }
-        String contentType = Optional.ofNullable(exchange.getRequestHeaders().getFirst("Content-Type")).orElse("")
+        String contentType = Optional.ofNullable(request.header("Content-Type")).orElse("")
                 .toLowerCase(Locale.ROOT);
         String sql;
         if (contentType.startsWith("application/json")) {
@@ -67,13 +63,11 @@ final class SqlRoutes {
             try {
                 json = HttpResponses.JSON.readTree(body);
             } catch (IOException e) {
-                HttpResponses.error(exchange, 400, "malformed_json", "the body is not JSON: send {\"sql\": \"...\"}"
+                return HttpResponses.error(400, "malformed_json", "the body is not JSON: send {\"sql\": \"...\"}"
                         + " or the query as text/plain", requestId);
-                return;
             }
             if (json == null || !json.path("sql").isTextual()) {
-                HttpResponses.error(exchange, 400, "missing_sql", "send {\"sql\": \"SELECT ...\"}", requestId);
-                return;
+                return HttpResponses.error(400, "missing_sql", "send {\"sql\": \"SELECT ...\"}", requestId);
             }
             sql = json.get("sql").asText();
         } else {
@@ -81,26 +75,24 @@ final class SqlRoutes {
         }
         Optional<ReadOnlySql.Problem> problem = ReadOnlySql.check(sql);
         if (problem.isPresent()) {
-            HttpResponses.error(exchange, problem.get().forbidden() ? 403 : 400,
+            return HttpResponses.error(problem.get().forbidden() ? 403 : 400,
                     problem.get().forbidden() ? "read_only" : "invalid_sql", problem.get().message(), requestId);
-            return;
         }
         QueryResult result;
         try {
             result = warehouse.get().query(sql, MAX_ROWS, TIMEOUT);
         } catch (QueryException e) {
-            HttpResponses.error(exchange, e.timedOut() ? 408 : 400, e.timedOut() ? "query_timeout" : "query_failed",
+            return HttpResponses.error(e.timedOut() ? 408 : 400, e.timedOut() ? "query_timeout" : "query_failed",
                     e.getMessage(), requestId);
-            return;
         }
-        String accept = Optional.ofNullable(exchange.getRequestHeaders().getFirst("Accept")).orElse("")
+        String accept = Optional.ofNullable(request.header("Accept")).orElse("")
                 .toLowerCase(Locale.ROOT);
         if (accept.contains("text/csv")) {
-            send(exchange, "text/csv; charset=utf-8", csv(result));
+            return HttpAnswer.bytes(200, "text/csv; charset=utf-8", csv(result));
         } else if (accept.contains("application/x-ndjson")) {
-            send(exchange, "application/x-ndjson", ndjson(result));
+            return HttpAnswer.bytes(200, "application/x-ndjson", ndjson(result));
         } else {
-            send(exchange, "application/json", json(result));
+            return HttpAnswer.bytes(200, "application/json", json(result));
         }
     }
 
@@ -197,13 +189,5 @@ final class SqlRoutes {
             return decimal.toPlainString();
         }
         return value.toString();
-    }
-
-    private static void send(HttpExchange exchange, String contentType, byte[] body) throws IOException {
-        exchange.getResponseHeaders().set("Content-Type", contentType);
-        exchange.sendResponseHeaders(200, body.length);
-        try (OutputStream out = exchange.getResponseBody()) {
-            out.write(body);
-        }
     }
 }

@@ -3,7 +3,6 @@ package dev.interlace.runtime.http;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.sun.net.httpserver.HttpExchange;
 import dev.interlace.annotations.SchemaDrift;
 import dev.interlace.runtime.flush.FlushStatus;
 import dev.interlace.runtime.flush.Flusher;
@@ -45,11 +44,11 @@ final class StreamRoutes {
     }
 
     void register(List<Route> routes) {
-        routes.add(new Route("GET", "/streams", this::list));
-        routes.add(new Route("GET", "/streams/{name}", this::show));
+        routes.add(Route.blocking("GET", "/streams", this::list));
+        routes.add(Route.blocking("GET", "/streams/{name}", this::show));
     }
 
-    private void list(HttpExchange exchange, List<String> path, String requestId) throws IOException {
+    private HttpAnswer list(HttpRequest request, List<String> path, String requestId) throws IOException {
         Map<String, StreamHead> heads = log.heads();
         TreeSet<String> names = new TreeSet<>(heads.keySet());
         catalog.streams().forEach(stream -> names.add(stream.name()));
@@ -61,16 +60,15 @@ final class StreamRoutes {
         body.put("count", names.size());
         body.put("total", names.size());
         body.put("completeness", "store");
-        HttpResponses.json(exchange, 200, body);
+        return HttpResponses.json(200, body);
     }
 
-    private void show(HttpExchange exchange, List<String> path, String requestId) throws IOException {
+    private HttpAnswer show(HttpRequest request, List<String> path, String requestId) throws IOException {
         String name = path.get(0);
         StreamHead head = log.heads().get(name);
         if (head == null && catalog.find(name).isEmpty()) {
-            HttpResponses.error(exchange, 404, "unknown_stream", "no stream is named \"" + name
+            return HttpResponses.error(404, "unknown_stream", "no stream is named \"" + name
                     + "\"; GET /streams lists them", requestId);
-            return;
         }
         ObjectNode body = describe(name, head);
         ArrayNode recent = body.putArray("recent");
@@ -81,7 +79,7 @@ final class StreamRoutes {
             item.put("ingested_at", HttpResponses.time(entry.ingestedAtMicros()));
             item.set("event", HttpResponses.JSON.readTree(entry.payload()));
         }
-        HttpResponses.json(exchange, 200, body);
+        return HttpResponses.json(200, body);
     }
 
     private ObjectNode describe(String name, StreamHead head) {

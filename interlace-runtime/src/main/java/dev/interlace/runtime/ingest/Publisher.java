@@ -9,6 +9,7 @@ import dev.interlace.runtime.ops.EpochMicros;
 import dev.interlace.runtime.records.SysRecord;
 import dev.interlace.runtime.records.SystemRecords;
 import dev.interlace.runtime.ops.DiskSpace;
+import dev.interlace.runtime.ops.Workers;
 import dev.interlace.runtime.stream.DecodeResult;
 import dev.interlace.runtime.stream.FieldError;
 import dev.interlace.runtime.stream.StreamCatalog;
@@ -20,13 +21,13 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.ExecutionException;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
  * Publishes a request body to a stream: parses and validates every event, applies the stream's drift policy and
- * appends the result to the log, returning only once it is durable (or refused).
+ * appends the result to the log; the outcome is known once it is durable (or refused).
  */
 public final class Publisher {
 
@@ -41,12 +42,14 @@ public final class Publisher {
     private final DiskSpace disk;
     private final SystemRecords records;
     private final Clock clock;
+    private final Workers workers;
     /** Streams currently refusing publishes with 429: a system record marks each change. */
     private final java.util.Set<String> backpressured = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     @Inject
     public Publisher(StreamCatalog catalog, StreamLog log, IngestLimits limits, DiskSpace disk,
-            SystemRecords records, Clock clock) {
+            SystemRecords records, Clock clock, Workers workers) {
+        this.workers = workers;
         this.catalog = catalog;
         this.log = log;
         this.limits = limits;
@@ -65,11 +68,11 @@ public final class Publisher {
      *
      * @param receivedAt when the request arrived
      */
-    public PublishOutcome publish(String streamName, String requestId, Instant receivedAt, byte[] body,
-            BodyFormat format) {
+    public CompletableFuture<PublishOutcome> publish(String streamName, String requestId, Instant receivedAt,
+            byte[] body, BodyFormat format) {
         Optional<StreamDescriptor> found = catalog.find(streamName);
         if (found.isEmpty()) {
-            return new PublishOutcome.UnknownStream(requestId, streamName);
+            return CompletableFuture.completedFuture(new PublishOutcome.UnknownStream(requestId, streamName));
         }
         StreamDescriptor stream = found.get();
         int maxEvents = (int) Math.min(limits.maxEventsPerRequest(), limits.maxPending());
@@ -77,7 +80,7 @@ public final class Publisher {
         try {
             events = new EventParser(stream.decoder(), maxEvents).parse(body, format);
         } catch (EventParser.BodyException e) {
-            return e.problem.withRequestId(requestId);
+            return CompletableFuture.completedFuture(e.problem.withRequestId(requestId));
         }
 
         List<AppendRequest.Entry> entries = new ArrayList<>(events.size());
@@ -102,33 +105,39 @@ public final class Publisher {
             }
         }
         if (!violations.isEmpty()) {
-            return new PublishOutcome.SchemaViolation(requestId, violations);
+            return CompletableFuture.completedFuture(new PublishOutcome.SchemaViolation(requestId, violations));
         }
         if (!entries.isEmpty() && disk.usableBytes() < limits.minFreeDiskBytes()) {
-            return new PublishOutcome.Unavailable(requestId, "free disk space is below the floor of "
-                    + limits.minFreeDiskBytes() + " bytes", UNAVAILABLE_RETRY_SECONDS);
+            return CompletableFuture.completedFuture(new PublishOutcome.Unavailable(requestId, "free disk space is"
+                    + " below the floor of " + limits.minFreeDiskBytes() + " bytes", UNAVAILABLE_RETRY_SECONDS));
         }
 
         long receivedAtMicros = EpochMicros.of(receivedAt);
         AppendRequest request = new AppendRequest(stream.name(), requestId, receivedAtMicros,
                 stream.schemaVersion(), entries);
-        AppendResult result;
-        try {
-            result = log.append(request).get(APPEND_TIMEOUT_SECONDS, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return new PublishOutcome.Unavailable(requestId, "interrupted while waiting for the log",
-                    UNAVAILABLE_RETRY_SECONDS);
-        } catch (TimeoutException e) {
+        // The log completes the future on its writer thread; the answer is built on a worker, never there.
+        return log.append(request).orTimeout(APPEND_TIMEOUT_SECONDS, TimeUnit.SECONDS)
+                .handleAsync((result, failure) -> failure == null
+                        ? outcome(stream, requestId, result, quarantineErrors)
+                        : unavailable(requestId, failure), workers.executor());
+    }
+
+    private PublishOutcome unavailable(String requestId, Throwable failure) {
+        Throwable cause = failure instanceof java.util.concurrent.CompletionException && failure.getCause() != null
+                ? failure.getCause() : failure;
+        if (cause instanceof TimeoutException) {
             return new PublishOutcome.Unavailable(requestId, "the log did not confirm the write within "
                     + APPEND_TIMEOUT_SECONDS + " s; it may or may not be stored, and a retry is deduplicated",
                     UNAVAILABLE_RETRY_SECONDS);
-        } catch (ExecutionException e) {
-            if (e.getCause() instanceof LogUnavailableException unavailable) {
-                return new PublishOutcome.Unavailable(requestId, unavailable.getMessage(), UNAVAILABLE_RETRY_SECONDS);
-            }
-            throw new IllegalStateException("the stream log failed unexpectedly", e.getCause());
         }
+        if (cause instanceof LogUnavailableException unavailable) {
+            return new PublishOutcome.Unavailable(requestId, unavailable.getMessage(), UNAVAILABLE_RETRY_SECONDS);
+        }
+        throw new IllegalStateException("the stream log failed unexpectedly", cause);
+    }
+
+    private PublishOutcome outcome(StreamDescriptor stream, String requestId, AppendResult result,
+            List<List<FieldError>> quarantineErrors) {
         if (result instanceof AppendResult.Backpressure backpressure) {
             if (backpressured.add(stream.name())) {
                 records.record(SysRecord.of(micros(), "backpressure_on", stream.name(), requestId, "stream "

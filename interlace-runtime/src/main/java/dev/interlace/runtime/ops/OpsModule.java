@@ -42,4 +42,11 @@ public final class OpsModule extends AbstractModule {
     Metrics metrics(MeterRegistry registry) {
         return new Metrics(registry);
     }
+
+    /** Threads for request work that may block; shut down by the server after the HTTP layer. */
+    @Provides
+    @Singleton
+    Workers workers() {
+        return new Workers();
+    }
 }

@@ -7,14 +7,24 @@ import java.util.List;
 
 /**
  * The last refused requests (4xx and 5xx), in memory: a bounded ring, so that a flood of bad requests costs a fixed
- * amount of memory and nothing on disk. What it holds is lost on restart, and the oldest entries are dropped when it
+ * amount of memory and nothing on disk. It is bounded twice: by count, and by bytes, since a request's path and the
+ * message about it are the client's to choose (both are cut to {@link #MAX_TEXT_CHARS} characters, and the ring holds
+ * at most {@link #MAX_BYTES} of text). What it holds is lost on restart, and the oldest entries are dropped when it
  * is full; every list built from it says so ({@code completeness: ring}, with {@link #since()} and {@link #dropped()}).
  */
 public final class RefusedRequests {
 
+    /** Longest path, message or error code kept; longer ones are cut and end with an ellipsis. */
+    public static final int MAX_TEXT_CHARS = 512;
+    /** Most bytes of text (two per character) the ring holds, all entries together. */
+    public static final long MAX_BYTES = 16L << 20;
+    /** Bytes counted for an entry besides its text: the record, its strings' headers, the ring's slot. */
+    private static final int ENTRY_OVERHEAD_BYTES = 256;
+
     private final int capacity;
     private final long sinceMicros;
     private final ArrayDeque<ApiRecord> ring;
+    private long bytes;
     private long dropped;
 
     public RefusedRequests(int capacity, long sinceMicros) {
@@ -29,11 +39,35 @@ public final class RefusedRequests {
             dropped++;
             return;
         }
-        if (ring.size() == capacity) {
-            ring.removeFirst();
+        ApiRecord kept = new ApiRecord(record.source(), cut(record.requestId()), cut(record.method()),
+                cut(record.path()), cut(record.stream()), record.status(), cut(record.error()), cut(record.message()),
+                record.receivedAtMicros(), record.durationMicros());
+        long size = size(kept);
+        while (!ring.isEmpty() && (ring.size() == capacity || bytes + size > MAX_BYTES)) {
+            bytes -= size(ring.removeFirst());
             dropped++;
         }
-        ring.addLast(record);
+        ring.addLast(kept);
+        bytes += size;
+    }
+
+    /** Bytes of text the ring holds now (an estimate that bounds the real figure). */
+    public synchronized long bytes() {
+        return bytes;
+    }
+
+    private static String cut(String text) {
+        return text == null || text.length() <= MAX_TEXT_CHARS ? text : text.substring(0, MAX_TEXT_CHARS - 1) + "…";
+    }
+
+    private static long size(ApiRecord record) {
+        return ENTRY_OVERHEAD_BYTES + 2L * (length(record.source()) + length(record.requestId())
+                + length(record.method()) + length(record.path()) + length(record.stream()) + length(record.error())
+                + length(record.message()));
+    }
+
+    private static int length(String text) {
+        return text == null ? 0 : text.length();
     }
 
     /** The matching requests the ring holds, newest first (at most {@code filter.limit()}), and how many match. */

@@ -1,0 +1,72 @@
+package dev.interlace.runtime.http;
+
+import java.net.URI;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * A request as routes see it: method, raw path and query, headers, and the whole body, which the transport has
+ * already read within its size limit. Transports build it; nothing in it refers to a server library.
+ */
+public final class HttpRequest {
+
+    private final String method;
+    private final String rawPath;
+    private final String rawQuery;
+    private final Map<String, List<String>> headers;
+    private final byte[] body;
+
+    /**
+     * @param target the request target as sent, e.g. {@code /streams/orders?verbose=true}
+     * @param headers header values by name (looked up case-insensitively)
+     */
+    public HttpRequest(String method, String target, Map<String, List<String>> headers, byte[] body) {
+        this.method = method;
+        int question = target.indexOf('?');
+        this.rawPath = question < 0 ? target : target.substring(0, question);
+        this.rawQuery = question < 0 ? null : target.substring(question + 1);
+        TreeMap<String, List<String>> byName = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
+        byName.putAll(headers);
+        this.headers = byName;
+        this.body = body;
+    }
+
+    public String method() {
+        return method;
+    }
+
+    /** The path, still percent-encoded, without the query. */
+    public String rawPath() {
+        return rawPath;
+    }
+
+    /** The query string, still percent-encoded, or null. */
+    public String rawQuery() {
+        return rawQuery;
+    }
+
+    /** The first value of a header, or null. */
+    public String header(String name) {
+        List<String> values = headers.get(name);
+        return values == null || values.isEmpty() ? null : values.get(0);
+    }
+
+    /** The decoded query parameters; the first value of a repeated parameter wins. */
+    public Map<String, String> query() {
+        return QueryParameters.parse(rawQuery);
+    }
+
+    public byte[] body() {
+        return body;
+    }
+
+    /** The request target as a URI, for code that wants one; null when the target is not a valid URI. */
+    URI uri() {
+        try {
+            return new URI(rawQuery == null ? rawPath : rawPath + "?" + rawQuery);
+        } catch (java.net.URISyntaxException e) {
+            return null;
+        }
+    }
+}

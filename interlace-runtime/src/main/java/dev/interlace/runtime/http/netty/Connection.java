@@ -1,0 +1,359 @@
+package dev.interlace.runtime.http.netty;
+
+import dev.interlace.runtime.http.HttpAnswer;
+import dev.interlace.runtime.http.HttpDispatcher;
+import dev.interlace.runtime.http.HttpLimits;
+import dev.interlace.runtime.http.HttpRequest;
+import dev.interlace.runtime.ops.FatalErrors;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.CompositeByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpContent;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.handler.codec.http.TooLongHttpHeaderException;
+import io.netty.handler.codec.http.TooLongHttpLineException;
+import io.netty.util.ReferenceCountUtil;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.logging.Level;
+
+/**
+ * One connection's life: reads each request whole within the limits, hands it to the dispatcher, writes the answer,
+ * and closes the connection of a client that is too slow, too large or idle too long. Everything but the answer's
+ * completion runs on the connection's event loop, so no field needs a lock.
+ */
+final class Connection extends ChannelInboundHandlerAdapter {
+
+    /** Requests read ahead while one is being answered (HTTP pipelining); more close the connection. */
+    private static final int MAX_PIPELINED = 16;
+    /** Longest request target kept in a refusal's record. */
+    private static final int MAX_TARGET_IN_REFUSAL = 256;
+
+    private enum Reading { IDLE, HEADERS, BODY, CLOSING }
+
+    /** A request read whole, waiting for its turn. */
+    private record Complete(HttpRequest request, boolean keepAlive, long reservedBytes) {}
+
+    private final Channel channel;
+    private final HttpLimits limits;
+    private final HttpDispatcher dispatcher;
+    private final AtomicLong bufferedBodyBytes;
+    private final long bodyBudgetBytes;
+    private final ArrayDeque<Complete> waiting = new ArrayDeque<>();
+
+    private Reading reading = Reading.IDLE;
+    private ScheduledFuture<?> timer;
+    private io.netty.handler.codec.http.HttpRequest head;
+    private CompositeByteBuf body;
+    private long bodyBytes;
+    private boolean answering;
+    private volatile boolean writing;
+
+    Connection(Channel channel, HttpLimits limits, HttpDispatcher dispatcher, AtomicLong bufferedBodyBytes,
+            long bodyBudgetBytes) {
+        this.channel = channel;
+        this.limits = limits;
+        this.dispatcher = dispatcher;
+        this.bufferedBodyBytes = bufferedBodyBytes;
+        this.bodyBudgetBytes = bodyBudgetBytes;
+    }
+
+    /** Whether {@code channel} has an answer being computed or written (shutdown waits for those). */
+    static boolean isWriting(Channel channel) {
+        Connection connection = channel.pipeline().get(Connection.class);
+        return connection != null && connection.writing;
+    }
+
+    /** Sits before the HTTP decoder: the first byte of a request starts the clock on its headers. */
+    ChannelHandler firstByteWatcher() {
+        return new ChannelInboundHandlerAdapter() {
+            @Override
+            public void channelRead(ChannelHandlerContext context, Object message) {
+                if (reading == Reading.IDLE) {
+                    reading = Reading.HEADERS;
+                    if (!answering) {
+                        arm(limits.headerTimeout(), "the request headers did not arrive within "
+                                + seconds(limits.headerTimeout()) + " s of its first byte");
+                    }
+                }
+                context.fireChannelRead(message);
+            }
+        };
+    }
+
+    @Override
+    public void channelActive(ChannelHandlerContext context) {
+        armIdle();
+        context.fireChannelActive();
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext context) {
+        cancelTimer();
+        discardBody();
+        reading = Reading.CLOSING;
+        for (Complete complete : waiting) {
+            bufferedBodyBytes.addAndGet(-complete.reservedBytes());
+        }
+        waiting.clear();
+        context.fireChannelInactive();
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext context, Object message) {
+        try {
+            if (reading == Reading.CLOSING) {
+                return;
+            }
+            if (message instanceof io.netty.handler.codec.http.HttpRequest request) {
+                startBody(request);
+            }
+            if (message instanceof HttpContent content && head != null) {
+                append(content);
+            }
+        } finally {
+            ReferenceCountUtil.release(message);
+        }
+    }
+
+    private void startBody(io.netty.handler.codec.http.HttpRequest request) {
+        if (request.decoderResult().isFailure()) {
+            Throwable cause = request.decoderResult().cause();
+            if (cause instanceof TooLongHttpLineException) {
+                refuseAndClose(null, null, 414, "uri_too_long", "the request line is longer than "
+                        + limits.maxUrlBytes() + " bytes");
+            } else if (cause instanceof TooLongHttpHeaderException) {
+                refuseAndClose(request.method().name(), request.uri(), 431, "headers_too_large",
+                        "the request headers are larger than " + limits.maxHeaderBytes() + " bytes");
+            } else {
+                refuseAndClose(null, null, 400, "bad_request", "the request is not valid HTTP/1.1: "
+                        + truncate(String.valueOf(cause.getMessage()), 200));
+            }
+            return;
+        }
+        cancelTimer();
+        long declared = HttpUtil.getContentLength(request, -1L);
+        if (declared > limits.maxBodyBytes()) {
+            refuseAndClose(request.method().name(), request.uri(), 413, "payload_too_large", "the body is "
+                    + declared + " bytes; the limit is " + limits.maxBodyBytes() + " bytes");
+            return;
+        }
+        head = request;
+        body = channel.alloc().compositeBuffer(Integer.MAX_VALUE);
+        bodyBytes = 0;
+        reading = Reading.BODY;
+        if (!answering) {
+            arm(limits.bodyTimeout(), "the request body did not arrive within " + seconds(limits.bodyTimeout())
+                    + " s of its headers");
+        }
+        if (HttpUtil.is100ContinueExpected(request)) {
+            channel.writeAndFlush(new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.CONTINUE));
+        }
+    }
+
+    private void append(HttpContent content) {
+        int size = content.content().readableBytes();
+        if (size > 0) {
+            if (bodyBytes + size > limits.maxBodyBytes()) {
+                refuseAndClose(head.method().name(), head.uri(), 413, "payload_too_large", "the body is larger"
+                        + " than the limit of " + limits.maxBodyBytes() + " bytes");
+                return;
+            }
+            if (bufferedBodyBytes.addAndGet(size) > bodyBudgetBytes) {
+                bufferedBodyBytes.addAndGet(-size);
+                refuseAndClose(head.method().name(), head.uri(), 503, "overloaded", "the server holds "
+                        + bodyBudgetBytes + " bytes of request bodies already; retry shortly", "1");
+                return;
+            }
+            bodyBytes += size;
+            body.addComponent(true, content.content().retain());
+        }
+        if (content instanceof LastHttpContent) {
+            finishReading();
+        }
+    }
+
+    private void finishReading() {
+        cancelTimer();
+        byte[] bytes = ByteBufUtil.getBytes(body);
+        body.release();
+        body = null;
+        Map<String, List<String>> headers = new LinkedHashMap<>();
+        for (String name : head.headers().names()) {
+            headers.put(name, head.headers().getAll(name));
+        }
+        Complete complete = new Complete(new HttpRequest(head.method().name(), head.uri(), headers, bytes),
+                HttpUtil.isKeepAlive(head), bodyBytes);
+        head = null;
+        bodyBytes = 0;
+        reading = Reading.IDLE;
+        if (answering) {
+            if (waiting.size() >= MAX_PIPELINED) {
+                bufferedBodyBytes.addAndGet(-complete.reservedBytes());
+                channel.close();
+                return;
+            }
+            waiting.add(complete);
+            return;
+        }
+        answer(complete);
+    }
+
+    private void answer(Complete complete) {
+        answering = true;
+        writing = true;
+        channel.config().setAutoRead(false); // one request at a time; the socket's buffer holds what comes next
+        dispatcher.dispatch(complete.request()).whenComplete((answer, failure) -> channel.eventLoop().execute(() ->
+                write(answer != null ? answer : dispatcher.refuse(complete.request().method(),
+                        complete.request().rawPath(), 500, "internal", "the server failed"), complete)));
+    }
+
+    private void write(HttpAnswer answer, Complete complete) {
+        boolean keepAlive = complete.keepAlive() && reading != Reading.CLOSING
+                && !"close".equalsIgnoreCase(answer.headers().get("Connection"));
+        FullHttpResponse response = response(answer, keepAlive);
+        channel.writeAndFlush(response).addListener((ChannelFutureListener) written -> {
+            bufferedBodyBytes.addAndGet(-complete.reservedBytes());
+            answering = false;
+            writing = false;
+            if (!keepAlive || !written.isSuccess()) {
+                channel.close();
+                return;
+            }
+            Complete next = waiting.poll();
+            if (next != null) {
+                answer(next);
+                return;
+            }
+            channel.config().setAutoRead(true);
+            if (reading == Reading.IDLE) {
+                armIdle();
+            } else if (reading == Reading.HEADERS) {
+                arm(limits.headerTimeout(), "the request headers did not arrive within "
+                        + seconds(limits.headerTimeout()) + " s of its first byte");
+            } else if (reading == Reading.BODY) {
+                arm(limits.bodyTimeout(), "the request body did not arrive within "
+                        + seconds(limits.bodyTimeout()) + " s of its headers");
+            }
+        });
+    }
+
+    private static FullHttpResponse response(HttpAnswer answer, boolean keepAlive) {
+        FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1,
+                HttpResponseStatus.valueOf(answer.status()), Unpooled.wrappedBuffer(answer.body()));
+        response.headers().set(HttpHeaderNames.CONTENT_TYPE, answer.contentType());
+        response.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, answer.body().length);
+        answer.headers().forEach((name, value) -> response.headers().set(name, value));
+        response.headers().set(HttpHeaderNames.CONNECTION,
+                keepAlive ? HttpHeaderValues.KEEP_ALIVE : HttpHeaderValues.CLOSE);
+        return response;
+    }
+
+    /** Answers a refusal decided here (not by a route) and closes the connection once it is written. */
+    private void refuseAndClose(String method, String target, int status, String error, String message) {
+        refuseAndClose(method, target, status, error, message, null);
+    }
+
+    private void refuseAndClose(String method, String target, int status, String error, String message,
+            String retryAfter) {
+        cancelTimer();
+        discardBody();
+        reading = Reading.CLOSING;
+        if (answering) { // an answer is on its way; it closes the connection after it is written
+            return;
+        }
+        HttpAnswer answer = dispatcher.refuse(method, target == null ? null : truncate(target,
+                MAX_TARGET_IN_REFUSAL), status, error, message);
+        if (retryAfter != null) {
+            answer.header("Retry-After", retryAfter);
+        }
+        channel.config().setAutoRead(false);
+        channel.writeAndFlush(response(answer, false)).addListener(ChannelFutureListener.CLOSE);
+    }
+
+    /** Writes an answer on a channel that has no HTTP codec (a connection refused as it opened), then closes. */
+    static void writeRaw(Channel channel, HttpAnswer answer) {
+        StringBuilder head = new StringBuilder("HTTP/1.1 ").append(answer.status()).append(' ')
+                .append(HttpResponseStatus.valueOf(answer.status()).reasonPhrase()).append("\r\n")
+                .append("Content-Type: ").append(answer.contentType()).append("\r\n")
+                .append("Content-Length: ").append(answer.body().length).append("\r\n");
+        answer.headers().forEach((name, value) -> head.append(name).append(": ").append(value).append("\r\n"));
+        head.append("Connection: close\r\n\r\n");
+        channel.writeAndFlush(Unpooled.wrappedBuffer(head.toString().getBytes(StandardCharsets.ISO_8859_1),
+                answer.body())).addListener(ChannelFutureListener.CLOSE);
+    }
+
+    private void armIdle() {
+        cancelTimer();
+        timer = channel.eventLoop().schedule(() -> {
+            if (reading == Reading.IDLE && !answering) {
+                channel.close(); // a keep-alive connection nobody uses: nothing to answer
+            }
+        }, limits.idleTimeout().toNanos(), TimeUnit.NANOSECONDS);
+    }
+
+    private void arm(Duration timeout, String message) {
+        cancelTimer();
+        timer = channel.eventLoop().schedule(() -> {
+            if (!answering && (reading == Reading.HEADERS || reading == Reading.BODY)) {
+                String method = head == null ? null : head.method().name();
+                String target = head == null ? null : head.uri();
+                refuseAndClose(method, target, 408, "request_timeout", message);
+            }
+        }, timeout.toNanos(), TimeUnit.NANOSECONDS);
+    }
+
+    private void cancelTimer() {
+        if (timer != null) {
+            timer.cancel(false);
+            timer = null;
+        }
+    }
+
+    private void discardBody() {
+        if (body != null) {
+            body.release();
+            body = null;
+            bufferedBodyBytes.addAndGet(-bodyBytes);
+            bodyBytes = 0;
+        }
+        head = null;
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext context, Throwable cause) {
+        FatalErrors.exitOnOutOfMemory(cause);
+        if (!(cause instanceof IOException)) {
+            NettyTransport.log().log(Level.WARNING, "closing a connection after an unexpected failure", cause);
+        }
+        context.close();
+    }
+
+    private static long seconds(Duration duration) {
+        return Math.max(1, duration.toSeconds());
+    }
+
+    private static String truncate(String text, int max) {
+        return text.length() <= max ? text : text.substring(0, max) + "…";
+    }
+}

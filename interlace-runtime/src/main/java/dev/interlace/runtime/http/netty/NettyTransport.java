@@ -1,0 +1,183 @@
+package dev.interlace.runtime.http.netty;
+
+import dev.interlace.runtime.http.HttpAnswer;
+import dev.interlace.runtime.http.HttpDispatcher;
+import dev.interlace.runtime.http.HttpLimits;
+import dev.interlace.runtime.http.HttpTransport;
+import dev.interlace.runtime.ops.FatalErrors;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.handler.codec.http.HttpDecoderConfig;
+import io.netty.handler.codec.http.HttpServerCodec;
+import io.netty.util.ReferenceCountUtil;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import io.netty.util.concurrent.GlobalEventExecutor;
+import jakarta.inject.Inject;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.logging.Logger;
+
+/**
+ * The HTTP transport on Netty: a few event-loop threads own every connection, read requests under the byte, time
+ * and connection bounds of {@link HttpLimits}, and write answers when the dispatcher's future completes, so a slow
+ * client, a parked long poll or a publish waiting for its group commit holds no thread.
+ */
+public final class NettyTransport implements HttpTransport {
+
+    private static final Logger LOG = Logger.getLogger(NettyTransport.class.getName());
+    /** Connections the kernel may queue before accepting; sized so bursts of hundreds of clients are not refused. */
+    static final int ACCEPT_BACKLOG = 1024;
+
+    private final HttpLimits limits;
+    private final AtomicInteger openConnections = new AtomicInteger();
+    private final AtomicLong bufferedBodyBytes = new AtomicLong();
+    private final long bodyBudgetBytes;
+    private EventLoopGroup acceptor;
+    private EventLoopGroup io;
+    private Channel server;
+    private ChannelGroup channels;
+    private int ioThreads;
+
+    @Inject
+    public NettyTransport(HttpLimits limits) {
+        this.limits = limits;
+        // Request bodies held at once, all connections together: a quarter of the heap, and at least one full body.
+        this.bodyBudgetBytes = Math.max(limits.maxBodyBytes() * 2, Runtime.getRuntime().maxMemory() / 4);
+    }
+
+    @Override
+    public int start(String bind, int port, HttpDispatcher dispatcher) throws IOException {
+        ioThreads = Math.max(2, Runtime.getRuntime().availableProcessors());
+        acceptor = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("interlace-http-accept", true),
+                NioIoHandler.newFactory());
+        io = new MultiThreadIoEventLoopGroup(ioThreads, new DefaultThreadFactory("interlace-http-io", true),
+                NioIoHandler.newFactory());
+        channels = new DefaultChannelGroup("interlace-http", GlobalEventExecutor.INSTANCE);
+        HttpDecoderConfig decoding = new HttpDecoderConfig()
+                .setMaxInitialLineLength(limits.maxUrlBytes())
+                .setMaxHeaderSize(limits.maxHeaderBytes())
+                .setMaxChunkSize(64 * 1024);
+        ServerBootstrap bootstrap = new ServerBootstrap()
+                .group(acceptor, io)
+                .channel(NioServerSocketChannel.class)
+                .option(ChannelOption.SO_BACKLOG, ACCEPT_BACKLOG)
+                .childOption(ChannelOption.TCP_NODELAY, true)
+                .childHandler(new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel channel) {
+                        channels.add(channel);
+                        if (openConnections.incrementAndGet() > limits.maxConnections()) {
+                            channel.closeFuture().addListener(closed -> openConnections.decrementAndGet());
+                            channel.pipeline().addLast(new TooManyConnections(dispatcher, limits.maxConnections()));
+                            return;
+                        }
+                        channel.closeFuture().addListener(closed -> openConnections.decrementAndGet());
+                        Connection connection = new Connection(channel, limits, dispatcher, bufferedBodyBytes,
+                                bodyBudgetBytes);
+                        channel.pipeline()
+                                .addLast("first-byte", connection.firstByteWatcher())
+                                .addLast("codec", new HttpServerCodec(decoding))
+                                .addLast("request", connection);
+                    }
+                });
+        try {
+            server = bootstrap.bind(new InetSocketAddress(bind, port)).sync().channel();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            stop();
+            throw new IOException("interrupted while binding " + bind + ":" + port, e);
+        } catch (RuntimeException e) {
+            stop();
+            throw e;
+        }
+        if (server == null || !server.isActive()) {
+            stop();
+            throw new IOException("cannot bind " + bind + ":" + port);
+        }
+        return ((InetSocketAddress) server.localAddress()).getPort();
+    }
+
+    @Override
+    public void stop() {
+        if (server != null) {
+            server.close().syncUninterruptibly();
+        }
+        if (channels != null) {
+            // Answers already handed to a connection are written before it is closed.
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
+            while (System.nanoTime() < deadline && channels.stream().anyMatch(Connection::isWriting)) {
+                try {
+                    Thread.sleep(5);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    break;
+                }
+            }
+            channels.close().awaitUninterruptibly(2, TimeUnit.SECONDS);
+        }
+        if (acceptor != null) {
+            acceptor.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
+        }
+        if (io != null) {
+            io.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
+        }
+    }
+
+    @Override
+    public String description() {
+        return "netty (nio, " + ioThreads + " event loops)";
+    }
+
+    /** Connections open now (for tests and the benchmark). */
+    public int openConnections() {
+        return openConnections.get();
+    }
+
+    /** Answers every request on a connection beyond the limit with 503, then closes it. */
+    private static final class TooManyConnections extends ChannelInboundHandlerAdapter {
+
+        private final HttpDispatcher dispatcher;
+        private final int limit;
+
+        TooManyConnections(HttpDispatcher dispatcher, int limit) {
+            this.dispatcher = dispatcher;
+            this.limit = limit;
+        }
+
+        @Override
+        public void channelActive(ChannelHandlerContext context) {
+            HttpAnswer answer = dispatcher.refuse(null, null, 503, "too_many_connections", "the server has "
+                    + limit + " connections open, its limit; retry shortly").header("Retry-After", "1");
+            Connection.writeRaw(context.channel(), answer);
+        }
+
+        @Override
+        public void channelRead(ChannelHandlerContext context, Object message) {
+            ReferenceCountUtil.release(message);
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext context, Throwable cause) {
+            FatalErrors.exitOnOutOfMemory(cause);
+            context.close();
+        }
+    }
+
+    static Logger log() {
+        return LOG;
+    }
+}
