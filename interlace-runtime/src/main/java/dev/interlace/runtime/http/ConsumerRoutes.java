@@ -17,7 +17,9 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 
@@ -38,10 +40,14 @@ final class ConsumerRoutes {
     private final SystemRecords records;
     private final java.time.Clock clock;
     private final Workers workers;
+    /** The waits of parked long polls by stream: completed when the stream advances, or at shutdown. */
+    private final Map<String, Set<CompletableFuture<Void>>> parked = new ConcurrentHashMap<>();
+    private volatile boolean stopping;
 
     @Inject
     ConsumerRoutes(StreamLog log, SystemRecords records, java.time.Clock clock, Workers workers) {
         this.workers = workers;
+        log.addAppendListener(this::appended);
         this.log = log;
         this.records = records;
         this.clock = clock;
@@ -90,15 +96,39 @@ final class ConsumerRoutes {
     }
 
     private CompletableFuture<HttpAnswer> poll(String stream, long after, int limit, long deadlineNanos) {
-        CompletableFuture<Void> advance = log.nextAdvance(stream);
-        List<LogEntry> entries = read(stream, after, limit);
+        // Parked before reading, so that an append between the read and the wait still wakes it.
+        CompletableFuture<Void> wake = new CompletableFuture<>();
+        Set<CompletableFuture<Void>> waiting = parked.computeIfAbsent(stream, name -> ConcurrentHashMap.newKeySet());
+        waiting.add(wake);
+        List<LogEntry> entries;
+        try {
+            entries = read(stream, after, limit);
+        } catch (RuntimeException e) {
+            waiting.remove(wake);
+            throw e;
+        }
         long remaining = deadlineNanos - System.nanoTime();
-        if (!entries.isEmpty() || remaining <= 0) {
+        if (!entries.isEmpty() || remaining <= 0 || stopping) {
+            waiting.remove(wake);
             return CompletableFuture.completedFuture(page(stream, after, entries));
         }
-        // A copy, so that the timeout completes this request's wait and not the log's shared future.
-        return advance.copy().completeOnTimeout(null, remaining, TimeUnit.NANOSECONDS)
-                .thenComposeAsync(ignored -> poll(stream, after, limit, deadlineNanos), workers.executor());
+        wake.completeOnTimeout(null, remaining, TimeUnit.NANOSECONDS)
+                .whenComplete((ignored, failure) -> waiting.remove(wake));
+        return wake.thenComposeAsync(ignored -> poll(stream, after, limit, deadlineNanos), workers.executor());
+    }
+
+    /** Told by the log (on its writer thread) that {@code stream} advanced: wakes its parked long polls. */
+    private void appended(String stream) {
+        Set<CompletableFuture<Void>> waiting = parked.get(stream);
+        if (waiting != null) {
+            waiting.forEach(wake -> wake.complete(null));
+        }
+    }
+
+    /** Answers every parked long poll now (with what there is), so that shutdown does not wait out their waits. */
+    void wakeParked() {
+        stopping = true;
+        parked.values().forEach(waiting -> waiting.forEach(wake -> wake.complete(null)));
     }
 
     private List<LogEntry> read(String stream, long after, int limit) {

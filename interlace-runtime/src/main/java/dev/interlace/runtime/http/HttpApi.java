@@ -1,6 +1,7 @@
 package dev.interlace.runtime.http;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.interlace.runtime.log.LogUnavailableException;
 import dev.interlace.runtime.ops.EpochMicros;
 import dev.interlace.runtime.ops.FatalErrors;
 import dev.interlace.runtime.ops.RequestIds;
@@ -37,6 +38,7 @@ public final class HttpApi implements HttpDispatcher {
     private final Clock clock;
     private final Workers workers;
     private final HttpTransport transport;
+    private final ConsumerRoutes consumers;
     private final AtomicInteger inFlight = new AtomicInteger();
     private volatile boolean draining;
     private boolean started;
@@ -50,6 +52,7 @@ public final class HttpApi implements HttpDispatcher {
         this.clock = clock;
         this.workers = workers;
         this.transport = transport;
+        this.consumers = consumers;
         publish.register(routes);
         streams.register(routes);
         health.register(routes);
@@ -82,6 +85,7 @@ public final class HttpApi implements HttpDispatcher {
             return;
         }
         draining = true;
+        consumers.wakeParked();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(graceSeconds);
         while (inFlight.get() > 0 && System.nanoTime() < deadline) {
             try {
@@ -169,6 +173,10 @@ public final class HttpApi implements HttpDispatcher {
         }
         if (cause instanceof Refusal refusal) {
             return bounded(refusal.answer(), requestId);
+        }
+        if (cause instanceof LogUnavailableException unavailable) {
+            return HttpResponses.error(503, "log_unavailable", "the stream log cannot be used now: "
+                    + unavailable.getMessage() + "; retry later", requestId).header("Retry-After", "5");
         }
         if (cause != null || routed == null) {
             FatalErrors.exitOnOutOfMemory(cause);

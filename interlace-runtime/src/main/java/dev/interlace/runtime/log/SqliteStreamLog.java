@@ -980,11 +980,6 @@ public final class SqliteStreamLog implements StreamLog {
     // ---------------------------------------------------------------- readers
 
     @Override
-    public CompletableFuture<Void> nextAdvance(String stream) {
-        return advances.computeIfAbsent(stream, name -> new AtomicReference<>(new CompletableFuture<>())).get();
-    }
-
-    @Override
     public List<LogEntry> read(String stream, long afterOffset, int limit, Duration wait)
             throws InterruptedException {
         long deadline = System.nanoTime() + wait.toNanos();

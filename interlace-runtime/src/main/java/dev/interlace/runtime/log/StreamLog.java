@@ -36,12 +36,6 @@ public interface StreamLog extends AutoCloseable {
      */
     List<LogEntry> read(String stream, long afterOffset, int limit, Duration wait) throws InterruptedException;
 
-    /**
-     * A future completed the next time {@code stream}'s head moves: a reader that found nothing waits on it without
-     * holding a thread (take it before reading, so an append between the read and the wait is not missed).
-     */
-    CompletableFuture<Void> nextAdvance(String stream);
-
     /** Quarantined events after sequence number {@code afterSeq}, oldest first. */
     List<QuarantineEntry> readQuarantine(String stream, long afterSeq, int limit);
 
