@@ -5,6 +5,7 @@ import com.google.inject.Provides;
 import com.google.inject.Singleton;
 import dev.interlace.runtime.config.InterlaceConfig;
 import dev.interlace.runtime.ingest.IngestLimits;
+import dev.interlace.runtime.sql.QueryLimits;
 import dev.interlace.runtime.stream.StreamCatalog;
 
 /** The configuration and the declared streams, which every other module reads. */
@@ -22,6 +23,7 @@ final class CoreModule extends AbstractModule {
     protected void configure() {
         bind(InterlaceConfig.class).toInstance(config);
         bind(StreamCatalog.class).toInstance(catalog);
+        bind(QueryLimits.class).toInstance(QueryLimits.DEFAULTS);
     }
 
     @Provides

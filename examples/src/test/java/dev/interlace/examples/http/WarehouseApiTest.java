@@ -88,7 +88,7 @@ class WarehouseApiTest {
             assertThat(delete.body().get("error").asText()).isEqualTo("read_only");
             TestServer.Response two = sql(api, "SELECT 1; DELETE FROM streams.orders");
             assertThat(two.status()).isEqualTo(400);
-            assertThat(sql(api, "WITH x AS (SELECT 1) DELETE FROM streams.orders").status()).isEqualTo(400);
+            assertThat(sql(api, "WITH x AS (SELECT 1) DELETE FROM streams.orders").status()).isEqualTo(403);
             assertThat(sql(api, "SELECT count(*) FROM streams.orders").body().get("rows").get(0).get(0).asLong())
                     .isEqualTo(1);
         }

@@ -65,12 +65,22 @@ public interface Warehouse extends AutoCloseable {
     java.util.Map<String, String> evolvedColumns(String stream);
 
     /**
-     * Runs one read-only statement (checked by the caller with {@code ReadOnlySql}) in a transaction that is rolled
-     * back, returning at most {@code maxRows} rows.
+     * Runs one query that cannot change the warehouse, whatever its text: the database's own parser must classify it
+     * as exactly one query (no statement that writes, attaches, sets or commits, and none nested in it), and it runs
+     * in a read-only transaction that is always rolled back, on connections used only for these queries. The answer
+     * holds at most {@code limits.maxRows()} rows and about {@code limits.maxAnswerBytes()} bytes of values.
      *
-     * @throws dev.interlace.runtime.sql.QueryException with the database's message when the query fails or times out
+     * @throws dev.interlace.runtime.sql.QueryException refused ({@code INVALID_SQL}, {@code NOT_READ_ONLY}), failed
+     *     with the database's message ({@code FAILED}) or cancelled at {@code limits.timeout()} ({@code TIMED_OUT})
      */
-    dev.interlace.runtime.sql.QueryResult query(String sql, int maxRows, java.time.Duration timeout);
+    dev.interlace.runtime.sql.QueryResult query(String sql, dev.interlace.runtime.sql.QueryLimits limits);
+
+    /** {@link #query(String, dev.interlace.runtime.sql.QueryLimits)} with the default answer size bound. */
+    default dev.interlace.runtime.sql.QueryResult query(String sql, int maxRows, java.time.Duration timeout) {
+        dev.interlace.runtime.sql.QueryLimits defaults = dev.interlace.runtime.sql.QueryLimits.DEFAULTS;
+        return query(sql, new dev.interlace.runtime.sql.QueryLimits(maxRows, defaults.maxAnswerBytes(), timeout,
+                defaults.maxConcurrent()));
+    }
 
     /** A new connection to the warehouse, for model runs; the caller closes it. */
     java.sql.Connection connect();

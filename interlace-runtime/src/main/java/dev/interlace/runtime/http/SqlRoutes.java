@@ -7,38 +7,45 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.interlace.runtime.flush.Warehouse;
+import com.fasterxml.jackson.databind.util.RawValue;
 import dev.interlace.runtime.sql.QueryException;
 import dev.interlace.runtime.sql.QueryResult;
-import dev.interlace.runtime.sql.ReadOnlySql;
+import dev.interlace.runtime.sql.SqlQueries;
 import jakarta.inject.Inject;
 import java.io.IOException;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 
-/** {@code POST /sql}: one read-only statement against the warehouse (DESIGN.md §10). */
+/**
+ * {@code POST /sql}: one read-only query against the warehouse. What may run, and how, is decided by
+ * {@link SqlQueries} and the warehouse (see docs/security.md); this class reads the request and maps outcomes.
+ */
 final class SqlRoutes {
 
-    /** Most rows a response carries; more are cut off and {@code truncated} is true. */
-    static final int MAX_ROWS = 10_000;
-    /** How long a query may run before it is cancelled. */
-    static final Duration TIMEOUT = Duration.ofSeconds(30);
     private static final int MAX_SQL_BYTES = 1 << 20;
+    /** Seconds a client told the server is busy should wait before retrying. */
+    private static final int BUSY_RETRY_AFTER_SECONDS = 1;
     private static final ObjectMapper EXACT = new ObjectMapper()
             .enable(JsonGenerator.Feature.WRITE_BIGDECIMAL_AS_PLAIN)
             .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
             .setNodeFactory(JsonNodeFactory.withExactBigDecimals(true));
+    /**
+     * Writes the contents of {@code json} columns: numbers as they were written ({@code 1e999999} stays so;
+     * {@link #EXACT} would expand it to a million digits, which Jackson refuses to write).
+     */
+    private static final ObjectMapper AS_WRITTEN = new ObjectMapper()
+            .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
+            .setNodeFactory(JsonNodeFactory.withExactBigDecimals(true));
 
-    private final Optional<Warehouse> warehouse;
+    private final SqlQueries queries;
 
     @Inject
-    SqlRoutes(Optional<Warehouse> warehouse) {
-        this.warehouse = warehouse;
+    SqlRoutes(SqlQueries queries) {
+        this.queries = queries;
     }
 
     void register(List<Route> routes) {
@@ -46,7 +53,7 @@ final class SqlRoutes {
     }
 
     private HttpAnswer query(HttpRequest request, List<String> path, String requestId) throws IOException {
-        if (warehouse.isEmpty()) {
+        if (!queries.available()) {
             return HttpResponses.error(503, "no_warehouse", "no warehouse is configured, so there is nothing to"
                     + " query; put interlace-warehouse-duckdb on the class path", requestId);
         }
@@ -73,17 +80,14 @@ final class SqlRoutes {
         } else {
             sql = new String(body, StandardCharsets.UTF_8);
         }
-        Optional<ReadOnlySql.Problem> problem = ReadOnlySql.check(sql);
-        if (problem.isPresent()) {
-            return HttpResponses.error(problem.get().forbidden() ? 403 : 400,
-                    problem.get().forbidden() ? "read_only" : "invalid_sql", problem.get().message(), requestId);
-        }
         QueryResult result;
         try {
-            result = warehouse.get().query(sql, MAX_ROWS, TIMEOUT);
+            result = queries.run(sql);
         } catch (QueryException e) {
-            return HttpResponses.error(e.timedOut() ? 408 : 400, e.timedOut() ? "query_timeout" : "query_failed",
-                    e.getMessage(), requestId);
+            HttpAnswer refused = HttpResponses.error(status(e.reason()), errorCode(e.reason()), e.getMessage(),
+                    requestId);
+            return e.reason() == QueryException.Reason.BUSY
+                    ? refused.header("Retry-After", Integer.toString(BUSY_RETRY_AFTER_SECONDS)) : refused;
         }
         String accept = Optional.ofNullable(request.header("Accept")).orElse("")
                 .toLowerCase(Locale.ROOT);
@@ -94,6 +98,27 @@ final class SqlRoutes {
         } else {
             return HttpAnswer.bytes(200, "application/json", json(result));
         }
+    }
+
+    /** The status of a refused or failed query. */
+    static int status(QueryException.Reason reason) {
+        return switch (reason) {
+            case INVALID_SQL, FAILED -> 400;
+            case NOT_READ_ONLY -> 403;
+            case TIMED_OUT -> 408;
+            case BUSY -> 503;
+        };
+    }
+
+    /** The error code of a refused or failed query. */
+    static String errorCode(QueryException.Reason reason) {
+        return switch (reason) {
+            case INVALID_SQL -> "invalid_sql";
+            case NOT_READ_ONLY -> "read_only";
+            case FAILED -> "query_failed";
+            case TIMED_OUT -> "query_timeout";
+            case BUSY -> "busy";
+        };
     }
 
     private static byte[] json(QueryResult result) throws IOException {
@@ -148,7 +173,11 @@ final class SqlRoutes {
         return value;
     }
 
-    /** A value as JSON: decimals exact, timestamps RFC 3339, json columns as JSON values. */
+    /**
+     * A value as JSON: decimals exact, timestamps RFC 3339, json columns as JSON values. A json column's value that
+     * Jackson cannot read back (not JSON, too deep, a number too long) is answered as a string: a value is never a
+     * failure.
+     */
     static JsonNode jsonValue(Object value, String type) {
         if (value == null) {
             return EXACT.nullNode();
@@ -156,8 +185,13 @@ final class SqlRoutes {
         if (type.equals("JSON")) {
             String text = value.toString();
             try {
-                return EXACT.readTree(text);
-            } catch (IOException e) {
+                JsonNode tree = AS_WRITTEN.readTree(text);
+                if (tree == null || tree.isMissingNode()) {
+                    return EXACT.getNodeFactory().textNode(text);
+                }
+                // Written compactly now (never a newline, which would split an NDJSON line), embedded as is later.
+                return EXACT.getNodeFactory().rawValueNode(new RawValue(AS_WRITTEN.writeValueAsString(tree)));
+            } catch (IOException | RuntimeException e) {
                 return EXACT.getNodeFactory().textNode(text);
             }
         }

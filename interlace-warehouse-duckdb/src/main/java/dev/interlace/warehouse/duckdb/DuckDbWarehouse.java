@@ -9,6 +9,7 @@ import dev.interlace.runtime.flush.FlushRecord;
 import dev.interlace.runtime.flush.Warehouse;
 import dev.interlace.runtime.ops.EpochMicros;
 import dev.interlace.runtime.sql.QueryException;
+import dev.interlace.runtime.sql.QueryLimits;
 import dev.interlace.runtime.sql.QueryResult;
 import dev.interlace.runtime.stream.Column;
 import dev.interlace.runtime.stream.StreamDescriptor;
@@ -21,7 +22,6 @@ import java.sql.ResultSet;
 import java.sql.ResultSetMetaData;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
@@ -57,17 +57,24 @@ import org.duckdb.DuckDBDriver;
  * DuckDB's Appender. The order matters: on a connection with auto-commit off, an Appender used before any
  * statement ran in the transaction commits on its own and survives a rollback; after the update it is part of the
  * transaction.
+ *
+ * <p>{@code POST /sql} queries run on connections of their own ({@link #query}), never on the ones the flusher and
+ * the model runner use, and once start-up has set what the warehouse needs (external access off, a memory limit, a
+ * thread count) the configuration is locked, so no connection can change it any more.
  */
 final class DuckDbWarehouse implements Warehouse {
 
     private static final Logger LOG = Logger.getLogger(DuckDbWarehouse.class.getName());
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final int CLAIM_ATTEMPTS = 20;
+    private static final int IDLE_QUERY_CONNECTIONS = 8;
 
     private final Path file;
     private final FlushListener listener;
     private final DuckDBConnection connection;
     private final BlockingQueue<DuckDBConnection> idle = new LinkedBlockingQueue<>();
+    /** Idle connections used only for {@code POST /sql} queries; at most {@link #IDLE_QUERY_CONNECTIONS} kept. */
+    private final BlockingQueue<DuckDBConnection> idleForQueries = new LinkedBlockingQueue<>(IDLE_QUERY_CONNECTIONS);
     /** Each stream table's columns in table order, name to DuckDB type; the Appender fills them in this order. */
     private final Map<String, LinkedHashMap<String, String>> layouts = new ConcurrentHashMap<>();
     private final Map<String, Set<String>> declaredColumns = new ConcurrentHashMap<>();
@@ -105,10 +112,27 @@ final class DuckDbWarehouse implements Warehouse {
                         + " started_at TIMESTAMP NOT NULL,"
                         + " committed_at TIMESTAMP,"
                         + " error VARCHAR)");
+                statement.execute("SET memory_limit = '" + memoryLimitMebibytes() + "MiB'");
+                statement.execute("SET threads = " + Runtime.getRuntime().availableProcessors());
+                // Last: from here on no connection, ours or a query's, can change a setting.
+                statement.execute("SET lock_configuration = true");
             }
         } catch (SQLException e) {
             throw new WarehouseException("cannot open the warehouse " + file + ": " + e.getMessage(), e);
         }
+    }
+
+    /**
+     * Half the machine's memory (as the JVM sees it, container limits included), at least 256 MiB: DuckDB's own
+     * default is 80 %, which leaves too little for the JVM and SQLite in the same process.
+     */
+    private static long memoryLimitMebibytes() {
+        long total = 0;
+        if (java.lang.management.ManagementFactory.getOperatingSystemMXBean()
+                instanceof com.sun.management.OperatingSystemMXBean os) {
+            total = os.getTotalMemorySize();
+        }
+        return Math.max(256, total / 2 / (1 << 20));
     }
 
     @Override
@@ -597,13 +621,26 @@ final class DuckDbWarehouse implements Warehouse {
         }
     }
 
+    /**
+     * Runs one query that cannot change anything: DuckDB's parser must classify the text as exactly one query
+     * ({@link QueryClassifier}), and it runs in a {@code READ ONLY} transaction that is always rolled back, on a
+     * connection used only for these queries. A connection whose state is not known to be clean afterwards (the
+     * query failed, was cancelled, or the rollback failed) is closed instead of reused.
+     */
     @Override
-    public QueryResult query(String sql, int maxRows, Duration timeout) {
-        DuckDBConnection c = borrow();
+    public QueryResult query(String sql, QueryLimits limits) {
+        DuckDBConnection c = borrowForQuery();
+        try {
+            QueryClassifier.requireOneQuery(c, sql);
+        } catch (QueryException refused) {
+            releaseForQuery(c); // classification ran one SELECT in auto-commit: no transaction is left open
+            throw refused;
+        }
+        boolean clean = false;
         ScheduledFuture<?> deadline = null;
         AtomicBoolean cancelled = new AtomicBoolean();
         try (Statement statement = c.createStatement()) {
-            c.setAutoCommit(false);
+            statement.execute("BEGIN TRANSACTION READ ONLY");
             deadline = watchdog.schedule(() -> {
                 cancelled.set(true);
                 try {
@@ -611,43 +648,66 @@ final class DuckDbWarehouse implements Warehouse {
                 } catch (SQLException e) {
                     LOG.log(Level.FINE, "cancelling a query failed", e);
                 }
-            }, Math.max(1, timeout.toMillis()), TimeUnit.MILLISECONDS);
+            }, Math.max(1, limits.timeout().toMillis()), TimeUnit.MILLISECONDS);
+            QueryResult result;
             try (ResultSet rows = statement.executeQuery(sql)) {
-                ResultSetMetaData meta = rows.getMetaData();
-                List<QueryResult.ResultColumn> columns = new ArrayList<>();
-                for (int i = 1; i <= meta.getColumnCount(); i++) {
-                    columns.add(new QueryResult.ResultColumn(meta.getColumnName(i), meta.getColumnTypeName(i)));
-                }
-                List<List<Object>> values = new ArrayList<>();
-                boolean truncated = false;
-                while (rows.next()) {
-                    if (values.size() == maxRows) {
-                        truncated = true;
-                        break;
-                    }
-                    List<Object> row = new ArrayList<>(columns.size());
-                    for (int i = 1; i <= columns.size(); i++) {
-                        row.add(value(rows, i, columns.get(i - 1).type()));
-                    }
-                    values.add(row);
-                }
-                return new QueryResult(columns, values, truncated);
+                result = collect(rows, limits);
             }
+            deadline.cancel(false);
+            statement.execute("ROLLBACK");
+            clean = !cancelled.get();
+            return result;
         } catch (SQLException e) {
-            throw new QueryException(cancelled.get() ? "the query ran longer than " + timeout.toMillis()
+            throw new QueryException(cancelled.get() ? "the query ran longer than " + limits.timeout().toMillis()
                     + " ms and was cancelled" : e.getMessage(), cancelled.get(), e);
         } finally {
             if (deadline != null) {
                 deadline.cancel(false);
             }
-            rollbackQuietly(c);
-            try {
-                c.setAutoCommit(true);
-            } catch (SQLException e) {
-                LOG.log(Level.FINE, "resetting auto-commit failed", e);
+            if (clean) {
+                releaseForQuery(c);
+            } else {
+                closeQuietly(c);
             }
-            release(c);
         }
+    }
+
+    /** Reads rows until the result ends, {@code maxRows} are read, or the values reach {@code maxAnswerBytes}. */
+    private static QueryResult collect(ResultSet rows, QueryLimits limits) throws SQLException {
+        ResultSetMetaData meta = rows.getMetaData();
+        List<QueryResult.ResultColumn> columns = new ArrayList<>();
+        for (int i = 1; i <= meta.getColumnCount(); i++) {
+            columns.add(new QueryResult.ResultColumn(meta.getColumnName(i), meta.getColumnTypeName(i)));
+        }
+        List<List<Object>> values = new ArrayList<>();
+        long bytes = 0;
+        while (rows.next()) {
+            if (values.size() == limits.maxRows()) {
+                return new QueryResult(columns, values, true);
+            }
+            List<Object> row = new ArrayList<>(columns.size());
+            for (int i = 1; i <= columns.size(); i++) {
+                Object value = value(rows, i, columns.get(i - 1).type());
+                bytes += estimatedBytes(value);
+                if (bytes > limits.maxAnswerBytes()) {
+                    return new QueryResult(columns, values, true);
+                }
+                row.add(value);
+            }
+            values.add(row);
+        }
+        return new QueryResult(columns, values, false);
+    }
+
+    /** About how many bytes a value takes in an answer: its text's length, plus a separator. */
+    private static long estimatedBytes(Object value) {
+        if (value == null || value instanceof Number || value instanceof Boolean) {
+            return 24;
+        }
+        if (value instanceof CharSequence text) {
+            return text.length() + 3L;
+        }
+        return value.toString().length() + 3L;
     }
 
     /** A column value in a JSON-friendly Java type: timestamps as UTC instants, dates as local dates. */
@@ -792,6 +852,33 @@ final class DuckDbWarehouse implements Warehouse {
         idle.offer(c);
     }
 
+    /** A connection only {@code POST /sql} queries use, in auto-commit mode with no transaction open. */
+    private DuckDBConnection borrowForQuery() {
+        DuckDBConnection c = idleForQueries.poll();
+        if (c != null) {
+            return c;
+        }
+        try {
+            return (DuckDBConnection) connection.duplicate();
+        } catch (SQLException e) {
+            throw new QueryException("cannot open a connection to " + file + ": " + e.getMessage(), false, e);
+        }
+    }
+
+    private void releaseForQuery(DuckDBConnection c) {
+        if (!idleForQueries.offer(c)) {
+            closeQuietly(c);
+        }
+    }
+
+    private static void closeQuietly(Connection c) {
+        try {
+            c.close();
+        } catch (SQLException e) {
+            LOG.log(Level.FINE, "closing a warehouse connection failed", e);
+        }
+    }
+
     private static void rollbackQuietly(Connection c) {
         try {
             if (!c.getAutoCommit()) {
@@ -807,11 +894,10 @@ final class DuckDbWarehouse implements Warehouse {
         watchdog.shutdownNow();
         DuckDBConnection c;
         while ((c = idle.poll()) != null) {
-            try {
-                c.close();
-            } catch (SQLException e) {
-                LOG.log(Level.FINE, "closing a warehouse connection failed", e);
-            }
+            closeQuietly(c);
+        }
+        while ((c = idleForQueries.poll()) != null) {
+            closeQuietly(c);
         }
         try (Statement statement = connection.createStatement()) {
             statement.execute("CHECKPOINT");
