@@ -348,7 +348,14 @@ class FlushCrashTest {
                     .isTrue();
             race.startFlusher("B", FlushListener.NONE);
             // A's lease expires, B leases and claims; the claim conflicts with A's open transaction and is retried.
-            Thread.sleep(FlushRace.LEASE_TTL.toMillis() + 300);
+            // Waiting for B to hold the lease (not a fixed sleep) keeps this exact on a loaded machine.
+            long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+            while (!"B".equals(race.flusherGroup().holder()) && System.nanoTime() < deadline) {
+                Thread.sleep(20);
+            }
+            assertThat(race.flusherGroup().holder()).as("B took the lease while A's transaction was open")
+                    .isEqualTo("B");
+            Thread.sleep(300); // B's claim now waits on A's open transaction
             race.inTransaction.release();
 
             long head = race.head();
