@@ -8,6 +8,7 @@ import dev.interlace.runtime.flush.FlushLease;
 import dev.interlace.runtime.log.Leases;
 import dev.interlace.runtime.log.LogEntry;
 import dev.interlace.runtime.log.StreamHead;
+import dev.interlace.runtime.stream.StoredJson;
 import dev.interlace.runtime.log.StreamLog;
 import dev.interlace.runtime.ops.EpochMicros;
 import dev.interlace.runtime.records.SysRecord;
@@ -100,7 +101,7 @@ final class ConsumerRoutes {
             item.put("offset", entry.offset());
             item.put("request_id", entry.requestId());
             item.put("ingested_at", HttpResponses.time(entry.ingestedAtMicros()));
-            item.set("event", HttpResponses.JSON.readTree(entry.payload()));
+            item.set("event", StoredJson.value(entry.payload()));
             next = entry.offset();
         }
         body.put("next_after", next);
