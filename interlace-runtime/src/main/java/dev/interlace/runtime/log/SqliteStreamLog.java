@@ -242,7 +242,10 @@ public final class SqliteStreamLog implements StreamLog {
             failure = null;
             LOG.info("the stream log writes again");
         } catch (SQLException e) {
+            // The probe touches no positions or keys: no need to reread them (costly with millions of keys).
+            boolean uncertain = stateUncertain;
             failed(e);
+            stateUncertain = uncertain;
         }
     }
 
