@@ -179,7 +179,7 @@ public final class EverythingDecoder implements EventDecoder<EverythingEvent> {
             Values.missing("at", errors);
         }
         if (!errors.isEmpty()) {
-            return new DecodeResult.Invalid<>(errors.list());
+            return new DecodeResult.Invalid<>(errors.list(), errors.count());
         }
         return new DecodeResult.Valid<>(new EverythingEvent(id, note, title, quantity, small, medium, large, ratio, score, price, exact, paid, gift, at, day, payload, class_, hashCode_, errors_, seen_), Map.of());
     }

@@ -46,7 +46,7 @@ public final class EvolvingDecoder implements EventDecoder<EvolvingEvent> {
             Values.missing("device_id", errors);
         }
         if (!errors.isEmpty()) {
-            return new DecodeResult.Invalid<>(errors.list());
+            return new DecodeResult.Invalid<>(errors.list(), errors.count());
         }
         return new DecodeResult.Valid<>(new EvolvingEvent(deviceId), undeclared);
     }

@@ -152,7 +152,7 @@ final class StreamSources {
                         .append(literal(column.name())).append(", errors); }");
             }
         }
-        body.append("if (!errors.isEmpty()) { return new DecodeResult.Invalid<>(errors.list()); }");
+        body.append("if (!errors.isEmpty()) { return new DecodeResult.Invalid<>(errors.list(), errors.count()); }");
         body.append("return new DecodeResult.Valid<>(new ").append(stream.eventType()).append("(")
                 .append(String.join(", ", locals)).append("), ")
                 .append(evolves ? "undeclared" : "Map.of()").append(");");

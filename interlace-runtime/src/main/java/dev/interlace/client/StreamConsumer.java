@@ -3,6 +3,7 @@ package dev.interlace.client;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.interlace.runtime.stream.StoredJson;
 import java.io.IOException;
 import java.net.URI;
 import java.net.URLEncoder;
@@ -43,7 +44,8 @@ public final class StreamConsumer {
     private final int batchSize;
     private final Duration pollWait;
     private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
-    private final ObjectMapper json = new ObjectMapper();
+    /** Events keep their numbers as sent: {@code 49.50} stays {@code 49.50}, long integers stay whole. */
+    private final ObjectMapper json = StoredJson.exactMapper();
     private volatile boolean stopped;
 
     private StreamConsumer(URI base, String stream, String group, String owner, Duration ttl, int batchSize,

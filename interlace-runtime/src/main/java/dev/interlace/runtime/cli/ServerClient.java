@@ -1,9 +1,8 @@
 package dev.interlace.runtime.cli;
 
-import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import dev.interlace.runtime.stream.StoredJson;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.URI;
@@ -16,9 +15,7 @@ import java.time.Duration;
 final class ServerClient {
 
     static final String DEFAULT_SERVER = "http://127.0.0.1:8000";
-    static final ObjectMapper JSON = new ObjectMapper()
-            .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
-            .setNodeFactory(JsonNodeFactory.withExactBigDecimals(true));
+    static final ObjectMapper JSON = StoredJson.exactMapper();
 
     private final String server;
     private final HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();

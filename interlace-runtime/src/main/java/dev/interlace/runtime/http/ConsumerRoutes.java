@@ -7,6 +7,7 @@ import dev.interlace.runtime.flush.FlushLease;
 import dev.interlace.runtime.log.Leases;
 import dev.interlace.runtime.log.LogEntry;
 import dev.interlace.runtime.log.StreamHead;
+import dev.interlace.runtime.stream.StoredJson;
 import dev.interlace.runtime.log.StreamLog;
 import dev.interlace.runtime.ops.EpochMicros;
 import dev.interlace.runtime.ops.Workers;
@@ -150,7 +151,7 @@ final class ConsumerRoutes {
             item.put("offset", entry.offset());
             item.put("request_id", entry.requestId());
             item.put("ingested_at", HttpResponses.time(entry.ingestedAtMicros()));
-            item.set("event", StoredEvents.payload(entry.payload()));
+            item.set("event", StoredJson.value(entry.payload()));
             next = entry.offset();
         }
         body.put("next_after", next);

@@ -63,16 +63,7 @@ final class PublishMetrics {
             add(meters.deduplicated, duplicates);
             add(meters.quarantined, quarantined);
         } else if (outcome instanceof PublishOutcome.SchemaViolation violation) {
-            // Errors come grouped by event, in order: count the distinct events, not their errors.
-            long events = 0;
-            int previous = -1;
-            for (PublishOutcome.EventError error : violation.errors()) {
-                if (error.index() != previous) {
-                    events++;
-                    previous = error.index();
-                }
-            }
-            add(meters.rejected, events);
+            add(meters.rejected, violation.rejectedEvents());
         }
     }
 

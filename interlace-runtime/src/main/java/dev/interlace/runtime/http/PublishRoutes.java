@@ -21,6 +21,9 @@ import java.util.zip.GZIPInputStream;
 /** {@code POST /streams/{name}}: the publish endpoint (DESIGN.md §3). */
 final class PublishRoutes {
 
+    /** Bytes of listed errors in a 422 body, leaving room for the rest within 64 KiB. */
+    private static final int MAX_LISTED_ERROR_BYTES = 60 * 1024;
+
     private final Publisher publisher;
     private final IngestLimits limits;
     private final PublishMetrics metrics;
@@ -84,6 +87,14 @@ final class PublishRoutes {
         });
     }
 
+    private static int encodedLength(ObjectNode item) {
+        try {
+            return HttpResponses.JSON.writeValueAsBytes(item).length;
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            throw new IllegalStateException("an error item cannot be written as JSON", e);
+        }
+    }
+
     private static CompletableFuture<HttpAnswer> done(HttpAnswer answer) {
         return CompletableFuture.completedFuture(answer);
     }
@@ -145,18 +156,29 @@ final class PublishRoutes {
             }
             return HttpResponses.json(status, body);
         } else if (outcome instanceof PublishOutcome.SchemaViolation violation) {
-            ObjectNode body = HttpResponses.error("schema_violation", violation.errors().size()
-                    + " field error(s); nothing was stored. Fix the events listed in errors and resend", requestId);
-            ArrayNode errors = body.putArray("errors");
+            ArrayNode errors = HttpResponses.JSON.createArrayNode();
+            int listedBytes = 0;
             for (PublishOutcome.EventError error : violation.errors()) {
-                ObjectNode item = errors.addObject();
+                ObjectNode item = HttpResponses.JSON.createObjectNode();
                 item.put("index", error.index());
                 if (error.line() > 0) {
                     item.put("line", error.line());
                 }
                 item.put("field", error.field());
                 item.put("reason", error.reason());
+                listedBytes += encodedLength(item) + 1;
+                if (listedBytes > MAX_LISTED_ERROR_BYTES) {
+                    break;
+                }
+                errors.add(item);
             }
+            boolean cut = errors.size() < violation.errorCount();
+            ObjectNode body = HttpResponses.error("schema_violation", violation.errorCount() + " field error(s) in "
+                    + violation.rejectedEvents() + " event(s)" + (cut ? ", the first " + errors.size() + " listed" : "")
+                    + "; nothing was stored. Fix the events listed in errors and resend", requestId);
+            body.set("errors", errors);
+            body.put("error_count", violation.errorCount());
+            body.put("errors_truncated", cut);
             return HttpResponses.json(422, body);
         } else if (outcome instanceof PublishOutcome.Backpressure backpressure) {
             ObjectNode body = HttpResponses.error("backpressure", "stream " + backpressure.stream() + " has "

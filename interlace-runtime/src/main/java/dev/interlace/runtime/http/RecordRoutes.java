@@ -20,6 +20,7 @@ import dev.interlace.runtime.records.SystemRecords;
 import dev.interlace.runtime.stream.Column;
 import dev.interlace.runtime.stream.FieldErrors;
 import dev.interlace.runtime.stream.StreamCatalog;
+import dev.interlace.runtime.stream.StoredJson;
 import dev.interlace.runtime.stream.StreamDescriptor;
 import dev.interlace.runtime.stream.Values;
 import jakarta.inject.Inject;
@@ -256,7 +257,8 @@ final class RecordRoutes {
                     (int) Math.min(SECTION_LIMIT, publish.lastSeq() - publish.firstSeq() + 1))) {
                 ObjectNode item = quarantineItems.addObject();
                 item.put("seq", entry.seq());
-                item.set("errors", readJson(entry.errorsJson()));
+                item.set("event", StoredJson.value(entry.payload()));
+                item.set("errors", StoredJson.value(entry.errorsJson()));
                 item.put("ingested_at", HttpResponses.time(entry.ingestedAtMicros()));
             }
         }
@@ -552,14 +554,6 @@ final class RecordRoutes {
         long seconds = micros / 1_000_000L;
         return seconds % 86_400 == 0 ? seconds / 86_400 + "d" : seconds % 3_600 == 0 ? seconds / 3_600 + "h"
                 : seconds + "s";
-    }
-
-    private static com.fasterxml.jackson.databind.JsonNode readJson(String text) {
-        try {
-            return HttpResponses.JSON.readTree(text);
-        } catch (IOException e) {
-            return HttpResponses.JSON.getNodeFactory().textNode(text);
-        }
     }
 
     private static int limit(Map<String, String> query) {

@@ -12,6 +12,7 @@ import dev.interlace.runtime.log.StreamHead;
 import dev.interlace.runtime.log.StreamLog;
 import dev.interlace.runtime.log.Watermarks;
 import dev.interlace.runtime.stream.Column;
+import dev.interlace.runtime.stream.StoredJson;
 import dev.interlace.runtime.stream.StreamCatalog;
 import dev.interlace.runtime.stream.StreamDescriptor;
 import jakarta.inject.Inject;
@@ -77,7 +78,7 @@ final class StreamRoutes {
             item.put("offset", entry.offset());
             item.put("request_id", entry.requestId());
             item.put("ingested_at", HttpResponses.time(entry.ingestedAtMicros()));
-            item.set("event", HttpResponses.JSON.readTree(entry.payload()));
+            item.set("event", StoredJson.value(entry.payload()));
         }
         return HttpResponses.json(200, body);
     }

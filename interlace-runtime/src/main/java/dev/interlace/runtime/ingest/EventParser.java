@@ -1,8 +1,10 @@
 package dev.interlace.runtime.ingest;
 
+import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.core.exc.StreamConstraintsException;
 import dev.interlace.runtime.stream.DecodeResult;
 import dev.interlace.runtime.stream.DuplicateFieldException;
 import dev.interlace.runtime.stream.EventDecoder;
@@ -58,7 +60,9 @@ final class EventParser {
     private List<ParsedEvent> parseJson(byte[] body) throws BodyException {
         List<ParsedEvent> events = new ArrayList<>();
         int index = 0;
-        try (JsonParser parser = EventJson.FACTORY.createParser(body)) {
+        JsonParser parser = null;
+        try {
+            parser = EventJson.FACTORY.createParser(body);
             JsonToken first = parser.nextToken();
             if (first == null) {
                 return events;
@@ -87,11 +91,15 @@ final class EventParser {
             }
         } catch (DuplicateFieldException e) {
             throw new BodyException(PublishOutcome.BadBody.duplicateField(index, 0, e.field()));
+        } catch (StreamConstraintsException e) {
+            throw new BodyException(PublishOutcome.BadBody.malformed(index, 0, EventJson.limitExceeded(e, parser)));
         } catch (JsonProcessingException e) {
             throw new BodyException(PublishOutcome.BadBody.malformed(index, 0, e.getOriginalMessage()
-                    + " at line " + e.getLocation().getLineNr() + ", column " + e.getLocation().getColumnNr()));
+                    + at(e.getLocation(), true)));
         } catch (IOException e) {
             throw new IllegalStateException("unreachable: parsing an in-memory body", e);
+        } finally {
+            closeQuietly(parser);
         }
         return events;
     }
@@ -118,7 +126,9 @@ final class EventParser {
     }
 
     private ParsedEvent parseLine(byte[] body, int start, int end, int index, int line) throws BodyException {
-        try (JsonParser parser = EventJson.FACTORY.createParser(body, start, end - start)) {
+        JsonParser parser = null;
+        try {
+            parser = EventJson.FACTORY.createParser(body, start, end - start);
             JsonToken first = parser.nextToken();
             if (first != JsonToken.START_OBJECT) {
                 throw new BodyException(PublishOutcome.BadBody.notAnObject(index, line, describe(first)));
@@ -131,11 +141,34 @@ final class EventParser {
             return event;
         } catch (DuplicateFieldException e) {
             throw new BodyException(PublishOutcome.BadBody.duplicateField(index, line, e.field()));
+        } catch (StreamConstraintsException e) {
+            throw new BodyException(PublishOutcome.BadBody.malformed(index, line, EventJson.limitExceeded(e, parser)));
         } catch (JsonProcessingException e) {
             throw new BodyException(PublishOutcome.BadBody.malformed(index, line, e.getOriginalMessage()
-                    + " at column " + e.getLocation().getColumnNr()));
+                    + at(e.getLocation(), false)));
         } catch (IOException e) {
             throw new IllegalStateException("unreachable: parsing an in-memory body", e);
+        } finally {
+            closeQuietly(parser);
+        }
+    }
+
+    /** Where a parse error is, when Jackson knows: " at line L, column C" (NDJSON: the column on its line). */
+    private static String at(JsonLocation location, boolean withLine) {
+        if (location == null) {
+            return "";
+        }
+        return withLine ? " at line " + location.getLineNr() + ", column " + location.getColumnNr()
+                : " at column " + location.getColumnNr();
+    }
+
+    private static void closeQuietly(JsonParser parser) {
+        if (parser != null) {
+            try {
+                parser.close();
+            } catch (IOException e) {
+                // An in-memory parser has nothing to release.
+            }
         }
     }
 

@@ -52,6 +52,16 @@ public sealed interface PublishOutcome {
     record BadBody(String requestId, Kind kind, String code, String message, int index, int line, String field)
             implements PublishOutcome {
 
+        /** The longest message kept: it may quote the request (a token, a field name). */
+        static final int MAX_MESSAGE = 1024;
+
+        public BadBody {
+            field = dev.interlace.runtime.stream.FieldError.truncate(field);
+            if (message != null && message.length() > MAX_MESSAGE) {
+                message = message.substring(0, MAX_MESSAGE - 1) + "\u2026";
+            }
+        }
+
         /** Which family of status the problem belongs to. */
         public enum Kind { MALFORMED, TOO_LARGE, UNSUPPORTED_MEDIA_TYPE }
 
@@ -81,9 +91,21 @@ public sealed interface PublishOutcome {
     /**
      * The stream rejects drift and some events do not match its schema (422); nothing is stored.
      *
-     * @param errors every failing field of every failing event
+     * @param errors the failing fields of the failing events, in order: at most {@link #MAX_LISTED}
+     * @param errorCount how many failing fields there are in all, listed or not
+     * @param rejectedEvents how many events failed
      */
-    record SchemaViolation(String requestId, List<EventError> errors) implements PublishOutcome {}
+    record SchemaViolation(String requestId, List<EventError> errors, long errorCount, int rejectedEvents)
+            implements PublishOutcome {
+
+        /** How many errors of one request are listed; the rest are only counted. */
+        public static final int MAX_LISTED = 100;
+
+        /** Whether errors were found beyond those listed. */
+        public boolean truncated() {
+            return errorCount > errors.size();
+        }
+    }
 
     /**
      * One failing field of one event.

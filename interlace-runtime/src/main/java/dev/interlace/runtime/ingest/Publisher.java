@@ -86,6 +86,8 @@ public final class Publisher {
         List<AppendRequest.Entry> entries = new ArrayList<>(events.size());
         List<List<FieldError>> quarantineErrors = new ArrayList<>(events.size());
         List<PublishOutcome.EventError> violations = new ArrayList<>();
+        long violationCount = 0;
+        int rejectedEvents = 0;
         int keyIndex = stream.idempotencyKeyIndex();
         for (EventParser.ParsedEvent event : events) {
             if (event.result() instanceof DecodeResult.Valid<? extends StreamEvent> valid) {
@@ -94,18 +96,25 @@ public final class Publisher {
                 quarantineErrors.add(List.of());
             } else if (event.result() instanceof DecodeResult.Invalid<? extends StreamEvent> invalid) {
                 if (stream.onSchemaDrift() == SchemaDrift.QUARANTINE) {
-                    entries.add(new AppendRequest.Quarantined(event.payload(), invalid.errors()));
-                    quarantineErrors.add(invalid.errors());
+                    List<FieldError> kept = quarantinedErrors(invalid);
+                    entries.add(new AppendRequest.Quarantined(event.payload(), kept));
+                    quarantineErrors.add(kept);
                 } else {
+                    rejectedEvents++;
+                    violationCount += invalid.errorCount();
                     for (FieldError error : invalid.errors()) {
+                        if (violations.size() == PublishOutcome.SchemaViolation.MAX_LISTED) {
+                            break;
+                        }
                         violations.add(new PublishOutcome.EventError(event.index(), event.line(), error.field(),
                                 error.reason()));
                     }
                 }
             }
         }
-        if (!violations.isEmpty()) {
-            return CompletableFuture.completedFuture(new PublishOutcome.SchemaViolation(requestId, violations));
+        if (rejectedEvents > 0) {
+            return CompletableFuture.completedFuture(new PublishOutcome.SchemaViolation(requestId, violations,
+                    violationCount, rejectedEvents));
         }
         if (!entries.isEmpty() && disk.usableBytes() < limits.minFreeDiskBytes()) {
             return CompletableFuture.completedFuture(new PublishOutcome.Unavailable(requestId, "free disk space is"
@@ -154,6 +163,23 @@ public final class Publisher {
         }
         return new PublishOutcome.Published(requestId, committed.entries(), quarantineErrors);
     }
+
+    /**
+     * The errors stored with a quarantined event: those the decoder kept and, when it found more, one last entry
+     * saying how many in all, so that the count survives where the list could not.
+     */
+    static List<FieldError> quarantinedErrors(DecodeResult.Invalid<? extends StreamEvent> invalid) {
+        if (!invalid.truncated()) {
+            return invalid.errors();
+        }
+        List<FieldError> kept = new ArrayList<>(invalid.errors());
+        kept.add(new FieldError(OMITTED_FIELD, (invalid.errorCount() - invalid.errors().size())
+                + " more errors not kept; " + invalid.errorCount() + " in all"));
+        return kept;
+    }
+
+    /** The field of the entry that counts the errors of a quarantined event beyond those kept. */
+    static final String OMITTED_FIELD = "...";
 
     private long micros() {
         return EpochMicros.now(clock);

@@ -73,8 +73,11 @@ public final class SqliteStreamLog implements StreamLog {
     private volatile String failure;
     private volatile boolean closed;
 
-    // Owned by the writer thread.
-    private final Connection connection;
+    // Owned by the writer thread. The connection and its statements are replaced after a failed write: SQLite may
+    // have ended the transaction itself (SQLITE_FULL, SQLITE_IOERR) and the driver closes a statement that failed.
+    private Connection connection;
+    /** A write failed: the connection is replaced before the next write. */
+    private boolean writerBroken;
     private boolean stateUncertain;
     /** The id of the newest publish record (ids are given here, in commit order). */
     private long publishSeq;
@@ -82,12 +85,18 @@ public final class SqliteStreamLog implements StreamLog {
     private long indexedThrough;
     private long lastIndexNanos;
     private final Map<String, StreamState> states = new HashMap<>();
-    private final PreparedStatement insertEvent;
-    private final PreparedStatement insertQuarantined;
-    private final PreparedStatement insertPublish;
+    private PreparedStatement insertEvent;
+    private PreparedStatement insertQuarantined;
+    private PreparedStatement insertPublish;
     /** How often the request-id index of publish records catches up (inside a group commit). */
     private static final long INDEX_PUBLISHES_NANOS = 250_000_000L;
-    private final PreparedStatement selectKey;
+    private PreparedStatement selectKey;
+    /** While writes fail, how often the idle writer checks whether the log can write again. */
+    private static final long PROBE_MILLIS = 1_000;
+    /** What a probe writes (and removes again): room for a typical group of events. */
+    private static final int PROBE_BYTES = 64 * 1024;
+    /** SQLite's primary result code for "database or disk is full". */
+    private static final int SQLITE_FULL = 13;
 
     /**
      * Opens (creating if needed) {@code <dataDirectory>/log.sqlite}.
@@ -105,21 +114,11 @@ public final class SqliteStreamLog implements StreamLog {
             Files.createDirectories(dataDirectory);
             connection = open();
             try (Statement statement = connection.createStatement()) {
-                statement.execute("PRAGMA wal_autocheckpoint=0");
-                statement.execute("PRAGMA journal_size_limit=" + settings.walCapBytes());
+                configureWriter(statement);
                 createSchema(statement);
             }
             connection.setAutoCommit(false);
-            insertEvent = connection.prepareStatement("INSERT INTO events(stream_id, \"offset\", request_id,"
-                    + " ingested_at, schema_version, dedup_key, key_hash, payload, publish)"
-                    + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)");
-            insertQuarantined = connection.prepareStatement("INSERT INTO quarantine(stream_id, seq, request_id,"
-                    + " ingested_at, schema_version, payload, errors) VALUES (?, ?, ?, ?, ?, ?, ?)");
-            insertPublish = connection.prepareStatement("INSERT INTO publishes(request_id, stream_id, accepted,"
-                    + " deduplicated, quarantined, first_offset, last_offset, received_at, committed_at,"
-                    + " duplicate_offsets, first_seq, last_seq, id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
-            selectKey = connection.prepareStatement(
-                    "SELECT dedup_key FROM events WHERE stream_id = ? AND \"offset\" = ?");
+            prepareWriterStatements();
             loadStreams();
             loadPublishIndex();
             connection.commit();
@@ -135,6 +134,119 @@ public final class SqliteStreamLog implements StreamLog {
         });
         checkpointer.scheduleWithFixedDelay(this::checkpoint, CHECKPOINT_MILLIS, CHECKPOINT_MILLIS,
                 TimeUnit.MILLISECONDS);
+    }
+
+    private void configureWriter(Statement statement) throws SQLException {
+        statement.execute("PRAGMA wal_autocheckpoint=0");
+        statement.execute("PRAGMA journal_size_limit=" + settings.walCapBytes());
+    }
+
+    private void prepareWriterStatements() throws SQLException {
+        insertEvent = connection.prepareStatement("INSERT INTO events(stream_id, \"offset\", request_id,"
+                + " ingested_at, schema_version, dedup_key, key_hash, payload, publish)"
+                + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)");
+        insertQuarantined = connection.prepareStatement("INSERT INTO quarantine(stream_id, seq, request_id,"
+                + " ingested_at, schema_version, payload, errors) VALUES (?, ?, ?, ?, ?, ?, ?)");
+        insertPublish = connection.prepareStatement("INSERT INTO publishes(request_id, stream_id, accepted,"
+                + " deduplicated, quarantined, first_offset, last_offset, received_at, committed_at,"
+                + " duplicate_offsets, first_seq, last_seq, id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+        selectKey = connection.prepareStatement(
+                "SELECT dedup_key FROM events WHERE stream_id = ? AND \"offset\" = ?");
+    }
+
+    /**
+     * Replaces the writer connection after a failed write. SQLite ends the transaction on its own after some errors
+     * (a full disk, an I/O error); the driver's rollback then fails before it begins the next transaction, leaving
+     * the connection committing every statement on its own, and the driver closes the statement that failed. A new
+     * connection starts clean; closing the old one discards whatever it still held uncommitted.
+     */
+    private void reopenWriter() throws SQLException {
+        closeQuietly(connection);
+        Connection fresh = open();
+        try (Statement statement = fresh.createStatement()) {
+            configureWriter(statement);
+        } catch (SQLException e) {
+            closeQuietly(fresh);
+            throw e;
+        }
+        fresh.setAutoCommit(false);
+        connection = fresh;
+        prepareWriterStatements();
+        writerBroken = false;
+        stateUncertain = true;
+    }
+
+    /**
+     * Makes the writer ready after a failure: a fresh connection, positions and keys reread from the database.
+     *
+     * @return null when ready, or why the log cannot write
+     */
+    private LogUnavailableException readyToWrite() {
+        try {
+            if (writerBroken) {
+                reopenWriter();
+            }
+            if (stateUncertain) {
+                reloadState();
+            }
+            return null;
+        } catch (SQLException e) {
+            failed(e);
+            return new LogUnavailableException(failure, e);
+        }
+    }
+
+    /**
+     * Records a failed write: the transaction is discarded, the connection replaced before the next write and the
+     * positions reread (a failed COMMIT may still have reached the disk); the log reports itself unavailable until a
+     * write succeeds again.
+     */
+    private void failed(Exception e) {
+        rollback();
+        writerBroken = true;
+        stateUncertain = true;
+        failure = diskFull(e)
+                ? "the disk holding the log is full (" + e.getMessage() + "); publishes are refused until space is"
+                        + " freed, and the log retries by itself every second"
+                : "the last write failed: " + e.getMessage() + "; the log retries by itself every second";
+    }
+
+    private static boolean diskFull(Throwable e) {
+        for (Throwable cause = e; cause != null; cause = cause.getCause()) {
+            if (cause instanceof SQLException sql && (sql.getErrorCode() & 0xFF) == SQLITE_FULL) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * While writes fail and nothing is queued, checks whether the log can write again by committing (and then
+     * removing) a row of {@link #PROBE_BYTES}, so that readiness recovers when space returns, without traffic.
+     */
+    private void probe() {
+        if (readyToWrite() != null) {
+            return;
+        }
+        try {
+            try (PreparedStatement insert = connection.prepareStatement(
+                    "INSERT OR REPLACE INTO write_probe(id, filler) VALUES (1, zeroblob(?))")) {
+                insert.setInt(1, PROBE_BYTES);
+                insert.executeUpdate();
+            }
+            connection.commit();
+            try (Statement delete = connection.createStatement()) {
+                delete.executeUpdate("DELETE FROM write_probe");
+            }
+            connection.commit();
+            failure = null;
+            LOG.info("the stream log writes again");
+        } catch (SQLException e) {
+            // The probe touches no positions or keys: no need to reread them (costly with millions of keys).
+            boolean uncertain = stateUncertain;
+            failed(e);
+            stateUncertain = uncertain;
+        }
     }
 
     private Connection open() throws SQLException {
@@ -225,6 +337,8 @@ public final class SqliteStreamLog implements StreamLog {
                 + " lease_expires_at INTEGER,"
                 + " updated_at INTEGER NOT NULL,"
                 + " PRIMARY KEY (stream_id, group_name)) WITHOUT ROWID");
+        // Written and emptied again while writes fail, to notice when the disk has room again (see probe).
+        statement.execute("CREATE TABLE IF NOT EXISTS write_probe (id INTEGER PRIMARY KEY, filler BLOB)");
     }
 
     /** Reads the newest publish id and how far the request-id index goes, then indexes whatever it lacks. */
@@ -519,10 +633,14 @@ public final class SqliteStreamLog implements StreamLog {
         while (true) {
             Task first;
             try {
-                first = queue.take();
+                first = failure == null ? queue.take() : queue.poll(PROBE_MILLIS, TimeUnit.MILLISECONDS);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return;
+            }
+            if (first == null) {
+                probe();
+                continue;
             }
             if (first instanceof StopTask) {
                 return;
@@ -533,7 +651,9 @@ public final class SqliteStreamLog implements StreamLog {
                 }
             } catch (Throwable e) {
                 // Never let the writer die: every queued caller would wait forever. Fail this group's callers and
-                // reread the state before the next write.
+                // start the next write on a fresh connection with the state reread.
+                rollback();
+                writerBroken = true;
                 stateUncertain = true;
                 failure = "the stream log writer failed: " + e;
                 LOG.log(Level.SEVERE, "stream log writer failed; answering the group 503", e);
@@ -575,16 +695,10 @@ public final class SqliteStreamLog implements StreamLog {
 
     /** Writes every request of the group in one transaction, commits once, then answers them all. */
     private void commitGroup(List<AppendTask> group) {
-        if (stateUncertain) {
-            try {
-                reloadState();
-            } catch (SQLException e) {
-                rollback();
-                LogUnavailableException unavailable = new LogUnavailableException(
-                        "the stream log cannot read its own state: " + e.getMessage(), e);
-                group.forEach(task -> task.result.completeExceptionally(unavailable));
-                return;
-            }
+        LogUnavailableException notReady = readyToWrite();
+        if (notReady != null) {
+            group.forEach(task -> task.result.completeExceptionally(notReady));
+            return;
         }
         long now = micros();
         Map<StreamState, Pending> pending = new HashMap<>();
@@ -604,15 +718,11 @@ public final class SqliteStreamLog implements StreamLog {
             listener.beforeCommit(group.size(), entries);
             connection.commit();
         } catch (SQLException | RuntimeException e) {
-            rollback();
             publishSeq = publishSeqBefore;
             indexedThrough = indexedBefore;
-            // A failed COMMIT may still have reached the disk; reread positions and keys before the next write.
-            stateUncertain = true;
-            failure = "the last write failed: " + e.getMessage();
+            failed(e);
             LOG.log(Level.WARNING, "stream log write failed; " + group.size() + " requests answered 503", e);
-            LogUnavailableException unavailable = new LogUnavailableException(
-                    "the stream log could not write: " + e.getMessage(), e);
+            LogUnavailableException unavailable = new LogUnavailableException(failure, e);
             for (AppendTask task : group) {
                 task.result.completeExceptionally(unavailable);
             }
@@ -832,6 +942,13 @@ public final class SqliteStreamLog implements StreamLog {
     }
 
     private void runMaintenance(Task task) {
+        if (!(task instanceof PragmaTask)) {
+            LogUnavailableException notReady = readyToWrite();
+            if (notReady != null) {
+                task.fail(notReady);
+                return;
+            }
+        }
         try {
             if (task instanceof RegisterTask register) {
                 registerStream(register.stream);
@@ -850,7 +967,10 @@ public final class SqliteStreamLog implements StreamLog {
                     pragma.done.complete(row.next() ? row.getString(1) : null);
                 }
             }
-        } catch (SQLException | RuntimeException e) {
+        } catch (SQLException e) {
+            failed(e);
+            task.fail(new LogUnavailableException("stream log maintenance failed: " + e.getMessage(), e));
+        } catch (RuntimeException e) {
             rollback();
             task.fail(new LogUnavailableException("stream log maintenance failed: " + e.getMessage(), e));
         }
@@ -966,7 +1086,8 @@ public final class SqliteStreamLog implements StreamLog {
         try {
             connection.rollback();
         } catch (SQLException e) {
-            LOG.log(Level.WARNING, "rollback of the stream log failed", e);
+            // Expected after SQLITE_FULL or an I/O error (SQLite has rolled back already); the connection is replaced.
+            LOG.log(Level.FINE, "rollback of the stream log failed", e);
         }
     }
 

@@ -30,14 +30,28 @@ public sealed interface DecodeResult<T extends StreamEvent> {
     /**
      * The event did not match the schema.
      *
-     * @param errors every failing field, in the order found (never empty)
+     * @param errors the failing fields, in the order found (never empty; at most {@link FieldErrors#MAX_LISTED})
+     * @param errorCount how many errors were found in all, listed or not
      */
-    record Invalid<T extends StreamEvent>(List<FieldError> errors) implements DecodeResult<T> {
+    record Invalid<T extends StreamEvent>(List<FieldError> errors, int errorCount) implements DecodeResult<T> {
         public Invalid {
             errors = List.copyOf(errors);
             if (errors.isEmpty()) {
                 throw new IllegalArgumentException("an invalid event has at least one error");
             }
+            if (errorCount < errors.size()) {
+                throw new IllegalArgumentException("errorCount " + errorCount + " is less than the errors listed");
+            }
+        }
+
+        /** Every error listed (decoders generated before errors were counted). */
+        public Invalid(List<FieldError> errors) {
+            this(errors, errors.size());
+        }
+
+        /** Whether errors were found beyond those listed. */
+        public boolean truncated() {
+            return errorCount > errors.size();
         }
     }
 }

@@ -10,9 +10,29 @@ import java.util.Objects;
  */
 public record FieldError(String field, String reason) {
 
+    /** The longest field name or reason kept, in characters; longer ones are cut and end with "…". */
+    public static final int MAX_TEXT = 256;
+
     public FieldError {
         Objects.requireNonNull(field, "field");
         Objects.requireNonNull(reason, "reason");
+    }
+
+    /** An error whose field name and reason are cut to {@link #MAX_TEXT} characters. */
+    public static FieldError bounded(String field, String reason) {
+        return new FieldError(truncate(field), truncate(reason));
+    }
+
+    /** {@code text} cut to {@link #MAX_TEXT} characters (never splitting a surrogate pair), "…" marking a cut. */
+    public static String truncate(String text) {
+        if (text == null || text.length() <= MAX_TEXT) {
+            return text;
+        }
+        int end = MAX_TEXT - 1;
+        if (Character.isHighSurrogate(text.charAt(end - 1))) {
+            end--;
+        }
+        return text.substring(0, end) + "\u2026";
     }
 
     @Override

@@ -1,0 +1,80 @@
+package dev.interlace.runtime.stream;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.core.StreamReadConstraints;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.util.RawValue;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * Stored JSON (event payloads, stored error lists) as values of a response: the stored text itself, never re-parsed
+ * into doubles and re-formatted.
+ *
+ * <p>Re-parsing with a default {@link ObjectMapper} turns {@code 49.50} into {@code 49.5},
+ * {@code 0.1000000000000000055} into {@code 0.1}, {@code 1e999999} into {@code "Infinity"} and alters long
+ * integers; a reader asking "what did I send?" must get what it sent. Every read route answers stored JSON through
+ * this class.
+ */
+public final class StoredJson {
+
+    /**
+     * Checks stored text for being one JSON value, with no limit on nesting or number length: what publish validated
+     * under the current limits, or under older ones, is answered as stored.
+     */
+    private static final JsonFactory CHECKER = JsonFactory.builder()
+            .streamReadConstraints(StreamReadConstraints.builder()
+                    .maxNestingDepth(Integer.MAX_VALUE)
+                    .maxNumberLength(Integer.MAX_VALUE)
+                    .maxStringLength(Integer.MAX_VALUE)
+                    .build())
+            .build();
+
+    private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
+
+    private StoredJson() {}
+
+    /**
+     * A node that writes {@code stored} exactly as it is; when it is somehow not one valid JSON value, a string node
+     * holding it, so that one damaged entry never fails a whole response.
+     */
+    public static JsonNode value(byte[] stored) {
+        return value(new String(stored, StandardCharsets.UTF_8));
+    }
+
+    /** As {@link #value(byte[])}, for stored text. */
+    public static JsonNode value(String stored) {
+        if (stored == null) {
+            return NODES.nullNode();
+        }
+        return isOneJsonValue(stored) ? NODES.rawValueNode(new RawValue(stored)) : NODES.textNode(stored);
+    }
+
+    /**
+     * A mapper for readers of stored events (clients, the CLI) that keeps numbers as sent: decimals as exact
+     * {@link java.math.BigDecimal}s with their scale ({@code 49.50} stays {@code 49.50}), integers of any length as
+     * {@link java.math.BigInteger}s.
+     */
+    public static ObjectMapper exactMapper() {
+        return new ObjectMapper(CHECKER.copy())
+                .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
+                .setNodeFactory(JsonNodeFactory.withExactBigDecimals(true));
+    }
+
+    private static boolean isOneJsonValue(String text) {
+        try (JsonParser parser = CHECKER.createParser(text)) {
+            if (parser.nextToken() == null) {
+                return false;
+            }
+            parser.skipChildren();
+            return parser.nextToken() == null;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+}
