@@ -25,7 +25,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 
 /**
- * Reading a stream over HTTP and consumer groups with leases and fencing tokens (DESIGN.md §4): at-least-once
+ * Reading a stream over HTTP and consumer groups with leases and fencing tokens (docs/consumers.md): at-least-once
  * consumption for services other than the warehouse.
  */
 final class ConsumerRoutes {

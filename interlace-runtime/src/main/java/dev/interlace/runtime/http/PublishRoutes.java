@@ -18,7 +18,7 @@ import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
 import java.util.zip.GZIPInputStream;
 
-/** {@code POST /streams/{name}}: the publish endpoint (DESIGN.md §3). */
+/** {@code POST /streams/{name}}: the publish endpoint (docs/rest-api.md). */
 final class PublishRoutes {
 
     /** Bytes of listed errors in a 422 body, leaving room for the rest within 64 KiB. */

@@ -14,7 +14,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
-/** {@code GET /runs}, {@code GET /runs/{id}} and {@code POST /models/{name}/run} (DESIGN.md §8). */
+/** {@code GET /runs}, {@code GET /runs/{id}} and {@code POST /models/{name}/run}. */
 final class RunRoutes {
 
     static final int DEFAULT_LIMIT = 100;

@@ -1,7 +1,7 @@
 package dev.interlace.runtime.ingest;
 
 /**
- * The limits a publish is held to (DESIGN.md §3, §6, §11).
+ * The limits a publish is held to: body size, events per request, backlog and disk floor.
  *
  * @param maxBodyBytes the largest body accepted, measured after gzip decompression
  * @param maxEventsPerRequest the most events in one request
