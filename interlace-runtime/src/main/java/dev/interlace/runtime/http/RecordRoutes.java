@@ -39,8 +39,9 @@ import java.util.TreeSet;
 /**
  * "Where is my event?" ({@code GET /correlate}) and the record lists {@code GET /logs/api} and {@code GET /logs/sys}
  * (docs/operations.md, "Where is my event?"). Every list reports {@code count}, {@code total} and
- * {@code completeness}: {@code store} when it comes from durable records (complete within the record retention), {@code ring} when any of it comes from the
- * in-memory ring of refused requests (only since start-up, oldest dropped when full).
+ * {@code completeness}: {@code store} when it comes from durable records (complete within the record retention),
+ * {@code ring} when any of it comes from the in-memory ring of refused requests (only since start-up, oldest dropped
+ * when full).
  */
 final class RecordRoutes {
 
