@@ -208,7 +208,11 @@ class HostileClientsTest {
             List<RawClient> held = new ArrayList<>();
             try {
                 for (int i = 0; i < 4; i++) {
-                    held.add(new RawClient(api.server.uri()));
+                    RawClient client = new RawClient(api.server.uri());
+                    held.add(client);
+                    // Served before the next one opens: connections are counted as each event loop takes them up.
+                    client.write("GET /health/live HTTP/1.1\r\nHost: x\r\n\r\n");
+                    assertThat(client.read(5_000).status()).isEqualTo(200);
                 }
                 try (RawClient extra = new RawClient(api.server.uri())) {
                     RawClient.Answer answer = extra.read(5_000);
