@@ -80,7 +80,8 @@ import java.util.stream.Stream;
  *   <li>(j) the HTTP transports: the shipped Netty one, {@link JettyTransport} and {@link JdkTransport} (the old
  *       256-thread JDK server), bound through {@code Builder.override}, in alternating order: publishes and
  *       {@code GET /health/live} at {@code --transport-clients}, then a normal client's latency under slowloris
- *       connections and parked long polls ({@link HostileClients}). Needs Jetty on the class path, which
+ *       connections and parked long polls ({@link HostileClients}); then, as in (h), the first transport and each
+ *       other one side by side, half the clients each. Needs Jetty on the class path, which
  *       {@code interlace-examples.jar} does not have: run it from the bench jar ({@code mvn -Pbench package}).</li>
  * </ul>
  *
@@ -758,7 +759,61 @@ public final class PublishBenchmark {
             }
         }
         printTransports(transports, runs);
+        for (Transport other : transports.subList(1, transports.size())) {
+            transportsSideBySide(transports.get(0), other);
+        }
         return runs;
+    }
+
+    /**
+     * (j), second design as in (h): the reference transport and another serve two servers at the same time, each
+     * driven by half of {@code --transport-clients} publishing single events, so whatever else runs on the machine
+     * slows both alike; the ratio of their publishes is what is reported.
+     */
+    private void transportsSideBySide(Transport reference, Transport other) throws Exception {
+        int perServer = Math.max(1, options.transportClients / 2);
+        List<Double> ratios = new ArrayList<>();
+        long referenceEvents = 0;
+        long otherEvents = 0;
+        for (int round = 0; round < options.transportRounds; round++) {
+            boolean referenceFirst = round % 2 == 0;
+            Transport first = referenceFirst ? reference : other;
+            Transport second = referenceFirst ? other : reference;
+            Path firstDir = fresh("j-side-" + round + "-" + first.name);
+            Path secondDir = fresh("j-side-" + round + "-" + second.name);
+            Interlace firstServer = start(firstDir, true, null, DEFAULT_MAX_PENDING, options.flushBatchRows, null,
+                    first.binding());
+            Interlace secondServer = start(secondDir, true, null, DEFAULT_MAX_PENDING, options.flushBatchRows, null,
+                    second.binding());
+            try (firstServer; secondServer) {
+                long deadline = System.nanoTime() + options.seconds * 1_000_000_000L;
+                java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(2);
+                try {
+                    java.util.concurrent.Future<Run> firstRun = pool.submit(
+                            () -> drive(firstServer, perServer, 1, deadline, Long.MAX_VALUE, null, 1));
+                    java.util.concurrent.Future<Run> secondRun = pool.submit(
+                            () -> drive(secondServer, perServer, 1, deadline, Long.MAX_VALUE, null, 1));
+                    Run referenceRun = (referenceFirst ? firstRun : secondRun).get();
+                    Run otherRun = (referenceFirst ? secondRun : firstRun).get();
+                    referenceEvents += referenceRun.events;
+                    otherEvents += otherRun.events;
+                    ratios.add(otherRun.eventsPerSecond() / referenceRun.eventsPerSecond());
+                    System.out.printf("side by side %d: %s %,.0f publishes/s (p50 %s, p99 %s ms), %s %,.0f publishes/s"
+                            + " (p50 %s, p99 %s ms), ratio %.3f; other CPU %.2f cores%n", round + 1, other.name,
+                            otherRun.eventsPerSecond(), ms(otherRun.latency.percentile(50)),
+                            ms(otherRun.latency.percentile(99)), reference.name, referenceRun.eventsPerSecond(),
+                            ms(referenceRun.latency.percentile(50)), ms(referenceRun.latency.percentile(99)),
+                            ratios.get(ratios.size() - 1), otherRun.otherCores);
+                } finally {
+                    pool.shutdown();
+                }
+            }
+            deleteTree(firstDir);
+            deleteTree(secondDir);
+        }
+        System.out.printf("side by side (%d rounds, %d clients per server): publishes %s / %s %.3fx overall; per round"
+                + " %s (geometric mean %.3f)%n", options.transportRounds, perServer, other.name, reference.name,
+                (double) otherEvents / referenceEvents, ratios(ratios), geometricMean(ratios));
     }
 
     private TransportRun runTransport(Transport transport, int round) throws Exception {
