@@ -59,8 +59,8 @@ final class HostileClients implements AutoCloseable {
     }
 
     private void run() {
-        try (Selector opened = Selector.open()) {
-            selector = opened;
+        try (Selector created = Selector.open()) {
+            selector = created;
             byte[] slowStart = ("GET /health/live HTTP/1.1\r\nHost: " + server.getHostString() + "\r\nX-Slow: ")
                     .getBytes(StandardCharsets.US_ASCII);
             byte[] poll = ("GET " + pollTarget + " HTTP/1.1\r\nHost: " + server.getHostString() + "\r\n\r\n")
@@ -73,7 +73,7 @@ final class HostileClients implements AutoCloseable {
                     open(Kind.LONG_POLL, poll);
                 }
             }
-            this.opened.countDown();
+            opened.countDown();
             ByteBuffer sink = ByteBuffer.allocate(4096);
             ByteBuffer dribble = ByteBuffer.allocate(1);
             long nextDribble = System.nanoTime() + dribbleMillis * 1_000_000L;
@@ -104,7 +104,7 @@ final class HostileClients implements AutoCloseable {
         } catch (IOException e) {
             System.out.println("hostile clients failed: " + e);
         } finally {
-            this.opened.countDown();
+            opened.countDown();
         }
     }
 
@@ -165,10 +165,6 @@ final class HostileClients implements AutoCloseable {
                 + " (%d answered, %d closed by the server); %d connects failed", slowlorisOpen.get(),
                 slowlorisAnswered.get(), slowlorisClosed.get(), pollsOpen.get(), pollsAnswered.get(),
                 pollsClosed.get(), connectFailures.get());
-    }
-
-    int slowlorisOpen() {
-        return slowlorisOpen.get();
     }
 
     int pollsOpen() {

@@ -13,6 +13,8 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -20,8 +22,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The arrangement before Netty, as the benchmark's baseline: the JDK's {@code com.sun.net.httpserver} with
- * {@code sun.net.httpserver.nodelay=true}, a 1024 accept backlog and 256 platform handler threads, each blocked for
- * the whole of its request (reading it, and waiting for the answer: a publish's group commit, a long poll's wait).
+ * {@code sun.net.httpserver.nodelay=true}, a 1024 accept backlog and 256 platform handler threads (what the old server
+ * had on Java 17; {@link Virtual}: a virtual thread per request, what it had on 21+), each blocked for the whole of its
+ * request (reading it, and waiting for the answer: a publish's group commit, a long poll's wait).
  * Unlike the old server, the route itself runs where the dispatcher puts it (the runtime's workers) and the handler
  * thread waits for its future; it is still one thread per request in flight. The JDK server has no header or body
  * deadline and no connection bound (as before); the body is read up to {@code maxBodyBytes}.
@@ -33,12 +36,44 @@ final class JdkTransport implements HttpTransport {
     private static final int ACCEPT_BACKLOG = 1024;
 
     private final HttpLimits limits;
+    private final boolean virtualThreads;
     private HttpServer server;
-    private ThreadPoolExecutor executor;
+    private ExecutorService executor;
 
     @Inject
     JdkTransport(HttpLimits limits) {
+        this(limits, false);
+    }
+
+    private JdkTransport(HttpLimits limits, boolean virtualThreads) {
         this.limits = limits;
+        this.virtualThreads = virtualThreads;
+    }
+
+    /** The old server as it ran on Java 21+: a virtual thread per request. */
+    static final class Virtual implements HttpTransport {
+
+        private final JdkTransport transport;
+
+        @Inject
+        Virtual(HttpLimits limits) {
+            this.transport = new JdkTransport(limits, true);
+        }
+
+        @Override
+        public int start(String bind, int port, HttpDispatcher dispatcher) throws IOException {
+            return transport.start(bind, port, dispatcher);
+        }
+
+        @Override
+        public void stop() {
+            transport.stop();
+        }
+
+        @Override
+        public String description() {
+            return transport.description();
+        }
     }
 
     @Override
@@ -46,14 +81,7 @@ final class JdkTransport implements HttpTransport {
         // Without TCP_NODELAY a keep-alive POST waits ~40 ms for the delayed ACK (Nagle); set before the first server.
         System.setProperty("sun.net.httpserver.nodelay", "true");
         server = HttpServer.create(new InetSocketAddress(bind, port), ACCEPT_BACKLOG);
-        AtomicInteger count = new AtomicInteger();
-        executor = new ThreadPoolExecutor(PLATFORM_THREADS, PLATFORM_THREADS, 60, TimeUnit.SECONDS,
-                new LinkedBlockingQueue<>(), runnable -> {
-                    Thread thread = new Thread(runnable, "bench-jdk-http-" + count.incrementAndGet());
-                    thread.setDaemon(true);
-                    return thread;
-                });
-        executor.allowCoreThreadTimeOut(true);
+        executor = virtualThreads ? virtualThreadPerTask() : platformThreads();
         server.setExecutor(executor);
         server.createContext("/", exchange -> handle(exchange, dispatcher));
         server.start();
@@ -93,6 +121,27 @@ final class JdkTransport implements HttpTransport {
         }
     }
 
+    private static ExecutorService platformThreads() {
+        AtomicInteger count = new AtomicInteger();
+        ThreadPoolExecutor pool = new ThreadPoolExecutor(PLATFORM_THREADS, PLATFORM_THREADS, 60, TimeUnit.SECONDS,
+                new LinkedBlockingQueue<>(), runnable -> {
+                    Thread thread = new Thread(runnable, "bench-jdk-http-" + count.incrementAndGet());
+                    thread.setDaemon(true);
+                    return thread;
+                });
+        pool.allowCoreThreadTimeOut(true);
+        return pool;
+    }
+
+    private static ExecutorService virtualThreadPerTask() {
+        try {
+            // Java 21+ only; the module compiles for 17, so it is looked up reflectively (as the old server did).
+            return (ExecutorService) Executors.class.getMethod("newVirtualThreadPerTaskExecutor").invoke(null);
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException("jdk-virtual needs Java 21 or later", e);
+        }
+    }
+
     @Override
     public void stop() {
         if (server != null) {
@@ -105,6 +154,7 @@ final class JdkTransport implements HttpTransport {
 
     @Override
     public String description() {
-        return "jdk httpserver (" + PLATFORM_THREADS + " platform threads, blocking)";
+        return "jdk httpserver (" + (virtualThreads ? "a virtual thread per request"
+                : PLATFORM_THREADS + " platform threads") + ", blocking)";
     }
 }

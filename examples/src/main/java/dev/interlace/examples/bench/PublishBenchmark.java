@@ -666,7 +666,8 @@ public final class PublishBenchmark {
     private enum Transport {
         NETTY("netty", null),
         JETTY("jetty", JettyTransport.class),
-        JDK("jdk", JdkTransport.class);
+        JDK("jdk", JdkTransport.class),
+        JDK_VIRTUAL("jdk-virtual", JdkTransport.Virtual.class);
 
         final String name;
         final Class<? extends HttpTransport> type;
@@ -692,7 +693,8 @@ public final class PublishBenchmark {
                     return transport;
                 }
             }
-            throw new IllegalArgumentException("unknown transport " + name + "; expected netty, jetty or jdk");
+            throw new IllegalArgumentException("unknown transport " + name + "; expected netty, jetty, jdk or"
+                    + " jdk-virtual");
         }
     }
 
@@ -822,7 +824,10 @@ public final class PublishBenchmark {
         try (Interlace server = start(dir, true, null, DEFAULT_MAX_PENDING, options.flushBatchRows, null,
                 transport.binding())) {
             String description = server.httpExecutor();
-            if (!description.startsWith(transport.name)) {
+            boolean bound = transport == Transport.JDK_VIRTUAL
+                    ? description.startsWith("jdk") && description.contains("a virtual thread per request")
+                    : description.startsWith(transport.name) && !description.contains("a virtual thread per request");
+            if (!bound) {
                 throw new IllegalStateException("the " + transport.name + " override did not take effect: "
                         + description);
             }
@@ -2976,7 +2981,8 @@ public final class PublishBenchmark {
                 "  --metrics-clients LIST   (h), (i) client counts (default 16)",
                 "  --metrics-rounds N   (h), (i) pairs of runs (with, without the feature) per client count, alternating which",
                 "                       runs first, so an even number balances drift (default 4)",
-                "  --transports LIST    (j) transports to compare, the first is the reference (default netty,jetty,jdk)",
+                "  --transports LIST    (j) transports to compare, the first is the reference (default netty,jetty,jdk;",
+                "                       jdk-virtual = the old server with a virtual thread per request, Java 21+)",
                 "  --transport-rounds N (j) rounds, the order reversed every other round (default 2)",
                 "  --transport-clients N (j) closed-loop clients for publishes and for /health/live (default 64)",
                 "  --slowloris N        (j) slowloris connections, one header byte every --dribble-ms (default 500)",
