@@ -8,8 +8,10 @@ import dev.interlace.runtime.config.ConfigLoader;
 import dev.interlace.runtime.config.InterlaceConfig;
 import dev.interlace.runtime.flush.FlushListener;
 import dev.interlace.runtime.flush.Warehouse;
+import dev.interlace.runtime.http.HttpTransport;
 import dev.interlace.runtime.log.CommitListener;
 import dev.interlace.runtime.log.LogSettings;
+import dev.interlace.runtime.log.StreamLog;
 import dev.interlace.runtime.records.SystemRecords;
 import dev.interlace.runtime.ops.Metrics;
 import io.micrometer.core.instrument.Counter;
@@ -22,6 +24,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
+import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -74,6 +77,12 @@ import java.util.stream.Stream;
  *   <li>(i) what operational records cost on the publish path: (h)'s design, the server as shipped against one
  *       without records (no publish record in the group commit, system records discarded: what
  *       {@code --record-retention 0} does, bound through {@code Builder.override}).</li>
+ *   <li>(j) the HTTP transports: the shipped Netty one, {@link JettyTransport} and {@link JdkTransport} (the old
+ *       256-thread JDK server), bound through {@code Builder.override}, in alternating order: publishes and
+ *       {@code GET /health/live} at {@code --transport-clients}, then a normal client's latency under slowloris
+ *       connections and parked long polls ({@link HostileClients}); then, as in (h), the first transport and each
+ *       other one side by side, half the clients each. Needs Jetty on the class path, which
+ *       {@code interlace-examples.jar} does not have: run it from the bench jar ({@code mvn -Pbench package}).</li>
  * </ul>
  *
  * <p>Run: {@code java -cp examples/target/interlace-examples.jar dev.interlace.examples.bench.PublishBenchmark}
@@ -198,6 +207,14 @@ public final class PublishBenchmark {
                                 + " fresh dir");
                         featureCosts.add(runFeatureCost(clients, Feature.RECORDS));
                     }
+                }
+                case "j" -> {
+                    section("(j) HTTP transports (" + options.transports + "): single-event publishes and GET"
+                            + " /health/live at " + options.transportClients + " clients, " + options.seconds
+                            + " s each, then " + options.hostileSeconds + " s under " + options.slowloris
+                            + " slowloris connections + " + options.longPolls + " parked long polls; "
+                            + options.transportRounds + " rounds, order alternating, each on a fresh dir");
+                    runTransports();
                 }
                 default -> throw new IllegalArgumentException("unknown scenario " + scenario);
             }
@@ -641,6 +658,355 @@ public final class PublishBenchmark {
             Arrays.sort(times);
             scrapeNanos = times[times.length / 2];
         }
+    }
+
+    // ------------------------------------------------------------------------------------------ (j)
+
+    /** (j): the HTTP transports compared, each serving the same real server (benchmark code only). */
+    private enum Transport {
+        NETTY("netty", null),
+        JETTY("jetty", JettyTransport.class),
+        JDK("jdk", JdkTransport.class),
+        JDK_VIRTUAL("jdk-virtual", JdkTransport.Virtual.class);
+
+        final String name;
+        final Class<? extends HttpTransport> type;
+
+        Transport(String name, Class<? extends HttpTransport> type) {
+            this.name = name;
+            this.type = type;
+        }
+
+        /** The override that binds this transport; null for the shipped one (Netty). */
+        com.google.inject.Module binding() {
+            return type == null ? null : new AbstractModule() {
+                @Override
+                protected void configure() {
+                    bind(HttpTransport.class).to(type);
+                }
+            };
+        }
+
+        static Transport named(String name) {
+            for (Transport transport : values()) {
+                if (transport.name.equals(name.strip())) {
+                    return transport;
+                }
+            }
+            throw new IllegalArgumentException("unknown transport " + name + "; expected netty, jetty, jdk or"
+                    + " jdk-virtual");
+        }
+    }
+
+    /** (j): one transport's round: closed-loop publishes and liveness checks, then a normal client under attack. */
+    private record TransportRun(Transport transport, int round, String description, Run publishes, Run health,
+            LatencyLog hostileHealth, LatencyLog hostilePublish, long hostileFailures, String hostileState,
+            int slowlorisClosed, int pollsOpenBeforeWake, int pollsAnsweredByWake) {
+
+        boolean stayedAnswering() {
+            return hostileFailures == 0 && hostileHealth.size() > 0 && hostilePublish.size() > 0;
+        }
+    }
+
+    /**
+     * (j): every transport in {@code --transports} serves the same real server (example streams, SQLite log,
+     * DuckDB warehouse, flusher on, a fresh dir each time) in {@code --transport-rounds} rounds whose order alternates.
+     * Each: {@code --seconds} of single-event publishes at {@code --transport-clients} closed-loop clients, as many
+     * seconds of {@code GET /health/live} at the same count (raw keep-alive clients), then {@code --hostile-seconds}
+     * with {@code --slowloris} slowloris connections and {@code --long-polls} parked long polls on {@code orders}
+     * while one normal client alternates {@code GET /health/live} and a single-event publish to {@code clicks}
+     * (another stream, so the polls stay parked), each with a 5 s timeout.
+     */
+    private List<TransportRun> runTransports() throws Exception {
+        List<Transport> transports = Arrays.stream(options.transports.split(",")).map(Transport::named).toList();
+        if (transports.stream().anyMatch(t -> t == Transport.JETTY)) {
+            try {
+                Class.forName("org.eclipse.jetty.server.Server");
+            } catch (ClassNotFoundException e) {
+                throw new IllegalStateException("Jetty is not on the class path: run (j) from the bench jar"
+                        + " (mvn -Pbench package: examples/target/interlace-examples-bench.jar), not"
+                        + " interlace-examples.jar");
+            }
+        }
+        // The common warm-up ran on Netty only: each transport's own code gets its share before anything counts.
+        for (Transport transport : transports) {
+            if (options.warmupSeconds <= 0) {
+                break;
+            }
+            Path dir = fresh("j-warmup-" + transport.name);
+            try (Interlace server = start(dir, true, null, DEFAULT_MAX_PENDING, options.flushBatchRows, null,
+                    transport.binding())) {
+                long half = options.warmupSeconds * 1_000_000_000L / 2;
+                drive(server, options.transportClients, 1, System.nanoTime() + half, Long.MAX_VALUE, null, 1);
+                liveness(server, options.transportClients, System.nanoTime() + half);
+            }
+            deleteTree(dir);
+        }
+        List<TransportRun> runs = new ArrayList<>();
+        for (int round = 0; round < options.transportRounds; round++) {
+            List<Transport> order = new ArrayList<>(transports);
+            if (round % 2 == 1) {
+                java.util.Collections.reverse(order);
+            }
+            for (Transport transport : order) {
+                TransportRun run = runTransport(transport, round);
+                runs.add(run);
+                System.out.printf("round %d %s: %,.0f publishes/s (p50 %s, p99 %s ms), %,.0f /health/live per s;"
+                        + " under attack: health p99 %s max %s ms, publish p99 %s max %s ms, %d failures; %s%n",
+                        round + 1, transport.name, run.publishes.eventsPerSecond(),
+                        ms(run.publishes.latency.percentile(50)), ms(run.publishes.latency.percentile(99)),
+                        run.health.requests / run.health.seconds(), ms(run.hostileHealth.percentile(99)),
+                        ms(run.hostileHealth.max()), ms(run.hostilePublish.percentile(99)),
+                        ms(run.hostilePublish.max()), run.hostileFailures, run.hostileState);
+            }
+        }
+        printTransports(transports, runs);
+        for (Transport other : transports.subList(1, transports.size())) {
+            transportsSideBySide(transports.get(0), other);
+        }
+        return runs;
+    }
+
+    /**
+     * (j), second design as in (h): the reference transport and another serve two servers at the same time, each
+     * driven by half of {@code --transport-clients} publishing single events, so whatever else runs on the machine
+     * slows both alike; the ratio of their publishes is what is reported.
+     */
+    private void transportsSideBySide(Transport reference, Transport other) throws Exception {
+        int perServer = Math.max(1, options.transportClients / 2);
+        List<Double> ratios = new ArrayList<>();
+        long referenceEvents = 0;
+        long otherEvents = 0;
+        for (int round = 0; round < options.transportRounds; round++) {
+            boolean referenceFirst = round % 2 == 0;
+            Transport first = referenceFirst ? reference : other;
+            Transport second = referenceFirst ? other : reference;
+            Path firstDir = fresh("j-side-" + round + "-" + first.name);
+            Path secondDir = fresh("j-side-" + round + "-" + second.name);
+            Interlace firstServer = start(firstDir, true, null, DEFAULT_MAX_PENDING, options.flushBatchRows, null,
+                    first.binding());
+            Interlace secondServer = start(secondDir, true, null, DEFAULT_MAX_PENDING, options.flushBatchRows, null,
+                    second.binding());
+            try (firstServer; secondServer) {
+                long deadline = System.nanoTime() + options.seconds * 1_000_000_000L;
+                java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(2);
+                try {
+                    java.util.concurrent.Future<Run> firstRun = pool.submit(
+                            () -> drive(firstServer, perServer, 1, deadline, Long.MAX_VALUE, null, 1));
+                    java.util.concurrent.Future<Run> secondRun = pool.submit(
+                            () -> drive(secondServer, perServer, 1, deadline, Long.MAX_VALUE, null, 1));
+                    Run referenceRun = (referenceFirst ? firstRun : secondRun).get();
+                    Run otherRun = (referenceFirst ? secondRun : firstRun).get();
+                    referenceEvents += referenceRun.events;
+                    otherEvents += otherRun.events;
+                    ratios.add(otherRun.eventsPerSecond() / referenceRun.eventsPerSecond());
+                    System.out.printf("side by side %d: %s %,.0f publishes/s (p50 %s, p99 %s ms), %s %,.0f publishes/s"
+                            + " (p50 %s, p99 %s ms), ratio %.3f; other CPU %.2f cores%n", round + 1, other.name,
+                            otherRun.eventsPerSecond(), ms(otherRun.latency.percentile(50)),
+                            ms(otherRun.latency.percentile(99)), reference.name, referenceRun.eventsPerSecond(),
+                            ms(referenceRun.latency.percentile(50)), ms(referenceRun.latency.percentile(99)),
+                            ratios.get(ratios.size() - 1), otherRun.otherCores);
+                } finally {
+                    pool.shutdown();
+                }
+            }
+            deleteTree(firstDir);
+            deleteTree(secondDir);
+        }
+        System.out.printf("side by side (%d rounds, %d clients per server): publishes %s / %s %.3fx overall; per round"
+                + " %s (geometric mean %.3f)%n", options.transportRounds, perServer, other.name, reference.name,
+                (double) otherEvents / referenceEvents, ratios(ratios), geometricMean(ratios));
+    }
+
+    private TransportRun runTransport(Transport transport, int round) throws Exception {
+        Path dir = fresh("j-" + transport.name + "-" + round);
+        TransportRun result;
+        try (Interlace server = start(dir, true, null, DEFAULT_MAX_PENDING, options.flushBatchRows, null,
+                transport.binding())) {
+            String description = server.httpExecutor();
+            boolean bound = transport == Transport.JDK_VIRTUAL
+                    ? description.startsWith("jdk") && description.contains("a virtual thread per request")
+                    : description.startsWith(transport.name) && !description.contains("a virtual thread per request");
+            if (!bound) {
+                throw new IllegalStateException("the " + transport.name + " override did not take effect: "
+                        + description);
+            }
+            int clients = options.transportClients;
+            Run publishes = drive(server, clients, 1, System.nanoTime() + options.seconds * 1_000_000_000L,
+                    Long.MAX_VALUE, null, 1);
+            Run health = liveness(server, clients, System.nanoTime() + options.seconds * 1_000_000_000L);
+            long head = server.instance(StreamLog.class).heads().get(STREAM).head();
+            InetSocketAddress address = new InetSocketAddress(server.uri().getHost(), server.port());
+            LatencyLog hostileHealth = new LatencyLog();
+            LatencyLog hostilePublish = new LatencyLog();
+            long failures = 0;
+            String state;
+            int slowlorisClosed;
+            int pollsOpen;
+            int answeredByWake;
+            HostileClients hostile = new HostileClients(address, options.slowloris, options.longPolls, STREAM,
+                    head, options.dribbleMillis);
+            try {
+                hostile.start();
+                Thread.sleep(1_000);
+                RawHttpClient live = new RawHttpClient(server.uri().resolve("/health/live")).timeout(5_000);
+                RawHttpClient clicks = new RawHttpClient(server.uri().resolve("/streams/" + CLICKS)).timeout(5_000);
+                long deadline = System.nanoTime() + options.hostileSeconds * 1_000_000_000L;
+                while (System.nanoTime() < deadline) {
+                    failures += timed(() -> live.get(), hostileHealth);
+                    failures += timed(() -> clicks.post(clickBody()), hostilePublish);
+                    Thread.sleep(20);
+                }
+                live.close();
+                clicks.close();
+                state = hostile.state();
+                slowlorisClosed = hostile.slowlorisClosed();
+                pollsOpen = hostile.pollsOpen();
+                // One event on the polled stream: every parked poll the server holds should be answered now.
+                int answeredBefore = hostile.pollsAnswered();
+                try (RawHttpClient wake = new RawHttpClient(publishUri(server)).timeout(5_000)) {
+                    wake.post(body(new String[1]).getBytes(StandardCharsets.UTF_8));
+                } catch (IOException e) {
+                    System.out.println("the publish that wakes the long polls failed: " + e);
+                }
+                long wakeDeadline = System.nanoTime() + 3_000_000_000L;
+                while (hostile.pollsAnswered() - answeredBefore < pollsOpen && System.nanoTime() < wakeDeadline) {
+                    Thread.sleep(20);
+                }
+                answeredByWake = hostile.pollsAnswered() - answeredBefore;
+            } finally {
+                hostile.close();
+            }
+            result = new TransportRun(transport, round, description, publishes, health, hostileHealth,
+                    hostilePublish, failures, state, slowlorisClosed, pollsOpen, answeredByWake);
+        }
+        deleteTree(dir);
+        return result;
+    }
+
+    /** A request of the normal client under attack: its latency when answered 200, else one failure. */
+    private static long timed(RawExchange exchange, LatencyLog log) {
+        long start = System.nanoTime();
+        try {
+            RawHttpClient.Response response = exchange.send();
+            if (response.status() == 200) {
+                log.add(System.nanoTime() - start, 0);
+                return 0;
+            }
+            return 1;
+        } catch (IOException e) {
+            return 1;
+        }
+    }
+
+    @FunctionalInterface
+    private interface RawExchange {
+        RawHttpClient.Response send() throws IOException;
+    }
+
+    private static byte[] clickBody() {
+        return ("{\"click_id\":\"" + UUID.randomUUID() + "\",\"url\":\"/bench\",\"at\":\"" + java.time.Instant.now()
+                + "\"}").getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** {@code clients} closed-loop raw keep-alive clients sending {@code GET /health/live} until the deadline. */
+    private static Run liveness(Interlace server, int clients, long deadline) throws InterruptedException {
+        URI uri = server.uri().resolve("/health/live");
+        LatencyLog[] logs = new LatencyLog[clients];
+        AtomicLong errors = new AtomicLong();
+        CountDownLatch go = new CountDownLatch(1);
+        List<Thread> threads = new ArrayList<>();
+        for (int c = 0; c < clients; c++) {
+            LatencyLog log = logs[c] = new LatencyLog();
+            Thread thread = new Thread(() -> {
+                try (RawHttpClient client = new RawHttpClient(uri).timeout(10_000)) {
+                    go.await();
+                    while (System.nanoTime() < deadline) {
+                        long start = System.nanoTime();
+                        try {
+                            if (client.get().status() == 200) {
+                                log.add(System.nanoTime() - start, 0);
+                            } else {
+                                errors.incrementAndGet();
+                            }
+                        } catch (IOException e) {
+                            errors.incrementAndGet();
+                        }
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }, "bench-live-" + c);
+            thread.setDaemon(true);
+            threads.add(thread);
+            thread.start();
+        }
+        long start = System.nanoTime();
+        Cpu cpuStart = Cpu.now();
+        go.countDown();
+        for (Thread thread : threads) {
+            thread.join();
+        }
+        long nanos = System.nanoTime() - start;
+        double[] cores = Cpu.now().since(cpuStart);
+        LatencyLog all = LatencyLog.merge(logs, 1);
+        return new Run(all.size(), all.size(), errors.get(), nanos, all, null, cores[0], cores[1], 0, 0);
+    }
+
+    private void printTransports(List<Transport> transports, List<TransportRun> runs) {
+        System.out.println();
+        System.out.println("| round | transport | publishes/s | ack p50 ms | ack p99 ms | CPU us/publish | /health/live per s"
+                + " | health p99 ms | publishes / health | attacked: health p99 / max ms | attacked: publish p99 / max ms"
+                + " | failures | slowloris closed | polls open → answered by one publish | other CPU cores |");
+        System.out.println("|---:|---|---:|---:|---:|---:|---:|---:|---:|---|---|---:|---:|---|---:|");
+        for (TransportRun r : runs) {
+            double healthPerSecond = r.health.requests / r.health.seconds();
+            System.out.printf("| %d | %s | %,.0f | %s | %s | %.1f | %,.0f | %s | %.3f | %s / %s | %s / %s | %d | %d |"
+                    + " %d → %d | %.2f / %.2f |%n", r.round + 1, r.transport.name, r.publishes.eventsPerSecond(),
+                    ms(r.publishes.latency.percentile(50)), ms(r.publishes.latency.percentile(99)),
+                    cpuMicrosPerRequest(r.publishes), healthPerSecond, ms(r.health.latency.percentile(99)),
+                    r.publishes.eventsPerSecond() / healthPerSecond, ms(r.hostileHealth.percentile(99)),
+                    ms(r.hostileHealth.max()), ms(r.hostilePublish.percentile(99)), ms(r.hostilePublish.max()),
+                    r.hostileFailures, r.slowlorisClosed, r.pollsOpenBeforeWake, r.pollsAnsweredByWake,
+                    r.publishes.otherCores, r.health.otherCores);
+        }
+        System.out.println();
+        for (TransportRun r : runs) {
+            if (r.round == 0) {
+                System.out.println(r.transport.name + ": " + r.description);
+            }
+        }
+        Transport reference = transports.get(0);
+        for (Transport other : transports) {
+            if (other == reference) {
+                continue;
+            }
+            List<Double> publishRatios = new ArrayList<>();
+            List<Double> healthRatios = new ArrayList<>();
+            for (int round = 0; round < options.transportRounds; round++) {
+                TransportRun mine = find(runs, other, round);
+                TransportRun theirs = find(runs, reference, round);
+                publishRatios.add(mine.publishes.eventsPerSecond() / theirs.publishes.eventsPerSecond());
+                healthRatios.add((mine.health.requests / mine.health.seconds())
+                        / (theirs.health.requests / theirs.health.seconds()));
+            }
+            System.out.printf("%s / %s per round: publishes %s (geometric mean %.3f), /health/live %s (geometric"
+                    + " mean %.3f)%n", other.name, reference.name, ratios(publishRatios), geometricMean(publishRatios),
+                    ratios(healthRatios), geometricMean(healthRatios));
+        }
+        for (Transport transport : transports) {
+            long answering = runs.stream().filter(r -> r.transport == transport && r.stayedAnswering()).count();
+            System.out.printf("%s stayed answering under attack in %d of %d rounds%n", transport.name, answering,
+                    options.transportRounds);
+        }
+    }
+
+    private static TransportRun find(List<TransportRun> runs, Transport transport, int round) {
+        return runs.stream().filter(r -> r.transport == transport && r.round == round).findFirst().orElseThrow();
+    }
+
+    private static String ratios(List<Double> values) {
+        return values.stream().map(v -> String.format(Locale.ROOT, "%.3f", v)).collect(Collectors.joining(", "));
     }
 
     // ------------------------------------------------------------------------------------------ (b)
@@ -2598,7 +2964,7 @@ public final class PublishBenchmark {
                 "  --batch-clients N    concurrent clients in (b) (default 8)",
                 "  --steps N            (b) reports throughput every keys/N keys (default 20)",
                 "  --warmup N           seconds of unmeasured JIT warm-up on a throwaway dir (default 10)",
-                "  --scenarios LIST     which of a,b,c,d,e,f,g,h,i to run, in the order given (default a,c,d,e,f,g)",
+                "  --scenarios LIST     which of a,b,c,d,e,f,g,h,i,j to run, in the order given (default a,c,d,e,f,g)",
                 "  --data-root DIR      where the fresh data dirs go (default a new temp dir, removed at the end)",
                 "  --client KIND        load generator: jdk (java.net.http.HttpClient, default) or raw (a minimal",
                 "                       blocking HTTP/1.1 keep-alive socket client, to measure the JDK client's cost)",
@@ -2615,6 +2981,14 @@ public final class PublishBenchmark {
                 "  --metrics-clients LIST   (h), (i) client counts (default 16)",
                 "  --metrics-rounds N   (h), (i) pairs of runs (with, without the feature) per client count, alternating which",
                 "                       runs first, so an even number balances drift (default 4)",
+                "  --transports LIST    (j) transports to compare, the first is the reference (default netty,jetty,jdk;",
+                "                       jdk-virtual = the old server with a virtual thread per request, Java 21+)",
+                "  --transport-rounds N (j) rounds, the order reversed every other round (default 2)",
+                "  --transport-clients N (j) closed-loop clients for publishes and for /health/live (default 64)",
+                "  --slowloris N        (j) slowloris connections, one header byte every --dribble-ms (default 500)",
+                "  --dribble-ms N       (j) pause between two bytes of a slowloris connection (default 2000)",
+                "  --long-polls N       (j) parked long polls on orders, wait_ms=30000 (default 500)",
+                "  --hostile-seconds N  (j) how long the normal client is measured under attack (default 15)",
                 "  --keep               keep the temp data root afterwards",
                 "",
                 "scenarios: a, c = single events with/without group commit; b = batches to --keys keys with",
@@ -2622,7 +2996,10 @@ public final class PublishBenchmark {
                 "  throughput for a backlog; f = b with the default --max-pending (429 + Retry-After honoured);",
                 "  g = publish->dependent-model-updated latency (clicks -> clicks_enriched, orders ->",
                 "  revenue_summary), runs and coalesced triggers from GET /runs; --rate, --latency-* apply to d and g;",
-                "  h = single events with the real metrics vs a registry that records nothing, --seconds per run");
+                "  h = single events with the real metrics vs a registry that records nothing, --seconds per run;",
+                "  j = the HTTP transports (netty as shipped, jetty, jdk = the old 256-thread server) side by side:",
+                "  publishes and /health/live at --transport-clients, then a normal client under slowloris and long",
+                "  polls; needs Jetty on the class path (the bench jar: mvn -Pbench package)");
 
         int seconds = 30;
         long keys = 5_000_000;
@@ -2644,6 +3021,13 @@ public final class PublishBenchmark {
         int[] drainBatchRows = {5000, 50000};
         int[] metricsClients = {16};
         int metricsRounds = 4;
+        String transports = "netty,jetty,jdk";
+        int transportRounds = 2;
+        int transportClients = 64;
+        int slowloris = 500;
+        long dribbleMillis = 2000;
+        int longPolls = 500;
+        int hostileSeconds = 15;
         Path dataRoot;
         boolean keep;
         boolean help;
@@ -2698,6 +3082,13 @@ public final class PublishBenchmark {
                     case "--drain-batch-rows" -> drainBatchRows = list(value, flag);
                     case "--metrics-clients" -> metricsClients = list(value, flag);
                     case "--metrics-rounds" -> metricsRounds = positive(Integer.parseInt(value), flag);
+                    case "--transports" -> transports = value;
+                    case "--transport-rounds" -> transportRounds = positive(Integer.parseInt(value), flag);
+                    case "--transport-clients" -> transportClients = positive(Integer.parseInt(value), flag);
+                    case "--slowloris" -> slowloris = Integer.parseInt(value);
+                    case "--dribble-ms" -> dribbleMillis = positive(Long.parseLong(value), flag);
+                    case "--long-polls" -> longPolls = Integer.parseInt(value);
+                    case "--hostile-seconds" -> hostileSeconds = positive(Integer.parseInt(value), flag);
                     case "--data-root" -> dataRoot = Path.of(value);
                     case "--client" -> {
                         if (!value.equals("jdk") && !value.equals("raw")) {
@@ -2741,7 +3132,10 @@ public final class PublishBenchmark {
                     + " --latency-senders " + latencySenders + " --poll-ms " + pollMillis + " --orders-percent "
                     + ordersPercent + " --backlog " + backlog
                     + " --drain-batch-rows " + join(drainBatchRows) + " --metrics-clients " + join(metricsClients)
-                    + " --metrics-rounds " + metricsRounds;
+                    + " --metrics-rounds " + metricsRounds + " --transports " + transports + " --transport-rounds "
+                    + transportRounds + " --transport-clients " + transportClients + " --slowloris " + slowloris
+                    + " --dribble-ms " + dribbleMillis + " --long-polls " + longPolls + " --hostile-seconds "
+                    + hostileSeconds;
         }
 
         private static String join(int[] values) {

@@ -7,6 +7,7 @@ import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
@@ -29,6 +30,7 @@ final class RawHttpClient implements AutoCloseable {
     private final URI uri;
     private final byte[] head;
     private final byte[] getHead;
+    private int timeoutMillis;
     private Socket socket;
     private OutputStream out;
     private InputStream in;
@@ -46,6 +48,12 @@ final class RawHttpClient implements AutoCloseable {
                 + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII);
     }
 
+    /** Gives up on a connect or a read after {@code millis} (0, the default: waits for ever); returns this client. */
+    RawHttpClient timeout(int millis) {
+        this.timeoutMillis = millis;
+        return this;
+    }
+
     Response post(byte[] body) throws IOException {
         return exchange(body);
     }
@@ -56,7 +64,9 @@ final class RawHttpClient implements AutoCloseable {
 
     private Response exchange(byte[] body) throws IOException {
         if (socket == null) {
-            socket = new Socket(uri.getHost(), uri.getPort());
+            socket = new Socket();
+            socket.connect(new InetSocketAddress(uri.getHost(), uri.getPort()), timeoutMillis);
+            socket.setSoTimeout(timeoutMillis);
             socket.setTcpNoDelay(true);
             out = new BufferedOutputStream(socket.getOutputStream(), 64 * 1024);
             in = new BufferedInputStream(socket.getInputStream(), 16 * 1024);

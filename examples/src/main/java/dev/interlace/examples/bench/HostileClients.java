@@ -1,0 +1,190 @@
+package dev.interlace.examples.bench;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
+import java.nio.channels.SocketChannel;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Clients that try to make a server hold resources, all driven by one NIO thread of the benchmark: slowloris
+ * connections that send a request line and then one header byte every {@code dribbleMillis}, and long polls
+ * ({@code GET /streams/<stream>/events?after=<head>&wait_ms=30000}) that park until an event arrives. Counts what the
+ * server did to them: answered (any bytes back) or closed.
+ */
+final class HostileClients implements AutoCloseable {
+
+    private final InetSocketAddress server;
+    private final int slowloris;
+    private final int longPolls;
+    private final String pollTarget;
+    private final long dribbleMillis;
+    private final List<SocketChannel> dribbling = new ArrayList<>();
+    private final AtomicInteger slowlorisOpen = new AtomicInteger();
+    private final AtomicInteger slowlorisAnswered = new AtomicInteger();
+    private final AtomicInteger slowlorisClosed = new AtomicInteger();
+    private final AtomicInteger pollsOpen = new AtomicInteger();
+    private final AtomicInteger pollsAnswered = new AtomicInteger();
+    private final AtomicInteger pollsClosed = new AtomicInteger();
+    private final AtomicInteger connectFailures = new AtomicInteger();
+    private final CountDownLatch opened = new CountDownLatch(1);
+    private final Thread thread;
+    private volatile boolean stopping;
+    private Selector selector;
+
+    /** What a connection is for, attached to its key. */
+    private enum Kind { SLOWLORIS, LONG_POLL }
+
+    HostileClients(InetSocketAddress server, int slowloris, int longPolls, String stream, long head,
+            long dribbleMillis) {
+        this.server = server;
+        this.slowloris = slowloris;
+        this.longPolls = longPolls;
+        this.pollTarget = "/streams/" + stream + "/events?after=" + head + "&wait_ms=30000";
+        this.dribbleMillis = dribbleMillis;
+        this.thread = new Thread(this::run, "bench-hostile");
+        thread.setDaemon(true);
+    }
+
+    /** Opens every connection and sends what each sends first; returns once all are open. */
+    void start() throws InterruptedException {
+        thread.start();
+        opened.await();
+    }
+
+    private void run() {
+        try (Selector created = Selector.open()) {
+            selector = created;
+            byte[] slowStart = ("GET /health/live HTTP/1.1\r\nHost: " + server.getHostString() + "\r\nX-Slow: ")
+                    .getBytes(StandardCharsets.US_ASCII);
+            byte[] poll = ("GET " + pollTarget + " HTTP/1.1\r\nHost: " + server.getHostString() + "\r\n\r\n")
+                    .getBytes(StandardCharsets.US_ASCII);
+            for (int i = 0; i < Math.max(slowloris, longPolls); i++) {
+                if (i < slowloris) {
+                    open(Kind.SLOWLORIS, slowStart);
+                }
+                if (i < longPolls) {
+                    open(Kind.LONG_POLL, poll);
+                }
+            }
+            opened.countDown();
+            ByteBuffer sink = ByteBuffer.allocate(4096);
+            ByteBuffer dribble = ByteBuffer.allocate(1);
+            long nextDribble = System.nanoTime() + dribbleMillis * 1_000_000L;
+            while (!stopping) {
+                selector.select(Math.max(1, (nextDribble - System.nanoTime()) / 1_000_000L));
+                for (SelectionKey key : selector.selectedKeys()) {
+                    read(key, sink);
+                }
+                selector.selectedKeys().clear();
+                if (System.nanoTime() >= nextDribble) {
+                    nextDribble += dribbleMillis * 1_000_000L;
+                    for (SocketChannel channel : dribbling) {
+                        if (channel.isOpen()) {
+                            try {
+                                dribble.clear();
+                                dribble.put((byte) 'x').flip();
+                                channel.write(dribble);
+                            } catch (IOException e) {
+                                closed(channel.keyFor(selector));
+                            }
+                        }
+                    }
+                }
+            }
+            for (SelectionKey key : selector.keys()) {
+                key.channel().close();
+            }
+        } catch (IOException e) {
+            System.out.println("hostile clients failed: " + e);
+        } finally {
+            opened.countDown();
+        }
+    }
+
+    private void open(Kind kind, byte[] first) {
+        try {
+            SocketChannel channel = SocketChannel.open(server);
+            channel.write(ByteBuffer.wrap(first));
+            channel.configureBlocking(false);
+            channel.register(selector, SelectionKey.OP_READ, kind);
+            if (kind == Kind.SLOWLORIS) {
+                dribbling.add(channel);
+                slowlorisOpen.incrementAndGet();
+            } else {
+                pollsOpen.incrementAndGet();
+            }
+        } catch (IOException e) {
+            connectFailures.incrementAndGet();
+        }
+    }
+
+    private void read(SelectionKey key, ByteBuffer sink) {
+        SocketChannel channel = (SocketChannel) key.channel();
+        try {
+            sink.clear();
+            int read = channel.read(sink);
+            if (read < 0) {
+                closed(key);
+            } else if (read > 0 && key.attachment() instanceof Kind kind) {
+                (kind == Kind.SLOWLORIS ? slowlorisAnswered : pollsAnswered).incrementAndGet();
+                key.attach(new Answered(kind));
+            }
+        } catch (IOException e) {
+            closed(key);
+        }
+    }
+
+    /** A connection that has been answered once (counted once). */
+    private record Answered(Kind kind) {}
+
+    private void closed(SelectionKey key) {
+        if (key == null || !key.isValid()) {
+            return;
+        }
+        Kind kind = key.attachment() instanceof Answered answered ? answered.kind() : (Kind) key.attachment();
+        (kind == Kind.SLOWLORIS ? slowlorisOpen : pollsOpen).decrementAndGet();
+        (kind == Kind.SLOWLORIS ? slowlorisClosed : pollsClosed).incrementAndGet();
+        key.cancel();
+        try {
+            key.channel().close();
+        } catch (IOException ignored) {
+            // closed anyway
+        }
+    }
+
+    /** A one-line account, e.g. {@code slowloris 500 open (0 answered, 0 closed by the server); ...}. */
+    String state() {
+        return String.format("slowloris %d still open (%d answered, %d closed by the server); long polls %d still open"
+                + " (%d answered, %d closed by the server); %d connects failed", slowlorisOpen.get(),
+                slowlorisAnswered.get(), slowlorisClosed.get(), pollsOpen.get(), pollsAnswered.get(),
+                pollsClosed.get(), connectFailures.get());
+    }
+
+    int pollsOpen() {
+        return pollsOpen.get();
+    }
+
+    int pollsAnswered() {
+        return pollsAnswered.get();
+    }
+
+    int slowlorisClosed() {
+        return slowlorisClosed.get();
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        stopping = true;
+        if (selector != null) {
+            selector.wakeup();
+        }
+        thread.join(10_000);
+    }
+}
