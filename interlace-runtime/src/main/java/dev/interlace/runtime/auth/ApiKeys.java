@@ -1,0 +1,19 @@
+package dev.interlace.runtime.auth;
+
+import java.util.Optional;
+
+/**
+ * The keys a running server accepts, kept current with the key file in the data directory: a key created or revoked
+ * by {@code interlace keys} while the server runs is seen within a second.
+ */
+public interface ApiKeys {
+
+    /** Whether there is no live key (revoked ones do not count): the condition for open mode. */
+    boolean isEmpty();
+
+    /**
+     * The live key whose secret this is (compared by its SHA-256 hash, in constant time), or empty. Records the use
+     * as the key's last use, at most once a minute per key.
+     */
+    Optional<ApiKey> authenticate(String secret);
+}
