@@ -6,6 +6,11 @@ import com.google.inject.Key;
 import com.google.inject.Module;
 import com.google.inject.TypeLiteral;
 import com.google.inject.util.Modules;
+import dev.interlace.runtime.auth.ApiKeys;
+import dev.interlace.runtime.auth.AuthModule;
+import dev.interlace.runtime.auth.KeyFile;
+import dev.interlace.runtime.config.ConfigException;
+import dev.interlace.runtime.config.Exposure;
 import dev.interlace.runtime.config.InterlaceConfig;
 import dev.interlace.runtime.flush.FlushModule;
 import dev.interlace.runtime.flush.Flusher;
@@ -74,6 +79,39 @@ public final class Interlace implements AutoCloseable {
         this.port = port;
     }
 
+    /**
+     * Refuses to serve beyond loopback without a key (unless {@code --insecure-no-auth}), and warns, at every start,
+     * about serving without keys or without TLS off loopback.
+     *
+     * @throws ConfigException when the server would be open to the network
+     */
+    private static void checkExposure(InterlaceConfig config, ApiKeys keys, SystemRecords records, String bootId) {
+        if (Exposure.isLoopback(config.bind())) {
+            return;
+        }
+        Exposure exposure = config.exposure();
+        if (keys.isEmpty() && !exposure.insecureNoAuth()) {
+            throw new ConfigException("--bind " + config.bind() + " listens beyond this machine, and there is no API"
+                    + " key: anyone who reaches the port could read every table and publish anything. Create a key"
+                    + " first (interlace keys create --name admin --scope admin --data-dir " + config.dataDirectory()
+                    + ") and send it as Authorization: Bearer <key>; only on a network you trust completely, pass"
+                    + " --insecure-no-auth");
+        }
+        if (keys.isEmpty()) {
+            String warning = "serving WITHOUT API KEYS on " + config.bind() + " (--insecure-no-auth): anyone who"
+                    + " reaches the port can read and publish everything; requests must name an --allowed-hosts host";
+            LOG.warning(warning);
+            System.err.println("interlace: warning: " + warning);
+            records.record(SysRecord.of(micros(), "insecure_no_auth", null, bootId, warning));
+        }
+        if (!exposure.tls()) {
+            String warning = "serving plain HTTP on " + config.bind() + ": API keys and data cross the network"
+                    + " unencrypted; give --tls-cert and --tls-key, or put a TLS-terminating proxy in front";
+            LOG.warning(warning);
+            System.err.println("interlace: warning: " + warning);
+        }
+    }
+
     private static long micros() {
         return EpochMicros.now(java.time.Clock.systemUTC());
     }
@@ -90,7 +128,7 @@ public final class Interlace implements AutoCloseable {
     /** The API's base URI, e.g. {@code http://127.0.0.1:8000}. */
     public URI uri() {
         String host = config.bind().contains(":") ? "[" + config.bind() + "]" : config.bind();
-        return URI.create("http://" + host + ":" + port);
+        return URI.create((config.exposure().tls() ? "https://" : "http://") + host + ":" + port);
     }
 
     /** The configuration it runs with. */
@@ -133,6 +171,7 @@ public final class Interlace implements AutoCloseable {
                 "interlace stopped"));
         records.close();
         injector.getInstance(Metrics.class).close();
+        injector.getInstance(KeyFile.class).close();
         try {
             lock.close();
         } catch (IOException e) {
@@ -191,12 +230,16 @@ public final class Interlace implements AutoCloseable {
                 throw new UncheckedIOException(e.getMessage(), e);
             }
             StreamLog log = null;
+            KeyFile keys = null;
             Flusher flusher = null;
             HttpApi http = null;
             try {
-                Module defaults = Modules.combine(new CoreModule(config, streams), new OpsModule(),
+                Module defaults = Modules.combine(new CoreModule(config, streams), new OpsModule(), new AuthModule(),
                         new RecordsModule(), new LogModule(), new FlushModule(), new ModelModule(), new HttpModule());
                 Injector injector = Guice.createInjector(Modules.override(defaults).with(overrides));
+                keys = injector.getInstance(KeyFile.class);
+                checkExposure(config, injector.getInstance(ApiKeys.class), injector.getInstance(SystemRecords.class),
+                        injector.getInstance(Boot.class).id());
                 log = injector.getInstance(StreamLog.class);
                 for (StreamDescriptor stream : streams.streams()) {
                     log.register(stream);
@@ -222,6 +265,9 @@ public final class Interlace implements AutoCloseable {
                                 + streams.streams().size() + " streams, data in " + config.dataDirectory()));
                 return new Interlace(config, lock, injector, http, log, flusher, port);
             } catch (IOException | RuntimeException e) {
+                if (keys != null) {
+                    keys.close();
+                }
                 if (http != null) {
                     http.stop(0);
                 }

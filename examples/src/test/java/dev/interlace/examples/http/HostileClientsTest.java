@@ -61,7 +61,7 @@ class HostileClientsTest {
             try {
                 for (int i = 0; i < 500; i++) {
                     RawClient client = new RawClient(uri);
-                    client.write("GET /health/live HTTP/1.1\r\nHost: x\r\nX-Slow: ");
+                    client.write("GET /health/live HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ");
                     slow.add(client);
                 }
                 Thread trickle = new Thread(() -> {
@@ -106,7 +106,7 @@ class HostileClientsTest {
             try {
                 for (int i = 0; i < 500; i++) {
                     RawClient client = new RawClient(uri);
-                    client.write("GET /streams/orders/events?after=1&wait_ms=30000 HTTP/1.1\r\nHost: x\r\n\r\n");
+                    client.write("GET /streams/orders/events?after=1&wait_ms=30000 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
                     polls.add(client);
                 }
                 sleep(500);
@@ -146,7 +146,7 @@ class HostileClientsTest {
         try (TestServer api = start(limits(10_000, Duration.ofSeconds(1), Duration.ofSeconds(1),
                 Duration.ofSeconds(30)));
                 RawClient liar = new RawClient(api.server.uri())) {
-            liar.write("POST /streams/orders HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            liar.write("POST /streams/orders HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
                     + "Content-Length: 100\r\n\r\n{\"order_id\":");
             RawClient.Answer answer = liar.read(5_000);
             assertThat(answer).isNotNull();
@@ -163,7 +163,7 @@ class HostileClientsTest {
         try (TestServer api = start(limits(10_000, Duration.ofSeconds(1), Duration.ofSeconds(1),
                 Duration.ofMillis(500)));
                 RawClient idle = new RawClient(api.server.uri())) {
-            idle.write("GET /health/live HTTP/1.1\r\nHost: x\r\n\r\n");
+            idle.write("GET /health/live HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
             assertThat(idle.read(5_000).status()).isEqualTo(200);
             assertThat(idle.closedWithin(5_000)).isTrue();
         }
@@ -173,13 +173,13 @@ class HostileClientsTest {
     void headersOver16KiBAre431AndRequestLinesOver8KiBAre414AndNeitherIsKeptWhole() {
         try (TestServer api = start()) {
             try (RawClient client = new RawClient(api.server.uri())) {
-                client.write("GET /health/live HTTP/1.1\r\nHost: x\r\nX-Big: " + "b".repeat(20_000) + "\r\n\r\n");
+                client.write("GET /health/live HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: " + "b".repeat(20_000) + "\r\n\r\n");
                 RawClient.Answer answer = client.read(5_000);
                 assertThat(answer.status()).isEqualTo(431);
                 assertThat(json(answer.body()).get("error").asText()).isEqualTo("headers_too_large");
             }
             try (RawClient client = new RawClient(api.server.uri())) {
-                client.write("GET /" + "u".repeat(10_000) + " HTTP/1.1\r\nHost: x\r\n\r\n");
+                client.write("GET /" + "u".repeat(10_000) + " HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
                 RawClient.Answer answer = client.read(5_000);
                 assertThat(answer.status()).isEqualTo(414);
                 assertThat(json(answer.body()).get("error").asText()).isEqualTo("uri_too_long");
@@ -193,7 +193,7 @@ class HostileClientsTest {
     @Test
     void aBodyDeclaredOverTheLimitIsRefused413BeforeItIsSent() {
         try (TestServer api = start(); RawClient client = new RawClient(api.server.uri())) {
-            client.write("POST /streams/orders HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            client.write("POST /streams/orders HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
                     + "Content-Length: 1000000000\r\n\r\n");
             RawClient.Answer answer = client.read(5_000);
             assertThat(answer.status()).isEqualTo(413);
@@ -211,7 +211,7 @@ class HostileClientsTest {
                     RawClient client = new RawClient(api.server.uri());
                     held.add(client);
                     // Served before the next one opens: connections are counted as each event loop takes them up.
-                    client.write("GET /health/live HTTP/1.1\r\nHost: x\r\n\r\n");
+                    client.write("GET /health/live HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
                     assertThat(client.read(5_000).status()).isEqualTo(200);
                 }
                 try (RawClient extra = new RawClient(api.server.uri())) {
@@ -231,10 +231,10 @@ class HostileClientsTest {
     @Test
     void pipelinedRequestsAreAnsweredInOrder() {
         try (TestServer api = start(); RawClient client = new RawClient(api.server.uri())) {
-            client.write("POST /streams/orders HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            client.write("POST /streams/orders HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
                     + "Content-Length: 18\r\n\r\n{\"order_id\":\"p1\"}\n"
-                    + "GET /streams/nope HTTP/1.1\r\nHost: x\r\n\r\n"
-                    + "GET /health/live HTTP/1.1\r\nHost: x\r\n\r\n");
+                    + "GET /streams/nope HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+                    + "GET /health/live HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
             assertThat(client.read(5_000).status()).isEqualTo(200);
             assertThat(client.read(5_000).status()).isEqualTo(404);
             assertThat(client.read(5_000).status()).isEqualTo(200);

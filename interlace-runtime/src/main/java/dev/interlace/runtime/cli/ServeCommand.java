@@ -46,6 +46,8 @@ final class ServeCommand implements Command {
             server = Interlace.builder().config(config).start();
         } catch (UncheckedIOException e) {
             throw new CommandFailedException(e.getMessage());
+        } catch (ConfigException e) {
+            throw new UsageException(e.getMessage());
         }
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {

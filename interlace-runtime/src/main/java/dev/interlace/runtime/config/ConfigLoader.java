@@ -46,7 +46,18 @@ public final class ConfigLoader {
             new Setting("refused-requests", "INTERLACE_REFUSED_REQUESTS", "10000",
                     "refused requests (4xx/5xx) kept in memory for GET /logs/api"),
             new Setting("ready-flush-failing-ms", "INTERLACE_READY_FLUSH_FAILING_MS", "30000",
-                    "how long a stream's flush may fail before /health/ready answers 503"));
+                    "how long a stream's flush may fail before /health/ready answers 503"),
+            new Setting("insecure-no-auth", "INTERLACE_INSECURE_NO_AUTH", "false",
+                    "serve without API keys on a non-loopback address (never do this on a network you do not trust)"),
+            new Setting("allowed-hosts", "INTERLACE_ALLOWED_HOSTS", "",
+                    "extra Host names accepted, comma-separated (the loopback names always are)"),
+            new Setting("cors-origins", "INTERLACE_CORS_ORIGINS", "",
+                    "browser origins allowed to call the API, comma-separated, e.g. https://app.example"),
+            new Setting("tls-cert", "INTERLACE_TLS_CERT", "", "PEM certificate chain: serve HTTPS (with --tls-key)"),
+            new Setting("tls-key", "INTERLACE_TLS_KEY", "", "PEM private key (PKCS#8) of --tls-cert"));
+
+    /** Flags that may be given without a value, meaning {@code true}. */
+    private static final java.util.Set<String> SWITCHES = java.util.Set.of("insecure-no-auth");
 
     /**
      * The resolved configuration and the origin of every value ({@code flag}, {@code env}, {@code properties},
@@ -113,7 +124,10 @@ public final class ConfigLoader {
                 (int) number(values, origins, "flush-batch-rows", 1, 10_000_000),
                 retention(values, origins, "record-retention"),
                 (int) number(values, origins, "refused-requests", 0, 10_000_000),
-                number(values, origins, "ready-flush-failing-ms", 0, 86_400_000));
+                number(values, origins, "ready-flush-failing-ms", 0, 86_400_000),
+                new Exposure(bool(values, origins, "insecure-no-auth"), hosts(values.get("allowed-hosts")),
+                        origins(values, origins, "cors-origins"), file(values, origins, "tls-cert"),
+                        file(values, origins, "tls-key")));
         return new Resolved(config, origins);
     }
 
@@ -130,6 +144,8 @@ public final class ConfigLoader {
             if (equals >= 0) {
                 value = name.substring(equals + 1);
                 name = name.substring(0, equals);
+            } else if (SWITCHES.contains(name) && (i + 1 == args.length || args[i + 1].startsWith("--"))) {
+                value = "true";
             } else if (i + 1 < args.length) {
                 value = args[++i];
             } else {
@@ -194,6 +210,54 @@ public final class ConfigLoader {
             default -> 604_800;
         };
         return Long.parseLong(matcher.group(1)) * seconds * 1_000_000L;
+    }
+
+    private static boolean bool(Map<String, String> values, Map<String, String> origins, String flag) {
+        String text = values.get(flag).strip().toLowerCase(Locale.ROOT);
+        if (!text.equals("true") && !text.equals("false")) {
+            throw new ConfigException(describe(flag, origins.get(flag)) + " must be true or false, got \"" + text
+                    + "\"");
+        }
+        return text.equals("true");
+    }
+
+    private static List<String> hosts(String text) {
+        List<String> hosts = new ArrayList<>();
+        for (String host : text.split(",")) {
+            if (!host.isBlank()) {
+                hosts.add(host.strip().toLowerCase(Locale.ROOT));
+            }
+        }
+        return hosts;
+    }
+
+    /** Origins as browsers send them: {@code scheme://host[:port]}, no path, no trailing slash. */
+    private static List<String> origins(Map<String, String> values, Map<String, String> origins, String flag) {
+        List<String> list = new ArrayList<>();
+        for (String origin : values.get(flag).split(",")) {
+            String trimmed = origin.strip();
+            if (trimmed.isEmpty()) {
+                continue;
+            }
+            if (!trimmed.matches("https?://[A-Za-z0-9.\\[\\]:-]+")) {
+                throw new ConfigException(describe(flag, origins.get(flag)) + ": \"" + trimmed + "\" is not an origin;"
+                        + " write scheme://host[:port], e.g. https://app.example");
+            }
+            list.add(trimmed.toLowerCase(Locale.ROOT));
+        }
+        return list;
+    }
+
+    private static Path file(Map<String, String> values, Map<String, String> origins, String flag) {
+        String text = values.get(flag).strip();
+        if (text.isEmpty()) {
+            return null;
+        }
+        Path path = Path.of(text);
+        if (!Files.isReadable(path)) {
+            throw new ConfigException(describe(flag, origins.get(flag)) + ": cannot read " + path);
+        }
+        return path;
     }
 
     private static String bind(String address) {

@@ -3,7 +3,7 @@ package dev.interlace.runtime.config;
 import java.nio.file.Path;
 
 /**
- * Everything {@code interlace serve} can be configured with (DESIGN.md §11). Each value comes from, in order of
+ * Everything {@code interlace serve} can be configured with (docs/configuration.md). Each value comes from, in order of
  * precedence: a command-line flag, an {@code INTERLACE_*} environment variable, {@code <data-dir>/interlace.properties},
  * the default.
  *
@@ -19,6 +19,7 @@ import java.nio.file.Path;
  * @param recordRetentionMicros how long publish, flush and system records are kept; 0 keeps none
  * @param refusedRequests how many refused requests (4xx/5xx) the in-memory ring keeps
  * @param readyFlushFailingMillis how long a stream's flush may fail before {@code /health/ready} says 503
+ * @param exposure keys off loopback, accepted hosts and origins, TLS
  */
 public record InterlaceConfig(
         int port,
@@ -32,7 +33,8 @@ public record InterlaceConfig(
         int flushBatchRows,
         long recordRetentionMicros,
         int refusedRequests,
-        long readyFlushFailingMillis) {
+        long readyFlushFailingMillis,
+        Exposure exposure) {
 
     /** The defaults, with data under {@code .interlace} in the working directory. */
     public static InterlaceConfig defaults() {
@@ -42,13 +44,13 @@ public record InterlaceConfig(
     public InterlaceConfig withPort(int newPort) {
         return new InterlaceConfig(newPort, bind, dataDirectory, maxBodyBytes, maxEventsPerRequest, maxPending,
                 minFreeDiskBytes, flushDelayMillis, flushBatchRows, recordRetentionMicros, refusedRequests,
-                readyFlushFailingMillis);
+                readyFlushFailingMillis, exposure);
     }
 
     public InterlaceConfig withDataDirectory(Path directory) {
         return new InterlaceConfig(port, bind, directory, maxBodyBytes, maxEventsPerRequest, maxPending,
                 minFreeDiskBytes, flushDelayMillis, flushBatchRows, recordRetentionMicros, refusedRequests,
-                readyFlushFailingMillis);
+                readyFlushFailingMillis, exposure);
     }
 
     /** Whether publish, flush and system records are kept at all ({@code record-retention} is not 0). */
@@ -59,6 +61,6 @@ public record InterlaceConfig(
     public InterlaceConfig withMaxPending(long pending) {
         return new InterlaceConfig(port, bind, dataDirectory, maxBodyBytes, maxEventsPerRequest, pending,
                 minFreeDiskBytes, flushDelayMillis, flushBatchRows, recordRetentionMicros, refusedRequests,
-                readyFlushFailingMillis);
+                readyFlushFailingMillis, exposure);
     }
 }

@@ -55,11 +55,14 @@ final class ConsumerRoutes {
     }
 
     void register(List<Route> routes) {
-        routes.add(Route.async("GET", "/streams/{name}/events", this::events));
-        routes.add(Route.blocking("GET", "/streams/{name}/consumers", this::consumers));
-        routes.add(Route.blocking("POST", "/streams/{name}/consumers/{group}/lease", this::lease));
-        routes.add(Route.blocking("POST", "/streams/{name}/consumers/{group}/commit", this::commit));
-        routes.add(Route.blocking("POST", "/streams/{name}/consumers/{group}/release", this::release));
+        routes.add(Route.async("GET", "/streams/{name}/events", Access.READ_OR_CONSUME_STREAM, this::events));
+        routes.add(Route.blocking("GET", "/streams/{name}/consumers", Access.READ_OR_CONSUME_STREAM, this::consumers));
+        routes.add(Route.blocking("POST", "/streams/{name}/consumers/{group}/lease",
+                Access.CONSUME_STREAM, this::lease));
+        routes.add(Route.blocking("POST", "/streams/{name}/consumers/{group}/commit",
+                Access.CONSUME_STREAM, this::commit));
+        routes.add(Route.blocking("POST", "/streams/{name}/consumers/{group}/release",
+                Access.CONSUME_STREAM, this::release));
     }
 
     /** The stream's head; refuses 404 when there is no such stream. */

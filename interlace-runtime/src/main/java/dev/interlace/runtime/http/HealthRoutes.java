@@ -40,8 +40,8 @@ final class HealthRoutes {
     }
 
     void register(List<Route> routes) {
-        routes.add(Route.inline("GET", "/health/live", this::live));
-        routes.add(Route.blocking("GET", "/health/ready", this::ready));
+        routes.add(Route.inline("GET", "/health/live", Access.PUBLIC, this::live));
+        routes.add(Route.blocking("GET", "/health/ready", Access.PUBLIC, this::ready));
     }
 
     private HttpAnswer live(HttpRequest request, List<String> path, String requestId) throws IOException {

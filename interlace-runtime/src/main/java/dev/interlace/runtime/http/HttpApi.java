@@ -1,6 +1,7 @@
 package dev.interlace.runtime.http;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.interlace.runtime.auth.Caller;
 import dev.interlace.runtime.log.LogUnavailableException;
 import dev.interlace.runtime.ops.EpochMicros;
 import dev.interlace.runtime.ops.FatalErrors;
@@ -39,13 +40,14 @@ public final class HttpApi implements HttpDispatcher {
     private final Workers workers;
     private final HttpTransport transport;
     private final ConsumerRoutes consumers;
+    private final Gate gate;
     private final AtomicInteger inFlight = new AtomicInteger();
     private volatile boolean draining;
     private boolean started;
 
     @Inject
     public HttpApi(RequestIds requestIds, RefusedRequests refused, Clock clock, Workers workers,
-            HttpTransport transport, PublishRoutes publish, StreamRoutes streams, HealthRoutes health, SqlRoutes sql,
+            HttpTransport transport, Gate gate, PublishRoutes publish, StreamRoutes streams, HealthRoutes health, SqlRoutes sql,
             RunRoutes runs, ConsumerRoutes consumers, RecordRoutes records, MetricsRoutes metrics) {
         this.requestIds = requestIds;
         this.refused = refused;
@@ -53,6 +55,7 @@ public final class HttpApi implements HttpDispatcher {
         this.workers = workers;
         this.transport = transport;
         this.consumers = consumers;
+        this.gate = gate;
         publish.register(routes);
         streams.register(routes);
         health.register(routes);
@@ -116,8 +119,10 @@ public final class HttpApi implements HttpDispatcher {
             try {
                 HttpAnswer sent = finish(request, requestId, routed, failure);
                 sent.header("X-Request-Id", requestId);
+                gate.addCors(request, sent);
                 if (sent.status() >= 400) {
-                    keepRefused(request.method(), request.rawPath(), requestId, sent, received, startNanos);
+                    keepRefused(request.method(), request.rawPath(), requestId, sent, received, startNanos,
+                            request.caller());
                 }
                 return sent;
             } finally {
@@ -127,6 +132,14 @@ public final class HttpApi implements HttpDispatcher {
     }
 
     private CompletableFuture<HttpAnswer> route(HttpRequest request, String requestId) throws IOException {
+        HttpAnswer refused = gate.checkHostAndOrigin(request, requestId);
+        if (refused != null) {
+            return CompletableFuture.completedFuture(refused);
+        }
+        HttpAnswer preflight = gate.preflight(request, requestId);
+        if (preflight != null) {
+            return CompletableFuture.completedFuture(preflight);
+        }
         if (draining) {
             return CompletableFuture.completedFuture(HttpResponses.error(503, "shutting_down", "the server is"
                     + " shutting down; nothing was stored, retry against the restarted server", requestId)
@@ -143,6 +156,7 @@ public final class HttpApi implements HttpDispatcher {
                 continue;
             }
             if (route.method().equals(request.method())) {
+                request.caller(gate.admit(request, route.access().anyOf(parameters), requestId));
                 if (route.inline()) {
                     return route.handler().handle(request, parameters, requestId);
                 }
@@ -214,19 +228,20 @@ public final class HttpApi implements HttpDispatcher {
         String requestId = requestIds.resolve(null);
         HttpAnswer answer = HttpResponses.error(status, error, message, requestId).header("X-Request-Id", requestId);
         String path = target == null ? null : target.split("\\?", 2)[0];
-        keepRefused(method, path, requestId, answer, clock.instant(), System.nanoTime());
+        keepRefused(method, path, requestId, answer, clock.instant(), System.nanoTime(), Caller.NONE);
         return answer;
     }
 
     /** Keeps a refused request in the ring that {@code GET /logs/api} lists (before it is answered). */
     private void keepRefused(String method, String path, String requestId, HttpAnswer answer, Instant received,
-            long startNanos) {
+            long startNanos, Caller caller) {
         String stream = null;
         if (path != null && path.startsWith("/streams/")) {
             int end = path.indexOf('/', "/streams/".length());
             stream = path.substring("/streams/".length(), end < 0 ? path.length() : end);
         }
         refused.add(new ApiRecord("ring", requestId, method, path, stream, answer.status(), answer.error(),
-                answer.message(), EpochMicros.of(received), (System.nanoTime() - startNanos) / 1_000));
+                answer.message(), EpochMicros.of(received), (System.nanoTime() - startNanos) / 1_000, caller.keyId(),
+                caller.keyName()));
     }
 }

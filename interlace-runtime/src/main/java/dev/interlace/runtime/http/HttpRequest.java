@@ -1,5 +1,6 @@
 package dev.interlace.runtime.http;
 
+import dev.interlace.runtime.auth.Caller;
 import java.net.URI;
 import java.util.List;
 import java.util.Map;
@@ -16,6 +17,7 @@ public final class HttpRequest {
     private final String rawQuery;
     private final Map<String, List<String>> headers;
     private final byte[] body;
+    private volatile Caller caller = Caller.NONE;
 
     /**
      * @param target the request target as sent, e.g. {@code /streams/orders?verbose=true}
@@ -59,6 +61,15 @@ public final class HttpRequest {
 
     public byte[] body() {
         return body;
+    }
+
+    /** Who sent it, once the router has checked its key ({@link Caller#NONE} until then, or without a key). */
+    public Caller caller() {
+        return caller;
+    }
+
+    void caller(Caller who) {
+        this.caller = who;
     }
 
     /** The request target as a URI, for code that wants one; null when the target is not a valid URI. */

@@ -17,7 +17,7 @@ final class MetricsRoutes {
     }
 
     void register(List<Route> routes) {
-        routes.add(Route.blocking("GET", "/metrics", this::metrics));
+        routes.add(Route.blocking("GET", "/metrics", Access.METRICS, this::metrics));
     }
 
     private HttpAnswer metrics(HttpRequest request, List<String> path, String requestId) throws IOException {

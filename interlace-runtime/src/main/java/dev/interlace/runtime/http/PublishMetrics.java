@@ -27,6 +27,7 @@ final class PublishMetrics {
     private final MeterRegistry registry;
     private final Map<String, StreamMeters> streams;
     private final Counter undeclared;
+    private final Map<String, Counter> byKey = new java.util.concurrent.ConcurrentHashMap<>();
 
     @Inject
     PublishMetrics(MeterRegistry registry, StreamCatalog catalog) {
@@ -71,6 +72,20 @@ final class PublishMetrics {
      * Records a publish request that was answered with {@code status}: its latency when it was a 200, else the
      * refusal. A request that got no answer (the connection failed first) has status -1 and is not recorded.
      */
+    /**
+     * Counts a publish answer by the key that sent it ({@code none} without one): {@code
+     * interlace_publish_requests_total{key, stream, status}}. Declared streams only, so the labels stay few.
+     */
+    void answeredBy(String stream, String key, int status) {
+        if (!streams.containsKey(stream)) {
+            return;
+        }
+        byKey.computeIfAbsent(key + '\n' + stream + '\n' + status, id -> Counter.builder("interlace.publish.requests")
+                .description("publish requests answered, by API key (its name, never the secret), stream and status")
+                .tag("key", key).tag("stream", stream).tag("status", Integer.toString(status))
+                .register(registry)).increment();
+    }
+
     void answered(String stream, int status, long durationNanos) {
         StreamMeters meters = streams.get(stream);
         if (meters == null) {

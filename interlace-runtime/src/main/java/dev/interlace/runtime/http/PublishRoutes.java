@@ -36,7 +36,7 @@ final class PublishRoutes {
     }
 
     void register(List<Route> routes) {
-        routes.add(Route.async("POST", "/streams/{name}", this::publish));
+        routes.add(Route.async("POST", "/streams/{name}", Access.PUBLISH_TO_STREAM, this::publish));
     }
 
     private CompletableFuture<HttpAnswer> publish(HttpRequest request, List<String> path, String requestId) {
@@ -48,8 +48,11 @@ final class PublishRoutes {
         } catch (RuntimeException e) {
             answer = CompletableFuture.failedFuture(e);
         }
-        return answer.whenComplete((sent, failure) ->
-                metrics.answered(stream, sent == null ? 500 : sent.status(), System.nanoTime() - startedNanos));
+        return answer.whenComplete((sent, failure) -> {
+            int status = sent == null ? 500 : sent.status();
+            metrics.answered(stream, status, System.nanoTime() - startedNanos);
+            metrics.answeredBy(stream, request.caller().label(), status);
+        });
     }
 
     private CompletableFuture<HttpAnswer> receive(HttpRequest request, String stream, String requestId) {
@@ -81,7 +84,8 @@ final class PublishRoutes {
                     + limits.maxBodyBytes() + " bytes" + (gzip ? " once decompressed" : ""), requestId));
         }
         boolean verbose = "true".equals(request.query().get("verbose"));
-        return publisher.publish(stream, requestId, receivedAt, body, mediaType.format()).thenApply(outcome -> {
+        return publisher.publish(stream, requestId, receivedAt, body, mediaType.format(), request.caller())
+                .thenApply(outcome -> {
             metrics.decided(stream, outcome);
             return respond(outcome, verbose);
         });
@@ -188,6 +192,12 @@ final class PublishRoutes {
             body.put("max_pending", backpressure.maxPending());
             return HttpResponses.json(429, body).header("Retry-After",
                     Integer.toString(backpressure.retryAfterSeconds()));
+        } else if (outcome instanceof PublishOutcome.RateLimited limited) {
+            ObjectNode body = HttpResponses.error("rate_limited", "key " + limited.keyName() + " may publish "
+                    + limited.quotaEventsPerSecond() + " events per second; nothing was stored, retry after "
+                    + limited.retryAfterSeconds() + " s", requestId);
+            body.put("quota_events_per_second", limited.quotaEventsPerSecond());
+            return HttpResponses.json(429, body).header("Retry-After", Integer.toString(limited.retryAfterSeconds()));
         } else if (outcome instanceof PublishOutcome.Unavailable unavailable) {
             return HttpResponses.error(503, "log_unavailable", unavailable.reason()
                     + "; nothing was stored, retry later", requestId)

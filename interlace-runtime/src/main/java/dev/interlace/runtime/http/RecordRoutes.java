@@ -73,9 +73,9 @@ final class RecordRoutes {
     }
 
     void register(List<Route> routes) {
-        routes.add(Route.blocking("GET", "/correlate", this::correlate));
-        routes.add(Route.blocking("GET", "/logs/api", this::apiLog));
-        routes.add(Route.blocking("GET", "/logs/sys", this::sysLog));
+        routes.add(Route.blocking("GET", "/correlate", Access.READ, this::correlate));
+        routes.add(Route.blocking("GET", "/logs/api", Access.READ, this::apiLog));
+        routes.add(Route.blocking("GET", "/logs/sys", Access.READ, this::sysLog));
     }
 
     // ---------------------------------------------------------------------------------------------- /correlate
@@ -500,6 +500,15 @@ final class RecordRoutes {
         return item;
     }
 
+    /** The key a request was made with, {@code {"id", "name"}}, or null: never its secret. */
+    static void putKey(ObjectNode item, String keyId, String keyName) {
+        if (keyId == null) {
+            item.putNull("key");
+        } else {
+            item.putObject("key").put("id", keyId).put("name", keyName);
+        }
+    }
+
     private static ObjectNode apiItem(ApiRecord record) {
         ObjectNode item = HttpResponses.JSON.createObjectNode();
         item.put("source", record.source());
@@ -512,6 +521,7 @@ final class RecordRoutes {
         item.put("message", record.message());
         item.put("received_at", HttpResponses.time(record.receivedAtMicros()));
         item.put("duration_ms", record.durationMicros() / 1000.0);
+        putKey(item, record.keyId(), record.keyName());
         return item;
     }
 

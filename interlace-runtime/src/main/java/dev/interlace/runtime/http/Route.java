@@ -7,10 +7,11 @@ import java.util.concurrent.CompletableFuture;
 /**
  * A handler for one method and path pattern; {@code {name}} segments are passed in order.
  *
+ * @param access who may call it
  * @param inline true for a handler that never blocks and may run on the transport's I/O thread (liveness), so it
  *     is answered even when every worker is busy
  */
-record Route(String method, String pattern, Handler handler, boolean inline) {
+record Route(String method, String pattern, Access access, Handler handler, boolean inline) {
 
     /** A route that answers when its work is done, without holding a thread meanwhile (publish, long polls). */
     @FunctionalInterface
@@ -25,17 +26,17 @@ record Route(String method, String pattern, Handler handler, boolean inline) {
         HttpAnswer handle(HttpRequest request, List<String> pathParameters, String requestId) throws IOException;
     }
 
-    static Route blocking(String method, String pattern, BlockingHandler handler) {
-        return new Route(method, pattern, (request, path, requestId) ->
+    static Route blocking(String method, String pattern, Access access, BlockingHandler handler) {
+        return new Route(method, pattern, access, (request, path, requestId) ->
                 CompletableFuture.completedFuture(handler.handle(request, path, requestId)), false);
     }
 
-    static Route async(String method, String pattern, Handler handler) {
-        return new Route(method, pattern, handler, false);
+    static Route async(String method, String pattern, Access access, Handler handler) {
+        return new Route(method, pattern, access, handler, false);
     }
 
-    static Route inline(String method, String pattern, BlockingHandler handler) {
-        return new Route(method, pattern, (request, path, requestId) ->
+    static Route inline(String method, String pattern, Access access, BlockingHandler handler) {
+        return new Route(method, pattern, access, (request, path, requestId) ->
                 CompletableFuture.completedFuture(handler.handle(request, path, requestId)), true);
     }
 

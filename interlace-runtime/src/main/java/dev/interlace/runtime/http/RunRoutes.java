@@ -29,9 +29,9 @@ final class RunRoutes {
     }
 
     void register(List<Route> routes) {
-        routes.add(Route.blocking("GET", "/runs", this::list));
-        routes.add(Route.blocking("GET", "/runs/{id}", this::show));
-        routes.add(Route.blocking("POST", "/models/{name}/run", this::run));
+        routes.add(Route.blocking("GET", "/runs", Access.READ, this::list));
+        routes.add(Route.blocking("GET", "/runs/{id}", Access.READ, this::show));
+        routes.add(Route.blocking("POST", "/models/{name}/run", Access.OPERATE, this::run));
     }
 
     private HttpAnswer list(HttpRequest request, List<String> path, String requestId) throws IOException {

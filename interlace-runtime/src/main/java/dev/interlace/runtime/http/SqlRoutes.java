@@ -49,7 +49,7 @@ final class SqlRoutes {
     }
 
     void register(List<Route> routes) {
-        routes.add(Route.blocking("POST", "/sql", this::query));
+        routes.add(Route.blocking("POST", "/sql", Access.READ, this::query));
     }
 
     private HttpAnswer query(HttpRequest request, List<String> path, String requestId) throws IOException {

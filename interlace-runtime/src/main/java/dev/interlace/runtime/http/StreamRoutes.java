@@ -45,8 +45,8 @@ final class StreamRoutes {
     }
 
     void register(List<Route> routes) {
-        routes.add(Route.blocking("GET", "/streams", this::list));
-        routes.add(Route.blocking("GET", "/streams/{name}", this::show));
+        routes.add(Route.blocking("GET", "/streams", Access.READ, this::list));
+        routes.add(Route.blocking("GET", "/streams/{name}", Access.READ, this::show));
     }
 
     private HttpAnswer list(HttpRequest request, List<String> path, String requestId) throws IOException {

@@ -1,6 +1,8 @@
 package dev.interlace.runtime.ingest;
 
 import dev.interlace.annotations.SchemaDrift;
+import dev.interlace.runtime.auth.Caller;
+import dev.interlace.runtime.auth.Quotas;
 import dev.interlace.runtime.log.AppendRequest;
 import dev.interlace.runtime.log.AppendResult;
 import dev.interlace.runtime.log.LogUnavailableException;
@@ -21,6 +23,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -43,13 +46,15 @@ public final class Publisher {
     private final SystemRecords records;
     private final Clock clock;
     private final Workers workers;
+    private final Quotas quotas;
     /** Streams currently refusing publishes with 429: a system record marks each change. */
     private final java.util.Set<String> backpressured = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     @Inject
     public Publisher(StreamCatalog catalog, StreamLog log, IngestLimits limits, DiskSpace disk,
-            SystemRecords records, Clock clock, Workers workers) {
+            SystemRecords records, Clock clock, Workers workers, Quotas quotas) {
         this.workers = workers;
+        this.quotas = quotas;
         this.catalog = catalog;
         this.log = log;
         this.limits = limits;
@@ -69,7 +74,7 @@ public final class Publisher {
      * @param receivedAt when the request arrived
      */
     public CompletableFuture<PublishOutcome> publish(String streamName, String requestId, Instant receivedAt,
-            byte[] body, BodyFormat format) {
+            byte[] body, BodyFormat format, Caller caller) {
         Optional<StreamDescriptor> found = catalog.find(streamName);
         if (found.isEmpty()) {
             return CompletableFuture.completedFuture(new PublishOutcome.UnknownStream(requestId, streamName));
@@ -115,6 +120,11 @@ public final class Publisher {
         if (rejectedEvents > 0) {
             return CompletableFuture.completedFuture(new PublishOutcome.SchemaViolation(requestId, violations,
                     violationCount, rejectedEvents));
+        }
+        OptionalInt wait = quotas.take(caller, entries.size());
+        if (wait.isPresent()) {
+            return CompletableFuture.completedFuture(new PublishOutcome.RateLimited(requestId, caller.keyName(),
+                    caller.key().quotaEventsPerSecond(), wait.getAsInt()));
         }
         if (!entries.isEmpty() && disk.usableBytes() < limits.minFreeDiskBytes()) {
             return CompletableFuture.completedFuture(new PublishOutcome.Unavailable(requestId, "free disk space is"

@@ -12,7 +12,7 @@ package dev.interlace.runtime.records;
  * @param durationMicros how long answering took (for publishes: from arrival to commit)
  */
 public record ApiRecord(String source, String requestId, String method, String path, String stream, int status,
-        String error, String message, long receivedAtMicros, long durationMicros) {
+        String error, String message, long receivedAtMicros, long durationMicros, String keyId, String keyName) {
 
     /**
      * Which requests to list: every non-null field must match exactly; times are a half-open window

@@ -1,5 +1,7 @@
 package dev.interlace.runtime.http.netty;
 
+import dev.interlace.runtime.config.Exposure;
+import dev.interlace.runtime.config.InterlaceConfig;
 import dev.interlace.runtime.http.HttpAnswer;
 import dev.interlace.runtime.http.HttpDispatcher;
 import dev.interlace.runtime.http.HttpLimits;
@@ -20,6 +22,9 @@ import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.codec.http.HttpDecoderConfig;
 import io.netty.handler.codec.http.HttpServerCodec;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslContextBuilder;
+import io.netty.handler.ssl.SslProvider;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.GlobalEventExecutor;
@@ -43,6 +48,7 @@ public final class NettyTransport implements HttpTransport {
     static final int ACCEPT_BACKLOG = 1024;
 
     private final HttpLimits limits;
+    private final Exposure exposure;
     private final AtomicInteger openConnections = new AtomicInteger();
     private final AtomicLong bufferedBodyBytes = new AtomicLong();
     private final long bodyBudgetBytes;
@@ -53,14 +59,16 @@ public final class NettyTransport implements HttpTransport {
     private int ioThreads;
 
     @Inject
-    public NettyTransport(HttpLimits limits) {
+    public NettyTransport(HttpLimits limits, InterlaceConfig config) {
         this.limits = limits;
+        this.exposure = config.exposure();
         // Request bodies held at once, all connections together: a quarter of the heap, and at least one full body.
         this.bodyBudgetBytes = Math.max(limits.maxBodyBytes() * 2, Runtime.getRuntime().maxMemory() / 4);
     }
 
     @Override
     public int start(String bind, int port, HttpDispatcher dispatcher) throws IOException {
+        SslContext tls = exposure.tls() ? tls(exposure) : null;
         ioThreads = Math.max(2, Runtime.getRuntime().availableProcessors());
         acceptor = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("interlace-http-accept", true),
                 NioIoHandler.newFactory());
@@ -88,6 +96,9 @@ public final class NettyTransport implements HttpTransport {
                         channel.closeFuture().addListener(closed -> openConnections.decrementAndGet());
                         Connection connection = new Connection(channel, limits, dispatcher, bufferedBodyBytes,
                                 bodyBudgetBytes);
+                        if (tls != null) {
+                            channel.pipeline().addLast("tls", tls.newHandler(channel.alloc()));
+                        }
                         channel.pipeline()
                                 .addLast("first-byte", connection.firstByteWatcher())
                                 .addLast("codec", new HttpServerCodec(decoding))
@@ -109,6 +120,20 @@ public final class NettyTransport implements HttpTransport {
             throw new IOException("cannot bind " + bind + ":" + port);
         }
         return ((InetSocketAddress) server.localAddress()).getPort();
+    }
+
+    /** The server's TLS context from PEM files: TLS 1.2 and 1.3 only. */
+    private static SslContext tls(Exposure exposure) throws IOException {
+        try {
+            return SslContextBuilder.forServer(exposure.tlsCertificate().toFile(), exposure.tlsKey().toFile())
+                    .sslProvider(SslProvider.JDK)
+                    .protocols("TLSv1.3", "TLSv1.2")
+                    .build();
+        } catch (javax.net.ssl.SSLException | IllegalArgumentException e) {
+            throw new IOException("cannot use the TLS certificate " + exposure.tlsCertificate() + " with the key "
+                    + exposure.tlsKey() + " (PEM; the key unencrypted PKCS#8, \"BEGIN PRIVATE KEY\"): "
+                    + e.getMessage(), e);
+        }
     }
 
     @Override
