@@ -119,7 +119,9 @@ final class TestServer implements AutoCloseable {
     Response send(HttpRequest request) {
         try {
             HttpResponse<byte[]> response = client.send(request, HttpResponse.BodyHandlers.ofByteArray());
-            JsonNode body = response.body().length == 0 ? null : JSON.readTree(response.body());
+            boolean json = response.headers().firstValue("Content-Type").orElse("").startsWith("application/json");
+            JsonNode body = response.body().length == 0 ? null : json ? JSON.readTree(response.body())
+                    : JSON.getNodeFactory().textNode(new String(response.body(), StandardCharsets.UTF_8));
             return new Response(response.statusCode(), response.headers(), body);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
