@@ -1,0 +1,604 @@
+package dev.interlace.runtime.auth;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.OpenOption;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.FileAttribute;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.security.SecureRandom;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Base64;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.NoSuchElementException;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+import java.util.regex.Pattern;
+
+/**
+ * The API keys of a data directory, in {@code <data-dir>/keys.json}: the store {@code interlace keys} manages and the
+ * {@link ApiKeys} view a server authenticates with.
+ *
+ * <p>The file holds each key's public id, name, scopes, quota, times and the SHA-256 of its secret — never the secret,
+ * which {@link #create} returns once. A secret is 32 random bytes, so a fast hash is enough (there is nothing to
+ * brute-force); presented secrets are compared by hash in constant time. The file is mode 0600 where the file system
+ * has POSIX permissions.
+ *
+ * <p>Several processes share the file (the CLI creating a key while the server records last uses): every change is a
+ * read-modify-write under an exclusive lock on {@code keys.json.lock}, written to a temporary file and renamed over
+ * the old one, so a reader never sees half a file and needs no lock. A daemon thread re-reads the file every 250 ms,
+ * so a key created or revoked while the server runs works or stops within a second. A file that cannot be parsed is
+ * an error, never "no keys": that would open a loopback server.
+ */
+public final class KeyFile implements ApiKeys, AutoCloseable {
+
+    /** The file's name in the data directory. */
+    public static final String FILE_NAME = "keys.json";
+    /** The prefix of every secret, so a leaked one is recognisable (e.g. by secret scanners). */
+    public static final String SECRET_PREFIX = "ilk_";
+
+    static final long WATCH_INTERVAL_MILLIS = 250;
+    /** A key's last use is recorded at most this often. */
+    static final long LAST_USED_GRANULARITY_MICROS = TimeUnit.MINUTES.toMicros(1);
+
+    private static final Logger LOG = Logger.getLogger(KeyFile.class.getName());
+    private static final int FORMAT = 1;
+    private static final int SECRET_BYTES = 32;
+    private static final Pattern ID = Pattern.compile("key_[0-9a-f]{8}");
+    private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,63}");
+    private static final Pattern SHA256_HEX = Pattern.compile("[0-9a-f]{64}");
+    private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+    private static final Set<PosixFilePermission> OWNER_READ_WRITE = PosixFilePermissions.fromString("rw-------");
+    /**
+     * File locks belong to the whole JVM (a second lock on the same file from this process throws), so instances in
+     * one process also take a lock per file.
+     */
+    private static final Map<Path, ReentrantLock> IN_PROCESS_LOCKS = new ConcurrentHashMap<>();
+
+    /**
+     * A key just created, with its secret: show the secret once, then forget it.
+     *
+     * @param key the key as listed
+     * @param secret {@code ilk_...}, the only copy there will ever be
+     */
+    public record CreatedKey(ApiKey key, String secret) {
+        @Override
+        public String toString() {
+            return "CreatedKey[key=" + key + ", secret=(hidden)]";
+        }
+    }
+
+    /**
+     * A key as {@code interlace keys list} shows it, live or revoked.
+     *
+     * @param revokedAtMicros when it was revoked, epoch microseconds; 0 while live
+     */
+    public record ListedKey(ApiKey key, long revokedAtMicros) {
+        public boolean revoked() {
+            return revokedAtMicros != 0;
+        }
+    }
+
+    /**
+     * The outcome of {@link #revoke}.
+     *
+     * @param key the key revoked
+     * @param noLiveKeyLeft whether it was the last live key: a loopback server is now open without keys
+     */
+    public record RevokedKey(ApiKey key, boolean noLiveKeyLeft) {}
+
+    /** One key as stored. */
+    private record StoredKey(String id, String name, List<Scope> scopes, byte[] sha256, long createdAtMicros,
+            long lastUsedAtMicros, double quotaEventsPerSecond, long revokedAtMicros) {
+
+        boolean live() {
+            return revokedAtMicros == 0;
+        }
+
+        ApiKey apiKey(long lastUsedAtMicros) {
+            return new ApiKey(id, name, scopes, createdAtMicros, Math.max(lastUsedAtMicros, this.lastUsedAtMicros),
+                    quotaEventsPerSecond);
+        }
+
+        StoredKey usedAt(long micros) {
+            return new StoredKey(id, name, scopes, sha256, createdAtMicros, Math.max(micros, lastUsedAtMicros),
+                    quotaEventsPerSecond, revokedAtMicros);
+        }
+
+        StoredKey revokedAt(long micros) {
+            return new StoredKey(id, name, scopes, sha256, createdAtMicros, lastUsedAtMicros, quotaEventsPerSecond,
+                    micros);
+        }
+    }
+
+    /** The keys as last read, and the bytes they were read from (to notice a change). */
+    private record Snapshot(byte[] content, List<StoredKey> keys) {}
+
+    /** A change made under the lock; may add, replace or remove keys in the list it is given. */
+    @FunctionalInterface
+    private interface Change<T> {
+        T apply(List<StoredKey> keys);
+    }
+
+    private final Path file;
+    private final Path lockFile;
+    private final Clock clock;
+    private final SecureRandom random = new SecureRandom();
+    /** Last uses recorded in memory, by key id: the newest this process knows. */
+    private final Map<String, Long> lastUses = new ConcurrentHashMap<>();
+    /** Last uses not yet written to the file, by key id. */
+    private final Map<String, Long> unwrittenLastUses = new ConcurrentHashMap<>();
+    private final Thread watcher;
+    private volatile Snapshot snapshot;
+    private volatile boolean closed;
+    private volatile String lastReloadProblem;
+
+    private KeyFile(Path file, Clock clock, Snapshot snapshot) {
+        this.file = file;
+        this.lockFile = file.resolveSibling(FILE_NAME + ".lock");
+        this.clock = clock;
+        this.snapshot = snapshot;
+        this.watcher = new Thread(this::watch, "interlace-key-file-watcher");
+        watcher.setDaemon(true);
+    }
+
+    /** Where the key file of {@code dataDirectory} is. */
+    public static Path file(Path dataDirectory) {
+        return dataDirectory.resolve(FILE_NAME);
+    }
+
+    /**
+     * Reads the keys of {@code dataDirectory} (none when it has no key file yet) and starts watching the file.
+     *
+     * @throws KeyFileException naming the file when it cannot be read or is not a key file
+     */
+    public static KeyFile open(Path dataDirectory) {
+        return open(dataDirectory, Clock.systemUTC());
+    }
+
+    static KeyFile open(Path dataDirectory, Clock clock) {
+        Path file = file(dataDirectory);
+        byte[] content = read(file);
+        KeyFile keys = new KeyFile(file, clock, new Snapshot(content, parse(file, content)));
+        keys.watcher.start();
+        return keys;
+    }
+
+    /** The path of the key file. */
+    public Path path() {
+        return file;
+    }
+
+    @Override
+    public boolean isEmpty() {
+        return snapshot.keys().stream().noneMatch(StoredKey::live);
+    }
+
+    @Override
+    public Optional<ApiKey> authenticate(String secret) {
+        if (secret == null) {
+            return Optional.empty();
+        }
+        byte[] presented = sha256(secret);
+        StoredKey match = null;
+        for (StoredKey key : snapshot.keys()) {
+            // Every hash is compared, in constant time, so the time taken says nothing about which bytes matched.
+            boolean equal = MessageDigest.isEqual(key.sha256(), presented);
+            if (equal && key.live()) {
+                match = key;
+            }
+        }
+        if (match == null) {
+            return Optional.empty();
+        }
+        long now = nowMicros();
+        long known = Math.max(match.lastUsedAtMicros(), lastUses.getOrDefault(match.id(), 0L));
+        if (now - known >= LAST_USED_GRANULARITY_MICROS) {
+            lastUses.put(match.id(), now);
+            unwrittenLastUses.put(match.id(), now);
+            known = now;
+        }
+        return Optional.of(match.apiKey(known));
+    }
+
+    /**
+     * Creates a key and its secret.
+     *
+     * @param quotaEventsPerSecond its publish quota, 0 for none
+     * @throws IllegalArgumentException for a name that is not valid ({@link #checkName}), no scopes or a negative quota
+     * @throws IllegalStateException when a live key already has the name
+     */
+    public CreatedKey create(String name, List<Scope> scopes, double quotaEventsPerSecond) {
+        checkName(name);
+        if (scopes.isEmpty()) {
+            throw new IllegalArgumentException("a key needs at least one scope");
+        }
+        if (!(quotaEventsPerSecond >= 0) || Double.isInfinite(quotaEventsPerSecond)) {
+            throw new IllegalArgumentException("the quota is events per second, 0 or more (0 for none), not "
+                    + quotaEventsPerSecond);
+        }
+        byte[] secretBytes = new byte[SECRET_BYTES];
+        random.nextBytes(secretBytes);
+        String secret = SECRET_PREFIX + Base64.getUrlEncoder().withoutPadding().encodeToString(secretBytes);
+        byte[] hash = sha256(secret);
+        long now = nowMicros();
+        return change(keys -> {
+            if (keys.stream().anyMatch(key -> key.live() && key.name().equals(name))) {
+                throw new IllegalStateException("a key named \"" + name + "\" exists; revoke it first or choose"
+                        + " another name");
+            }
+            String id;
+            do {
+                byte[] idBytes = new byte[4];
+                random.nextBytes(idBytes);
+                id = "key_" + HexFormat.of().formatHex(idBytes);
+            } while (idTaken(keys, id));
+            StoredKey key = new StoredKey(id, name, List.copyOf(scopes), hash, now, 0, quotaEventsPerSecond, 0);
+            keys.add(key);
+            return new CreatedKey(key.apiKey(0), secret);
+        });
+    }
+
+    /** Every key in the file, live and revoked, oldest first, as the file says now. */
+    public List<ListedKey> list() {
+        byte[] content = read(file);
+        List<StoredKey> keys = parse(file, content);
+        return keys.stream()
+                .map(key -> new ListedKey(key.apiKey(lastUses.getOrDefault(key.id(), 0L)), key.revokedAtMicros()))
+                .toList();
+    }
+
+    /**
+     * Revokes the live key with this id or name: the server refuses it within a second.
+     *
+     * @throws NoSuchElementException when no key has this id or name
+     * @throws IllegalStateException when the key is already revoked
+     */
+    public RevokedKey revoke(String nameOrId) {
+        long now = nowMicros();
+        return change(keys -> {
+            for (int i = 0; i < keys.size(); i++) {
+                StoredKey key = keys.get(i);
+                if (key.live() && (key.id().equals(nameOrId) || key.name().equals(nameOrId))) {
+                    StoredKey revoked = key.revokedAt(now);
+                    keys.set(i, revoked);
+                    return new RevokedKey(revoked.apiKey(0), keys.stream().noneMatch(StoredKey::live));
+                }
+            }
+            for (StoredKey key : keys) {
+                if (key.id().equals(nameOrId) || key.name().equals(nameOrId)) {
+                    throw new IllegalStateException("the key " + key.id() + " (" + key.name() + ") was already"
+                            + " revoked at " + instant(key.revokedAtMicros()));
+                }
+            }
+            throw new NoSuchElementException("no key named or with id \"" + nameOrId + "\" in " + file);
+        });
+    }
+
+    /**
+     * Checks a key name: a letter or digit, then letters, digits, {@code .}, {@code _} or {@code -}, at most 64 in
+     * all, and not shaped like a key id (so {@code revoke NAME|ID} is never ambiguous).
+     *
+     * @throws IllegalArgumentException saying what a name may be
+     */
+    public static void checkName(String name) {
+        if (name == null || !NAME.matcher(name).matches()) {
+            throw new IllegalArgumentException("a key name is 1 to 64 letters, digits, '.', '_' or '-', starting with"
+                    + " a letter or digit; got \"" + name + "\"");
+        }
+        if (ID.matcher(name).matches()) {
+            throw new IllegalArgumentException("\"" + name + "\" looks like a key id; choose another name");
+        }
+    }
+
+    /** Stops watching the file and writes the last uses not yet written. */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        watcher.interrupt();
+        try {
+            watcher.join(TimeUnit.SECONDS.toMillis(5));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        try {
+            writeLastUses();
+        } catch (KeyFileException e) {
+            LOG.log(Level.WARNING, "could not record the keys' last uses in " + file + ": " + e.getMessage());
+        }
+    }
+
+    private void watch() {
+        while (!closed) {
+            try {
+                Thread.sleep(WATCH_INTERVAL_MILLIS);
+            } catch (InterruptedException e) {
+                return;
+            }
+            try {
+                reloadIfChanged();
+                writeLastUses();
+                lastReloadProblem = null;
+            } catch (KeyFileException e) {
+                // Keep the keys last read: a file being repaired by hand must not turn keys off (or on).
+                if (!e.getMessage().equals(lastReloadProblem)) {
+                    LOG.log(Level.SEVERE, e.getMessage() + "; still using the keys read before");
+                    lastReloadProblem = e.getMessage();
+                }
+            } catch (RuntimeException e) {
+                LOG.log(Level.SEVERE, "watching " + file + " failed", e);
+            }
+        }
+    }
+
+    /** Re-reads the file if its bytes changed; visible for tests. */
+    void reloadIfChanged() {
+        byte[] content = read(file);
+        if (!Arrays.equals(content, snapshot.content())) {
+            snapshot = new Snapshot(content, parse(file, content));
+        }
+    }
+
+    /** Writes the last uses recorded since the previous write, in one change of the file. */
+    void writeLastUses() {
+        if (unwrittenLastUses.isEmpty()) {
+            return;
+        }
+        Map<String, Long> batch = Map.copyOf(unwrittenLastUses);
+        batch.forEach(unwrittenLastUses::remove);
+        try {
+            change(keys -> {
+                keys.replaceAll(key -> batch.containsKey(key.id()) ? key.usedAt(batch.get(key.id())) : key);
+                return null;
+            });
+        } catch (KeyFileException e) {
+            batch.forEach(unwrittenLastUses::putIfAbsent);
+            throw e;
+        }
+    }
+
+    /** Applies a change to the keys as the file has them now, under the lock, and writes the result. */
+    private <T> T change(Change<T> change) {
+        ReentrantLock inProcess = IN_PROCESS_LOCKS.computeIfAbsent(lockFile.toAbsolutePath().normalize(),
+                path -> new ReentrantLock());
+        inProcess.lock();
+        try {
+            Files.createDirectories(file.toAbsolutePath().getParent());
+            try (FileChannel channel = open(lockFile, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+                    FileLock ignored = channel.lock()) {
+                byte[] content = read(file);
+                List<StoredKey> keys = new ArrayList<>(parse(file, content));
+                T result = change.apply(keys);
+                byte[] updated = serialize(keys);
+                if (!Arrays.equals(updated, content)) {
+                    write(updated);
+                }
+                snapshot = new Snapshot(updated, List.copyOf(keys));
+                return result;
+            }
+        } catch (IOException e) {
+            throw new KeyFileException("cannot update the key file " + file + ": " + e, e);
+        } finally {
+            inProcess.unlock();
+        }
+    }
+
+    /** Writes a temporary file (mode 0600), forces it to disk and renames it over the key file. */
+    private void write(byte[] content) throws IOException {
+        Path temporary = file.resolveSibling(FILE_NAME + "." + Long.toHexString(random.nextLong()) + ".tmp");
+        try {
+            try (FileChannel channel = open(temporary, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+                ByteBuffer buffer = ByteBuffer.wrap(content);
+                while (buffer.hasRemaining()) {
+                    channel.write(buffer);
+                }
+                channel.force(true);
+            }
+            try {
+                Files.move(temporary, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+            } catch (AtomicMoveNotSupportedException e) {
+                Files.move(temporary, file, StandardCopyOption.REPLACE_EXISTING);
+            }
+        } finally {
+            Files.deleteIfExists(temporary);
+        }
+        forceDirectory();
+    }
+
+    /** Makes the rename durable where the platform allows opening a directory (Linux, macOS). */
+    private void forceDirectory() {
+        try (FileChannel directory = FileChannel.open(file.toAbsolutePath().getParent(), StandardOpenOption.READ)) {
+            directory.force(true);
+        } catch (IOException | UnsupportedOperationException e) {
+            // Not possible on this platform (e.g. Windows); the rename itself is still atomic.
+        }
+    }
+
+    /** Opens (creating it if asked) a file readable and writable only by its owner where permissions exist. */
+    private static FileChannel open(Path path, OpenOption... options) throws IOException {
+        Set<OpenOption> optionSet = Set.of(options);
+        if (path.getFileSystem().supportedFileAttributeViews().contains("posix")) {
+            FileAttribute<Set<PosixFilePermission>> ownerOnly = PosixFilePermissions.asFileAttribute(OWNER_READ_WRITE);
+            FileChannel channel = FileChannel.open(path, optionSet, ownerOnly);
+            // The umask can only remove bits, but a file created earlier by hand may be wider: narrow it.
+            if (!Files.getPosixFilePermissions(path).equals(OWNER_READ_WRITE)) {
+                Files.setPosixFilePermissions(path, OWNER_READ_WRITE);
+            }
+            return channel;
+        }
+        return FileChannel.open(path, optionSet);
+    }
+
+    /** The file's bytes, or null when there is no file. */
+    private static byte[] read(Path file) {
+        try {
+            return Files.readAllBytes(file);
+        } catch (NoSuchFileException e) {
+            return null;
+        } catch (IOException e) {
+            throw new KeyFileException("cannot read the key file " + file + ": " + e, e);
+        }
+    }
+
+    private static List<StoredKey> parse(Path file, byte[] content) {
+        if (content == null) {
+            return List.of();
+        }
+        try {
+            JsonNode root = JSON.readTree(content);
+            if (root == null || !root.isObject()) {
+                throw new IOException("it is not a JSON object");
+            }
+            if (root.path("format").asInt() != FORMAT) {
+                throw new IOException("\"format\" is " + root.path("format") + ", expected " + FORMAT);
+            }
+            JsonNode keys = root.get("keys");
+            if (keys == null || !keys.isArray()) {
+                throw new IOException("\"keys\" is not an array");
+            }
+            List<StoredKey> parsed = new ArrayList<>();
+            for (JsonNode key : keys) {
+                parsed.add(parseKey(key, parsed.size()));
+            }
+            return List.copyOf(parsed);
+        } catch (IOException e) {
+            throw new KeyFileException("the key file " + file + " is not valid: " + message(e) + "; restore it from a"
+                    + " backup (deleting it deletes every key, and a loopback server without keys is open to anyone"
+                    + " on the machine)", e);
+        }
+    }
+
+    private static StoredKey parseKey(JsonNode key, int index) throws IOException {
+        String where = "key " + index;
+        String id = text(key, "id", where);
+        if (!ID.matcher(id).matches()) {
+            throw new IOException(where + ": \"id\" is not a key id: " + id);
+        }
+        where = "key " + id;
+        String name = text(key, "name", where);
+        List<Scope> scopes = new ArrayList<>();
+        try {
+            for (String scope : text(key, "scopes", where).split(",")) {
+                scopes.add(Scope.parse(scope));
+            }
+        } catch (IllegalArgumentException e) {
+            throw new IOException(where + ": " + e.getMessage());
+        }
+        String hash = text(key, "sha256", where);
+        if (!SHA256_HEX.matcher(hash).matches()) {
+            throw new IOException(where + ": \"sha256\" is not 64 lower-case hex digits");
+        }
+        JsonNode quota = key.get("quota");
+        if (quota == null || !quota.isNumber() || quota.asDouble() < 0) {
+            throw new IOException(where + ": \"quota\" is not a number of events per second (0 for none)");
+        }
+        return new StoredKey(id, name, scopes, HexFormat.of().parseHex(hash), micros(key, "created_at", where, false),
+                micros(key, "last_used_at", where, true), quota.asDouble(), micros(key, "revoked_at", where, true));
+    }
+
+    private static String text(JsonNode key, String field, String where) throws IOException {
+        JsonNode value = key.get(field);
+        if (value == null || !value.isTextual() || value.asText().isEmpty()) {
+            throw new IOException(where + ": \"" + field + "\" is missing or not text");
+        }
+        return value.asText();
+    }
+
+    private static long micros(JsonNode key, String field, String where, boolean nullable) throws IOException {
+        JsonNode value = key.get(field);
+        if (nullable && (value == null || value.isNull())) {
+            return 0;
+        }
+        if (value == null || !value.isTextual()) {
+            throw new IOException(where + ": \"" + field + "\" is not a time like 2026-01-31T12:00:00.123456Z");
+        }
+        try {
+            return ChronoUnit.MICROS.between(Instant.EPOCH, Instant.parse(value.asText()));
+        } catch (DateTimeParseException | ArithmeticException e) {
+            throw new IOException(where + ": \"" + field + "\" is not a time like 2026-01-31T12:00:00.123456Z");
+        }
+    }
+
+    private static byte[] serialize(List<StoredKey> keys) {
+        ObjectNode root = JSON.createObjectNode();
+        root.put("format", FORMAT);
+        root.put("comment", "API keys of this data directory, managed by `interlace keys`. Secrets are not stored,"
+                + " only their SHA-256.");
+        ArrayNode array = root.putArray("keys");
+        for (StoredKey key : keys) {
+            ObjectNode node = array.addObject();
+            node.put("id", key.id());
+            node.put("name", key.name());
+            node.put("scopes", String.join(",", key.scopes().stream().map(Scope::toString).toList()));
+            node.put("sha256", HexFormat.of().formatHex(key.sha256()));
+            node.put("created_at", instant(key.createdAtMicros()));
+            node.put("last_used_at", key.lastUsedAtMicros() == 0 ? null : instant(key.lastUsedAtMicros()));
+            node.put("quota", key.quotaEventsPerSecond());
+            node.put("revoked_at", key.live() ? null : instant(key.revokedAtMicros()));
+        }
+        try {
+            byte[] json = JSON.writeValueAsBytes(root);
+            byte[] withNewline = Arrays.copyOf(json, json.length + 1);
+            withNewline[json.length] = '\n';
+            return withNewline;
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static boolean idTaken(List<StoredKey> keys, String id) {
+        return keys.stream().anyMatch(key -> key.id().equals(id));
+    }
+
+    private static String message(IOException e) {
+        return e instanceof JsonProcessingException json ? json.getOriginalMessage() : e.getMessage();
+    }
+
+    private static String instant(long micros) {
+        return Instant.EPOCH.plus(micros, ChronoUnit.MICROS).toString();
+    }
+
+    private long nowMicros() {
+        return ChronoUnit.MICROS.between(Instant.EPOCH, clock.instant());
+    }
+
+    static byte[] sha256(String secret) {
+        try {
+            return MessageDigest.getInstance("SHA-256").digest(secret.getBytes(StandardCharsets.UTF_8));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every Java runtime has SHA-256", e);
+        }
+    }
+}
