@@ -10,12 +10,14 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.ThreadLocalRandom;
+import javax.net.ssl.SSLContext;
 
 /**
  * A Java client for Interlace's HTTP API (JDK HttpClient + Jackson).
@@ -24,6 +26,10 @@ import java.util.concurrent.ThreadLocalRandom;
  * {@code Retry-After}, with jittered exponential backoff, until a deadline. Retrying is safe because streams
  * deduplicate by idempotency key: an event the server already stored is acknowledged as a duplicate, never stored
  * twice. Other errors are not retried and throw {@link PublishException}.
+ *
+ * <p>A server with API keys needs one: {@link Builder#apiKey} (sent as {@code Authorization: Bearer ...}); without it
+ * or with a revoked one, publishing throws a {@link PublishException} with status 401. A server with a certificate
+ * from a private CA needs {@link Builder#trustedCertificates}.
  */
 public final class InterlaceClient {
 
@@ -33,12 +39,21 @@ public final class InterlaceClient {
     private final int maxEventsPerRequest;
     private final int maxBytesPerRequest;
     private final Duration retryDeadline;
+    private final String authorization;
 
     private InterlaceClient(Builder builder) {
         this.base = builder.base;
-        this.http = builder.http != null ? builder.http
-                : HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(10))
-                        .build();
+        if (builder.http != null) {
+            this.http = builder.http;
+        } else {
+            HttpClient.Builder http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+                    .connectTimeout(Duration.ofSeconds(10));
+            if (builder.sslContext != null) {
+                http.sslContext(builder.sslContext);
+            }
+            this.http = http.build();
+        }
+        this.authorization = builder.apiKey == null ? null : "Bearer " + builder.apiKey;
         this.json = builder.json;
         this.maxEventsPerRequest = builder.maxEventsPerRequest;
         this.maxBytesPerRequest = builder.maxBytesPerRequest;
@@ -119,9 +134,15 @@ public final class InterlaceClient {
         while (true) {
             HttpResponse<byte[]> response;
             try {
-                response = http.send(HttpRequest.newBuilder(uri).header("Content-Type", "application/x-ndjson")
-                        .POST(HttpRequest.BodyPublishers.ofByteArray(body)).build(),
-                        HttpResponse.BodyHandlers.ofByteArray());
+                HttpRequest.Builder request = HttpRequest.newBuilder(uri).header("Content-Type", "application/x-ndjson")
+                        .POST(HttpRequest.BodyPublishers.ofByteArray(body));
+                if (authorization != null) {
+                    request.header("Authorization", authorization);
+                }
+                response = http.send(request.build(), HttpResponse.BodyHandlers.ofByteArray());
+            } catch (javax.net.ssl.SSLException e) {
+                throw new PublishException(0, "tls_failed", "TLS with " + base + " failed (if its certificate comes"
+                        + " from a private CA, pass it to trustedCertificates): " + e.getMessage());
             } catch (IOException e) {
                 response = null;
                 if (System.nanoTime() > deadline) {
@@ -187,13 +208,33 @@ public final class InterlaceClient {
         private int maxEventsPerRequest = 1000;
         private int maxBytesPerRequest = 1 << 20;
         private Duration retryDeadline = Duration.ofSeconds(60);
+        private String apiKey;
+        private SSLContext sslContext;
 
         private Builder(URI base) {
             this.base = Objects.requireNonNull(base, "base");
         }
 
+        /** Sends requests with this client; {@link #sslContext} and {@link #trustedCertificates} then do nothing. */
         public Builder httpClient(HttpClient client) {
             this.http = client;
+            return this;
+        }
+
+        /** The API key ({@code ilk_...}) to send with every request, e.g. from {@code INTERLACE_API_KEY}. */
+        public Builder apiKey(String key) {
+            this.apiKey = key == null || key.isBlank() ? null : key.strip();
+            return this;
+        }
+
+        /** Trusts only the certificates in this PEM file (a private CA, or the server's self-signed certificate). */
+        public Builder trustedCertificates(Path pemFile) {
+            return sslContext(TrustedCertificates.sslContext(pemFile));
+        }
+
+        /** The TLS settings to reach an {@code https://} server with, instead of the JDK's default trust. */
+        public Builder sslContext(SSLContext context) {
+            this.sslContext = context;
             return this;
         }
 

@@ -11,17 +11,23 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import javax.net.ssl.SSLContext;
 
 /**
  * A consumer-group loop over HTTP: lease, read a batch after the committed offset, hand it to user code, commit,
  * renew — at least once. If the handler throws, nothing is committed and the batch is read again; if the lease is
  * lost (expired, taken over), the loop leases again and resumes from the group's committed offset, so nothing is
  * skipped. A server that cannot be reached is retried; a stream trimmed past the group's position (410) ends the
- * loop with an exception. {@link #stop()} ends the loop after the current batch and releases the lease.
+ * loop with an exception, and so does a refused API key (401 or 403), which retrying cannot fix. {@link #stop()} ends
+ * the loop after the current batch and releases the lease.
+ *
+ * <p>A server with API keys needs one with the {@code consume} scope: {@link #withApiKey}; a server with a
+ * certificate from a private CA needs {@link #withTrustedCertificates}.
  */
 public final class StreamConsumer {
 
@@ -43,13 +49,15 @@ public final class StreamConsumer {
     private final Duration ttl;
     private final int batchSize;
     private final Duration pollWait;
-    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+    private final String apiKey;
+    private final SSLContext sslContext;
+    private final HttpClient http;
     /** Events keep their numbers as sent: {@code 49.50} stays {@code 49.50}, long integers stay whole. */
     private final ObjectMapper json = StoredJson.exactMapper();
     private volatile boolean stopped;
 
     private StreamConsumer(URI base, String stream, String group, String owner, Duration ttl, int batchSize,
-            Duration pollWait) {
+            Duration pollWait, String apiKey, SSLContext sslContext) {
         this.base = Objects.requireNonNull(base, "base");
         this.stream = Objects.requireNonNull(stream, "stream");
         this.group = Objects.requireNonNull(group, "group");
@@ -57,16 +65,40 @@ public final class StreamConsumer {
         this.ttl = ttl;
         this.batchSize = batchSize;
         this.pollWait = pollWait;
+        this.apiKey = apiKey;
+        this.sslContext = sslContext;
+        HttpClient.Builder http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1);
+        if (sslContext != null) {
+            http.sslContext(sslContext);
+        }
+        this.http = http.build();
     }
 
     /** A consumer of {@code group} on {@code stream}, identifying itself as {@code owner}; 30 s leases, batches of 100. */
     public static StreamConsumer of(URI base, String stream, String group, String owner) {
-        return new StreamConsumer(base, stream, group, owner, Duration.ofSeconds(30), 100, Duration.ofSeconds(5));
+        return new StreamConsumer(base, stream, group, owner, Duration.ofSeconds(30), 100, Duration.ofSeconds(5), null,
+                null);
     }
 
     /** The same consumer with other lease, batch and long-poll settings. */
     public StreamConsumer with(Duration leaseTtl, int eventsPerBatch, Duration longPoll) {
-        return new StreamConsumer(base, stream, group, owner, leaseTtl, eventsPerBatch, longPoll);
+        return new StreamConsumer(base, stream, group, owner, leaseTtl, eventsPerBatch, longPoll, apiKey, sslContext);
+    }
+
+    /** The same consumer sending this API key ({@code ilk_...}, with the {@code consume} scope) with every request. */
+    public StreamConsumer withApiKey(String key) {
+        return new StreamConsumer(base, stream, group, owner, ttl, batchSize, pollWait,
+                key == null || key.isBlank() ? null : key.strip(), sslContext);
+    }
+
+    /** The same consumer trusting only the certificates in this PEM file for {@code https://}. */
+    public StreamConsumer withTrustedCertificates(Path pemFile) {
+        return withSslContext(TrustedCertificates.sslContext(pemFile));
+    }
+
+    /** The same consumer using these TLS settings for {@code https://} instead of the JDK's default trust. */
+    public StreamConsumer withSslContext(SSLContext context) {
+        return new StreamConsumer(base, stream, group, owner, ttl, batchSize, pollWait, apiKey, context);
     }
 
     /** Runs the loop on the calling thread until {@link #stop()}. */
@@ -146,6 +178,9 @@ public final class StreamConsumer {
     private JsonNode call(String method, String path, JsonNode body) {
         URI uri = base.resolve("/streams/" + encode(stream) + path);
         HttpRequest.Builder request = HttpRequest.newBuilder(uri);
+        if (apiKey != null) {
+            request.header("Authorization", "Bearer " + apiKey);
+        }
         if (body == null) {
             request.GET();
         } else {
@@ -154,6 +189,11 @@ public final class StreamConsumer {
         }
         try {
             HttpResponse<byte[]> response = http.send(request.build(), HttpResponse.BodyHandlers.ofByteArray());
+            if (response.statusCode() == 401 || response.statusCode() == 403) {
+                throw new IllegalStateException("the server refused " + (apiKey == null ? "a consumer without an API"
+                        + " key (use withApiKey)" : "the consumer's API key") + ": " + response.statusCode() + " "
+                        + new String(response.body(), StandardCharsets.UTF_8));
+            }
             ObjectNode result = json.createObjectNode().put("status", response.statusCode());
             result.set("body", json.readTree(response.body()));
             return result;

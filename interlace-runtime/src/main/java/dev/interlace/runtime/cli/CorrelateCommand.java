@@ -7,6 +7,7 @@ import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /**
  * {@code interlace correlate <request-id>} (or {@code --stream S --key K}): "where is my event?" — what happened to
@@ -15,6 +16,13 @@ import java.util.List;
  */
 final class CorrelateCommand implements Command {
 
+    private final Map<String, String> environment;
+
+    /** @param environment the process environment, for {@code INTERLACE_API_KEY} */
+    CorrelateCommand(Map<String, String> environment) {
+        this.environment = environment;
+    }
+
     @Override
     public String name() {
         return "correlate";
@@ -22,7 +30,7 @@ final class CorrelateCommand implements Command {
 
     @Override
     public String synopsis() {
-        return "<request-id> | --stream S --key K  [--server URL] [--json]";
+        return "<request-id> | --stream S --key K  " + ServerOptions.SYNOPSIS + " [--json]";
     }
 
     @Override
@@ -32,24 +40,29 @@ final class CorrelateCommand implements Command {
 
     @Override
     public int run(List<String> args, PrintStream out) {
-        String server = ServerClient.DEFAULT_SERVER;
+        ServerOptions server = new ServerOptions();
         boolean json = false;
         String requestId = null;
         String stream = null;
         String key = null;
         for (int i = 0; i < args.size(); i++) {
             String arg = args.get(i);
+            int taken = server.accept(args, i);
+            if (taken >= 0) {
+                i = taken;
+                continue;
+            }
             switch (arg) {
                 case "--json" -> json = true;
-                case "--server", "--stream", "--key" -> {
+                case "--stream", "--key" -> {
                     if (i + 1 == args.size()) {
                         throw new UsageException(arg + " needs a value");
                     }
                     String value = args.get(++i);
-                    switch (arg) {
-                        case "--server" -> server = value;
-                        case "--stream" -> stream = value;
-                        default -> key = value;
+                    if (arg.equals("--stream")) {
+                        stream = value;
+                    } else {
+                        key = value;
                     }
                 }
                 default -> {
@@ -76,7 +89,7 @@ final class CorrelateCommand implements Command {
         } else {
             throw new UsageException("--stream and --key go together");
         }
-        JsonNode body = new ServerClient(server).send("GET", "/correlate?" + query, null, null);
+        JsonNode body = server.client(environment).send("GET", "/correlate?" + query, null, null);
         if (json) {
             out.println(body.toPrettyString());
         } else {

@@ -8,11 +8,11 @@ import java.util.Map;
 
 /**
  * The options of a command that lists something through the server's filters ({@code runs}, {@code logs}):
- * {@code --<filter> value} for each known filter, {@code --server URL} and {@code --json}.
+ * {@code --<filter> value} for each known filter, the {@link ServerOptions} and {@code --json}.
  *
  * @param filters query parameter to value, in the order given
  */
-record ListOptions(String server, boolean json, Map<String, String> filters) {
+record ListOptions(ServerOptions server, boolean json, Map<String, String> filters) {
 
     /**
      * Parses {@code args} from index {@code from}.
@@ -22,11 +22,16 @@ record ListOptions(String server, boolean json, Map<String, String> filters) {
      * @throws UsageException for an unknown option, a missing value or a stray argument
      */
     static ListOptions parse(List<String> args, int from, Map<String, String> known, String context) {
-        String server = ServerClient.DEFAULT_SERVER;
+        ServerOptions server = new ServerOptions();
         boolean json = false;
         Map<String, String> filters = new LinkedHashMap<>();
         for (int i = from; i < args.size(); i++) {
             String arg = args.get(i);
+            int taken = server.accept(args, i);
+            if (taken >= 0) {
+                i = taken;
+                continue;
+            }
             if (arg.equals("--json")) {
                 json = true;
                 continue;
@@ -36,9 +41,7 @@ record ListOptions(String server, boolean json, Map<String, String> filters) {
             }
             String name = arg.substring(2);
             String value = args.get(++i);
-            if (name.equals("server")) {
-                server = value;
-            } else if (known.containsKey(name)) {
+            if (known.containsKey(name)) {
                 filters.put(known.get(name), value);
             } else {
                 throw new UsageException("unknown option " + arg + (context == null ? "" : " for " + context));

@@ -13,6 +13,13 @@ import java.util.Map;
  */
 final class LogsCommand implements Command {
 
+    private final Map<String, String> environment;
+
+    /** @param environment the process environment, for {@code INTERLACE_API_KEY} */
+    LogsCommand(Map<String, String> environment) {
+        this.environment = environment;
+    }
+
     /** The CLI option of each {@code GET /logs/api} filter and its query parameter. */
     private static final Map<String, String> API_FILTERS = Map.of("stream", "stream", "status", "status",
             "request-id", "request_id", "since", "since", "until", "until", "limit", "limit");
@@ -28,9 +35,9 @@ final class LogsCommand implements Command {
     @Override
     public String synopsis() {
         return "api [--stream S] [--status N] [--request-id ID] [--since TIME] [--until TIME] [--limit N]"
-                + " [--server URL] [--json]"
+                + " " + ServerOptions.SYNOPSIS + " [--json]"
                 + " | sys [--event E] [--stream S] [--id ID] [--since TIME] [--until TIME] [--limit N]"
-                + " [--server URL] [--json]";
+                + " " + ServerOptions.SYNOPSIS + " [--json]";
     }
 
     @Override
@@ -51,7 +58,7 @@ final class LogsCommand implements Command {
                     + " records)");
         };
         ListOptions options = ListOptions.parse(args, 1, known, "logs " + log);
-        JsonNode body = new ServerClient(options.server()).send("GET", options.path("/logs/" + log), null, null);
+        JsonNode body = options.server().client(environment).send("GET", options.path("/logs/" + log), null, null);
         if (options.json()) {
             out.println(body.toPrettyString());
         } else if (log.equals("api")) {

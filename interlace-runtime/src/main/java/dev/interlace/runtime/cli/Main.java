@@ -23,16 +23,22 @@ public final class Main {
     private final PrintStream err;
 
     Main(PrintStream out, PrintStream err) {
+        this(out, err, System.getenv());
+    }
+
+    /** @param environment the environment the commands read ({@code INTERLACE_API_KEY}, {@code INTERLACE_DATA_DIR}) */
+    Main(PrintStream out, PrintStream err, Map<String, String> environment) {
         this.out = out;
         this.err = err;
-        register(new CorrelateCommand());
-        register(new LogsCommand());
-        register(new RunCommand());
-        register(new RunsCommand());
+        register(new CorrelateCommand(environment));
+        register(new KeysCommand(environment));
+        register(new LogsCommand(environment));
+        register(new RunCommand(environment));
+        register(new RunsCommand(environment));
         register(new ServeCommand());
-        register(new SqlCommand());
+        register(new SqlCommand(environment));
         register(new StreamsCommand());
-        register(new TailCommand());
+        register(new TailCommand(environment));
     }
 
     public static void main(String[] args) {

@@ -5,9 +5,17 @@ import java.io.PrintStream;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.Map;
 
 /** {@code interlace run <model>}: runs a model and its dependants now; prints the run id. */
 final class RunCommand implements Command {
+
+    private final Map<String, String> environment;
+
+    /** @param environment the process environment, for {@code INTERLACE_API_KEY} */
+    RunCommand(Map<String, String> environment) {
+        this.environment = environment;
+    }
 
     @Override
     public String name() {
@@ -16,7 +24,7 @@ final class RunCommand implements Command {
 
     @Override
     public String synopsis() {
-        return "<model> [--server URL]";
+        return "<model> " + ServerOptions.SYNOPSIS;
     }
 
     @Override
@@ -26,15 +34,13 @@ final class RunCommand implements Command {
 
     @Override
     public int run(List<String> args, PrintStream out) {
-        String server = ServerClient.DEFAULT_SERVER;
+        ServerOptions server = new ServerOptions();
         String model = null;
         for (int i = 0; i < args.size(); i++) {
             String arg = args.get(i);
-            if (arg.equals("--server")) {
-                if (i + 1 == args.size()) {
-                    throw new UsageException("--server needs a URL");
-                }
-                server = args.get(++i);
+            int taken = server.accept(args, i);
+            if (taken >= 0) {
+                i = taken;
             } else if (arg.startsWith("--")) {
                 throw new UsageException("unknown option " + arg);
             } else if (model == null) {
@@ -46,7 +52,7 @@ final class RunCommand implements Command {
         if (model == null) {
             throw new UsageException("no model given");
         }
-        JsonNode body = new ServerClient(server).send("POST",
+        JsonNode body = server.client(environment).send("POST",
                 "/models/" + URLEncoder.encode(model, StandardCharsets.UTF_8) + "/run", "application/json", "");
         out.println("queued " + body.get("run_id").asText() + " (GET /runs/" + body.get("run_id").asText()
                 + " for its progress)");

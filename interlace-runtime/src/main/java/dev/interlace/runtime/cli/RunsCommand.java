@@ -9,6 +9,13 @@ import java.util.Map;
 /** {@code interlace runs}: recent model runs, newest first, with the filters of {@code GET /runs}. */
 final class RunsCommand implements Command {
 
+    private final Map<String, String> environment;
+
+    /** @param environment the process environment, for {@code INTERLACE_API_KEY} */
+    RunsCommand(Map<String, String> environment) {
+        this.environment = environment;
+    }
+
     /** The CLI option of each {@code GET /runs} filter and its query parameter (the same names). */
     private static final Map<String, String> FILTERS = Map.of("model", "model", "status", "status",
             "trigger", "trigger", "since", "since", "until", "until", "limit", "limit");
@@ -20,8 +27,8 @@ final class RunsCommand implements Command {
 
     @Override
     public String synopsis() {
-        return "[--model M] [--status S] [--trigger T] [--since TIME] [--until TIME] [--limit N] [--server URL]"
-                + " [--json]";
+        return "[--model M] [--status S] [--trigger T] [--since TIME] [--until TIME] [--limit N] "
+                + ServerOptions.SYNOPSIS + " [--json]";
     }
 
     @Override
@@ -32,7 +39,7 @@ final class RunsCommand implements Command {
     @Override
     public int run(List<String> args, PrintStream out) {
         ListOptions options = ListOptions.parse(args, 0, FILTERS, null);
-        JsonNode body = new ServerClient(options.server()).send("GET", options.path("/runs"), null, null);
+        JsonNode body = options.server().client(environment).send("GET", options.path("/runs"), null, null);
         if (options.json()) {
             out.println(body.toPrettyString());
             return 0;

@@ -4,11 +4,17 @@ import com.fasterxml.jackson.databind.JsonNode;
 import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /** {@code interlace sql "SELECT ..."}: runs a read-only query on a server and prints the result as a table. */
 final class SqlCommand implements Command {
 
+    private final Map<String, String> environment;
 
+    /** @param environment the process environment, for {@code INTERLACE_API_KEY} */
+    SqlCommand(Map<String, String> environment) {
+        this.environment = environment;
+    }
     @Override
     public String name() {
         return "sql";
@@ -16,7 +22,7 @@ final class SqlCommand implements Command {
 
     @Override
     public String synopsis() {
-        return "\"<query>\" [--server URL] [--json]";
+        return "\"<query>\" " + ServerOptions.SYNOPSIS + " [--json]";
     }
 
     @Override
@@ -26,20 +32,16 @@ final class SqlCommand implements Command {
 
     @Override
     public int run(List<String> args, PrintStream out) {
-        String server = ServerClient.DEFAULT_SERVER;
+        ServerOptions server = new ServerOptions();
         boolean json = false;
         String query = null;
         for (int i = 0; i < args.size(); i++) {
             String arg = args.get(i);
-            if (arg.equals("--json")) {
+            int taken = server.accept(args, i);
+            if (taken >= 0) {
+                i = taken;
+            } else if (arg.equals("--json")) {
                 json = true;
-            } else if (arg.equals("--server")) {
-                if (i + 1 == args.size()) {
-                    throw new UsageException("--server needs a URL");
-                }
-                server = args.get(++i);
-            } else if (arg.startsWith("--server=")) {
-                server = arg.substring("--server=".length());
             } else if (arg.startsWith("--")) {
                 throw new UsageException("unknown option " + arg);
             } else if (query == null) {
@@ -51,7 +53,7 @@ final class SqlCommand implements Command {
         if (query == null || query.isBlank()) {
             throw new UsageException("no query given");
         }
-        JsonNode body = new ServerClient(server).send("POST", "/sql", "text/plain; charset=utf-8", query);
+        JsonNode body = server.client(environment).send("POST", "/sql", "text/plain; charset=utf-8", query);
         if (json) {
             out.println(body.toPrettyString());
         } else {

@@ -5,6 +5,7 @@ import java.io.PrintStream;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.Map;
 
 /**
  * {@code interlace tail <stream>}: prints a stream's events, one JSON line each ({@code offset}, {@code request_id},
@@ -12,6 +13,13 @@ import java.util.List;
  * printing new ones as they arrive.
  */
 final class TailCommand implements Command {
+
+    private final Map<String, String> environment;
+
+    /** @param environment the process environment, for {@code INTERLACE_API_KEY} */
+    TailCommand(Map<String, String> environment) {
+        this.environment = environment;
+    }
 
     static final int DEFAULT_LAST = 10;
     private static final int PAGE = 500;
@@ -23,7 +31,7 @@ final class TailCommand implements Command {
 
     @Override
     public String synopsis() {
-        return "<stream> [--from OFFSET] [--follow] [--server URL]";
+        return "<stream> [--from OFFSET] [--follow] " + ServerOptions.SYNOPSIS;
     }
 
     @Override
@@ -33,27 +41,28 @@ final class TailCommand implements Command {
 
     @Override
     public int run(List<String> args, PrintStream out) {
-        String server = ServerClient.DEFAULT_SERVER;
+        ServerOptions server = new ServerOptions();
         String stream = null;
         Long from = null;
         boolean follow = false;
         for (int i = 0; i < args.size(); i++) {
             String arg = args.get(i);
+            int taken = server.accept(args, i);
+            if (taken >= 0) {
+                i = taken;
+                continue;
+            }
             switch (arg) {
                 case "--follow", "-f" -> follow = true;
-                case "--from", "--server" -> {
+                case "--from" -> {
                     if (i + 1 == args.size()) {
                         throw new UsageException(arg + " needs a value");
                     }
                     String value = args.get(++i);
-                    if (arg.equals("--server")) {
-                        server = value;
-                    } else {
-                        try {
-                            from = Long.parseLong(value);
-                        } catch (NumberFormatException e) {
-                            throw new UsageException("--from needs an offset, got " + value);
-                        }
+                    try {
+                        from = Long.parseLong(value);
+                    } catch (NumberFormatException e) {
+                        throw new UsageException("--from needs an offset, got " + value);
                     }
                 }
                 default -> {
@@ -70,7 +79,7 @@ final class TailCommand implements Command {
         if (stream == null) {
             throw new UsageException("no stream given");
         }
-        ServerClient client = new ServerClient(server);
+        ServerClient client = server.client(environment);
         String base = "/streams/" + URLEncoder.encode(stream, StandardCharsets.UTF_8) + "/events";
         long after;
         if (from != null) {
