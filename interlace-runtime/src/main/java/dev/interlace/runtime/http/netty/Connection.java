@@ -343,7 +343,12 @@ final class Connection extends ChannelInboundHandlerAdapter {
     @Override
     public void exceptionCaught(ChannelHandlerContext context, Throwable cause) {
         FatalErrors.exitOnOutOfMemory(cause);
-        if (!(cause instanceof IOException)) {
+        boolean clientSide = cause instanceof IOException || cause instanceof javax.net.ssl.SSLException
+                || cause.getCause() instanceof javax.net.ssl.SSLException
+                || cause instanceof io.netty.handler.ssl.NotSslRecordException;
+        if (clientSide) { // a client that went away, or failed its TLS handshake: its problem, not the server's
+            NettyTransport.log().log(Level.FINE, "closing a connection: " + cause);
+        } else {
             NettyTransport.log().log(Level.WARNING, "closing a connection after an unexpected failure", cause);
         }
         context.close();
