@@ -178,6 +178,39 @@ class AccessControlTest {
         }
     }
 
+    @Test
+    void theKeyIsRecordedWithPublishesAndRefusalsButNeverItsSecret() {
+        try (TestServer api = TestServer.start(dataDirectory); KeyFile cli = KeyFile.open(dataDirectory)) {
+            KeyFile.CreatedKey shop = cli.create("shop", List.of(Scope.parse("publish:orders")), 0);
+            String reader = cli.create("auditor", List.of(Scope.parse("read")), 0).secret();
+            awaitKeyChange(api, reader);
+            TestServer.Response published = api.send(api.request("/streams/orders")
+                    .header("Authorization", "Bearer " + shop.secret()).header("X-Request-Id", "keyed-1")
+                    .header("Content-Type", "application/json")
+                    .POST(HttpRequest.BodyPublishers.ofString("{\"order_id\":\"k-1\"}")).build());
+            assertThat(published.status()).isEqualTo(200);
+            TestServer.Response refused = api.send(api.request("/sql")
+                    .header("Authorization", "Bearer " + shop.secret()).header("X-Request-Id", "keyed-2")
+                    .POST(HttpRequest.BodyPublishers.ofString("SELECT 1")).build());
+            assertThat(refused.status()).isEqualTo(403);
+
+            JsonNode correlate = api.send(api.request("/correlate?request_id=keyed-1")
+                    .header("Authorization", "Bearer " + reader).GET().build()).body();
+            assertThat(correlate.get("publish").get("key").get("name").asText()).isEqualTo("shop");
+            assertThat(correlate.get("publish").get("key").get("id").asText()).isEqualTo(shop.key().id());
+            JsonNode logged = api.send(api.request("/logs/api?request_id=keyed-2")
+                    .header("Authorization", "Bearer " + reader).GET().build()).body();
+            assertThat(logged.get("requests").get(0).get("key").get("name").asText()).isEqualTo("shop");
+            JsonNode publishes = api.send(api.request("/logs/api?status=200")
+                    .header("Authorization", "Bearer " + reader).GET().build()).body();
+            assertThat(publishes.get("requests").get(0).get("key").get("id").asText()).isEqualTo(shop.key().id());
+            String metrics = api.send(api.request("/metrics").header("Authorization", "Bearer " + reader).GET()
+                    .build()).status() == 403 ? "" : "unexpected";
+            assertThat(metrics).as("read does not grant metrics").isEmpty();
+            assertThat(correlate.toString() + logged + publishes).doesNotContain(shop.secret());
+        }
+    }
+
     private static String remember(List<String> secrets, String secret) {
         secrets.add(secret);
         return secret;

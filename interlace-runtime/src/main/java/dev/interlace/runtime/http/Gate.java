@@ -114,6 +114,7 @@ final class Gate {
             throw unauthorized("the API key is not known to this server, or was revoked", requestId);
         }
         if (!anyOf.isEmpty() && anyOf.stream().noneMatch(key.get()::allows)) {
+            request.caller(Caller.of(key.get())); // the refusal is recorded with the key that was refused
             String needed = anyOf.stream().map(Scope::toString).collect(Collectors.joining(" or "));
             throw new Refusal(HttpResponses.error(403, "forbidden", "key " + key.get().name() + " ("
                     + key.get().id() + ") lacks the scope " + needed + " that " + request.method() + " "

@@ -497,6 +497,7 @@ final class RecordRoutes {
         item.put("received_at", HttpResponses.time(record.receivedAtMicros()));
         item.put("committed_at", HttpResponses.time(record.committedAtMicros()));
         item.put("duration_ms", (record.committedAtMicros() - record.receivedAtMicros()) / 1000.0);
+        putKey(item, record.keyId(), record.keyName());
         return item;
     }
 

@@ -133,7 +133,7 @@ public final class Publisher {
 
         long receivedAtMicros = EpochMicros.of(receivedAt);
         AppendRequest request = new AppendRequest(stream.name(), requestId, receivedAtMicros,
-                stream.schemaVersion(), entries);
+                stream.schemaVersion(), entries, caller.keyId(), caller.keyName());
         // The log completes the future on its writer thread; the answer is built on a worker, never there.
         return log.append(request).orTimeout(APPEND_TIMEOUT_SECONDS, TimeUnit.SECONDS)
                 .handleAsync((result, failure) -> failure == null

@@ -12,16 +12,31 @@ import java.util.Objects;
  * @param receivedAtMicros when the request arrived, epoch microseconds
  * @param schemaVersion the schema version the entries were validated against
  * @param entries the entries in request order
+ * @param keyId the public id of the API key that sent the request, or null (no key); kept in the publish record
+ * @param keyName that key's name, or null
  */
-public record AppendRequest(
-        String stream, String requestId, long receivedAtMicros, String schemaVersion, List<Entry> entries) {
+public record AppendRequest(String stream, String requestId, long receivedAtMicros, String schemaVersion,
+        List<Entry> entries, String keyId, String keyName) {
+
+    /** A request sent without an API key. */
+    public AppendRequest(String stream, String requestId, long receivedAtMicros, String schemaVersion,
+            List<Entry> entries) {
+        this(stream, requestId, receivedAtMicros, schemaVersion, entries, null, null);
+    }
 
     public AppendRequest {
         Objects.requireNonNull(stream, "stream");
         Objects.requireNonNull(requestId, "requestId");
         Objects.requireNonNull(schemaVersion, "schemaVersion");
         entries = List.copyOf(entries);
+        if (keyId != null && !KEY_TEXT.matcher(keyId).matches() || keyName != null
+                && !KEY_TEXT.matcher(keyName).matches()) {
+            throw new IllegalArgumentException("a key id or name is 1-64 characters of [A-Za-z0-9._-]");
+        }
     }
+
+    /** What key ids and names are made of (they are written into the log's records as they are). */
+    private static final java.util.regex.Pattern KEY_TEXT = java.util.regex.Pattern.compile("[A-Za-z0-9._-]{1,64}");
 
     /** How many entries would be new in the log (accepted or quarantined) if none were duplicates. */
     public int size() {

@@ -11,10 +11,12 @@ import java.util.List;
  *     ascending)
  * @param firstSeq lowest quarantine sequence number of the request's quarantined events, 0 when none
  * @param lastSeq highest quarantine sequence number, 0 when none
+ * @param keyId the public id of the API key that sent the request, or null (no key, or a record from before keys)
+ * @param keyName that key's name, or null
  */
 public record PublishRecord(String requestId, String stream, long accepted, long deduplicated, long quarantined,
         long firstOffset, long lastOffset, List<Long> duplicateOffsets, long firstSeq, long lastSeq,
-        long receivedAtMicros, long committedAtMicros) {
+        long receivedAtMicros, long committedAtMicros, String keyId, String keyName) {
 
     /**
      * Which publish records to list: every non-null field must match exactly; times are a half-open window

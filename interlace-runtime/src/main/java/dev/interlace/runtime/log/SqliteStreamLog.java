@@ -149,7 +149,8 @@ public final class SqliteStreamLog implements StreamLog {
                 + " ingested_at, schema_version, payload, errors) VALUES (?, ?, ?, ?, ?, ?, ?)");
         insertPublish = connection.prepareStatement("INSERT INTO publishes(request_id, stream_id, accepted,"
                 + " deduplicated, quarantined, first_offset, last_offset, received_at, committed_at,"
-                + " duplicate_offsets, first_seq, last_seq, id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+                + " duplicate_offsets, first_seq, last_seq, id, key_id, key_name)"
+                + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
         selectKey = connection.prepareStatement(
                 "SELECT dedup_key FROM events WHERE stream_id = ? AND \"offset\" = ?");
     }
@@ -327,6 +328,8 @@ public final class SqliteStreamLog implements StreamLog {
                 + " AND e.publish IS NOT NULL), 0) FROM streams s");
         // Added for GET /correlate; logs created before get them (null for old records).
         addMissingColumns(statement, "publishes", "duplicate_offsets TEXT", "first_seq INTEGER", "last_seq INTEGER");
+        // Added with API keys: which key sent the request (null without one, and for older records).
+        addMissingColumns(statement, "publishes", "key_id TEXT", "key_name TEXT");
         // Consumer groups (leases with fencing tokens); written by the consumer API.
         statement.execute("CREATE TABLE IF NOT EXISTS consumer_groups ("
                 + " stream_id INTEGER NOT NULL,"
@@ -388,7 +391,8 @@ public final class SqliteStreamLog implements StreamLog {
     private void copyPublishes() throws SQLException {
         try (PreparedStatement copy = connection.prepareStatement("INSERT OR IGNORE INTO publishes(id, request_id,"
                 + " stream_id, accepted, deduplicated, quarantined, first_offset, last_offset, received_at,"
-                + " committed_at, first_seq, last_seq, duplicate_offsets) SELECT " + PUBLISH_FROM_EVENT
+                + " committed_at, first_seq, last_seq, duplicate_offsets, key_id, key_name) SELECT "
+                + PUBLISH_FROM_EVENT
                 + " FROM events e WHERE e.stream_id = ? AND e.\"offset\" > ? AND e.publish IS NOT NULL");
                 PreparedStatement through = connection.prepareStatement("INSERT OR REPLACE INTO publish_copy"
                         + " VALUES (?, coalesce((SELECT max(\"offset\") FROM events WHERE stream_id = ?), ?))");
@@ -418,7 +422,8 @@ public final class SqliteStreamLog implements StreamLog {
             + " json_extract(e.publish, '$[1]'), json_extract(e.publish, '$[2]'), json_extract(e.publish, '$[3]'),"
             + " json_extract(e.publish, '$[4]'), json_extract(e.publish, '$[5]'), e.ingested_at,"
             + " json_extract(e.publish, '$[6]'), nullif(json_extract(e.publish, '$[7]'), 0),"
-            + " nullif(json_extract(e.publish, '$[8]'), 0), nullif(json_extract(e.publish, '$[9]'), '')";
+            + " nullif(json_extract(e.publish, '$[8]'), 0), nullif(json_extract(e.publish, '$[9]'), ''),"
+            + " json_extract(e.publish, '$[10]'), json_extract(e.publish, '$[11]')";
 
     /** Adds each {@code "<name> <type>"} column that {@code table} lacks (a log written by an earlier version). */
     private static void addMissingColumns(Statement statement, String table, String... columns) throws SQLException {
@@ -814,7 +819,7 @@ public final class SqliteStreamLog implements StreamLog {
         // The publish record goes on the request's last event row: same page as the events, no extra page per commit.
         String publish = settings.publishRecords() && lastOffset > 0
                 ? publishText(++publishSeq, committed, now, firstOffset, lastOffset, duplicateOffsets, firstSeq,
-                        lastSeq)
+                        lastSeq, request)
                 : null;
         for (int i = 0; i < fates.size(); i++) {
             AppendResult.EntryResult fate = fates.get(i);
@@ -865,7 +870,8 @@ public final class SqliteStreamLog implements StreamLog {
 
     /** A publish record as carried on an event row: {@code [id, accepted, deduplicated, quarantined, ...]}. */
     private static String publishText(long id, AppendResult.Committed committed, long now, long firstOffset,
-            long lastOffset, java.util.SortedSet<Long> duplicateOffsets, long firstSeq, long lastSeq) {
+            long lastOffset, java.util.SortedSet<Long> duplicateOffsets, long firstSeq, long lastSeq,
+            AppendRequest request) {
         StringBuilder text = new StringBuilder(64).append('[').append(id)
                 .append(',').append(committed.count(AppendResult.Status.ACCEPTED))
                 .append(',').append(committed.count(AppendResult.Status.DUPLICATE))
@@ -879,7 +885,11 @@ public final class SqliteStreamLog implements StreamLog {
                 first = false;
             }
         }
-        return text.append("\"]").toString();
+        text.append('"');
+        if (request.keyId() != null) { // ids and names are [A-Za-z0-9._-] (AppendRequest checks): no escaping
+            text.append(",\"").append(request.keyId()).append("\",\"").append(request.keyName()).append('"');
+        }
+        return text.append(']').toString();
     }
 
     private void writePublish(AppendRequest request, StreamState state, AppendResult.Committed committed, long now,
@@ -910,6 +920,8 @@ public final class SqliteStreamLog implements StreamLog {
             insertPublish.setLong(11, firstSeq);
             insertPublish.setLong(12, lastSeq);
         }
+        insertPublish.setString(14, request.keyId());
+        insertPublish.setString(15, request.keyName());
         insertPublish.executeUpdate();
     }
 
@@ -1254,14 +1266,16 @@ public final class SqliteStreamLog implements StreamLog {
         try (PreparedStatement count = reader.prepareStatement("SELECT count(*)" + where);
                 PreparedStatement select = reader.prepareStatement("SELECT p.request_id, s.name, p.accepted,"
                         + " p.deduplicated, p.quarantined, p.first_offset, p.last_offset, p.duplicate_offsets,"
-                        + " p.first_seq, p.last_seq, p.received_at, p.committed_at, p.id" + where
+                        + " p.first_seq, p.last_seq, p.received_at, p.committed_at, p.id, p.key_id, p.key_name"
+                        + where
                         + " ORDER BY p.id DESC LIMIT ?");
                 PreparedStatement tail = reader.prepareStatement("SELECT e.request_id, s.name,"
                         + " json_extract(e.publish, '$[1]'), json_extract(e.publish, '$[2]'),"
                         + " json_extract(e.publish, '$[3]'), json_extract(e.publish, '$[4]'),"
                         + " json_extract(e.publish, '$[5]'), nullif(json_extract(e.publish, '$[9]'), ''),"
                         + " json_extract(e.publish, '$[7]'), json_extract(e.publish, '$[8]'), e.ingested_at,"
-                        + " json_extract(e.publish, '$[6]'), json_extract(e.publish, '$[0]')" + tailWhere)) {
+                        + " json_extract(e.publish, '$[6]'), json_extract(e.publish, '$[0]'),"
+                        + " json_extract(e.publish, '$[10]'), json_extract(e.publish, '$[11]')" + tailWhere)) {
             for (int i = 0; i < parameters.size(); i++) {
                 count.setObject(i + 1, parameters.get(i));
                 select.setObject(i + 1, parameters.get(i));
@@ -1318,7 +1332,7 @@ public final class SqliteStreamLog implements StreamLog {
         }
         return new PublishRecord(rows.getString(1), rows.getString(2), rows.getLong(3), rows.getLong(4),
                 rows.getLong(5), rows.getLong(6), rows.getLong(7), duplicates, rows.getLong(9), rows.getLong(10),
-                rows.getLong(11), rows.getLong(12));
+                rows.getLong(11), rows.getLong(12), rows.getString(14), rows.getString(15));
     }
 
     @Override
