@@ -1,0 +1,71 @@
+package dev.interlace.runtime.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.interlace.examples.tls.SelfSignedCertificate;
+import dev.interlace.runtime.Interlace;
+import dev.interlace.runtime.auth.KeyFile;
+import dev.interlace.runtime.auth.Scope;
+import dev.interlace.runtime.config.ConfigLoader;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The CLI against the real server with keys and TLS: the key and the CA are what make a command work. */
+class CliAgainstSecuredServerTest {
+
+    @TempDir
+    Path directory;
+
+    private record Run(int code, String out, String err) {}
+
+    private static Run cli(Map<String, String> environment, String... args) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int code = new Main(new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8), environment).run(args);
+        return new Run(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void sqlWorksWithTheKeyAndTheCaAndSaysWhatIsMissingOtherwise() throws Exception {
+        Path data = directory.resolve("data");
+        SelfSignedCertificate certificate = SelfSignedCertificate.generate(Files.createDirectories(
+                directory.resolve("tls")));
+        String secret;
+        try (KeyFile keys = KeyFile.open(data)) {
+            secret = keys.create("analyst", List.of(Scope.parse("read")), 0).secret();
+        }
+        Path keyFile = Files.writeString(directory.resolve("analyst.key"), secret + "\n");
+        try (Interlace server = Interlace.builder().config(ConfigLoader.load(new String[] {"--port", "0",
+                "--data-dir", data.toString(), "--tls-cert", certificate.certificatePem().toString(), "--tls-key",
+                certificate.privateKeyPem().toString()}, Map.of()).config()).start()) {
+            String url = server.uri().toString();
+            String ca = certificate.certificatePem().toString();
+
+            Run ok = cli(Map.of(), "sql", "--server", url, "--tls-ca", ca, "--api-key-file", keyFile.toString(),
+                    "SELECT 41 + 1 AS answer");
+            assertThat(ok.code()).as(ok.err()).isZero();
+            assertThat(ok.out()).contains("42");
+
+            Run fromEnvironment = cli(Map.of("INTERLACE_API_KEY", secret), "sql", "--server", url, "--tls-ca", ca,
+                    "SELECT 1 AS one");
+            assertThat(fromEnvironment.code()).as(fromEnvironment.err()).isZero();
+
+            Run noKey = cli(Map.of(), "sql", "--server", url, "--tls-ca", ca, "SELECT 1");
+            assertThat(noKey.code()).isEqualTo(Main.FAILED);
+            assertThat(noKey.err()).contains("INTERLACE_API_KEY");
+
+            Run noCa = cli(Map.of("INTERLACE_API_KEY", secret), "sql", "--server", url, "SELECT 1");
+            assertThat(noCa.code()).isEqualTo(Main.FAILED);
+            assertThat(noCa.err()).contains("--tls-ca");
+            assertThat(ok.out() + ok.err() + noKey.err() + noCa.err()).doesNotContain(secret);
+        }
+    }
+}
