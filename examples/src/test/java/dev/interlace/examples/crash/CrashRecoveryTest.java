@@ -20,9 +20,9 @@ import org.junit.jupiter.api.io.CleanupMode;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * "200 OK means fsynced" (DESIGN.md §3, §11), tested by crashing a real server in a child JVM while 16 clients
- * publish, restarting it on the same data directory and checking with {@link DurabilityOracle} that every
- * acknowledged event is there exactly once, at its acknowledged offset, with offsets dense from 1.
+ * "200 OK means fsynced" (docs/operations.md#what-a-200-promises), tested by crashing a real server in a child JVM
+ * while 16 clients publish, restarting it on the same data directory and checking with {@link DurabilityOracle} that
+ * every acknowledged event is there exactly once, at its acknowledged offset, with offsets dense from 1.
  *
  * <p>Crashes are a SIGKILL at a random moment under load, and halts at the named points of the commit protocol
  * ({@link FaultPoint}). Each test crashes the same data directory several times, so recovery of a recovered log is

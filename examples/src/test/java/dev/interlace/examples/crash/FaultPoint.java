@@ -4,7 +4,7 @@ import java.util.Locale;
 
 /**
  * Where a crash-test child stops itself. Lives in test code only: the shipped jar has no switch that weakens
- * durability (DESIGN.md §11).
+ * durability (docs/operations.md#crash-safety).
  */
 enum FaultPoint {
 

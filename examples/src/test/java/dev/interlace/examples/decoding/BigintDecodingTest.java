@@ -9,7 +9,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-/** {@code bigint} takes JSON integers only, within the signed 64-bit range (DESIGN.md §2). */
+/** {@code bigint} takes JSON integers only, within the signed 64-bit range. */
 class BigintDecodingTest {
 
     @Test

@@ -9,7 +9,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.Test;
 
-/** {@code boolean} takes exactly JSON {@code true} or {@code false} (DESIGN.md §2). */
+/** {@code boolean} takes exactly JSON {@code true} or {@code false}. */
 class BooleanDecodingTest {
 
     @Test

@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-/** {@code date} takes a {@code YYYY-MM-DD} string naming a real calendar day (DESIGN.md §2). */
+/** {@code date} takes a {@code YYYY-MM-DD} string naming a real calendar day. */
 class DateDecodingTest {
 
     private static FieldError dateError(String value) {

@@ -15,7 +15,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * {@code decimal(p,s)} takes a JSON number or a numeric string, exactly, at the column's scale; it never rounds, and
- * a value with too many digits is an error (DESIGN.md §2). Column {@code m} is {@code decimal(12,2)}: at most 10
+ * a value with too many digits is an error. Column {@code m} is {@code decimal(12,2)}: at most 10
  * integer digits and 2 fractional digits; column {@code amount} of the required stream is {@code decimal(38,10)}.
  */
 class DecimalDecodingTest {

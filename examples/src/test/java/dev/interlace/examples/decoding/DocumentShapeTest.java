@@ -17,7 +17,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * One event is exactly one well-formed JSON object (DESIGN.md §3: {@code not_an_object}, {@code malformed_json}).
+ * One event is exactly one well-formed JSON object ({@code not_an_object}, {@code malformed_json}).
  */
 class DocumentShapeTest {
 

@@ -9,7 +9,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import dev.interlace.runtime.stream.FieldError;
 import org.junit.jupiter.api.Test;
 
-/** {@code double} takes any JSON number that is finite as a 64-bit float (DESIGN.md §2). */
+/** {@code double} takes any JSON number that is finite as a 64-bit float. */
 class DoubleDecodingTest {
 
     @Test

@@ -11,7 +11,7 @@ import dev.interlace.runtime.stream.EventDecoder;
 import org.junit.jupiter.api.Test;
 
 /**
- * Duplicate keys in one object are an error (DESIGN.md §2): the payload is ambiguous, so it is refused as a whole
+ * Duplicate keys in one object are an error: the payload is ambiguous, so it is refused as a whole
  * (400 {@code duplicate_field}) rather than resolved by picking one value.
  */
 class DuplicateFieldTest {

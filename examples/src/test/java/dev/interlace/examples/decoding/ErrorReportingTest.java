@@ -9,7 +9,7 @@ import dev.interlace.runtime.stream.FieldError;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** Every error of an event is reported, not just the first, in the order found (DESIGN.md §2, §3 422 body). */
+/** Every error of an event is reported, not just the first, in the order found, as the 422 body lists them. */
 class ErrorReportingTest {
 
     @Test

@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import org.junit.jupiter.api.Test;
 
-/** {@code json} takes any JSON value, kept as compact JSON text with numbers exactly as sent (DESIGN.md §2). */
+/** {@code json} takes any JSON value, kept as compact JSON text with numbers exactly as sent. */
 class JsonDecodingTest {
 
     private static String jsonColumn(String payload) {

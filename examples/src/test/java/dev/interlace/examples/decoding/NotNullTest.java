@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-/** A {@code not null} column rejects a missing field and an explicit JSON null (DESIGN.md §2). */
+/** A {@code not null} column rejects a missing field and an explicit JSON null. */
 class NotNullTest {
 
     private static final String[] NOT_NULL_COLUMNS =

@@ -9,7 +9,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-/** {@code string} takes exactly a JSON string, which must be valid Unicode (DESIGN.md §2). */
+/** {@code string} takes exactly a JSON string, which must be valid Unicode. */
 class StringDecodingTest {
 
     @Test

@@ -12,7 +12,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * {@code timestamp} takes an RFC 3339 string with {@code Z} or a {@code ±hh:mm} offset and up to 6 fractional
- * digits, normalised to UTC; a missing offset is an error that says to add one (DESIGN.md §2).
+ * digits, normalised to UTC; a missing offset is an error that says to add one.
  */
 class TimestampDecodingTest {
 

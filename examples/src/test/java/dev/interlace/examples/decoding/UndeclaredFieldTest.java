@@ -22,8 +22,9 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * Fields the schema does not declare (DESIGN.md §5): streams that reject or quarantine drift report each one as an
- * error naming the declared columns; a stream that evolves keeps them, as JSON text, for new columns.
+ * Fields the schema does not declare (docs/streaming.md#schema-drift): streams that reject or quarantine drift
+ * report each one as an error naming the declared columns; a stream that evolves keeps them, as JSON text, for new
+ * columns.
  */
 class UndeclaredFieldTest {
 

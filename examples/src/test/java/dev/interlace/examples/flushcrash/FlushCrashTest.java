@@ -26,11 +26,11 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * Exactly-once flushing into DuckDB (DESIGN.md §7), tested by halting a real server in a child JVM at the steps of
- * a flush while clients publish, restarting it on the same data directory, waiting until the flusher has caught up
- * ({@code pending} 0) and checking with {@link WarehouseOracle} that {@code streams.<name>} holds every log entry
- * exactly once ({@code count(*) = count(DISTINCT _offset) = max(_offset) = count(DISTINCT key) = head},
- * {@code _watermarks} = head) and every acknowledged key at its acknowledged offset.
+ * Exactly-once flushing into DuckDB (docs/operations.md#exactly-once-into-the-warehouse), tested by halting a real
+ * server in a child JVM at the steps of a flush while clients publish, restarting it on the same data directory,
+ * waiting until the flusher has caught up ({@code pending} 0) and checking with {@link WarehouseOracle} that
+ * {@code streams.<name>} holds every log entry exactly once ({@code count(*) = count(DISTINCT _offset) = max(_offset) =
+ * count(DISTINCT key) = head}, {@code _watermarks} = head) and every acknowledged key at its acknowledged offset.
  *
  * <p>Fault points ({@link FlushFault}): after the watermark compare-and-set, after the Appender wrote the rows
  * (before commit), after the commit (before the in-memory watermark moved), mid-drain of a multi-batch backlog,

@@ -5,7 +5,7 @@ import java.util.Locale;
 import java.util.stream.Collectors;
 
 /**
- * Where a flush-crash child stops itself (DESIGN.md §7: rows and watermark commit in one DuckDB transaction, so a
+ * Where a flush-crash child stops itself (rows and watermark commit in one DuckDB transaction, so a
  * crash anywhere leaves both or neither). Test code only: the shipped jar has no switch that weakens exactly-once.
  */
 enum FlushFault {

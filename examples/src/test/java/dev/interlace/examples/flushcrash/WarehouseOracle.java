@@ -16,7 +16,7 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Checks a recovered server's warehouse over HTTP (DESIGN.md §7): once the flusher has caught up ({@code pending}
+ * Checks a recovered server's warehouse over HTTP: once the flusher has caught up ({@code pending}
  * 0), {@code streams.<stream>} holds every log entry exactly once ({@code count(*) = count(DISTINCT _offset) =
  * max(_offset) = count(DISTINCT <key>) = head}), every acknowledged key is there at the offset its 200 reported, and
  * {@code streams._watermarks} says {@code head} for the stream.

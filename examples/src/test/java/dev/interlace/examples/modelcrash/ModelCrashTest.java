@@ -27,13 +27,14 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * Incremental models are exactly-once across a crash between writing their output and committing their watermark
- * (DESIGN.md §8: "output and model watermark commit in one transaction"). A real server runs in a child JVM while
- * clients publish clicks; on the N-th batch of {@code clicks_enriched} that processes rows it halts (exit 137, no
- * hooks) inside the model's transaction, at one of the {@link ModelFault} points. A normal server is then started on
- * the same data directory, and once nothing is pending, no run is active and the model caught up, {@link ModelOracle}
- * checks that every row of {@code streams.clicks} was processed by exactly one committed batch, that the model table
- * holds every acknowledged click once at its offset, and that the watermarks and run records agree.
+ * Incremental models are exactly-once across a crash between writing their output and committing their watermark (the
+ * output and the model's watermark commit in one transaction: docs/models.md#materialisations). A real server runs in a
+ * child JVM while clients publish clicks; on the N-th batch of {@code clicks_enriched} that processes rows it halts
+ * (exit 137, no hooks) inside the model's transaction, at one of the {@link ModelFault} points. A normal server is then
+ * started on the same data directory, and once nothing is pending, no run is active and the model caught up,
+ * {@link ModelOracle} checks that every row of {@code streams.clicks} was processed by exactly one committed batch,
+ * that the model table holds every acknowledged click once at its offset, and that the watermarks and run records
+ * agree.
  *
  * <p>The negative control lets every statement of the model's connection commit on its own (the output before the
  * watermark) and halts after the output: the restarted server processes the batch again. The model table looks clean

@@ -16,7 +16,7 @@ import java.util.TreeMap;
 
 /**
  * Checks, over HTTP on a recovered server that has caught up, that the incremental model {@code clicks_enriched}
- * processed every row of {@code streams.clicks} exactly once (DESIGN.md §8, docs/models.md):
+ * processed every row of {@code streams.clicks} exactly once (docs/models.md#materialisations):
  *
  * <ul>
  *   <li>the stream is complete: {@code count(*)} of {@code streams.clicks} = head = its flushed watermark;

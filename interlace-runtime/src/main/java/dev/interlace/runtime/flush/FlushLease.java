@@ -4,7 +4,7 @@ import java.time.Duration;
 
 /**
  * How the flusher holds each stream: a lease on the stream's consumer group {@value #GROUP} in the log, whose fencing
- * token it records in {@code streams._watermarks} before writing (DESIGN.md §4). A flusher that was paused past its
+ * token it records in {@code streams._watermarks} before writing. A flusher that was paused past its
  * lease (GC, a stalled disk) finds its token superseded and writes nothing.
  *
  * @param owner the name the lease is held under; a restarted process with the same name renews its own unexpired

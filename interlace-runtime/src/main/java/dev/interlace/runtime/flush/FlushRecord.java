@@ -3,7 +3,7 @@ package dev.interlace.runtime.flush;
 import java.util.List;
 
 /**
- * The record of one flush batch (DESIGN.md §9), kept in {@code interlace.flushes}. A committed batch's record is
+ * The record of one flush batch, kept in {@code interlace.flushes}. A committed batch's record is
  * written in the batch's own transaction, so it exists exactly when the batch's rows do; a failed attempt's record
  * (with its error) is written afterwards when the warehouse allows it.
  *

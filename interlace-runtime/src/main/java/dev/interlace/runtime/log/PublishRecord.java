@@ -3,7 +3,7 @@ package dev.interlace.runtime.log;
 import java.util.List;
 
 /**
- * The durable record of one acknowledged publish, written in the same transaction as its events (DESIGN.md §9).
+ * The durable record of one acknowledged publish, written in the same transaction as its events.
  *
  * @param firstOffset lowest offset the request's accepted events got, 0 when none was accepted
  * @param lastOffset highest offset the request's accepted events got, 0 when none was accepted

@@ -7,7 +7,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * The durable, ordered log every accepted event is written to before it is acknowledged (DESIGN.md §4).
+ * The durable, ordered log every accepted event is written to before it is acknowledged.
  *
  * <p>Contract: {@link #append} completes only after the request's entries, their deduplication records and the
  * request's publish record are durable (on the SQLite implementation: committed with {@code synchronous=FULL}), and

@@ -2,7 +2,7 @@ package dev.interlace.runtime.log;
 
 /**
  * How far each stream has been materialised; the log subtracts it from the head to know the backlog that
- * backpressure limits (DESIGN.md §6).
+ * backpressure limits (docs/operations.md#backpressure).
  */
 public interface Watermarks {
 

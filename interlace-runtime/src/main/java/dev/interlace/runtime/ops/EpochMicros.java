@@ -3,7 +3,7 @@ package dev.interlace.runtime.ops;
 import java.time.Clock;
 import java.time.Instant;
 
-/** Times as the project stores them: microseconds since the epoch, UTC (DESIGN.md §9). */
+/** Times as the project stores them: microseconds since the epoch, UTC. */
 public final class EpochMicros {
 
     private EpochMicros() {}

@@ -11,7 +11,10 @@ import java.util.regex.Pattern;
  */
 public final class RequestIds {
 
-    /** Prefixes reserved for the runtime's own work (DESIGN.md §9); a client id may not start with them. */
+    /**
+     * Prefixes reserved for the runtime's own work (start-up, flushes, model runs, scheduled jobs such as the
+     * retention sweep); a client id may not start with them.
+     */
     public static final List<String> SENTINEL_PREFIXES = List.of("boot-", "flush-", "run-", "sched-");
 
     private static final Pattern ACCEPTABLE = Pattern.compile("[A-Za-z0-9._:-]{1,128}");

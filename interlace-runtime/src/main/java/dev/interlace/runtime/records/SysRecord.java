@@ -3,7 +3,7 @@ package dev.interlace.runtime.records;
 import java.util.List;
 
 /**
- * One system record (DESIGN.md §9): something the process did or noticed on its own.
+ * One system record, kept in {@code records.sqlite}: something the process did or noticed on its own.
  *
  * @param seq the record's number, increasing (0 until stored)
  * @param atMicros when, epoch microseconds

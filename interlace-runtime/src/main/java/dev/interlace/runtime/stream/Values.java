@@ -20,7 +20,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The decoding rules of every column type (DESIGN.md §2), called by the generated decoders.
+ * The decoding rules of every column type (docs/streaming.md#decoding-rules), called by the generated decoders.
  *
  * <p>Each {@code read*} method expects the parser on the field's value token. It returns the typed value, or
  * {@code null} when the value is JSON {@code null} or invalid; in the invalid case (and for a null in a

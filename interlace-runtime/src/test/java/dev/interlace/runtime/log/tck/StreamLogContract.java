@@ -55,7 +55,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The conformance suite (TCK) every {@link StreamLog} must pass (DESIGN.md §4, §6, §7 "dedup window").
+ * The conformance suite (TCK) every {@link StreamLog} must pass (docs/architecture.md#seams-and-conformance-suites).
  *
  * <p>It specifies, through the {@link StreamLog} interface only: dense per-stream offsets from 1 that never rewind;
  * atomic appends (all of a request's entries or none, consecutive offsets, never half-visible to readers); the
