@@ -17,10 +17,12 @@ import javax.tools.JavaFileObject;
 import javax.tools.StandardLocation;
 
 /**
- * The registries of one annotation in a compilation: collects what a step generated, writes a registry source for
- * it in the round after (a source written in javac's last round draws a warning), and lists every registry in one
- * {@code META-INF/services} file when processing is over. Each file names the annotated classes it comes from as
- * its originating elements, so incremental builds know what to regenerate.
+ * The registries of one annotation in a compilation: collects what a step accepted in a round, writes a registry
+ * source for it at the end of that round, and lists every registry in one {@code META-INF/services} file when
+ * processing is over. Writing in the round itself, not when processing is over, keeps the source out of javac's
+ * last round (which draws a warning); a compilation whose items all come in one round, the usual case, gets one
+ * registry. Each file names the annotated classes it comes from as its originating elements, so incremental builds
+ * know what to regenerate.
  *
  * @param <T> what a registry lists (a stream or model declaration)
  */
@@ -41,7 +43,6 @@ final class Registries<T> {
     private final Map<String, Element> unregisteredOrigins = new TreeMap<>();
     private final List<String> registries = new ArrayList<>();
     private final Set<Element> registeredOrigins = new LinkedHashSet<>();
-    private boolean addedThisRound;
 
     Registries(ProcessingEnvironment env, String serviceInterface, String baseName, Function<T, String> packageOf,
             Source<T> source) {
@@ -56,18 +57,16 @@ final class Registries<T> {
     void add(String name, T item, Element origin) {
         unregistered.put(name, item);
         unregisteredOrigins.put(name, origin);
-        addedThisRound = true;
     }
 
-    /** Called at the end of each round: a round without new items writes the registry of the earlier ones. */
+    /** Called at the end of each round: writes the registry of the items this round accepted. */
     void endOfRound() {
-        if (!addedThisRound && !unregistered.isEmpty()) {
+        if (!unregistered.isEmpty()) {
             writeRegistry();
         }
-        addedThisRound = false;
     }
 
-    /** Writes what is left and the service file. */
+    /** Writes what is left (nothing, when every round ended with {@link #endOfRound}) and the service file. */
     void finish() {
         if (!unregistered.isEmpty()) {
             writeRegistry();
