@@ -3,19 +3,16 @@ package dev.interlace.processor;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeSet;
-import java.util.regex.Pattern;
 import javax.annotation.processing.ProcessingEnvironment;
 import javax.lang.model.element.AnnotationMirror;
 import javax.lang.model.element.AnnotationValue;
-import javax.lang.model.element.Element;
 import javax.lang.model.element.ExecutableElement;
 import javax.lang.model.element.Modifier;
 import javax.lang.model.element.TypeElement;
-import javax.lang.model.element.VariableElement;
 import javax.lang.model.type.TypeMirror;
 import javax.lang.model.util.ElementFilter;
 import javax.tools.FileObject;
@@ -23,7 +20,11 @@ import javax.tools.StandardLocation;
 
 /**
  * Validates every {@code @Model} and writes the compilation's model registry: name, kind (SQL or a {@code JavaModel}
- * class), {@code dependsOn} of Java models checked against the streams and models this compilation knows.
+ * class), {@code dependsOn} of Java models checked against the streams in {@link KnownStreams} (this compilation's and
+ * those of jars on the class path) and the models this compilation knows.
+ *
+ * <p>A model whose only problem may be something a later round still generates (a dependency not known yet) is
+ * deferred; if it is still unknown when processing is over, its report is printed then.
  */
 final class ModelStep implements ProcessingStep {
 
@@ -31,18 +32,18 @@ final class ModelStep implements ProcessingStep {
     static final String JAVA_MODEL = "dev.interlace.runtime.model.JavaModel";
     static final String REGISTRY_INTERFACE = "dev.interlace.runtime.model.ModelRegistry";
     static final String REGISTRY_NAME = "InterlaceModelRegistry";
-    private static final Pattern NAME = Pattern.compile("[a-z][a-z0-9_]{0,62}");
 
     /** A valid model, as the registry needs it. */
     record ModelDeclaration(String packageName, String name, String materialise, String uniqueKey, String sql,
             List<String> dependsOn, String className) {}
 
     private final ProcessingEnvironment env;
-    private final StreamStep streams;
+    private final KnownStreams streams;
+    /** Models of this compilation by name, valid or not, and the class declaring each (the first one wins). */
     private final Map<String, String> declaredNames = new HashMap<>();
     private final Registries<ModelDeclaration> registry;
 
-    ModelStep(ProcessingEnvironment env, StreamStep streams) {
+    ModelStep(ProcessingEnvironment env, KnownStreams streams) {
         this.env = env;
         this.streams = streams;
         this.registry = new Registries<>(env, REGISTRY_INTERFACE, REGISTRY_NAME, ModelDeclaration::packageName,
@@ -55,24 +56,27 @@ final class ModelStep implements ProcessingStep {
     }
 
     @Override
-    public void process(Set<? extends Element> elements) {
-        List<TypeElement> models = new ArrayList<>();
-        for (Element element : elements) {
-            if (element instanceof TypeElement type) {
-                models.add(type);
-                declaredNames.putIfAbsent(stringValue(mirror(type), "name"), type.getQualifiedName().toString());
-            }
+    public Set<TypeElement> process(Set<TypeElement> elements, boolean lastRound) {
+        for (TypeElement type : elements) {
+            String name = Annotations.string(values(Annotations.mirror(type, ANNOTATION)).get("name"));
+            declaredNames.putIfAbsent(name, type.getQualifiedName().toString());
         }
-        for (TypeElement type : models) {
-            AnnotationMirror mirror = mirror(type);
+        Set<TypeElement> deferred = new LinkedHashSet<>();
+        for (TypeElement type : elements) {
+            AnnotationMirror mirror = Annotations.mirror(type, ANNOTATION);
             Report report = new Report(type, mirror);
             ModelDeclaration model = validate(type, mirror, report);
+            if (report.hasUnresolved() && !lastRound) {
+                deferred.add(type);
+                continue;
+            }
             report.print(env.getMessager());
             if (report.isClean()) {
-                registry.add(model.name(), model);
+                registry.add(model.name(), model, type);
             }
         }
-        registry.endOfRound(!elements.isEmpty());
+        registry.endOfRound();
+        return deferred;
     }
 
     @Override
@@ -82,10 +86,10 @@ final class ModelStep implements ProcessingStep {
 
     private ModelDeclaration validate(TypeElement type, AnnotationMirror mirror, Report report) {
         Map<String, AnnotationValue> values = values(mirror);
-        String name = (String) values.get("name").getValue();
-        if (!NAME.matcher(name).matches()) {
+        String name = Annotations.string(values.get("name"));
+        if (!Names.isValid(name)) {
             report.error(DiagnosticId.MODEL_NAME, values.get("name"), "model name \"" + name + "\" is not valid: use"
-                    + " lower-case letters, digits and _, starting with a letter ([a-z][a-z0-9_]{0,62})");
+                    + " lower-case letters, digits and _, starting with a letter (" + Names.RULE + ")");
         } else if (!declaredNames.get(name).equals(type.getQualifiedName().toString())) {
             report.error(DiagnosticId.DUPLICATE_MODEL, values.get("name"), "model \"" + name + "\" is already"
                     + " declared by " + declaredNames.get(name) + "; rename one of them");
@@ -93,14 +97,12 @@ final class ModelStep implements ProcessingStep {
             report.error(DiagnosticId.DUPLICATE_MODEL, values.get("name"), "model \"" + name + "\" is also the SQL"
                     + " file models/" + name + ".sql; rename one of them");
         }
-        String sql = (String) values.get("sql").getValue();
+        String sql = Annotations.string(values.get("sql"));
         boolean isJava = implementsJavaModel(type);
-        String materialise = ((VariableElement) values.get("materialise").getValue()).getSimpleName().toString();
-        @SuppressWarnings("unchecked")
-        List<? extends AnnotationValue> dependsOnValues = (List<? extends AnnotationValue>) values.get("dependsOn")
-                .getValue();
+        String materialise = Annotations.enumConstant(values.get("materialise"));
+        List<? extends AnnotationValue> dependsOnValues = Annotations.list(values.get("dependsOn"));
         List<String> dependsOn = new ArrayList<>();
-        dependsOnValues.forEach(value -> dependsOn.add((String) value.getValue()));
+        dependsOnValues.forEach(value -> dependsOn.add(Annotations.string(value)));
         if (sql.isBlank() && !isJava) {
             report.error(DiagnosticId.MODEL_KIND, null, "model \"" + name + "\" has no SQL and "
                     + type.getSimpleName() + " does not implement " + JAVA_MODEL + "; give sql = \"SELECT ...\" or"
@@ -122,31 +124,32 @@ final class ModelStep implements ProcessingStep {
                         + "\" must say what it reads: dependsOn = {\"streams.orders\", \"other_model\"}");
             }
             for (AnnotationValue value : dependsOnValues) {
-                String input = (String) value.getValue();
+                String input = Annotations.string(value);
                 if (!known(input)) {
-                    report.error(DiagnosticId.MODEL_DEPENDS_ON, value, "model \"" + name + "\" depends on \""
+                    report.unresolved(DiagnosticId.MODEL_DEPENDS_ON, value, "model \"" + name + "\" depends on \""
                             + input + "\", which is neither a stream of this compilation (streams.<name>; declared: "
-                            + String.join(", ", new TreeSet<>(streams.declaredStreams())) + ") nor a model (an"
-                            + " @Model class or a models/<name>.sql file)");
+                            + String.join(", ", streams.declaredHere()) + ") nor of a jar on the class path (built"
+                            + " with this processor, which lists its streams in " + KnownStreams.INDEX + ") nor a"
+                            + " model (an @Model class or a models/<name>.sql file)");
                 }
             }
         } else if (!dependsOn.isEmpty()) {
             report.error(DiagnosticId.MODEL_DEPENDS_ON, values.get("dependsOn"), "a SQL model's dependencies come"
                     + " from its SQL; remove dependsOn");
         }
-        String uniqueKey = (String) values.get("uniqueKey").getValue();
+        String uniqueKey = Annotations.string(values.get("uniqueKey"));
         if (!uniqueKey.isEmpty() && !materialise.equals("INCREMENTAL")) {
             report.error(DiagnosticId.MODEL_KEY, values.get("uniqueKey"), "uniqueKey only applies to incremental"
                     + " models; remove it or use Materialise.INCREMENTAL");
         }
-        String packageName = env.getElementUtils().getPackageOf(type).getQualifiedName().toString();
+        String packageName = Annotations.packageOf(env.getElementUtils(), type);
         return new ModelDeclaration(packageName, name, materialise, uniqueKey.isEmpty() ? null : uniqueKey,
                 sql.isBlank() ? null : sql, dependsOn, type.getQualifiedName().toString());
     }
 
     private boolean known(String input) {
         if (input.startsWith("streams.")) {
-            return streams.declaredStreams().contains(input.substring("streams.".length()));
+            return streams.isKnown(input.substring("streams.".length()));
         }
         String model = input.startsWith("main.") ? input.substring("main.".length()) : input;
         return declaredNames.containsKey(model) || sqlModelExists(model);
@@ -182,24 +185,7 @@ final class ModelStep implements ProcessingStep {
         return false;
     }
 
-    private AnnotationMirror mirror(TypeElement type) {
-        for (AnnotationMirror mirror : type.getAnnotationMirrors()) {
-            if (((TypeElement) mirror.getAnnotationType().asElement()).getQualifiedName().contentEquals(ANNOTATION)) {
-                return mirror;
-            }
-        }
-        throw new IllegalStateException("unreachable: " + type + " was returned as annotated with @Model");
-    }
-
-    private String stringValue(AnnotationMirror mirror, String name) {
-        return (String) values(mirror).get(name).getValue();
-    }
-
     private Map<String, AnnotationValue> values(AnnotationMirror mirror) {
-        Map<String, AnnotationValue> values = new HashMap<>();
-        env.getElementUtils().getElementValuesWithDefaults(mirror)
-                .forEach((key, value) -> values.put(key.getSimpleName().toString(), value));
-        mirror.getElementValues().forEach((key, value) -> values.put(key.getSimpleName().toString(), value));
-        return values;
+        return Annotations.values(env.getElementUtils(), mirror);
     }
 }

@@ -23,7 +23,6 @@ final class SchemaParser {
         }
     }
 
-    static final Pattern NAME = Pattern.compile("[a-z][a-z0-9_]{0,62}");
     static final List<String> RESERVED_COLUMNS = List.of("_offset", "_ingested_at", "_request_id");
 
     private static final Pattern DECLARATION = Pattern.compile(
@@ -48,9 +47,9 @@ final class SchemaParser {
             return Result.fail(DiagnosticId.RESERVED_COLUMN, "column \"" + name + "\" is reserved: every stream"
                     + " table adds " + String.join(", ", RESERVED_COLUMNS) + " itself; rename the column");
         }
-        if (!NAME.matcher(name).matches()) {
+        if (!Names.isValid(name)) {
             return Result.fail(DiagnosticId.COLUMN_SPEC, "column name \"" + name + "\" is not valid: use lower-case"
-                    + " letters, digits and _ , starting with a letter, at most 63 characters ([a-z][a-z0-9_]{0,62})");
+                    + " letters, digits and _ , starting with a letter, at most 63 characters (" + Names.RULE + ")");
         }
         boolean notNull = false;
         if (!rest.isBlank()) {

@@ -10,39 +10,34 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.regex.Pattern;
 import javax.annotation.processing.Filer;
-import javax.annotation.processing.Messager;
 import javax.annotation.processing.ProcessingEnvironment;
 import javax.lang.model.element.AnnotationMirror;
 import javax.lang.model.element.AnnotationValue;
 import javax.lang.model.element.Element;
-import javax.lang.model.element.ExecutableElement;
-import javax.lang.model.element.PackageElement;
 import javax.lang.model.element.TypeElement;
-import javax.lang.model.element.VariableElement;
-import javax.lang.model.util.Elements;
 import javax.tools.Diagnostic;
+import javax.tools.FileObject;
 import javax.tools.JavaFileObject;
+import javax.tools.StandardLocation;
 
 /**
  * Validates every {@code @Stream} into a {@link Report} and, for valid ones, generates the event record, decoder
- * and descriptor; when processing is over, writes the compilation's registry and its service file.
+ * and descriptor, and records the stream in {@link KnownStreams}; when processing is over, writes the compilation's
+ * registry and its service file. A stream needs nothing from later rounds, so this step never defers.
  */
 final class StreamStep implements ProcessingStep {
 
     static final String ANNOTATION = "dev.interlace.annotations.Stream";
     static final String REGISTRY_INTERFACE = "dev.interlace.runtime.stream.StreamRegistry";
 
-    private static final Pattern STREAM_NAME = Pattern.compile("[a-z][a-z0-9_]{0,62}");
-
     private final ProcessingEnvironment env;
-    /** Streams of this compilation by name, valid or not, to report duplicates against the first. */
-    private final Map<String, String> declaredNames = new HashMap<>();
+    private final KnownStreams streams;
     private final Registries<StreamDeclaration> registry;
 
-    StreamStep(ProcessingEnvironment env) {
+    StreamStep(ProcessingEnvironment env, KnownStreams streams) {
         this.env = env;
+        this.streams = streams;
         this.registry = new Registries<>(env, REGISTRY_INTERFACE, StreamSources.REGISTRY_NAME,
                 StreamDeclaration::packageName, StreamSources::registry);
     }
@@ -52,18 +47,10 @@ final class StreamStep implements ProcessingStep {
         return ANNOTATION;
     }
 
-    /** The names of the streams declared so far in this compilation. */
-    Set<String> declaredStreams() {
-        return declaredNames.keySet();
-    }
-
     @Override
-    public void process(Set<? extends Element> elements) {
-        for (Element element : elements) {
-            if (!(element instanceof TypeElement type)) {
-                continue;
-            }
-            AnnotationMirror mirror = findAnnotation(type);
+    public Set<TypeElement> process(Set<TypeElement> elements, boolean lastRound) {
+        for (TypeElement type : elements) {
+            AnnotationMirror mirror = Annotations.mirror(type, ANNOTATION);
             Report report = new Report(type, mirror);
             Optional<StreamDeclaration> declaration = validate(type, mirror, report);
             report.print(env.getMessager());
@@ -71,7 +58,8 @@ final class StreamStep implements ProcessingStep {
                 generate(type, declaration.get());
             }
         }
-        registry.endOfRound(!elements.isEmpty());
+        registry.endOfRound();
+        return Set.of();
     }
 
     @Override
@@ -80,25 +68,22 @@ final class StreamStep implements ProcessingStep {
     }
 
     private Optional<StreamDeclaration> validate(TypeElement type, AnnotationMirror mirror, Report report) {
-        Map<String, AnnotationValue> values = valuesWithDefaults(mirror);
+        Map<String, AnnotationValue> values = Annotations.values(env.getElementUtils(), mirror);
 
         AnnotationValue nameValue = values.get("name");
-        String name = (String) nameValue.getValue();
-        if (!STREAM_NAME.matcher(name).matches() || name.contains("__")) {
+        String name = Annotations.string(nameValue);
+        if (!Names.isValid(name) || name.contains("__")) {
             report.error(DiagnosticId.STREAM_NAME, nameValue, "stream name \"" + name + "\" is not valid: use"
                     + " lower-case letters, digits and single underscores, starting with a letter, at most 63"
-                    + " characters ([a-z][a-z0-9_]{0,62}, no \"__\"), e.g. \"orders\"");
+                    + " characters (" + Names.RULE + ", no \"__\"), e.g. \"orders\"");
         } else {
-            String first = declaredNames.putIfAbsent(name, type.getQualifiedName().toString());
-            if (first != null) {
-                report.error(DiagnosticId.DUPLICATE_STREAM, nameValue, "stream \"" + name + "\" is already"
-                        + " declared by " + first + "; stream names must be unique, so rename one of them");
-            }
+            streams.declare(name, type.getQualifiedName().toString()).ifPresent(first -> report.error(
+                    DiagnosticId.DUPLICATE_STREAM, nameValue, "stream \"" + name + "\" is already declared by "
+                            + first + "; stream names must be unique, so rename one of them"));
         }
 
         AnnotationValue schemaValue = values.get("schema");
-        @SuppressWarnings("unchecked")
-        List<? extends AnnotationValue> schema = (List<? extends AnnotationValue>) schemaValue.getValue();
+        List<? extends AnnotationValue> schema = Annotations.list(schemaValue);
         if (schema.isEmpty()) {
             report.error(DiagnosticId.EMPTY_SCHEMA, schemaValue, "stream \"" + name + "\" declares no columns;"
                     + " add at least one, e.g. schema = {\"id string not null\"}");
@@ -106,7 +91,7 @@ final class StreamStep implements ProcessingStep {
         List<ColumnSpec> columns = new ArrayList<>();
         Map<String, ColumnSpec> byName = new HashMap<>();
         for (AnnotationValue element : schema) {
-            SchemaParser.Result parsed = SchemaParser.parse((String) element.getValue());
+            SchemaParser.Result parsed = SchemaParser.parse(Annotations.string(element));
             if (parsed.failure().isPresent()) {
                 report.error(parsed.failure().get().id(), element, parsed.failure().get().message());
                 continue;
@@ -121,7 +106,7 @@ final class StreamStep implements ProcessingStep {
         }
 
         AnnotationValue keyValue = values.get("idempotencyKey");
-        String key = (String) keyValue.getValue();
+        String key = Annotations.string(keyValue);
         if (!key.isEmpty()) {
             ColumnSpec keyColumn = byName.get(key);
             if (keyColumn == null) {
@@ -136,7 +121,7 @@ final class StreamStep implements ProcessingStep {
         }
 
         AnnotationValue retentionValue = values.get("retention");
-        String retention = (String) retentionValue.getValue();
+        String retention = Annotations.string(retentionValue);
         OptionalLong retentionMillis = OptionalLong.empty();
         if (!retention.isEmpty()) {
             retentionMillis = Retention.parseMillis(retention);
@@ -147,13 +132,13 @@ final class StreamStep implements ProcessingStep {
             }
         }
 
-        String drift = ((VariableElement) values.get("onSchemaDrift").getValue()).getSimpleName().toString();
+        String drift = Annotations.enumConstant(values.get("onSchemaDrift"));
 
         if (!report.isClean()) {
             return Optional.empty();
         }
         return Optional.of(new StreamDeclaration(
-                packageOf(type),
+                Annotations.packageOf(env.getElementUtils(), type),
                 generatedBaseName(type),
                 type.getQualifiedName().toString(),
                 name,
@@ -165,7 +150,7 @@ final class StreamStep implements ProcessingStep {
     }
 
     private void generate(TypeElement type, StreamDeclaration stream) {
-        registry.add(stream.name(), stream);
+        registry.add(stream.name(), stream, type);
         Filer filer = env.getFiler();
         Map<String, String> sources = Map.of(
                 stream.eventType(), StreamSources.event(stream),
@@ -178,41 +163,25 @@ final class StreamStep implements ProcessingStep {
                     out.write(source.getValue());
                 }
             } catch (IOException e) {
-                Messager messager = env.getMessager();
-                messager.printMessage(Diagnostic.Kind.ERROR, "Interlace could not write "
+                env.getMessager().printMessage(Diagnostic.Kind.ERROR, "Interlace could not write "
                         + stream.qualified(source.getKey()) + ": " + e.getMessage(), type);
             }
         }
+        writeIndexEntry(type, stream);
     }
 
-    private AnnotationMirror findAnnotation(TypeElement type) {
-        for (AnnotationMirror mirror : type.getAnnotationMirrors()) {
-            TypeElement annotationType = (TypeElement) mirror.getAnnotationType().asElement();
-            if (annotationType.getQualifiedName().contentEquals(ANNOTATION)) {
-                return mirror;
+    /** Lets compilations that have this one's output on their class path find the stream by name. */
+    private void writeIndexEntry(TypeElement type, StreamDeclaration stream) {
+        String entry = KnownStreams.indexEntry(stream.name());
+        try {
+            FileObject file = env.getFiler().createResource(StandardLocation.CLASS_OUTPUT, "", entry, type);
+            try (Writer out = file.openWriter()) {
+                out.write(stream.qualified(stream.descriptorType()) + "\n");
             }
+        } catch (IOException e) {
+            env.getMessager().printMessage(Diagnostic.Kind.ERROR, "Interlace could not write " + entry + ": "
+                    + e.getMessage(), type);
         }
-        throw new IllegalStateException("unreachable: " + type + " was returned as annotated with @Stream");
-    }
-
-    private Map<String, AnnotationValue> valuesWithDefaults(AnnotationMirror mirror) {
-        Elements elements = env.getElementUtils();
-        Map<String, AnnotationValue> values = new HashMap<>();
-        for (Map.Entry<? extends ExecutableElement, ? extends AnnotationValue> entry
-                : elements.getElementValuesWithDefaults(mirror).entrySet()) {
-            values.put(entry.getKey().getSimpleName().toString(), entry.getValue());
-        }
-        // Explicit values are the ones javac can point at; prefer them over defaults.
-        for (Map.Entry<? extends ExecutableElement, ? extends AnnotationValue> entry
-                : mirror.getElementValues().entrySet()) {
-            values.put(entry.getKey().getSimpleName().toString(), entry.getValue());
-        }
-        return values;
-    }
-
-    private String packageOf(TypeElement type) {
-        PackageElement pkg = env.getElementUtils().getPackageOf(type);
-        return pkg.isUnnamed() ? "" : pkg.getQualifiedName().toString();
     }
 
     /** {@code Orders} for a top-level class, {@code OuterOrders} for {@code Outer.Orders}. */
