@@ -2,7 +2,7 @@ package dev.interlace.runtime.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.interlace.runtime.stream.StoredJson;
+import dev.interlace.client.ExactJson;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.URI;
@@ -21,7 +21,7 @@ import javax.net.ssl.SSLException;
 final class ServerClient {
 
     static final String DEFAULT_SERVER = "http://127.0.0.1:8000";
-    static final ObjectMapper JSON = StoredJson.exactMapper();
+    static final ObjectMapper JSON = ExactJson.mapper();
 
     private final String server;
     private final String apiKey;

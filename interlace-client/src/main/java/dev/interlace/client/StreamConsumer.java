@@ -3,7 +3,6 @@ package dev.interlace.client;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.interlace.runtime.stream.StoredJson;
 import java.io.IOException;
 import java.net.URI;
 import java.net.URLEncoder;
@@ -53,7 +52,7 @@ public final class StreamConsumer {
     private final SSLContext sslContext;
     private final HttpClient http;
     /** Events keep their numbers as sent: {@code 49.50} stays {@code 49.50}, long integers stay whole. */
-    private final ObjectMapper json = StoredJson.exactMapper();
+    private final ObjectMapper json = ExactJson.mapper();
     private volatile boolean stopped;
 
     private StreamConsumer(URI base, String stream, String group, String owner, Duration ttl, int batchSize,
