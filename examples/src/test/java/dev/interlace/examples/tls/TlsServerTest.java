@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.interlace.client.InterlaceClient;
 import dev.interlace.client.PublishResult;
 import dev.interlace.client.TrustedCertificates;
+import dev.interlace.client.testing.SelfSignedCertificate;
 import dev.interlace.runtime.Interlace;
 import dev.interlace.runtime.config.ConfigLoader;
 import java.net.http.HttpClient;

@@ -2,7 +2,7 @@ package dev.interlace.runtime.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.interlace.examples.tls.SelfSignedCertificate;
+import dev.interlace.client.testing.SelfSignedCertificate;
 import dev.interlace.runtime.Interlace;
 import dev.interlace.runtime.auth.KeyFile;
 import dev.interlace.runtime.auth.Scope;

@@ -2,8 +2,8 @@ package dev.interlace.runtime.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.interlace.examples.tls.RecordingServer;
-import dev.interlace.examples.tls.SelfSignedCertificate;
+import dev.interlace.client.testing.RecordingServer;
+import dev.interlace.client.testing.SelfSignedCertificate;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;

@@ -2,31 +2,29 @@ package dev.interlace.runtime.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.interlace.runtime.stream.StoredJson;
+import dev.interlace.client.ExactJson;
+import dev.interlace.client.InterlaceClient;
+import dev.interlace.client.ServerException;
 import java.io.IOException;
-import java.net.ConnectException;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.time.Duration;
+import java.nio.charset.StandardCharsets;
 import javax.net.ssl.SSLContext;
-import javax.net.ssl.SSLException;
 
 /**
- * The HTTP calls the CLI makes to a running server, with errors turned into exit-code-1 messages. Sends
- * {@code Authorization: Bearer <key>} when it has a key; trusts the given certificates (else the JDK's default
- * authorities) for {@code https://}.
+ * The HTTP calls the CLI makes to a running server, with errors turned into exit-code-1 messages. The requests
+ * themselves are {@link InterlaceClient#call}: it sends {@code Authorization: Bearer <key>} when it has a key and
+ * trusts the given certificates (else the JDK's default authorities) for {@code https://}.
  */
 final class ServerClient {
 
     static final String DEFAULT_SERVER = "http://127.0.0.1:8000";
-    static final ObjectMapper JSON = StoredJson.exactMapper();
+    static final ObjectMapper JSON = ExactJson.mapper();
 
     private final String server;
     private final String apiKey;
     private final boolean keyFromFile;
-    private final HttpClient client;
+    /** Null when {@code --server} is not a URL; reported by the first {@link #send}, as before any request. */
+    private final InterlaceClient client;
 
     /**
      * @param apiKey the key to send, or null
@@ -37,73 +35,60 @@ final class ServerClient {
         this.server = server.endsWith("/") ? server.substring(0, server.length() - 1) : server;
         this.apiKey = apiKey;
         this.keyFromFile = keyFromFile;
-        HttpClient.Builder http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10));
-        if (sslContext != null) {
-            http.sslContext(sslContext);
+        InterlaceClient client;
+        try {
+            client = InterlaceClient.builder(URI.create(this.server)).apiKey(apiKey).sslContext(sslContext)
+                    .objectMapper(JSON).build();
+        } catch (IllegalArgumentException e) {
+            client = null;
         }
-        this.client = http.build();
+        this.client = client;
     }
 
     /** Sends a request; returns the JSON body of a 2xx answer, or fails with the server's error. */
     JsonNode send(String method, String path, String contentType, String body) {
-        URI uri;
-        try {
-            uri = URI.create(server + path);
-        } catch (IllegalArgumentException e) {
+        if (client == null) {
             throw new UsageException("--server is not a URL: " + server);
         }
-        HttpRequest.Builder request = HttpRequest.newBuilder(uri);
-        if (apiKey != null) {
-            request.header("Authorization", "Bearer " + apiKey);
-        }
-        if (body != null) {
-            request.header("Content-Type", contentType).method(method, HttpRequest.BodyPublishers.ofString(body));
-        } else {
-            request.method(method, HttpRequest.BodyPublishers.noBody());
-        }
-        HttpResponse<String> response;
         try {
-            response = client.send(request.build(), HttpResponse.BodyHandlers.ofString());
-        } catch (ConnectException e) {
-            throw new CommandFailedException("cannot reach " + server + " (is `interlace serve` running there?)");
-        } catch (IOException e) {
-            SSLException tls = tlsFailure(e);
-            if (tls != null) {
-                throw new CommandFailedException("TLS with " + server + " failed: " + tls.getMessage() + " (if the"
-                        + " server's certificate comes from a private CA or is self-signed, pass it with --tls-ca FILE)");
+            return client.call(method, path, contentType, body == null ? null : body.getBytes(StandardCharsets.UTF_8));
+        } catch (IllegalArgumentException e) {
+            throw new UsageException("--server is not a URL: " + server);
+        } catch (ServerException e) {
+            throw new CommandFailedException(message(e));
+        }
+    }
+
+    private String message(ServerException failure) {
+        return switch (failure.failure()) {
+            case UNREACHABLE -> "cannot reach " + server + " (is `interlace serve` running there?)";
+            case TLS -> "TLS with " + server + " failed: " + failure.getCause().getMessage() + " (if the server's"
+                    + " certificate comes from a private CA or is self-signed, pass it with --tls-ca FILE)";
+            case BROKEN -> "request to " + failure.uri() + " failed: " + failure.getCause().getMessage();
+            case INTERRUPTED -> "interrupted";
+            case STATUS, NOT_JSON -> {
+                if (failure.status() == 401 || failure.status() == 403) {
+                    yield refusal(failure);
+                }
+                JsonNode json = failure.json();
+                if (json == null) {
+                    yield "the server answered " + failure.status() + " with a body that is not JSON";
+                }
+                yield json.path("error").asText("error") + ": " + json.path("message").asText(failure.body());
             }
-            throw new CommandFailedException("request to " + uri + " failed: " + e.getMessage());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new CommandFailedException("interrupted");
-        }
-        if (response.statusCode() == 401 || response.statusCode() == 403) {
-            throw new CommandFailedException(refusal(response));
-        }
-        JsonNode json;
-        try {
-            json = JSON.readTree(response.body());
-        } catch (IOException e) {
-            throw new CommandFailedException("the server answered " + response.statusCode()
-                    + " with a body that is not JSON");
-        }
-        if (response.statusCode() / 100 != 2) {
-            throw new CommandFailedException(json.path("error").asText("error") + ": "
-                    + json.path("message").asText(response.body()));
-        }
-        return json;
+        };
     }
 
     /** What to tell the user when the server refuses the key (401) or its scopes (403). */
-    private String refusal(HttpResponse<String> response) {
+    private String refusal(ServerException failure) {
         String detail;
         try {
-            JsonNode json = JSON.readTree(response.body());
+            JsonNode json = JSON.readTree(failure.body());
             detail = json.path("error").asText("error") + ": " + json.path("message").asText("");
         } catch (IOException e) {
-            detail = response.statusCode() + " " + response.body();
+            detail = failure.status() + " " + failure.body();
         }
-        if (response.statusCode() == 403) {
+        if (failure.status() == 403) {
             return "the API key does not allow this (" + detail + "); create a key with the scope it names";
         }
         if (apiKey == null) {
@@ -112,14 +97,5 @@ final class ServerClient {
         }
         return "the server refused the API key from " + (keyFromFile ? "--api-key-file" : ServerOptions.API_KEY_VARIABLE)
                 + ": unknown or revoked (" + detail + ")";
-    }
-
-    private static SSLException tlsFailure(Throwable failure) {
-        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
-            if (cause instanceof SSLException tls) {
-                return tls;
-            }
-        }
-        return null;
     }
 }

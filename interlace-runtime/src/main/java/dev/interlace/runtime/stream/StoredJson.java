@@ -4,7 +4,6 @@ import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadConstraints;
-import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
@@ -53,17 +52,6 @@ public final class StoredJson {
             return NODES.nullNode();
         }
         return isOneJsonValue(stored) ? NODES.rawValueNode(new RawValue(stored)) : NODES.textNode(stored);
-    }
-
-    /**
-     * A mapper for readers of stored events (clients, the CLI) that keeps numbers as sent: decimals as exact
-     * {@link java.math.BigDecimal}s with their scale ({@code 49.50} stays {@code 49.50}), integers of any length as
-     * {@link java.math.BigInteger}s.
-     */
-    public static ObjectMapper exactMapper() {
-        return new ObjectMapper(CHECKER.copy())
-                .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
-                .setNodeFactory(JsonNodeFactory.withExactBigDecimals(true));
     }
 
     private static boolean isOneJsonValue(String text) {

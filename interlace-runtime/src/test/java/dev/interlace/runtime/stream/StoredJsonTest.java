@@ -27,10 +27,4 @@ class StoredJsonTest {
             assertThat(JSON.readTree(JSON.writeValueAsString(body)).get("event").asText()).isEqualTo(damaged);
         }
     }
-
-    @Test
-    void theExactMapperKeepsScaleAndLongIntegers() throws Exception {
-        String text = "{\"a\":49.50,\"b\":" + "1".repeat(400) + "}";
-        assertThat(StoredJson.exactMapper().readTree(text).toString()).isEqualTo(text);
-    }
 }

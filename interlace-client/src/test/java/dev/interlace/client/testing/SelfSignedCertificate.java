@@ -1,4 +1,4 @@
-package dev.interlace.examples.tls;
+package dev.interlace.client.testing;
 
 import java.io.IOException;
 import java.io.InputStream;

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.net.ConnectException;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.net.http.HttpClient;
@@ -18,6 +19,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.ThreadLocalRandom;
 import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLException;
 
 /**
  * A Java client for Interlace's HTTP API (JDK HttpClient + Jackson).
@@ -127,47 +129,90 @@ public final class InterlaceClient {
         return new PublishResult(accepted, deduplicated, quarantined, lastOffset, List.copyOf(requestIds));
     }
 
+    /**
+     * Sends one request to the server and returns its JSON answer: the one call under publishing, consuming and the
+     * CLI, so that all of them send the API key, trust the same certificates and report failures alike. Not retried.
+     *
+     * @param path the request's path and query, starting with {@code /}; appended to the base URI
+     * @param contentType the body's media type, or null when there is no body
+     * @param body the request body, or null for none
+     * @return the parsed body of a 2xx answer (a missing node when it is empty)
+     * @throws ServerException when the server cannot be reached, TLS fails, or it answers other than 2xx JSON
+     * @throws IllegalArgumentException when the base URI and {@code path} do not make a URI the client can call
+     */
+    public JsonNode call(String method, String path, String contentType, byte[] body) {
+        String root = base.toString();
+        URI uri = URI.create((root.endsWith("/") ? root.substring(0, root.length() - 1) : root) + path);
+        HttpRequest.Builder request = HttpRequest.newBuilder(uri);
+        if (authorization != null) {
+            request.header("Authorization", authorization);
+        }
+        if (body != null) {
+            request.header("Content-Type", contentType).method(method, HttpRequest.BodyPublishers.ofByteArray(body));
+        } else {
+            request.method(method, HttpRequest.BodyPublishers.noBody());
+        }
+        HttpResponse<byte[]> response;
+        try {
+            response = http.send(request.build(), HttpResponse.BodyHandlers.ofByteArray());
+        } catch (ConnectException e) {
+            throw ServerException.transport(ServerException.Failure.UNREACHABLE, uri, e);
+        } catch (IOException e) {
+            SSLException tls = tlsFailure(e);
+            throw tls != null ? ServerException.transport(ServerException.Failure.TLS, uri, tls)
+                    : ServerException.transport(ServerException.Failure.BROKEN, uri, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw ServerException.transport(ServerException.Failure.INTERRUPTED, uri, e);
+        }
+        String text = new String(response.body(), StandardCharsets.UTF_8);
+        JsonNode answer;
+        try {
+            answer = json.readTree(text);
+        } catch (IOException e) {
+            answer = null;
+        }
+        int status = response.statusCode();
+        if (status / 100 != 2 || answer == null) {
+            throw ServerException.answered(uri, status, text, answer,
+                    response.headers().firstValue("Retry-After").stream().mapToLong(InterlaceClient::seconds)
+                            .findFirst());
+        }
+        return answer;
+    }
+
+    /** Publishes one request's NDJSON body, retrying 429, 503 and unreachable servers until the deadline. */
     private JsonNode send(String stream, byte[] body) {
-        URI uri = base.resolve("/streams/" + URLEncoder.encode(stream, StandardCharsets.UTF_8));
+        String path = "/streams/" + URLEncoder.encode(stream, StandardCharsets.UTF_8);
         long deadline = System.nanoTime() + retryDeadline.toNanos();
         long backoffMillis = 100;
         while (true) {
-            HttpResponse<byte[]> response;
             try {
-                HttpRequest.Builder request = HttpRequest.newBuilder(uri).header("Content-Type", "application/x-ndjson")
-                        .POST(HttpRequest.BodyPublishers.ofByteArray(body));
-                if (authorization != null) {
-                    request.header("Authorization", authorization);
-                }
-                response = http.send(request.build(), HttpResponse.BodyHandlers.ofByteArray());
-            } catch (javax.net.ssl.SSLException e) {
-                throw new PublishException(0, "tls_failed", "TLS with " + base + " failed (if its certificate comes"
-                        + " from a private CA, pass it to trustedCertificates): " + e.getMessage());
-            } catch (IOException e) {
-                response = null;
-                if (System.nanoTime() > deadline) {
-                    throw new PublishException(0, "unreachable", "cannot reach " + base + ": " + e.getMessage());
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new PublishException(0, "interrupted", "interrupted while publishing");
-            }
-            if (response != null) {
-                JsonNode answer = read(response.body());
-                int status = response.statusCode();
-                if (status == 200) {
-                    return answer;
-                }
-                if (status != 429 && status != 503) {
-                    throw new PublishException(status, answer.path("error").asText("error"),
-                            answer.path("message").asText(""));
-                }
-                long retryAfter = response.headers().firstValue("Retry-After").map(InterlaceClient::seconds)
-                        .orElse(0L) * 1000;
-                backoffMillis = Math.max(backoffMillis, retryAfter);
-                if (System.nanoTime() + backoffMillis * 1_000_000L > deadline) {
-                    throw new PublishException(status, answer.path("error").asText("error"), "still refused after"
-                            + " retrying for " + retryDeadline.toSeconds() + " s: " + answer.path("message").asText(""));
+                return call("POST", path, "application/x-ndjson", body);
+            } catch (ServerException e) {
+                switch (e.failure()) {
+                    case TLS -> throw new PublishException(0, "tls_failed", "TLS with " + base + " failed (if its"
+                            + " certificate comes from a private CA, pass it to trustedCertificates): "
+                            + e.getCause().getMessage());
+                    case INTERRUPTED -> throw new PublishException(0, "interrupted", "interrupted while publishing");
+                    case UNREACHABLE, BROKEN -> {
+                        if (System.nanoTime() > deadline) {
+                            throw new PublishException(0, "unreachable", "cannot reach " + base + ": "
+                                    + e.getCause().getMessage());
+                        }
+                    }
+                    case STATUS, NOT_JSON -> {
+                        String code = e.code() == null ? "error" : e.code();
+                        String message = e.serverMessage() == null ? "" : e.serverMessage();
+                        if (e.status() != 429 && e.status() != 503) {
+                            throw new PublishException(e.status(), code, message);
+                        }
+                        backoffMillis = Math.max(backoffMillis, e.retryAfterSeconds().orElse(0) * 1000);
+                        if (System.nanoTime() + backoffMillis * 1_000_000L > deadline) {
+                            throw new PublishException(e.status(), code, "still refused after retrying for "
+                                    + retryDeadline.toSeconds() + " s: " + message);
+                        }
+                    }
                 }
             }
             sleep(backoffMillis / 2 + ThreadLocalRandom.current().nextLong(backoffMillis / 2 + 1));
@@ -175,12 +220,13 @@ public final class InterlaceClient {
         }
     }
 
-    private JsonNode read(byte[] body) {
-        try {
-            return json.readTree(body);
-        } catch (IOException e) {
-            return json.createObjectNode();
+    private static SSLException tlsFailure(Throwable failure) {
+        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+            if (cause instanceof SSLException tls) {
+                return tls;
+            }
         }
+        return null;
     }
 
     private static long seconds(String header) {

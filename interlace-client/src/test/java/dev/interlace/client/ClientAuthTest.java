@@ -1,15 +1,10 @@
-package dev.interlace.examples.client;
+package dev.interlace.client;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.interlace.client.InterlaceClient;
-import dev.interlace.client.PublishException;
-import dev.interlace.client.PublishResult;
-import dev.interlace.client.StreamConsumer;
-import dev.interlace.client.TrustedCertificates;
-import dev.interlace.examples.tls.RecordingServer;
-import dev.interlace.examples.tls.SelfSignedCertificate;
+import dev.interlace.client.testing.RecordingServer;
+import dev.interlace.client.testing.SelfSignedCertificate;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;

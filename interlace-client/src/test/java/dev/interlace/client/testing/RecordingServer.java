@@ -1,4 +1,4 @@
-package dev.interlace.examples.tls;
+package dev.interlace.client.testing;
 
 import com.sun.net.httpserver.HttpServer;
 import com.sun.net.httpserver.HttpsConfigurator;

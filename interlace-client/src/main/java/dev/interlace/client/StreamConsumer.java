@@ -3,13 +3,8 @@ package dev.interlace.client;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.interlace.runtime.stream.StoredJson;
-import java.io.IOException;
 import java.net.URI;
 import java.net.URLEncoder;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -51,9 +46,9 @@ public final class StreamConsumer {
     private final Duration pollWait;
     private final String apiKey;
     private final SSLContext sslContext;
-    private final HttpClient http;
+    private final InterlaceClient client;
     /** Events keep their numbers as sent: {@code 49.50} stays {@code 49.50}, long integers stay whole. */
-    private final ObjectMapper json = StoredJson.exactMapper();
+    private final ObjectMapper json = ExactJson.mapper();
     private volatile boolean stopped;
 
     private StreamConsumer(URI base, String stream, String group, String owner, Duration ttl, int batchSize,
@@ -67,11 +62,7 @@ public final class StreamConsumer {
         this.pollWait = pollWait;
         this.apiKey = apiKey;
         this.sslContext = sslContext;
-        HttpClient.Builder http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1);
-        if (sslContext != null) {
-            http.sslContext(sslContext);
-        }
-        this.http = http.build();
+        this.client = InterlaceClient.builder(base).apiKey(apiKey).sslContext(sslContext).objectMapper(json).build();
     }
 
     /** A consumer of {@code group} on {@code stream}, identifying itself as {@code owner}; 30 s leases, batches of 100. */
@@ -174,35 +165,26 @@ public final class StreamConsumer {
         return lease;
     }
 
-    /** {"status": code, "body": json}. */
+    /** {"status": code, "body": json}; status 0 when no JSON answer came. */
     private JsonNode call(String method, String path, JsonNode body) {
-        URI uri = base.resolve("/streams/" + encode(stream) + path);
-        HttpRequest.Builder request = HttpRequest.newBuilder(uri);
-        if (apiKey != null) {
-            request.header("Authorization", "Bearer " + apiKey);
-        }
-        if (body == null) {
-            request.GET();
-        } else {
-            request.header("Content-Type", "application/json")
-                    .method(method, HttpRequest.BodyPublishers.ofString(body.toString()));
-        }
+        ObjectNode result = json.createObjectNode();
         try {
-            HttpResponse<byte[]> response = http.send(request.build(), HttpResponse.BodyHandlers.ofByteArray());
-            if (response.statusCode() == 401 || response.statusCode() == 403) {
+            result.set("body", client.call(body == null ? "GET" : method, "/streams/" + encode(stream) + path,
+                    "application/json", body == null ? null : body.toString().getBytes(StandardCharsets.UTF_8)));
+            return result.put("status", 200);
+        } catch (ServerException e) {
+            if (e.status() == 401 || e.status() == 403) {
                 throw new IllegalStateException("the server refused " + (apiKey == null ? "a consumer without an API"
-                        + " key (use withApiKey)" : "the consumer's API key") + ": " + response.statusCode() + " "
-                        + new String(response.body(), StandardCharsets.UTF_8));
+                        + " key (use withApiKey)" : "the consumer's API key") + ": " + e.status() + " " + e.body());
             }
-            ObjectNode result = json.createObjectNode().put("status", response.statusCode());
-            result.set("body", json.readTree(response.body()));
-            return result;
-        } catch (IOException e) {
-            return json.createObjectNode().put("status", 0).put("error", String.valueOf(e.getMessage()));
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            stopped = true;
-            return json.createObjectNode().put("status", 0);
+            if (e.failure() == ServerException.Failure.INTERRUPTED) {
+                stopped = true;
+            }
+            if (e.json() == null) {
+                return result.put("status", 0).put("error", String.valueOf(e.getMessage()));
+            }
+            result.set("body", e.json());
+            return result.put("status", e.status());
         }
     }
 
