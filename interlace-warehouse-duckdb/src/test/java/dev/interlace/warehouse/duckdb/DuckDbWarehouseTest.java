@@ -254,7 +254,15 @@ class DuckDbWarehouseTest {
                 .column(Column.of("id", ColumnType.STRING, true)).build();
         try (Warehouse warehouse = new DuckDbWarehouseFactory().open(dataDirectory, FlushListener.NONE)) {
             warehouse.prepare(before);
-            warehouse.prepare(after);
+            warehouse.prepare(after); // the code no longer declares "extra": start-up must accept that, not fail
+            List<List<Object>> columns = warehouse.query("SELECT column_name, data_type FROM information_schema.columns"
+                    + " WHERE table_schema = 'streams' AND table_name = 'devices' ORDER BY ordinal_position", 100,
+                    Duration.ofSeconds(30)).rows();
+            assertThat(columns.stream().map(row -> row.get(0)).toList()).as("the undeclared column and its data stay")
+                    .contains("id", "extra");
+            assertThat(columns.stream().filter(row -> row.get(0).equals("extra")).findFirst().orElseThrow().get(1))
+                    .isEqualTo("BIGINT");
+            assertThat(warehouse.evolvedColumns("devices")).containsKey("extra");
         }
     }
 }
