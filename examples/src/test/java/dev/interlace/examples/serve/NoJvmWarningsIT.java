@@ -38,7 +38,8 @@ class NoJvmWarningsIT {
 
     private static final Pattern READY = Pattern.compile("interlace listening on (http://127\\.0\\.0\\.1:\\d+)");
     private static final Pattern LOG_LINE = Pattern.compile(
-            "\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z (SEVERE|WARNING|INFO|CONFIG|FINE|FINER|FINEST) \\S+ .+");
+            "\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z"
+                    + " (SEVERE|WARNING|INFO|CONFIG|FINE|FINER|FINEST) \\S+ .+");
     /** Put after a stream's last line by its reader. */
     private static final String END = "\u0000end of stream";
 
@@ -66,7 +67,8 @@ class NoJvmWarningsIT {
             List<String> serverOut = collect(server.getInputStream(), printed, ready);
             List<String> serverErr = collect(server.getErrorStream(), printed, ready);
             assertThat(ready.await(90, TimeUnit.SECONDS)).as("ready line from serve; printed: %s", printed).isTrue();
-            Matcher readyLine = List.copyOf(serverOut).stream().map(READY::matcher).filter(Matcher::find).findFirst().orElseThrow();
+            Matcher readyLine = List.copyOf(serverOut).stream().map(READY::matcher).filter(Matcher::find)
+                    .findFirst().orElseThrow();
             String url = readyLine.group(1);
 
             HttpResponse<String> publish = HttpClient.newHttpClient().send(
