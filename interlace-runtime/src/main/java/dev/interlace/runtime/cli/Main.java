@@ -1,5 +1,6 @@
 package dev.interlace.runtime.cli;
 
+import dev.interlace.runtime.ops.OneLineLogFormatter;
 import java.io.PrintStream;
 import java.util.Arrays;
 import java.util.List;
@@ -42,9 +43,26 @@ public final class Main {
     }
 
     public static void main(String[] args) {
+        keepGuiceOffUnsafe();
+        OneLineLogFormatter.installOnConsoleUnlessConfigured();
         int code = new Main(System.out, System.err).run(args);
         if (code != 0) {
             System.exit(code);
+        }
+    }
+
+    /**
+     * Turns off Guice's generated classes unless the user chose otherwise, before Guice reads its flags.
+     *
+     * <p>Guice 7.0.0 (the latest) defines them through {@code sun.misc.Unsafe}, which Java 24+ reports on stderr
+     * ("A terminally deprecated method in sun.misc.Unsafe has been called", google/guice#1909). Interlace uses no
+     * method interception, and without generated classes Guice calls constructors by reflection: the injector is
+     * built once at start-up, so nothing measurable is lost. Netty needs no such flag: from Java 25 it leaves
+     * {@code Unsafe} alone by default ({@code io.netty.noUnsafe}).
+     */
+    private static void keepGuiceOffUnsafe() {
+        if (System.getProperty("guice_bytecode_gen_option") == null) {
+            System.setProperty("guice_bytecode_gen_option", "DISABLED");
         }
     }
 
