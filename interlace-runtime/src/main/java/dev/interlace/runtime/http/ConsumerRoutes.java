@@ -31,6 +31,7 @@ import java.util.regex.Pattern;
 final class ConsumerRoutes {
 
     static final int MAX_EVENTS = 1000;
+    private static final Set<String> EVENT_FILTERS = Set.of("after", "limit", "wait_ms");
     static final long MAX_WAIT_MS = 30_000;
     static final long DEFAULT_TTL_MS = 30_000;
     static final long MAX_TTL_MS = 3_600_000;
@@ -79,17 +80,10 @@ final class ConsumerRoutes {
     private CompletableFuture<HttpAnswer> events(HttpRequest request, List<String> path, String requestId) {
         String stream = path.get(0);
         StreamHead head = head(stream, requestId);
-        Map<String, String> query = request.query();
-        long after;
-        int limit;
-        long waitMillis;
-        try {
-            after = number(query, "after", 0, 0, Long.MAX_VALUE);
-            limit = (int) number(query, "limit", 100, 1, MAX_EVENTS);
-            waitMillis = number(query, "wait_ms", 0, 0, MAX_WAIT_MS);
-        } catch (IllegalArgumentException e) {
-            throw new Refusal(HttpResponses.error(400, "invalid_parameter", e.getMessage(), requestId));
-        }
+        ListQuery query = ListQuery.of(request, requestId, EVENT_FILTERS);
+        long after = query.number("after", 0, 0, Long.MAX_VALUE);
+        int limit = (int) query.number("limit", 100, 1, MAX_EVENTS);
+        long waitMillis = query.number("wait_ms", 0, 0, MAX_WAIT_MS);
         if (after + 1 < head.earliest()) {
             ObjectNode body = HttpResponses.error("trimmed", "events after " + after + " were trimmed by retention;"
                     + " the earliest available offset is " + head.earliest(), requestId);
@@ -169,6 +163,7 @@ final class ConsumerRoutes {
 
     private HttpAnswer consumers(HttpRequest request, List<String> path, String requestId) throws IOException {
         StreamHead head = head(path.get(0), requestId);
+        ListQuery.of(request, requestId, Set.of());
         long now = micros();
         ObjectNode body = HttpResponses.JSON.createObjectNode();
         ArrayNode consumers = body.putArray("consumers");
@@ -291,22 +286,6 @@ final class ConsumerRoutes {
         } catch (IOException e) {
             throw new Refusal(HttpResponses.error(400, "malformed_json", "the body must be a JSON object of at most "
                     + MAX_COMMAND_BYTES + " bytes", requestId));
-        }
-    }
-
-    private static long number(Map<String, String> query, String name, long fallback, long min, long max) {
-        String value = query.get(name);
-        if (value == null) {
-            return fallback;
-        }
-        try {
-            long number = Long.parseLong(value);
-            if (number < min || number > max) {
-                throw new IllegalArgumentException(name + " must be between " + min + " and " + max);
-            }
-            return number;
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(name + " must be a whole number, got " + value);
         }
     }
 

@@ -45,8 +45,10 @@ import java.util.TreeSet;
  */
 final class RecordRoutes {
 
-    static final int DEFAULT_LIMIT = 100;
-    static final int MAX_LIMIT = 1000;
+    private static final Set<String> CORRELATE_FILTERS = Set.of("request_id", "stream", "key");
+    private static final Set<String> API_FILTERS = Set.of("stream", "status", "request_id", "since", "until",
+            "limit");
+    private static final Set<String> SYS_FILTERS = Set.of("event", "stream", "id", "since", "until", "limit");
     /** Most items listed per section of a correlation; {@code total} says how many there are. */
     static final int SECTION_LIMIT = 100;
 
@@ -81,16 +83,12 @@ final class RecordRoutes {
     // ---------------------------------------------------------------------------------------------- /correlate
 
     private HttpAnswer correlate(HttpRequest request, List<String> path, String requestId) throws IOException {
-        Map<String, String> query = request.query();
-        String unknown = unknownParameter(query, Set.of("request_id", "stream", "key"));
-        if (unknown != null) {
-            return HttpResponses.error(400, "invalid_filter", unknown, requestId);
-        }
-        String wanted = query.get("request_id");
+        ListQuery query = ListQuery.of(request, requestId, CORRELATE_FILTERS);
+        String wanted = query.text("request_id");
         ObjectNode keySection = null;
         if (wanted == null) {
-            String streamName = query.get("stream");
-            String key = query.get("key");
+            String streamName = query.text("stream");
+            String key = query.text("key");
             if (streamName == null || key == null) {
                 return HttpResponses.error(400, "invalid_filter", "give ?request_id=<id>, or ?stream=<name>&key="
                         + "<idempotency key> for an event's key", requestId);
@@ -376,27 +374,9 @@ final class RecordRoutes {
     // ------------------------------------------------------------------------------------------------ /logs/api
 
     private HttpAnswer apiLog(HttpRequest request, List<String> path, String requestId) throws IOException {
-        Map<String, String> query = request.query();
-        ApiRecord.Filter filter;
-        try {
-            String unknown = unknownParameter(query, Set.of("stream", "status", "request_id", "since", "until",
-                    "limit"));
-            if (unknown != null) {
-                throw new IllegalArgumentException(unknown);
-            }
-            Integer status = null;
-            if (query.containsKey("status")) {
-                if (!query.get("status").matches("[1-5]\\d\\d")) {
-                    throw new IllegalArgumentException("status must be an HTTP status code, e.g. 200 or 429");
-                }
-                status = Integer.valueOf(query.get("status"));
-            }
-            filter = new ApiRecord.Filter(query.get("stream"), status, query.get("request_id"),
-                    RunRoutes.time(query.get("since"), "since"), RunRoutes.time(query.get("until"), "until"),
-                    limit(query));
-        } catch (IllegalArgumentException e) {
-            return HttpResponses.error(400, "invalid_filter", e.getMessage(), requestId);
-        }
+        ListQuery query = ListQuery.of(request, requestId, API_FILTERS);
+        ApiRecord.Filter filter = new ApiRecord.Filter(query.text("stream"), query.status("status"),
+                query.text("request_id"), query.time("since"), query.time("until"), query.limit());
         boolean fromStore = filter.status() == null || filter.status() == 200;
         boolean fromRing = filter.status() == null || filter.status() >= 400;
         List<ObjectNode> items = new ArrayList<>();
@@ -442,19 +422,9 @@ final class RecordRoutes {
     // ------------------------------------------------------------------------------------------------ /logs/sys
 
     private HttpAnswer sysLog(HttpRequest request, List<String> path, String requestId) throws IOException {
-        Map<String, String> query = request.query();
-        SysRecord.Filter filter;
-        try {
-            String unknown = unknownParameter(query, Set.of("event", "stream", "id", "since", "until", "limit"));
-            if (unknown != null) {
-                throw new IllegalArgumentException(unknown);
-            }
-            filter = new SysRecord.Filter(query.get("event"), query.get("stream"), query.get("id"),
-                    RunRoutes.time(query.get("since"), "since"), RunRoutes.time(query.get("until"), "until"),
-                    limit(query));
-        } catch (IllegalArgumentException e) {
-            return HttpResponses.error(400, "invalid_filter", e.getMessage(), requestId);
-        }
+        ListQuery query = ListQuery.of(request, requestId, SYS_FILTERS);
+        SysRecord.Filter filter = new SysRecord.Filter(query.text("event"), query.text("stream"), query.text("id"),
+                query.time("since"), query.time("until"), query.limit());
         SysRecord.Page page = system.list(filter);
         ObjectNode body = HttpResponses.JSON.createObjectNode();
         ArrayNode records = body.putArray("records");
@@ -566,31 +536,5 @@ final class RecordRoutes {
         long seconds = micros / 1_000_000L;
         return seconds % 86_400 == 0 ? seconds / 86_400 + "d" : seconds % 3_600 == 0 ? seconds / 3_600 + "h"
                 : seconds + "s";
-    }
-
-    private static int limit(Map<String, String> query) {
-        if (!query.containsKey("limit")) {
-            return DEFAULT_LIMIT;
-        }
-        int limit;
-        try {
-            limit = Integer.parseInt(query.get("limit"));
-        } catch (NumberFormatException e) {
-            limit = 0;
-        }
-        if (limit < 1 || limit > MAX_LIMIT) {
-            throw new IllegalArgumentException("limit must be between 1 and " + MAX_LIMIT);
-        }
-        return limit;
-    }
-
-    /** A message naming the first parameter not in {@code known}, or null. */
-    private static String unknownParameter(Map<String, String> query, Set<String> known) {
-        for (String name : query.keySet()) {
-            if (!known.contains(name)) {
-                return "unknown filter " + name + "; filters: " + String.join(", ", new TreeSet<>(known));
-            }
-        }
-        return null;
     }
 }

@@ -4,22 +4,17 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.interlace.runtime.model.ModelRunner;
 import dev.interlace.runtime.model.RunRecord;
-import dev.interlace.runtime.ops.EpochMicros;
 import jakarta.inject.Inject;
 import java.io.IOException;
-import java.time.Instant;
-import java.time.format.DateTimeParseException;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
 /** {@code GET /runs}, {@code GET /runs/{id}} and {@code POST /models/{name}/run}. */
 final class RunRoutes {
 
-    static final int DEFAULT_LIMIT = 100;
-    static final int MAX_LIMIT = 1000;
-    private static final Set<String> STATUSES = Set.of("queued", "running", "succeeded", "failed");
+    private static final List<String> STATUSES = List.of("queued", "running", "succeeded", "failed");
+    private static final Set<String> FILTERS = Set.of("model", "status", "trigger", "since", "until", "limit");
 
     private final Optional<ModelRunner> runner;
 
@@ -35,22 +30,9 @@ final class RunRoutes {
     }
 
     private HttpAnswer list(HttpRequest request, List<String> path, String requestId) throws IOException {
-        Map<String, String> query = request.query();
-        ModelRunner.RunFilter filter;
-        try {
-            String status = query.get("status");
-            if (status != null && !STATUSES.contains(status)) {
-                throw new IllegalArgumentException("status must be one of queued, running, succeeded, failed");
-            }
-            int limit = query.containsKey("limit") ? Integer.parseInt(query.get("limit")) : DEFAULT_LIMIT;
-            if (limit < 1 || limit > MAX_LIMIT) {
-                throw new IllegalArgumentException("limit must be between 1 and " + MAX_LIMIT);
-            }
-            filter = new ModelRunner.RunFilter(query.get("model"), status, query.get("trigger"),
-                    time(query.get("since"), "since"), time(query.get("until"), "until"), limit);
-        } catch (IllegalArgumentException e) {
-            return HttpResponses.error(400, "invalid_filter", e.getMessage(), requestId);
-        }
+        ListQuery query = ListQuery.of(request, requestId, FILTERS);
+        ModelRunner.RunFilter filter = new ModelRunner.RunFilter(query.text("model"), query.oneOf("status", STATUSES),
+                query.text("trigger"), query.time("since"), query.time("until"), query.limit());
         ObjectNode body = HttpResponses.JSON.createObjectNode();
         ArrayNode runs = body.putArray("runs");
         ModelRunner.RunPage page = runner.isPresent() ? runner.get().runs(filter)
@@ -109,21 +91,5 @@ final class RunRoutes {
             }
         }
         return node;
-    }
-
-    /** A time filter: RFC 3339 or epoch microseconds. */
-    static Long time(String value, String name) {
-        if (value == null) {
-            return null;
-        }
-        if (value.matches("-?\\d+")) {
-            return Long.parseLong(value);
-        }
-        try {
-            return EpochMicros.of(Instant.parse(value));
-        } catch (DateTimeParseException e) {
-            throw new IllegalArgumentException(name + " must be RFC 3339 (e.g. 2026-11-29T08:00:00Z) or epoch"
-                    + " microseconds, got " + value);
-        }
     }
 }

@@ -21,6 +21,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeSet;
 
 /** {@code GET /streams} and {@code GET /streams/{name}}: what each stream is and where it stands. */
@@ -50,6 +51,7 @@ final class StreamRoutes {
     }
 
     private HttpAnswer list(HttpRequest request, List<String> path, String requestId) throws IOException {
+        ListQuery.of(request, requestId, Set.of());
         Map<String, StreamHead> heads = log.heads();
         TreeSet<String> names = new TreeSet<>(heads.keySet());
         catalog.streams().forEach(stream -> names.add(stream.name()));

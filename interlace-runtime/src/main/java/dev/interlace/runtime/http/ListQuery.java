@@ -1,0 +1,140 @@
+package dev.interlace.runtime.http;
+
+import dev.interlace.runtime.ops.EpochMicros;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * The query parameters of a list route, read through typed getters. Every mistake (a parameter the route does not
+ * know, a value of the wrong shape or out of bounds) is answered {@code 400 invalid_filter} with a message naming
+ * the parameter, so that each list route parses its filters the same way.
+ */
+final class ListQuery {
+
+    /** Most items a list route returns unless it says otherwise. */
+    static final int MAX_LIMIT = 1000;
+    /** Items returned when {@code limit} is not given. */
+    static final int DEFAULT_LIMIT = 100;
+
+    private final Map<String, String> query;
+    private final String requestId;
+
+    private ListQuery(Map<String, String> query, String requestId) {
+        this.query = query;
+        this.requestId = requestId;
+    }
+
+    /**
+     * The request's parameters, every one of them among {@code known}.
+     *
+     * @throws Refusal {@code 400 invalid_filter} naming the first unknown parameter and the known ones
+     */
+    static ListQuery of(HttpRequest request, String requestId, Set<String> known) {
+        Map<String, String> query = request.query();
+        for (String name : query.keySet()) {
+            if (!known.contains(name)) {
+                String filters = known.isEmpty() ? "none" : String.join(", ", new TreeSet<>(known));
+                throw invalid("unknown filter " + name + "; filters: " + filters, requestId);
+            }
+        }
+        return new ListQuery(query, requestId);
+    }
+
+    /** An exact-match text filter, or null when absent. */
+    String text(String name) {
+        return query.get(name);
+    }
+
+    /** True when the parameter is given. */
+    boolean has(String name) {
+        return query.containsKey(name);
+    }
+
+    /** A text filter that must be one of {@code allowed} (listed in this order when it is not), or null. */
+    String oneOf(String name, List<String> allowed) {
+        String value = query.get(name);
+        if (value != null && !allowed.contains(value)) {
+            throw invalid(name + " must be one of " + String.join(", ", allowed), requestId);
+        }
+        return value;
+    }
+
+    /** A whole number within {@code [min, max]}, or {@code fallback} when absent. */
+    long number(String name, long fallback, long min, long max) {
+        String value = query.get(name);
+        if (value == null) {
+            return fallback;
+        }
+        long number;
+        try {
+            number = Long.parseLong(value);
+        } catch (NumberFormatException e) {
+            throw invalid(name + " must be a whole number, got " + value, requestId);
+        }
+        if (number < min || number > max) {
+            throw invalid(name + " must be between " + min + " and " + max, requestId);
+        }
+        return number;
+    }
+
+    /** {@code limit}: between 1 and {@code max}, {@code fallback} when absent. */
+    int limit(int fallback, int max) {
+        String value = query.get("limit");
+        if (value == null) {
+            return fallback;
+        }
+        int limit;
+        try {
+            limit = Integer.parseInt(value);
+        } catch (NumberFormatException e) {
+            limit = 0;
+        }
+        if (limit < 1 || limit > max) {
+            throw invalid("limit must be between 1 and " + max, requestId);
+        }
+        return limit;
+    }
+
+    /** {@code limit} between 1 and {@value #MAX_LIMIT}, {@value #DEFAULT_LIMIT} when absent. */
+    int limit() {
+        return limit(DEFAULT_LIMIT, MAX_LIMIT);
+    }
+
+    /** An HTTP status code filter, e.g. {@code 429}, or null when absent. */
+    Integer status(String name) {
+        String value = query.get(name);
+        if (value == null) {
+            return null;
+        }
+        if (!value.matches("[1-5]\\d\\d")) {
+            throw invalid(name + " must be an HTTP status code, e.g. 200 or 429", requestId);
+        }
+        return Integer.valueOf(value);
+    }
+
+    /** A time filter in epoch microseconds, written as RFC 3339 or epoch microseconds; null when absent. */
+    Long time(String name) {
+        String value = query.get(name);
+        if (value == null) {
+            return null;
+        }
+        if (value.matches("-?\\d{1,18}")) {
+            return Long.parseLong(value);
+        }
+        try {
+            return EpochMicros.of(Instant.parse(value));
+        } catch (DateTimeParseException | ArithmeticException e) {
+            throw invalid(name + " must be RFC 3339 (e.g. 2026-11-29T08:00:00Z) or epoch microseconds, got "
+                    + value, requestId);
+        }
+    }
+
+    /** The answer to a filter the route cannot use. */
+    static Refusal invalid(String message, String requestId) {
+        return new Refusal(HttpResponses.error(400, "invalid_filter", message, requestId));
+    }
+}
