@@ -28,7 +28,7 @@ import java.util.regex.Pattern;
  * Reading a stream over HTTP and consumer groups with leases and fencing tokens (docs/consumers.md): at-least-once
  * consumption for services other than the warehouse.
  */
-final class ConsumerRoutes {
+final class ConsumerRoutes implements RouteSet {
 
     static final int MAX_EVENTS = 1000;
     private static final Set<String> EVENT_FILTERS = Set.of("after", "limit", "wait_ms");
@@ -55,7 +55,8 @@ final class ConsumerRoutes {
         this.clock = clock;
     }
 
-    void register(List<Route> routes) {
+    @Override
+    public void register(List<Route> routes) {
         routes.add(Route.async("GET", "/streams/{name}/events", Access.READ_OR_CONSUME_STREAM, this::events));
         routes.add(Route.blocking("GET", "/streams/{name}/consumers", Access.READ_OR_CONSUME_STREAM, this::consumers));
         routes.add(Route.blocking("POST", "/streams/{name}/consumers/{group}/lease",

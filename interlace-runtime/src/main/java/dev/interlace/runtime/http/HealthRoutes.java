@@ -17,7 +17,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /** {@code /health/live} (the process answers) and {@code /health/ready} (it can take publishes now). */
-final class HealthRoutes {
+final class HealthRoutes implements RouteSet {
 
     private final StreamLog log;
     private final DiskSpace disk;
@@ -39,7 +39,8 @@ final class HealthRoutes {
         this.clock = clock;
     }
 
-    void register(List<Route> routes) {
+    @Override
+    public void register(List<Route> routes) {
         routes.add(Route.inline("GET", "/health/live", Access.PUBLIC, this::live));
         routes.add(Route.blocking("GET", "/health/ready", Access.PUBLIC, this::ready));
     }

@@ -15,6 +15,7 @@ import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
@@ -46,9 +47,8 @@ public final class HttpApi implements HttpDispatcher {
     private boolean started;
 
     @Inject
-    public HttpApi(RequestIds requestIds, RefusedRequests refused, Clock clock, Workers workers,
-            HttpTransport transport, Gate gate, PublishRoutes publish, StreamRoutes streams, HealthRoutes health, SqlRoutes sql,
-            RunRoutes runs, ConsumerRoutes consumers, RecordRoutes records, MetricsRoutes metrics) {
+    HttpApi(RequestIds requestIds, RefusedRequests refused, Clock clock, Workers workers, HttpTransport transport,
+            Gate gate, Set<RouteSet> routeSets, ConsumerRoutes consumers) {
         this.requestIds = requestIds;
         this.refused = refused;
         this.clock = clock;
@@ -56,14 +56,7 @@ public final class HttpApi implements HttpDispatcher {
         this.transport = transport;
         this.consumers = consumers;
         this.gate = gate;
-        publish.register(routes);
-        streams.register(routes);
-        health.register(routes);
-        sql.register(routes);
-        runs.register(routes);
-        consumers.register(routes);
-        records.register(routes);
-        metrics.register(routes);
+        routeSets.forEach(set -> set.register(routes));
     }
 
     /** Starts listening; returns the bound port (useful with port 0). */

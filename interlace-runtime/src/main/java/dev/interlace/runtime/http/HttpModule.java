@@ -3,15 +3,28 @@ package dev.interlace.runtime.http;
 import com.google.inject.AbstractModule;
 import com.google.inject.Provides;
 import com.google.inject.Singleton;
+import com.google.inject.multibindings.Multibinder;
 import dev.interlace.runtime.http.netty.NettyTransport;
 import dev.interlace.runtime.ingest.IngestLimits;
 
-/** The HTTP API, its routes, and the transport that serves them (Netty; tests and benchmarks may swap it). */
+/** The HTTP API, its routes (a multibinder of {@link RouteSet}s), and the transport that serves them (Netty; tests and benchmarks may swap it). */
 public final class HttpModule extends AbstractModule {
 
     @Override
     protected void configure() {
         bind(HttpApi.class).in(Singleton.class);
+        // One instance: it parks long polls that HttpApi wakes when it stops.
+        bind(ConsumerRoutes.class).in(Singleton.class);
+        // The order routes are tried in, and the order of the methods a 405 names.
+        Multibinder<RouteSet> routes = Multibinder.newSetBinder(binder(), RouteSet.class);
+        routes.addBinding().to(PublishRoutes.class);
+        routes.addBinding().to(StreamRoutes.class);
+        routes.addBinding().to(HealthRoutes.class);
+        routes.addBinding().to(SqlRoutes.class);
+        routes.addBinding().to(RunRoutes.class);
+        routes.addBinding().to(ConsumerRoutes.class);
+        routes.addBinding().to(RecordRoutes.class);
+        routes.addBinding().to(MetricsRoutes.class);
         bind(HttpTransport.class).to(NettyTransport.class);
     }
 

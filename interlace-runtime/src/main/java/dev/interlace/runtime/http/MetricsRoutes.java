@@ -7,7 +7,7 @@ import java.io.IOException;
 import java.util.List;
 
 /** {@code GET /metrics}: every meter in Prometheus text format. */
-final class MetricsRoutes {
+final class MetricsRoutes implements RouteSet {
 
     private final Metrics metrics;
 
@@ -16,7 +16,8 @@ final class MetricsRoutes {
         this.metrics = metrics;
     }
 
-    void register(List<Route> routes) {
+    @Override
+    public void register(List<Route> routes) {
         routes.add(Route.blocking("GET", "/metrics", Access.METRICS, this::metrics));
     }
 

@@ -19,7 +19,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.zip.GZIPInputStream;
 
 /** {@code POST /streams/{name}}: the publish endpoint (docs/rest-api.md). */
-final class PublishRoutes {
+final class PublishRoutes implements RouteSet {
 
     /** Bytes of listed errors in a 422 body, leaving room for the rest within 64 KiB. */
     private static final int MAX_LISTED_ERROR_BYTES = 60 * 1024;
@@ -35,7 +35,8 @@ final class PublishRoutes {
         this.metrics = metrics;
     }
 
-    void register(List<Route> routes) {
+    @Override
+    public void register(List<Route> routes) {
         routes.add(Route.async("POST", "/streams/{name}", Access.PUBLISH_TO_STREAM, this::publish));
     }
 

@@ -43,7 +43,7 @@ import java.util.TreeSet;
  * {@code ring} when any of it comes from the in-memory ring of refused requests (only since start-up, oldest dropped
  * when full).
  */
-final class RecordRoutes {
+final class RecordRoutes implements RouteSet {
 
     private static final Set<String> CORRELATE_FILTERS = Set.of("request_id", "stream", "key");
     private static final Set<String> API_FILTERS = Set.of("stream", "status", "request_id", "since", "until",
@@ -74,7 +74,8 @@ final class RecordRoutes {
         this.config = config;
     }
 
-    void register(List<Route> routes) {
+    @Override
+    public void register(List<Route> routes) {
         routes.add(Route.blocking("GET", "/correlate", Access.READ, this::correlate));
         routes.add(Route.blocking("GET", "/logs/api", Access.READ, this::apiLog));
         routes.add(Route.blocking("GET", "/logs/sys", Access.READ, this::sysLog));

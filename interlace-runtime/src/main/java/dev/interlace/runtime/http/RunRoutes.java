@@ -11,7 +11,7 @@ import java.util.Optional;
 import java.util.Set;
 
 /** {@code GET /runs}, {@code GET /runs/{id}} and {@code POST /models/{name}/run}. */
-final class RunRoutes {
+final class RunRoutes implements RouteSet {
 
     private static final List<String> STATUSES = List.of("queued", "running", "succeeded", "failed");
     private static final Set<String> FILTERS = Set.of("model", "status", "trigger", "since", "until", "limit");
@@ -23,7 +23,8 @@ final class RunRoutes {
         this.runner = runner;
     }
 
-    void register(List<Route> routes) {
+    @Override
+    public void register(List<Route> routes) {
         routes.add(Route.blocking("GET", "/runs", Access.READ, this::list));
         routes.add(Route.blocking("GET", "/runs/{id}", Access.READ, this::show));
         routes.add(Route.blocking("POST", "/models/{name}/run", Access.OPERATE, this::run));

@@ -24,7 +24,7 @@ import java.util.Optional;
  * {@code POST /sql}: one read-only query against the warehouse. What may run, and how, is decided by
  * {@link SqlQueries} and the warehouse (see docs/security.md); this class reads the request and maps outcomes.
  */
-final class SqlRoutes {
+final class SqlRoutes implements RouteSet {
 
     private static final int MAX_SQL_BYTES = 1 << 20;
     /** Seconds a client told the server is busy should wait before retrying. */
@@ -48,7 +48,8 @@ final class SqlRoutes {
         this.queries = queries;
     }
 
-    void register(List<Route> routes) {
+    @Override
+    public void register(List<Route> routes) {
         routes.add(Route.blocking("POST", "/sql", Access.READ, this::query));
     }
 

@@ -25,7 +25,7 @@ import java.util.Set;
 import java.util.TreeSet;
 
 /** {@code GET /streams} and {@code GET /streams/{name}}: what each stream is and where it stands. */
-final class StreamRoutes {
+final class StreamRoutes implements RouteSet {
 
     static final int RECENT_EVENTS = 20;
 
@@ -45,7 +45,8 @@ final class StreamRoutes {
         this.warehouse = warehouse;
     }
 
-    void register(List<Route> routes) {
+    @Override
+    public void register(List<Route> routes) {
         routes.add(Route.blocking("GET", "/streams", Access.READ, this::list));
         routes.add(Route.blocking("GET", "/streams/{name}", Access.READ, this::show));
     }
