@@ -2,40 +2,23 @@ package dev.interlace.runtime;
 
 import com.google.inject.Guice;
 import com.google.inject.Injector;
-import com.google.inject.Key;
 import com.google.inject.Module;
-import com.google.inject.TypeLiteral;
 import com.google.inject.util.Modules;
-import dev.interlace.runtime.auth.ApiKeys;
 import dev.interlace.runtime.auth.AuthModule;
-import dev.interlace.runtime.auth.KeyFile;
-import dev.interlace.runtime.config.ConfigException;
-import dev.interlace.runtime.config.Exposure;
 import dev.interlace.runtime.config.InterlaceConfig;
 import dev.interlace.runtime.flush.FlushModule;
-import dev.interlace.runtime.flush.Flusher;
-import dev.interlace.runtime.flush.Warehouse;
-import dev.interlace.runtime.flush.RetentionSweep;
-import dev.interlace.runtime.http.HttpApi;
 import dev.interlace.runtime.http.HttpModule;
 import dev.interlace.runtime.log.LogModule;
 import dev.interlace.runtime.log.StreamLog;
 import dev.interlace.runtime.model.ModelModule;
 import dev.interlace.runtime.model.ModelRunner;
 import dev.interlace.runtime.ops.DataDirectoryLock;
-import dev.interlace.runtime.ops.EpochMicros;
-import dev.interlace.runtime.ops.Metrics;
 import dev.interlace.runtime.ops.OpsModule;
-import dev.interlace.runtime.records.Boot;
 import dev.interlace.runtime.records.RecordsModule;
-import dev.interlace.runtime.records.SysRecord;
-import dev.interlace.runtime.records.SystemRecords;
 import dev.interlace.runtime.stream.StreamCatalog;
-import dev.interlace.runtime.stream.StreamDescriptor;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -62,58 +45,17 @@ public final class Interlace implements AutoCloseable {
     private final InterlaceConfig config;
     private final DataDirectoryLock lock;
     private final Injector injector;
-    private final HttpApi http;
-    private final StreamLog log;
-    private final Flusher flusher;
+    private final Lifecycle lifecycle;
     private final int port;
     private boolean closed;
 
-    private Interlace(InterlaceConfig config, DataDirectoryLock lock, Injector injector, HttpApi http, StreamLog log,
-            Flusher flusher, int port) {
+    private Interlace(InterlaceConfig config, DataDirectoryLock lock, Injector injector, Lifecycle lifecycle,
+            int port) {
         this.config = config;
         this.lock = lock;
         this.injector = injector;
-        this.http = http;
-        this.log = log;
-        this.flusher = flusher;
+        this.lifecycle = lifecycle;
         this.port = port;
-    }
-
-    /**
-     * Refuses to serve beyond loopback without a key (unless {@code --insecure-no-auth}), and warns, at every start,
-     * about serving without keys or without TLS off loopback.
-     *
-     * @throws ConfigException when the server would be open to the network
-     */
-    private static void checkExposure(InterlaceConfig config, ApiKeys keys, SystemRecords records, String bootId) {
-        if (Exposure.isLoopback(config.bind())) {
-            return;
-        }
-        Exposure exposure = config.exposure();
-        if (keys.isEmpty() && !exposure.insecureNoAuth()) {
-            throw new ConfigException("--bind " + config.bind() + " listens beyond this machine, and there is no API"
-                    + " key: anyone who reaches the port could read every table and publish anything. Create a key"
-                    + " first (interlace keys create --name admin --scope admin --data-dir " + config.dataDirectory()
-                    + ") and send it as Authorization: Bearer <key>; only on a network you trust completely, pass"
-                    + " --insecure-no-auth");
-        }
-        if (keys.isEmpty()) {
-            String warning = "serving WITHOUT API KEYS on " + config.bind() + " (--insecure-no-auth): anyone who"
-                    + " reaches the port can read and publish everything; requests must name an --allowed-hosts host";
-            LOG.warning(warning);
-            System.err.println("interlace: warning: " + warning);
-            records.record(SysRecord.of(micros(), "insecure_no_auth", null, bootId, warning));
-        }
-        if (!exposure.tls()) {
-            String warning = "serving plain HTTP on " + config.bind() + ": API keys and data cross the network"
-                    + " unencrypted; give --tls-cert and --tls-key, or put a TLS-terminating proxy in front";
-            LOG.warning(warning);
-            System.err.println("interlace: warning: " + warning);
-        }
-    }
-
-    private static long micros() {
-        return EpochMicros.now(java.time.Clock.systemUTC());
     }
 
     public static Builder builder() {
@@ -138,10 +80,13 @@ public final class Interlace implements AutoCloseable {
 
     /** Which executor runs HTTP handlers. */
     public String httpExecutor() {
-        return http.executorDescription();
+        return lifecycle.http().executorDescription();
     }
 
-    /** An instance from the server's object graph, e.g. the {@link StreamLog}. */
+    /**
+     * An instance from the server's object graph, e.g. the {@link StreamLog}: for tests and embedders; the server's
+     * own components are constructor-injected into {@link Lifecycle}.
+     */
     public <T> T instance(Class<T> type) {
         return injector.getInstance(type);
     }
@@ -156,22 +101,7 @@ public final class Interlace implements AutoCloseable {
             return;
         }
         closed = true;
-        http.stop(DRAIN_SECONDS);
-        if (flusher.materialises() && !flusher.drain(Duration.ofSeconds(DRAIN_SECONDS))) {
-            LOG.warning("shutting down with events not yet materialised; they are flushed on the next start");
-        }
-        injector.getInstance(RetentionSweep.class).close();
-        Optional<ModelRunner> models = models(injector);
-        models.ifPresent(runner -> runner.awaitIdle(Duration.ofSeconds(DRAIN_SECONDS)));
-        models.ifPresent(ModelRunner::close);
-        flusher.close();
-        log.close();
-        SystemRecords records = injector.getInstance(SystemRecords.class);
-        records.record(SysRecord.of(micros(), "shutdown", null, injector.getInstance(Boot.class).id(),
-                "interlace stopped"));
-        records.close();
-        injector.getInstance(Metrics.class).close();
-        injector.getInstance(KeyFile.class).close();
+        lifecycle.close(DRAIN_SECONDS);
         try {
             lock.close();
         } catch (IOException e) {
@@ -181,11 +111,7 @@ public final class Interlace implements AutoCloseable {
 
     /** The model runner, when there is a warehouse to run models in. */
     public Optional<ModelRunner> models() {
-        return models(injector);
-    }
-
-    private static Optional<ModelRunner> models(Injector injector) {
-        return injector.getInstance(Key.get(new TypeLiteral<Optional<ModelRunner>>() {}));
+        return lifecycle.models();
     }
 
     /** Configures and starts a server. */
@@ -229,54 +155,15 @@ public final class Interlace implements AutoCloseable {
             } catch (IOException e) {
                 throw new UncheckedIOException(e.getMessage(), e);
             }
-            StreamLog log = null;
-            KeyFile keys = null;
-            Flusher flusher = null;
-            HttpApi http = null;
             try {
                 Module defaults = Modules.combine(new CoreModule(config, streams), new OpsModule(), new AuthModule(),
                         new RecordsModule(), new LogModule(), new FlushModule(), new ModelModule(), new HttpModule());
                 Injector injector = Guice.createInjector(Modules.override(defaults).with(overrides));
-                keys = injector.getInstance(KeyFile.class);
-                checkExposure(config, injector.getInstance(ApiKeys.class), injector.getInstance(SystemRecords.class),
-                        injector.getInstance(Boot.class).id());
-                log = injector.getInstance(StreamLog.class);
-                for (StreamDescriptor stream : streams.streams()) {
-                    log.register(stream);
-                }
-                flusher = injector.getInstance(Flusher.class);
-                flusher.prepare();
-                SystemRecords records = injector.getInstance(SystemRecords.class);
-                String bootId = injector.getInstance(Boot.class).id();
-                injector.getInstance(Key.get(new TypeLiteral<Optional<Warehouse>>() {})).ifPresent(warehouse ->
-                        warehouse.migrationsApplied().forEach(migration ->
-                                records.record(SysRecord.of(micros(), "migration", null, bootId, migration))));
-                Optional<ModelRunner> models = models(injector);
-                if (models.isPresent()) {
-                    models.get().start();
-                    flusher.addFlushedListener(models.get()::streamFlushed);
-                }
-                flusher.startFlushing();
-                injector.getInstance(RetentionSweep.class).start();
-                http = injector.getInstance(HttpApi.class);
-                int port = http.start(config.bind(), config.port());
-                injector.getInstance(SystemRecords.class).record(SysRecord.of(micros(), "startup", null,
-                        injector.getInstance(Boot.class).id(), "interlace started on port " + port + " with "
-                                + streams.streams().size() + " streams, data in " + config.dataDirectory()));
-                return new Interlace(config, lock, injector, http, log, flusher, port);
+                // The one lookup: every component reaches the lifecycle by constructor injection.
+                Lifecycle lifecycle = injector.getInstance(Lifecycle.class);
+                int port = lifecycle.start();
+                return new Interlace(config, lock, injector, lifecycle, port);
             } catch (IOException | RuntimeException e) {
-                if (keys != null) {
-                    keys.close();
-                }
-                if (http != null) {
-                    http.stop(0);
-                }
-                if (flusher != null) {
-                    flusher.close();
-                }
-                if (log != null) {
-                    log.close();
-                }
                 try {
                     lock.close();
                 } catch (IOException suppressed) {

@@ -1,0 +1,197 @@
+package dev.interlace.runtime;
+
+import dev.interlace.runtime.auth.ApiKeys;
+import dev.interlace.runtime.auth.KeyFile;
+import dev.interlace.runtime.config.ConfigException;
+import dev.interlace.runtime.config.Exposure;
+import dev.interlace.runtime.config.InterlaceConfig;
+import dev.interlace.runtime.flush.Flusher;
+import dev.interlace.runtime.flush.RetentionSweep;
+import dev.interlace.runtime.flush.Warehouse;
+import dev.interlace.runtime.http.HttpApi;
+import dev.interlace.runtime.log.StreamLog;
+import dev.interlace.runtime.model.ModelRunner;
+import dev.interlace.runtime.ops.EpochMicros;
+import dev.interlace.runtime.ops.Metrics;
+import dev.interlace.runtime.records.Boot;
+import dev.interlace.runtime.records.SysRecord;
+import dev.interlace.runtime.records.SystemRecords;
+import dev.interlace.runtime.stream.StreamCatalog;
+import dev.interlace.runtime.stream.StreamDescriptor;
+import jakarta.inject.Inject;
+import jakarta.inject.Provider;
+import java.io.IOException;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.logging.Logger;
+
+/**
+ * Starts and stops the server's components in order. It is the only object {@link Interlace} takes from the
+ * injector; every component comes in by constructor injection, as a {@link Provider} so that each is created at
+ * the step of start-up that needs it (as before: a refused exposure check opens no log) and a failed start closes
+ * only what it opened.
+ */
+final class Lifecycle {
+
+    private static final Logger LOG = Logger.getLogger(Interlace.class.getName());
+
+    private final InterlaceConfig config;
+    private final StreamCatalog catalog;
+    private final Provider<KeyFile> keyFile;
+    private final Provider<ApiKeys> apiKeys;
+    private final Provider<SystemRecords> records;
+    private final Provider<Boot> boot;
+    private final Provider<StreamLog> log;
+    private final Provider<Flusher> flusher;
+    private final Provider<Optional<Warehouse>> warehouse;
+    private final Provider<Optional<ModelRunner>> models;
+    private final Provider<RetentionSweep> sweep;
+    private final Provider<HttpApi> http;
+    private final Provider<Metrics> metrics;
+
+    @Inject
+    Lifecycle(InterlaceConfig config, StreamCatalog catalog, Provider<KeyFile> keyFile, Provider<ApiKeys> apiKeys,
+            Provider<SystemRecords> records, Provider<Boot> boot, Provider<StreamLog> log, Provider<Flusher> flusher,
+            Provider<Optional<Warehouse>> warehouse, Provider<Optional<ModelRunner>> models,
+            Provider<RetentionSweep> sweep, Provider<HttpApi> http, Provider<Metrics> metrics) {
+        this.config = config;
+        this.catalog = catalog;
+        this.keyFile = keyFile;
+        this.apiKeys = apiKeys;
+        this.records = records;
+        this.boot = boot;
+        this.log = log;
+        this.flusher = flusher;
+        this.warehouse = warehouse;
+        this.models = models;
+        this.sweep = sweep;
+        this.http = http;
+        this.metrics = metrics;
+    }
+
+    /**
+     * Checks the exposure, opens the log and registers every stream, prepares the flusher, records the warehouse's
+     * migrations, starts the models, flushing, the retention sweep and the HTTP API, and records the start-up. On a
+     * failure it closes what it opened (keys, HTTP, flusher, log, in that order) and rethrows.
+     *
+     * @return the port the API listens on
+     */
+    int start() throws IOException {
+        StreamLog openedLog = null;
+        KeyFile keys = null;
+        Flusher openedFlusher = null;
+        HttpApi api = null;
+        try {
+            keys = keyFile.get();
+            checkExposure(apiKeys.get(), records.get(), boot.get().id());
+            openedLog = log.get();
+            for (StreamDescriptor stream : catalog.streams()) {
+                openedLog.register(stream);
+            }
+            openedFlusher = flusher.get();
+            openedFlusher.prepare();
+            SystemRecords systemRecords = records.get();
+            String bootId = boot.get().id();
+            warehouse.get().ifPresent(store -> store.migrationsApplied().forEach(migration ->
+                    systemRecords.record(SysRecord.of(micros(), "migration", null, bootId, migration))));
+            Optional<ModelRunner> runner = models.get();
+            if (runner.isPresent()) {
+                runner.get().start();
+                openedFlusher.addFlushedListener(runner.get()::streamFlushed);
+            }
+            openedFlusher.startFlushing();
+            sweep.get().start();
+            api = http.get();
+            int port = api.start(config.bind(), config.port());
+            records.get().record(SysRecord.of(micros(), "startup", null, boot.get().id(), "interlace started on port "
+                    + port + " with " + catalog.streams().size() + " streams, data in " + config.dataDirectory()));
+            return port;
+        } catch (IOException | RuntimeException e) {
+            if (keys != null) {
+                keys.close();
+            }
+            if (api != null) {
+                api.stop(0);
+            }
+            if (openedFlusher != null) {
+                openedFlusher.close();
+            }
+            if (openedLog != null) {
+                openedLog.close();
+            }
+            throw e;
+        }
+    }
+
+    /**
+     * Stops accepting requests and lets those in flight finish, flushes what the log holds beyond the watermarks,
+     * stops the sweep and the models, closes the flusher and the log, records the shutdown and closes the records,
+     * the metrics and the key file.
+     */
+    void close(int drainSeconds) {
+        http.get().stop(drainSeconds);
+        Flusher openedFlusher = flusher.get();
+        if (openedFlusher.materialises() && !openedFlusher.drain(Duration.ofSeconds(drainSeconds))) {
+            LOG.warning("shutting down with events not yet materialised; they are flushed on the next start");
+        }
+        sweep.get().close();
+        Optional<ModelRunner> runner = models.get();
+        runner.ifPresent(r -> r.awaitIdle(Duration.ofSeconds(drainSeconds)));
+        runner.ifPresent(ModelRunner::close);
+        openedFlusher.close();
+        log.get().close();
+        SystemRecords systemRecords = records.get();
+        systemRecords.record(SysRecord.of(micros(), "shutdown", null, boot.get().id(), "interlace stopped"));
+        systemRecords.close();
+        metrics.get().close();
+        keyFile.get().close();
+    }
+
+    /** The HTTP API (started by {@link #start()}). */
+    HttpApi http() {
+        return http.get();
+    }
+
+    /** The model runner, when there is a warehouse to run models in. */
+    Optional<ModelRunner> models() {
+        return models.get();
+    }
+
+    /**
+     * Refuses to serve beyond loopback without a key (unless {@code --insecure-no-auth}), and warns, at every start,
+     * about serving without keys or without TLS off loopback.
+     *
+     * @throws ConfigException when the server would be open to the network
+     */
+    private void checkExposure(ApiKeys keys, SystemRecords systemRecords, String bootId) {
+        if (Exposure.isLoopback(config.bind())) {
+            return;
+        }
+        Exposure exposure = config.exposure();
+        if (keys.isEmpty() && !exposure.insecureNoAuth()) {
+            throw new ConfigException("--bind " + config.bind() + " listens beyond this machine, and there is no API"
+                    + " key: anyone who reaches the port could read every table and publish anything. Create a key"
+                    + " first (interlace keys create --name admin --scope admin --data-dir " + config.dataDirectory()
+                    + ") and send it as Authorization: Bearer <key>; only on a network you trust completely, pass"
+                    + " --insecure-no-auth");
+        }
+        if (keys.isEmpty()) {
+            String warning = "serving WITHOUT API KEYS on " + config.bind() + " (--insecure-no-auth): anyone who"
+                    + " reaches the port can read and publish everything; requests must name an --allowed-hosts host";
+            LOG.warning(warning);
+            System.err.println("interlace: warning: " + warning);
+            systemRecords.record(SysRecord.of(micros(), "insecure_no_auth", null, bootId, warning));
+        }
+        if (!exposure.tls()) {
+            String warning = "serving plain HTTP on " + config.bind() + ": API keys and data cross the network"
+                    + " unencrypted; give --tls-cert and --tls-key, or put a TLS-terminating proxy in front";
+            LOG.warning(warning);
+            System.err.println("interlace: warning: " + warning);
+        }
+    }
+
+    private static long micros() {
+        return EpochMicros.now(Clock.systemUTC());
+    }
+}
