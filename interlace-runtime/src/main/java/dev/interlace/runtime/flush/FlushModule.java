@@ -9,6 +9,8 @@ import dev.interlace.runtime.log.Watermarks;
 import dev.interlace.runtime.ops.RequestIds;
 import dev.interlace.runtime.records.SystemRecords;
 import dev.interlace.runtime.stream.StreamCatalog;
+import dev.interlace.runtime.warehouse.Warehouse;
+import dev.interlace.runtime.warehouse.WarehouseFactory;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import java.util.Iterator;

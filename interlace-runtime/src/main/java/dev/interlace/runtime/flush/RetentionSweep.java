@@ -2,13 +2,14 @@ package dev.interlace.runtime.flush;
 
 import dev.interlace.runtime.config.InterlaceConfig;
 import dev.interlace.runtime.log.StreamLog;
+import dev.interlace.runtime.log.Watermarks;
 import dev.interlace.runtime.ops.EpochMicros;
 import dev.interlace.runtime.ops.RequestIds;
 import dev.interlace.runtime.records.SysRecord;
 import dev.interlace.runtime.records.SystemRecords;
-import dev.interlace.runtime.log.Watermarks;
 import dev.interlace.runtime.stream.StreamCatalog;
 import dev.interlace.runtime.stream.StreamDescriptor;
+import dev.interlace.runtime.warehouse.Warehouse;
 import jakarta.inject.Inject;
 import java.time.Clock;
 import java.util.LinkedHashMap;

@@ -1,8 +1,8 @@
 package dev.interlace.runtime.model;
 
 import dev.interlace.annotations.Materialise;
-import dev.interlace.runtime.flush.Warehouse;
 import dev.interlace.runtime.sql.QueryException;
+import dev.interlace.runtime.warehouse.Warehouse;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;

@@ -1,6 +1,6 @@
 package dev.interlace.runtime.sql;
 
-import dev.interlace.runtime.flush.Warehouse;
+import dev.interlace.runtime.warehouse.Warehouse;
 import jakarta.inject.Inject;
 import jakarta.inject.Singleton;
 import java.util.Optional;

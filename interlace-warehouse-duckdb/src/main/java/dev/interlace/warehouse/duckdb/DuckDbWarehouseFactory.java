@@ -1,8 +1,8 @@
 package dev.interlace.warehouse.duckdb;
 
 import dev.interlace.runtime.flush.FlushListener;
-import dev.interlace.runtime.flush.Warehouse;
-import dev.interlace.runtime.flush.WarehouseFactory;
+import dev.interlace.runtime.warehouse.Warehouse;
+import dev.interlace.runtime.warehouse.WarehouseFactory;
 import java.nio.file.Path;
 
 /** Opens {@code <data-dir>/warehouse.duckdb}; listed in {@code META-INF/services} for the runtime to find. */
