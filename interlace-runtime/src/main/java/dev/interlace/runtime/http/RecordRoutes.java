@@ -10,7 +10,7 @@ import dev.interlace.runtime.log.QuarantineEntry;
 import dev.interlace.runtime.log.StreamLog;
 import dev.interlace.runtime.log.Watermarks;
 import dev.interlace.runtime.model.ModelRunner;
-import dev.interlace.runtime.model.RunRecord;
+import dev.interlace.runtime.warehouse.RunRecord;
 import dev.interlace.runtime.records.ApiRecord;
 import dev.interlace.runtime.records.RefusedRequests;
 import dev.interlace.runtime.records.SysRecord;
@@ -22,7 +22,7 @@ import dev.interlace.runtime.stream.StreamCatalog;
 import dev.interlace.runtime.stream.StreamDescriptor;
 import dev.interlace.runtime.stream.Values;
 import dev.interlace.runtime.warehouse.FlushRecord;
-import dev.interlace.runtime.warehouse.Warehouse;
+import dev.interlace.runtime.warehouse.FlushRecords;
 import jakarta.inject.Inject;
 import java.io.IOException;
 import java.math.BigDecimal;
@@ -53,14 +53,14 @@ final class RecordRoutes {
     private final StreamCatalog catalog;
     private final StreamLog log;
     private final Watermarks watermarks;
-    private final Optional<Warehouse> warehouse;
+    private final Optional<FlushRecords> warehouse;
     private final Optional<ModelRunner> runner;
     private final SystemRecords system;
     private final RefusedRequests refused;
     private final InterlaceConfig config;
 
     @Inject
-    RecordRoutes(StreamCatalog catalog, StreamLog log, Watermarks watermarks, Optional<Warehouse> warehouse,
+    RecordRoutes(StreamCatalog catalog, StreamLog log, Watermarks watermarks, Optional<FlushRecords> warehouse,
             Optional<ModelRunner> runner, SystemRecords system, RefusedRequests refused, InterlaceConfig config) {
         this.catalog = catalog;
         this.log = log;
@@ -227,7 +227,7 @@ final class RecordRoutes {
                 if (!flush.target().equals("events") || flush.committedAtMicros() == 0) {
                     continue;
                 }
-                ModelRunner.RunPage page = runner.get().runs(new ModelRunner.RunFilter(null, null,
+                RunRecord.Page page = runner.get().runs(new RunRecord.Filter(null, null,
                         "stream:" + stream + ":" + flush.lastOffset(), null, null, SECTION_LIMIT));
                 for (RunRecord run : page.runs()) {
                     if (seen.add(run.id())) {

@@ -3,7 +3,7 @@ package dev.interlace.runtime.http;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.interlace.runtime.model.ModelRunner;
-import dev.interlace.runtime.model.RunRecord;
+import dev.interlace.runtime.warehouse.RunRecord;
 import dev.interlace.runtime.ops.EpochMicros;
 import jakarta.inject.Inject;
 import java.io.IOException;
@@ -36,7 +36,7 @@ final class RunRoutes {
 
     private HttpAnswer list(HttpRequest request, List<String> path, String requestId) throws IOException {
         Map<String, String> query = request.query();
-        ModelRunner.RunFilter filter;
+        RunRecord.Filter filter;
         try {
             String status = query.get("status");
             if (status != null && !STATUSES.contains(status)) {
@@ -46,15 +46,15 @@ final class RunRoutes {
             if (limit < 1 || limit > MAX_LIMIT) {
                 throw new IllegalArgumentException("limit must be between 1 and " + MAX_LIMIT);
             }
-            filter = new ModelRunner.RunFilter(query.get("model"), status, query.get("trigger"),
+            filter = new RunRecord.Filter(query.get("model"), status, query.get("trigger"),
                     time(query.get("since"), "since"), time(query.get("until"), "until"), limit);
         } catch (IllegalArgumentException e) {
             return HttpResponses.error(400, "invalid_filter", e.getMessage(), requestId);
         }
         ObjectNode body = HttpResponses.JSON.createObjectNode();
         ArrayNode runs = body.putArray("runs");
-        ModelRunner.RunPage page = runner.isPresent() ? runner.get().runs(filter)
-                : new ModelRunner.RunPage(List.of(), 0);
+        RunRecord.Page page = runner.isPresent() ? runner.get().runs(filter)
+                : new RunRecord.Page(List.of(), 0);
         page.runs().forEach(run -> runs.add(describe(run, false)));
         body.put("count", page.runs().size());
         body.put("total", page.total());

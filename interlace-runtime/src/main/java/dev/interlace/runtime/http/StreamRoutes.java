@@ -14,7 +14,7 @@ import dev.interlace.runtime.stream.Column;
 import dev.interlace.runtime.stream.StoredJson;
 import dev.interlace.runtime.stream.StreamCatalog;
 import dev.interlace.runtime.stream.StreamDescriptor;
-import dev.interlace.runtime.warehouse.Warehouse;
+import dev.interlace.runtime.warehouse.StreamTables;
 import jakarta.inject.Inject;
 import java.io.IOException;
 import java.util.List;
@@ -32,11 +32,11 @@ final class StreamRoutes {
     private final StreamLog log;
     private final Watermarks watermarks;
     private final Flusher flusher;
-    private final Optional<Warehouse> warehouse;
+    private final Optional<StreamTables> warehouse;
 
     @Inject
     StreamRoutes(StreamCatalog catalog, StreamLog log, Watermarks watermarks, Flusher flusher,
-            Optional<Warehouse> warehouse) {
+            Optional<StreamTables> warehouse) {
         this.catalog = catalog;
         this.log = log;
         this.watermarks = watermarks;

@@ -50,6 +50,6 @@ public final class ModelModule extends AbstractModule {
         Set<String> streams = catalog.streams().stream().map(StreamDescriptor::name).collect(Collectors.toSet());
         ModelGraph graph = ModelGraph.build(definitions, streams, warehouse.get());
         ModelListener observed = ModelListener.both(listener, new ModelMetrics(registry, graph));
-        return Optional.of(new ModelRunner(graph, warehouse.get(), clock, ids, observed));
+        return Optional.of(new ModelRunner(graph, warehouse.get(), warehouse.get(), clock, ids, observed));
     }
 }

@@ -12,6 +12,7 @@ import dev.interlace.runtime.sql.QueryResult;
 import dev.interlace.runtime.stream.Column;
 import dev.interlace.runtime.stream.StreamDescriptor;
 import dev.interlace.runtime.warehouse.FlushRecord;
+import dev.interlace.runtime.warehouse.RunRecord;
 import dev.interlace.runtime.warehouse.Warehouse;
 import java.io.IOException;
 import java.math.BigDecimal;
@@ -33,6 +34,7 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.BlockingQueue;
@@ -43,6 +45,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.UnaryOperator;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 import org.duckdb.DuckDBAppender;
@@ -79,6 +82,8 @@ final class DuckDbWarehouse implements Warehouse {
     private final Map<String, LinkedHashMap<String, String>> layouts = new ConcurrentHashMap<>();
     private final Map<String, Set<String>> declaredColumns = new ConcurrentHashMap<>();
     private final List<String> migrations = new java.util.concurrent.CopyOnWriteArrayList<>();
+    private final DuckDbModels models;
+    private final DuckDbRuns runs;
     private final ScheduledExecutorService watchdog = Executors.newSingleThreadScheduledExecutor(runnable -> {
         Thread thread = new Thread(runnable, "interlace-sql-timeout");
         thread.setDaemon(true);
@@ -86,8 +91,18 @@ final class DuckDbWarehouse implements Warehouse {
     });
 
     DuckDbWarehouse(Path file, FlushListener listener) {
+        this(file, listener, UnaryOperator.identity());
+    }
+
+    /**
+     * @param modelConnections applied to each connection a model run or the run history uses (fault-injection tests
+     *     wrap them; otherwise the identity)
+     */
+    DuckDbWarehouse(Path file, FlushListener listener, UnaryOperator<Connection> modelConnections) {
         this.file = file;
         this.listener = listener;
+        this.models = new DuckDbModels(() -> modelConnections.apply(connect()), this);
+        this.runs = new DuckDbRuns(() -> modelConnections.apply(connect()));
         try {
             Properties properties = new Properties();
             // Nothing in the warehouse reads or writes files other than its own; queries cannot either.
@@ -735,6 +750,56 @@ final class DuckDbWarehouse implements Warehouse {
         } catch (SQLException e) {
             throw new WarehouseException("cannot open a connection to " + file + ": " + e.getMessage(), e);
         }
+    }
+
+    @Override
+    public void prepareModels() {
+        models.prepareModels();
+    }
+
+    @Override
+    public boolean modelExists(String schema, String name) {
+        return models.modelExists(schema, name);
+    }
+
+    @Override
+    public long modelWatermark(String model, String stream) {
+        return models.modelWatermark(model, stream);
+    }
+
+    @Override
+    public boolean isBehindStreams(String model, List<String> streams) {
+        return models.isBehindStreams(model, streams);
+    }
+
+    @Override
+    public long materialise(ModelOutput model, Steps steps) throws SQLException {
+        return models.materialise(model, steps);
+    }
+
+    @Override
+    public void prepareRuns(long nowMicros) {
+        runs.prepareRuns(nowMicros);
+    }
+
+    @Override
+    public void runStarted(RunRecord run) {
+        runs.runStarted(run);
+    }
+
+    @Override
+    public void runFinished(String id, String status, long finishedAtMicros, List<RunRecord.ModelResult> results) {
+        runs.runFinished(id, status, finishedAtMicros, results);
+    }
+
+    @Override
+    public RunRecord.Page runs(RunRecord.Filter filter) {
+        return runs.runs(filter);
+    }
+
+    @Override
+    public Optional<RunRecord> run(String id) {
+        return runs.run(id);
     }
 
     @Override
