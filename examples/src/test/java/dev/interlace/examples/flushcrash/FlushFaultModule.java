@@ -5,7 +5,7 @@ import com.google.inject.Provides;
 import com.google.inject.Singleton;
 import dev.interlace.runtime.config.InterlaceConfig;
 import dev.interlace.runtime.flush.FlushListener;
-import dev.interlace.runtime.flush.Warehouse;
+import dev.interlace.runtime.warehouse.Warehouse;
 import dev.interlace.warehouse.duckdb.DuckDbWarehouseFactory;
 import java.util.Optional;
 

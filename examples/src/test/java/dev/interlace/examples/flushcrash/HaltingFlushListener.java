@@ -1,7 +1,7 @@
 package dev.interlace.examples.flushcrash;
 
 import dev.interlace.runtime.flush.FlushListener;
-import dev.interlace.runtime.flush.Warehouse;
+import dev.interlace.runtime.warehouse.Warehouse;
 
 /**
  * Halts the child at a step of a flush (on the flushing thread, so exactly between the steps of the warehouse

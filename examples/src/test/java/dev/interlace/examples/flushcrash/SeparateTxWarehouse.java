@@ -1,8 +1,8 @@
 package dev.interlace.examples.flushcrash;
 
-import dev.interlace.runtime.flush.FlushRecord;
-import dev.interlace.runtime.flush.Warehouse;
 import dev.interlace.runtime.stream.StreamDescriptor;
+import dev.interlace.runtime.warehouse.FlushRecord;
+import dev.interlace.runtime.warehouse.Warehouse;
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;

@@ -6,7 +6,7 @@ import com.google.inject.AbstractModule;
 import com.google.inject.Module;
 import dev.interlace.runtime.flush.FlushListener;
 import dev.interlace.runtime.flush.RetentionSweep;
-import dev.interlace.runtime.flush.Warehouse;
+import dev.interlace.runtime.warehouse.Warehouse;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;

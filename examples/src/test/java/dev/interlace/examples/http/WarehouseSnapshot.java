@@ -1,6 +1,6 @@
 package dev.interlace.examples.http;
 
-import dev.interlace.runtime.flush.Warehouse;
+import dev.interlace.runtime.warehouse.Warehouse;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;

@@ -5,16 +5,15 @@ import com.google.inject.Provides;
 import com.google.inject.Singleton;
 import dev.interlace.runtime.config.InterlaceConfig;
 import dev.interlace.runtime.flush.FlushListener;
-import dev.interlace.runtime.flush.Warehouse;
 import dev.interlace.runtime.model.ModelListener;
-import dev.interlace.warehouse.duckdb.DuckDbWarehouseFactory;
+import dev.interlace.runtime.warehouse.Warehouse;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.Optional;
 
 /**
  * The bindings a model-crash child overrides: the {@link ModelProbe} as model listener, and the real DuckDB warehouse
- * wrapped in {@link ProbedWarehouse} (with the audit tables created before the model runner starts).
+ * opened by {@link ProbedWarehouse} (with the audit tables created before the model runner starts).
  */
 final class ModelFaultModule extends AbstractModule {
 
@@ -32,12 +31,12 @@ final class ModelFaultModule extends AbstractModule {
     @Provides
     @Singleton
     Optional<Warehouse> warehouse(InterlaceConfig config, FlushListener listener) {
-        Warehouse real = new DuckDbWarehouseFactory().open(config.dataDirectory(), listener);
-        try (Connection c = real.connect()) {
+        Warehouse warehouse = ProbedWarehouse.open(config.dataDirectory(), listener, probe);
+        try (Connection c = warehouse.connect()) {
             ModelProbe.createAuditTables(c);
         } catch (SQLException e) {
             throw new IllegalStateException("cannot create the modelcrash audit tables: " + e.getMessage(), e);
         }
-        return Optional.of(ProbedWarehouse.wrap(real, probe));
+        return Optional.of(warehouse);
     }
 }

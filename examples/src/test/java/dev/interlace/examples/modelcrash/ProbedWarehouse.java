@@ -1,47 +1,29 @@
 package dev.interlace.examples.modelcrash;
 
-import dev.interlace.runtime.flush.Warehouse;
+import dev.interlace.runtime.flush.FlushListener;
+import dev.interlace.runtime.warehouse.Warehouse;
+import dev.interlace.warehouse.duckdb.DuckDbWarehouseFactory;
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
+import java.nio.file.Path;
 import java.sql.Connection;
 
 /**
- * The child's warehouse: the real DuckDB one, except that the connections {@code connect()} hands out (the model
- * runner's) are wrapped so that the {@link ModelProbe} can find the model's transaction and, depending on the fault,
- * stop at its commit or let every statement commit on its own (negative control). A dynamic proxy, so
- * every other method, including ones the interface gains later, reaches the real warehouse unchanged.
+ * The child's warehouse: the real DuckDB one, opened so that the connections model runs use are wrapped and the
+ * {@link ModelProbe} can find the model's transaction and, depending on the fault, stop at its commit or let every
+ * statement commit on its own (negative control).
  */
-final class ProbedWarehouse implements InvocationHandler {
+final class ProbedWarehouse {
 
     static final String MODEL_THREAD = "interlace-models";
 
-    private final Warehouse delegate;
-    private final ModelProbe probe;
+    private ProbedWarehouse() {}
 
-    private ProbedWarehouse(Warehouse delegate, ModelProbe probe) {
-        this.delegate = delegate;
-        this.probe = probe;
-    }
-
-    static Warehouse wrap(Warehouse delegate, ModelProbe probe) {
-        return (Warehouse) Proxy.newProxyInstance(Warehouse.class.getClassLoader(), new Class<?>[] {Warehouse.class},
-                new ProbedWarehouse(delegate, probe));
-    }
-
-    @Override
-    public Object invoke(Object proxy, Method method, Object[] args) throws Throwable {
-        Object result;
-        try {
-            result = method.invoke(delegate, args);
-        } catch (InvocationTargetException e) {
-            throw e.getCause();
-        }
-        if (method.getName().equals("connect") && (args == null || args.length == 0)) {
-            return ProbedConnection.wrap((Connection) result, probe);
-        }
-        return result;
+    /** The real DuckDB warehouse in {@code dataDirectory}, its model-run connections probed. */
+    static Warehouse open(Path dataDirectory, FlushListener listener, ModelProbe probe) {
+        return new DuckDbWarehouseFactory().open(dataDirectory, listener, c -> ProbedConnection.wrap(c, probe));
     }
 
     /** A model-run connection: tells the probe when it opens, commits and closes. */

@@ -7,7 +7,7 @@ import com.google.inject.AbstractModule;
 import com.google.inject.Module;
 import dev.interlace.runtime.Interlace;
 import dev.interlace.runtime.flush.FlushListener;
-import dev.interlace.runtime.flush.Warehouse;
+import dev.interlace.runtime.warehouse.Warehouse;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;

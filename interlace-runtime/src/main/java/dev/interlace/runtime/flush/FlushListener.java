@@ -1,5 +1,7 @@
 package dev.interlace.runtime.flush;
 
+import dev.interlace.runtime.warehouse.Warehouse;
+
 /**
  * Observes the steps of a flush, on the flushing thread. The runtime binds {@link #NONE} and adds its
  * {@link FlushMetrics} to the flusher's; crash tests bind one that stops the process at an exact step.

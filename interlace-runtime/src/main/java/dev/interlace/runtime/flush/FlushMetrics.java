@@ -6,6 +6,7 @@ import dev.interlace.runtime.log.Watermarks;
 import dev.interlace.runtime.ops.Metrics;
 import dev.interlace.runtime.stream.StreamCatalog;
 import dev.interlace.runtime.stream.StreamDescriptor;
+import dev.interlace.runtime.warehouse.Warehouse;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;

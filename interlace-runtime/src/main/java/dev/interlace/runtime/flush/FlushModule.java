@@ -9,6 +9,11 @@ import dev.interlace.runtime.log.Watermarks;
 import dev.interlace.runtime.ops.RequestIds;
 import dev.interlace.runtime.records.SystemRecords;
 import dev.interlace.runtime.stream.StreamCatalog;
+import dev.interlace.runtime.warehouse.FlushRecords;
+import dev.interlace.runtime.warehouse.Queries;
+import dev.interlace.runtime.warehouse.StreamTables;
+import dev.interlace.runtime.warehouse.Warehouse;
+import dev.interlace.runtime.warehouse.WarehouseFactory;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import java.util.Iterator;
@@ -36,6 +41,24 @@ public final class FlushModule extends AbstractModule {
             return Optional.empty();
         }
         return Optional.of(factories.next().open(config.dataDirectory(), listener));
+    }
+
+    /** The warehouse's flush records, for retention and the record routes. */
+    @Provides
+    Optional<FlushRecords> flushRecords(Optional<Warehouse> warehouse) {
+        return warehouse.map(FlushRecords.class::cast);
+    }
+
+    /** The warehouse's stream tables, for the stream routes. */
+    @Provides
+    Optional<StreamTables> streamTables(Optional<Warehouse> warehouse) {
+        return warehouse.map(StreamTables.class::cast);
+    }
+
+    /** The warehouse's read-only queries, for {@code POST /sql}. */
+    @Provides
+    Optional<Queries> queries(Optional<Warehouse> warehouse) {
+        return warehouse.map(Queries.class::cast);
     }
 
     @Provides

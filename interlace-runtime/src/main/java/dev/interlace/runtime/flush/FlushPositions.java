@@ -1,6 +1,7 @@
 package dev.interlace.runtime.flush;
 
 import dev.interlace.runtime.log.Watermarks;
+import dev.interlace.runtime.warehouse.Warehouse;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;

@@ -2,13 +2,14 @@ package dev.interlace.runtime.flush;
 
 import dev.interlace.runtime.config.InterlaceConfig;
 import dev.interlace.runtime.log.StreamLog;
+import dev.interlace.runtime.log.Watermarks;
 import dev.interlace.runtime.ops.EpochMicros;
 import dev.interlace.runtime.ops.RequestIds;
 import dev.interlace.runtime.records.SysRecord;
 import dev.interlace.runtime.records.SystemRecords;
-import dev.interlace.runtime.log.Watermarks;
 import dev.interlace.runtime.stream.StreamCatalog;
 import dev.interlace.runtime.stream.StreamDescriptor;
+import dev.interlace.runtime.warehouse.FlushRecords;
 import jakarta.inject.Inject;
 import java.time.Clock;
 import java.util.LinkedHashMap;
@@ -33,7 +34,7 @@ public final class RetentionSweep implements AutoCloseable {
     private final StreamCatalog catalog;
     private final StreamLog log;
     private final Watermarks watermarks;
-    private final Optional<Warehouse> warehouse;
+    private final Optional<FlushRecords> warehouse;
     private final SystemRecords records;
     private final RequestIds ids;
     private final long recordRetentionMicros;
@@ -41,7 +42,7 @@ public final class RetentionSweep implements AutoCloseable {
     private ScheduledExecutorService executor;
 
     @Inject
-    public RetentionSweep(StreamCatalog catalog, StreamLog log, Watermarks watermarks, Optional<Warehouse> warehouse,
+    public RetentionSweep(StreamCatalog catalog, StreamLog log, Watermarks watermarks, Optional<FlushRecords> warehouse,
             SystemRecords records, RequestIds ids, InterlaceConfig config, Clock clock) {
         this.catalog = catalog;
         this.log = log;

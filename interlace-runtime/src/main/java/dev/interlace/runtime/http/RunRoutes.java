@@ -3,7 +3,7 @@ package dev.interlace.runtime.http;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.interlace.runtime.model.ModelRunner;
-import dev.interlace.runtime.model.RunRecord;
+import dev.interlace.runtime.warehouse.RunRecord;
 import jakarta.inject.Inject;
 import java.io.IOException;
 import java.util.List;
@@ -32,12 +32,12 @@ final class RunRoutes implements RouteSet {
 
     private HttpAnswer list(HttpRequest request, List<String> path, String requestId) throws IOException {
         ListQuery query = ListQuery.of(request, requestId, FILTERS);
-        ModelRunner.RunFilter filter = new ModelRunner.RunFilter(query.text("model"), query.oneOf("status", STATUSES),
+        RunRecord.Filter filter = new RunRecord.Filter(query.text("model"), query.oneOf("status", STATUSES),
                 query.text("trigger"), query.time("since"), query.time("until"), query.limit());
         ObjectNode body = HttpResponses.JSON.createObjectNode();
         ArrayNode runs = body.putArray("runs");
-        ModelRunner.RunPage page = runner.isPresent() ? runner.get().runs(filter)
-                : new ModelRunner.RunPage(List.of(), 0);
+        RunRecord.Page page = runner.isPresent() ? runner.get().runs(filter)
+                : new RunRecord.Page(List.of(), 0);
         page.runs().forEach(run -> runs.add(describe(run, false)));
         body.put("count", page.runs().size());
         body.put("total", page.total());

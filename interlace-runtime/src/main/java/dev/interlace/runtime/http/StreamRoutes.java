@@ -6,7 +6,6 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.interlace.annotations.SchemaDrift;
 import dev.interlace.runtime.flush.FlushStatus;
 import dev.interlace.runtime.flush.Flusher;
-import dev.interlace.runtime.flush.Warehouse;
 import dev.interlace.runtime.log.LogEntry;
 import dev.interlace.runtime.log.StreamHead;
 import dev.interlace.runtime.log.StreamLog;
@@ -15,6 +14,7 @@ import dev.interlace.runtime.stream.Column;
 import dev.interlace.runtime.stream.StoredJson;
 import dev.interlace.runtime.stream.StreamCatalog;
 import dev.interlace.runtime.stream.StreamDescriptor;
+import dev.interlace.runtime.warehouse.StreamTables;
 import jakarta.inject.Inject;
 import java.io.IOException;
 import java.util.List;
@@ -33,11 +33,11 @@ final class StreamRoutes implements RouteSet {
     private final StreamLog log;
     private final Watermarks watermarks;
     private final Flusher flusher;
-    private final Optional<Warehouse> warehouse;
+    private final Optional<StreamTables> warehouse;
 
     @Inject
     StreamRoutes(StreamCatalog catalog, StreamLog log, Watermarks watermarks, Flusher flusher,
-            Optional<Warehouse> warehouse) {
+            Optional<StreamTables> warehouse) {
         this.catalog = catalog;
         this.log = log;
         this.watermarks = watermarks;

@@ -1,8 +1,8 @@
 package dev.interlace.runtime.model;
 
 import dev.interlace.annotations.Materialise;
-import dev.interlace.runtime.flush.Warehouse;
 import dev.interlace.runtime.sql.QueryException;
+import dev.interlace.runtime.warehouse.Queries;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;
@@ -38,7 +38,7 @@ public final class ModelGraph {
      * @throws ModelException naming the model and the problem: SQL that does not parse, an unknown table, a name
      *     clash, a cycle
      */
-    public static ModelGraph build(Collection<ModelDefinition> definitions, Set<String> streams, Warehouse warehouse) {
+    public static ModelGraph build(Collection<ModelDefinition> definitions, Set<String> streams, Queries warehouse) {
         Map<String, ModelDefinition> models = new TreeMap<>();
         for (ModelDefinition model : definitions) {
             ModelDefinition clash = models.putIfAbsent(model.name(), model);
@@ -54,12 +54,12 @@ public final class ModelGraph {
         Map<String, Set<String>> streamInputs = new LinkedHashMap<>();
         Map<String, Set<String>> modelInputs = new LinkedHashMap<>();
         for (ModelDefinition model : models.values()) {
-            List<Warehouse.TableReference> tables = new ArrayList<>();
+            List<Queries.TableReference> tables = new ArrayList<>();
             if (model.javaModel() != null) {
                 for (String input : model.dependsOn()) {
                     int dot = input.indexOf('.');
-                    tables.add(dot < 0 ? new Warehouse.TableReference("", input)
-                            : new Warehouse.TableReference(input.substring(0, dot), input.substring(dot + 1)));
+                    tables.add(dot < 0 ? new Queries.TableReference("", input)
+                            : new Queries.TableReference(input.substring(0, dot), input.substring(dot + 1)));
                 }
             } else {
                 try {
@@ -71,7 +71,7 @@ public final class ModelGraph {
             }
             Set<String> readStreams = new TreeSet<>();
             Set<String> readModels = new TreeSet<>();
-            for (Warehouse.TableReference table : tables) {
+            for (Queries.TableReference table : tables) {
                 if (table.schema().equals("streams")) {
                     if (!streams.contains(table.table())) {
                         throw unknown(model, table, streams, models);
@@ -100,7 +100,7 @@ public final class ModelGraph {
         return new ModelGraph(models, streamInputs, modelInputs, topologicalOrder(models, modelInputs));
     }
 
-    private static ModelException unknown(ModelDefinition model, Warehouse.TableReference table, Set<String> streams,
+    private static ModelException unknown(ModelDefinition model, Queries.TableReference table, Set<String> streams,
             Map<String, ModelDefinition> models) {
         List<String> known = new ArrayList<>();
         new TreeSet<>(streams).forEach(stream -> known.add("streams." + stream));

@@ -1,5 +1,7 @@
 package dev.interlace.runtime.model;
 
+import dev.interlace.runtime.warehouse.RunRecord;
+
 /**
  * Observes model runs on the run thread; the runtime binds {@link #NONE} and adds its {@link ModelMetrics}, crash
  * tests stop the process at a step.

@@ -1,5 +1,6 @@
 package dev.interlace.runtime.model;
 
+import dev.interlace.runtime.warehouse.RunRecord;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;

@@ -3,10 +3,10 @@ package dev.interlace.runtime.model;
 import com.google.inject.AbstractModule;
 import com.google.inject.Provides;
 import com.google.inject.Singleton;
-import dev.interlace.runtime.flush.Warehouse;
 import dev.interlace.runtime.ops.RequestIds;
 import dev.interlace.runtime.stream.StreamCatalog;
 import dev.interlace.runtime.stream.StreamDescriptor;
+import dev.interlace.runtime.warehouse.Warehouse;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import java.util.ArrayList;
@@ -50,6 +50,6 @@ public final class ModelModule extends AbstractModule {
         Set<String> streams = catalog.streams().stream().map(StreamDescriptor::name).collect(Collectors.toSet());
         ModelGraph graph = ModelGraph.build(definitions, streams, warehouse.get());
         ModelListener observed = ModelListener.both(listener, new ModelMetrics(registry, graph));
-        return Optional.of(new ModelRunner(graph, warehouse.get(), clock, ids, observed));
+        return Optional.of(new ModelRunner(graph, warehouse.get(), warehouse.get(), clock, ids, observed));
     }
 }

@@ -1,7 +1,7 @@
 package dev.interlace.runtime.ops;
 
-import dev.interlace.runtime.flush.FlushRecord;
-import dev.interlace.runtime.flush.Warehouse;
+import dev.interlace.runtime.warehouse.FlushRecord;
+import dev.interlace.runtime.warehouse.FlushRecords;
 import dev.interlace.runtime.ingest.IdempotencyKeys;
 import dev.interlace.runtime.log.LogEntry;
 import dev.interlace.runtime.log.PublishRecord;
@@ -9,7 +9,7 @@ import dev.interlace.runtime.log.QuarantineEntry;
 import dev.interlace.runtime.log.StreamLog;
 import dev.interlace.runtime.log.Watermarks;
 import dev.interlace.runtime.model.ModelRunner;
-import dev.interlace.runtime.model.RunRecord;
+import dev.interlace.runtime.warehouse.RunRecord;
 import dev.interlace.runtime.records.ApiRecord;
 import dev.interlace.runtime.records.RefusedRequests;
 import dev.interlace.runtime.stream.StreamCatalog;
@@ -42,12 +42,12 @@ public final class Correlator {
     private final StreamCatalog catalog;
     private final StreamLog log;
     private final Watermarks watermarks;
-    private final Optional<Warehouse> warehouse;
+    private final Optional<FlushRecords> warehouse;
     private final Optional<ModelRunner> runner;
     private final RefusedRequests refused;
 
     @Inject
-    Correlator(StreamCatalog catalog, StreamLog log, Watermarks watermarks, Optional<Warehouse> warehouse,
+    Correlator(StreamCatalog catalog, StreamLog log, Watermarks watermarks, Optional<FlushRecords> warehouse,
             Optional<ModelRunner> runner, RefusedRequests refused) {
         this.catalog = catalog;
         this.log = log;
@@ -244,7 +244,7 @@ public final class Correlator {
                 if (!flush.target().equals("events") || flush.committedAtMicros() == 0) {
                     continue;
                 }
-                ModelRunner.RunPage page = runner.get().runs(new ModelRunner.RunFilter(null, null,
+                RunRecord.Page page = runner.get().runs(new RunRecord.Filter(null, null,
                         "stream:" + stream + ":" + flush.lastOffset(), null, null, SECTION_LIMIT));
                 for (RunRecord run : page.runs()) {
                     if (seen.add(run.id())) {

@@ -1,6 +1,6 @@
 package dev.interlace.runtime.sql;
 
-import dev.interlace.runtime.flush.Warehouse;
+import dev.interlace.runtime.warehouse.Queries;
 import jakarta.inject.Inject;
 import jakarta.inject.Singleton;
 import java.util.Optional;
@@ -16,12 +16,12 @@ import java.util.concurrent.Semaphore;
 @Singleton
 public final class SqlQueries {
 
-    private final Optional<Warehouse> warehouse;
+    private final Optional<Queries> warehouse;
     private final QueryLimits limits;
     private final Semaphore running;
 
     @Inject
-    public SqlQueries(Optional<Warehouse> warehouse, QueryLimits limits) {
+    public SqlQueries(Optional<Queries> warehouse, QueryLimits limits) {
         this.warehouse = warehouse;
         this.limits = limits;
         this.running = new Semaphore(limits.maxConcurrent());
@@ -43,7 +43,7 @@ public final class SqlQueries {
      * @throws IllegalStateException when there is no warehouse ({@link #available()} is false)
      */
     public QueryResult run(String sql) {
-        Warehouse target = warehouse.orElseThrow(() -> new IllegalStateException("no warehouse is configured"));
+        Queries target = warehouse.orElseThrow(() -> new IllegalStateException("no warehouse is configured"));
         if (!running.tryAcquire()) {
             throw new QueryException(QueryException.Reason.BUSY, limits.maxConcurrent() + " queries are running"
                     + " already, the most allowed at once; retry in a moment", null);

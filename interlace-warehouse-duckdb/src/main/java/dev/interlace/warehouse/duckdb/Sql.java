@@ -1,6 +1,8 @@
 package dev.interlace.warehouse.duckdb;
 
-/** SQL text helpers: every identifier the warehouse generates is quoted. */
+import dev.interlace.runtime.ops.EpochMicros;
+
+/** SQL helpers: every identifier the warehouse generates is quoted; every stored time is UTC. */
 final class Sql {
 
     private Sql() {}
@@ -13,5 +15,13 @@ final class Sql {
     /** {@code streams."name"}. */
     static String streamsTable(String table) {
         return "streams." + quote(table);
+    }
+
+    /**
+     * Now as epoch microseconds, for {@code make_timestamp(?)}: stored times are UTC whatever the session time zone
+     * ({@code current_timestamp} into a {@code TIMESTAMP} column would be local wall-clock time).
+     */
+    static long nowMicros() {
+        return EpochMicros.now(java.time.Clock.systemUTC());
     }
 }

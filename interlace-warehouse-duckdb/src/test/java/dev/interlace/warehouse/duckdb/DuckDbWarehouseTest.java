@@ -5,13 +5,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.interlace.annotations.SchemaDrift;
 import dev.interlace.runtime.flush.FlushListener;
-import dev.interlace.runtime.flush.FlushRecord;
-import dev.interlace.runtime.flush.Warehouse;
-import dev.interlace.runtime.flush.Warehouse.Target;
 import dev.interlace.runtime.sql.QueryResult;
 import dev.interlace.runtime.stream.Column;
 import dev.interlace.runtime.stream.ColumnType;
 import dev.interlace.runtime.stream.StreamDescriptor;
+import dev.interlace.runtime.warehouse.FlushRecord;
+import dev.interlace.runtime.warehouse.StreamTables.Target;
+import dev.interlace.runtime.warehouse.Warehouse;
 import java.math.BigDecimal;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -5,10 +5,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.interlace.annotations.Materialise;
 import dev.interlace.runtime.flush.FlushListener;
-import dev.interlace.runtime.flush.Warehouse;
 import dev.interlace.runtime.model.ModelDefinition;
 import dev.interlace.runtime.model.ModelException;
 import dev.interlace.runtime.model.ModelGraph;
+import dev.interlace.runtime.warehouse.Warehouse;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;

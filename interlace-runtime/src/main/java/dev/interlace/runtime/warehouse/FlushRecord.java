@@ -1,4 +1,4 @@
-package dev.interlace.runtime.flush;
+package dev.interlace.runtime.warehouse;
 
 import java.util.List;
 

@@ -1,4 +1,4 @@
-package dev.interlace.runtime.model;
+package dev.interlace.runtime.warehouse;
 
 import java.util.List;
 
@@ -25,4 +25,11 @@ public record RunRecord(String id, String trigger, List<String> triggers, String
      * @param error why it failed or was skipped, else null
      */
     public record ModelResult(String name, String status, long rows, long durationMillis, String error) {}
+
+    /** Filters of {@code GET /runs}; null means any. */
+    public record Filter(String model, String status, String trigger, Long sinceMicros, Long untilMicros,
+            int limit) {}
+
+    /** A page of runs and the total matching the filters. */
+    public record Page(List<RunRecord> runs, long total) {}
 }

@@ -1,5 +1,6 @@
-package dev.interlace.runtime.flush;
+package dev.interlace.runtime.warehouse;
 
+import dev.interlace.runtime.flush.FlushListener;
 import java.nio.file.Path;
 
 /**

@@ -1,17 +1,17 @@
-package dev.interlace.runtime.flush;
+package dev.interlace.runtime.warehouse;
 
 import dev.interlace.runtime.stream.StreamDescriptor;
 import java.util.List;
 
 /**
- * Where streams are materialised: one table per stream ({@code streams.<name>}), its quarantine table and the
- * watermarks saying how far each is filled. The DuckDB implementation lives in {@code interlace-warehouse-duckdb}.
+ * The stream side of the warehouse: one table per stream ({@code streams.<name>}), its quarantine table and the
+ * watermarks saying how far each is filled. Used by the flusher.
  *
  * <p>Contract: {@link #append} writes the rows and moves the watermark in one transaction, and only when the
  * watermark still has the value the caller read and the caller still holds the newest fencing token — so a crash
  * anywhere leaves both or neither, and a second or stale flusher can never insert a row twice.
  */
-public interface Warehouse extends AutoCloseable {
+public interface StreamTables {
 
     /**
      * Creates the stream's tables, or migrates them to the declared schema (adding new nullable columns only).
@@ -46,15 +46,6 @@ public interface Warehouse extends AutoCloseable {
         return List.of();
     }
 
-    /** Writes the record of a failed flush attempt, in a transaction of its own. */
-    void recordFailedFlush(FlushRecord record);
-
-    /** Flush records covering part of the filter's offset range, oldest first. */
-    FlushRecord.Page flushes(FlushRecord.Filter filter);
-
-    /** Removes flush records of batches started before {@code beforeMicros} (record retention); returns how many. */
-    long trimFlushes(long beforeMicros);
-
     /** The watermark a target has committed. */
     long watermark(Target target);
 
@@ -63,51 +54,6 @@ public interface Warehouse extends AutoCloseable {
      * type ({@code bigint}, {@code double}, {@code boolean}, {@code string} or {@code json}).
      */
     java.util.Map<String, String> evolvedColumns(String stream);
-
-    /**
-     * Runs one query that cannot change the warehouse, whatever its text: the database's own parser must classify it
-     * as exactly one query (no statement that writes, attaches, sets or commits, and none nested in it), and it runs
-     * in a read-only transaction that is always rolled back, on connections used only for these queries. The answer
-     * holds at most {@code limits.maxRows()} rows and about {@code limits.maxAnswerBytes()} bytes of values.
-     *
-     * @throws dev.interlace.runtime.sql.QueryException refused ({@code INVALID_SQL}, {@code NOT_READ_ONLY}), failed
-     *     with the database's message ({@code FAILED}) or cancelled at {@code limits.timeout()} ({@code TIMED_OUT})
-     */
-    dev.interlace.runtime.sql.QueryResult query(String sql, dev.interlace.runtime.sql.QueryLimits limits);
-
-    /** {@link #query(String, dev.interlace.runtime.sql.QueryLimits)} with the default answer size bound. */
-    default dev.interlace.runtime.sql.QueryResult query(String sql, int maxRows, java.time.Duration timeout) {
-        dev.interlace.runtime.sql.QueryLimits defaults = dev.interlace.runtime.sql.QueryLimits.DEFAULTS;
-        return query(sql, new dev.interlace.runtime.sql.QueryLimits(maxRows, defaults.maxAnswerBytes(), timeout,
-                defaults.maxConcurrent()));
-    }
-
-    /** A new connection to the warehouse, for model runs; the caller closes it. */
-    java.sql.Connection connect();
-
-    /**
-     * The tables a SELECT reads, found by the database's own parser (joins, CTEs, subqueries); CTE names are left
-     * out. Unqualified names have an empty schema.
-     *
-     * @throws dev.interlace.runtime.sql.QueryException when the text is not one SELECT the parser accepts
-     */
-    List<TableReference> tablesReadBy(String select);
-
-    /**
-     * Rewrites a SELECT so that each table in {@code replacements} (keyed {@code schema.table}) is read from another
-     * relation instead, using the database's parser rather than text substitution.
-     */
-    String replaceTables(String select, java.util.Map<String, String> replacements);
-
-    @Override
-    void close();
-
-    /** A table named in a query: {@code schema} is empty when the query did not qualify it. */
-    record TableReference(String schema, String table) {
-        public String qualified() {
-            return schema.isEmpty() ? table : schema + "." + table;
-        }
-    }
 
     /** A table the flusher fills: a stream's events or its quarantine. */
     record Target(String stream, boolean quarantine) {

@@ -1,0 +1,166 @@
+package dev.interlace.warehouse.duckdb;
+
+import dev.interlace.runtime.sql.QueryException;
+import dev.interlace.runtime.warehouse.StreamTables.WarehouseException;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.Properties;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+import org.duckdb.DuckDBConnection;
+import org.duckdb.DuckDBDriver;
+
+/**
+ * The warehouse's DuckDB connections: the database opened once (external access off, a memory limit, a thread
+ * count, then the configuration locked, so no connection can change it any more), a pool for the warehouse's own
+ * work and a separate pool only {@code POST /sql} queries use.
+ */
+final class DuckDbConnections {
+
+    private static final Logger LOG = Logger.getLogger(DuckDbWarehouse.class.getName());
+    private static final int IDLE_QUERY_CONNECTIONS = 8;
+
+    private final Path file;
+    private final DuckDBConnection connection;
+    private final BlockingQueue<DuckDBConnection> idle = new LinkedBlockingQueue<>();
+    /** Idle connections used only for {@code POST /sql} queries; at most {@link #IDLE_QUERY_CONNECTIONS} kept. */
+    private final BlockingQueue<DuckDBConnection> idleForQueries = new LinkedBlockingQueue<>(IDLE_QUERY_CONNECTIONS);
+
+    /** Opens (creating if needed) the database in {@code file}, with the schemas every part of it uses. */
+    DuckDbConnections(Path file) {
+        this.file = file;
+        try {
+            Properties properties = new Properties();
+            // Nothing in the warehouse reads or writes files other than its own; queries cannot either.
+            properties.setProperty("enable_external_access", "false");
+            // The driver directly, not DriverManager: it must not depend on service registration in shaded jars.
+            connection = (DuckDBConnection) new DuckDBDriver().connect("jdbc:duckdb:" + file, properties);
+            try (Statement statement = connection.createStatement()) {
+                statement.execute("CREATE SCHEMA IF NOT EXISTS streams");
+                statement.execute("CREATE TABLE IF NOT EXISTS streams._watermarks ("
+                        + " stream VARCHAR PRIMARY KEY,"
+                        + " watermark BIGINT NOT NULL,"
+                        + " fencing_token BIGINT NOT NULL,"
+                        + " updated_at TIMESTAMP NOT NULL)");
+                statement.execute("CREATE SCHEMA IF NOT EXISTS interlace");
+                statement.execute("CREATE TABLE IF NOT EXISTS interlace.flushes ("
+                        + " flush_id VARCHAR NOT NULL,"
+                        + " stream VARCHAR NOT NULL,"
+                        + " target VARCHAR NOT NULL,"
+                        + " first_offset BIGINT NOT NULL,"
+                        + " last_offset BIGINT NOT NULL,"
+                        + " \"rows\" BIGINT NOT NULL,"
+                        + " started_at TIMESTAMP NOT NULL,"
+                        + " committed_at TIMESTAMP,"
+                        + " error VARCHAR)");
+                statement.execute("SET memory_limit = '" + memoryLimitMebibytes() + "MiB'");
+                statement.execute("SET threads = " + Runtime.getRuntime().availableProcessors());
+                // Last: from here on no connection, ours or a query's, can change a setting.
+                statement.execute("SET lock_configuration = true");
+            }
+        } catch (SQLException e) {
+            throw new WarehouseException("cannot open the warehouse " + file + ": " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Half the machine's memory (as the JVM sees it, container limits included), at least 256 MiB: DuckDB's own
+     * default is 80 %, which leaves too little for the JVM and SQLite in the same process.
+     */
+    private static long memoryLimitMebibytes() {
+        long total = 0;
+        if (java.lang.management.ManagementFactory.getOperatingSystemMXBean()
+                instanceof com.sun.management.OperatingSystemMXBean os) {
+            total = os.getTotalMemorySize();
+        }
+        return Math.max(256, total / 2 / (1 << 20));
+    }
+
+    /** A new connection of the caller's own (model runs, the run history, tests); the caller closes it. */
+    Connection connect() {
+        try {
+            return connection.duplicate();
+        } catch (SQLException e) {
+            throw new WarehouseException("cannot open a connection to " + file + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** A connection of its own for the calling thread's work (DuckDB connections are not thread-safe). */
+    DuckDBConnection borrow() {
+        DuckDBConnection c = idle.poll();
+        if (c != null) {
+            return c;
+        }
+        try {
+            return (DuckDBConnection) connection.duplicate();
+        } catch (SQLException e) {
+            throw new WarehouseException("cannot open a connection to " + file + ": " + e.getMessage(), e);
+        }
+    }
+
+    void release(DuckDBConnection c) {
+        idle.offer(c);
+    }
+
+    /** A connection only {@code POST /sql} queries use, in auto-commit mode with no transaction open. */
+    DuckDBConnection borrowForQuery() {
+        DuckDBConnection c = idleForQueries.poll();
+        if (c != null) {
+            return c;
+        }
+        try {
+            return (DuckDBConnection) connection.duplicate();
+        } catch (SQLException e) {
+            throw new QueryException("cannot open a connection to " + file + ": " + e.getMessage(), false, e);
+        }
+    }
+
+    void releaseForQuery(DuckDBConnection c) {
+        if (!idleForQueries.offer(c)) {
+            closeQuietly(c);
+        }
+    }
+
+    static void closeQuietly(Connection c) {
+        try {
+            c.close();
+        } catch (SQLException e) {
+            LOG.log(Level.FINE, "closing a warehouse connection failed", e);
+        }
+    }
+
+    static void rollbackQuietly(Connection c) {
+        try {
+            if (!c.getAutoCommit()) {
+                c.rollback();
+            }
+        } catch (SQLException e) {
+            LOG.log(Level.FINE, "rollback failed", e);
+        }
+    }
+
+    /** Closes the idle connections, checkpoints and closes the database. */
+    void close() {
+        DuckDBConnection c;
+        while ((c = idle.poll()) != null) {
+            closeQuietly(c);
+        }
+        while ((c = idleForQueries.poll()) != null) {
+            closeQuietly(c);
+        }
+        try (Statement statement = connection.createStatement()) {
+            statement.execute("CHECKPOINT");
+        } catch (SQLException e) {
+            LOG.log(Level.FINE, "final warehouse checkpoint failed", e);
+        }
+        try {
+            connection.close();
+        } catch (SQLException e) {
+            LOG.log(Level.WARNING, "closing the warehouse failed", e);
+        }
+    }
+}

@@ -1,0 +1,121 @@
+package dev.interlace.warehouse.duckdb;
+
+import dev.interlace.runtime.warehouse.FlushRecord;
+import dev.interlace.runtime.warehouse.FlushRecords;
+import dev.interlace.runtime.warehouse.StreamTables.WarehouseException;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+import org.duckdb.DuckDBConnection;
+
+/** Flush records in DuckDB: {@code interlace.flushes}, one row per batch written or failed; times in UTC. */
+final class DuckDbFlushRecords implements FlushRecords {
+
+    private static final Logger LOG = Logger.getLogger(DuckDbWarehouse.class.getName());
+
+    private final DuckDbConnections connections;
+
+    DuckDbFlushRecords(DuckDbConnections connections) {
+        this.connections = connections;
+    }
+
+    /** Inserts a flush record; a committed batch's commit time is now (UTC, like every stored time). */
+    static void insert(Connection c, FlushRecord record, boolean committed) throws SQLException {
+        try (PreparedStatement insert = c.prepareStatement("INSERT INTO interlace.flushes VALUES (?, ?, ?, ?, ?, ?,"
+                + " make_timestamp(?), make_timestamp(?), ?)")) {
+            insert.setString(1, record.id());
+            insert.setString(2, record.stream());
+            insert.setString(3, record.target());
+            insert.setLong(4, record.firstOffset());
+            insert.setLong(5, record.lastOffset());
+            insert.setLong(6, record.rows());
+            insert.setLong(7, record.startedAtMicros());
+            if (committed) {
+                insert.setLong(8, Sql.nowMicros());
+            } else {
+                insert.setNull(8, java.sql.Types.BIGINT);
+            }
+            insert.setString(9, record.error());
+            insert.executeUpdate();
+        }
+    }
+
+    @Override
+    public void recordFailedFlush(FlushRecord record) {
+        DuckDBConnection c = connections.borrow();
+        try {
+            DuckDbFlushRecords.insert(c, record, false);
+        } catch (SQLException e) {
+            throw new WarehouseException("cannot record the failed flush " + record.id() + ": " + e.getMessage(), e);
+        } finally {
+            connections.release(c);
+        }
+    }
+
+    @Override
+    public FlushRecord.Page flushes(FlushRecord.Filter filter) {
+        String where = " FROM interlace.flushes WHERE stream = ? AND target = ? AND first_offset <= ?"
+                + " AND last_offset >= ?";
+        DuckDBConnection c = connections.borrow();
+        try {
+            c.setAutoCommit(false); // count and page from one snapshot
+        } catch (SQLException e) {
+            connections.release(c);
+            throw new WarehouseException("cannot read flush records: " + e.getMessage(), e);
+        }
+        try (PreparedStatement count = c.prepareStatement("SELECT count(*)" + where);
+                PreparedStatement select = c.prepareStatement("SELECT flush_id, first_offset, last_offset, \"rows\","
+                        + " epoch_us(started_at), coalesce(epoch_us(committed_at), 0), error" + where
+                        + " ORDER BY started_at, first_offset LIMIT ?")) {
+            for (PreparedStatement statement : List.of(count, select)) {
+                statement.setString(1, filter.stream());
+                statement.setString(2, filter.target());
+                statement.setLong(3, filter.toOffset());
+                statement.setLong(4, filter.fromOffset());
+            }
+            select.setInt(5, filter.limit());
+            long total;
+            try (ResultSet row = count.executeQuery()) {
+                row.next();
+                total = row.getLong(1);
+            }
+            List<FlushRecord> records = new ArrayList<>();
+            try (ResultSet rows = select.executeQuery()) {
+                while (rows.next()) {
+                    records.add(new FlushRecord(rows.getString(1), filter.stream(), filter.target(), rows.getLong(2),
+                            rows.getLong(3), rows.getLong(4), rows.getLong(5), rows.getLong(6), rows.getString(7)));
+                }
+            }
+            return new FlushRecord.Page(records, total);
+        } catch (SQLException e) {
+            throw new WarehouseException("cannot read flush records: " + e.getMessage(), e);
+        } finally {
+            DuckDbConnections.rollbackQuietly(c);
+            try {
+                c.setAutoCommit(true);
+            } catch (SQLException e) {
+                LOG.log(Level.FINE, "resetting auto-commit failed", e);
+            }
+            connections.release(c);
+        }
+    }
+
+    @Override
+    public long trimFlushes(long beforeMicros) {
+        DuckDBConnection c = connections.borrow();
+        try (PreparedStatement delete = c.prepareStatement(
+                "DELETE FROM interlace.flushes WHERE started_at < make_timestamp(?)")) {
+            delete.setLong(1, beforeMicros);
+            return delete.executeUpdate();
+        } catch (SQLException e) {
+            throw new WarehouseException("cannot remove expired flush records: " + e.getMessage(), e);
+        } finally {
+            connections.release(c);
+        }
+    }
+}
