@@ -19,7 +19,7 @@ import dev.interlace.runtime.flush.RetentionSweep;
 import dev.interlace.runtime.http.HttpApi;
 import dev.interlace.runtime.http.HttpModule;
 import dev.interlace.runtime.log.LogModule;
-import dev.interlace.runtime.log.StreamLog;
+import dev.interlace.runtime.log.EventLog;
 import dev.interlace.runtime.model.ModelModule;
 import dev.interlace.runtime.model.ModelRunner;
 import dev.interlace.runtime.ops.DataDirectoryLock;
@@ -63,12 +63,12 @@ public final class Interlace implements AutoCloseable {
     private final DataDirectoryLock lock;
     private final Injector injector;
     private final HttpApi http;
-    private final StreamLog log;
+    private final EventLog log;
     private final Flusher flusher;
     private final int port;
     private boolean closed;
 
-    private Interlace(InterlaceConfig config, DataDirectoryLock lock, Injector injector, HttpApi http, StreamLog log,
+    private Interlace(InterlaceConfig config, DataDirectoryLock lock, Injector injector, HttpApi http, EventLog log,
             Flusher flusher, int port) {
         this.config = config;
         this.lock = lock;
@@ -141,7 +141,7 @@ public final class Interlace implements AutoCloseable {
         return http.executorDescription();
     }
 
-    /** An instance from the server's object graph, e.g. the {@link StreamLog}. */
+    /** An instance from the server's object graph, e.g. the {@link EventLog}. */
     public <T> T instance(Class<T> type) {
         return injector.getInstance(type);
     }
@@ -229,7 +229,7 @@ public final class Interlace implements AutoCloseable {
             } catch (IOException e) {
                 throw new UncheckedIOException(e.getMessage(), e);
             }
-            StreamLog log = null;
+            EventLog log = null;
             KeyFile keys = null;
             Flusher flusher = null;
             HttpApi http = null;
@@ -240,7 +240,7 @@ public final class Interlace implements AutoCloseable {
                 keys = injector.getInstance(KeyFile.class);
                 checkExposure(config, injector.getInstance(ApiKeys.class), injector.getInstance(SystemRecords.class),
                         injector.getInstance(Boot.class).id());
-                log = injector.getInstance(StreamLog.class);
+                log = injector.getInstance(EventLog.class);
                 for (StreamDescriptor stream : streams.streams()) {
                     log.register(stream);
                 }

@@ -9,7 +9,8 @@ import dev.interlace.runtime.flush.Warehouse;
 import dev.interlace.runtime.log.LogEntry;
 import dev.interlace.runtime.log.PublishRecord;
 import dev.interlace.runtime.log.QuarantineEntry;
-import dev.interlace.runtime.log.StreamLog;
+import dev.interlace.runtime.log.EventLog;
+import dev.interlace.runtime.log.PublishRecords;
 import dev.interlace.runtime.log.Watermarks;
 import dev.interlace.runtime.model.ModelRunner;
 import dev.interlace.runtime.model.RunRecord;
@@ -51,7 +52,8 @@ final class RecordRoutes {
     static final int SECTION_LIMIT = 100;
 
     private final StreamCatalog catalog;
-    private final StreamLog log;
+    private final EventLog log;
+    private final PublishRecords publishRecords;
     private final Watermarks watermarks;
     private final Optional<Warehouse> warehouse;
     private final Optional<ModelRunner> runner;
@@ -60,10 +62,12 @@ final class RecordRoutes {
     private final InterlaceConfig config;
 
     @Inject
-    RecordRoutes(StreamCatalog catalog, StreamLog log, Watermarks watermarks, Optional<Warehouse> warehouse,
-            Optional<ModelRunner> runner, SystemRecords system, RefusedRequests refused, InterlaceConfig config) {
+    RecordRoutes(StreamCatalog catalog, EventLog log, PublishRecords publishRecords, Watermarks watermarks,
+            Optional<Warehouse> warehouse, Optional<ModelRunner> runner, SystemRecords system, RefusedRequests refused,
+            InterlaceConfig config) {
         this.catalog = catalog;
         this.log = log;
+        this.publishRecords = publishRecords;
         this.watermarks = watermarks;
         this.warehouse = warehouse;
         this.runner = runner;
@@ -122,7 +126,7 @@ final class RecordRoutes {
             keySection.put("request_id", wanted);
         }
 
-        PublishRecord.Page publishes = log.publishes(new PublishRecord.Filter(null, wanted, null, null,
+        PublishRecord.Page publishes = publishRecords.publishes(new PublishRecord.Filter(null, wanted, null, null,
                 SECTION_LIMIT));
         RefusedRequests.Page refusals = refused.list(new ApiRecord.Filter(null, null, wanted, null, null, 10));
         if (publishes.records().isEmpty() && refusals.records().isEmpty()) {
@@ -403,8 +407,8 @@ final class RecordRoutes {
         List<Long> times = new ArrayList<>();
         long total = 0;
         if (fromStore) {
-            PublishRecord.Page page = log.publishes(new PublishRecord.Filter(filter.stream(), filter.requestId(),
-                    filter.sinceMicros(), filter.untilMicros(), filter.limit()));
+            PublishRecord.Page page = publishRecords.publishes(new PublishRecord.Filter(filter.stream(),
+                    filter.requestId(), filter.sinceMicros(), filter.untilMicros(), filter.limit()));
             for (PublishRecord record : page.records()) {
                 items.add(publishItem(record));
                 times.add(record.receivedAtMicros());

@@ -9,7 +9,7 @@ import dev.interlace.runtime.flush.Flusher;
 import dev.interlace.runtime.flush.Warehouse;
 import dev.interlace.runtime.log.LogEntry;
 import dev.interlace.runtime.log.StreamHead;
-import dev.interlace.runtime.log.StreamLog;
+import dev.interlace.runtime.log.EventLog;
 import dev.interlace.runtime.log.Watermarks;
 import dev.interlace.runtime.stream.Column;
 import dev.interlace.runtime.stream.StoredJson;
@@ -29,13 +29,13 @@ final class StreamRoutes {
     static final int RECENT_EVENTS = 20;
 
     private final StreamCatalog catalog;
-    private final StreamLog log;
+    private final EventLog log;
     private final Watermarks watermarks;
     private final Flusher flusher;
     private final Optional<Warehouse> warehouse;
 
     @Inject
-    StreamRoutes(StreamCatalog catalog, StreamLog log, Watermarks watermarks, Flusher flusher,
+    StreamRoutes(StreamCatalog catalog, EventLog log, Watermarks watermarks, Flusher flusher,
             Optional<Warehouse> warehouse) {
         this.catalog = catalog;
         this.log = log;
