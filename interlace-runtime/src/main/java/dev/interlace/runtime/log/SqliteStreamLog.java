@@ -11,7 +11,6 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -23,18 +22,13 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
-import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -47,17 +41,24 @@ import java.util.logging.Logger;
  * requests share one fsync (group commit). Each request's futures complete only after that commit. Readers use
  * their own connections. Automatic checkpoints are off on the writer; a background connection checkpoints every
  * 250 ms (PASSIVE, or RESTART once the WAL passes its cap) so the writer never pays for one.
+ *
+ * <p>This class is the façade and the writer; its collaborators, package-private, each hold one concern:
+ * {@link LogConnections} (opening connections, the readers' pool), {@link LogSchema} (tables and migrations),
+ * {@link EventReader} (reads and long polls), {@link PublishRecordReader} (reading publish records),
+ * {@link ConsumerGroupTable} (lease, commit and release decisions, run on the writer thread) and
+ * {@link WalCheckpointer} (background checkpoints).
  */
 public final class SqliteStreamLog implements StreamLog {
 
     private static final Logger LOG = Logger.getLogger(SqliteStreamLog.class.getName());
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final String FILE_NAME = "log.sqlite";
-    private static final int READERS = 4;
-    /** How often the background connection checkpoints; often enough that the WAL rarely reaches its cap. */
-    private static final long CHECKPOINT_MILLIS = 250;
 
     private final Path file;
+    private final LogConnections connections;
+    private final EventReader events;
+    private final PublishRecordReader publishRecords;
+    private final ConsumerGroupTable consumerGroups;
     private final LogSettings settings;
     private final Watermarks watermarks;
     private final CommitListener listener;
@@ -65,8 +66,7 @@ public final class SqliteStreamLog implements StreamLog {
 
     private final BlockingQueue<Task> queue = new LinkedBlockingQueue<>();
     private final Thread writer;
-    private final ScheduledExecutorService checkpointer;
-    private final BlockingQueue<Connection> readers = new ArrayBlockingQueue<>(READERS);
+    private final WalCheckpointer checkpointer;
     private final Map<String, StreamHead> heads = new ConcurrentHashMap<>();
     private final Map<String, AtomicReference<CompletableFuture<Void>>> advances = new ConcurrentHashMap<>();
     private final List<AppendListener> appendListeners = new CopyOnWriteArrayList<>();
@@ -110,12 +110,16 @@ public final class SqliteStreamLog implements StreamLog {
         this.watermarks = watermarks;
         this.listener = listener;
         this.clock = clock;
+        this.connections = new LogConnections(file);
+        this.events = new EventReader(connections, heads, advances);
+        this.publishRecords = new PublishRecordReader(connections);
+        this.consumerGroups = new ConsumerGroupTable(connections);
         try {
             Files.createDirectories(dataDirectory);
-            connection = open();
+            connection = connections.open();
             try (Statement statement = connection.createStatement()) {
                 configureWriter(statement);
-                createSchema(statement);
+                LogSchema.create(statement);
             }
             connection.setAutoCommit(false);
             prepareWriterStatements();
@@ -127,13 +131,7 @@ public final class SqliteStreamLog implements StreamLog {
         }
         writer = new Thread(this::runWriter, "interlace-log-writer");
         writer.start();
-        checkpointer = Executors.newSingleThreadScheduledExecutor(runnable -> {
-            Thread thread = new Thread(runnable, "interlace-log-checkpoint");
-            thread.setDaemon(true);
-            return thread;
-        });
-        checkpointer.scheduleWithFixedDelay(this::checkpoint, CHECKPOINT_MILLIS, CHECKPOINT_MILLIS,
-                TimeUnit.MILLISECONDS);
+        checkpointer = new WalCheckpointer(connections, settings);
     }
 
     private void configureWriter(Statement statement) throws SQLException {
@@ -162,12 +160,12 @@ public final class SqliteStreamLog implements StreamLog {
      * connection starts clean; closing the old one discards whatever it still held uncommitted.
      */
     private void reopenWriter() throws SQLException {
-        closeQuietly(connection);
-        Connection fresh = open();
+        LogConnections.closeQuietly(connection);
+        Connection fresh = connections.open();
         try (Statement statement = fresh.createStatement()) {
             configureWriter(statement);
         } catch (SQLException e) {
-            closeQuietly(fresh);
+            LogConnections.closeQuietly(fresh);
             throw e;
         }
         fresh.setAutoCommit(false);
@@ -248,100 +246,6 @@ public final class SqliteStreamLog implements StreamLog {
             failed(e);
             stateUncertain = uncertain;
         }
-    }
-
-    private Connection open() throws SQLException {
-        Properties properties = new Properties();
-        properties.setProperty("journal_mode", "WAL");
-        properties.setProperty("synchronous", "FULL");
-        properties.setProperty("busy_timeout", "10000");
-        // The driver otherwise runs "SELECT last_insert_rowid()" after every insert; nothing here uses it.
-        properties.setProperty("jdbc.get_generated_keys", "false");
-        return DriverManager.getConnection("jdbc:sqlite:" + file, properties);
-    }
-
-    private static void createSchema(Statement statement) throws SQLException {
-        statement.execute("CREATE TABLE IF NOT EXISTS streams ("
-                + " id INTEGER PRIMARY KEY,"
-                + " name TEXT NOT NULL UNIQUE,"
-                + " trimmed_through INTEGER NOT NULL DEFAULT 0,"
-                + " quarantine_trimmed_through INTEGER NOT NULL DEFAULT 0,"
-                + " created_at INTEGER NOT NULL)");
-        statement.execute("CREATE TABLE IF NOT EXISTS schemas ("
-                + " stream_id INTEGER NOT NULL REFERENCES streams(id),"
-                + " version TEXT NOT NULL,"
-                + " columns TEXT NOT NULL,"
-                + " registered_at INTEGER NOT NULL,"
-                + " PRIMARY KEY (stream_id, version)) WITHOUT ROWID");
-        // No secondary index on purpose: rows are appended in offset order, and keys are looked up in memory.
-        statement.execute("CREATE TABLE IF NOT EXISTS events ("
-                + " stream_id INTEGER NOT NULL,"
-                + " \"offset\" INTEGER NOT NULL,"
-                + " request_id TEXT NOT NULL,"
-                + " ingested_at INTEGER NOT NULL,"
-                + " schema_version TEXT NOT NULL,"
-                + " dedup_key TEXT,"
-                + " key_hash INTEGER,"
-                + " payload BLOB NOT NULL,"
-                + " publish TEXT,"
-                + " PRIMARY KEY (stream_id, \"offset\")) WITHOUT ROWID");
-        // The publish record of a request with accepted events rides on its last event row (see writePublish).
-        addMissingColumns(statement, "events", "publish TEXT");
-        statement.execute("CREATE TABLE IF NOT EXISTS quarantine ("
-                + " stream_id INTEGER NOT NULL,"
-                + " seq INTEGER NOT NULL,"
-                + " request_id TEXT NOT NULL,"
-                + " ingested_at INTEGER NOT NULL,"
-                + " schema_version TEXT NOT NULL,"
-                + " payload BLOB NOT NULL,"
-                + " errors TEXT NOT NULL,"
-                + " PRIMARY KEY (stream_id, seq)) WITHOUT ROWID");
-        statement.execute("CREATE TABLE IF NOT EXISTS publishes ("
-                + " id INTEGER PRIMARY KEY,"
-                + " request_id TEXT NOT NULL,"
-                + " stream_id INTEGER NOT NULL,"
-                + " accepted INTEGER NOT NULL,"
-                + " deduplicated INTEGER NOT NULL,"
-                + " quarantined INTEGER NOT NULL,"
-                + " first_offset INTEGER,"
-                + " last_offset INTEGER,"
-                + " received_at INTEGER NOT NULL,"
-                + " committed_at INTEGER NOT NULL)");
-        // Looking publish records up by request id goes through publish_ids, filled in batches (see indexPublishes):
-        // an index on publishes itself, maintained row by row on the writer thread, cost 7 % of publish throughput.
-        statement.execute("DROP INDEX IF EXISTS publishes_by_request");
-        statement.execute("CREATE TABLE IF NOT EXISTS publish_ids ("
-                + " request_id TEXT NOT NULL,"
-                + " publish_id INTEGER NOT NULL,"
-                + " PRIMARY KEY (request_id, publish_id)) WITHOUT ROWID");
-        statement.execute("CREATE TABLE IF NOT EXISTS publish_index ("
-                + " id INTEGER PRIMARY KEY CHECK (id = 1),"
-                + " indexed_through INTEGER NOT NULL)");
-        statement.execute("INSERT OR IGNORE INTO publish_index VALUES (1, 0)");
-        // How far each stream's events have had their publish records copied into publishes.
-        statement.execute("CREATE TABLE IF NOT EXISTS publish_copy ("
-                + " stream_id INTEGER PRIMARY KEY,"
-                + " through_offset INTEGER NOT NULL)");
-        // Streams from logs written before publish records rode on event rows: nothing to copy below their head.
-        statement.execute("INSERT OR IGNORE INTO publish_copy SELECT s.id,"
-                + " coalesce((SELECT max(\"offset\") FROM events e WHERE e.stream_id = s.id"
-                + " AND e.publish IS NOT NULL), 0) FROM streams s");
-        // Added for GET /correlate; logs created before get them (null for old records).
-        addMissingColumns(statement, "publishes", "duplicate_offsets TEXT", "first_seq INTEGER", "last_seq INTEGER");
-        // Added with API keys: which key sent the request (null without one, and for older records).
-        addMissingColumns(statement, "publishes", "key_id TEXT", "key_name TEXT");
-        // Consumer groups (leases with fencing tokens); written by the consumer API.
-        statement.execute("CREATE TABLE IF NOT EXISTS consumer_groups ("
-                + " stream_id INTEGER NOT NULL,"
-                + " group_name TEXT NOT NULL,"
-                + " committed_offset INTEGER NOT NULL DEFAULT 0,"
-                + " fencing_token INTEGER NOT NULL DEFAULT 0,"
-                + " lease_owner TEXT,"
-                + " lease_expires_at INTEGER,"
-                + " updated_at INTEGER NOT NULL,"
-                + " PRIMARY KEY (stream_id, group_name)) WITHOUT ROWID");
-        // Written and emptied again while writes fail, to notice when the disk has room again (see probe).
-        statement.execute("CREATE TABLE IF NOT EXISTS write_probe (id INTEGER PRIMARY KEY, filler BLOB)");
     }
 
     /** Reads the newest publish id and how far the request-id index goes, then indexes whatever it lacks. */
@@ -425,21 +329,6 @@ public final class SqliteStreamLog implements StreamLog {
             + " nullif(json_extract(e.publish, '$[8]'), 0), nullif(json_extract(e.publish, '$[9]'), ''),"
             + " json_extract(e.publish, '$[10]'), json_extract(e.publish, '$[11]')";
 
-    /** Adds each {@code "<name> <type>"} column that {@code table} lacks (a log written by an earlier version). */
-    private static void addMissingColumns(Statement statement, String table, String... columns) throws SQLException {
-        java.util.Set<String> existing = new java.util.HashSet<>();
-        try (ResultSet rows = statement.executeQuery("PRAGMA table_info(" + table + ")")) {
-            while (rows.next()) {
-                existing.add(rows.getString("name"));
-            }
-        }
-        for (String column : columns) {
-            if (!existing.contains(column.substring(0, column.indexOf(' ')))) {
-                statement.execute("ALTER TABLE " + table + " ADD COLUMN " + column);
-            }
-        }
-    }
-
     private void loadStreams() throws SQLException {
         try (Statement statement = connection.createStatement();
                 ResultSet rows = statement.executeQuery("SELECT s.id, s.name, s.trimmed_through,"
@@ -489,76 +378,22 @@ public final class SqliteStreamLog implements StreamLog {
 
     @Override
     public Leases.LeaseResult lease(String stream, String group, String owner, Duration ttl) {
-        return group(stream, (state, now) -> {
-            long expires = now + ttl.toNanos() / 1_000;
-            Leases.Group current = readGroup(state, group);
-            if (current == null) {
-                writeGroup(state, group, 0, 1, owner, expires, now, true);
-                return new Leases.Granted(1, 0, expires);
-            }
-            boolean held = current.holder() != null && current.expiresAtMicros() > now;
-            if (held && !current.holder().equals(owner)) {
-                return new Leases.Held(current.holder(), current.expiresAtMicros());
-            }
-            long token = held ? current.token() : current.token() + 1;
-            writeGroup(state, group, current.committedOffset(), token, owner, expires, now, false);
-            return new Leases.Granted(token, current.committedOffset(), expires);
-        });
+        return group(stream, (state, now) -> consumerGroups.lease(connection, state, group, owner, ttl, now));
     }
 
     @Override
     public Leases.CommitResult commit(String stream, String group, long token, long offset) {
-        return group(stream, (state, now) -> {
-            Leases.Group current = readGroup(state, group);
-            if (current == null || current.token() != token) {
-                return new Leases.StaleToken(current == null ? 0 : current.token());
-            }
-            if (current.holder() == null || current.expiresAtMicros() <= now) {
-                return new Leases.LeaseExpired(current.expiresAtMicros());
-            }
-            if (offset < current.committedOffset()) {
-                return new Leases.OffsetRegressed(current.committedOffset());
-            }
-            if (offset > state.head) {
-                return new Leases.BeyondHead(state.head);
-            }
-            writeGroup(state, group, offset, token, current.holder(), current.expiresAtMicros(), now, false);
-            return new Leases.Committed(offset);
-        });
+        return group(stream, (state, now) -> consumerGroups.commit(connection, state, group, token, offset, now));
     }
 
     @Override
     public boolean release(String stream, String group, long token) {
-        return group(stream, (state, now) -> {
-            Leases.Group current = readGroup(state, group);
-            if (current == null || current.token() != token || current.holder() == null) {
-                return false;
-            }
-            writeGroup(state, group, current.committedOffset(), token, null, now, now, false);
-            return true;
-        });
+        return group(stream, (state, now) -> consumerGroups.release(connection, state, group, token, now));
     }
 
     @Override
     public List<Leases.Group> groups(String stream) {
-        Connection reader = borrowReader();
-        try (PreparedStatement select = reader.prepareStatement("SELECT group_name, committed_offset,"
-                + " fencing_token, lease_owner, lease_expires_at FROM consumer_groups"
-                + " WHERE stream_id = (SELECT id FROM streams WHERE name = ?) ORDER BY group_name")) {
-            select.setString(1, stream);
-            List<Leases.Group> groups = new ArrayList<>();
-            try (ResultSet rows = select.executeQuery()) {
-                while (rows.next()) {
-                    groups.add(new Leases.Group(stream, rows.getString(1), rows.getLong(2), rows.getLong(3),
-                            rows.getString(4), rows.getLong(5)));
-                }
-            }
-            return groups;
-        } catch (SQLException e) {
-            throw new LogUnavailableException("cannot read the consumers of " + stream + ": " + e.getMessage(), e);
-        } finally {
-            returnReader(reader);
-        }
+        return consumerGroups.groups(stream);
     }
 
     private <T> T group(String stream, GroupWork<T> work) {
@@ -567,36 +402,6 @@ public final class SqliteStreamLog implements StreamLog {
             throw new LogUnavailableException("the stream log is closed");
         }
         return await(task.done);
-    }
-
-    private Leases.Group readGroup(StreamState state, String group) throws SQLException {
-        try (PreparedStatement select = connection.prepareStatement("SELECT committed_offset, fencing_token,"
-                + " lease_owner, lease_expires_at FROM consumer_groups WHERE stream_id = ? AND group_name = ?")) {
-            select.setInt(1, state.id);
-            select.setString(2, group);
-            try (ResultSet row = select.executeQuery()) {
-                return row.next() ? new Leases.Group(state.name, group, row.getLong(1), row.getLong(2),
-                        row.getString(3), row.getLong(4)) : null;
-            }
-        }
-    }
-
-    private void writeGroup(StreamState state, String group, long committed, long token, String owner, long expires,
-            long now, boolean insert) throws SQLException {
-        try (PreparedStatement write = connection.prepareStatement(insert
-                ? "INSERT INTO consumer_groups(committed_offset, fencing_token, lease_owner, lease_expires_at,"
-                        + " updated_at, stream_id, group_name) VALUES (?, ?, ?, ?, ?, ?, ?)"
-                : "UPDATE consumer_groups SET committed_offset = ?, fencing_token = ?, lease_owner = ?,"
-                        + " lease_expires_at = ?, updated_at = ? WHERE stream_id = ? AND group_name = ?")) {
-            write.setLong(1, committed);
-            write.setLong(2, token);
-            write.setString(3, owner);
-            write.setLong(4, expires);
-            write.setLong(5, now);
-            write.setInt(6, state.id);
-            write.setString(7, group);
-            write.executeUpdate();
-        }
     }
 
     /** Reads a pragma on the writer connection, e.g. {@code synchronous} or {@code journal_mode}. */
@@ -1115,73 +920,17 @@ public final class SqliteStreamLog implements StreamLog {
     @Override
     public List<LogEntry> read(String stream, long afterOffset, int limit, Duration wait)
             throws InterruptedException {
-        long deadline = System.nanoTime() + wait.toNanos();
-        while (true) {
-            AtomicReference<CompletableFuture<Void>> advance =
-                    advances.computeIfAbsent(stream, name -> new AtomicReference<>(new CompletableFuture<>()));
-            CompletableFuture<Void> next = advance.get();
-            List<LogEntry> entries = query(stream, "SELECT \"offset\", request_id, ingested_at, schema_version,"
-                    + " payload FROM events WHERE stream_id = (SELECT id FROM streams WHERE name = ?)"
-                    + " AND \"offset\" > ? ORDER BY \"offset\" LIMIT ?", afterOffset, limit);
-            long remaining = deadline - System.nanoTime();
-            if (!entries.isEmpty() || remaining <= 0) {
-                return entries;
-            }
-            try {
-                next.get(remaining, TimeUnit.NANOSECONDS);
-            } catch (TimeoutException e) {
-                return List.of();
-            } catch (ExecutionException e) {
-                throw new IllegalStateException("unreachable: head advances never fail", e);
-            }
-        }
+        return events.read(stream, afterOffset, limit, wait);
     }
 
     @Override
     public List<QuarantineEntry> readQuarantine(String stream, long afterSeq, int limit) {
-        Connection reader = borrowReader();
-        try (PreparedStatement select = reader.prepareStatement("SELECT seq, request_id, ingested_at,"
-                + " schema_version, payload, errors FROM quarantine"
-                + " WHERE stream_id = (SELECT id FROM streams WHERE name = ?) AND seq > ? ORDER BY seq LIMIT ?")) {
-            select.setString(1, stream);
-            select.setLong(2, afterSeq);
-            select.setInt(3, limit);
-            List<QuarantineEntry> entries = new ArrayList<>();
-            try (ResultSet rows = select.executeQuery()) {
-                while (rows.next()) {
-                    entries.add(new QuarantineEntry(stream, rows.getLong(1), rows.getString(2), rows.getLong(3),
-                            rows.getString(4), rows.getBytes(5), rows.getString(6)));
-                }
-            }
-            return entries;
-        } catch (SQLException e) {
-            throw new LogUnavailableException("cannot read the quarantine of " + stream + ": " + e.getMessage(), e);
-        } finally {
-            returnReader(reader);
-        }
+        return events.readQuarantine(stream, afterSeq, limit);
     }
 
     @Override
     public long firstOffsetSince(String stream, long epochMicros) {
-        StreamHead head = heads.get(stream);
-        if (head == null) {
-            return 1;
-        }
-        Connection reader = borrowReader();
-        // Offsets follow arrival closely, so the scan in offset order stops right after the expired entries.
-        try (PreparedStatement select = reader.prepareStatement("SELECT \"offset\" FROM events"
-                + " WHERE stream_id = (SELECT id FROM streams WHERE name = ?) AND ingested_at >= ?"
-                + " ORDER BY \"offset\" LIMIT 1")) {
-            select.setString(1, stream);
-            select.setLong(2, epochMicros);
-            try (ResultSet row = select.executeQuery()) {
-                return row.next() ? row.getLong(1) : head.head() + 1;
-            }
-        } catch (SQLException e) {
-            throw new LogUnavailableException("cannot read stream " + stream + ": " + e.getMessage(), e);
-        } finally {
-            returnReader(reader);
-        }
+        return events.firstOffsetSince(stream, epochMicros);
     }
 
     @Override
@@ -1191,168 +940,17 @@ public final class SqliteStreamLog implements StreamLog {
 
     @Override
     public List<LogEntry> latest(String stream, int limit) {
-        return query(stream, "SELECT \"offset\", request_id, ingested_at, schema_version, payload FROM events"
-                + " WHERE stream_id = (SELECT id FROM streams WHERE name = ?) AND \"offset\" > ?"
-                + " ORDER BY \"offset\" DESC LIMIT ?", 0, limit);
-    }
-
-    private List<LogEntry> query(String stream, String sql, long afterOffset, int limit) {
-        Connection reader = borrowReader();
-        try (PreparedStatement select = reader.prepareStatement(sql)) {
-            select.setString(1, stream);
-            select.setLong(2, afterOffset);
-            select.setInt(3, limit);
-            List<LogEntry> entries = new ArrayList<>();
-            try (ResultSet rows = select.executeQuery()) {
-                while (rows.next()) {
-                    entries.add(new LogEntry(stream, rows.getLong(1), rows.getString(2), rows.getLong(3),
-                            rows.getString(4), rows.getBytes(5)));
-                }
-            }
-            return entries;
-        } catch (SQLException e) {
-            throw new LogUnavailableException("cannot read stream " + stream + ": " + e.getMessage(), e);
-        } finally {
-            returnReader(reader);
-        }
+        return events.latest(stream, limit);
     }
 
     @Override
     public PublishRecord.Page publishes(PublishRecord.Filter filter) {
-        // Two places hold publish records: the publishes table, and the event rows whose records are not copied there
-        // yet (at most the last quarter of a second of them, see copyPublishes). Both are read from one snapshot.
-        StringBuilder where = new StringBuilder(" FROM publishes p JOIN streams s ON s.id = p.stream_id WHERE 1 = 1");
-        StringBuilder tailWhere = new StringBuilder(" FROM events e JOIN streams s ON s.id = e.stream_id"
-                + " LEFT JOIN publish_copy pc ON pc.stream_id = e.stream_id"
-                + " WHERE e.\"offset\" > coalesce(pc.through_offset, 0) AND e.publish IS NOT NULL");
-        List<Object> parameters = new ArrayList<>();
-        List<Object> tailParameters = new ArrayList<>();
-        if (filter.stream() != null) {
-            where.append(" AND s.name = ?");
-            parameters.add(filter.stream());
-            tailWhere.append(" AND s.name = ?");
-            tailParameters.add(filter.stream());
-        }
-        if (filter.requestId() != null) {
-            // The index up to where it goes, then the few records written since.
-            where.append(" AND p.id IN (SELECT publish_id FROM publish_ids WHERE request_id = ? UNION ALL"
-                    + " SELECT id FROM publishes WHERE id > (SELECT indexed_through FROM publish_index)"
-                    + " AND request_id = ?)");
-            parameters.add(filter.requestId());
-            parameters.add(filter.requestId());
-            tailWhere.append(" AND e.request_id = ?");
-            tailParameters.add(filter.requestId());
-        }
-        if (filter.sinceMicros() != null) {
-            where.append(" AND p.received_at >= ?");
-            parameters.add(filter.sinceMicros());
-            tailWhere.append(" AND e.ingested_at >= ?");
-            tailParameters.add(filter.sinceMicros());
-        }
-        if (filter.untilMicros() != null) {
-            where.append(" AND p.received_at < ?");
-            parameters.add(filter.untilMicros());
-            tailWhere.append(" AND e.ingested_at < ?");
-            tailParameters.add(filter.untilMicros());
-        }
-        Connection reader = borrowReader();
-        try {
-            // Count and page in one read transaction: one snapshot, so the total never disagrees with the items.
-            reader.setAutoCommit(false);
-        } catch (SQLException e) {
-            returnReader(reader);
-            throw new LogUnavailableException("cannot read publish records: " + e.getMessage(), e);
-        }
-        try (PreparedStatement count = reader.prepareStatement("SELECT count(*)" + where);
-                PreparedStatement select = reader.prepareStatement("SELECT p.request_id, s.name, p.accepted,"
-                        + " p.deduplicated, p.quarantined, p.first_offset, p.last_offset, p.duplicate_offsets,"
-                        + " p.first_seq, p.last_seq, p.received_at, p.committed_at, p.id, p.key_id, p.key_name"
-                        + where
-                        + " ORDER BY p.id DESC LIMIT ?");
-                PreparedStatement tail = reader.prepareStatement("SELECT e.request_id, s.name,"
-                        + " json_extract(e.publish, '$[1]'), json_extract(e.publish, '$[2]'),"
-                        + " json_extract(e.publish, '$[3]'), json_extract(e.publish, '$[4]'),"
-                        + " json_extract(e.publish, '$[5]'), nullif(json_extract(e.publish, '$[9]'), ''),"
-                        + " json_extract(e.publish, '$[7]'), json_extract(e.publish, '$[8]'), e.ingested_at,"
-                        + " json_extract(e.publish, '$[6]'), json_extract(e.publish, '$[0]'),"
-                        + " json_extract(e.publish, '$[10]'), json_extract(e.publish, '$[11]')" + tailWhere)) {
-            for (int i = 0; i < parameters.size(); i++) {
-                count.setObject(i + 1, parameters.get(i));
-                select.setObject(i + 1, parameters.get(i));
-            }
-            select.setInt(parameters.size() + 1, filter.limit());
-            for (int i = 0; i < tailParameters.size(); i++) {
-                tail.setObject(i + 1, tailParameters.get(i));
-            }
-            long total;
-            try (ResultSet row = count.executeQuery()) {
-                row.next();
-                total = row.getLong(1);
-            }
-            List<long[]> order = new ArrayList<>(); // {id, index into records}
-            List<PublishRecord> records = new ArrayList<>();
-            for (PreparedStatement statement : List.of(tail, select)) {
-                try (ResultSet rows = statement.executeQuery()) {
-                    while (rows.next()) {
-                        order.add(new long[] {rows.getLong(13), records.size()});
-                        records.add(publishRecord(rows));
-                        if (statement == tail) {
-                            total++;
-                        }
-                    }
-                }
-            }
-            order.sort((a, b) -> Long.compare(b[0], a[0]));
-            List<PublishRecord> newestFirst = new ArrayList<>();
-            for (int i = 0; i < Math.min(order.size(), filter.limit()); i++) {
-                newestFirst.add(records.get((int) order.get(i)[1]));
-            }
-            return new PublishRecord.Page(newestFirst, total);
-        } catch (SQLException e) {
-            throw new LogUnavailableException("cannot read publish records: " + e.getMessage(), e);
-        } finally {
-            try {
-                reader.rollback();
-                reader.setAutoCommit(true);
-            } catch (SQLException e) {
-                LOG.log(Level.FINE, "ending a read transaction failed", e);
-            }
-            returnReader(reader);
-        }
-    }
-
-    /** A publish record from a row of either query of {@link #publishes}. */
-    private static PublishRecord publishRecord(ResultSet rows) throws SQLException {
-        List<Long> duplicates = new ArrayList<>();
-        String text = rows.getString(8);
-        if (text != null && !text.isEmpty()) {
-            for (String offset : text.split(",")) {
-                duplicates.add(Long.parseLong(offset));
-            }
-        }
-        return new PublishRecord(rows.getString(1), rows.getString(2), rows.getLong(3), rows.getLong(4),
-                rows.getLong(5), rows.getLong(6), rows.getLong(7), duplicates, rows.getLong(9), rows.getLong(10),
-                rows.getLong(11), rows.getLong(12), rows.getString(14), rows.getString(15));
+        return publishRecords.publishes(filter);
     }
 
     @Override
     public long offsetOfKey(String stream, String key) {
-        Connection reader = borrowReader();
-        // No index on the key (the publish path would pay for it): this scans the stream's stored events.
-        try (PreparedStatement select = reader.prepareStatement("SELECT max(\"offset\") FROM events"
-                + " WHERE stream_id = (SELECT id FROM streams WHERE name = ?) AND key_hash = ? AND dedup_key = ?")) {
-            select.setString(1, stream);
-            select.setLong(2, DedupIndex.hash(key));
-            select.setString(3, key);
-            try (ResultSet row = select.executeQuery()) {
-                return row.next() ? row.getLong(1) : 0;
-            }
-        } catch (SQLException e) {
-            throw new LogUnavailableException("cannot look up key " + key + " in " + stream + ": " + e.getMessage(),
-                    e);
-        } finally {
-            returnReader(reader);
-        }
+        return events.offsetOfKey(stream, key);
     }
 
     @Override
@@ -1371,24 +969,6 @@ public final class SqliteStreamLog implements StreamLog {
         });
     }
 
-    private Connection borrowReader() {
-        Connection reader = readers.poll();
-        if (reader != null) {
-            return reader;
-        }
-        try {
-            return open();
-        } catch (SQLException e) {
-            throw new LogUnavailableException("cannot open a reader on " + file + ": " + e.getMessage(), e);
-        }
-    }
-
-    private void returnReader(Connection reader) {
-        if (closed || !readers.offer(reader)) {
-            closeQuietly(reader);
-        }
-    }
-
     @Override
     public Map<String, StreamHead> heads() {
         return Map.copyOf(heads);
@@ -1405,30 +985,13 @@ public final class SqliteStreamLog implements StreamLog {
 
     // ---------------------------------------------------------------- checkpoints and shutdown
 
-    private Connection checkpointConnection;
-
-    private void checkpoint() {
-        try {
-            if (checkpointConnection == null) {
-                checkpointConnection = open();
-            }
-            Path wal = file.resolveSibling(FILE_NAME + "-wal");
-            long walBytes = Files.exists(wal) ? Files.size(wal) : 0;
-            String mode = walBytes > settings.walCapBytes() ? "RESTART" : "PASSIVE";
-            try (Statement statement = checkpointConnection.createStatement()) {
-                statement.execute("PRAGMA wal_checkpoint(" + mode + ")");
-            }
-        } catch (SQLException | IOException e) {
-            LOG.log(Level.FINE, "background checkpoint failed; it is retried", e);
-        }
-    }
-
     @Override
     public void close() {
         if (closed) {
             return;
         }
         closed = true;
+        connections.closing();
         queue.add(new StopTask());
         try {
             writer.join();
@@ -1440,35 +1003,15 @@ public final class SqliteStreamLog implements StreamLog {
                 append.result.completeExceptionally(new LogUnavailableException("the stream log is closed"));
             }
         }
-        checkpointer.shutdown();
-        try {
-            checkpointer.awaitTermination(10, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-        closeQuietly(checkpointConnection);
-        Connection reader;
-        while ((reader = readers.poll()) != null) {
-            closeQuietly(reader);
-        }
+        checkpointer.close();
+        connections.closeReaders();
         try (Statement statement = connection.createStatement()) {
             connection.setAutoCommit(true);
             statement.execute("PRAGMA wal_checkpoint(TRUNCATE)");
         } catch (SQLException e) {
             LOG.log(Level.FINE, "final checkpoint failed; the WAL is replayed on the next start", e);
         }
-        closeQuietly(connection);
-    }
-
-    private static void closeQuietly(Connection connection) {
-        if (connection == null) {
-            return;
-        }
-        try {
-            connection.close();
-        } catch (SQLException e) {
-            LOG.log(Level.FINE, "closing a stream log connection failed", e);
-        }
+        LogConnections.closeQuietly(connection);
     }
 
     private long micros() {
@@ -1492,23 +1035,6 @@ public final class SqliteStreamLog implements StreamLog {
     }
 
     // ---------------------------------------------------------------- writer state and tasks
-
-    /** The writer's view of one stream. */
-    private static final class StreamState {
-        final int id;
-        final String name;
-        long head;
-        long quarantineHead;
-        long trimmedThrough;
-        long retentionMicros;
-        boolean keyed;
-        DedupIndex dedup = new DedupIndex();
-
-        StreamState(int id, String name) {
-            this.id = id;
-            this.name = name;
-        }
-    }
 
     /** A stream's positions and new keys within a group that is not committed yet. */
     private static final class Pending {
