@@ -45,8 +45,9 @@ import java.util.logging.Logger;
  * <p>This class is the façade and the writer; its collaborators, package-private, each hold one concern:
  * {@link LogConnections} (opening connections, the readers' pool), {@link LogSchema} (tables and migrations),
  * {@link EventReader} (reads and long polls), {@link PublishRecordReader} (reading publish records),
- * {@link ConsumerGroupTable} (lease, commit and release decisions, run on the writer thread) and
- * {@link WalCheckpointer} (background checkpoints).
+ * {@link ConsumerGroupTable} (lease, commit and release decisions, run on the writer thread), {@link PublishIndex}
+ * (publish-record ids, their copy and request-id index, owned by the writer) and {@link WalCheckpointer} (background
+ * checkpoints).
  */
 public final class SqliteStreamLog implements StreamLog {
 
@@ -79,17 +80,11 @@ public final class SqliteStreamLog implements StreamLog {
     /** A write failed: the connection is replaced before the next write. */
     private boolean writerBroken;
     private boolean stateUncertain;
-    /** The id of the newest publish record (ids are given here, in commit order). */
-    private long publishSeq;
-    /** Publish records up to this id are in {@code publish_ids}, the request-id index. */
-    private long indexedThrough;
-    private long lastIndexNanos;
     private final Map<String, StreamState> states = new HashMap<>();
+    private final PublishIndex publishIndex = new PublishIndex(states);
     private PreparedStatement insertEvent;
     private PreparedStatement insertQuarantined;
     private PreparedStatement insertPublish;
-    /** How often the request-id index of publish records catches up (inside a group commit). */
-    private static final long INDEX_PUBLISHES_NANOS = 250_000_000L;
     private PreparedStatement selectKey;
     /** While writes fail, how often the idle writer checks whether the log can write again. */
     private static final long PROBE_MILLIS = 1_000;
@@ -124,7 +119,7 @@ public final class SqliteStreamLog implements StreamLog {
             connection.setAutoCommit(false);
             prepareWriterStatements();
             loadStreams();
-            loadPublishIndex();
+            publishIndex.load(connection);
             connection.commit();
         } catch (SQLException | IOException e) {
             throw new LogUnavailableException("cannot open the stream log " + file + ": " + e.getMessage(), e);
@@ -248,86 +243,9 @@ public final class SqliteStreamLog implements StreamLog {
         }
     }
 
-    /** Reads the newest publish id and how far the request-id index goes, then indexes whatever it lacks. */
-    private void loadPublishIndex() throws SQLException {
-        copyPublishes(); // records still on event rows get their ids counted below
-        try (Statement statement = connection.createStatement();
-                ResultSet row = statement.executeQuery("SELECT coalesce((SELECT max(id) FROM publishes), 0),"
-                        + " (SELECT indexed_through FROM publish_index)")) {
-            row.next();
-            // Never below what the index covers: if the record retention removed the newest records, new ids must
-            // still land after indexed_through, where lookups scan for records the index does not have yet.
-            indexedThrough = row.getLong(2);
-            publishSeq = Math.max(row.getLong(1), indexedThrough);
-        }
-        indexPublishes();
-    }
 
-    /**
-     * Adds the publish records written since the last call to {@code publish_ids}, sorted by request id, inside the
-     * current transaction (it rides on a group commit: no extra fsync), and records how far the index goes. Lookups
-     * by request id read the index up to that point and scan only the records after it.
-     */
-    private void indexPublishes() throws SQLException {
-        lastIndexNanos = System.nanoTime();
-        if (publishSeq <= indexedThrough) {
-            return;
-        }
-        copyPublishes();
-        try (PreparedStatement index = connection.prepareStatement("INSERT OR IGNORE INTO publish_ids"
-                + " SELECT request_id, id FROM publishes WHERE id > ? AND id <= ? ORDER BY request_id");
-                PreparedStatement through = connection.prepareStatement(
-                        "UPDATE publish_index SET indexed_through = ? WHERE id = 1")) {
-            index.setLong(1, indexedThrough);
-            index.setLong(2, publishSeq);
-            index.executeUpdate();
-            through.setLong(1, publishSeq);
-            through.executeUpdate();
-        }
-        indexedThrough = publishSeq;
-    }
 
-    /**
-     * Copies the publish records carried on event rows since the last copy into {@code publishes}, per stream, and
-     * records how far each stream is copied. Afterwards every publish id up to {@link #publishSeq} is in
-     * {@code publishes}. Runs on the writer thread inside a transaction (a group commit, a trim, start-up).
-     */
-    private void copyPublishes() throws SQLException {
-        try (PreparedStatement copy = connection.prepareStatement("INSERT OR IGNORE INTO publishes(id, request_id,"
-                + " stream_id, accepted, deduplicated, quarantined, first_offset, last_offset, received_at,"
-                + " committed_at, first_seq, last_seq, duplicate_offsets, key_id, key_name) SELECT "
-                + PUBLISH_FROM_EVENT
-                + " FROM events e WHERE e.stream_id = ? AND e.\"offset\" > ? AND e.publish IS NOT NULL");
-                PreparedStatement through = connection.prepareStatement("INSERT OR REPLACE INTO publish_copy"
-                        + " VALUES (?, coalesce((SELECT max(\"offset\") FROM events WHERE stream_id = ?), ?))");
-                PreparedStatement copied = connection.prepareStatement(
-                        "SELECT through_offset FROM publish_copy WHERE stream_id = ?")) {
-            for (StreamState state : states.values()) {
-                long from = 0;
-                copied.setInt(1, state.id);
-                try (ResultSet row = copied.executeQuery()) {
-                    if (row.next()) {
-                        from = row.getLong(1);
-                    }
-                }
-                copy.setInt(1, state.id);
-                copy.setLong(2, from);
-                copy.executeUpdate();
-                through.setInt(1, state.id);
-                through.setInt(2, state.id);
-                through.setLong(3, from);
-                through.executeUpdate();
-            }
-        }
-    }
 
-    /** The columns of {@code publishes}, in its order, from an event row {@code e} carrying a publish record. */
-    private static final String PUBLISH_FROM_EVENT = "json_extract(e.publish, '$[0]'), e.request_id, e.stream_id,"
-            + " json_extract(e.publish, '$[1]'), json_extract(e.publish, '$[2]'), json_extract(e.publish, '$[3]'),"
-            + " json_extract(e.publish, '$[4]'), json_extract(e.publish, '$[5]'), e.ingested_at,"
-            + " json_extract(e.publish, '$[6]'), nullif(json_extract(e.publish, '$[7]'), 0),"
-            + " nullif(json_extract(e.publish, '$[8]'), 0), nullif(json_extract(e.publish, '$[9]'), ''),"
-            + " json_extract(e.publish, '$[10]'), json_extract(e.publish, '$[11]')";
 
     private void loadStreams() throws SQLException {
         try (Statement statement = connection.createStatement();
@@ -514,22 +432,20 @@ public final class SqliteStreamLog implements StreamLog {
         Map<StreamState, Pending> pending = new HashMap<>();
         List<AppendResult> results = new ArrayList<>(group.size());
         int entries = 0;
-        long publishSeqBefore = publishSeq;
-        long indexedBefore = indexedThrough;
+        PublishIndex.Mark indexBefore = publishIndex.mark();
         try {
             for (AppendTask task : group) {
                 AppendResult result = write(task.request, now, pending);
                 results.add(result);
                 entries += task.request.size();
             }
-            if (System.nanoTime() - lastIndexNanos >= INDEX_PUBLISHES_NANOS) {
-                indexPublishes();
+            if (publishIndex.due()) {
+                publishIndex.index(connection);
             }
             listener.beforeCommit(group.size(), entries);
             connection.commit();
         } catch (SQLException | RuntimeException e) {
-            publishSeq = publishSeqBefore;
-            indexedThrough = indexedBefore;
+            publishIndex.restore(indexBefore);
             failed(e);
             LOG.log(Level.WARNING, "stream log write failed; " + group.size() + " requests answered 503", e);
             LogUnavailableException unavailable = new LogUnavailableException(failure, e);
@@ -623,8 +539,8 @@ public final class SqliteStreamLog implements StreamLog {
         AppendResult.Committed committed = new AppendResult.Committed(fates, now);
         // The publish record goes on the request's last event row: same page as the events, no extra page per commit.
         String publish = settings.publishRecords() && lastOffset > 0
-                ? publishText(++publishSeq, committed, now, firstOffset, lastOffset, duplicateOffsets, firstSeq,
-                        lastSeq, request)
+                ? publishText(publishIndex.nextId(), committed, now, firstOffset, lastOffset, duplicateOffsets,
+                        firstSeq, lastSeq, request)
                 : null;
         for (int i = 0; i < fates.size(); i++) {
             AppendResult.EntryResult fate = fates.get(i);
@@ -699,7 +615,7 @@ public final class SqliteStreamLog implements StreamLog {
 
     private void writePublish(AppendRequest request, StreamState state, AppendResult.Committed committed, long now,
             java.util.SortedSet<Long> duplicateOffsets, long firstSeq, long lastSeq) throws SQLException {
-        insertPublish.setLong(13, ++publishSeq);
+        insertPublish.setLong(13, publishIndex.nextId());
         insertPublish.setString(1, request.requestId());
         insertPublish.setInt(2, state.id);
         insertPublish.setLong(3, committed.count(AppendResult.Status.ACCEPTED));
@@ -772,7 +688,8 @@ public final class SqliteStreamLog implements StreamLog {
                 connection.commit();
                 register.done.complete(null);
             } else if (task instanceof TrimTask trim) {
-                indexPublishes(); // the publish records riding on the rows about to go are copied out first
+                // The publish records riding on the rows about to go are copied out first.
+                publishIndex.index(connection);
                 long removed = trimStream(trim.stream, trim.throughOffset);
                 connection.commit();
                 trim.done.complete(removed);
@@ -866,7 +783,7 @@ public final class SqliteStreamLog implements StreamLog {
             loadKeys(state, now);
             publishHead(state);
         }
-        loadPublishIndex();
+        publishIndex.load(connection);
         connection.commit();
         stateUncertain = false;
     }
@@ -955,18 +872,7 @@ public final class SqliteStreamLog implements StreamLog {
 
     @Override
     public long trimPublishes(long beforeMicros) {
-        return group(null, (state, now) -> {
-            indexPublishes(); // records still riding on event rows are copied out (and indexed) first
-            try (PreparedStatement unindex = connection.prepareStatement("DELETE FROM publish_ids"
-                    + " WHERE (request_id, publish_id) IN (SELECT request_id, id FROM publishes WHERE received_at < ?)");
-                    PreparedStatement delete = connection.prepareStatement(
-                            "DELETE FROM publishes WHERE received_at < ?")) {
-                unindex.setLong(1, beforeMicros);
-                unindex.executeUpdate();
-                delete.setLong(1, beforeMicros);
-                return (long) delete.executeUpdate();
-            }
-        });
+        return group(null, (state, now) -> publishIndex.trim(connection, beforeMicros));
     }
 
     @Override
