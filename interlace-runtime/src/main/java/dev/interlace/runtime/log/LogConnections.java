@@ -17,7 +17,8 @@ import java.util.logging.Logger;
  */
 final class LogConnections {
 
-    private static final Logger LOG = Logger.getLogger(LogConnections.class.getName());
+    /** Log lines keep the name of the log they come from. */
+    private static final Logger LOG = Logger.getLogger(SqliteStreamLog.class.getName());
     private static final int READERS = 4;
 
     private final Path file;

@@ -15,7 +15,8 @@ import java.util.logging.Logger;
  */
 final class PublishRecordReader {
 
-    private static final Logger LOG = Logger.getLogger(PublishRecordReader.class.getName());
+    /** Log lines keep the name of the log they come from. */
+    private static final Logger LOG = Logger.getLogger(SqliteStreamLog.class.getName());
 
     private final LogConnections connections;
 

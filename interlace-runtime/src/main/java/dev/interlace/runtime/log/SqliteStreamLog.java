@@ -1,37 +1,18 @@
 package dev.interlace.runtime.log;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.interlace.runtime.ops.EpochMicros;
-import dev.interlace.runtime.stream.Column;
-import dev.interlace.runtime.stream.FieldError;
 import dev.interlace.runtime.stream.StreamDescriptor;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
-import java.sql.Types;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.logging.Level;
-import java.util.logging.Logger;
 
 /**
  * The default {@link StreamLog}: one SQLite database in WAL mode with {@code synchronous=FULL}.
@@ -42,53 +23,31 @@ import java.util.logging.Logger;
  * their own connections. Automatic checkpoints are off on the writer; a background connection checkpoints every
  * 250 ms (PASSIVE, or RESTART once the WAL passes its cap) so the writer never pays for one.
  *
- * <p>This class is the façade and the writer; its collaborators, package-private, each hold one concern:
- * {@link LogConnections} (opening connections, the readers' pool), {@link LogSchema} (tables and migrations),
- * {@link EventReader} (reads and long polls), {@link PublishRecordReader} (reading publish records),
- * {@link ConsumerGroupTable} (lease, commit and release decisions, run on the writer thread), {@link PublishIndex}
- * (publish-record ids, their copy and request-id index, owned by the writer) and {@link WalCheckpointer} (background
- * checkpoints).
+ * <p>This class is the façade; its collaborators, package-private, each hold one concern: {@link LogWriter} (the
+ * writer thread, group commit, registration, trims, recovery after failed writes) with {@link AppendWriter} (the
+ * rows of one request: deduplication, backpressure) and {@link PublishIndex} (publish-record ids, their copy and
+ * request-id index), both owned by the writer; {@link ConsumerGroupTable} (lease, commit and release decisions, run
+ * on the writer thread); {@link EventReader} (reads and long polls) and {@link PublishRecordReader} (reading publish
+ * records) on the readers' connections; {@link LogConnections} (opening connections, the readers' pool);
+ * {@link LogSchema} (tables and migrations); {@link WalCheckpointer} (background checkpoints).
  */
 public final class SqliteStreamLog implements StreamLog {
 
-    private static final Logger LOG = Logger.getLogger(SqliteStreamLog.class.getName());
-    private static final ObjectMapper JSON = new ObjectMapper();
-    private static final String FILE_NAME = "log.sqlite";
+    static final String FILE_NAME = "log.sqlite";
 
     private final Path file;
     private final LogConnections connections;
+    private final LogWriter writer;
     private final EventReader events;
     private final PublishRecordReader publishRecords;
     private final ConsumerGroupTable consumerGroups;
-    private final LogSettings settings;
-    private final Watermarks watermarks;
-    private final CommitListener listener;
-    private final Clock clock;
-
-    private final BlockingQueue<Task> queue = new LinkedBlockingQueue<>();
-    private final Thread writer;
     private final WalCheckpointer checkpointer;
+    /** The heads the writer published last, by stream. */
     private final Map<String, StreamHead> heads = new ConcurrentHashMap<>();
+    /** Completed by the writer when a stream advances; long polls wait on them. */
     private final Map<String, AtomicReference<CompletableFuture<Void>>> advances = new ConcurrentHashMap<>();
     private final List<AppendListener> appendListeners = new CopyOnWriteArrayList<>();
-    private volatile String failure;
     private volatile boolean closed;
-
-    // Owned by the writer thread. The connection and its statements are replaced after a failed write: SQLite may
-    // have ended the transaction itself (SQLITE_FULL, SQLITE_IOERR) and the driver closes a statement that failed.
-    private Connection connection;
-    /** A write failed: the connection is replaced before the next write. */
-    private boolean writerBroken;
-    private boolean stateUncertain;
-    private final Map<String, StreamState> states = new HashMap<>();
-    private final PublishIndex publishIndex = new PublishIndex(states);
-    private final AppendWriter appendWriter;
-    /** While writes fail, how often the idle writer checks whether the log can write again. */
-    private static final long PROBE_MILLIS = 1_000;
-    /** What a probe writes (and removes again): room for a typical group of events. */
-    private static final int PROBE_BYTES = 64 * 1024;
-    /** SQLite's primary result code for "database or disk is full". */
-    private static final int SQLITE_FULL = 13;
 
     /**
      * Opens (creating if needed) {@code <dataDirectory>/log.sqlite}.
@@ -98,199 +57,57 @@ public final class SqliteStreamLog implements StreamLog {
     public SqliteStreamLog(Path dataDirectory, LogSettings settings, Watermarks watermarks, CommitListener listener,
             Clock clock) {
         this.file = dataDirectory.resolve(FILE_NAME);
-        this.settings = settings;
-        this.watermarks = watermarks;
-        this.listener = listener;
-        this.clock = clock;
         this.connections = new LogConnections(file);
-        this.appendWriter = new AppendWriter(states, settings, watermarks, publishIndex);
         this.events = new EventReader(connections, heads, advances);
         this.publishRecords = new PublishRecordReader(connections);
         this.consumerGroups = new ConsumerGroupTable(connections);
         try {
             Files.createDirectories(dataDirectory);
-            connection = connections.open();
-            try (Statement statement = connection.createStatement()) {
-                configureWriter(statement);
-                LogSchema.create(statement);
-            }
-            connection.setAutoCommit(false);
-            appendWriter.prepare(connection);
-            loadStreams();
-            publishIndex.load(connection);
-            connection.commit();
+            writer = new LogWriter(connections, settings, watermarks, listener, clock, heads, advances,
+                    appendListeners);
         } catch (SQLException | IOException e) {
             throw new LogUnavailableException("cannot open the stream log " + file + ": " + e.getMessage(), e);
         }
-        writer = new Thread(this::runWriter, "interlace-log-writer");
         writer.start();
         checkpointer = new WalCheckpointer(connections, settings);
     }
 
-    private void configureWriter(Statement statement) throws SQLException {
-        statement.execute("PRAGMA wal_autocheckpoint=0");
-        statement.execute("PRAGMA journal_size_limit=" + settings.walCapBytes());
-    }
-
-    /**
-     * Replaces the writer connection after a failed write. SQLite ends the transaction on its own after some errors
-     * (a full disk, an I/O error); the driver's rollback then fails before it begins the next transaction, leaving
-     * the connection committing every statement on its own, and the driver closes the statement that failed. A new
-     * connection starts clean; closing the old one discards whatever it still held uncommitted.
-     */
-    private void reopenWriter() throws SQLException {
-        LogConnections.closeQuietly(connection);
-        Connection fresh = connections.open();
-        try (Statement statement = fresh.createStatement()) {
-            configureWriter(statement);
-        } catch (SQLException e) {
-            LogConnections.closeQuietly(fresh);
-            throw e;
-        }
-        fresh.setAutoCommit(false);
-        connection = fresh;
-        appendWriter.prepare(connection);
-        writerBroken = false;
-        stateUncertain = true;
-    }
-
-    /**
-     * Makes the writer ready after a failure: a fresh connection, positions and keys reread from the database.
-     *
-     * @return null when ready, or why the log cannot write
-     */
-    private LogUnavailableException readyToWrite() {
-        try {
-            if (writerBroken) {
-                reopenWriter();
-            }
-            if (stateUncertain) {
-                reloadState();
-            }
-            return null;
-        } catch (SQLException e) {
-            failed(e);
-            return new LogUnavailableException(failure, e);
-        }
-    }
-
-    /**
-     * Records a failed write: the transaction is discarded, the connection replaced before the next write and the
-     * positions reread (a failed COMMIT may still have reached the disk); the log reports itself unavailable until a
-     * write succeeds again.
-     */
-    private void failed(Exception e) {
-        rollback();
-        writerBroken = true;
-        stateUncertain = true;
-        failure = diskFull(e)
-                ? "the disk holding the log is full (" + e.getMessage() + "); publishes are refused until space is"
-                        + " freed, and the log retries by itself every second"
-                : "the last write failed: " + e.getMessage() + "; the log retries by itself every second";
-    }
-
-    private static boolean diskFull(Throwable e) {
-        for (Throwable cause = e; cause != null; cause = cause.getCause()) {
-            if (cause instanceof SQLException sql && (sql.getErrorCode() & 0xFF) == SQLITE_FULL) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    /**
-     * While writes fail and nothing is queued, checks whether the log can write again by committing (and then
-     * removing) a row of {@link #PROBE_BYTES}, so that readiness recovers when space returns, without traffic.
-     */
-    private void probe() {
-        if (readyToWrite() != null) {
-            return;
-        }
-        try {
-            try (PreparedStatement insert = connection.prepareStatement(
-                    "INSERT OR REPLACE INTO write_probe(id, filler) VALUES (1, zeroblob(?))")) {
-                insert.setInt(1, PROBE_BYTES);
-                insert.executeUpdate();
-            }
-            connection.commit();
-            try (Statement delete = connection.createStatement()) {
-                delete.executeUpdate("DELETE FROM write_probe");
-            }
-            connection.commit();
-            failure = null;
-            LOG.info("the stream log writes again");
-        } catch (SQLException e) {
-            // The probe touches no positions or keys: no need to reread them (costly with millions of keys).
-            boolean uncertain = stateUncertain;
-            failed(e);
-            stateUncertain = uncertain;
-        }
-    }
-
-
-
-
-
-    private void loadStreams() throws SQLException {
-        try (Statement statement = connection.createStatement();
-                ResultSet rows = statement.executeQuery("SELECT s.id, s.name, s.trimmed_through,"
-                        + " s.quarantine_trimmed_through,"
-                        + " (SELECT max(\"offset\") FROM events e WHERE e.stream_id = s.id),"
-                        + " (SELECT max(seq) FROM quarantine q WHERE q.stream_id = s.id)"
-                        + " FROM streams s")) {
-            while (rows.next()) {
-                StreamState state = new StreamState(rows.getInt(1), rows.getString(2));
-                state.trimmedThrough = rows.getLong(3);
-                state.head = Math.max(rows.getLong(5), state.trimmedThrough);
-                state.quarantineHead = Math.max(rows.getLong(6), rows.getLong(4));
-                states.put(state.name, state);
-                publishHead(state);
-            }
-        }
-    }
-
     @Override
     public void register(StreamDescriptor stream) {
-        RegisterTask task = new RegisterTask(stream);
-        submit(task);
-        await(task.done);
+        writer.register(stream);
     }
 
     @Override
     public CompletableFuture<AppendResult> append(AppendRequest request) {
-        AppendTask task = new AppendTask(request);
         if (!heads.containsKey(request.stream())) {
             // Refused here, so that one bad request never fails the other requests of its group commit.
-            task.result.completeExceptionally(new IllegalArgumentException("stream " + request.stream()
+            return CompletableFuture.failedFuture(new IllegalArgumentException("stream " + request.stream()
                     + " is not registered with the log"));
-            return task.result;
         }
-        if (!submit(task)) {
-            task.result.completeExceptionally(new LogUnavailableException("the stream log is closed"));
-        }
-        return task.result;
+        return writer.append(request);
     }
 
     @Override
     public long trim(String stream, long throughOffset) {
-        TrimTask task = new TrimTask(stream, throughOffset);
-        submit(task);
-        return await(task.done);
+        return writer.trim(stream, throughOffset);
     }
 
     @Override
     public Leases.LeaseResult lease(String stream, String group, String owner, Duration ttl) {
-        return group(stream, (state, now) -> consumerGroups.lease(connection, state, group, owner, ttl, now));
+        return writer.group(stream,
+                (connection, state, now) -> consumerGroups.lease(connection, state, group, owner, ttl, now));
     }
 
     @Override
     public Leases.CommitResult commit(String stream, String group, long token, long offset) {
-        return group(stream, (state, now) -> consumerGroups.commit(connection, state, group, token, offset, now));
+        return writer.group(stream,
+                (connection, state, now) -> consumerGroups.commit(connection, state, group, token, offset, now));
     }
 
     @Override
     public boolean release(String stream, String group, long token) {
-        return group(stream, (state, now) -> consumerGroups.release(connection, state, group, token, now));
+        return writer.group(stream,
+                (connection, state, now) -> consumerGroups.release(connection, state, group, token, now));
     }
 
     @Override
@@ -298,331 +115,13 @@ public final class SqliteStreamLog implements StreamLog {
         return consumerGroups.groups(stream);
     }
 
-    private <T> T group(String stream, GroupWork<T> work) {
-        GroupTask<T> task = new GroupTask<>(stream, work);
-        if (!submit(task)) {
-            throw new LogUnavailableException("the stream log is closed");
-        }
-        return await(task.done);
-    }
-
     /** Reads a pragma on the writer connection, e.g. {@code synchronous} or {@code journal_mode}. */
     public String writerPragma(String name) {
         if (!name.matches("[a-z_]+")) {
             throw new IllegalArgumentException("not a pragma name: " + name);
         }
-        PragmaTask task = new PragmaTask(name);
-        submit(task);
-        return await(task.done);
+        return writer.pragma(name);
     }
-
-    private boolean submit(Task task) {
-        if (closed) {
-            return false;
-        }
-        queue.add(task);
-        return true;
-    }
-
-    private static <T> T await(CompletableFuture<T> future) {
-        try {
-            return future.get();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new LogUnavailableException("interrupted while waiting for the stream log", e);
-        } catch (ExecutionException e) {
-            if (e.getCause() instanceof RuntimeException runtime) {
-                throw runtime;
-            }
-            throw new LogUnavailableException(e.getCause().getMessage(), e.getCause());
-        }
-    }
-
-    // ---------------------------------------------------------------- writer thread
-
-    private void runWriter() {
-        List<Task> group = new ArrayList<>();
-        while (true) {
-            Task first;
-            try {
-                first = failure == null ? queue.take() : queue.poll(PROBE_MILLIS, TimeUnit.MILLISECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return;
-            }
-            if (first == null) {
-                probe();
-                continue;
-            }
-            if (first instanceof StopTask) {
-                return;
-            }
-            try {
-                if (runGroup(first, group)) {
-                    return;
-                }
-            } catch (Throwable e) {
-                // Never let the writer die: every queued caller would wait forever. Fail this group's callers and
-                // start the next write on a fresh connection with the state reread.
-                rollback();
-                writerBroken = true;
-                stateUncertain = true;
-                failure = "the stream log writer failed: " + e;
-                LOG.log(Level.SEVERE, "stream log writer failed; answering the group 503", e);
-                LogUnavailableException unavailable = new LogUnavailableException(failure, e);
-                for (Task task : group) {
-                    task.fail(unavailable);
-                }
-            }
-        }
-    }
-
-    /** Runs one batch of queued tasks; returns true when the log is stopping. */
-    private boolean runGroup(Task first, List<Task> group) {
-        group.clear();
-        group.add(first);
-        queue.drainTo(group, settings.maxGroupRequests() - 1);
-        List<AppendTask> appends = new ArrayList<>(group.size());
-        boolean stop = false;
-        for (Task task : group) {
-            if (task instanceof AppendTask append) {
-                appends.add(append);
-            } else {
-                if (!appends.isEmpty()) {
-                    commitGroup(appends);
-                    appends = new ArrayList<>();
-                }
-                if (task instanceof StopTask) {
-                    stop = true;
-                    break;
-                }
-                runMaintenance(task);
-            }
-        }
-        if (!appends.isEmpty()) {
-            commitGroup(appends);
-        }
-        return stop;
-    }
-
-    /** Writes every request of the group in one transaction, commits once, then answers them all. */
-    private void commitGroup(List<AppendTask> group) {
-        LogUnavailableException notReady = readyToWrite();
-        if (notReady != null) {
-            group.forEach(task -> task.result.completeExceptionally(notReady));
-            return;
-        }
-        long now = micros();
-        Map<StreamState, AppendWriter.Pending> pending = new HashMap<>();
-        List<AppendResult> results = new ArrayList<>(group.size());
-        int entries = 0;
-        PublishIndex.Mark indexBefore = publishIndex.mark();
-        try {
-            for (AppendTask task : group) {
-                AppendResult result = appendWriter.write(task.request, now, pending);
-                results.add(result);
-                entries += task.request.size();
-            }
-            if (publishIndex.due()) {
-                publishIndex.index(connection);
-            }
-            listener.beforeCommit(group.size(), entries);
-            connection.commit();
-        } catch (SQLException | RuntimeException e) {
-            publishIndex.restore(indexBefore);
-            failed(e);
-            LOG.log(Level.WARNING, "stream log write failed; " + group.size() + " requests answered 503", e);
-            LogUnavailableException unavailable = new LogUnavailableException(failure, e);
-            for (AppendTask task : group) {
-                task.result.completeExceptionally(unavailable);
-            }
-            return;
-        }
-        failure = null;
-        try {
-            listener.afterCommit(group.size(), entries);
-        } catch (RuntimeException e) {
-            LOG.log(Level.WARNING, "a commit listener failed after a durable commit; ignored", e);
-        }
-        for (Map.Entry<StreamState, AppendWriter.Pending> entry : pending.entrySet()) {
-            StreamState state = entry.getKey();
-            AppendWriter.Pending tentative = entry.getValue();
-            state.head = tentative.head;
-            state.quarantineHead = tentative.quarantineHead;
-            for (AppendWriter.NewKey key : tentative.newKeys.values()) {
-                state.dedup.add(key.hash(), key.offset(), key.acceptedAtMicros());
-            }
-            publishHead(state);
-        }
-        for (int i = 0; i < group.size(); i++) {
-            group.get(i).result.complete(results.get(i));
-        }
-        for (StreamState state : pending.keySet()) {
-            for (AppendListener appendListener : appendListeners) {
-                appendListener.appended(state.name);
-            }
-        }
-    }
-
-    private void runMaintenance(Task task) {
-        if (!(task instanceof PragmaTask)) {
-            LogUnavailableException notReady = readyToWrite();
-            if (notReady != null) {
-                task.fail(notReady);
-                return;
-            }
-        }
-        try {
-            if (task instanceof RegisterTask register) {
-                registerStream(register.stream);
-                connection.commit();
-                register.done.complete(null);
-            } else if (task instanceof TrimTask trim) {
-                // The publish records riding on the rows about to go are copied out first.
-                publishIndex.index(connection);
-                long removed = trimStream(trim.stream, trim.throughOffset);
-                connection.commit();
-                trim.done.complete(removed);
-            } else if (task instanceof GroupTask<?> group) {
-                group.run(this);
-            } else if (task instanceof PragmaTask pragma) {
-                try (Statement statement = connection.createStatement();
-                        ResultSet row = statement.executeQuery("PRAGMA " + pragma.name)) {
-                    pragma.done.complete(row.next() ? row.getString(1) : null);
-                }
-            }
-        } catch (SQLException e) {
-            failed(e);
-            task.fail(new LogUnavailableException("stream log maintenance failed: " + e.getMessage(), e));
-        } catch (RuntimeException e) {
-            rollback();
-            task.fail(new LogUnavailableException("stream log maintenance failed: " + e.getMessage(), e));
-        }
-    }
-
-    private void registerStream(StreamDescriptor stream) throws SQLException {
-        long now = micros();
-        try (PreparedStatement insert = connection.prepareStatement(
-                "INSERT OR IGNORE INTO streams(name, created_at) VALUES (?, ?)")) {
-            insert.setString(1, stream.name());
-            insert.setLong(2, now);
-            insert.executeUpdate();
-        }
-        StreamState state = states.get(stream.name());
-        if (state == null) {
-            try (PreparedStatement select = connection.prepareStatement("SELECT id FROM streams WHERE name = ?")) {
-                select.setString(1, stream.name());
-                try (ResultSet row = select.executeQuery()) {
-                    row.next();
-                    state = new StreamState(row.getInt(1), stream.name());
-                }
-            }
-            states.put(stream.name(), state);
-        }
-        try (PreparedStatement insert = connection.prepareStatement("INSERT OR IGNORE INTO schemas(stream_id, version,"
-                + " columns, registered_at) VALUES (?, ?, ?, ?)")) {
-            insert.setInt(1, state.id);
-            insert.setString(2, stream.schemaVersion());
-            insert.setString(3, columnsJson(stream));
-            insert.setLong(4, now);
-            insert.executeUpdate();
-        }
-        state.retentionMicros = stream.retentionMillis().isPresent() ? stream.retentionMillis().getAsLong() * 1000 : 0;
-        state.keyed = stream.idempotencyKey() != null;
-        loadKeys(state, now);
-        publishHead(state);
-    }
-
-    /** Rebuilds a stream's deduplication index from the keys stored with its events inside the window. */
-    private void loadKeys(StreamState state, long now) throws SQLException {
-        state.dedup = new DedupIndex();
-        if (state.keyed) {
-            long notBefore = state.retentionMicros > 0 ? now - state.retentionMicros : Long.MIN_VALUE;
-            try (PreparedStatement select = connection.prepareStatement("SELECT key_hash, \"offset\", ingested_at"
-                    + " FROM events WHERE stream_id = ? AND key_hash IS NOT NULL AND ingested_at > ?")) {
-                select.setInt(1, state.id);
-                select.setLong(2, notBefore);
-                try (ResultSet rows = select.executeQuery()) {
-                    while (rows.next()) {
-                        state.dedup.add(rows.getLong(1), rows.getLong(2), rows.getLong(3));
-                    }
-                }
-            }
-        }
-    }
-
-    /** Rereads every stream's positions and keys from the database, after a commit whose outcome is unknown. */
-    private void reloadState() throws SQLException {
-        long now = micros();
-        try (Statement statement = connection.createStatement();
-                ResultSet rows = statement.executeQuery("SELECT s.name,"
-                        + " max(s.trimmed_through, coalesce((SELECT max(\"offset\") FROM events e"
-                        + " WHERE e.stream_id = s.id), 0)),"
-                        + " max(s.quarantine_trimmed_through, coalesce((SELECT max(seq) FROM quarantine q"
-                        + " WHERE q.stream_id = s.id), 0))"
-                        + " FROM streams s")) {
-            while (rows.next()) {
-                StreamState state = states.get(rows.getString(1));
-                if (state != null) {
-                    state.head = rows.getLong(2);
-                    state.quarantineHead = rows.getLong(3);
-                }
-            }
-        }
-        for (StreamState state : states.values()) {
-            loadKeys(state, now);
-            publishHead(state);
-        }
-        publishIndex.load(connection);
-        connection.commit();
-        stateUncertain = false;
-    }
-
-    private long trimStream(String stream, long throughOffset) throws SQLException {
-        StreamState state = states.get(stream);
-        if (state == null) {
-            throw new IllegalArgumentException("unknown stream " + stream);
-        }
-        long bound = Math.min(throughOffset, state.head);
-        if (bound <= state.trimmedThrough) {
-            return 0;
-        }
-        long removed;
-        try (PreparedStatement delete = connection.prepareStatement(
-                "DELETE FROM events WHERE stream_id = ? AND \"offset\" <= ?")) {
-            delete.setInt(1, state.id);
-            delete.setLong(2, bound);
-            removed = delete.executeUpdate();
-        }
-        try (PreparedStatement update = connection.prepareStatement(
-                "UPDATE streams SET trimmed_through = ? WHERE id = ?")) {
-            update.setLong(1, bound);
-            update.setInt(2, state.id);
-            update.executeUpdate();
-        }
-        state.trimmedThrough = bound;
-        state.dedup.removeExpired(Long.MIN_VALUE, bound);
-        publishHead(state);
-        return removed;
-    }
-
-    private void rollback() {
-        try {
-            connection.rollback();
-        } catch (SQLException e) {
-            // Expected after SQLITE_FULL or an I/O error (SQLite has rolled back already); the connection is replaced.
-            LOG.log(Level.FINE, "rollback of the stream log failed", e);
-        }
-    }
-
-    private void publishHead(StreamState state) {
-        heads.put(state.name, new StreamHead(state.name, state.head, state.quarantineHead, state.trimmedThrough + 1));
-        AtomicReference<CompletableFuture<Void>> advance =
-                advances.computeIfAbsent(state.name, name -> new AtomicReference<>(new CompletableFuture<>()));
-        advance.getAndSet(new CompletableFuture<>()).complete(null);
-    }
-
-    // ---------------------------------------------------------------- readers
 
     @Override
     public List<LogEntry> read(String stream, long afterOffset, int limit, Duration wait)
@@ -662,7 +161,7 @@ public final class SqliteStreamLog implements StreamLog {
 
     @Override
     public long trimPublishes(long beforeMicros) {
-        return group(null, (state, now) -> publishIndex.trim(connection, beforeMicros));
+        return writer.trimPublishes(beforeMicros);
     }
 
     @Override
@@ -675,11 +174,9 @@ public final class SqliteStreamLog implements StreamLog {
         if (closed) {
             return new Health(false, "the stream log is closed");
         }
-        String problem = failure;
+        String problem = writer.failure();
         return problem == null ? Health.ok() : new Health(false, problem);
     }
-
-    // ---------------------------------------------------------------- checkpoints and shutdown
 
     @Override
     public void close() {
@@ -688,104 +185,9 @@ public final class SqliteStreamLog implements StreamLog {
         }
         closed = true;
         connections.closing();
-        queue.add(new StopTask());
-        try {
-            writer.join();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-        for (Task task : queue) {
-            if (task instanceof AppendTask append) {
-                append.result.completeExceptionally(new LogUnavailableException("the stream log is closed"));
-            }
-        }
-        checkpointer.close();
-        connections.closeReaders();
-        try (Statement statement = connection.createStatement()) {
-            connection.setAutoCommit(true);
-            statement.execute("PRAGMA wal_checkpoint(TRUNCATE)");
-        } catch (SQLException e) {
-            LOG.log(Level.FINE, "final checkpoint failed; the WAL is replayed on the next start", e);
-        }
-        LogConnections.closeQuietly(connection);
+        writer.close(() -> {
+            checkpointer.close();
+            connections.closeReaders();
+        });
     }
-
-    private long micros() {
-        return EpochMicros.now(clock);
-    }
-
-    private static String columnsJson(StreamDescriptor stream) {
-        ObjectNode columns = JSON.createObjectNode();
-        for (Column column : stream.columns()) {
-            columns.put(column.name(), column.canonicalTypeWithNullability());
-        }
-        return columns.toString();
-    }
-
-    // ---------------------------------------------------------------- writer state and tasks
-
-    private sealed interface Task permits AppendTask, RegisterTask, TrimTask, PragmaTask, GroupTask, StopTask {
-        /** Completes the caller's future with {@code error} if it is still waiting. */
-        default void fail(RuntimeException error) {
-            if (this instanceof AppendTask append) {
-                append.result.completeExceptionally(error);
-            } else if (this instanceof RegisterTask register) {
-                register.done.completeExceptionally(error);
-            } else if (this instanceof TrimTask trim) {
-                trim.done.completeExceptionally(error);
-            } else if (this instanceof PragmaTask pragma) {
-                pragma.done.completeExceptionally(error);
-            } else if (this instanceof GroupTask<?> group) {
-                group.done.completeExceptionally(error);
-            }
-        }
-    }
-
-    /** Work on the consumer_groups table, run on the writer thread in a transaction of its own. */
-    @FunctionalInterface
-    private interface GroupWork<T> {
-        T run(StreamState state, long nowMicros) throws SQLException;
-    }
-
-    private record GroupTask<T>(String stream, GroupWork<T> work, CompletableFuture<T> done) implements Task {
-        GroupTask(String stream, GroupWork<T> work) {
-            this(stream, work, new CompletableFuture<>());
-        }
-
-        void run(SqliteStreamLog log) throws SQLException {
-            StreamState state = stream == null ? null : log.states.get(stream);
-            if (state == null && stream != null) {
-                throw new IllegalArgumentException("stream " + stream + " is not registered with the log");
-            }
-            T result = work.run(state, log.micros());
-            log.connection.commit();
-            done.complete(result);
-        }
-    }
-
-    private record AppendTask(AppendRequest request, CompletableFuture<AppendResult> result) implements Task {
-        AppendTask(AppendRequest request) {
-            this(request, new CompletableFuture<>());
-        }
-    }
-
-    private record RegisterTask(StreamDescriptor stream, CompletableFuture<Void> done) implements Task {
-        RegisterTask(StreamDescriptor stream) {
-            this(stream, new CompletableFuture<>());
-        }
-    }
-
-    private record TrimTask(String stream, long throughOffset, CompletableFuture<Long> done) implements Task {
-        TrimTask(String stream, long throughOffset) {
-            this(stream, throughOffset, new CompletableFuture<>());
-        }
-    }
-
-    private record PragmaTask(String name, CompletableFuture<String> done) implements Task {
-        PragmaTask(String name) {
-            this(name, new CompletableFuture<>());
-        }
-    }
-
-    private record StopTask() implements Task {}
 }

@@ -18,7 +18,8 @@ import java.util.logging.Logger;
  */
 final class WalCheckpointer {
 
-    private static final Logger LOG = Logger.getLogger(WalCheckpointer.class.getName());
+    /** Log lines keep the name of the log they come from. */
+    private static final Logger LOG = Logger.getLogger(SqliteStreamLog.class.getName());
     /** How often the background connection checkpoints; often enough that the WAL rarely reaches its cap. */
     private static final long CHECKPOINT_MILLIS = 250;
 
