@@ -1,9 +1,7 @@
 package dev.interlace.runtime.log;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.interlace.runtime.ops.EpochMicros;
-import dev.interlace.runtime.stream.Column;
 import dev.interlace.runtime.stream.StreamDescriptor;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -60,6 +58,7 @@ final class LogWriter {
     private boolean writerBroken;
     private boolean stateUncertain;
     private final Map<String, StreamState> states = new HashMap<>();
+    private final StreamStates streams;
     private final PublishIndex publishIndex = new PublishIndex(states);
     private final AppendWriter appendWriter;
     /** While writes fail, how often the idle writer checks whether the log can write again. */
@@ -85,6 +84,7 @@ final class LogWriter {
         this.heads = heads;
         this.advances = advances;
         this.appendListeners = appendListeners;
+        this.streams = new StreamStates(states, heads, advances);
         this.appendWriter = new AppendWriter(states, settings, watermarks, publishIndex);
         connection = connections.open();
         try (Statement statement = connection.createStatement()) {
@@ -93,7 +93,7 @@ final class LogWriter {
         }
         connection.setAutoCommit(false);
         appendWriter.prepare(connection);
-        loadStreams();
+        streams.load(connection);
         publishIndex.load(connection);
         connection.commit();
         writer = new Thread(this::runWriter, "interlace-log-writer");
@@ -287,24 +287,6 @@ final class LogWriter {
 
 
 
-    private void loadStreams() throws SQLException {
-        try (Statement statement = connection.createStatement();
-                ResultSet rows = statement.executeQuery("SELECT s.id, s.name, s.trimmed_through,"
-                        + " s.quarantine_trimmed_through,"
-                        + " (SELECT max(\"offset\") FROM events e WHERE e.stream_id = s.id),"
-                        + " (SELECT max(seq) FROM quarantine q WHERE q.stream_id = s.id)"
-                        + " FROM streams s")) {
-            while (rows.next()) {
-                StreamState state = new StreamState(rows.getInt(1), rows.getString(2));
-                state.trimmedThrough = rows.getLong(3);
-                state.head = Math.max(rows.getLong(5), state.trimmedThrough);
-                state.quarantineHead = Math.max(rows.getLong(6), rows.getLong(4));
-                states.put(state.name, state);
-                publishHead(state);
-            }
-        }
-    }
-
     private boolean submit(Task task) {
         if (closed) {
             return false;
@@ -441,7 +423,7 @@ final class LogWriter {
             for (AppendWriter.NewKey key : tentative.newKeys.values()) {
                 state.dedup.add(key.hash(), key.offset(), key.acceptedAtMicros());
             }
-            publishHead(state);
+            streams.publishHead(state);
         }
         for (int i = 0; i < group.size(); i++) {
             group.get(i).result.complete(results.get(i));
@@ -463,13 +445,13 @@ final class LogWriter {
         }
         try {
             if (task instanceof RegisterTask register) {
-                registerStream(register.stream);
+                streams.register(connection, register.stream, micros());
                 connection.commit();
                 register.done.complete(null);
             } else if (task instanceof TrimTask trim) {
                 // The publish records riding on the rows about to go are copied out first.
                 publishIndex.index(connection);
-                long removed = trimStream(trim.stream, trim.throughOffset);
+                long removed = streams.trim(connection, trim.stream, trim.throughOffset);
                 connection.commit();
                 trim.done.complete(removed);
             } else if (task instanceof GroupTask<?> group) {
@@ -489,110 +471,12 @@ final class LogWriter {
         }
     }
 
-    private void registerStream(StreamDescriptor stream) throws SQLException {
-        long now = micros();
-        try (PreparedStatement insert = connection.prepareStatement(
-                "INSERT OR IGNORE INTO streams(name, created_at) VALUES (?, ?)")) {
-            insert.setString(1, stream.name());
-            insert.setLong(2, now);
-            insert.executeUpdate();
-        }
-        StreamState state = states.get(stream.name());
-        if (state == null) {
-            try (PreparedStatement select = connection.prepareStatement("SELECT id FROM streams WHERE name = ?")) {
-                select.setString(1, stream.name());
-                try (ResultSet row = select.executeQuery()) {
-                    row.next();
-                    state = new StreamState(row.getInt(1), stream.name());
-                }
-            }
-            states.put(stream.name(), state);
-        }
-        try (PreparedStatement insert = connection.prepareStatement("INSERT OR IGNORE INTO schemas(stream_id, version,"
-                + " columns, registered_at) VALUES (?, ?, ?, ?)")) {
-            insert.setInt(1, state.id);
-            insert.setString(2, stream.schemaVersion());
-            insert.setString(3, columnsJson(stream));
-            insert.setLong(4, now);
-            insert.executeUpdate();
-        }
-        state.retentionMicros = stream.retentionMillis().isPresent() ? stream.retentionMillis().getAsLong() * 1000 : 0;
-        state.keyed = stream.idempotencyKey() != null;
-        loadKeys(state, now);
-        publishHead(state);
-    }
-
-    /** Rebuilds a stream's deduplication index from the keys stored with its events inside the window. */
-    private void loadKeys(StreamState state, long now) throws SQLException {
-        state.dedup = new DedupIndex();
-        if (state.keyed) {
-            long notBefore = state.retentionMicros > 0 ? now - state.retentionMicros : Long.MIN_VALUE;
-            try (PreparedStatement select = connection.prepareStatement("SELECT key_hash, \"offset\", ingested_at"
-                    + " FROM events WHERE stream_id = ? AND key_hash IS NOT NULL AND ingested_at > ?")) {
-                select.setInt(1, state.id);
-                select.setLong(2, notBefore);
-                try (ResultSet rows = select.executeQuery()) {
-                    while (rows.next()) {
-                        state.dedup.add(rows.getLong(1), rows.getLong(2), rows.getLong(3));
-                    }
-                }
-            }
-        }
-    }
-
-    /** Rereads every stream's positions and keys from the database, after a commit whose outcome is unknown. */
+    /** Rereads the streams' positions and keys and the publish index, after a commit whose outcome is unknown. */
     private void reloadState() throws SQLException {
-        long now = micros();
-        try (Statement statement = connection.createStatement();
-                ResultSet rows = statement.executeQuery("SELECT s.name,"
-                        + " max(s.trimmed_through, coalesce((SELECT max(\"offset\") FROM events e"
-                        + " WHERE e.stream_id = s.id), 0)),"
-                        + " max(s.quarantine_trimmed_through, coalesce((SELECT max(seq) FROM quarantine q"
-                        + " WHERE q.stream_id = s.id), 0))"
-                        + " FROM streams s")) {
-            while (rows.next()) {
-                StreamState state = states.get(rows.getString(1));
-                if (state != null) {
-                    state.head = rows.getLong(2);
-                    state.quarantineHead = rows.getLong(3);
-                }
-            }
-        }
-        for (StreamState state : states.values()) {
-            loadKeys(state, now);
-            publishHead(state);
-        }
+        streams.reload(connection, micros());
         publishIndex.load(connection);
         connection.commit();
         stateUncertain = false;
-    }
-
-    private long trimStream(String stream, long throughOffset) throws SQLException {
-        StreamState state = states.get(stream);
-        if (state == null) {
-            throw new IllegalArgumentException("unknown stream " + stream);
-        }
-        long bound = Math.min(throughOffset, state.head);
-        if (bound <= state.trimmedThrough) {
-            return 0;
-        }
-        long removed;
-        try (PreparedStatement delete = connection.prepareStatement(
-                "DELETE FROM events WHERE stream_id = ? AND \"offset\" <= ?")) {
-            delete.setInt(1, state.id);
-            delete.setLong(2, bound);
-            removed = delete.executeUpdate();
-        }
-        try (PreparedStatement update = connection.prepareStatement(
-                "UPDATE streams SET trimmed_through = ? WHERE id = ?")) {
-            update.setLong(1, bound);
-            update.setInt(2, state.id);
-            update.executeUpdate();
-        }
-        state.trimmedThrough = bound;
-        state.dedup.removeExpired(Long.MIN_VALUE, bound);
-        publishHead(state);
-        return removed;
     }
 
     private void rollback() {
@@ -604,23 +488,8 @@ final class LogWriter {
         }
     }
 
-    private void publishHead(StreamState state) {
-        heads.put(state.name, new StreamHead(state.name, state.head, state.quarantineHead, state.trimmedThrough + 1));
-        AtomicReference<CompletableFuture<Void>> advance =
-                advances.computeIfAbsent(state.name, name -> new AtomicReference<>(new CompletableFuture<>()));
-        advance.getAndSet(new CompletableFuture<>()).complete(null);
-    }
-
     private long micros() {
         return EpochMicros.now(clock);
-    }
-
-    private static String columnsJson(StreamDescriptor stream) {
-        ObjectNode columns = JSON.createObjectNode();
-        for (Column column : stream.columns()) {
-            columns.put(column.name(), column.canonicalTypeWithNullability());
-        }
-        return columns.toString();
     }
 
     // ---------------------------------------------------------------- writer state and tasks

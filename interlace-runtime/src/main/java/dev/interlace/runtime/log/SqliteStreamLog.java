@@ -25,8 +25,9 @@ import java.util.concurrent.atomic.AtomicReference;
  *
  * <p>This class is the façade; its collaborators, package-private, each hold one concern: {@link LogWriter} (the
  * writer thread, group commit, registration, trims, recovery after failed writes) with {@link AppendWriter} (the
- * rows of one request: deduplication, backpressure) and {@link PublishIndex} (publish-record ids, their copy and
- * request-id index), both owned by the writer; {@link ConsumerGroupTable} (lease, commit and release decisions, run
+ * rows of one request: deduplication, backpressure), {@link StreamStates} (registration, positions and keys, trims,
+ * published heads) and {@link PublishIndex} (publish-record ids, their copy and request-id index), all owned by the
+ * writer; {@link ConsumerGroupTable} (lease, commit and release decisions, run
  * on the writer thread); {@link EventReader} (reads and long polls) and {@link PublishRecordReader} (reading publish
  * records) on the readers' connections; {@link LogConnections} (opening connections, the readers' pool);
  * {@link LogSchema} (tables and migrations); {@link WalCheckpointer} (background checkpoints).
