@@ -283,10 +283,6 @@ final class LogWriter {
         }
     }
 
-
-
-
-
     private boolean submit(Task task) {
         if (closed) {
             return false;

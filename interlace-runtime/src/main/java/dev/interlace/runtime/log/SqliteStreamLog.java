@@ -27,10 +27,10 @@ import java.util.concurrent.atomic.AtomicReference;
  * writer thread, group commit, registration, trims, recovery after failed writes) with {@link AppendWriter} (the
  * rows of one request: deduplication, backpressure), {@link StreamStates} (registration, positions and keys, trims,
  * published heads) and {@link PublishIndex} (publish-record ids, their copy and request-id index), all owned by the
- * writer; {@link ConsumerGroupTable} (lease, commit and release decisions, run
- * on the writer thread); {@link EventReader} (reads and long polls) and {@link PublishRecordReader} (reading publish
- * records) on the readers' connections; {@link LogConnections} (opening connections, the readers' pool);
- * {@link LogSchema} (tables and migrations); {@link WalCheckpointer} (background checkpoints).
+ * writer; {@link ConsumerGroupTable} (lease, commit and release decisions, run on the writer thread);
+ * {@link EventReader} (reads and long polls) and {@link PublishRecordReader} (reading publish records) on the
+ * readers' connections; {@link LogConnections} (opening connections, the readers' pool); {@link LogSchema} (tables
+ * and migrations); {@link WalCheckpointer} (background checkpoints).
  */
 public final class SqliteStreamLog implements StreamLog {
 
