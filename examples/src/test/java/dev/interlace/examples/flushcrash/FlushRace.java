@@ -121,7 +121,7 @@ final class FlushRace implements AutoCloseable {
      */
     Flusher startFlusher(String name, FlushListener listener, Consumer<Warehouse.Positions> afterPrepare) {
         SharedWarehouse view = new SharedWarehouse(warehouse, afterPrepare);
-        Flusher flusher = new Flusher(catalog, log, Optional.of(view.view), new FlushPositions(), listener,
+        Flusher flusher = new Flusher(catalog, log, log, Optional.of(view.view), new FlushPositions(), listener,
                 new FlushLease(name, LEASE_TTL), new RequestIds(Clock.systemUTC()), SystemRecords.DISCARD,
                 Clock.systemUTC(), config);
         synchronized (this) {

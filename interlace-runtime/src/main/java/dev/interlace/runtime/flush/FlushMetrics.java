@@ -1,7 +1,7 @@
 package dev.interlace.runtime.flush;
 
 import dev.interlace.runtime.log.StreamHead;
-import dev.interlace.runtime.log.StreamLog;
+import dev.interlace.runtime.log.EventLog;
 import dev.interlace.runtime.log.Watermarks;
 import dev.interlace.runtime.ops.Metrics;
 import dev.interlace.runtime.stream.StreamCatalog;
@@ -24,7 +24,7 @@ public final class FlushMetrics implements FlushListener {
 
     private final Map<String, StreamMeters> streams;
 
-    public FlushMetrics(MeterRegistry registry, StreamCatalog catalog, StreamLog log, Watermarks watermarks) {
+    public FlushMetrics(MeterRegistry registry, StreamCatalog catalog, EventLog log, Watermarks watermarks) {
         Map<String, StreamMeters> meters = new HashMap<>();
         for (StreamDescriptor stream : catalog.streams()) {
             String name = stream.name();
@@ -51,7 +51,7 @@ public final class FlushMetrics implements FlushListener {
         batch.rows.record(rows);
     }
 
-    private static long pending(StreamLog log, Watermarks watermarks, String stream) {
+    private static long pending(EventLog log, Watermarks watermarks, String stream) {
         StreamHead head = log.heads().get(stream);
         if (head == null) {
             return 0;

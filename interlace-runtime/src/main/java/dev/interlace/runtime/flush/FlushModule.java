@@ -4,7 +4,8 @@ import com.google.inject.AbstractModule;
 import com.google.inject.Provides;
 import com.google.inject.Singleton;
 import dev.interlace.runtime.config.InterlaceConfig;
-import dev.interlace.runtime.log.StreamLog;
+import dev.interlace.runtime.log.ConsumerGroups;
+import dev.interlace.runtime.log.EventLog;
 import dev.interlace.runtime.log.Watermarks;
 import dev.interlace.runtime.ops.RequestIds;
 import dev.interlace.runtime.records.SystemRecords;
@@ -63,11 +64,11 @@ public final class FlushModule extends AbstractModule {
 
     @Provides
     @Singleton
-    Flusher flusher(StreamCatalog catalog, StreamLog log, Optional<Warehouse> warehouse, FlushPositions positions,
-            FlushListener listener, FlushLease lease, RequestIds ids, SystemRecords records, MeterRegistry registry,
-            Clock clock, InterlaceConfig config) {
+    Flusher flusher(StreamCatalog catalog, EventLog log, ConsumerGroups groups, Optional<Warehouse> warehouse,
+            FlushPositions positions, FlushListener listener, FlushLease lease, RequestIds ids, SystemRecords records,
+            MeterRegistry registry, Clock clock, InterlaceConfig config) {
         FlushMetrics metrics = new FlushMetrics(registry, catalog, log, positions);
-        return new Flusher(catalog, log, warehouse, positions, FlushListener.both(listener, metrics), lease, ids,
-                records, clock, config);
+        return new Flusher(catalog, log, groups, warehouse, positions, FlushListener.both(listener, metrics), lease,
+                ids, records, clock, config);
     }
 }

@@ -9,6 +9,10 @@ import dev.interlace.runtime.ops.EpochMicros;
 import dev.interlace.runtime.ops.RequestIds;
 import dev.interlace.runtime.records.SysRecord;
 import dev.interlace.runtime.records.SystemRecords;
+import dev.interlace.runtime.log.LogEntry;
+import dev.interlace.runtime.log.QuarantineEntry;
+import dev.interlace.runtime.log.ConsumerGroups;
+import dev.interlace.runtime.log.EventLog;
 import dev.interlace.runtime.stream.DecodeResult;
 import dev.interlace.runtime.stream.StreamCatalog;
 import dev.interlace.runtime.stream.StreamDescriptor;
@@ -56,7 +60,8 @@ public final class Flusher implements AutoCloseable {
     private static final int MAX_FENCED_IN_A_ROW = 3;
 
     private final StreamCatalog catalog;
-    private final StreamLog log;
+    private final EventLog log;
+    private final ConsumerGroups groups;
     private final Optional<Warehouse> warehouse;
     private final FlushPositions positions;
     private final FlushListener listener;
@@ -72,11 +77,12 @@ public final class Flusher implements AutoCloseable {
     private final ScheduledExecutorService executor;
     private volatile boolean closed;
 
-    public Flusher(StreamCatalog catalog, StreamLog log, Optional<Warehouse> warehouse, FlushPositions positions,
-            FlushListener listener, FlushLease lease, RequestIds ids, SystemRecords records, Clock clock,
-            InterlaceConfig config) {
+    public Flusher(StreamCatalog catalog, EventLog log, ConsumerGroups groups, Optional<Warehouse> warehouse,
+            FlushPositions positions, FlushListener listener, FlushLease lease, RequestIds ids, SystemRecords records,
+            Clock clock, InterlaceConfig config) {
         this.catalog = catalog;
         this.log = log;
+        this.groups = groups;
         this.warehouse = warehouse;
         this.positions = positions;
         this.listener = listener;
@@ -345,7 +351,7 @@ public final class Flusher implements AutoCloseable {
             return true;
         }
         String name = flush.stream.name();
-        Leases.LeaseResult result = log.lease(name, FlushLease.GROUP, lease.owner(), lease.ttl());
+        Leases.LeaseResult result = groups.lease(name, FlushLease.GROUP, lease.owner(), lease.ttl());
         if (result instanceof Leases.Held held) {
             if (flush.token != 0 || !flush.status.standby()) {
                 LOG.info("stream " + name + " is flushed by " + held.holder() + "; standing by");
@@ -379,7 +385,7 @@ public final class Flusher implements AutoCloseable {
         flush.renewAt = now + lease.renewEveryNanos();
         long flushed = positions.events(name);
         if (flushed > flush.committedToGroup
-                && log.commit(name, FlushLease.GROUP, flush.token, flushed) instanceof Leases.Committed) {
+                && groups.commit(name, FlushLease.GROUP, flush.token, flushed) instanceof Leases.Committed) {
             flush.committedToGroup = flushed;
         }
         return true;
@@ -543,9 +549,9 @@ public final class Flusher implements AutoCloseable {
         try {
             long flushed = positions.events(name);
             if (flushed > flush.committedToGroup) {
-                log.commit(name, FlushLease.GROUP, flush.token, flushed);
+                groups.commit(name, FlushLease.GROUP, flush.token, flushed);
             }
-            log.release(name, FlushLease.GROUP, flush.token);
+            groups.release(name, FlushLease.GROUP, flush.token);
         } catch (RuntimeException e) {
             LOG.log(Level.FINE, "releasing the flush lease of " + name + " failed; it expires by itself", e);
         }

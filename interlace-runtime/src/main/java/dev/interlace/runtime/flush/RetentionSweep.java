@@ -1,7 +1,8 @@
 package dev.interlace.runtime.flush;
 
 import dev.interlace.runtime.config.InterlaceConfig;
-import dev.interlace.runtime.log.StreamLog;
+import dev.interlace.runtime.log.EventLog;
+import dev.interlace.runtime.log.PublishRecords;
 import dev.interlace.runtime.log.Watermarks;
 import dev.interlace.runtime.ops.EpochMicros;
 import dev.interlace.runtime.ops.RequestIds;
@@ -32,7 +33,8 @@ public final class RetentionSweep implements AutoCloseable {
     static final long INTERVAL_SECONDS = 60;
 
     private final StreamCatalog catalog;
-    private final StreamLog log;
+    private final EventLog log;
+    private final PublishRecords publishRecords;
     private final Watermarks watermarks;
     private final Optional<FlushRecords> warehouse;
     private final SystemRecords records;
@@ -42,10 +44,12 @@ public final class RetentionSweep implements AutoCloseable {
     private ScheduledExecutorService executor;
 
     @Inject
-    public RetentionSweep(StreamCatalog catalog, StreamLog log, Watermarks watermarks, Optional<FlushRecords> warehouse,
-            SystemRecords records, RequestIds ids, InterlaceConfig config, Clock clock) {
+    public RetentionSweep(StreamCatalog catalog, EventLog log, PublishRecords publishRecords, Watermarks watermarks,
+            Optional<FlushRecords> warehouse, SystemRecords records, RequestIds ids, InterlaceConfig config,
+            Clock clock) {
         this.catalog = catalog;
         this.log = log;
+        this.publishRecords = publishRecords;
         this.watermarks = watermarks;
         this.warehouse = warehouse;
         this.records = records;
@@ -80,7 +84,7 @@ public final class RetentionSweep implements AutoCloseable {
         Map<String, Long> trimmed = new LinkedHashMap<>();
         String id = ids.mintWithPrefix("sched-");
         if (recordRetentionMicros > 0) {
-            long publishes = log.trimPublishes(nowMicros - recordRetentionMicros);
+            long publishes = publishRecords.trimPublishes(nowMicros - recordRetentionMicros);
             long flushes = warehouse.map(w -> w.trimFlushes(nowMicros - recordRetentionMicros)).orElse(0L);
             if (publishes + flushes > 0) {
                 records.record(SysRecord.of(nowMicros, "retention_sweep", null, id, "removed " + publishes

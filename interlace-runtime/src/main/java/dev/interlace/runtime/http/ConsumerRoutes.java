@@ -8,7 +8,8 @@ import dev.interlace.runtime.log.Leases;
 import dev.interlace.runtime.log.LogEntry;
 import dev.interlace.runtime.log.StreamHead;
 import dev.interlace.runtime.stream.StoredJson;
-import dev.interlace.runtime.log.StreamLog;
+import dev.interlace.runtime.log.ConsumerGroups;
+import dev.interlace.runtime.log.EventLog;
 import dev.interlace.runtime.ops.EpochMicros;
 import dev.interlace.runtime.ops.Workers;
 import dev.interlace.runtime.records.SysRecord;
@@ -38,7 +39,8 @@ final class ConsumerRoutes implements RouteSet {
     private static final int MAX_COMMAND_BYTES = 64 * 1024;
     private static final Pattern GROUP = Pattern.compile("[A-Za-z0-9._:-]{1,128}");
 
-    private final StreamLog log;
+    private final EventLog log;
+    private final ConsumerGroups consumerGroups;
     private final SystemRecords records;
     private final java.time.Clock clock;
     private final Workers workers;
@@ -47,10 +49,12 @@ final class ConsumerRoutes implements RouteSet {
     private volatile boolean stopping;
 
     @Inject
-    ConsumerRoutes(StreamLog log, SystemRecords records, java.time.Clock clock, Workers workers) {
+    ConsumerRoutes(EventLog log, ConsumerGroups consumerGroups, SystemRecords records, java.time.Clock clock,
+            Workers workers) {
         this.workers = workers;
         log.addAppendListener(this::appended);
         this.log = log;
+        this.consumerGroups = consumerGroups;
         this.records = records;
         this.clock = clock;
     }
@@ -168,7 +172,7 @@ final class ConsumerRoutes implements RouteSet {
         long now = micros();
         ObjectNode body = HttpResponses.JSON.createObjectNode();
         ArrayNode consumers = body.putArray("consumers");
-        List<Leases.Group> groups = log.groups(path.get(0));
+        List<Leases.Group> groups = consumerGroups.groups(path.get(0));
         for (Leases.Group group : groups) {
             boolean held = group.holder() != null && group.expiresAtMicros() > now;
             ObjectNode item = consumers.addObject();
@@ -198,9 +202,9 @@ final class ConsumerRoutes implements RouteSet {
             return HttpResponses.error(400, "invalid_lease", "send {\"owner\": \"<1-128 characters>\", \"ttl_ms\":"
                     + " 1000.." + MAX_TTL_MS + "}", requestId);
         }
-        Leases.Group before = log.groups(path.get(0)).stream().filter(group -> group.group().equals(path.get(1)))
-                .findFirst().orElse(null);
-        Leases.LeaseResult result = log.lease(path.get(0), path.get(1), owner, Duration.ofMillis(ttl));
+        Leases.Group before = consumerGroups.groups(path.get(0)).stream()
+                .filter(group -> group.group().equals(path.get(1))).findFirst().orElse(null);
+        Leases.LeaseResult result = consumerGroups.lease(path.get(0), path.get(1), owner, Duration.ofMillis(ttl));
         if (result instanceof Leases.Granted granted) {
             if (before != null && before.holder() != null && !before.holder().equals(owner)
                     && granted.token() > before.token()) {
@@ -229,7 +233,7 @@ final class ConsumerRoutes implements RouteSet {
             return HttpResponses.error(400, "invalid_commit", "send {\"token\": <lease token>, \"offset\":"
                     + " <last processed offset>}", requestId);
         }
-        Leases.CommitResult result = log.commit(path.get(0), path.get(1), command.get("token").asLong(),
+        Leases.CommitResult result = consumerGroups.commit(path.get(0), path.get(1), command.get("token").asLong(),
                 command.get("offset").asLong());
         if (result instanceof Leases.Committed committed) {
             ObjectNode body = HttpResponses.JSON.createObjectNode();
@@ -257,7 +261,7 @@ final class ConsumerRoutes implements RouteSet {
 
     private HttpAnswer release(HttpRequest request, List<String> path, String requestId) throws IOException {
         JsonNode command = body(request, path, requestId);
-        if (!log.release(path.get(0), path.get(1), command.path("token").asLong(-1))) {
+        if (!consumerGroups.release(path.get(0), path.get(1), command.path("token").asLong(-1))) {
             return HttpResponses.error(409, "stale_token", "the token is not the current lease's", requestId);
         }
         ObjectNode body = HttpResponses.JSON.createObjectNode();

@@ -6,7 +6,7 @@ import dev.interlace.runtime.config.InterlaceConfig;
 import dev.interlace.runtime.flush.FlushStatus;
 import dev.interlace.runtime.flush.Flusher;
 import dev.interlace.runtime.ingest.IngestLimits;
-import dev.interlace.runtime.log.StreamLog;
+import dev.interlace.runtime.log.EventLog;
 import dev.interlace.runtime.ops.DiskSpace;
 import dev.interlace.runtime.ops.EpochMicros;
 import dev.interlace.runtime.stream.StreamCatalog;
@@ -19,7 +19,7 @@ import java.util.List;
 /** {@code /health/live} (the process answers) and {@code /health/ready} (it can take publishes now). */
 final class HealthRoutes implements RouteSet {
 
-    private final StreamLog log;
+    private final EventLog log;
     private final DiskSpace disk;
     private final IngestLimits limits;
     private final StreamCatalog catalog;
@@ -28,7 +28,7 @@ final class HealthRoutes implements RouteSet {
     private final java.time.Clock clock;
 
     @Inject
-    HealthRoutes(StreamLog log, DiskSpace disk, IngestLimits limits, StreamCatalog catalog, Flusher flusher,
+    HealthRoutes(EventLog log, DiskSpace disk, IngestLimits limits, StreamCatalog catalog, Flusher flusher,
             InterlaceConfig config, java.time.Clock clock) {
         this.log = log;
         this.disk = disk;
@@ -53,7 +53,7 @@ final class HealthRoutes implements RouteSet {
 
     private HttpAnswer ready(HttpRequest request, List<String> path, String requestId) throws IOException {
         List<String> reasons = new ArrayList<>();
-        StreamLog.Health health = log.health();
+        EventLog.Health health = log.health();
         if (!health.writable()) {
             reasons.add("log_unavailable: " + health.problem());
         }

@@ -8,7 +8,7 @@ import dev.interlace.runtime.log.PublishRecord;
 import dev.interlace.runtime.ops.Correlator;
 import dev.interlace.runtime.ops.Correlator.Correlation;
 import dev.interlace.runtime.log.QuarantineEntry;
-import dev.interlace.runtime.log.StreamLog;
+import dev.interlace.runtime.log.PublishRecords;
 import dev.interlace.runtime.warehouse.RunRecord;
 import dev.interlace.runtime.records.ApiRecord;
 import dev.interlace.runtime.records.RefusedRequests;
@@ -38,16 +38,16 @@ final class RecordRoutes implements RouteSet {
     private static final Set<String> SYS_FILTERS = Set.of("event", "stream", "id", "since", "until", "limit");
 
     private final Correlator correlator;
-    private final StreamLog log;
+    private final PublishRecords publishRecords;
     private final SystemRecords system;
     private final RefusedRequests refused;
     private final InterlaceConfig config;
 
     @Inject
-    RecordRoutes(Correlator correlator, StreamLog log, SystemRecords system, RefusedRequests refused,
+    RecordRoutes(Correlator correlator, PublishRecords publishRecords, SystemRecords system, RefusedRequests refused,
             InterlaceConfig config) {
         this.correlator = correlator;
-        this.log = log;
+        this.publishRecords = publishRecords;
         this.system = system;
         this.refused = refused;
         this.config = config;
@@ -207,8 +207,8 @@ final class RecordRoutes implements RouteSet {
         List<Long> times = new ArrayList<>();
         long total = 0;
         if (fromStore) {
-            PublishRecord.Page page = log.publishes(new PublishRecord.Filter(filter.stream(), filter.requestId(),
-                    filter.sinceMicros(), filter.untilMicros(), filter.limit()));
+            PublishRecord.Page page = publishRecords.publishes(new PublishRecord.Filter(filter.stream(),
+                    filter.requestId(), filter.sinceMicros(), filter.untilMicros(), filter.limit()));
             for (PublishRecord record : page.records()) {
                 items.add(publishItem(record));
                 times.add(record.receivedAtMicros());

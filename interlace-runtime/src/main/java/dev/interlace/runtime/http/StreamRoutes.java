@@ -8,7 +8,7 @@ import dev.interlace.runtime.flush.FlushStatus;
 import dev.interlace.runtime.flush.Flusher;
 import dev.interlace.runtime.log.LogEntry;
 import dev.interlace.runtime.log.StreamHead;
-import dev.interlace.runtime.log.StreamLog;
+import dev.interlace.runtime.log.EventLog;
 import dev.interlace.runtime.log.Watermarks;
 import dev.interlace.runtime.stream.Column;
 import dev.interlace.runtime.stream.StoredJson;
@@ -30,13 +30,13 @@ final class StreamRoutes implements RouteSet {
     static final int RECENT_EVENTS = 20;
 
     private final StreamCatalog catalog;
-    private final StreamLog log;
+    private final EventLog log;
     private final Watermarks watermarks;
     private final Flusher flusher;
     private final Optional<StreamTables> warehouse;
 
     @Inject
-    StreamRoutes(StreamCatalog catalog, StreamLog log, Watermarks watermarks, Flusher flusher,
+    StreamRoutes(StreamCatalog catalog, EventLog log, Watermarks watermarks, Flusher flusher,
             Optional<StreamTables> warehouse) {
         this.catalog = catalog;
         this.log = log;

@@ -6,7 +6,7 @@ import dev.interlace.runtime.auth.Quotas;
 import dev.interlace.runtime.log.AppendRequest;
 import dev.interlace.runtime.log.AppendResult;
 import dev.interlace.runtime.log.LogUnavailableException;
-import dev.interlace.runtime.log.StreamLog;
+import dev.interlace.runtime.log.EventLog;
 import dev.interlace.runtime.ops.EpochMicros;
 import dev.interlace.runtime.records.SysRecord;
 import dev.interlace.runtime.records.SystemRecords;
@@ -40,7 +40,7 @@ public final class Publisher {
     static final int APPEND_TIMEOUT_SECONDS = 60;
 
     private final StreamCatalog catalog;
-    private final StreamLog log;
+    private final EventLog log;
     private final IngestLimits limits;
     private final DiskSpace disk;
     private final SystemRecords records;
@@ -51,7 +51,7 @@ public final class Publisher {
     private final java.util.Set<String> backpressured = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     @Inject
-    public Publisher(StreamCatalog catalog, StreamLog log, IngestLimits limits, DiskSpace disk,
+    public Publisher(StreamCatalog catalog, EventLog log, IngestLimits limits, DiskSpace disk,
             SystemRecords records, Clock clock, Workers workers, Quotas quotas) {
         this.workers = workers;
         this.quotas = quotas;

@@ -1,11 +1,11 @@
 package dev.interlace.runtime.log;
 
-/** Outcomes of the consumer-group operations of {@link StreamLog} (leases with fencing tokens, commits). */
+/** Outcomes of the consumer-group operations of {@link ConsumerGroups} (leases with fencing tokens, commits). */
 public final class Leases {
 
     private Leases() {}
 
-    /** What {@link StreamLog#lease} answered. */
+    /** What {@link ConsumerGroups#lease} answered. */
     public sealed interface LeaseResult {}
 
     /**
@@ -19,7 +19,7 @@ public final class Leases {
     /** Someone else holds an unexpired lease. */
     public record Held(String holder, long expiresAtMicros) implements LeaseResult {}
 
-    /** What {@link StreamLog#commit} answered. */
+    /** What {@link ConsumerGroups#commit} answered. */
     public sealed interface CommitResult {}
 
     /** The offset is committed. */

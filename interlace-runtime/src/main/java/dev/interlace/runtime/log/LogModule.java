@@ -7,12 +7,19 @@ import dev.interlace.runtime.config.InterlaceConfig;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 
-/** Binds {@link StreamLog} to the SQLite log in the data directory. */
+/**
+ * Binds {@link StreamLog} to the SQLite log in the data directory, and each narrow log interface ({@link EventLog},
+ * {@link ConsumerGroups}, {@link PublishRecords}) to whatever {@code StreamLog} is bound to, so that an override of
+ * {@code StreamLog} takes effect for every user.
+ */
 public final class LogModule extends AbstractModule {
 
     @Override
     protected void configure() {
         bind(CommitListener.class).toInstance(CommitListener.NONE);
+        bind(EventLog.class).to(StreamLog.class);
+        bind(ConsumerGroups.class).to(StreamLog.class);
+        bind(PublishRecords.class).to(StreamLog.class);
     }
 
     @Provides

@@ -1,43 +1,18 @@
 package dev.interlace.runtime.log;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.interlace.runtime.ops.EpochMicros;
-import dev.interlace.runtime.stream.Column;
-import dev.interlace.runtime.stream.FieldError;
 import dev.interlace.runtime.stream.StreamDescriptor;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
-import java.sql.Types;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
-import java.util.concurrent.ArrayBlockingQueue;
-import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Executors;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.logging.Level;
-import java.util.logging.Logger;
 
 /**
  * The default {@link StreamLog}: one SQLite database in WAL mode with {@code synchronous=FULL}.
@@ -47,56 +22,33 @@ import java.util.logging.Logger;
  * requests share one fsync (group commit). Each request's futures complete only after that commit. Readers use
  * their own connections. Automatic checkpoints are off on the writer; a background connection checkpoints every
  * 250 ms (PASSIVE, or RESTART once the WAL passes its cap) so the writer never pays for one.
+ *
+ * <p>This class is the façade; its collaborators, package-private, each hold one concern: {@link LogWriter} (the
+ * writer thread, group commit, registration, trims, recovery after failed writes) with {@link AppendWriter} (the
+ * rows of one request: deduplication, backpressure), {@link StreamStates} (registration, positions and keys, trims,
+ * published heads) and {@link PublishIndex} (publish-record ids, their copy and request-id index), all owned by the
+ * writer; {@link ConsumerGroupTable} (lease, commit and release decisions, run on the writer thread);
+ * {@link EventReader} (reads and long polls) and {@link PublishRecordReader} (reading publish records) on the
+ * readers' connections; {@link LogConnections} (opening connections, the readers' pool); {@link LogSchema} (tables
+ * and migrations); {@link WalCheckpointer} (background checkpoints).
  */
 public final class SqliteStreamLog implements StreamLog {
 
-    private static final Logger LOG = Logger.getLogger(SqliteStreamLog.class.getName());
-    private static final ObjectMapper JSON = new ObjectMapper();
-    private static final String FILE_NAME = "log.sqlite";
-    private static final int READERS = 4;
-    /** How often the background connection checkpoints; often enough that the WAL rarely reaches its cap. */
-    private static final long CHECKPOINT_MILLIS = 250;
+    static final String FILE_NAME = "log.sqlite";
 
     private final Path file;
-    private final LogSettings settings;
-    private final Watermarks watermarks;
-    private final CommitListener listener;
-    private final Clock clock;
-
-    private final BlockingQueue<Task> queue = new LinkedBlockingQueue<>();
-    private final Thread writer;
-    private final ScheduledExecutorService checkpointer;
-    private final BlockingQueue<Connection> readers = new ArrayBlockingQueue<>(READERS);
+    private final LogConnections connections;
+    private final LogWriter writer;
+    private final EventReader events;
+    private final PublishRecordReader publishRecords;
+    private final ConsumerGroupTable consumerGroups;
+    private final WalCheckpointer checkpointer;
+    /** The heads the writer published last, by stream. */
     private final Map<String, StreamHead> heads = new ConcurrentHashMap<>();
+    /** Completed by the writer when a stream advances; long polls wait on them. */
     private final Map<String, AtomicReference<CompletableFuture<Void>>> advances = new ConcurrentHashMap<>();
     private final List<AppendListener> appendListeners = new CopyOnWriteArrayList<>();
-    private volatile String failure;
     private volatile boolean closed;
-
-    // Owned by the writer thread. The connection and its statements are replaced after a failed write: SQLite may
-    // have ended the transaction itself (SQLITE_FULL, SQLITE_IOERR) and the driver closes a statement that failed.
-    private Connection connection;
-    /** A write failed: the connection is replaced before the next write. */
-    private boolean writerBroken;
-    private boolean stateUncertain;
-    /** The id of the newest publish record (ids are given here, in commit order). */
-    private long publishSeq;
-    /** Publish records up to this id are in {@code publish_ids}, the request-id index. */
-    private long indexedThrough;
-    private long lastIndexNanos;
-    private final Map<String, StreamState> states = new HashMap<>();
-    private PreparedStatement insertEvent;
-    private PreparedStatement insertQuarantined;
-    private PreparedStatement insertPublish;
-    /** How often the request-id index of publish records catches up (inside a group commit). */
-    private static final long INDEX_PUBLISHES_NANOS = 250_000_000L;
-    private PreparedStatement selectKey;
-    /** While writes fail, how often the idle writer checks whether the log can write again. */
-    private static final long PROBE_MILLIS = 1_000;
-    /** What a probe writes (and removes again): room for a typical group of events. */
-    private static final int PROBE_BYTES = 64 * 1024;
-    /** SQLite's primary result code for "database or disk is full". */
-    private static final int SQLITE_FULL = 13;
 
     /**
      * Opens (creating if needed) {@code <dataDirectory>/log.sqlite}.
@@ -106,497 +58,62 @@ public final class SqliteStreamLog implements StreamLog {
     public SqliteStreamLog(Path dataDirectory, LogSettings settings, Watermarks watermarks, CommitListener listener,
             Clock clock) {
         this.file = dataDirectory.resolve(FILE_NAME);
-        this.settings = settings;
-        this.watermarks = watermarks;
-        this.listener = listener;
-        this.clock = clock;
+        this.connections = new LogConnections(file);
+        this.events = new EventReader(connections, heads, advances);
+        this.publishRecords = new PublishRecordReader(connections);
+        this.consumerGroups = new ConsumerGroupTable(connections);
         try {
             Files.createDirectories(dataDirectory);
-            connection = open();
-            try (Statement statement = connection.createStatement()) {
-                configureWriter(statement);
-                createSchema(statement);
-            }
-            connection.setAutoCommit(false);
-            prepareWriterStatements();
-            loadStreams();
-            loadPublishIndex();
-            connection.commit();
+            writer = new LogWriter(connections, settings, watermarks, listener, clock, heads, advances,
+                    appendListeners);
         } catch (SQLException | IOException e) {
             throw new LogUnavailableException("cannot open the stream log " + file + ": " + e.getMessage(), e);
         }
-        writer = new Thread(this::runWriter, "interlace-log-writer");
         writer.start();
-        checkpointer = Executors.newSingleThreadScheduledExecutor(runnable -> {
-            Thread thread = new Thread(runnable, "interlace-log-checkpoint");
-            thread.setDaemon(true);
-            return thread;
-        });
-        checkpointer.scheduleWithFixedDelay(this::checkpoint, CHECKPOINT_MILLIS, CHECKPOINT_MILLIS,
-                TimeUnit.MILLISECONDS);
-    }
-
-    private void configureWriter(Statement statement) throws SQLException {
-        statement.execute("PRAGMA wal_autocheckpoint=0");
-        statement.execute("PRAGMA journal_size_limit=" + settings.walCapBytes());
-    }
-
-    private void prepareWriterStatements() throws SQLException {
-        insertEvent = connection.prepareStatement("INSERT INTO events(stream_id, \"offset\", request_id,"
-                + " ingested_at, schema_version, dedup_key, key_hash, payload, publish)"
-                + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)");
-        insertQuarantined = connection.prepareStatement("INSERT INTO quarantine(stream_id, seq, request_id,"
-                + " ingested_at, schema_version, payload, errors) VALUES (?, ?, ?, ?, ?, ?, ?)");
-        insertPublish = connection.prepareStatement("INSERT INTO publishes(request_id, stream_id, accepted,"
-                + " deduplicated, quarantined, first_offset, last_offset, received_at, committed_at,"
-                + " duplicate_offsets, first_seq, last_seq, id, key_id, key_name)"
-                + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
-        selectKey = connection.prepareStatement(
-                "SELECT dedup_key FROM events WHERE stream_id = ? AND \"offset\" = ?");
-    }
-
-    /**
-     * Replaces the writer connection after a failed write. SQLite ends the transaction on its own after some errors
-     * (a full disk, an I/O error); the driver's rollback then fails before it begins the next transaction, leaving
-     * the connection committing every statement on its own, and the driver closes the statement that failed. A new
-     * connection starts clean; closing the old one discards whatever it still held uncommitted.
-     */
-    private void reopenWriter() throws SQLException {
-        closeQuietly(connection);
-        Connection fresh = open();
-        try (Statement statement = fresh.createStatement()) {
-            configureWriter(statement);
-        } catch (SQLException e) {
-            closeQuietly(fresh);
-            throw e;
-        }
-        fresh.setAutoCommit(false);
-        connection = fresh;
-        prepareWriterStatements();
-        writerBroken = false;
-        stateUncertain = true;
-    }
-
-    /**
-     * Makes the writer ready after a failure: a fresh connection, positions and keys reread from the database.
-     *
-     * @return null when ready, or why the log cannot write
-     */
-    private LogUnavailableException readyToWrite() {
-        try {
-            if (writerBroken) {
-                reopenWriter();
-            }
-            if (stateUncertain) {
-                reloadState();
-            }
-            return null;
-        } catch (SQLException e) {
-            failed(e);
-            return new LogUnavailableException(failure, e);
-        }
-    }
-
-    /**
-     * Records a failed write: the transaction is discarded, the connection replaced before the next write and the
-     * positions reread (a failed COMMIT may still have reached the disk); the log reports itself unavailable until a
-     * write succeeds again.
-     */
-    private void failed(Exception e) {
-        rollback();
-        writerBroken = true;
-        stateUncertain = true;
-        failure = diskFull(e)
-                ? "the disk holding the log is full (" + e.getMessage() + "); publishes are refused until space is"
-                        + " freed, and the log retries by itself every second"
-                : "the last write failed: " + e.getMessage() + "; the log retries by itself every second";
-    }
-
-    private static boolean diskFull(Throwable e) {
-        for (Throwable cause = e; cause != null; cause = cause.getCause()) {
-            if (cause instanceof SQLException sql && (sql.getErrorCode() & 0xFF) == SQLITE_FULL) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    /**
-     * While writes fail and nothing is queued, checks whether the log can write again by committing (and then
-     * removing) a row of {@link #PROBE_BYTES}, so that readiness recovers when space returns, without traffic.
-     */
-    private void probe() {
-        if (readyToWrite() != null) {
-            return;
-        }
-        try {
-            try (PreparedStatement insert = connection.prepareStatement(
-                    "INSERT OR REPLACE INTO write_probe(id, filler) VALUES (1, zeroblob(?))")) {
-                insert.setInt(1, PROBE_BYTES);
-                insert.executeUpdate();
-            }
-            connection.commit();
-            try (Statement delete = connection.createStatement()) {
-                delete.executeUpdate("DELETE FROM write_probe");
-            }
-            connection.commit();
-            failure = null;
-            LOG.info("the stream log writes again");
-        } catch (SQLException e) {
-            // The probe touches no positions or keys: no need to reread them (costly with millions of keys).
-            boolean uncertain = stateUncertain;
-            failed(e);
-            stateUncertain = uncertain;
-        }
-    }
-
-    private Connection open() throws SQLException {
-        Properties properties = new Properties();
-        properties.setProperty("journal_mode", "WAL");
-        properties.setProperty("synchronous", "FULL");
-        properties.setProperty("busy_timeout", "10000");
-        // The driver otherwise runs "SELECT last_insert_rowid()" after every insert; nothing here uses it.
-        properties.setProperty("jdbc.get_generated_keys", "false");
-        return DriverManager.getConnection("jdbc:sqlite:" + file, properties);
-    }
-
-    private static void createSchema(Statement statement) throws SQLException {
-        statement.execute("CREATE TABLE IF NOT EXISTS streams ("
-                + " id INTEGER PRIMARY KEY,"
-                + " name TEXT NOT NULL UNIQUE,"
-                + " trimmed_through INTEGER NOT NULL DEFAULT 0,"
-                + " quarantine_trimmed_through INTEGER NOT NULL DEFAULT 0,"
-                + " created_at INTEGER NOT NULL)");
-        statement.execute("CREATE TABLE IF NOT EXISTS schemas ("
-                + " stream_id INTEGER NOT NULL REFERENCES streams(id),"
-                + " version TEXT NOT NULL,"
-                + " columns TEXT NOT NULL,"
-                + " registered_at INTEGER NOT NULL,"
-                + " PRIMARY KEY (stream_id, version)) WITHOUT ROWID");
-        // No secondary index on purpose: rows are appended in offset order, and keys are looked up in memory.
-        statement.execute("CREATE TABLE IF NOT EXISTS events ("
-                + " stream_id INTEGER NOT NULL,"
-                + " \"offset\" INTEGER NOT NULL,"
-                + " request_id TEXT NOT NULL,"
-                + " ingested_at INTEGER NOT NULL,"
-                + " schema_version TEXT NOT NULL,"
-                + " dedup_key TEXT,"
-                + " key_hash INTEGER,"
-                + " payload BLOB NOT NULL,"
-                + " publish TEXT,"
-                + " PRIMARY KEY (stream_id, \"offset\")) WITHOUT ROWID");
-        // The publish record of a request with accepted events rides on its last event row (see writePublish).
-        addMissingColumns(statement, "events", "publish TEXT");
-        statement.execute("CREATE TABLE IF NOT EXISTS quarantine ("
-                + " stream_id INTEGER NOT NULL,"
-                + " seq INTEGER NOT NULL,"
-                + " request_id TEXT NOT NULL,"
-                + " ingested_at INTEGER NOT NULL,"
-                + " schema_version TEXT NOT NULL,"
-                + " payload BLOB NOT NULL,"
-                + " errors TEXT NOT NULL,"
-                + " PRIMARY KEY (stream_id, seq)) WITHOUT ROWID");
-        statement.execute("CREATE TABLE IF NOT EXISTS publishes ("
-                + " id INTEGER PRIMARY KEY,"
-                + " request_id TEXT NOT NULL,"
-                + " stream_id INTEGER NOT NULL,"
-                + " accepted INTEGER NOT NULL,"
-                + " deduplicated INTEGER NOT NULL,"
-                + " quarantined INTEGER NOT NULL,"
-                + " first_offset INTEGER,"
-                + " last_offset INTEGER,"
-                + " received_at INTEGER NOT NULL,"
-                + " committed_at INTEGER NOT NULL)");
-        // Looking publish records up by request id goes through publish_ids, filled in batches (see indexPublishes):
-        // an index on publishes itself, maintained row by row on the writer thread, cost 7 % of publish throughput.
-        statement.execute("DROP INDEX IF EXISTS publishes_by_request");
-        statement.execute("CREATE TABLE IF NOT EXISTS publish_ids ("
-                + " request_id TEXT NOT NULL,"
-                + " publish_id INTEGER NOT NULL,"
-                + " PRIMARY KEY (request_id, publish_id)) WITHOUT ROWID");
-        statement.execute("CREATE TABLE IF NOT EXISTS publish_index ("
-                + " id INTEGER PRIMARY KEY CHECK (id = 1),"
-                + " indexed_through INTEGER NOT NULL)");
-        statement.execute("INSERT OR IGNORE INTO publish_index VALUES (1, 0)");
-        // How far each stream's events have had their publish records copied into publishes.
-        statement.execute("CREATE TABLE IF NOT EXISTS publish_copy ("
-                + " stream_id INTEGER PRIMARY KEY,"
-                + " through_offset INTEGER NOT NULL)");
-        // Streams from logs written before publish records rode on event rows: nothing to copy below their head.
-        statement.execute("INSERT OR IGNORE INTO publish_copy SELECT s.id,"
-                + " coalesce((SELECT max(\"offset\") FROM events e WHERE e.stream_id = s.id"
-                + " AND e.publish IS NOT NULL), 0) FROM streams s");
-        // Added for GET /correlate; logs created before get them (null for old records).
-        addMissingColumns(statement, "publishes", "duplicate_offsets TEXT", "first_seq INTEGER", "last_seq INTEGER");
-        // Added with API keys: which key sent the request (null without one, and for older records).
-        addMissingColumns(statement, "publishes", "key_id TEXT", "key_name TEXT");
-        // Consumer groups (leases with fencing tokens); written by the consumer API.
-        statement.execute("CREATE TABLE IF NOT EXISTS consumer_groups ("
-                + " stream_id INTEGER NOT NULL,"
-                + " group_name TEXT NOT NULL,"
-                + " committed_offset INTEGER NOT NULL DEFAULT 0,"
-                + " fencing_token INTEGER NOT NULL DEFAULT 0,"
-                + " lease_owner TEXT,"
-                + " lease_expires_at INTEGER,"
-                + " updated_at INTEGER NOT NULL,"
-                + " PRIMARY KEY (stream_id, group_name)) WITHOUT ROWID");
-        // Written and emptied again while writes fail, to notice when the disk has room again (see probe).
-        statement.execute("CREATE TABLE IF NOT EXISTS write_probe (id INTEGER PRIMARY KEY, filler BLOB)");
-    }
-
-    /** Reads the newest publish id and how far the request-id index goes, then indexes whatever it lacks. */
-    private void loadPublishIndex() throws SQLException {
-        copyPublishes(); // records still on event rows get their ids counted below
-        try (Statement statement = connection.createStatement();
-                ResultSet row = statement.executeQuery("SELECT coalesce((SELECT max(id) FROM publishes), 0),"
-                        + " (SELECT indexed_through FROM publish_index)")) {
-            row.next();
-            // Never below what the index covers: if the record retention removed the newest records, new ids must
-            // still land after indexed_through, where lookups scan for records the index does not have yet.
-            indexedThrough = row.getLong(2);
-            publishSeq = Math.max(row.getLong(1), indexedThrough);
-        }
-        indexPublishes();
-    }
-
-    /**
-     * Adds the publish records written since the last call to {@code publish_ids}, sorted by request id, inside the
-     * current transaction (it rides on a group commit: no extra fsync), and records how far the index goes. Lookups
-     * by request id read the index up to that point and scan only the records after it.
-     */
-    private void indexPublishes() throws SQLException {
-        lastIndexNanos = System.nanoTime();
-        if (publishSeq <= indexedThrough) {
-            return;
-        }
-        copyPublishes();
-        try (PreparedStatement index = connection.prepareStatement("INSERT OR IGNORE INTO publish_ids"
-                + " SELECT request_id, id FROM publishes WHERE id > ? AND id <= ? ORDER BY request_id");
-                PreparedStatement through = connection.prepareStatement(
-                        "UPDATE publish_index SET indexed_through = ? WHERE id = 1")) {
-            index.setLong(1, indexedThrough);
-            index.setLong(2, publishSeq);
-            index.executeUpdate();
-            through.setLong(1, publishSeq);
-            through.executeUpdate();
-        }
-        indexedThrough = publishSeq;
-    }
-
-    /**
-     * Copies the publish records carried on event rows since the last copy into {@code publishes}, per stream, and
-     * records how far each stream is copied. Afterwards every publish id up to {@link #publishSeq} is in
-     * {@code publishes}. Runs on the writer thread inside a transaction (a group commit, a trim, start-up).
-     */
-    private void copyPublishes() throws SQLException {
-        try (PreparedStatement copy = connection.prepareStatement("INSERT OR IGNORE INTO publishes(id, request_id,"
-                + " stream_id, accepted, deduplicated, quarantined, first_offset, last_offset, received_at,"
-                + " committed_at, first_seq, last_seq, duplicate_offsets, key_id, key_name) SELECT "
-                + PUBLISH_FROM_EVENT
-                + " FROM events e WHERE e.stream_id = ? AND e.\"offset\" > ? AND e.publish IS NOT NULL");
-                PreparedStatement through = connection.prepareStatement("INSERT OR REPLACE INTO publish_copy"
-                        + " VALUES (?, coalesce((SELECT max(\"offset\") FROM events WHERE stream_id = ?), ?))");
-                PreparedStatement copied = connection.prepareStatement(
-                        "SELECT through_offset FROM publish_copy WHERE stream_id = ?")) {
-            for (StreamState state : states.values()) {
-                long from = 0;
-                copied.setInt(1, state.id);
-                try (ResultSet row = copied.executeQuery()) {
-                    if (row.next()) {
-                        from = row.getLong(1);
-                    }
-                }
-                copy.setInt(1, state.id);
-                copy.setLong(2, from);
-                copy.executeUpdate();
-                through.setInt(1, state.id);
-                through.setInt(2, state.id);
-                through.setLong(3, from);
-                through.executeUpdate();
-            }
-        }
-    }
-
-    /** The columns of {@code publishes}, in its order, from an event row {@code e} carrying a publish record. */
-    private static final String PUBLISH_FROM_EVENT = "json_extract(e.publish, '$[0]'), e.request_id, e.stream_id,"
-            + " json_extract(e.publish, '$[1]'), json_extract(e.publish, '$[2]'), json_extract(e.publish, '$[3]'),"
-            + " json_extract(e.publish, '$[4]'), json_extract(e.publish, '$[5]'), e.ingested_at,"
-            + " json_extract(e.publish, '$[6]'), nullif(json_extract(e.publish, '$[7]'), 0),"
-            + " nullif(json_extract(e.publish, '$[8]'), 0), nullif(json_extract(e.publish, '$[9]'), ''),"
-            + " json_extract(e.publish, '$[10]'), json_extract(e.publish, '$[11]')";
-
-    /** Adds each {@code "<name> <type>"} column that {@code table} lacks (a log written by an earlier version). */
-    private static void addMissingColumns(Statement statement, String table, String... columns) throws SQLException {
-        java.util.Set<String> existing = new java.util.HashSet<>();
-        try (ResultSet rows = statement.executeQuery("PRAGMA table_info(" + table + ")")) {
-            while (rows.next()) {
-                existing.add(rows.getString("name"));
-            }
-        }
-        for (String column : columns) {
-            if (!existing.contains(column.substring(0, column.indexOf(' ')))) {
-                statement.execute("ALTER TABLE " + table + " ADD COLUMN " + column);
-            }
-        }
-    }
-
-    private void loadStreams() throws SQLException {
-        try (Statement statement = connection.createStatement();
-                ResultSet rows = statement.executeQuery("SELECT s.id, s.name, s.trimmed_through,"
-                        + " s.quarantine_trimmed_through,"
-                        + " (SELECT max(\"offset\") FROM events e WHERE e.stream_id = s.id),"
-                        + " (SELECT max(seq) FROM quarantine q WHERE q.stream_id = s.id)"
-                        + " FROM streams s")) {
-            while (rows.next()) {
-                StreamState state = new StreamState(rows.getInt(1), rows.getString(2));
-                state.trimmedThrough = rows.getLong(3);
-                state.head = Math.max(rows.getLong(5), state.trimmedThrough);
-                state.quarantineHead = Math.max(rows.getLong(6), rows.getLong(4));
-                states.put(state.name, state);
-                publishHead(state);
-            }
-        }
+        checkpointer = new WalCheckpointer(connections, settings);
     }
 
     @Override
     public void register(StreamDescriptor stream) {
-        RegisterTask task = new RegisterTask(stream);
-        submit(task);
-        await(task.done);
+        writer.register(stream);
     }
 
     @Override
     public CompletableFuture<AppendResult> append(AppendRequest request) {
-        AppendTask task = new AppendTask(request);
         if (!heads.containsKey(request.stream())) {
             // Refused here, so that one bad request never fails the other requests of its group commit.
-            task.result.completeExceptionally(new IllegalArgumentException("stream " + request.stream()
+            return CompletableFuture.failedFuture(new IllegalArgumentException("stream " + request.stream()
                     + " is not registered with the log"));
-            return task.result;
         }
-        if (!submit(task)) {
-            task.result.completeExceptionally(new LogUnavailableException("the stream log is closed"));
-        }
-        return task.result;
+        return writer.append(request);
     }
 
     @Override
     public long trim(String stream, long throughOffset) {
-        TrimTask task = new TrimTask(stream, throughOffset);
-        submit(task);
-        return await(task.done);
+        return writer.trim(stream, throughOffset);
     }
 
     @Override
     public Leases.LeaseResult lease(String stream, String group, String owner, Duration ttl) {
-        return group(stream, (state, now) -> {
-            long expires = now + ttl.toNanos() / 1_000;
-            Leases.Group current = readGroup(state, group);
-            if (current == null) {
-                writeGroup(state, group, 0, 1, owner, expires, now, true);
-                return new Leases.Granted(1, 0, expires);
-            }
-            boolean held = current.holder() != null && current.expiresAtMicros() > now;
-            if (held && !current.holder().equals(owner)) {
-                return new Leases.Held(current.holder(), current.expiresAtMicros());
-            }
-            long token = held ? current.token() : current.token() + 1;
-            writeGroup(state, group, current.committedOffset(), token, owner, expires, now, false);
-            return new Leases.Granted(token, current.committedOffset(), expires);
-        });
+        return writer.group(stream,
+                (connection, state, now) -> consumerGroups.lease(connection, state, group, owner, ttl, now));
     }
 
     @Override
     public Leases.CommitResult commit(String stream, String group, long token, long offset) {
-        return group(stream, (state, now) -> {
-            Leases.Group current = readGroup(state, group);
-            if (current == null || current.token() != token) {
-                return new Leases.StaleToken(current == null ? 0 : current.token());
-            }
-            if (current.holder() == null || current.expiresAtMicros() <= now) {
-                return new Leases.LeaseExpired(current.expiresAtMicros());
-            }
-            if (offset < current.committedOffset()) {
-                return new Leases.OffsetRegressed(current.committedOffset());
-            }
-            if (offset > state.head) {
-                return new Leases.BeyondHead(state.head);
-            }
-            writeGroup(state, group, offset, token, current.holder(), current.expiresAtMicros(), now, false);
-            return new Leases.Committed(offset);
-        });
+        return writer.group(stream,
+                (connection, state, now) -> consumerGroups.commit(connection, state, group, token, offset, now));
     }
 
     @Override
     public boolean release(String stream, String group, long token) {
-        return group(stream, (state, now) -> {
-            Leases.Group current = readGroup(state, group);
-            if (current == null || current.token() != token || current.holder() == null) {
-                return false;
-            }
-            writeGroup(state, group, current.committedOffset(), token, null, now, now, false);
-            return true;
-        });
+        return writer.group(stream,
+                (connection, state, now) -> consumerGroups.release(connection, state, group, token, now));
     }
 
     @Override
     public List<Leases.Group> groups(String stream) {
-        Connection reader = borrowReader();
-        try (PreparedStatement select = reader.prepareStatement("SELECT group_name, committed_offset,"
-                + " fencing_token, lease_owner, lease_expires_at FROM consumer_groups"
-                + " WHERE stream_id = (SELECT id FROM streams WHERE name = ?) ORDER BY group_name")) {
-            select.setString(1, stream);
-            List<Leases.Group> groups = new ArrayList<>();
-            try (ResultSet rows = select.executeQuery()) {
-                while (rows.next()) {
-                    groups.add(new Leases.Group(stream, rows.getString(1), rows.getLong(2), rows.getLong(3),
-                            rows.getString(4), rows.getLong(5)));
-                }
-            }
-            return groups;
-        } catch (SQLException e) {
-            throw new LogUnavailableException("cannot read the consumers of " + stream + ": " + e.getMessage(), e);
-        } finally {
-            returnReader(reader);
-        }
-    }
-
-    private <T> T group(String stream, GroupWork<T> work) {
-        GroupTask<T> task = new GroupTask<>(stream, work);
-        if (!submit(task)) {
-            throw new LogUnavailableException("the stream log is closed");
-        }
-        return await(task.done);
-    }
-
-    private Leases.Group readGroup(StreamState state, String group) throws SQLException {
-        try (PreparedStatement select = connection.prepareStatement("SELECT committed_offset, fencing_token,"
-                + " lease_owner, lease_expires_at FROM consumer_groups WHERE stream_id = ? AND group_name = ?")) {
-            select.setInt(1, state.id);
-            select.setString(2, group);
-            try (ResultSet row = select.executeQuery()) {
-                return row.next() ? new Leases.Group(state.name, group, row.getLong(1), row.getLong(2),
-                        row.getString(3), row.getLong(4)) : null;
-            }
-        }
-    }
-
-    private void writeGroup(StreamState state, String group, long committed, long token, String owner, long expires,
-            long now, boolean insert) throws SQLException {
-        try (PreparedStatement write = connection.prepareStatement(insert
-                ? "INSERT INTO consumer_groups(committed_offset, fencing_token, lease_owner, lease_expires_at,"
-                        + " updated_at, stream_id, group_name) VALUES (?, ?, ?, ?, ?, ?, ?)"
-                : "UPDATE consumer_groups SET committed_offset = ?, fencing_token = ?, lease_owner = ?,"
-                        + " lease_expires_at = ?, updated_at = ? WHERE stream_id = ? AND group_name = ?")) {
-            write.setLong(1, committed);
-            write.setLong(2, token);
-            write.setString(3, owner);
-            write.setLong(4, expires);
-            write.setLong(5, now);
-            write.setInt(6, state.id);
-            write.setString(7, group);
-            write.executeUpdate();
-        }
+        return consumerGroups.groups(stream);
     }
 
     /** Reads a pragma on the writer connection, e.g. {@code synchronous} or {@code journal_mode}. */
@@ -604,584 +121,23 @@ public final class SqliteStreamLog implements StreamLog {
         if (!name.matches("[a-z_]+")) {
             throw new IllegalArgumentException("not a pragma name: " + name);
         }
-        PragmaTask task = new PragmaTask(name);
-        submit(task);
-        return await(task.done);
+        return writer.pragma(name);
     }
-
-    private boolean submit(Task task) {
-        if (closed) {
-            return false;
-        }
-        queue.add(task);
-        return true;
-    }
-
-    private static <T> T await(CompletableFuture<T> future) {
-        try {
-            return future.get();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new LogUnavailableException("interrupted while waiting for the stream log", e);
-        } catch (ExecutionException e) {
-            if (e.getCause() instanceof RuntimeException runtime) {
-                throw runtime;
-            }
-            throw new LogUnavailableException(e.getCause().getMessage(), e.getCause());
-        }
-    }
-
-    // ---------------------------------------------------------------- writer thread
-
-    private void runWriter() {
-        List<Task> group = new ArrayList<>();
-        while (true) {
-            Task first;
-            try {
-                first = failure == null ? queue.take() : queue.poll(PROBE_MILLIS, TimeUnit.MILLISECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return;
-            }
-            if (first == null) {
-                probe();
-                continue;
-            }
-            if (first instanceof StopTask) {
-                return;
-            }
-            try {
-                if (runGroup(first, group)) {
-                    return;
-                }
-            } catch (Throwable e) {
-                // Never let the writer die: every queued caller would wait forever. Fail this group's callers and
-                // start the next write on a fresh connection with the state reread.
-                rollback();
-                writerBroken = true;
-                stateUncertain = true;
-                failure = "the stream log writer failed: " + e;
-                LOG.log(Level.SEVERE, "stream log writer failed; answering the group 503", e);
-                LogUnavailableException unavailable = new LogUnavailableException(failure, e);
-                for (Task task : group) {
-                    task.fail(unavailable);
-                }
-            }
-        }
-    }
-
-    /** Runs one batch of queued tasks; returns true when the log is stopping. */
-    private boolean runGroup(Task first, List<Task> group) {
-        group.clear();
-        group.add(first);
-        queue.drainTo(group, settings.maxGroupRequests() - 1);
-        List<AppendTask> appends = new ArrayList<>(group.size());
-        boolean stop = false;
-        for (Task task : group) {
-            if (task instanceof AppendTask append) {
-                appends.add(append);
-            } else {
-                if (!appends.isEmpty()) {
-                    commitGroup(appends);
-                    appends = new ArrayList<>();
-                }
-                if (task instanceof StopTask) {
-                    stop = true;
-                    break;
-                }
-                runMaintenance(task);
-            }
-        }
-        if (!appends.isEmpty()) {
-            commitGroup(appends);
-        }
-        return stop;
-    }
-
-    /** Writes every request of the group in one transaction, commits once, then answers them all. */
-    private void commitGroup(List<AppendTask> group) {
-        LogUnavailableException notReady = readyToWrite();
-        if (notReady != null) {
-            group.forEach(task -> task.result.completeExceptionally(notReady));
-            return;
-        }
-        long now = micros();
-        Map<StreamState, Pending> pending = new HashMap<>();
-        List<AppendResult> results = new ArrayList<>(group.size());
-        int entries = 0;
-        long publishSeqBefore = publishSeq;
-        long indexedBefore = indexedThrough;
-        try {
-            for (AppendTask task : group) {
-                AppendResult result = write(task.request, now, pending);
-                results.add(result);
-                entries += task.request.size();
-            }
-            if (System.nanoTime() - lastIndexNanos >= INDEX_PUBLISHES_NANOS) {
-                indexPublishes();
-            }
-            listener.beforeCommit(group.size(), entries);
-            connection.commit();
-        } catch (SQLException | RuntimeException e) {
-            publishSeq = publishSeqBefore;
-            indexedThrough = indexedBefore;
-            failed(e);
-            LOG.log(Level.WARNING, "stream log write failed; " + group.size() + " requests answered 503", e);
-            LogUnavailableException unavailable = new LogUnavailableException(failure, e);
-            for (AppendTask task : group) {
-                task.result.completeExceptionally(unavailable);
-            }
-            return;
-        }
-        failure = null;
-        try {
-            listener.afterCommit(group.size(), entries);
-        } catch (RuntimeException e) {
-            LOG.log(Level.WARNING, "a commit listener failed after a durable commit; ignored", e);
-        }
-        for (Map.Entry<StreamState, Pending> entry : pending.entrySet()) {
-            StreamState state = entry.getKey();
-            Pending tentative = entry.getValue();
-            state.head = tentative.head;
-            state.quarantineHead = tentative.quarantineHead;
-            for (NewKey key : tentative.newKeys.values()) {
-                state.dedup.add(key.hash, key.offset, key.acceptedAtMicros);
-            }
-            publishHead(state);
-        }
-        for (int i = 0; i < group.size(); i++) {
-            group.get(i).result.complete(results.get(i));
-        }
-        for (StreamState state : pending.keySet()) {
-            for (AppendListener appendListener : appendListeners) {
-                appendListener.appended(state.name);
-            }
-        }
-    }
-
-    private AppendResult write(AppendRequest request, long now, Map<StreamState, Pending> pendingByStream)
-            throws SQLException {
-        StreamState state = states.get(request.stream());
-        if (state == null) {
-            throw new IllegalArgumentException("stream " + request.stream() + " is not registered with the log");
-        }
-        Pending pending = pendingByStream.computeIfAbsent(state, Pending::new);
-        long notBefore = state.retentionMicros > 0 ? now - state.retentionMicros : Long.MIN_VALUE;
-
-        List<AppendResult.EntryResult> fates = new ArrayList<>(request.size());
-        Map<String, NewKey> requestKeys = new HashMap<>();
-        long nextOffset = pending.head + 1;
-        long nextSeq = pending.quarantineHead + 1;
-        for (AppendRequest.Entry entry : request.entries()) {
-            if (entry instanceof AppendRequest.Event event) {
-                String key = event.idempotencyKey();
-                Long original = key == null ? null : findKey(state, pending, requestKeys, key, notBefore);
-                if (original != null) {
-                    fates.add(new AppendResult.EntryResult(AppendResult.Status.DUPLICATE, original));
-                } else {
-                    long offset = nextOffset++;
-                    if (key != null) {
-                        requestKeys.put(key, new NewKey(DedupIndex.hash(key), offset, request.receivedAtMicros()));
-                    }
-                    fates.add(new AppendResult.EntryResult(AppendResult.Status.ACCEPTED, offset));
-                }
-            } else {
-                fates.add(new AppendResult.EntryResult(AppendResult.Status.QUARANTINED, nextSeq++));
-            }
-        }
-        long newEntries = (nextOffset - 1 - pending.head) + (nextSeq - 1 - pending.quarantineHead);
-        long backlog = (pending.head - watermarks.events(state.name))
-                + (pending.quarantineHead - watermarks.quarantine(state.name));
-        if (newEntries > 0 && backlog + newEntries > settings.maxPending()) {
-            return new AppendResult.Backpressure(backlog, newEntries, settings.maxPending());
-        }
-
-        long firstOffset = 0;
-        long lastOffset = 0;
-        long firstSeq = 0;
-        long lastSeq = 0;
-        java.util.TreeSet<Long> duplicateOffsets = null;
-        for (AppendResult.EntryResult fate : fates) {
-            if (fate.status() == AppendResult.Status.ACCEPTED) {
-                firstOffset = firstOffset == 0 ? fate.offset() : firstOffset;
-                lastOffset = fate.offset();
-            } else if (fate.status() == AppendResult.Status.QUARANTINED) {
-                firstSeq = firstSeq == 0 ? fate.offset() : firstSeq;
-                lastSeq = fate.offset();
-            } else if (settings.publishRecords()) {
-                if (duplicateOffsets == null) {
-                    duplicateOffsets = new java.util.TreeSet<>();
-                }
-                duplicateOffsets.add(fate.offset());
-            }
-        }
-        AppendResult.Committed committed = new AppendResult.Committed(fates, now);
-        // The publish record goes on the request's last event row: same page as the events, no extra page per commit.
-        String publish = settings.publishRecords() && lastOffset > 0
-                ? publishText(++publishSeq, committed, now, firstOffset, lastOffset, duplicateOffsets, firstSeq,
-                        lastSeq, request)
-                : null;
-        for (int i = 0; i < fates.size(); i++) {
-            AppendResult.EntryResult fate = fates.get(i);
-            AppendRequest.Entry entry = request.entries().get(i);
-            if (fate.status() == AppendResult.Status.ACCEPTED) {
-                AppendRequest.Event event = (AppendRequest.Event) entry;
-                insertEvent.setInt(1, state.id);
-                insertEvent.setLong(2, fate.offset());
-                insertEvent.setString(3, request.requestId());
-                insertEvent.setLong(4, request.receivedAtMicros());
-                insertEvent.setString(5, request.schemaVersion());
-                if (event.idempotencyKey() == null) {
-                    insertEvent.setNull(6, Types.VARCHAR);
-                    insertEvent.setNull(7, Types.BIGINT);
-                } else {
-                    insertEvent.setString(6, event.idempotencyKey());
-                    insertEvent.setLong(7, requestKeys.get(event.idempotencyKey()).hash);
-                }
-                insertEvent.setBytes(8, event.payload());
-                if (publish != null && fate.offset() == lastOffset) {
-                    insertEvent.setString(9, publish);
-                } else {
-                    insertEvent.setNull(9, Types.VARCHAR);
-                }
-                insertEvent.executeUpdate();
-            } else if (fate.status() == AppendResult.Status.QUARANTINED) {
-                AppendRequest.Quarantined quarantined = (AppendRequest.Quarantined) entry;
-                insertQuarantined.setInt(1, state.id);
-                insertQuarantined.setLong(2, fate.offset());
-                insertQuarantined.setString(3, request.requestId());
-                insertQuarantined.setLong(4, request.receivedAtMicros());
-                insertQuarantined.setString(5, request.schemaVersion());
-                insertQuarantined.setBytes(6, quarantined.payload());
-                insertQuarantined.setString(7, errorsJson(quarantined.errors()));
-                insertQuarantined.executeUpdate();
-            }
-        }
-        if (settings.publishRecords() && lastOffset == 0) {
-            // No accepted event to carry it (only duplicates or quarantined events): a row of its own.
-            writePublish(request, state, committed, now, duplicateOffsets, firstSeq, lastSeq);
-        }
-
-        pending.head = nextOffset - 1;
-        pending.quarantineHead = nextSeq - 1;
-        pending.newKeys.putAll(requestKeys);
-        return committed;
-    }
-
-    /** A publish record as carried on an event row: {@code [id, accepted, deduplicated, quarantined, ...]}. */
-    private static String publishText(long id, AppendResult.Committed committed, long now, long firstOffset,
-            long lastOffset, java.util.SortedSet<Long> duplicateOffsets, long firstSeq, long lastSeq,
-            AppendRequest request) {
-        StringBuilder text = new StringBuilder(64).append('[').append(id)
-                .append(',').append(committed.count(AppendResult.Status.ACCEPTED))
-                .append(',').append(committed.count(AppendResult.Status.DUPLICATE))
-                .append(',').append(committed.count(AppendResult.Status.QUARANTINED))
-                .append(',').append(firstOffset).append(',').append(lastOffset).append(',').append(now)
-                .append(',').append(firstSeq).append(',').append(lastSeq).append(",\"");
-        if (duplicateOffsets != null) {
-            boolean first = true;
-            for (long offset : duplicateOffsets) {
-                text.append(first ? "" : ",").append(offset);
-                first = false;
-            }
-        }
-        text.append('"');
-        if (request.keyId() != null) { // ids and names are [A-Za-z0-9._-] (AppendRequest checks): no escaping
-            text.append(",\"").append(request.keyId()).append("\",\"").append(request.keyName()).append('"');
-        }
-        return text.append(']').toString();
-    }
-
-    private void writePublish(AppendRequest request, StreamState state, AppendResult.Committed committed, long now,
-            java.util.SortedSet<Long> duplicateOffsets, long firstSeq, long lastSeq) throws SQLException {
-        insertPublish.setLong(13, ++publishSeq);
-        insertPublish.setString(1, request.requestId());
-        insertPublish.setInt(2, state.id);
-        insertPublish.setLong(3, committed.count(AppendResult.Status.ACCEPTED));
-        insertPublish.setLong(4, committed.count(AppendResult.Status.DUPLICATE));
-        insertPublish.setLong(5, committed.count(AppendResult.Status.QUARANTINED));
-        insertPublish.setNull(6, Types.BIGINT); // no accepted event (those records ride on their last event)
-        insertPublish.setNull(7, Types.BIGINT);
-        insertPublish.setLong(8, request.receivedAtMicros());
-        insertPublish.setLong(9, now);
-        if (duplicateOffsets == null) {
-            insertPublish.setNull(10, Types.VARCHAR);
-        } else {
-            StringBuilder text = new StringBuilder();
-            for (long offset : duplicateOffsets) {
-                text.append(text.length() == 0 ? "" : ",").append(offset);
-            }
-            insertPublish.setString(10, text.toString());
-        }
-        if (firstSeq == 0) {
-            insertPublish.setNull(11, Types.BIGINT);
-            insertPublish.setNull(12, Types.BIGINT);
-        } else {
-            insertPublish.setLong(11, firstSeq);
-            insertPublish.setLong(12, lastSeq);
-        }
-        insertPublish.setString(14, request.keyId());
-        insertPublish.setString(15, request.keyName());
-        insertPublish.executeUpdate();
-    }
-
-    /**
-     * The offset of the event that first carried {@code key} within the window: earlier in this request, earlier in
-     * this group, or already committed (a hash match confirmed by comparing the stored key).
-     */
-    private Long findKey(StreamState state, Pending pending, Map<String, NewKey> requestKeys, String key,
-            long notBefore) throws SQLException {
-        NewKey inRequest = requestKeys.get(key);
-        if (inRequest != null) {
-            return inRequest.offset;
-        }
-        NewKey inGroup = pending.newKeys.get(key);
-        if (inGroup != null) {
-            return inGroup.offset;
-        }
-        List<Long> candidates = new ArrayList<>(1);
-        state.dedup.candidates(DedupIndex.hash(key), notBefore, candidates::add);
-        for (long offset : candidates) {
-            selectKey.setInt(1, state.id);
-            selectKey.setLong(2, offset);
-            try (ResultSet row = selectKey.executeQuery()) {
-                if (row.next() && key.equals(row.getString(1))) {
-                    return offset;
-                }
-            }
-        }
-        return null;
-    }
-
-    private void runMaintenance(Task task) {
-        if (!(task instanceof PragmaTask)) {
-            LogUnavailableException notReady = readyToWrite();
-            if (notReady != null) {
-                task.fail(notReady);
-                return;
-            }
-        }
-        try {
-            if (task instanceof RegisterTask register) {
-                registerStream(register.stream);
-                connection.commit();
-                register.done.complete(null);
-            } else if (task instanceof TrimTask trim) {
-                indexPublishes(); // the publish records riding on the rows about to go are copied out first
-                long removed = trimStream(trim.stream, trim.throughOffset);
-                connection.commit();
-                trim.done.complete(removed);
-            } else if (task instanceof GroupTask<?> group) {
-                group.run(this);
-            } else if (task instanceof PragmaTask pragma) {
-                try (Statement statement = connection.createStatement();
-                        ResultSet row = statement.executeQuery("PRAGMA " + pragma.name)) {
-                    pragma.done.complete(row.next() ? row.getString(1) : null);
-                }
-            }
-        } catch (SQLException e) {
-            failed(e);
-            task.fail(new LogUnavailableException("stream log maintenance failed: " + e.getMessage(), e));
-        } catch (RuntimeException e) {
-            rollback();
-            task.fail(new LogUnavailableException("stream log maintenance failed: " + e.getMessage(), e));
-        }
-    }
-
-    private void registerStream(StreamDescriptor stream) throws SQLException {
-        long now = micros();
-        try (PreparedStatement insert = connection.prepareStatement(
-                "INSERT OR IGNORE INTO streams(name, created_at) VALUES (?, ?)")) {
-            insert.setString(1, stream.name());
-            insert.setLong(2, now);
-            insert.executeUpdate();
-        }
-        StreamState state = states.get(stream.name());
-        if (state == null) {
-            try (PreparedStatement select = connection.prepareStatement("SELECT id FROM streams WHERE name = ?")) {
-                select.setString(1, stream.name());
-                try (ResultSet row = select.executeQuery()) {
-                    row.next();
-                    state = new StreamState(row.getInt(1), stream.name());
-                }
-            }
-            states.put(stream.name(), state);
-        }
-        try (PreparedStatement insert = connection.prepareStatement("INSERT OR IGNORE INTO schemas(stream_id, version,"
-                + " columns, registered_at) VALUES (?, ?, ?, ?)")) {
-            insert.setInt(1, state.id);
-            insert.setString(2, stream.schemaVersion());
-            insert.setString(3, columnsJson(stream));
-            insert.setLong(4, now);
-            insert.executeUpdate();
-        }
-        state.retentionMicros = stream.retentionMillis().isPresent() ? stream.retentionMillis().getAsLong() * 1000 : 0;
-        state.keyed = stream.idempotencyKey() != null;
-        loadKeys(state, now);
-        publishHead(state);
-    }
-
-    /** Rebuilds a stream's deduplication index from the keys stored with its events inside the window. */
-    private void loadKeys(StreamState state, long now) throws SQLException {
-        state.dedup = new DedupIndex();
-        if (state.keyed) {
-            long notBefore = state.retentionMicros > 0 ? now - state.retentionMicros : Long.MIN_VALUE;
-            try (PreparedStatement select = connection.prepareStatement("SELECT key_hash, \"offset\", ingested_at"
-                    + " FROM events WHERE stream_id = ? AND key_hash IS NOT NULL AND ingested_at > ?")) {
-                select.setInt(1, state.id);
-                select.setLong(2, notBefore);
-                try (ResultSet rows = select.executeQuery()) {
-                    while (rows.next()) {
-                        state.dedup.add(rows.getLong(1), rows.getLong(2), rows.getLong(3));
-                    }
-                }
-            }
-        }
-    }
-
-    /** Rereads every stream's positions and keys from the database, after a commit whose outcome is unknown. */
-    private void reloadState() throws SQLException {
-        long now = micros();
-        try (Statement statement = connection.createStatement();
-                ResultSet rows = statement.executeQuery("SELECT s.name,"
-                        + " max(s.trimmed_through, coalesce((SELECT max(\"offset\") FROM events e"
-                        + " WHERE e.stream_id = s.id), 0)),"
-                        + " max(s.quarantine_trimmed_through, coalesce((SELECT max(seq) FROM quarantine q"
-                        + " WHERE q.stream_id = s.id), 0))"
-                        + " FROM streams s")) {
-            while (rows.next()) {
-                StreamState state = states.get(rows.getString(1));
-                if (state != null) {
-                    state.head = rows.getLong(2);
-                    state.quarantineHead = rows.getLong(3);
-                }
-            }
-        }
-        for (StreamState state : states.values()) {
-            loadKeys(state, now);
-            publishHead(state);
-        }
-        loadPublishIndex();
-        connection.commit();
-        stateUncertain = false;
-    }
-
-    private long trimStream(String stream, long throughOffset) throws SQLException {
-        StreamState state = states.get(stream);
-        if (state == null) {
-            throw new IllegalArgumentException("unknown stream " + stream);
-        }
-        long bound = Math.min(throughOffset, state.head);
-        if (bound <= state.trimmedThrough) {
-            return 0;
-        }
-        long removed;
-        try (PreparedStatement delete = connection.prepareStatement(
-                "DELETE FROM events WHERE stream_id = ? AND \"offset\" <= ?")) {
-            delete.setInt(1, state.id);
-            delete.setLong(2, bound);
-            removed = delete.executeUpdate();
-        }
-        try (PreparedStatement update = connection.prepareStatement(
-                "UPDATE streams SET trimmed_through = ? WHERE id = ?")) {
-            update.setLong(1, bound);
-            update.setInt(2, state.id);
-            update.executeUpdate();
-        }
-        state.trimmedThrough = bound;
-        state.dedup.removeExpired(Long.MIN_VALUE, bound);
-        publishHead(state);
-        return removed;
-    }
-
-    private void rollback() {
-        try {
-            connection.rollback();
-        } catch (SQLException e) {
-            // Expected after SQLITE_FULL or an I/O error (SQLite has rolled back already); the connection is replaced.
-            LOG.log(Level.FINE, "rollback of the stream log failed", e);
-        }
-    }
-
-    private void publishHead(StreamState state) {
-        heads.put(state.name, new StreamHead(state.name, state.head, state.quarantineHead, state.trimmedThrough + 1));
-        AtomicReference<CompletableFuture<Void>> advance =
-                advances.computeIfAbsent(state.name, name -> new AtomicReference<>(new CompletableFuture<>()));
-        advance.getAndSet(new CompletableFuture<>()).complete(null);
-    }
-
-    // ---------------------------------------------------------------- readers
 
     @Override
     public List<LogEntry> read(String stream, long afterOffset, int limit, Duration wait)
             throws InterruptedException {
-        long deadline = System.nanoTime() + wait.toNanos();
-        while (true) {
-            AtomicReference<CompletableFuture<Void>> advance =
-                    advances.computeIfAbsent(stream, name -> new AtomicReference<>(new CompletableFuture<>()));
-            CompletableFuture<Void> next = advance.get();
-            List<LogEntry> entries = query(stream, "SELECT \"offset\", request_id, ingested_at, schema_version,"
-                    + " payload FROM events WHERE stream_id = (SELECT id FROM streams WHERE name = ?)"
-                    + " AND \"offset\" > ? ORDER BY \"offset\" LIMIT ?", afterOffset, limit);
-            long remaining = deadline - System.nanoTime();
-            if (!entries.isEmpty() || remaining <= 0) {
-                return entries;
-            }
-            try {
-                next.get(remaining, TimeUnit.NANOSECONDS);
-            } catch (TimeoutException e) {
-                return List.of();
-            } catch (ExecutionException e) {
-                throw new IllegalStateException("unreachable: head advances never fail", e);
-            }
-        }
+        return events.read(stream, afterOffset, limit, wait);
     }
 
     @Override
     public List<QuarantineEntry> readQuarantine(String stream, long afterSeq, int limit) {
-        Connection reader = borrowReader();
-        try (PreparedStatement select = reader.prepareStatement("SELECT seq, request_id, ingested_at,"
-                + " schema_version, payload, errors FROM quarantine"
-                + " WHERE stream_id = (SELECT id FROM streams WHERE name = ?) AND seq > ? ORDER BY seq LIMIT ?")) {
-            select.setString(1, stream);
-            select.setLong(2, afterSeq);
-            select.setInt(3, limit);
-            List<QuarantineEntry> entries = new ArrayList<>();
-            try (ResultSet rows = select.executeQuery()) {
-                while (rows.next()) {
-                    entries.add(new QuarantineEntry(stream, rows.getLong(1), rows.getString(2), rows.getLong(3),
-                            rows.getString(4), rows.getBytes(5), rows.getString(6)));
-                }
-            }
-            return entries;
-        } catch (SQLException e) {
-            throw new LogUnavailableException("cannot read the quarantine of " + stream + ": " + e.getMessage(), e);
-        } finally {
-            returnReader(reader);
-        }
+        return events.readQuarantine(stream, afterSeq, limit);
     }
 
     @Override
     public long firstOffsetSince(String stream, long epochMicros) {
-        StreamHead head = heads.get(stream);
-        if (head == null) {
-            return 1;
-        }
-        Connection reader = borrowReader();
-        // Offsets follow arrival closely, so the scan in offset order stops right after the expired entries.
-        try (PreparedStatement select = reader.prepareStatement("SELECT \"offset\" FROM events"
-                + " WHERE stream_id = (SELECT id FROM streams WHERE name = ?) AND ingested_at >= ?"
-                + " ORDER BY \"offset\" LIMIT 1")) {
-            select.setString(1, stream);
-            select.setLong(2, epochMicros);
-            try (ResultSet row = select.executeQuery()) {
-                return row.next() ? row.getLong(1) : head.head() + 1;
-            }
-        } catch (SQLException e) {
-            throw new LogUnavailableException("cannot read stream " + stream + ": " + e.getMessage(), e);
-        } finally {
-            returnReader(reader);
-        }
+        return events.firstOffsetSince(stream, epochMicros);
     }
 
     @Override
@@ -1191,202 +147,22 @@ public final class SqliteStreamLog implements StreamLog {
 
     @Override
     public List<LogEntry> latest(String stream, int limit) {
-        return query(stream, "SELECT \"offset\", request_id, ingested_at, schema_version, payload FROM events"
-                + " WHERE stream_id = (SELECT id FROM streams WHERE name = ?) AND \"offset\" > ?"
-                + " ORDER BY \"offset\" DESC LIMIT ?", 0, limit);
-    }
-
-    private List<LogEntry> query(String stream, String sql, long afterOffset, int limit) {
-        Connection reader = borrowReader();
-        try (PreparedStatement select = reader.prepareStatement(sql)) {
-            select.setString(1, stream);
-            select.setLong(2, afterOffset);
-            select.setInt(3, limit);
-            List<LogEntry> entries = new ArrayList<>();
-            try (ResultSet rows = select.executeQuery()) {
-                while (rows.next()) {
-                    entries.add(new LogEntry(stream, rows.getLong(1), rows.getString(2), rows.getLong(3),
-                            rows.getString(4), rows.getBytes(5)));
-                }
-            }
-            return entries;
-        } catch (SQLException e) {
-            throw new LogUnavailableException("cannot read stream " + stream + ": " + e.getMessage(), e);
-        } finally {
-            returnReader(reader);
-        }
+        return events.latest(stream, limit);
     }
 
     @Override
     public PublishRecord.Page publishes(PublishRecord.Filter filter) {
-        // Two places hold publish records: the publishes table, and the event rows whose records are not copied there
-        // yet (at most the last quarter of a second of them, see copyPublishes). Both are read from one snapshot.
-        StringBuilder where = new StringBuilder(" FROM publishes p JOIN streams s ON s.id = p.stream_id WHERE 1 = 1");
-        StringBuilder tailWhere = new StringBuilder(" FROM events e JOIN streams s ON s.id = e.stream_id"
-                + " LEFT JOIN publish_copy pc ON pc.stream_id = e.stream_id"
-                + " WHERE e.\"offset\" > coalesce(pc.through_offset, 0) AND e.publish IS NOT NULL");
-        List<Object> parameters = new ArrayList<>();
-        List<Object> tailParameters = new ArrayList<>();
-        if (filter.stream() != null) {
-            where.append(" AND s.name = ?");
-            parameters.add(filter.stream());
-            tailWhere.append(" AND s.name = ?");
-            tailParameters.add(filter.stream());
-        }
-        if (filter.requestId() != null) {
-            // The index up to where it goes, then the few records written since.
-            where.append(" AND p.id IN (SELECT publish_id FROM publish_ids WHERE request_id = ? UNION ALL"
-                    + " SELECT id FROM publishes WHERE id > (SELECT indexed_through FROM publish_index)"
-                    + " AND request_id = ?)");
-            parameters.add(filter.requestId());
-            parameters.add(filter.requestId());
-            tailWhere.append(" AND e.request_id = ?");
-            tailParameters.add(filter.requestId());
-        }
-        if (filter.sinceMicros() != null) {
-            where.append(" AND p.received_at >= ?");
-            parameters.add(filter.sinceMicros());
-            tailWhere.append(" AND e.ingested_at >= ?");
-            tailParameters.add(filter.sinceMicros());
-        }
-        if (filter.untilMicros() != null) {
-            where.append(" AND p.received_at < ?");
-            parameters.add(filter.untilMicros());
-            tailWhere.append(" AND e.ingested_at < ?");
-            tailParameters.add(filter.untilMicros());
-        }
-        Connection reader = borrowReader();
-        try {
-            // Count and page in one read transaction: one snapshot, so the total never disagrees with the items.
-            reader.setAutoCommit(false);
-        } catch (SQLException e) {
-            returnReader(reader);
-            throw new LogUnavailableException("cannot read publish records: " + e.getMessage(), e);
-        }
-        try (PreparedStatement count = reader.prepareStatement("SELECT count(*)" + where);
-                PreparedStatement select = reader.prepareStatement("SELECT p.request_id, s.name, p.accepted,"
-                        + " p.deduplicated, p.quarantined, p.first_offset, p.last_offset, p.duplicate_offsets,"
-                        + " p.first_seq, p.last_seq, p.received_at, p.committed_at, p.id, p.key_id, p.key_name"
-                        + where
-                        + " ORDER BY p.id DESC LIMIT ?");
-                PreparedStatement tail = reader.prepareStatement("SELECT e.request_id, s.name,"
-                        + " json_extract(e.publish, '$[1]'), json_extract(e.publish, '$[2]'),"
-                        + " json_extract(e.publish, '$[3]'), json_extract(e.publish, '$[4]'),"
-                        + " json_extract(e.publish, '$[5]'), nullif(json_extract(e.publish, '$[9]'), ''),"
-                        + " json_extract(e.publish, '$[7]'), json_extract(e.publish, '$[8]'), e.ingested_at,"
-                        + " json_extract(e.publish, '$[6]'), json_extract(e.publish, '$[0]'),"
-                        + " json_extract(e.publish, '$[10]'), json_extract(e.publish, '$[11]')" + tailWhere)) {
-            for (int i = 0; i < parameters.size(); i++) {
-                count.setObject(i + 1, parameters.get(i));
-                select.setObject(i + 1, parameters.get(i));
-            }
-            select.setInt(parameters.size() + 1, filter.limit());
-            for (int i = 0; i < tailParameters.size(); i++) {
-                tail.setObject(i + 1, tailParameters.get(i));
-            }
-            long total;
-            try (ResultSet row = count.executeQuery()) {
-                row.next();
-                total = row.getLong(1);
-            }
-            List<long[]> order = new ArrayList<>(); // {id, index into records}
-            List<PublishRecord> records = new ArrayList<>();
-            for (PreparedStatement statement : List.of(tail, select)) {
-                try (ResultSet rows = statement.executeQuery()) {
-                    while (rows.next()) {
-                        order.add(new long[] {rows.getLong(13), records.size()});
-                        records.add(publishRecord(rows));
-                        if (statement == tail) {
-                            total++;
-                        }
-                    }
-                }
-            }
-            order.sort((a, b) -> Long.compare(b[0], a[0]));
-            List<PublishRecord> newestFirst = new ArrayList<>();
-            for (int i = 0; i < Math.min(order.size(), filter.limit()); i++) {
-                newestFirst.add(records.get((int) order.get(i)[1]));
-            }
-            return new PublishRecord.Page(newestFirst, total);
-        } catch (SQLException e) {
-            throw new LogUnavailableException("cannot read publish records: " + e.getMessage(), e);
-        } finally {
-            try {
-                reader.rollback();
-                reader.setAutoCommit(true);
-            } catch (SQLException e) {
-                LOG.log(Level.FINE, "ending a read transaction failed", e);
-            }
-            returnReader(reader);
-        }
-    }
-
-    /** A publish record from a row of either query of {@link #publishes}. */
-    private static PublishRecord publishRecord(ResultSet rows) throws SQLException {
-        List<Long> duplicates = new ArrayList<>();
-        String text = rows.getString(8);
-        if (text != null && !text.isEmpty()) {
-            for (String offset : text.split(",")) {
-                duplicates.add(Long.parseLong(offset));
-            }
-        }
-        return new PublishRecord(rows.getString(1), rows.getString(2), rows.getLong(3), rows.getLong(4),
-                rows.getLong(5), rows.getLong(6), rows.getLong(7), duplicates, rows.getLong(9), rows.getLong(10),
-                rows.getLong(11), rows.getLong(12), rows.getString(14), rows.getString(15));
+        return publishRecords.publishes(filter);
     }
 
     @Override
     public long offsetOfKey(String stream, String key) {
-        Connection reader = borrowReader();
-        // No index on the key (the publish path would pay for it): this scans the stream's stored events.
-        try (PreparedStatement select = reader.prepareStatement("SELECT max(\"offset\") FROM events"
-                + " WHERE stream_id = (SELECT id FROM streams WHERE name = ?) AND key_hash = ? AND dedup_key = ?")) {
-            select.setString(1, stream);
-            select.setLong(2, DedupIndex.hash(key));
-            select.setString(3, key);
-            try (ResultSet row = select.executeQuery()) {
-                return row.next() ? row.getLong(1) : 0;
-            }
-        } catch (SQLException e) {
-            throw new LogUnavailableException("cannot look up key " + key + " in " + stream + ": " + e.getMessage(),
-                    e);
-        } finally {
-            returnReader(reader);
-        }
+        return events.offsetOfKey(stream, key);
     }
 
     @Override
     public long trimPublishes(long beforeMicros) {
-        return group(null, (state, now) -> {
-            indexPublishes(); // records still riding on event rows are copied out (and indexed) first
-            try (PreparedStatement unindex = connection.prepareStatement("DELETE FROM publish_ids"
-                    + " WHERE (request_id, publish_id) IN (SELECT request_id, id FROM publishes WHERE received_at < ?)");
-                    PreparedStatement delete = connection.prepareStatement(
-                            "DELETE FROM publishes WHERE received_at < ?")) {
-                unindex.setLong(1, beforeMicros);
-                unindex.executeUpdate();
-                delete.setLong(1, beforeMicros);
-                return (long) delete.executeUpdate();
-            }
-        });
-    }
-
-    private Connection borrowReader() {
-        Connection reader = readers.poll();
-        if (reader != null) {
-            return reader;
-        }
-        try {
-            return open();
-        } catch (SQLException e) {
-            throw new LogUnavailableException("cannot open a reader on " + file + ": " + e.getMessage(), e);
-        }
-    }
-
-    private void returnReader(Connection reader) {
-        if (closed || !readers.offer(reader)) {
-            closeQuietly(reader);
-        }
+        return writer.trimPublishes(beforeMicros);
     }
 
     @Override
@@ -1399,28 +175,8 @@ public final class SqliteStreamLog implements StreamLog {
         if (closed) {
             return new Health(false, "the stream log is closed");
         }
-        String problem = failure;
+        String problem = writer.failure();
         return problem == null ? Health.ok() : new Health(false, problem);
-    }
-
-    // ---------------------------------------------------------------- checkpoints and shutdown
-
-    private Connection checkpointConnection;
-
-    private void checkpoint() {
-        try {
-            if (checkpointConnection == null) {
-                checkpointConnection = open();
-            }
-            Path wal = file.resolveSibling(FILE_NAME + "-wal");
-            long walBytes = Files.exists(wal) ? Files.size(wal) : 0;
-            String mode = walBytes > settings.walCapBytes() ? "RESTART" : "PASSIVE";
-            try (Statement statement = checkpointConnection.createStatement()) {
-                statement.execute("PRAGMA wal_checkpoint(" + mode + ")");
-            }
-        } catch (SQLException | IOException e) {
-            LOG.log(Level.FINE, "background checkpoint failed; it is retried", e);
-        }
     }
 
     @Override
@@ -1429,163 +185,10 @@ public final class SqliteStreamLog implements StreamLog {
             return;
         }
         closed = true;
-        queue.add(new StopTask());
-        try {
-            writer.join();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-        for (Task task : queue) {
-            if (task instanceof AppendTask append) {
-                append.result.completeExceptionally(new LogUnavailableException("the stream log is closed"));
-            }
-        }
-        checkpointer.shutdown();
-        try {
-            checkpointer.awaitTermination(10, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-        closeQuietly(checkpointConnection);
-        Connection reader;
-        while ((reader = readers.poll()) != null) {
-            closeQuietly(reader);
-        }
-        try (Statement statement = connection.createStatement()) {
-            connection.setAutoCommit(true);
-            statement.execute("PRAGMA wal_checkpoint(TRUNCATE)");
-        } catch (SQLException e) {
-            LOG.log(Level.FINE, "final checkpoint failed; the WAL is replayed on the next start", e);
-        }
-        closeQuietly(connection);
+        connections.closing();
+        writer.close(() -> {
+            checkpointer.close();
+            connections.closeReaders();
+        });
     }
-
-    private static void closeQuietly(Connection connection) {
-        if (connection == null) {
-            return;
-        }
-        try {
-            connection.close();
-        } catch (SQLException e) {
-            LOG.log(Level.FINE, "closing a stream log connection failed", e);
-        }
-    }
-
-    private long micros() {
-        return EpochMicros.now(clock);
-    }
-
-    private static String errorsJson(List<FieldError> errors) {
-        ArrayNode array = JSON.createArrayNode();
-        for (FieldError error : errors) {
-            array.addObject().put("field", error.field()).put("reason", error.reason());
-        }
-        return array.toString();
-    }
-
-    private static String columnsJson(StreamDescriptor stream) {
-        ObjectNode columns = JSON.createObjectNode();
-        for (Column column : stream.columns()) {
-            columns.put(column.name(), column.canonicalTypeWithNullability());
-        }
-        return columns.toString();
-    }
-
-    // ---------------------------------------------------------------- writer state and tasks
-
-    /** The writer's view of one stream. */
-    private static final class StreamState {
-        final int id;
-        final String name;
-        long head;
-        long quarantineHead;
-        long trimmedThrough;
-        long retentionMicros;
-        boolean keyed;
-        DedupIndex dedup = new DedupIndex();
-
-        StreamState(int id, String name) {
-            this.id = id;
-            this.name = name;
-        }
-    }
-
-    /** A stream's positions and new keys within a group that is not committed yet. */
-    private static final class Pending {
-        long head;
-        long quarantineHead;
-        final Map<String, NewKey> newKeys = new HashMap<>();
-
-        Pending(StreamState state) {
-            this.head = state.head;
-            this.quarantineHead = state.quarantineHead;
-        }
-    }
-
-    private record NewKey(long hash, long offset, long acceptedAtMicros) {}
-
-    private sealed interface Task permits AppendTask, RegisterTask, TrimTask, PragmaTask, GroupTask, StopTask {
-        /** Completes the caller's future with {@code error} if it is still waiting. */
-        default void fail(RuntimeException error) {
-            if (this instanceof AppendTask append) {
-                append.result.completeExceptionally(error);
-            } else if (this instanceof RegisterTask register) {
-                register.done.completeExceptionally(error);
-            } else if (this instanceof TrimTask trim) {
-                trim.done.completeExceptionally(error);
-            } else if (this instanceof PragmaTask pragma) {
-                pragma.done.completeExceptionally(error);
-            } else if (this instanceof GroupTask<?> group) {
-                group.done.completeExceptionally(error);
-            }
-        }
-    }
-
-    /** Work on the consumer_groups table, run on the writer thread in a transaction of its own. */
-    @FunctionalInterface
-    private interface GroupWork<T> {
-        T run(StreamState state, long nowMicros) throws SQLException;
-    }
-
-    private record GroupTask<T>(String stream, GroupWork<T> work, CompletableFuture<T> done) implements Task {
-        GroupTask(String stream, GroupWork<T> work) {
-            this(stream, work, new CompletableFuture<>());
-        }
-
-        void run(SqliteStreamLog log) throws SQLException {
-            StreamState state = stream == null ? null : log.states.get(stream);
-            if (state == null && stream != null) {
-                throw new IllegalArgumentException("stream " + stream + " is not registered with the log");
-            }
-            T result = work.run(state, log.micros());
-            log.connection.commit();
-            done.complete(result);
-        }
-    }
-
-    private record AppendTask(AppendRequest request, CompletableFuture<AppendResult> result) implements Task {
-        AppendTask(AppendRequest request) {
-            this(request, new CompletableFuture<>());
-        }
-    }
-
-    private record RegisterTask(StreamDescriptor stream, CompletableFuture<Void> done) implements Task {
-        RegisterTask(StreamDescriptor stream) {
-            this(stream, new CompletableFuture<>());
-        }
-    }
-
-    private record TrimTask(String stream, long throughOffset, CompletableFuture<Long> done) implements Task {
-        TrimTask(String stream, long throughOffset) {
-            this(stream, throughOffset, new CompletableFuture<>());
-        }
-    }
-
-    private record PragmaTask(String name, CompletableFuture<String> done) implements Task {
-        PragmaTask(String name) {
-            this(name, new CompletableFuture<>());
-        }
-    }
-
-    private record StopTask() implements Task {}
 }

@@ -1,0 +1,277 @@
+package dev.interlace.runtime.log;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import dev.interlace.runtime.stream.FieldError;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Types;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The append path of a group commit: deduplication, backpressure and the rows of one request (events, quarantined
+ * entries, the publish record). Owned by the writer thread, like its prepared statements on the writer's connection.
+ */
+final class AppendWriter {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    /** The writer's streams, by name (the writer's own map). */
+    private final Map<String, StreamState> states;
+    private final LogSettings settings;
+    private final Watermarks watermarks;
+    private final PublishIndex publishIndex;
+    private PreparedStatement insertEvent;
+    private PreparedStatement insertQuarantined;
+    private PreparedStatement insertPublish;
+    private PreparedStatement selectKey;
+
+    AppendWriter(Map<String, StreamState> states, LogSettings settings, Watermarks watermarks,
+            PublishIndex publishIndex) {
+        this.states = states;
+        this.settings = settings;
+        this.watermarks = watermarks;
+        this.publishIndex = publishIndex;
+    }
+
+    /** Prepares the statements on {@code connection}: at start-up, and again whenever the writer replaces it. */
+    void prepare(Connection connection) throws SQLException {
+        insertEvent = connection.prepareStatement("INSERT INTO events(stream_id, \"offset\", request_id,"
+                + " ingested_at, schema_version, dedup_key, key_hash, payload, publish)"
+                + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)");
+        insertQuarantined = connection.prepareStatement("INSERT INTO quarantine(stream_id, seq, request_id,"
+                + " ingested_at, schema_version, payload, errors) VALUES (?, ?, ?, ?, ?, ?, ?)");
+        insertPublish = connection.prepareStatement("INSERT INTO publishes(request_id, stream_id, accepted,"
+                + " deduplicated, quarantined, first_offset, last_offset, received_at, committed_at,"
+                + " duplicate_offsets, first_seq, last_seq, id, key_id, key_name)"
+                + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+        selectKey = connection.prepareStatement(
+                "SELECT dedup_key FROM events WHERE stream_id = ? AND \"offset\" = ?");
+    }
+
+    /**
+     * Writes one request of a group inside the group's transaction: deduplicates its keys (against the window, the
+     * request and the group), checks backpressure, inserts its events, quarantined entries and publish record, and
+     * moves the stream's {@code pending} positions; the writer applies them once the group commits.
+     */
+    AppendResult write(AppendRequest request, long now, Map<StreamState, Pending> pendingByStream)
+            throws SQLException {
+        StreamState state = states.get(request.stream());
+        if (state == null) {
+            throw new IllegalArgumentException("stream " + request.stream() + " is not registered with the log");
+        }
+        Pending pending = pendingByStream.computeIfAbsent(state, Pending::new);
+        long notBefore = state.retentionMicros > 0 ? now - state.retentionMicros : Long.MIN_VALUE;
+
+        List<AppendResult.EntryResult> fates = new ArrayList<>(request.size());
+        Map<String, NewKey> requestKeys = new HashMap<>();
+        long nextOffset = pending.head + 1;
+        long nextSeq = pending.quarantineHead + 1;
+        for (AppendRequest.Entry entry : request.entries()) {
+            if (entry instanceof AppendRequest.Event event) {
+                String key = event.idempotencyKey();
+                Long original = key == null ? null : findKey(state, pending, requestKeys, key, notBefore);
+                if (original != null) {
+                    fates.add(new AppendResult.EntryResult(AppendResult.Status.DUPLICATE, original));
+                } else {
+                    long offset = nextOffset++;
+                    if (key != null) {
+                        requestKeys.put(key, new NewKey(DedupIndex.hash(key), offset, request.receivedAtMicros()));
+                    }
+                    fates.add(new AppendResult.EntryResult(AppendResult.Status.ACCEPTED, offset));
+                }
+            } else {
+                fates.add(new AppendResult.EntryResult(AppendResult.Status.QUARANTINED, nextSeq++));
+            }
+        }
+        long newEntries = (nextOffset - 1 - pending.head) + (nextSeq - 1 - pending.quarantineHead);
+        long backlog = (pending.head - watermarks.events(state.name))
+                + (pending.quarantineHead - watermarks.quarantine(state.name));
+        if (newEntries > 0 && backlog + newEntries > settings.maxPending()) {
+            return new AppendResult.Backpressure(backlog, newEntries, settings.maxPending());
+        }
+
+        long firstOffset = 0;
+        long lastOffset = 0;
+        long firstSeq = 0;
+        long lastSeq = 0;
+        java.util.TreeSet<Long> duplicateOffsets = null;
+        for (AppendResult.EntryResult fate : fates) {
+            if (fate.status() == AppendResult.Status.ACCEPTED) {
+                firstOffset = firstOffset == 0 ? fate.offset() : firstOffset;
+                lastOffset = fate.offset();
+            } else if (fate.status() == AppendResult.Status.QUARANTINED) {
+                firstSeq = firstSeq == 0 ? fate.offset() : firstSeq;
+                lastSeq = fate.offset();
+            } else if (settings.publishRecords()) {
+                if (duplicateOffsets == null) {
+                    duplicateOffsets = new java.util.TreeSet<>();
+                }
+                duplicateOffsets.add(fate.offset());
+            }
+        }
+        AppendResult.Committed committed = new AppendResult.Committed(fates, now);
+        // The publish record goes on the request's last event row: same page as the events, no extra page per commit.
+        String publish = settings.publishRecords() && lastOffset > 0
+                ? publishText(publishIndex.nextId(), committed, now, firstOffset, lastOffset, duplicateOffsets,
+                        firstSeq, lastSeq, request)
+                : null;
+        for (int i = 0; i < fates.size(); i++) {
+            AppendResult.EntryResult fate = fates.get(i);
+            AppendRequest.Entry entry = request.entries().get(i);
+            if (fate.status() == AppendResult.Status.ACCEPTED) {
+                AppendRequest.Event event = (AppendRequest.Event) entry;
+                insertEvent.setInt(1, state.id);
+                insertEvent.setLong(2, fate.offset());
+                insertEvent.setString(3, request.requestId());
+                insertEvent.setLong(4, request.receivedAtMicros());
+                insertEvent.setString(5, request.schemaVersion());
+                if (event.idempotencyKey() == null) {
+                    insertEvent.setNull(6, Types.VARCHAR);
+                    insertEvent.setNull(7, Types.BIGINT);
+                } else {
+                    insertEvent.setString(6, event.idempotencyKey());
+                    insertEvent.setLong(7, requestKeys.get(event.idempotencyKey()).hash);
+                }
+                insertEvent.setBytes(8, event.payload());
+                if (publish != null && fate.offset() == lastOffset) {
+                    insertEvent.setString(9, publish);
+                } else {
+                    insertEvent.setNull(9, Types.VARCHAR);
+                }
+                insertEvent.executeUpdate();
+            } else if (fate.status() == AppendResult.Status.QUARANTINED) {
+                AppendRequest.Quarantined quarantined = (AppendRequest.Quarantined) entry;
+                insertQuarantined.setInt(1, state.id);
+                insertQuarantined.setLong(2, fate.offset());
+                insertQuarantined.setString(3, request.requestId());
+                insertQuarantined.setLong(4, request.receivedAtMicros());
+                insertQuarantined.setString(5, request.schemaVersion());
+                insertQuarantined.setBytes(6, quarantined.payload());
+                insertQuarantined.setString(7, errorsJson(quarantined.errors()));
+                insertQuarantined.executeUpdate();
+            }
+        }
+        if (settings.publishRecords() && lastOffset == 0) {
+            // No accepted event to carry it (only duplicates or quarantined events): a row of its own.
+            writePublish(request, state, committed, now, duplicateOffsets, firstSeq, lastSeq);
+        }
+
+        pending.head = nextOffset - 1;
+        pending.quarantineHead = nextSeq - 1;
+        pending.newKeys.putAll(requestKeys);
+        return committed;
+    }
+
+    /** A publish record as carried on an event row: {@code [id, accepted, deduplicated, quarantined, ...]}. */
+    private static String publishText(long id, AppendResult.Committed committed, long now, long firstOffset,
+            long lastOffset, java.util.SortedSet<Long> duplicateOffsets, long firstSeq, long lastSeq,
+            AppendRequest request) {
+        StringBuilder text = new StringBuilder(64).append('[').append(id)
+                .append(',').append(committed.count(AppendResult.Status.ACCEPTED))
+                .append(',').append(committed.count(AppendResult.Status.DUPLICATE))
+                .append(',').append(committed.count(AppendResult.Status.QUARANTINED))
+                .append(',').append(firstOffset).append(',').append(lastOffset).append(',').append(now)
+                .append(',').append(firstSeq).append(',').append(lastSeq).append(",\"");
+        if (duplicateOffsets != null) {
+            boolean first = true;
+            for (long offset : duplicateOffsets) {
+                text.append(first ? "" : ",").append(offset);
+                first = false;
+            }
+        }
+        text.append('"');
+        if (request.keyId() != null) { // ids and names are [A-Za-z0-9._-] (AppendRequest checks): no escaping
+            text.append(",\"").append(request.keyId()).append("\",\"").append(request.keyName()).append('"');
+        }
+        return text.append(']').toString();
+    }
+
+    private void writePublish(AppendRequest request, StreamState state, AppendResult.Committed committed, long now,
+            java.util.SortedSet<Long> duplicateOffsets, long firstSeq, long lastSeq) throws SQLException {
+        insertPublish.setLong(13, publishIndex.nextId());
+        insertPublish.setString(1, request.requestId());
+        insertPublish.setInt(2, state.id);
+        insertPublish.setLong(3, committed.count(AppendResult.Status.ACCEPTED));
+        insertPublish.setLong(4, committed.count(AppendResult.Status.DUPLICATE));
+        insertPublish.setLong(5, committed.count(AppendResult.Status.QUARANTINED));
+        insertPublish.setNull(6, Types.BIGINT); // no accepted event (those records ride on their last event)
+        insertPublish.setNull(7, Types.BIGINT);
+        insertPublish.setLong(8, request.receivedAtMicros());
+        insertPublish.setLong(9, now);
+        if (duplicateOffsets == null) {
+            insertPublish.setNull(10, Types.VARCHAR);
+        } else {
+            StringBuilder text = new StringBuilder();
+            for (long offset : duplicateOffsets) {
+                text.append(text.length() == 0 ? "" : ",").append(offset);
+            }
+            insertPublish.setString(10, text.toString());
+        }
+        if (firstSeq == 0) {
+            insertPublish.setNull(11, Types.BIGINT);
+            insertPublish.setNull(12, Types.BIGINT);
+        } else {
+            insertPublish.setLong(11, firstSeq);
+            insertPublish.setLong(12, lastSeq);
+        }
+        insertPublish.setString(14, request.keyId());
+        insertPublish.setString(15, request.keyName());
+        insertPublish.executeUpdate();
+    }
+
+    /**
+     * The offset of the event that first carried {@code key} within the window: earlier in this request, earlier in
+     * this group, or already committed (a hash match confirmed by comparing the stored key).
+     */
+    private Long findKey(StreamState state, Pending pending, Map<String, NewKey> requestKeys, String key,
+            long notBefore) throws SQLException {
+        NewKey inRequest = requestKeys.get(key);
+        if (inRequest != null) {
+            return inRequest.offset;
+        }
+        NewKey inGroup = pending.newKeys.get(key);
+        if (inGroup != null) {
+            return inGroup.offset;
+        }
+        List<Long> candidates = new ArrayList<>(1);
+        state.dedup.candidates(DedupIndex.hash(key), notBefore, candidates::add);
+        for (long offset : candidates) {
+            selectKey.setInt(1, state.id);
+            selectKey.setLong(2, offset);
+            try (ResultSet row = selectKey.executeQuery()) {
+                if (row.next() && key.equals(row.getString(1))) {
+                    return offset;
+                }
+            }
+        }
+        return null;
+    }
+
+    private static String errorsJson(List<FieldError> errors) {
+        ArrayNode array = JSON.createArrayNode();
+        for (FieldError error : errors) {
+            array.addObject().put("field", error.field()).put("reason", error.reason());
+        }
+        return array.toString();
+    }
+
+    /** A stream's positions and new keys within a group that is not committed yet. */
+    static final class Pending {
+        long head;
+        long quarantineHead;
+        final Map<String, NewKey> newKeys = new HashMap<>();
+
+        Pending(StreamState state) {
+            this.head = state.head;
+            this.quarantineHead = state.quarantineHead;
+        }
+    }
+
+    record NewKey(long hash, long offset, long acceptedAtMicros) {}
+}

@@ -1,0 +1,88 @@
+package dev.interlace.runtime.log;
+
+import dev.interlace.runtime.stream.StreamDescriptor;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * The durable, ordered log every accepted event is written to before it is acknowledged: appending, reading and
+ * trimming.
+ *
+ * <p>Contract: {@link #append} completes only after the request's entries, their deduplication records and the
+ * request's publish record are durable (on the SQLite implementation: committed with {@code synchronous=FULL}), and
+ * a request is atomic: all of its entries are written or none. Offsets start at 1 per stream, are dense for
+ * accepted events and never rewind; quarantined events have their own sequence.
+ *
+ * <p>Consumer groups ({@link ConsumerGroups}) and publish records ({@link PublishRecords}) are separate concerns;
+ * {@link StreamLog} is a log that provides all three.
+ */
+public interface EventLog extends AutoCloseable {
+
+    /**
+     * Makes sure the log knows the stream and records its schema version; called at start-up for every declared
+     * stream. Idempotent.
+     */
+    void register(StreamDescriptor stream);
+
+    /**
+     * Appends one request's entries durably.
+     *
+     * @return a future completed with the outcome once the entries are durable (or refused); completed
+     *     exceptionally with {@link LogUnavailableException} when the log cannot write (disk full, I/O error)
+     */
+    CompletableFuture<AppendResult> append(AppendRequest request);
+
+    /**
+     * Reads accepted events after {@code afterOffset}, oldest first, waiting up to {@code wait} for the first one
+     * when there is none yet.
+     */
+    List<LogEntry> read(String stream, long afterOffset, int limit, Duration wait) throws InterruptedException;
+
+    /** Quarantined events after sequence number {@code afterSeq}, oldest first. */
+    List<QuarantineEntry> readQuarantine(String stream, long afterSeq, int limit);
+
+    /** Registers a listener told whenever a stream advances. */
+    void addAppendListener(AppendListener listener);
+
+    /** The newest {@code limit} accepted events of a stream, newest first. */
+    List<LogEntry> latest(String stream, int limit);
+
+    /** The current head, quarantine head and earliest available offset of every registered stream. */
+    Map<String, StreamHead> heads();
+
+    /**
+     * Removes the accepted events of {@code stream} with offsets up to and including {@code throughOffset} (never
+     * beyond the head); their keys stop deduplicating. Used by the retention sweep, which only trims what is
+     * materialised and older than the deduplication window.
+     *
+     * @return the number of events removed
+     */
+    long trim(String stream, long throughOffset);
+
+    /**
+     * The lowest offset of {@code stream} whose request arrived at or after {@code epochMicros}, or {@code head + 1}
+     * when every stored event is older; the retention sweep trims only below it.
+     */
+    long firstOffsetSince(String stream, long epochMicros);
+
+    /**
+     * The offset of the newest stored event of {@code stream} whose idempotency key is {@code key} (its canonical
+     * text), or 0 when none is stored. Not limited to the deduplication window.
+     */
+    long offsetOfKey(String stream, String key);
+
+    /** Whether the log can currently accept writes; the reason when it cannot. */
+    Health health();
+
+    @Override
+    void close();
+
+    /** Whether the log is writable. */
+    record Health(boolean writable, String problem) {
+        public static Health ok() {
+            return new Health(true, null);
+        }
+    }
+}

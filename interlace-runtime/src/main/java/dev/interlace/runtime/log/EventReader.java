@@ -1,0 +1,150 @@
+package dev.interlace.runtime.log;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * Reads accepted and quarantined events on the readers' connections, and wakes long polls when the writer publishes
+ * a stream's new head (through {@code advances}).
+ */
+final class EventReader {
+
+    private final LogConnections connections;
+    /** The heads the writer published last, by stream. */
+    private final Map<String, StreamHead> heads;
+    /** Completed by the writer when a stream advances; long polls wait on them. */
+    private final Map<String, AtomicReference<CompletableFuture<Void>>> advances;
+
+    EventReader(LogConnections connections, Map<String, StreamHead> heads,
+            Map<String, AtomicReference<CompletableFuture<Void>>> advances) {
+        this.connections = connections;
+        this.heads = heads;
+        this.advances = advances;
+    }
+
+    List<LogEntry> read(String stream, long afterOffset, int limit, Duration wait)
+            throws InterruptedException {
+        long deadline = System.nanoTime() + wait.toNanos();
+        while (true) {
+            AtomicReference<CompletableFuture<Void>> advance =
+                    advances.computeIfAbsent(stream, name -> new AtomicReference<>(new CompletableFuture<>()));
+            CompletableFuture<Void> next = advance.get();
+            List<LogEntry> entries = query(stream, "SELECT \"offset\", request_id, ingested_at, schema_version,"
+                    + " payload FROM events WHERE stream_id = (SELECT id FROM streams WHERE name = ?)"
+                    + " AND \"offset\" > ? ORDER BY \"offset\" LIMIT ?", afterOffset, limit);
+            long remaining = deadline - System.nanoTime();
+            if (!entries.isEmpty() || remaining <= 0) {
+                return entries;
+            }
+            try {
+                next.get(remaining, TimeUnit.NANOSECONDS);
+            } catch (TimeoutException e) {
+                return List.of();
+            } catch (ExecutionException e) {
+                throw new IllegalStateException("unreachable: head advances never fail", e);
+            }
+        }
+    }
+
+    List<QuarantineEntry> readQuarantine(String stream, long afterSeq, int limit) {
+        Connection reader = connections.borrowReader();
+        try (PreparedStatement select = reader.prepareStatement("SELECT seq, request_id, ingested_at,"
+                + " schema_version, payload, errors FROM quarantine"
+                + " WHERE stream_id = (SELECT id FROM streams WHERE name = ?) AND seq > ? ORDER BY seq LIMIT ?")) {
+            select.setString(1, stream);
+            select.setLong(2, afterSeq);
+            select.setInt(3, limit);
+            List<QuarantineEntry> entries = new ArrayList<>();
+            try (ResultSet rows = select.executeQuery()) {
+                while (rows.next()) {
+                    entries.add(new QuarantineEntry(stream, rows.getLong(1), rows.getString(2), rows.getLong(3),
+                            rows.getString(4), rows.getBytes(5), rows.getString(6)));
+                }
+            }
+            return entries;
+        } catch (SQLException e) {
+            throw new LogUnavailableException("cannot read the quarantine of " + stream + ": " + e.getMessage(), e);
+        } finally {
+            connections.returnReader(reader);
+        }
+    }
+
+    long firstOffsetSince(String stream, long epochMicros) {
+        StreamHead head = heads.get(stream);
+        if (head == null) {
+            return 1;
+        }
+        Connection reader = connections.borrowReader();
+        // Offsets follow arrival closely, so the scan in offset order stops right after the expired entries.
+        try (PreparedStatement select = reader.prepareStatement("SELECT \"offset\" FROM events"
+                + " WHERE stream_id = (SELECT id FROM streams WHERE name = ?) AND ingested_at >= ?"
+                + " ORDER BY \"offset\" LIMIT 1")) {
+            select.setString(1, stream);
+            select.setLong(2, epochMicros);
+            try (ResultSet row = select.executeQuery()) {
+                return row.next() ? row.getLong(1) : head.head() + 1;
+            }
+        } catch (SQLException e) {
+            throw new LogUnavailableException("cannot read stream " + stream + ": " + e.getMessage(), e);
+        } finally {
+            connections.returnReader(reader);
+        }
+    }
+
+    List<LogEntry> latest(String stream, int limit) {
+        return query(stream, "SELECT \"offset\", request_id, ingested_at, schema_version, payload FROM events"
+                + " WHERE stream_id = (SELECT id FROM streams WHERE name = ?) AND \"offset\" > ?"
+                + " ORDER BY \"offset\" DESC LIMIT ?", 0, limit);
+    }
+
+    private List<LogEntry> query(String stream, String sql, long afterOffset, int limit) {
+        Connection reader = connections.borrowReader();
+        try (PreparedStatement select = reader.prepareStatement(sql)) {
+            select.setString(1, stream);
+            select.setLong(2, afterOffset);
+            select.setInt(3, limit);
+            List<LogEntry> entries = new ArrayList<>();
+            try (ResultSet rows = select.executeQuery()) {
+                while (rows.next()) {
+                    entries.add(new LogEntry(stream, rows.getLong(1), rows.getString(2), rows.getLong(3),
+                            rows.getString(4), rows.getBytes(5)));
+                }
+            }
+            return entries;
+        } catch (SQLException e) {
+            throw new LogUnavailableException("cannot read stream " + stream + ": " + e.getMessage(), e);
+        } finally {
+            connections.returnReader(reader);
+        }
+    }
+
+    long offsetOfKey(String stream, String key) {
+        Connection reader = connections.borrowReader();
+        // No index on the key (the publish path would pay for it): this scans the stream's stored events.
+        try (PreparedStatement select = reader.prepareStatement("SELECT max(\"offset\") FROM events"
+                + " WHERE stream_id = (SELECT id FROM streams WHERE name = ?) AND key_hash = ? AND dedup_key = ?")) {
+            select.setString(1, stream);
+            select.setLong(2, DedupIndex.hash(key));
+            select.setString(3, key);
+            try (ResultSet row = select.executeQuery()) {
+                return row.next() ? row.getLong(1) : 0;
+            }
+        } catch (SQLException e) {
+            throw new LogUnavailableException("cannot look up key " + key + " in " + stream + ": " + e.getMessage(),
+                    e);
+        } finally {
+            connections.returnReader(reader);
+        }
+    }
+}

@@ -1,0 +1,88 @@
+package dev.interlace.runtime.log;
+
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.util.Properties;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * Connections to the log's database: every connection is opened here with the same settings (WAL,
+ * {@code synchronous=FULL}), and the readers' connections are pooled. The writer and the checkpointer own their
+ * connections; readers borrow one per read.
+ */
+final class LogConnections {
+
+    /** Log lines keep the name of the log they come from. */
+    private static final Logger LOG = Logger.getLogger(SqliteStreamLog.class.getName());
+    private static final int READERS = 4;
+
+    private final Path file;
+    private final BlockingQueue<Connection> readers = new ArrayBlockingQueue<>(READERS);
+    private volatile boolean closed;
+
+    LogConnections(Path file) {
+        this.file = file;
+    }
+
+    /** The database file. */
+    Path file() {
+        return file;
+    }
+
+    Connection open() throws SQLException {
+        Properties properties = new Properties();
+        properties.setProperty("journal_mode", "WAL");
+        properties.setProperty("synchronous", "FULL");
+        properties.setProperty("busy_timeout", "10000");
+        // The driver otherwise runs "SELECT last_insert_rowid()" after every insert; nothing here uses it.
+        properties.setProperty("jdbc.get_generated_keys", "false");
+        return DriverManager.getConnection("jdbc:sqlite:" + file, properties);
+    }
+
+    Connection borrowReader() {
+        Connection reader = readers.poll();
+        if (reader != null) {
+            return reader;
+        }
+        try {
+            return open();
+        } catch (SQLException e) {
+            throw new LogUnavailableException("cannot open a reader on " + file + ": " + e.getMessage(), e);
+        }
+    }
+
+    void returnReader(Connection reader) {
+        if (closed || !readers.offer(reader)) {
+            closeQuietly(reader);
+        }
+    }
+
+    /** From now on, readers given back are closed instead of pooled. */
+    void closing() {
+        closed = true;
+    }
+
+    /** Closes the pooled readers. */
+    void closeReaders() {
+        Connection reader;
+        while ((reader = readers.poll()) != null) {
+            closeQuietly(reader);
+        }
+    }
+
+    static void closeQuietly(Connection connection) {
+        if (connection == null) {
+            return;
+        }
+        try {
+            connection.close();
+        } catch (SQLException e) {
+            LOG.log(Level.FINE, "closing a stream log connection failed", e);
+        }
+    }
+}

@@ -1,0 +1,143 @@
+package dev.interlace.runtime.log;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * Reads publish records on a reader connection: from the {@code publishes} table, and from the event rows whose
+ * records the writer has not copied there yet, in one snapshot.
+ */
+final class PublishRecordReader {
+
+    /** Log lines keep the name of the log they come from. */
+    private static final Logger LOG = Logger.getLogger(SqliteStreamLog.class.getName());
+
+    private final LogConnections connections;
+
+    PublishRecordReader(LogConnections connections) {
+        this.connections = connections;
+    }
+
+    PublishRecord.Page publishes(PublishRecord.Filter filter) {
+        // Two places hold publish records: the publishes table, and the event rows whose records are not copied there
+        // yet (at most the last quarter of a second of them, see copyPublishes). Both are read from one snapshot.
+        StringBuilder where = new StringBuilder(" FROM publishes p JOIN streams s ON s.id = p.stream_id WHERE 1 = 1");
+        StringBuilder tailWhere = new StringBuilder(" FROM events e JOIN streams s ON s.id = e.stream_id"
+                + " LEFT JOIN publish_copy pc ON pc.stream_id = e.stream_id"
+                + " WHERE e.\"offset\" > coalesce(pc.through_offset, 0) AND e.publish IS NOT NULL");
+        List<Object> parameters = new ArrayList<>();
+        List<Object> tailParameters = new ArrayList<>();
+        if (filter.stream() != null) {
+            where.append(" AND s.name = ?");
+            parameters.add(filter.stream());
+            tailWhere.append(" AND s.name = ?");
+            tailParameters.add(filter.stream());
+        }
+        if (filter.requestId() != null) {
+            // The index up to where it goes, then the few records written since.
+            where.append(" AND p.id IN (SELECT publish_id FROM publish_ids WHERE request_id = ? UNION ALL"
+                    + " SELECT id FROM publishes WHERE id > (SELECT indexed_through FROM publish_index)"
+                    + " AND request_id = ?)");
+            parameters.add(filter.requestId());
+            parameters.add(filter.requestId());
+            tailWhere.append(" AND e.request_id = ?");
+            tailParameters.add(filter.requestId());
+        }
+        if (filter.sinceMicros() != null) {
+            where.append(" AND p.received_at >= ?");
+            parameters.add(filter.sinceMicros());
+            tailWhere.append(" AND e.ingested_at >= ?");
+            tailParameters.add(filter.sinceMicros());
+        }
+        if (filter.untilMicros() != null) {
+            where.append(" AND p.received_at < ?");
+            parameters.add(filter.untilMicros());
+            tailWhere.append(" AND e.ingested_at < ?");
+            tailParameters.add(filter.untilMicros());
+        }
+        Connection reader = connections.borrowReader();
+        try {
+            // Count and page in one read transaction: one snapshot, so the total never disagrees with the items.
+            reader.setAutoCommit(false);
+        } catch (SQLException e) {
+            connections.returnReader(reader);
+            throw new LogUnavailableException("cannot read publish records: " + e.getMessage(), e);
+        }
+        try (PreparedStatement count = reader.prepareStatement("SELECT count(*)" + where);
+                PreparedStatement select = reader.prepareStatement("SELECT p.request_id, s.name, p.accepted,"
+                        + " p.deduplicated, p.quarantined, p.first_offset, p.last_offset, p.duplicate_offsets,"
+                        + " p.first_seq, p.last_seq, p.received_at, p.committed_at, p.id, p.key_id, p.key_name"
+                        + where
+                        + " ORDER BY p.id DESC LIMIT ?");
+                PreparedStatement tail = reader.prepareStatement("SELECT e.request_id, s.name,"
+                        + " json_extract(e.publish, '$[1]'), json_extract(e.publish, '$[2]'),"
+                        + " json_extract(e.publish, '$[3]'), json_extract(e.publish, '$[4]'),"
+                        + " json_extract(e.publish, '$[5]'), nullif(json_extract(e.publish, '$[9]'), ''),"
+                        + " json_extract(e.publish, '$[7]'), json_extract(e.publish, '$[8]'), e.ingested_at,"
+                        + " json_extract(e.publish, '$[6]'), json_extract(e.publish, '$[0]'),"
+                        + " json_extract(e.publish, '$[10]'), json_extract(e.publish, '$[11]')" + tailWhere)) {
+            for (int i = 0; i < parameters.size(); i++) {
+                count.setObject(i + 1, parameters.get(i));
+                select.setObject(i + 1, parameters.get(i));
+            }
+            select.setInt(parameters.size() + 1, filter.limit());
+            for (int i = 0; i < tailParameters.size(); i++) {
+                tail.setObject(i + 1, tailParameters.get(i));
+            }
+            long total;
+            try (ResultSet row = count.executeQuery()) {
+                row.next();
+                total = row.getLong(1);
+            }
+            List<long[]> order = new ArrayList<>(); // {id, index into records}
+            List<PublishRecord> records = new ArrayList<>();
+            for (PreparedStatement statement : List.of(tail, select)) {
+                try (ResultSet rows = statement.executeQuery()) {
+                    while (rows.next()) {
+                        order.add(new long[] {rows.getLong(13), records.size()});
+                        records.add(publishRecord(rows));
+                        if (statement == tail) {
+                            total++;
+                        }
+                    }
+                }
+            }
+            order.sort((a, b) -> Long.compare(b[0], a[0]));
+            List<PublishRecord> newestFirst = new ArrayList<>();
+            for (int i = 0; i < Math.min(order.size(), filter.limit()); i++) {
+                newestFirst.add(records.get((int) order.get(i)[1]));
+            }
+            return new PublishRecord.Page(newestFirst, total);
+        } catch (SQLException e) {
+            throw new LogUnavailableException("cannot read publish records: " + e.getMessage(), e);
+        } finally {
+            try {
+                reader.rollback();
+                reader.setAutoCommit(true);
+            } catch (SQLException e) {
+                LOG.log(Level.FINE, "ending a read transaction failed", e);
+            }
+            connections.returnReader(reader);
+        }
+    }
+
+    /** A publish record from a row of either query of {@link #publishes}. */
+    private static PublishRecord publishRecord(ResultSet rows) throws SQLException {
+        List<Long> duplicates = new ArrayList<>();
+        String text = rows.getString(8);
+        if (text != null && !text.isEmpty()) {
+            for (String offset : text.split(",")) {
+                duplicates.add(Long.parseLong(offset));
+            }
+        }
+        return new PublishRecord(rows.getString(1), rows.getString(2), rows.getLong(3), rows.getLong(4),
+                rows.getLong(5), rows.getLong(6), rows.getLong(7), duplicates, rows.getLong(9), rows.getLong(10),
+                rows.getLong(11), rows.getLong(12), rows.getString(14), rows.getString(15));
+    }
+}

@@ -1,0 +1,423 @@
+package dev.interlace.runtime.log.tck;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.interlace.runtime.log.AppendRequest;
+import dev.interlace.runtime.log.Leases;
+import dev.interlace.runtime.log.StreamLog;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The conformance suite of {@link dev.interlace.runtime.log.ConsumerGroups}: leases and commits.
+ *
+ * <p>It specifies exclusive leases with strictly increasing fencing tokens, renewal, expiry from the clock and
+ * release; groups independent per stream and listed by name; durable tokens and committed offsets; every commit
+ * refusal (stale token, expired, released, backwards, past the head) and that a refusal changes nothing; and
+ * competing leasers.
+ *
+ * <p>Run it through {@link StreamLogContract}, which a backend extends; it is abstract so that it runs only
+ * there.
+ */
+public abstract class ConsumerGroupsContract extends LogContractSupport {
+
+    // ================================================================== leases: exclusivity and tokens
+
+    @Test
+    void aLeaseIsGrantedWithTheCommittedOffsetAndAnExpiryFromTheClock() {
+        StreamLog log = open();
+        Leases.Granted granted = grant(log.lease(CLICKS.name(), "g", "w1", TTL));
+        assertThat(granted.token()).isPositive();
+        assertThat(granted.committedOffset()).isZero();
+        assertThat(granted.expiresAtMicros()).isEqualTo(clock.micros() + TTL.toNanos() / 1_000);
+        assertThat(log.groups(CLICKS.name())).containsExactly(
+                new Leases.Group(CLICKS.name(), "g", 0, granted.token(), "w1", granted.expiresAtMicros()));
+    }
+
+    @Test
+    void aLeaseIsExclusiveUntilItExpires() {
+        StreamLog log = open();
+        Leases.Granted first = grant(log.lease(CLICKS.name(), "g", "w1", TTL));
+        assertThat(log.lease(CLICKS.name(), "g", "w2", TTL)).isEqualTo(new Leases.Held("w1", first.expiresAtMicros()));
+        clock.advance(TTL.minusSeconds(1));
+        assertThat(log.lease(CLICKS.name(), "g", "w2", TTL)).isEqualTo(new Leases.Held("w1", first.expiresAtMicros()));
+        clock.advance(Duration.ofSeconds(2));
+        Leases.Granted second = grant(log.lease(CLICKS.name(), "g", "w2", TTL));
+        assertThat(second.token()).isGreaterThan(first.token());
+        assertThat(log.lease(CLICKS.name(), "g", "w1", TTL)).isEqualTo(new Leases.Held("w2", second.expiresAtMicros()));
+    }
+
+    @Test
+    void theHolderRenewsWithTheSameTokenAndALaterExpiry() {
+        StreamLog log = open();
+        Leases.Granted first = grant(log.lease(CLICKS.name(), "g", "w1", TTL));
+        clock.advance(Duration.ofSeconds(20));
+        Leases.Granted renewed = grant(log.lease(CLICKS.name(), "g", "w1", TTL));
+        assertThat(renewed.token()).isEqualTo(first.token());
+        assertThat(renewed.expiresAtMicros()).isEqualTo(clock.micros() + TTL.toNanos() / 1_000)
+                .isGreaterThan(first.expiresAtMicros());
+        // The renewal holds past the first expiry.
+        clock.advance(Duration.ofSeconds(20));
+        assertThat(log.lease(CLICKS.name(), "g", "w2", TTL))
+                .isEqualTo(new Leases.Held("w1", renewed.expiresAtMicros()));
+    }
+
+    @Test
+    void aHolderWhoseLeaseExpiredGetsANewTokenWhenItLeasesAgain() {
+        StreamLog log = open();
+        Leases.Granted first = grant(log.lease(CLICKS.name(), "g", "w1", TTL));
+        clock.advance(TTL.plusSeconds(1));
+        Leases.Granted again = grant(log.lease(CLICKS.name(), "g", "w1", TTL));
+        assertThat(again.token()).isGreaterThan(first.token());
+        assertThat(log.commit(CLICKS.name(), "g", first.token(), 0)).isInstanceOf(Leases.StaleToken.class);
+    }
+
+    @Test
+    void releaseFreesTheLeaseAtOnceOnlyForTheCurrentToken() {
+        StreamLog log = open();
+        Leases.Granted first = grant(log.lease(CLICKS.name(), "g", "w1", TTL));
+        assertThat(log.release(CLICKS.name(), "g", first.token() + 1)).isFalse();
+        assertThat(log.lease(CLICKS.name(), "g", "w2", TTL)).isInstanceOf(Leases.Held.class);
+        assertThat(log.release(CLICKS.name(), "g", first.token())).isTrue();
+
+        Leases.Granted second = grant(log.lease(CLICKS.name(), "g", "w2", TTL));
+        assertThat(second.token()).isGreaterThan(first.token());
+        assertThat(log.release(CLICKS.name(), "g", first.token())).isFalse();
+        assertThat(log.lease(CLICKS.name(), "g", "w1", TTL)).isEqualTo(new Leases.Held("w2", second.expiresAtMicros()));
+        assertThat(log.release(CLICKS.name(), "never-leased", 1)).isFalse();
+    }
+
+    @Test
+    void groupsAreIndependentPerStreamAndGroupAndListedByName() throws Exception {
+        StreamLog log = open();
+        append(log, CLICKS, keyless("x"), keyless("y"));
+        append(log, ORDERS, event("a"));
+        Leases.Granted zulu = grant(log.lease(CLICKS.name(), "zulu", "w1", TTL));
+        Leases.Granted alpha = grant(log.lease(CLICKS.name(), "alpha", "w2", TTL));
+        Leases.Granted orders = grant(log.lease(ORDERS.name(), "zulu", "w3", TTL));
+        assertThat(log.commit(CLICKS.name(), "zulu", zulu.token(), 2)).isEqualTo(new Leases.Committed(2));
+        assertThat(log.commit(CLICKS.name(), "alpha", alpha.token(), 1)).isEqualTo(new Leases.Committed(1));
+        assertThat(log.commit(ORDERS.name(), "zulu", orders.token(), 1)).isEqualTo(new Leases.Committed(1));
+
+        assertThat(log.groups(CLICKS.name())).extracting(Leases.Group::group, Leases.Group::committedOffset,
+                Leases.Group::holder).containsExactly(
+                        org.assertj.core.groups.Tuple.tuple("alpha", 1L, "w2"),
+                        org.assertj.core.groups.Tuple.tuple("zulu", 2L, "w1"));
+        assertThat(log.groups(ORDERS.name())).extracting(Leases.Group::group, Leases.Group::holder)
+                .containsExactly(org.assertj.core.groups.Tuple.tuple("zulu", "w3"));
+        assertThat(log.groups(LEDGER.name())).isEmpty();
+    }
+
+    @Test
+    void tokensIncreaseStrictlyAcrossEveryTakeover() throws Exception {
+        StreamLog log = open();
+        append(log, CLICKS, keyless("x"));
+        long previous = Long.MIN_VALUE;
+        for (int i = 0; i < 12; i++) {
+            Leases.Granted granted = grant(log.lease(CLICKS.name(), "g", "w" + (i % 3), TTL));
+            assertThat(granted.token()).as("takeover %d", i).isGreaterThan(previous);
+            assertThat(grant(log.lease(CLICKS.name(), "g", "w" + (i % 3), TTL)).token()).isEqualTo(granted.token());
+            switch (i % 3) {
+                case 0 -> assertThat(log.release(CLICKS.name(), "g", granted.token())).isTrue();
+                case 1 -> clock.advance(TTL.plusMillis(1));
+                default -> {
+                    assertThat(log.commit(CLICKS.name(), "g", granted.token(), 1)).isEqualTo(new Leases.Committed(1));
+                    clock.advance(TTL.multipliedBy(10));
+                }
+            }
+            previous = granted.token();
+        }
+        long last = previous;
+        assertThat(log.groups(CLICKS.name())).singleElement()
+                .satisfies(group -> assertThat(group.token()).isEqualTo(last));
+    }
+
+    @Test
+    void tokensAndCommittedOffsetsSurviveAReopen() throws Exception {
+        StreamLog log = open();
+        append(log, CLICKS, keyless("x"), keyless("y"));
+        Leases.Granted granted = grant(log.lease(CLICKS.name(), "g", "w1", TTL));
+        assertThat(log.commit(CLICKS.name(), "g", granted.token(), 2)).isEqualTo(new Leases.Committed(2));
+
+        StreamLog reopened = reopen(log);
+        assertThat(reopened.lease(CLICKS.name(), "g", "w2", TTL))
+                .isEqualTo(new Leases.Held("w1", granted.expiresAtMicros()));
+        assertThat(reopened.commit(CLICKS.name(), "g", granted.token(), 2)).isEqualTo(new Leases.Committed(2));
+        clock.advance(TTL.plusSeconds(1));
+        Leases.Granted next = grant(reopened.lease(CLICKS.name(), "g", "w2", TTL));
+        assertThat(next.token()).isGreaterThan(granted.token());
+        assertThat(next.committedOffset()).isEqualTo(2);
+    }
+
+    // ================================================================== commits and every refusal
+
+    @Test
+    void theHolderCommitsForwardAndMayRepeatItsCommittedOffset() throws Exception {
+        StreamLog log = open();
+        append(log, CLICKS, keyless("a"), keyless("b"), keyless("c"));
+        Leases.Granted granted = grant(log.lease(CLICKS.name(), "g", "w1", TTL));
+        assertThat(log.commit(CLICKS.name(), "g", granted.token(), 1)).isEqualTo(new Leases.Committed(1));
+        assertThat(log.commit(CLICKS.name(), "g", granted.token(), 1)).isEqualTo(new Leases.Committed(1));
+        assertThat(log.commit(CLICKS.name(), "g", granted.token(), 3)).isEqualTo(new Leases.Committed(3));
+        assertThat(committedOffset(log, CLICKS, "g")).isEqualTo(3);
+        assertThat(log.release(CLICKS.name(), "g", granted.token())).isTrue();
+        assertThat(grant(log.lease(CLICKS.name(), "g", "w2", TTL)).committedOffset()).isEqualTo(3);
+    }
+
+    @Test
+    void aCommitWithAStaleTokenIsRefused() throws Exception {
+        StreamLog log = open();
+        append(log, CLICKS, keyless("a"), keyless("b"));
+        Leases.Granted first = grant(log.lease(CLICKS.name(), "g", "w1", TTL));
+        log.release(CLICKS.name(), "g", first.token());
+        Leases.Granted second = grant(log.lease(CLICKS.name(), "g", "w2", TTL));
+        assertThat(log.commit(CLICKS.name(), "g", first.token(), 1)).isEqualTo(new Leases.StaleToken(second.token()));
+        assertThat(log.commit(CLICKS.name(), "g", second.token() + 1, 1))
+                .isEqualTo(new Leases.StaleToken(second.token()));
+        assertThat(committedOffset(log, CLICKS, "g")).isZero();
+    }
+
+    @Test
+    void aCommitForAGroupNobodyEverLeasedIsRefusedAsStale() throws Exception {
+        StreamLog log = open();
+        append(log, CLICKS, keyless("a"));
+        assertThat(log.commit(CLICKS.name(), "nobody", 1, 1)).isInstanceOf(Leases.StaleToken.class);
+        assertThat(log.groups(CLICKS.name())).extracting(Leases.Group::committedOffset).allMatch(offset -> offset == 0);
+    }
+
+    @Test
+    void aCommitAfterTheLeaseExpiredIsRefusedEvenIfNobodyTookOver() throws Exception {
+        StreamLog log = open();
+        append(log, CLICKS, keyless("a"), keyless("b"));
+        Leases.Granted granted = grant(log.lease(CLICKS.name(), "g", "w1", TTL));
+        clock.advance(TTL.plusMillis(1));
+        assertThat(log.commit(CLICKS.name(), "g", granted.token(), 1))
+                .isEqualTo(new Leases.LeaseExpired(granted.expiresAtMicros()));
+        assertThat(committedOffset(log, CLICKS, "g")).isZero();
+    }
+
+    @Test
+    void aCommitAfterReleaseIsRefused() throws Exception {
+        StreamLog log = open();
+        append(log, CLICKS, keyless("a"), keyless("b"));
+        Leases.Granted granted = grant(log.lease(CLICKS.name(), "g", "w1", TTL));
+        assertThat(log.release(CLICKS.name(), "g", granted.token())).isTrue();
+        assertThat(log.commit(CLICKS.name(), "g", granted.token(), 1))
+                .isInstanceOfAny(Leases.LeaseExpired.class, Leases.StaleToken.class);
+        assertThat(committedOffset(log, CLICKS, "g")).isZero();
+    }
+
+    @Test
+    void aCommitThatMovesBackwardsIsRefused() throws Exception {
+        StreamLog log = open();
+        append(log, CLICKS, keyless("a"), keyless("b"), keyless("c"));
+        Leases.Granted first = grant(log.lease(CLICKS.name(), "g", "w1", TTL));
+        log.commit(CLICKS.name(), "g", first.token(), 2);
+        assertThat(log.commit(CLICKS.name(), "g", first.token(), 1)).isEqualTo(new Leases.OffsetRegressed(2));
+        // Also for the next holder: the committed offset belongs to the group, not to the lease.
+        log.release(CLICKS.name(), "g", first.token());
+        Leases.Granted second = grant(log.lease(CLICKS.name(), "g", "w2", TTL));
+        assertThat(log.commit(CLICKS.name(), "g", second.token(), 0)).isEqualTo(new Leases.OffsetRegressed(2));
+        assertThat(committedOffset(log, CLICKS, "g")).isEqualTo(2);
+    }
+
+    @Test
+    void aCommitPastTheHeadIsRefused() throws Exception {
+        StreamLog log = open();
+        Leases.Granted granted = grant(log.lease(CLICKS.name(), "g", "w1", TTL));
+        assertThat(log.commit(CLICKS.name(), "g", granted.token(), 1)).isEqualTo(new Leases.BeyondHead(0));
+        append(log, CLICKS, keyless("a"), keyless("b"));
+        assertThat(log.commit(CLICKS.name(), "g", granted.token(), 3)).isEqualTo(new Leases.BeyondHead(2));
+        // Quarantined entries do not move the head a group commits against.
+        append(log, CLICKS, quarantined("bad"));
+        assertThat(log.commit(CLICKS.name(), "g", granted.token(), 3)).isEqualTo(new Leases.BeyondHead(2));
+        assertThat(log.commit(CLICKS.name(), "g", granted.token(), 2)).isEqualTo(new Leases.Committed(2));
+        // The head, not the earliest stored offset, is the bound: trimming does not refuse a commit.
+        log.trim(CLICKS.name(), 2);
+        assertThat(log.commit(CLICKS.name(), "g", granted.token(), 2)).isEqualTo(new Leases.Committed(2));
+    }
+
+    @Test
+    void aRefusedCommitChangesNothing() throws Exception {
+        StreamLog log = open();
+        append(log, CLICKS, keyless("a"), keyless("b"), keyless("c"));
+        Leases.Granted first = grant(log.lease(CLICKS.name(), "g", "w1", TTL));
+        log.commit(CLICKS.name(), "g", first.token(), 2);
+        Leases.Group before = log.groups(CLICKS.name()).get(0);
+
+        assertThat(log.commit(CLICKS.name(), "g", first.token() + 7, 3)).isInstanceOf(Leases.StaleToken.class);
+        assertThat(log.commit(CLICKS.name(), "g", first.token(), 1)).isInstanceOf(Leases.OffsetRegressed.class);
+        assertThat(log.commit(CLICKS.name(), "g", first.token(), 4)).isInstanceOf(Leases.BeyondHead.class);
+        assertThat(log.groups(CLICKS.name())).containsExactly(before);
+
+        clock.advance(TTL.plusSeconds(1));
+        assertThat(log.commit(CLICKS.name(), "g", first.token(), 3)).isInstanceOf(Leases.LeaseExpired.class);
+        assertThat(committedOffset(log, CLICKS, "g")).isEqualTo(2);
+    }
+
+    @Test
+    void simultaneousLeaseRequestsGrantExactlyOne() throws Exception {
+        StreamLog log = open();
+        int threads = 8;
+        int rounds = 10;
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        try {
+            for (int round = 0; round < rounds; round++) {
+                String group = "race-" + round;
+                CyclicBarrier start = new CyclicBarrier(threads);
+                List<Future<Leases.LeaseResult>> answers = new ArrayList<>();
+                for (int t = 0; t < threads; t++) {
+                    String owner = "w" + t;
+                    answers.add(pool.submit(() -> {
+                        start.await();
+                        return log.lease(CLICKS.name(), group, owner, TTL);
+                    }));
+                }
+                List<Leases.Granted> granted = new ArrayList<>();
+                List<Leases.Held> held = new ArrayList<>();
+                for (Future<Leases.LeaseResult> answer : answers) {
+                    Leases.LeaseResult result = answer.get(OPERATION_SECONDS, TimeUnit.SECONDS);
+                    if (result instanceof Leases.Granted g) {
+                        granted.add(g);
+                    } else {
+                        held.add((Leases.Held) result);
+                    }
+                }
+                assertThat(granted).as("grants in round %d", round).hasSize(1);
+                Leases.Group state = log.groups(CLICKS.name()).stream()
+                        .filter(candidate -> candidate.group().equals(group)).findFirst().orElseThrow();
+                assertThat(state.token()).isEqualTo(granted.get(0).token());
+                assertThat(held).hasSize(threads - 1)
+                        .allSatisfy(h -> assertThat(h).isEqualTo(new Leases.Held(state.holder(), state.expiresAtMicros())));
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
+    void competingLeasersHoldTheLeaseOneAtATimeWithIncreasingTokensAndFencedCommits() throws Exception {
+        StreamLog log = open();
+        int threads = 8;
+        int takeoversWanted = 100;
+        int commitsPerHolder = 3;
+        List<AppendRequest.Entry> entries = new ArrayList<>();
+        for (int i = 0; i < takeoversWanted * commitsPerHolder + 50; i++) {
+            entries.add(keyless("e" + i));
+        }
+        append(log, request(CLICKS, entries.toArray(AppendRequest.Entry[]::new)));
+
+        AtomicInteger inside = new AtomicInteger();
+        AtomicInteger takeovers = new AtomicInteger();
+        AtomicLong lastToken = new AtomicLong();
+        AtomicLong lastCommitted = new AtomicLong();
+        Set<String> holders = ConcurrentHashMap.newKeySet();
+        Violations violations = new Violations();
+        ConcurrentLinkedQueue<long[]> commits = new ConcurrentLinkedQueue<>();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(12);
+
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        try {
+            CyclicBarrier start = new CyclicBarrier(threads);
+            List<Future<?>> workers = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                String owner = "w" + t;
+                workers.add(pool.submit(() -> {
+                    start.await();
+                    while (takeovers.get() < takeoversWanted && System.nanoTime() < deadline) {
+                        Leases.LeaseResult result = log.lease(CLICKS.name(), "g", owner, TTL);
+                        if (result instanceof Leases.Held held) {
+                            if (held.holder().equals(owner)) {
+                                violations.add(owner + " was told it is held by itself");
+                            }
+                            Thread.sleep(1);
+                            continue;
+                        }
+                        Leases.Granted granted = (Leases.Granted) result;
+                        // ---- critical section: only the holder is here, and only the holder moves the clock.
+                        if (inside.incrementAndGet() != 1) {
+                            violations.add("two holders at once, " + owner + " with token " + granted.token());
+                        }
+                        takeovers.incrementAndGet();
+                        holders.add(owner);
+                        long previousToken = lastToken.getAndSet(granted.token());
+                        if (granted.token() <= previousToken) {
+                            violations.add("token " + granted.token() + " after " + previousToken);
+                        }
+                        if (granted.committedOffset() != lastCommitted.get()) {
+                            violations.add("granted with committed offset " + granted.committedOffset()
+                                    + " but " + lastCommitted.get() + " was committed");
+                        }
+                        long next = granted.committedOffset();
+                        for (int c = 0; c < commitsPerHolder; c++) {
+                            next++;
+                            Leases.CommitResult commit = log.commit(CLICKS.name(), "g", granted.token(), next);
+                            if (commit instanceof Leases.Committed) {
+                                commits.add(new long[] {granted.token(), next});
+                                lastCommitted.set(next);
+                            } else {
+                                violations.add("the holder's commit was refused: " + commit);
+                            }
+                            if (c == 0) {
+                                Leases.LeaseResult renewed = log.lease(CLICKS.name(), "g", owner, TTL);
+                                if (!(renewed instanceof Leases.Granted g) || g.token() != granted.token()) {
+                                    violations.add("renewal answered " + renewed + " to token " + granted.token());
+                                }
+                            }
+                        }
+                        boolean abandon = ThreadLocalRandom.current().nextBoolean();
+                        inside.decrementAndGet();
+                        // ---- leaving: by expiry (a crashed consumer) or by release. Nobody else can be granted
+                        // before the clock moves past the expiry or the release lands.
+                        if (abandon) {
+                            clock.advance(TTL.multipliedBy(2));
+                        } else if (!log.release(CLICKS.name(), "g", granted.token())) {
+                            violations.add("the holder could not release token " + granted.token());
+                        }
+                        // A zombie: the old holder commits again with its token; it must be fenced off.
+                        Leases.CommitResult zombie = log.commit(CLICKS.name(), "g", granted.token(), next + 1);
+                        if (zombie instanceof Leases.Committed) {
+                            commits.add(new long[] {granted.token(), next + 1});
+                            violations.add("a zombie commit with token " + granted.token() + " succeeded");
+                        }
+                        Thread.sleep(ThreadLocalRandom.current().nextInt(2));
+                    }
+                    return null;
+                }));
+            }
+            for (Future<?> worker : workers) {
+                worker.get(OPERATION_SECONDS, TimeUnit.SECONDS);
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+
+        assertThat(violations.all()).isEmpty();
+        assertThat(takeovers.get()).isGreaterThanOrEqualTo(10);
+        assertThat(holders).hasSizeGreaterThan(1);
+        // In commit order (the committed offset only moves forward) tokens never go back.
+        List<long[]> ordered = new ArrayList<>(commits);
+        ordered.sort((a, b) -> Long.compare(a[1], b[1]));
+        for (int i = 1; i < ordered.size(); i++) {
+            assertThat(ordered.get(i)[1]).as("offsets committed twice").isGreaterThan(ordered.get(i - 1)[1]);
+            assertThat(ordered.get(i)[0]).as("token order at offset %d", ordered.get(i)[1])
+                    .isGreaterThanOrEqualTo(ordered.get(i - 1)[0]);
+        }
+        Leases.Group group = log.groups(CLICKS.name()).get(0);
+        assertThat(group.committedOffset()).isEqualTo(lastCommitted.get()).isEqualTo(ordered.get(ordered.size() - 1)[1]);
+        assertThat(group.token()).isEqualTo(lastToken.get());
+    }
+}

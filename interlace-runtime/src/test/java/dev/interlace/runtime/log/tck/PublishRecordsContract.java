@@ -1,0 +1,81 @@
+package dev.interlace.runtime.log.tck;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.interlace.runtime.log.AppendRequest;
+import dev.interlace.runtime.log.AppendResult;
+import dev.interlace.runtime.log.PublishRecord;
+import dev.interlace.runtime.log.StreamLog;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The conformance suite of {@link dev.interlace.runtime.log.PublishRecords}: the record of every publish.
+ *
+ * <p>It specifies that every committed request has a publish record with its counts, offsets and the original
+ * offsets of its duplicates; the filters, the arrival window, the limit and the total; and record retention.
+ *
+ * <p>Run it through {@link StreamLogContract}, which a backend extends; it is abstract so that it runs only
+ * there.
+ */
+public abstract class PublishRecordsContract extends LogContractSupport {
+
+    // ================================================================== publish records
+
+    @Test
+    void everyCommittedRequestHasAPublishRecordWithItsCountsOffsetsAndDuplicatesOriginals() throws Exception {
+        StreamLog log = open();
+        AppendRequest first = request(ORDERS, event("a"), event("b"), quarantined("bad"));
+        append(log, first);
+        clock.advance(Duration.ofSeconds(1));
+        AppendRequest retry = request(ORDERS, event("b"), event("c"), event("a"));
+        AppendResult.Committed committed = append(log, retry);
+        append(log, CLICKS, keyless("x"));
+
+        PublishRecord.Page all = log.publishes(new PublishRecord.Filter(null, null, null, null, 10));
+        assertThat(all.total()).isEqualTo(3);
+        assertThat(all.records()).extracting(PublishRecord::stream).as("newest first")
+                .containsExactly(CLICKS.name(), ORDERS.name(), ORDERS.name());
+
+        PublishRecord original = only(log.publishes(new PublishRecord.Filter(null, first.requestId(), null, null,
+                10)));
+        assertThat(original.stream()).isEqualTo(ORDERS.name());
+        assertThat(List.of(original.accepted(), original.deduplicated(), original.quarantined()))
+                .containsExactly(2L, 0L, 1L);
+        assertThat(List.of(original.firstOffset(), original.lastOffset())).containsExactly(1L, 2L);
+        assertThat(List.of(original.firstSeq(), original.lastSeq())).containsExactly(1L, 1L);
+        assertThat(original.duplicateOffsets()).isEmpty();
+        assertThat(original.receivedAtMicros()).isEqualTo(first.receivedAtMicros());
+
+        PublishRecord second = only(log.publishes(new PublishRecord.Filter(ORDERS.name(), retry.requestId(), null,
+                null, 10)));
+        assertThat(List.of(second.accepted(), second.deduplicated())).containsExactly(1L, 2L);
+        assertThat(List.of(second.firstOffset(), second.lastOffset())).containsExactly(3L, 3L);
+        assertThat(second.duplicateOffsets()).as("the offsets that first carried the keys").containsExactly(1L, 2L);
+        assertThat(second.committedAtMicros()).isEqualTo(committed.committedAtMicros());
+
+        // Exact filters and a half-open time window on arrival.
+        assertThat(log.publishes(new PublishRecord.Filter(ORDERS.name(), null, null, null, 10)).total())
+                .isEqualTo(2);
+        assertThat(log.publishes(new PublishRecord.Filter(null, null, retry.receivedAtMicros(), null, 10)).total())
+                .isEqualTo(2);
+        assertThat(log.publishes(new PublishRecord.Filter(null, null, null, retry.receivedAtMicros(), 10)).total())
+                .isEqualTo(1);
+        PublishRecord.Page limited = log.publishes(new PublishRecord.Filter(null, null, null, null, 1));
+        assertThat(limited.records()).hasSize(1);
+        assertThat(limited.total()).isEqualTo(3);
+
+        assertThat(log.trimPublishes(retry.receivedAtMicros())).as("records received before").isEqualTo(1);
+        assertThat(log.publishes(new PublishRecord.Filter(null, first.requestId(), null, null, 10)).total())
+                .isZero();
+        assertThat(reopen(log).publishes(new PublishRecord.Filter(null, null, null, null, 10)).total())
+                .as("durable").isEqualTo(2);
+    }
+
+    private static PublishRecord only(PublishRecord.Page page) {
+        assertThat(page.records()).hasSize(1);
+        assertThat(page.total()).isEqualTo(1);
+        return page.records().get(0);
+    }
+}
