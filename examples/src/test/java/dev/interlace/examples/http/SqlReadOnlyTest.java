@@ -297,6 +297,31 @@ class SqlReadOnlyTest {
     }
 
     @Test
+    void csvAndNdjsonAnswersThatWereCutSaySo() {
+        try (TestServer api = TestServer.start(dataDirectory)) {
+            String tooMany = "SELECT i FROM range(" + (QueryLimits.DEFAULTS.maxRows() + 5) + ") t(i)";
+            TestServer.Response csv = api.send(api.request("/sql").header("Accept", "text/csv")
+                    .POST(java.net.http.HttpRequest.BodyPublishers.ofString(tooMany)).build());
+            assertThat(csv.status()).isEqualTo(200);
+            assertThat(csv.header("Interlace-Truncated")).isEqualTo("true");
+            assertThat(csv.header("Interlace-Rows")).isEqualTo(Integer.toString(QueryLimits.DEFAULTS.maxRows()));
+
+            TestServer.Response ndjson = api.send(api.request("/sql").header("Accept", "application/x-ndjson")
+                    .POST(java.net.http.HttpRequest.BodyPublishers.ofString(tooMany)).build());
+            assertThat(ndjson.header("Interlace-Truncated")).isEqualTo("true");
+            String[] lines = ndjson.body().asText().split("\n");
+            assertThat(lines).hasSize(QueryLimits.DEFAULTS.maxRows() + 1);
+            assertThat(lines[lines.length - 1]).contains("\"_interlace\"").contains("\"truncated\":true")
+                    .contains("\"rows\":" + QueryLimits.DEFAULTS.maxRows());
+
+            TestServer.Response whole = api.send(api.request("/sql").header("Accept", "application/x-ndjson")
+                    .POST(java.net.http.HttpRequest.BodyPublishers.ofString("SELECT i FROM range(3) t(i)")).build());
+            assertThat(whole.header("Interlace-Truncated")).isEqualTo("false");
+            assertThat(whole.body().asText().split("\n")).hasSize(3).noneMatch(line -> line.contains("_interlace"));
+        }
+    }
+
+    @Test
     void aQueryPastItsTimeLimitIs408AndTheNextOneAnswers() {
         Module shortTimeout = limits(QueryLimits.DEFAULTS.withTimeout(Duration.ofMillis(300)));
         try (TestServer api = TestServer.startWith(dataDirectory, TestServer.CATALOG, List.of(shortTimeout))) {

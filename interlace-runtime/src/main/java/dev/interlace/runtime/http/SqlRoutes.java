@@ -92,14 +92,27 @@ final class SqlRoutes implements RouteSet {
         }
         String accept = Optional.ofNullable(request.header("Accept")).orElse("")
                 .toLowerCase(Locale.ROOT);
+        HttpAnswer answer;
         if (accept.contains("text/csv")) {
-            return HttpAnswer.bytes(200, "text/csv; charset=utf-8", csv(result));
+            answer = HttpAnswer.bytes(200, "text/csv; charset=utf-8", csv(result));
         } else if (accept.contains("application/x-ndjson")) {
-            return HttpAnswer.bytes(200, "application/x-ndjson", ndjson(result));
+            answer = HttpAnswer.bytes(200, "application/x-ndjson", ndjson(result));
         } else {
-            return HttpAnswer.bytes(200, "application/json", json(result));
+            answer = HttpAnswer.bytes(200, "application/json", json(result));
         }
+        // Every format says whether rows were cut (JSON also in its body, NDJSON also in a last line): an export
+        // that lost rows must not look complete.
+        answer.header(TRUNCATED_HEADER, Boolean.toString(result.truncated()));
+        if (result.truncated()) {
+            answer.header(ROWS_HEADER, Integer.toString(result.rows().size()));
+        }
+        return answer;
     }
+
+    /** Response header: {@code true} when the answer was cut at the row or byte bound. */
+    static final String TRUNCATED_HEADER = "Interlace-Truncated";
+    /** Response header on a cut answer: how many rows it carries. */
+    static final String ROWS_HEADER = "Interlace-Rows";
 
     /** The status of a refused or failed query. */
     static int status(QueryException.Reason reason) {
@@ -148,6 +161,13 @@ final class SqlRoutes implements RouteSet {
                 line.set(result.columns().get(i).name(), jsonValue(row.get(i), result.columns().get(i).type()));
             }
             out.append(EXACT.writeValueAsString(line)).append('\n');
+        }
+        if (result.truncated()) { // a marker a line-by-line reader cannot miss; never a column name (those match [a-z])
+            ObjectNode marker = EXACT.createObjectNode();
+            marker.putObject("_interlace").put("truncated", true).put("rows", result.rows().size())
+                    .put("message", "the answer was cut at " + result.rows().size() + " rows (the server's row or"
+                            + " byte bound); narrow the query or page through it");
+            out.append(EXACT.writeValueAsString(marker)).append('\n');
         }
         return out.toString().getBytes(StandardCharsets.UTF_8);
     }
