@@ -162,7 +162,7 @@ final class SqlRoutes implements RouteSet {
             }
             out.append(EXACT.writeValueAsString(line)).append('\n');
         }
-        if (result.truncated()) { // a marker a line-by-line reader cannot miss; never a column name (those match [a-z])
+        if (result.truncated()) { // a last line a line-by-line reader sees; the header is the unambiguous signal
             ObjectNode marker = EXACT.createObjectNode();
             marker.putObject("_interlace").put("truncated", true).put("rows", result.rows().size())
                     .put("message", "the answer was cut at " + result.rows().size() + " rows (the server's row or"
