@@ -73,8 +73,8 @@ class ModelsTest {
             api.postJson("/streams/clicks", "{\"click_id\":\"c\",\"url\":\"/z\",\"at\":\"2026-11-29T09:30:00Z\"}");
             settle(api);
             assertThat(rows(api, "SELECT click_id, hour FROM clicks_enriched ORDER BY click_id").toString())
-                    .isEqualTo("[[\"a\",\"2026-11-29T08:00:00Z\"],[\"b\",\"2026-11-29T08:00:00Z\"],"
-                            + "[\"c\",\"2026-11-29T09:00:00Z\"]]");
+                    .isEqualTo("[[\"a\",\"2026-11-29T08:00:00.000000Z\"],[\"b\",\"2026-11-29T08:00:00.000000Z\"],"
+                            + "[\"c\",\"2026-11-29T09:00:00.000000Z\"]]");
             JsonNode last = api.get("/runs?model=clicks_enriched&limit=1").body().get("runs").get(0);
             JsonNode model = api.get("/runs/" + last.get("id").asText()).body().get("models").get(0);
             assertThat(model.get("name").asText()).isEqualTo("clicks_enriched");

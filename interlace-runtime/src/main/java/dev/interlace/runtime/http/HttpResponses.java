@@ -41,6 +41,6 @@ final class HttpResponses {
 
     /** Epoch microseconds as RFC 3339 UTC, e.g. {@code 2026-11-29T08:30:00.123456Z}. */
     static String time(long epochMicros) {
-        return EpochMicros.toInstant(epochMicros).toString();
+        return EpochMicros.rfc3339(epochMicros);
     }
 }

@@ -238,7 +238,7 @@ final class SqlRoutes implements RouteSet {
 
     private static String text(Object value) {
         if (value instanceof Instant instant) {
-            return instant.toString();
+            return dev.interlace.runtime.ops.EpochMicros.rfc3339(instant);
         }
         if (value instanceof BigDecimal decimal) {
             return decimal.toPlainString();

@@ -18,6 +18,22 @@ public final class EpochMicros {
         return of(clock.instant());
     }
 
+    /**
+     * Epoch microseconds as RFC 3339 UTC with exactly six fraction digits, e.g. {@code 2026-11-29T08:30:00.120000Z}:
+     * one width for every time the API shows, so that times sort and compare as text.
+     */
+    public static String rfc3339(long micros) {
+        return RFC_3339_MICROS.format(toInstant(micros));
+    }
+
+    /** An instant as {@link #rfc3339(long)} writes it (digits below the microsecond dropped). */
+    public static String rfc3339(Instant instant) {
+        return RFC_3339_MICROS.format(instant);
+    }
+
+    private static final java.time.format.DateTimeFormatter RFC_3339_MICROS = java.time.format.DateTimeFormatter
+            .ofPattern("uuuu-MM-dd'T'HH:mm:ss.SSSSSS'Z'").withZone(java.time.ZoneOffset.UTC);
+
     /** Epoch microseconds as an instant. */
     public static Instant toInstant(long micros) {
         return Instant.ofEpochSecond(Math.floorDiv(micros, 1_000_000L), Math.floorMod(micros, 1_000_000L) * 1_000L);
