@@ -18,18 +18,25 @@ public final class ExactJson {
     private ExactJson() {}
 
     /**
-     * A new mapper that reads decimals as exact {@link java.math.BigDecimal}s with their scale ({@code 49.50} stays
-     * {@code 49.50}) and integers of any length as {@link java.math.BigInteger}s.
+     * A JSON factory with no limit on nesting, number or string length: for reading JSON the server already
+     * accepted (under the limits of its day), which must be read as it is.
      */
-    public static ObjectMapper mapper() {
-        JsonFactory unlimited = JsonFactory.builder()
+    public static JsonFactory unlimitedFactory() {
+        return JsonFactory.builder()
                 .streamReadConstraints(StreamReadConstraints.builder()
                         .maxNestingDepth(Integer.MAX_VALUE)
                         .maxNumberLength(Integer.MAX_VALUE)
                         .maxStringLength(Integer.MAX_VALUE)
                         .build())
                 .build();
-        return new ObjectMapper(unlimited)
+    }
+
+    /**
+     * A new mapper that reads decimals as exact {@link java.math.BigDecimal}s with their scale ({@code 49.50} stays
+     * {@code 49.50}) and integers of any length as {@link java.math.BigInteger}s.
+     */
+    public static ObjectMapper mapper() {
+        return new ObjectMapper(unlimitedFactory())
                 .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
                 .setNodeFactory(JsonNodeFactory.withExactBigDecimals(true));
     }

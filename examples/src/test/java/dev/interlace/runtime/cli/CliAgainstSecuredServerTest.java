@@ -7,9 +7,6 @@ import dev.interlace.runtime.Interlace;
 import dev.interlace.runtime.auth.KeyFile;
 import dev.interlace.runtime.auth.Scope;
 import dev.interlace.runtime.config.ConfigLoader;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -26,11 +23,9 @@ class CliAgainstSecuredServerTest {
     private record Run(int code, String out, String err) {}
 
     private static Run cli(Map<String, String> environment, String... args) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int code = new Main(new PrintStream(out, true, StandardCharsets.UTF_8),
-                new PrintStream(err, true, StandardCharsets.UTF_8), environment).run(args);
-        return new Run(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+        CliHarness cli = new CliHarness();
+        int code = cli.run(environment, args);
+        return new Run(code, cli.stdout(), cli.stderr());
     }
 
     @Test

@@ -30,10 +30,15 @@ final class CliHarness {
 
     /** Runs {@code interlace <args>}; returns its exit status, its output in {@link #stdout()}/{@link #stderr()}. */
     int run(String... args) {
+        return run(System.getenv(), args);
+    }
+
+    /** As {@link #run(String...)}, with {@code environment} as the command's environment. */
+    int run(Map<String, String> environment, String... args) {
         out.reset();
         err.reset();
         return new Main(new PrintStream(out, true, StandardCharsets.UTF_8),
-                new PrintStream(err, true, StandardCharsets.UTF_8)).run(args);
+                new PrintStream(err, true, StandardCharsets.UTF_8), environment).run(args);
     }
 
     String stdout() {

@@ -5,9 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.interlace.runtime.Interlace;
 import dev.interlace.runtime.auth.KeyFile;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -24,14 +21,10 @@ class KeysCommandTest {
     @TempDir
     Path dataDirectory;
 
-    private final ByteArrayOutputStream out = new ByteArrayOutputStream();
-    private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+    private final CliHarness cli = new CliHarness();
 
     private int run(Map<String, String> environment, String... args) {
-        out.reset();
-        err.reset();
-        return new Main(new PrintStream(out, true, StandardCharsets.UTF_8),
-                new PrintStream(err, true, StandardCharsets.UTF_8), environment).run(args);
+        return cli.run(environment, args);
     }
 
     private int keys(String... args) {
@@ -46,11 +39,11 @@ class KeysCommandTest {
     }
 
     private String stdout() {
-        return out.toString(StandardCharsets.UTF_8);
+        return cli.stdout();
     }
 
     private String stderr() {
-        return err.toString(StandardCharsets.UTF_8);
+        return cli.stderr();
     }
 
     private String createdSecret() {

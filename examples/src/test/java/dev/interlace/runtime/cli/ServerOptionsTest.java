@@ -4,9 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.interlace.client.testing.RecordingServer;
 import dev.interlace.client.testing.SelfSignedCertificate;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -27,18 +24,14 @@ class ServerOptionsTest {
     @TempDir
     Path directory;
 
-    private final ByteArrayOutputStream out = new ByteArrayOutputStream();
-    private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+    private final CliHarness cli = new CliHarness();
 
     private int run(Map<String, String> environment, String... args) {
-        out.reset();
-        err.reset();
-        return new Main(new PrintStream(out, true, StandardCharsets.UTF_8),
-                new PrintStream(err, true, StandardCharsets.UTF_8), environment).run(args);
+        return cli.run(environment, args);
     }
 
     private String stderr() {
-        return err.toString(StandardCharsets.UTF_8);
+        return cli.stderr();
     }
 
     @Test

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.interlace.runtime.ops.EpochMicros;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -587,7 +588,7 @@ public final class KeyFile implements ApiKeys, AutoCloseable {
     }
 
     private static String instant(long micros) {
-        return Instant.EPOCH.plus(micros, ChronoUnit.MICROS).toString();
+        return EpochMicros.toInstant(micros).toString();
     }
 
     private long nowMicros() {

@@ -7,9 +7,9 @@ import dev.interlace.runtime.auth.ApiKey;
 import dev.interlace.runtime.auth.KeyFile;
 import dev.interlace.runtime.auth.Scope;
 import dev.interlace.runtime.config.ConfigLoader;
+import dev.interlace.runtime.ops.EpochMicros;
 import java.io.PrintStream;
 import java.nio.file.Path;
-import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
@@ -254,10 +254,10 @@ final class KeysCommand implements Command {
     }
 
     private static String instant(long micros) {
-        return Instant.EPOCH.plus(micros, ChronoUnit.MICROS).toString();
+        return EpochMicros.toInstant(micros).toString();
     }
 
     private static String seconds(long micros) {
-        return Instant.EPOCH.plus(micros, ChronoUnit.MICROS).truncatedTo(ChronoUnit.SECONDS).toString();
+        return EpochMicros.toInstant(micros).truncatedTo(ChronoUnit.SECONDS).toString();
     }
 }

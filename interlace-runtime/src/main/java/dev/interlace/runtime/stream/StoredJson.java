@@ -3,11 +3,11 @@ package dev.interlace.runtime.stream;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
-import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.util.RawValue;
+import dev.interlace.client.ExactJson;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 
@@ -26,13 +26,7 @@ public final class StoredJson {
      * Checks stored text for being one JSON value, with no limit on nesting or number length: what publish validated
      * under the current limits, or under older ones, is answered as stored.
      */
-    private static final JsonFactory CHECKER = JsonFactory.builder()
-            .streamReadConstraints(StreamReadConstraints.builder()
-                    .maxNestingDepth(Integer.MAX_VALUE)
-                    .maxNumberLength(Integer.MAX_VALUE)
-                    .maxStringLength(Integer.MAX_VALUE)
-                    .build())
-            .build();
+    private static final JsonFactory CHECKER = ExactJson.unlimitedFactory();
 
     private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
 
