@@ -3,6 +3,7 @@ package dev.interlace.examples.bench;
 import com.google.inject.AbstractModule;
 import com.google.inject.Provides;
 import com.google.inject.Singleton;
+import com.google.inject.multibindings.Multibinder;
 import dev.interlace.runtime.Interlace;
 import dev.interlace.runtime.config.ConfigLoader;
 import dev.interlace.runtime.config.InterlaceConfig;
@@ -2441,7 +2442,7 @@ public final class PublishBenchmark {
             overrides.add(new AbstractModule() {
                 @Override
                 protected void configure() {
-                    bind(FlushListener.class).toInstance(flushListener);
+                    Multibinder.newSetBinder(binder(), FlushListener.class).addBinding().toInstance(flushListener);
                 }
             });
         }
@@ -2452,7 +2453,7 @@ public final class PublishBenchmark {
             overrides.add(new AbstractModule() {
                 @Override
                 protected void configure() {
-                    bind(CommitListener.class).toInstance(listener);
+                    Multibinder.newSetBinder(binder(), CommitListener.class).addBinding().toInstance(listener);
                 }
             });
         }

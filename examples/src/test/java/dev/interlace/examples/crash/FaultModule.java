@@ -4,6 +4,7 @@ import com.google.inject.AbstractModule;
 import com.google.inject.Module;
 import com.google.inject.Provides;
 import com.google.inject.Singleton;
+import com.google.inject.multibindings.Multibinder;
 import dev.interlace.runtime.config.InterlaceConfig;
 import dev.interlace.runtime.log.CommitListener;
 import dev.interlace.runtime.log.LogSettings;
@@ -11,6 +12,7 @@ import dev.interlace.runtime.log.SqliteStreamLog;
 import dev.interlace.runtime.log.StreamLog;
 import dev.interlace.runtime.log.Watermarks;
 import java.time.Clock;
+import java.util.Set;
 
 /**
  * The bindings a crash-test child overrides: its halting commit listener, and for the negative control a log that
@@ -34,7 +36,7 @@ final class FaultModule {
 
         @Override
         protected void configure() {
-            bind(CommitListener.class).toInstance(listener);
+            Multibinder.newSetBinder(binder(), CommitListener.class).addBinding().toInstance(listener);
         }
     }
 
@@ -48,15 +50,15 @@ final class FaultModule {
 
         @Override
         protected void configure() {
-            bind(CommitListener.class).toInstance(listener);
+            Multibinder.newSetBinder(binder(), CommitListener.class).addBinding().toInstance(listener);
         }
 
         @Provides
         @Singleton
         StreamLog streamLog(InterlaceConfig config, LogSettings settings, Watermarks watermarks,
-                CommitListener commitListener, Clock clock) {
+                Set<CommitListener> commitListeners, Clock clock) {
             return AckBeforeCommitLog.wrap(new SqliteStreamLog(config.dataDirectory(), settings, watermarks,
-                    commitListener, clock));
+                    CommitListener.all(commitListeners), clock));
         }
     }
 }

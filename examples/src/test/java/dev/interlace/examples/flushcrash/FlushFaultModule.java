@@ -3,6 +3,7 @@ package dev.interlace.examples.flushcrash;
 import com.google.inject.AbstractModule;
 import com.google.inject.Provides;
 import com.google.inject.Singleton;
+import com.google.inject.multibindings.Multibinder;
 import dev.interlace.runtime.config.InterlaceConfig;
 import dev.interlace.runtime.flush.FlushListener;
 import dev.interlace.runtime.warehouse.Warehouse;
@@ -23,7 +24,7 @@ final class FlushFaultModule extends AbstractModule {
 
     @Override
     protected void configure() {
-        bind(FlushListener.class).toInstance(new HaltingFlushListener(trigger));
+        Multibinder.newSetBinder(binder(), FlushListener.class).addBinding().toInstance(new HaltingFlushListener(trigger));
     }
 
     @Provides

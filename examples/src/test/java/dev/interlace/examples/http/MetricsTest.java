@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.google.inject.AbstractModule;
+import com.google.inject.multibindings.Multibinder;
 import dev.interlace.runtime.flush.Flusher;
 import dev.interlace.runtime.log.CommitListener;
 import dev.interlace.runtime.model.ModelListener;
@@ -145,7 +146,7 @@ class MetricsTest {
         AbstractModule failing = new AbstractModule() {
             @Override
             protected void configure() {
-                bind(ModelListener.class).toInstance(new ModelListener() {
+                Multibinder.newSetBinder(binder(), ModelListener.class).addBinding().toInstance(new ModelListener() {
                     @Override
                     public void beforeCommit(String model) {
                         if (model.equals("revenue_per_day")) {
@@ -175,7 +176,7 @@ class MetricsTest {
         AbstractModule counting = new AbstractModule() {
             @Override
             protected void configure() {
-                bind(CommitListener.class).toInstance(new CommitListener() {
+                Multibinder.newSetBinder(binder(), CommitListener.class).addBinding().toInstance(new CommitListener() {
                     @Override
                     public void afterCommit(int requests, int entries) {
                         seen.incrementAndGet();

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.google.inject.AbstractModule;
+import com.google.inject.multibindings.Multibinder;
 import dev.interlace.runtime.flush.Flusher;
 import dev.interlace.runtime.model.ModelListener;
 import java.nio.file.Path;
@@ -156,7 +157,7 @@ class ModelsTest {
         AbstractModule failing = new AbstractModule() {
             @Override
             protected void configure() {
-                bind(ModelListener.class).toInstance(new ModelListener() {
+                Multibinder.newSetBinder(binder(), ModelListener.class).addBinding().toInstance(new ModelListener() {
                     @Override
                     public void beforeCommit(String model) {
                         if (fail.get() && model.equals("revenue_per_day")) {

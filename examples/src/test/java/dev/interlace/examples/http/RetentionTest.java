@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.google.inject.AbstractModule;
 import com.google.inject.Module;
+import com.google.inject.multibindings.Multibinder;
 import dev.interlace.runtime.flush.FlushListener;
 import dev.interlace.runtime.flush.RetentionSweep;
 import dev.interlace.runtime.warehouse.Warehouse;
@@ -69,7 +70,7 @@ class RetentionTest {
         Module failing = new AbstractModule() {
             @Override
             protected void configure() {
-                bind(FlushListener.class).toInstance(new FlushListener() {
+                Multibinder.newSetBinder(binder(), FlushListener.class).addBinding().toInstance(new FlushListener() {
                     @Override
                     public void beforeCommit(Warehouse.Target target, long newWatermark, int rows) {
                         throw new IllegalStateException("warehouse unavailable (test fault)");

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.google.inject.AbstractModule;
 import com.google.inject.Module;
+import com.google.inject.multibindings.Multibinder;
 import dev.interlace.examples.ClicksStream;
 import dev.interlace.examples.OrdersStream;
 import dev.interlace.examples.decoding.EvolvingStream;
@@ -57,7 +58,7 @@ final class TestServer implements AutoCloseable {
         Module failingWarehouse = new AbstractModule() {
             @Override
             protected void configure() {
-                bind(FlushListener.class).toInstance(new FlushListener() {
+                Multibinder.newSetBinder(binder(), FlushListener.class).addBinding().toInstance(new FlushListener() {
                     @Override
                     public void beforeCommit(Warehouse.Target target, long newWatermark, int rows) {
                         throw new IllegalStateException("warehouse unavailable (test fault)");

@@ -3,6 +3,7 @@ package dev.interlace.examples.modelcrash;
 import com.google.inject.AbstractModule;
 import com.google.inject.Provides;
 import com.google.inject.Singleton;
+import com.google.inject.multibindings.Multibinder;
 import dev.interlace.runtime.config.InterlaceConfig;
 import dev.interlace.runtime.flush.FlushListener;
 import dev.interlace.runtime.model.ModelListener;
@@ -25,7 +26,7 @@ final class ModelFaultModule extends AbstractModule {
 
     @Override
     protected void configure() {
-        bind(ModelListener.class).toInstance(probe);
+        Multibinder.newSetBinder(binder(), ModelListener.class).addBinding().toInstance(probe);
     }
 
     @Provides

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.google.inject.AbstractModule;
 import com.google.inject.Module;
+import com.google.inject.multibindings.Multibinder;
 import dev.interlace.runtime.Interlace;
 import dev.interlace.runtime.flush.FlushListener;
 import dev.interlace.runtime.ops.EpochMicros;
@@ -127,7 +128,7 @@ class LogsCommandTest {
         Module failingWarehouse = new AbstractModule() {
             @Override
             protected void configure() {
-                bind(FlushListener.class).toInstance(new FlushListener() {
+                Multibinder.newSetBinder(binder(), FlushListener.class).addBinding().toInstance(new FlushListener() {
                     @Override
                     public void beforeCommit(Warehouse.Target target, long newWatermark, int rows) {
                         throw new IllegalStateException("warehouse unavailable (test fault)");

@@ -1,10 +1,12 @@
 package dev.interlace.runtime.flush;
 
 import dev.interlace.runtime.warehouse.Warehouse;
+import java.util.Collection;
+import java.util.List;
 
 /**
- * Observes the steps of a flush, on the flushing thread. The runtime binds {@link #NONE} and adds its
- * {@link FlushMetrics} to the flusher's; crash tests bind one that stops the process at an exact step.
+ * Observes the steps of a flush, on the flushing thread. Listeners are a Guice multibinder set: the runtime adds its
+ * {@link FlushMetrics}, crash tests add one that stops the process at an exact step.
  */
 public interface FlushListener {
 
@@ -28,37 +30,33 @@ public interface FlushListener {
     /** About to change a table's schema (for example adding an evolved column). */
     default void beforeAlter(String table, String column) {}
 
-    /** Tells {@code first}, then {@code second}, of every step. */
-    static FlushListener both(FlushListener first, FlushListener second) {
+    /** Tells every listener of {@code listeners}, in their order, of every step. */
+    static FlushListener all(Collection<? extends FlushListener> listeners) {
+        List<FlushListener> each = List.copyOf(listeners);
         return new FlushListener() {
             @Override
             public void afterWatermarkUpdate(Warehouse.Target target, long newWatermark) {
-                first.afterWatermarkUpdate(target, newWatermark);
-                second.afterWatermarkUpdate(target, newWatermark);
+                each.forEach(listener -> listener.afterWatermarkUpdate(target, newWatermark));
             }
 
             @Override
             public void beforeCommit(Warehouse.Target target, long newWatermark, int rows) {
-                first.beforeCommit(target, newWatermark, rows);
-                second.beforeCommit(target, newWatermark, rows);
+                each.forEach(listener -> listener.beforeCommit(target, newWatermark, rows));
             }
 
             @Override
             public void afterCommit(Warehouse.Target target, long newWatermark) {
-                first.afterCommit(target, newWatermark);
-                second.afterCommit(target, newWatermark);
+                each.forEach(listener -> listener.afterCommit(target, newWatermark));
             }
 
             @Override
             public void committed(Warehouse.Target target, int rows, long durationNanos) {
-                first.committed(target, rows, durationNanos);
-                second.committed(target, rows, durationNanos);
+                each.forEach(listener -> listener.committed(target, rows, durationNanos));
             }
 
             @Override
             public void beforeAlter(String table, String column) {
-                first.beforeAlter(table, column);
-                second.beforeAlter(table, column);
+                each.forEach(listener -> listener.beforeAlter(table, column));
             }
         };
     }

@@ -1,5 +1,6 @@
 package dev.interlace.runtime.flush;
 
+import com.google.inject.Inject;
 import dev.interlace.runtime.log.StreamHead;
 import dev.interlace.runtime.log.EventLog;
 import dev.interlace.runtime.log.Watermarks;
@@ -24,6 +25,7 @@ public final class FlushMetrics implements FlushListener {
 
     private final Map<String, StreamMeters> streams;
 
+    @Inject
     public FlushMetrics(MeterRegistry registry, StreamCatalog catalog, EventLog log, Watermarks watermarks) {
         Map<String, StreamMeters> meters = new HashMap<>();
         for (StreamDescriptor stream : catalog.streams()) {

@@ -3,6 +3,7 @@ package dev.interlace.runtime.flush;
 import com.google.inject.AbstractModule;
 import com.google.inject.Provides;
 import com.google.inject.Singleton;
+import com.google.inject.multibindings.Multibinder;
 import dev.interlace.runtime.config.InterlaceConfig;
 import dev.interlace.runtime.log.ConsumerGroups;
 import dev.interlace.runtime.log.EventLog;
@@ -15,11 +16,11 @@ import dev.interlace.runtime.warehouse.Queries;
 import dev.interlace.runtime.warehouse.StreamTables;
 import dev.interlace.runtime.warehouse.Warehouse;
 import dev.interlace.runtime.warehouse.WarehouseFactory;
-import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import java.util.Iterator;
 import java.util.Optional;
 import java.util.ServiceLoader;
+import java.util.Set;
 
 /** The flusher, its positions (which the log reads for backpressure) and the warehouse found on the class path. */
 public final class FlushModule extends AbstractModule {
@@ -28,20 +29,21 @@ public final class FlushModule extends AbstractModule {
     protected void configure() {
         bind(FlushPositions.class).in(Singleton.class);
         bind(Watermarks.class).to(FlushPositions.class);
-        bind(FlushListener.class).toInstance(FlushListener.NONE);
+        bind(FlushMetrics.class).in(Singleton.class);
+        Multibinder.newSetBinder(binder(), FlushListener.class).addBinding().to(FlushMetrics.class);
         bind(FlushLease.class).toInstance(FlushLease.DEFAULT);
         bind(RetentionSweep.class).in(Singleton.class);
     }
 
     @Provides
     @Singleton
-    Optional<Warehouse> warehouse(InterlaceConfig config, FlushListener listener) {
+    Optional<Warehouse> warehouse(InterlaceConfig config, Set<FlushListener> listeners) {
         Iterator<WarehouseFactory> factories = ServiceLoader.load(WarehouseFactory.class,
                 Thread.currentThread().getContextClassLoader()).iterator();
         if (!factories.hasNext()) {
             return Optional.empty();
         }
-        return Optional.of(factories.next().open(config.dataDirectory(), listener));
+        return Optional.of(factories.next().open(config.dataDirectory(), FlushListener.all(listeners)));
     }
 
     /** The warehouse's flush records, for retention and the record routes. */
@@ -65,10 +67,9 @@ public final class FlushModule extends AbstractModule {
     @Provides
     @Singleton
     Flusher flusher(StreamCatalog catalog, EventLog log, ConsumerGroups groups, Optional<Warehouse> warehouse,
-            FlushPositions positions, FlushListener listener, FlushLease lease, RequestIds ids, SystemRecords records,
-            MeterRegistry registry, Clock clock, InterlaceConfig config) {
-        FlushMetrics metrics = new FlushMetrics(registry, catalog, log, positions);
-        return new Flusher(catalog, log, groups, warehouse, positions, FlushListener.both(listener, metrics), lease,
-                ids, records, clock, config);
+            FlushPositions positions, Set<FlushListener> listeners, FlushLease lease, RequestIds ids,
+            SystemRecords records, Clock clock, InterlaceConfig config) {
+        return new Flusher(catalog, log, groups, warehouse, positions, FlushListener.all(listeners), lease, ids,
+                records, clock, config);
     }
 }

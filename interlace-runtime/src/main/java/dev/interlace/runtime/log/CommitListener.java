@@ -1,9 +1,12 @@
 package dev.interlace.runtime.log;
 
+import java.util.Collection;
+import java.util.List;
+
 /**
- * Observes the log's group commits, on the writer thread. The runtime binds {@link #NONE} and adds its
- * {@link CommitMetrics}; tests bind their own (crash tests use it to stop the process at an exact point of the commit
- * protocol).
+ * Observes the log's group commits, on the writer thread. Listeners are a Guice multibinder set: the runtime adds its
+ * {@link CommitMetrics}, a test adds its own to the set (crash tests use one to stop the process at an exact point of
+ * the commit protocol).
  */
 public interface CommitListener {
 
@@ -15,19 +18,22 @@ public interface CommitListener {
     /** The group is durable; the requests have not been answered yet. */
     default void afterCommit(int requests, int entries) {}
 
-    /** Tells {@code first}, then {@code second}, of every step. */
-    static CommitListener both(CommitListener first, CommitListener second) {
+    /** Tells every listener of {@code listeners}, in their order, of every step. */
+    static CommitListener all(Collection<? extends CommitListener> listeners) {
+        List<CommitListener> each = List.copyOf(listeners);
         return new CommitListener() {
             @Override
             public void beforeCommit(int requests, int entries) {
-                first.beforeCommit(requests, entries);
-                second.beforeCommit(requests, entries);
+                for (CommitListener listener : each) {
+                    listener.beforeCommit(requests, entries);
+                }
             }
 
             @Override
             public void afterCommit(int requests, int entries) {
-                first.afterCommit(requests, entries);
-                second.afterCommit(requests, entries);
+                for (CommitListener listener : each) {
+                    listener.afterCommit(requests, entries);
+                }
             }
         };
     }

@@ -1,5 +1,6 @@
 package dev.interlace.runtime.log;
 
+import com.google.inject.Inject;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -20,6 +21,7 @@ public final class CommitMetrics implements CommitListener {
     /** When the current group's commit started; only the writer thread touches it. */
     private long commitStartedNanos;
 
+    @Inject
     public CommitMetrics(MeterRegistry registry) {
         commits = Counter.builder("interlace.log.commits")
                 .description("Group commits of published events to the log; each one is one fsync")

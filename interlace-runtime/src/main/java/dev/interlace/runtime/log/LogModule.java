@@ -3,9 +3,10 @@ package dev.interlace.runtime.log;
 import com.google.inject.AbstractModule;
 import com.google.inject.Provides;
 import com.google.inject.Singleton;
+import com.google.inject.multibindings.Multibinder;
 import dev.interlace.runtime.config.InterlaceConfig;
-import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
+import java.util.Set;
 
 /**
  * Binds {@link StreamLog} to the SQLite log in the data directory, and each narrow log interface ({@link EventLog},
@@ -16,7 +17,8 @@ public final class LogModule extends AbstractModule {
 
     @Override
     protected void configure() {
-        bind(CommitListener.class).toInstance(CommitListener.NONE);
+        bind(CommitMetrics.class).in(Singleton.class);
+        Multibinder.newSetBinder(binder(), CommitListener.class).addBinding().to(CommitMetrics.class);
         bind(EventLog.class).to(StreamLog.class);
         bind(ConsumerGroups.class).to(StreamLog.class);
         bind(PublishRecords.class).to(StreamLog.class);
@@ -32,9 +34,8 @@ public final class LogModule extends AbstractModule {
 
     @Provides
     @Singleton
-    StreamLog streamLog(InterlaceConfig config, LogSettings settings, Watermarks watermarks, CommitListener listener,
-            MeterRegistry registry, Clock clock) {
-        return new SqliteStreamLog(config.dataDirectory(), settings, watermarks,
-                CommitListener.both(listener, new CommitMetrics(registry)), clock);
+    StreamLog streamLog(InterlaceConfig config, LogSettings settings, Watermarks watermarks,
+            Set<CommitListener> listeners, Clock clock) {
+        return new SqliteStreamLog(config.dataDirectory(), settings, watermarks, CommitListener.all(listeners), clock);
     }
 }

@@ -1,10 +1,12 @@
 package dev.interlace.runtime.model;
 
 import dev.interlace.runtime.warehouse.RunRecord;
+import java.util.Collection;
+import java.util.List;
 
 /**
- * Observes model runs on the run thread; the runtime binds {@link #NONE} and adds its {@link ModelMetrics}, crash
- * tests stop the process at a step.
+ * Observes model runs on the run thread. Listeners are a Guice multibinder set: the runtime adds its
+ * {@link ModelMetrics}, crash tests add one that stops the process at a step.
  */
 public interface ModelListener {
 
@@ -19,25 +21,23 @@ public interface ModelListener {
     /** A run is over and recorded, with each model's result. */
     default void runFinished(RunRecord run) {}
 
-    /** Tells {@code first}, then {@code second}, of every step. */
-    static ModelListener both(ModelListener first, ModelListener second) {
+    /** Tells every listener of {@code listeners}, in their order, of every step. */
+    static ModelListener all(Collection<? extends ModelListener> listeners) {
+        List<ModelListener> each = List.copyOf(listeners);
         return new ModelListener() {
             @Override
             public void afterOutput(String model, long rows) {
-                first.afterOutput(model, rows);
-                second.afterOutput(model, rows);
+                each.forEach(listener -> listener.afterOutput(model, rows));
             }
 
             @Override
             public void beforeCommit(String model) {
-                first.beforeCommit(model);
-                second.beforeCommit(model);
+                each.forEach(listener -> listener.beforeCommit(model));
             }
 
             @Override
             public void runFinished(RunRecord run) {
-                first.runFinished(run);
-                second.runFinished(run);
+                each.forEach(listener -> listener.runFinished(run));
             }
         };
     }

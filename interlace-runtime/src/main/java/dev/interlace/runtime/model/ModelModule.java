@@ -3,6 +3,8 @@ package dev.interlace.runtime.model;
 import com.google.inject.AbstractModule;
 import com.google.inject.Provides;
 import com.google.inject.Singleton;
+import com.google.inject.multibindings.Multibinder;
+import com.google.inject.multibindings.ProvidesIntoSet;
 import dev.interlace.runtime.ops.RequestIds;
 import dev.interlace.runtime.stream.StreamCatalog;
 import dev.interlace.runtime.stream.StreamDescriptor;
@@ -21,7 +23,30 @@ public final class ModelModule extends AbstractModule {
 
     @Override
     protected void configure() {
-        bind(ModelListener.class).toInstance(ModelListener.NONE);
+        Multibinder.newSetBinder(binder(), ModelListener.class);
+    }
+
+    /** The models' meters, created at start-up for every model of the graph. */
+    @ProvidesIntoSet
+    @Singleton
+    ModelListener metrics(MeterRegistry registry, Optional<ModelGraph> graph) {
+        return graph.<ModelListener>map(models -> new ModelMetrics(registry, models)).orElse(ModelListener.NONE);
+    }
+
+    /** The models in dependency order; none without a warehouse, and an error if there are models but no warehouse. */
+    @Provides
+    @Singleton
+    Optional<ModelGraph> graph(List<ModelDefinition> definitions, StreamCatalog catalog,
+            Optional<Warehouse> warehouse) {
+        if (warehouse.isEmpty()) {
+            if (!definitions.isEmpty()) {
+                throw new ModelException("there are models but no warehouse to run them in; put"
+                        + " interlace-warehouse-duckdb on the class path");
+            }
+            return Optional.empty();
+        }
+        Set<String> streams = catalog.streams().stream().map(StreamDescriptor::name).collect(Collectors.toSet());
+        return Optional.of(ModelGraph.build(definitions, streams, warehouse.get()));
     }
 
     @Provides
@@ -37,19 +62,9 @@ public final class ModelModule extends AbstractModule {
 
     @Provides
     @Singleton
-    Optional<ModelRunner> runner(List<ModelDefinition> definitions, StreamCatalog catalog,
-            Optional<Warehouse> warehouse, Clock clock, RequestIds ids, ModelListener listener,
-            MeterRegistry registry) {
-        if (warehouse.isEmpty()) {
-            if (!definitions.isEmpty()) {
-                throw new ModelException("there are models but no warehouse to run them in; put"
-                        + " interlace-warehouse-duckdb on the class path");
-            }
-            return Optional.empty();
-        }
-        Set<String> streams = catalog.streams().stream().map(StreamDescriptor::name).collect(Collectors.toSet());
-        ModelGraph graph = ModelGraph.build(definitions, streams, warehouse.get());
-        ModelListener observed = ModelListener.both(listener, new ModelMetrics(registry, graph));
-        return Optional.of(new ModelRunner(graph, warehouse.get(), warehouse.get(), clock, ids, observed));
+    Optional<ModelRunner> runner(Optional<ModelGraph> graph, Optional<Warehouse> warehouse, Clock clock,
+            RequestIds ids, Set<ModelListener> listeners) {
+        return graph.map(models -> new ModelRunner(models, warehouse.get(), warehouse.get(), clock, ids,
+                ModelListener.all(listeners)));
     }
 }
