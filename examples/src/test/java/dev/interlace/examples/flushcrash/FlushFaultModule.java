@@ -9,6 +9,7 @@ import dev.interlace.runtime.flush.FlushListener;
 import dev.interlace.runtime.warehouse.Warehouse;
 import dev.interlace.warehouse.duckdb.DuckDbWarehouseFactory;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * The bindings a flush-crash child overrides: its halting flush listener, and the warehouse (the real DuckDB one, or
@@ -24,12 +25,14 @@ final class FlushFaultModule extends AbstractModule {
 
     @Override
     protected void configure() {
-        Multibinder.newSetBinder(binder(), FlushListener.class).addBinding().toInstance(new HaltingFlushListener(trigger));
+        Multibinder.newSetBinder(binder(), FlushListener.class).addBinding()
+                .toInstance(new HaltingFlushListener(trigger));
     }
 
     @Provides
     @Singleton
-    Optional<Warehouse> warehouse(InterlaceConfig config, FlushListener listener) {
+    Optional<Warehouse> warehouse(InterlaceConfig config, Set<FlushListener> listeners) {
+        FlushListener listener = FlushListener.all(listeners);
         Warehouse real = new DuckDbWarehouseFactory().open(config.dataDirectory(), listener);
         return Optional.of(trigger.fault() == FlushFault.WATERMARK_SEPARATE_TX
                 ? SeparateTxWarehouse.wrap(real, trigger) : real);

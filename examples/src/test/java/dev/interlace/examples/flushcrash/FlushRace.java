@@ -225,7 +225,7 @@ final class FlushRace implements AutoCloseable {
         List<String> parts = new ArrayList<>();
         for (int i = 0; i < flushers.size(); i++) {
             parts.add(names.get(i) + ": " + views.get(i).describeAppends() + ", "
-                    + flushers.get(i).status(OrdersStream.DESCRIPTOR.name()).state());
+                    + flushers.get(i).status(OrdersStream.DESCRIPTOR.name()).state().wire());
         }
         Leases.Group group = log.groups(OrdersStream.DESCRIPTOR.name()).stream()
                 .filter(g -> g.group().equals(FlushLease.GROUP)).findFirst().orElse(null);
@@ -259,7 +259,7 @@ final class FlushRace implements AutoCloseable {
 
     /** The flush state of the flusher called {@code name} ({@code standby} while another holds the lease). */
     synchronized String state(String name) {
-        return flushers.get(names.indexOf(name)).status(OrdersStream.DESCRIPTOR.name()).state();
+        return flushers.get(names.indexOf(name)).status(OrdersStream.DESCRIPTOR.name()).state().wire();
     }
 
     /** The flusher's consumer group in the log: who holds the lease, with which token. */

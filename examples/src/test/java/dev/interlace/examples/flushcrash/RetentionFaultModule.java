@@ -12,6 +12,7 @@ import dev.interlace.runtime.log.Watermarks;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.time.Clock;
+import java.util.Set;
 
 /**
  * For {@link FlushFault#AFTER_RETENTION_TRIM}: a clock the child can move forward (so that the retention sweep finds
@@ -36,9 +37,10 @@ final class RetentionFaultModule extends AbstractModule {
 
     @Provides
     @Singleton
-    StreamLog streamLog(InterlaceConfig config, LogSettings settings, Watermarks watermarks, CommitListener listener,
-            Clock clock) {
-        StreamLog real = new SqliteStreamLog(config.dataDirectory(), settings, watermarks, listener, clock);
+    StreamLog streamLog(InterlaceConfig config, LogSettings settings, Watermarks watermarks,
+            Set<CommitListener> listeners, Clock clock) {
+        StreamLog real = new SqliteStreamLog(config.dataDirectory(), settings, watermarks,
+                CommitListener.all(listeners), clock);
         return (StreamLog) Proxy.newProxyInstance(StreamLog.class.getClassLoader(), new Class<?>[] {StreamLog.class},
                 (proxy, method, args) -> {
                     Object result;

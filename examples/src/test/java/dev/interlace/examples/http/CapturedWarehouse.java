@@ -8,6 +8,7 @@ import dev.interlace.runtime.flush.FlushListener;
 import dev.interlace.runtime.warehouse.Warehouse;
 import dev.interlace.warehouse.duckdb.DuckDbWarehouseFactory;
 import java.util.Optional;
+import java.util.Set;
 
 /** Opens the real DuckDB warehouse as the server would, and keeps it so that a test can read it directly. */
 final class CapturedWarehouse extends AbstractModule {
@@ -16,7 +17,8 @@ final class CapturedWarehouse extends AbstractModule {
 
     @Provides
     @Singleton
-    Optional<Warehouse> warehouse(InterlaceConfig config, FlushListener listener) {
+    Optional<Warehouse> warehouse(InterlaceConfig config, Set<FlushListener> listeners) {
+        FlushListener listener = FlushListener.all(listeners);
         warehouse = new DuckDbWarehouseFactory().open(config.dataDirectory(), listener);
         return Optional.of(warehouse);
     }

@@ -11,6 +11,7 @@ import dev.interlace.runtime.warehouse.Warehouse;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * The bindings a model-crash child overrides: the {@link ModelProbe} as model listener, and the real DuckDB warehouse
@@ -31,7 +32,8 @@ final class ModelFaultModule extends AbstractModule {
 
     @Provides
     @Singleton
-    Optional<Warehouse> warehouse(InterlaceConfig config, FlushListener listener) {
+    Optional<Warehouse> warehouse(InterlaceConfig config, Set<FlushListener> listeners) {
+        FlushListener listener = FlushListener.all(listeners);
         Warehouse warehouse = ProbedWarehouse.open(config.dataDirectory(), listener, probe);
         try (Connection c = warehouse.connect()) {
             ModelProbe.createAuditTables(c);

@@ -265,7 +265,7 @@ public final class Flusher implements AutoCloseable {
                 schedule(flush, Math.max(10, (flush.heldUntilMicros - micros()) / 1_000 + 10));
                 return;
             }
-            flush.status = flush.status.failing() ? flush.status : new FlushStatus("flushing", null, 0);
+            flush.status = flush.status.failing() ? flush.status : new FlushStatus(FlushState.FLUSHING, null, 0);
             drainEvents(flush);
             drainQuarantine(flush);
             if (flush.token == 0) { // the lease was taken over between two batches: standing by
@@ -319,8 +319,8 @@ public final class Flusher implements AutoCloseable {
         String id = attempt != null ? attempt.id() : ids.mintWithPrefix("flush-");
         if (attempt != null && keepsRecords) {
             try {
-                warehouse.orElseThrow().recordFailedFlush(new FlushRecord(attempt.id(), attempt.stream(),
-                        attempt.target(), attempt.firstOffset(), attempt.lastOffset(), attempt.rows(),
+                warehouse.orElseThrow().recordFailedFlush(new FlushRecord(attempt.id(), attempt.target(),
+                        attempt.firstOffset(), attempt.lastOffset(), attempt.rows(),
                         attempt.startedAtMicros(), 0, error));
             } catch (RuntimeException unrecorded) {
                 LOG.log(Level.FINE, "the failed flush " + id + " could not be recorded", unrecorded);
@@ -332,7 +332,7 @@ public final class Flusher implements AutoCloseable {
             records.record(SysRecord.of(micros(), "flush_failing", flush.stream.name(), id,
                     "flushing stream " + flush.stream.name() + " failed: " + error));
         }
-        flush.status = new FlushStatus("failing", error, since);
+        flush.status = new FlushStatus(FlushState.FAILING, error, since);
         long backoff = Math.min(MAX_BACKOFF_MILLIS, 100L << Math.min(flush.failures, 10));
         flush.lock.unlock();
         schedule(flush, backoff);
@@ -360,7 +360,7 @@ public final class Flusher implements AutoCloseable {
             }
             flush.token = 0;
             flush.heldUntilMicros = held.expiresAtMicros();
-            flush.status = new FlushStatus("standby", "the flush lease of " + name + " is held by " + held.holder()
+            flush.status = new FlushStatus(FlushState.STANDBY, "the flush lease of " + name + " is held by " + held.holder()
                     + " until " + EpochMicros.toInstant(held.expiresAtMicros()), 0);
             return false;
         }
@@ -454,9 +454,8 @@ public final class Flusher implements AutoCloseable {
     private void commit(StreamFlush flush, Warehouse.Target target, long watermark, long newWatermark,
             List<Warehouse.Row> rows, long startedAtMicros) {
         // With --record-retention 0 no flush record is written either (the id still names the batch in logs).
-        FlushRecord record = new FlushRecord(ids.mintWithPrefix("flush-"), flush.stream.name(),
-                target.quarantine() ? "quarantine" : "events", rows.get(0).offset(), newWatermark, rows.size(),
-                startedAtMicros, 0, null);
+        FlushRecord record = new FlushRecord(ids.mintWithPrefix("flush-"), target, rows.get(0).offset(),
+                newWatermark, rows.size(), startedAtMicros, 0, null);
         FlushRecord kept = keepsRecords ? record : null;
         flush.attempt = record;
         long startedNanos = System.nanoTime();

@@ -5,8 +5,10 @@ import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.function.Function;
 
 /**
  * The query parameters of a list route, read through typed getters. Every mistake (a parameter the route does not
@@ -61,6 +63,16 @@ final class ListQuery {
             throw invalid(name + " must be one of " + String.join(", ", allowed), requestId);
         }
         return value;
+    }
+
+    /** A value read by {@code parser} (empty when the text is not one), or null when absent. */
+    <T> T parsed(String name, Function<String, Optional<T>> parser, String expected) {
+        String value = query.get(name);
+        if (value == null) {
+            return null;
+        }
+        return parser.apply(value).orElseThrow(() -> invalid(name + " must be " + expected + ", got " + value,
+                requestId));
     }
 
     /** A whole number within {@code [min, max]}, or {@code fallback} when absent. */

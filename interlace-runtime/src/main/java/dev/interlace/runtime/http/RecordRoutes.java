@@ -167,8 +167,8 @@ final class RecordRoutes implements RouteSet {
             RunRecord run = triggered.run();
             ObjectNode item = runItems.addObject();
             item.put("run_id", run.id());
-            item.put("trigger", run.trigger());
-            item.put("status", run.status());
+            item.put("trigger", run.trigger().toString());
+            item.put("status", run.status().wire());
             item.put("queued_at", HttpResponses.time(run.queuedAtMicros()));
             item.put("triggered_by", triggered.triggeredBy());
         }
@@ -323,7 +323,7 @@ final class RecordRoutes implements RouteSet {
     private static ObjectNode flushItem(FlushRecord flush) {
         ObjectNode item = HttpResponses.JSON.createObjectNode();
         item.put("flush_id", flush.id());
-        item.put("target", flush.target());
+        item.put("target", flush.target().kind());
         item.put("first_offset", flush.firstOffset());
         item.put("last_offset", flush.lastOffset());
         item.put("rows", flush.rows());

@@ -4,6 +4,8 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.interlace.runtime.model.ModelRunner;
 import dev.interlace.runtime.warehouse.RunRecord;
+import dev.interlace.runtime.warehouse.RunStatus;
+import dev.interlace.runtime.warehouse.Trigger;
 import jakarta.inject.Inject;
 import java.io.IOException;
 import java.util.List;
@@ -13,7 +15,6 @@ import java.util.Set;
 /** {@code GET /runs}, {@code GET /runs/{id}} and {@code POST /models/{name}/run}. */
 final class RunRoutes implements RouteSet {
 
-    private static final List<String> STATUSES = List.of("queued", "running", "succeeded", "failed");
     private static final Set<String> FILTERS = Set.of("model", "status", "trigger", "since", "until", "limit");
 
     private final Optional<ModelRunner> runner;
@@ -32,8 +33,10 @@ final class RunRoutes implements RouteSet {
 
     private HttpAnswer list(HttpRequest request, List<String> path, String requestId) throws IOException {
         ListQuery query = ListQuery.of(request, requestId, FILTERS);
-        RunRecord.Filter filter = new RunRecord.Filter(query.text("model"), query.oneOf("status", STATUSES),
-                query.text("trigger"), query.time("since"), query.time("until"), query.limit());
+        RunRecord.Filter filter = new RunRecord.Filter(query.text("model"),
+                query.parsed("status", RunStatus::fromWire, "one of " + String.join(", ", RunStatus.wireForms())),
+                query.parsed("trigger", Trigger::parse, "stream:<name>:<offset>, manual or startup"),
+                query.time("since"), query.time("until"), query.limit());
         ObjectNode body = HttpResponses.JSON.createObjectNode();
         ArrayNode runs = body.putArray("runs");
         RunRecord.Page page = runner.isPresent() ? runner.get().runs(filter)
@@ -67,10 +70,10 @@ final class RunRoutes implements RouteSet {
     private static ObjectNode describe(RunRecord run, boolean withModels) {
         ObjectNode node = HttpResponses.JSON.createObjectNode();
         node.put("id", run.id());
-        node.put("trigger", run.trigger());
+        node.put("trigger", run.trigger().toString());
         ArrayNode triggers = node.putArray("triggers");
-        run.triggers().forEach(triggers::add);
-        node.put("status", run.status());
+        run.triggers().forEach(trigger -> triggers.add(trigger.toString()));
+        node.put("status", run.status().wire());
         node.put("queued_at", HttpResponses.time(run.queuedAtMicros()));
         if (run.startedAtMicros() > 0) {
             node.put("started_at", HttpResponses.time(run.startedAtMicros()));
@@ -87,7 +90,7 @@ final class RunRoutes implements RouteSet {
         if (withModels) {
             ArrayNode models = node.putArray("models");
             for (RunRecord.ModelResult model : run.models()) {
-                models.addObject().put("name", model.name()).put("status", model.status()).put("rows", model.rows())
+                models.addObject().put("name", model.name()).put("status", model.status().wire()).put("rows", model.rows())
                         .put("duration_ms", model.durationMillis()).put("error", model.error());
             }
         }

@@ -131,7 +131,7 @@ final class StreamRoutes implements RouteSet {
         node.put("quarantined", quarantined);
         node.put("declared", declared.isPresent());
         FlushStatus flush = flusher.status(name);
-        node.put("flush_state", flush.state());
+        node.put("flush_state", flush.state().wire());
         node.put("flush_error", flush.error());
         if (flush.failing()) {
             node.put("flush_failing_since", HttpResponses.time(flush.failingSinceMicros()));

@@ -1,6 +1,8 @@
 package dev.interlace.runtime.model;
 
+import dev.interlace.runtime.warehouse.ModelOutcome;
 import dev.interlace.runtime.warehouse.RunRecord;
+import dev.interlace.runtime.warehouse.RunStatus;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -30,7 +32,7 @@ public final class ModelMetrics implements ModelListener {
 
     @Override
     public void runFinished(RunRecord run) {
-        Timer runs = run.status().equals("failed") ? failedRuns : succeededRuns;
+        Timer runs = run.status() == RunStatus.FAILED ? failedRuns : succeededRuns;
         runs.record(Math.max(0, run.finishedAtMicros() - run.startedAtMicros()), TimeUnit.MICROSECONDS);
         for (RunRecord.ModelResult result : run.models()) {
             ModelMeters meters = models.get(result.name());
@@ -38,11 +40,11 @@ public final class ModelMetrics implements ModelListener {
                 continue;
             }
             switch (result.status()) {
-                case "succeeded" -> meters.succeeded.increment();
-                case "failed" -> meters.failed.increment();
+                case SUCCEEDED -> meters.succeeded.increment();
+                case FAILED -> meters.failed.increment();
                 default -> meters.skipped.increment();
             }
-            if (!result.status().equals("skipped")) {
+            if (result.status() != ModelOutcome.SKIPPED) {
                 meters.duration.record(result.durationMillis(), TimeUnit.MILLISECONDS);
             }
         }

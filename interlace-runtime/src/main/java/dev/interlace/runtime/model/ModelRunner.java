@@ -5,7 +5,10 @@ import dev.interlace.runtime.ops.EpochMicros;
 import dev.interlace.runtime.ops.RequestIds;
 import dev.interlace.runtime.warehouse.ModelStore;
 import dev.interlace.runtime.warehouse.RunHistory;
+import dev.interlace.runtime.warehouse.ModelOutcome;
 import dev.interlace.runtime.warehouse.RunRecord;
+import dev.interlace.runtime.warehouse.RunStatus;
+import dev.interlace.runtime.warehouse.Trigger;
 import java.sql.SQLException;
 import java.time.Clock;
 import java.util.ArrayList;
@@ -82,7 +85,7 @@ public final class ModelRunner implements AutoCloseable {
             }
         }
         if (!stale.isEmpty()) {
-            trigger("startup", stale);
+            trigger(Trigger.STARTUP, stale);
         }
     }
 
@@ -90,7 +93,7 @@ public final class ModelRunner implements AutoCloseable {
     public void streamFlushed(String stream, long watermark) {
         Set<String> affected = graph.affectedByStream(stream);
         if (!affected.isEmpty()) {
-            trigger("stream:" + stream + ":" + watermark, affected);
+            trigger(Trigger.flushed(stream, watermark), affected);
         }
     }
 
@@ -104,7 +107,7 @@ public final class ModelRunner implements AutoCloseable {
         if (graph.model(model) == null) {
             throw new IllegalArgumentException("no model is named " + model);
         }
-        return trigger("manual", graph.withDependants(model));
+        return trigger(Trigger.MANUAL, graph.withDependants(model));
     }
 
     /** Whether a model of that name exists. */
@@ -113,7 +116,7 @@ public final class ModelRunner implements AutoCloseable {
     }
 
     /** Queues the models, joining the run already waiting if there is one; returns the run's id. */
-    String trigger(String trigger, Set<String> models) {
+    String trigger(Trigger trigger, Set<String> models) {
         lock.lock();
         try {
             // Only memory here: triggers come from the flush threads, which must not wait on run bookkeeping. The
@@ -180,23 +183,23 @@ public final class ModelRunner implements AutoCloseable {
                 String reason = "skipped: input model " + blockedBy + " " + (failed.get(blockedBy) == null
                         ? "failed" : "was skipped");
                 failed.put(model.name(), reason);
-                results.add(new RunRecord.ModelResult(model.name(), "skipped", 0, 0, reason));
+                results.add(new RunRecord.ModelResult(model.name(), ModelOutcome.SKIPPED, 0, 0, reason));
                 continue;
             }
             long start = System.nanoTime();
             try {
                 long rows = materialise(model);
-                results.add(new RunRecord.ModelResult(model.name(), "succeeded", rows,
+                results.add(new RunRecord.ModelResult(model.name(), ModelOutcome.SUCCEEDED, rows,
                         (System.nanoTime() - start) / 1_000_000, null));
             } catch (SQLException | RuntimeException e) {
                 failed.put(model.name(), null);
                 LOG.log(Level.WARNING, "model " + model.name() + " failed in run " + run.id, e);
-                results.add(new RunRecord.ModelResult(model.name(), "failed", 0,
+                results.add(new RunRecord.ModelResult(model.name(), ModelOutcome.FAILED, 0,
                         (System.nanoTime() - start) / 1_000_000, String.valueOf(e.getMessage())));
             }
         }
-        boolean anyFailed = results.stream().anyMatch(result -> result.status().equals("failed"));
-        String status = anyFailed ? "failed" : "succeeded";
+        boolean anyFailed = results.stream().anyMatch(result -> result.status() == ModelOutcome.FAILED);
+        RunStatus status = anyFailed ? RunStatus.FAILED : RunStatus.SUCCEEDED;
         finish(run.id, status, results);
         listener.runFinished(new RunRecord(run.id, run.trigger, List.copyOf(run.triggers), status,
                 run.queuedAtMicros, started, micros(), List.copyOf(results)));
@@ -255,7 +258,7 @@ public final class ModelRunner implements AutoCloseable {
 
     private void insertStarted(PendingRun run, long startedMicros) {
         try {
-            history.runStarted(new RunRecord(run.id, run.trigger, List.copyOf(run.triggers), "running",
+            history.runStarted(new RunRecord(run.id, run.trigger, List.copyOf(run.triggers), RunStatus.RUNNING,
                     run.queuedAtMicros, startedMicros, 0, List.of()));
         } catch (RuntimeException e) {
             LOG.log(Level.WARNING, "cannot record run " + run.id, e);
@@ -270,11 +273,11 @@ public final class ModelRunner implements AutoCloseable {
             if (run == null) {
                 return Optional.empty();
             }
-            String status = run == pending ? "queued" : "running";
+            RunStatus status = run == pending ? RunStatus.QUEUED : RunStatus.RUNNING;
             RunRecord record = new RunRecord(run.id, run.trigger, List.copyOf(run.triggers), status,
                     run.queuedAtMicros, 0, 0, List.of());
             boolean matches = (filter.model() == null || run.models.contains(filter.model()))
-                    && (filter.status() == null || filter.status().equals(status))
+                    && (filter.status() == null || filter.status() == status)
                     && (filter.trigger() == null || run.triggers.contains(filter.trigger()))
                     && (filter.sinceMicros() == null || run.queuedAtMicros >= filter.sinceMicros())
                     && (filter.untilMicros() == null || run.queuedAtMicros < filter.untilMicros());
@@ -284,7 +287,7 @@ public final class ModelRunner implements AutoCloseable {
         }
     }
 
-    private void finish(String id, String status, List<RunRecord.ModelResult> results) {
+    private void finish(String id, RunStatus status, List<RunRecord.ModelResult> results) {
         try {
             history.runFinished(id, status, micros(), results);
         } catch (RuntimeException e) {
@@ -369,12 +372,12 @@ public final class ModelRunner implements AutoCloseable {
     /** A run not started yet; triggers coalesce into it. */
     private static final class PendingRun {
         final String id;
-        final String trigger;
+        final Trigger trigger;
         final long queuedAtMicros;
-        final List<String> triggers = new ArrayList<>();
+        final List<Trigger> triggers = new ArrayList<>();
         final Set<String> models = new HashSet<>();
 
-        PendingRun(String id, String trigger, long queuedAtMicros) {
+        PendingRun(String id, Trigger trigger, long queuedAtMicros) {
             this.id = id;
             this.trigger = trigger;
             this.queuedAtMicros = queuedAtMicros;

@@ -10,6 +10,8 @@ import dev.interlace.runtime.log.StreamLog;
 import dev.interlace.runtime.log.Watermarks;
 import dev.interlace.runtime.model.ModelRunner;
 import dev.interlace.runtime.warehouse.RunRecord;
+import dev.interlace.runtime.warehouse.StreamTables.Target;
+import dev.interlace.runtime.warehouse.Trigger;
 import dev.interlace.runtime.records.ApiRecord;
 import dev.interlace.runtime.records.RefusedRequests;
 import dev.interlace.runtime.stream.StreamCatalog;
@@ -222,11 +224,11 @@ public final class Correlator {
         long total = 0;
         if (warehouse.isPresent()) {
             for (long[] range : ranges) {
-                total += collect(flushById, warehouse.get().flushes(new FlushRecord.Filter(stream, "events",
+                total += collect(flushById, warehouse.get().flushes(new FlushRecord.Filter(Target.events(stream),
                         range[0], range[1], SECTION_LIMIT)));
             }
             if (publish.quarantined() > 0) {
-                total += collect(flushById, warehouse.get().flushes(new FlushRecord.Filter(stream, "quarantine",
+                total += collect(flushById, warehouse.get().flushes(new FlushRecord.Filter(Target.quarantine(stream),
                         publish.firstSeq(), publish.lastSeq(), SECTION_LIMIT)));
             }
         }
@@ -235,17 +237,17 @@ public final class Correlator {
         return new Section<>(list.subList(0, Math.min(list.size(), SECTION_LIMIT)), total);
     }
 
-    /** Model runs triggered by the committed event flushes (a run's trigger {@code stream:<name>:<offset>}). */
+    /** Model runs triggered by the committed event flushes. */
     private Section<TriggeredRun> runs(String stream, List<FlushRecord> flushes) {
         List<RunRecord> runs = new ArrayList<>();
         Set<String> seen = new HashSet<>();
         if (runner.isPresent()) {
             for (FlushRecord flush : flushes) {
-                if (!flush.target().equals("events") || flush.committedAtMicros() == 0) {
+                if (flush.target().quarantine() || !flush.committed()) {
                     continue;
                 }
                 RunRecord.Page page = runner.get().runs(new RunRecord.Filter(null, null,
-                        "stream:" + stream + ":" + flush.lastOffset(), null, null, SECTION_LIMIT));
+                        Trigger.flushed(stream, flush.lastOffset()), null, null, SECTION_LIMIT));
                 for (RunRecord run : page.runs()) {
                     if (seen.add(run.id())) {
                         runs.add(run);
@@ -318,8 +320,8 @@ public final class Correlator {
 
     private static String flushIdFor(List<FlushRecord> flushes, RunRecord run) {
         for (FlushRecord flush : flushes) {
-            if (flush.target().equals("events") && flush.committedAtMicros() > 0
-                    && run.triggers().contains("stream:" + flush.stream() + ":" + flush.lastOffset())) {
+            if (!flush.target().quarantine() && flush.committed()
+                    && run.triggers().contains(Trigger.flushed(flush.stream(), flush.lastOffset()))) {
                 return flush.id();
             }
         }

@@ -8,18 +8,28 @@ import java.util.List;
  * (with its error) is written afterwards when the warehouse allows it.
  *
  * @param id {@code flush-…}
- * @param target {@code events} or {@code quarantine}
+ * @param target the stream's events or its quarantine
  * @param firstOffset lowest offset (or quarantine sequence number) in the batch
  * @param lastOffset highest one; the batch moved the watermark to it, and the model run it triggered has the trigger
  *     {@code stream:<stream>:<lastOffset>}
  * @param committedAtMicros when it committed; 0 for a failed attempt
  * @param error why the attempt failed; null when it committed
  */
-public record FlushRecord(String id, String stream, String target, long firstOffset, long lastOffset, long rows,
+public record FlushRecord(String id, StreamTables.Target target, long firstOffset, long lastOffset, long rows,
         long startedAtMicros, long committedAtMicros, String error) {
 
+    /** The flushed stream's name. */
+    public String stream() {
+        return target.stream();
+    }
+
+    /** Whether the batch committed (a failed attempt is recorded with its error and no commit time). */
+    public boolean committed() {
+        return committedAtMicros > 0;
+    }
+
     /** Flush records of a stream's events or quarantine that cover part of an offset range. */
-    public record Filter(String stream, String target, long fromOffset, long toOffset, int limit) {}
+    public record Filter(StreamTables.Target target, long fromOffset, long toOffset, int limit) {}
 
     /** A page of records, oldest first, with how many matched in all. */
     public record Page(List<FlushRecord> records, long total) {}

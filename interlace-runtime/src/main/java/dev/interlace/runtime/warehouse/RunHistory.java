@@ -16,7 +16,7 @@ public interface RunHistory {
     void runStarted(RunRecord run);
 
     /** Records the end of a run, with each model's result in execution order, in one transaction. */
-    void runFinished(String id, String status, long finishedAtMicros, List<RunRecord.ModelResult> results);
+    void runFinished(String id, RunStatus status, long finishedAtMicros, List<RunRecord.ModelResult> results);
 
     /** Recorded runs matching the filter, newest first (without their models), and how many match in all. */
     RunRecord.Page runs(RunRecord.Filter filter);

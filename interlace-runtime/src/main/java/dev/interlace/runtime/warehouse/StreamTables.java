@@ -65,6 +65,11 @@ public interface StreamTables {
             return new Target(stream, true);
         }
 
+        /** The form in flush records and JSON answers: {@code events} or {@code quarantine}. */
+        public String kind() {
+            return quarantine ? "quarantine" : "events";
+        }
+
         /** The key in {@code streams._watermarks}: the stream name, or {@code <name>__quarantine}. */
         public String key() {
             return quarantine ? stream + "__quarantine" : stream;

@@ -30,7 +30,7 @@ final class DuckDbFlushRecords implements FlushRecords {
                 + " make_timestamp(?), make_timestamp(?), ?)")) {
             insert.setString(1, record.id());
             insert.setString(2, record.stream());
-            insert.setString(3, record.target());
+            insert.setString(3, record.target().kind());
             insert.setLong(4, record.firstOffset());
             insert.setLong(5, record.lastOffset());
             insert.setLong(6, record.rows());
@@ -73,8 +73,8 @@ final class DuckDbFlushRecords implements FlushRecords {
                         + " epoch_us(started_at), coalesce(epoch_us(committed_at), 0), error" + where
                         + " ORDER BY started_at, first_offset LIMIT ?")) {
             for (PreparedStatement statement : List.of(count, select)) {
-                statement.setString(1, filter.stream());
-                statement.setString(2, filter.target());
+                statement.setString(1, filter.target().stream());
+                statement.setString(2, filter.target().kind());
                 statement.setLong(3, filter.toOffset());
                 statement.setLong(4, filter.fromOffset());
             }
@@ -87,7 +87,7 @@ final class DuckDbFlushRecords implements FlushRecords {
             List<FlushRecord> records = new ArrayList<>();
             try (ResultSet rows = select.executeQuery()) {
                 while (rows.next()) {
-                    records.add(new FlushRecord(rows.getString(1), filter.stream(), filter.target(), rows.getLong(2),
+                    records.add(new FlushRecord(rows.getString(1), filter.target(), rows.getLong(2),
                             rows.getLong(3), rows.getLong(4), rows.getLong(5), rows.getLong(6), rows.getString(7)));
                 }
             }

@@ -1,11 +1,15 @@
 package dev.interlace.warehouse.duckdb;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import dev.interlace.runtime.ops.EpochMicros;
+import dev.interlace.runtime.warehouse.ModelOutcome;
 import dev.interlace.runtime.warehouse.RunHistory;
 import dev.interlace.runtime.warehouse.RunRecord;
+import dev.interlace.runtime.warehouse.RunStatus;
 import dev.interlace.runtime.warehouse.StreamTables.WarehouseException;
+import dev.interlace.runtime.warehouse.Trigger;
 import java.io.IOException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -56,7 +60,7 @@ final class DuckDbRuns implements RunHistory {
         try (Connection c = connections.get(); PreparedStatement insert = c.prepareStatement(
                 "INSERT INTO interlace.runs VALUES (?, ?, ?::JSON, 'running', ?, ?, NULL)")) {
             insert.setString(1, run.id());
-            insert.setString(2, run.trigger());
+            insert.setString(2, run.trigger().toString());
             insert.setString(3, triggersJson(run.triggers()));
             insert.setObject(4, time(run.queuedAtMicros()));
             insert.setObject(5, time(run.startedAtMicros()));
@@ -67,14 +71,14 @@ final class DuckDbRuns implements RunHistory {
     }
 
     @Override
-    public void runFinished(String id, String status, long finishedAtMicros, List<RunRecord.ModelResult> results) {
+    public void runFinished(String id, RunStatus status, long finishedAtMicros, List<RunRecord.ModelResult> results) {
         try (Connection c = connections.get()) {
             c.setAutoCommit(false);
             try (PreparedStatement update = c.prepareStatement(
                     "UPDATE interlace.runs SET status = ?, finished_at = ? WHERE id = ?");
                     PreparedStatement insert = c.prepareStatement(
                             "INSERT INTO interlace.run_models VALUES (?, ?, ?, ?, ?, ?, ?)")) {
-                update.setString(1, status);
+                update.setString(1, status.wire());
                 update.setObject(2, time(finishedAtMicros));
                 update.setString(3, id);
                 update.executeUpdate();
@@ -83,7 +87,7 @@ final class DuckDbRuns implements RunHistory {
                     insert.setString(1, id);
                     insert.setInt(2, i);
                     insert.setString(3, result.name());
-                    insert.setString(4, result.status());
+                    insert.setString(4, result.status().wire());
                     insert.setLong(5, result.rows());
                     insert.setLong(6, result.durationMillis());
                     insert.setString(7, result.error());
@@ -106,12 +110,12 @@ final class DuckDbRuns implements RunHistory {
         }
         if (filter.status() != null) {
             where.append(" AND status = ?");
-            parameters.add(filter.status());
+            parameters.add(filter.status().wire());
         }
         if (filter.trigger() != null) {
             // Any of the triggers coalesced into the run (the first one is also in the list).
             where.append(" AND list_contains(from_json(triggers, '[\"VARCHAR\"]'), ?)");
-            parameters.add(filter.trigger());
+            parameters.add(filter.trigger().toString());
         }
         if (filter.sinceMicros() != null) {
             where.append(" AND queued_at >= ?");
@@ -164,13 +168,17 @@ final class DuckDbRuns implements RunHistory {
                 if (!row.next()) {
                     return Optional.empty();
                 }
-                List<String> triggers = new ArrayList<>();
+                Trigger first = stored(Trigger.parse(row.getString(1)), "trigger", row.getString(1));
+                List<Trigger> triggers = new ArrayList<>();
                 try {
-                    JSON.readTree(row.getString(2)).forEach(trigger -> triggers.add(trigger.asText()));
+                    for (JsonNode trigger : JSON.readTree(row.getString(2))) {
+                        triggers.add(stored(Trigger.parse(trigger.asText()), "trigger", trigger.asText()));
+                    }
                 } catch (IOException e) {
-                    triggers.add(row.getString(1));
+                    triggers.add(first);
                 }
-                record = new RunRecord(id, row.getString(1), triggers, row.getString(3), micros(row, 4),
+                record = new RunRecord(id, first, triggers,
+                        stored(RunStatus.fromWire(row.getString(3)), "status", row.getString(3)), micros(row, 4),
                         micros(row, 5), micros(row, 6), List.of());
             }
         }
@@ -183,8 +191,9 @@ final class DuckDbRuns implements RunHistory {
             select.setString(1, id);
             try (ResultSet rows = select.executeQuery()) {
                 while (rows.next()) {
-                    models.add(new RunRecord.ModelResult(rows.getString(1), rows.getString(2), rows.getLong(3),
-                            rows.getLong(4), rows.getString(5)));
+                    models.add(new RunRecord.ModelResult(rows.getString(1),
+                            stored(ModelOutcome.fromWire(rows.getString(2)), "model status", rows.getString(2)),
+                            rows.getLong(3), rows.getLong(4), rows.getString(5)));
                 }
             }
         }
@@ -211,9 +220,15 @@ final class DuckDbRuns implements RunHistory {
                 (int) Math.floorMod(micros, 1_000_000L) * 1_000, ZoneOffset.UTC);
     }
 
-    private static String triggersJson(List<String> triggers) {
+    /** A value read from the run history; one this version does not know means the tables were changed by hand. */
+    private static <T> T stored(Optional<T> value, String what, String text) {
+        return value.orElseThrow(() -> new WarehouseException("interlace.runs holds an unknown " + what + " \""
+                + text + "\"", null));
+    }
+
+    private static String triggersJson(List<Trigger> triggers) {
         ArrayNode array = JSON.createArrayNode();
-        triggers.forEach(array::add);
+        triggers.forEach(trigger -> array.add(trigger.toString()));
         return array.toString();
     }
 }

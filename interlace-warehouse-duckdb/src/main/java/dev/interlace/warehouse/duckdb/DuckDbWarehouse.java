@@ -6,6 +6,7 @@ import dev.interlace.runtime.sql.QueryResult;
 import dev.interlace.runtime.stream.StreamDescriptor;
 import dev.interlace.runtime.warehouse.FlushRecord;
 import dev.interlace.runtime.warehouse.RunRecord;
+import dev.interlace.runtime.warehouse.RunStatus;
 import dev.interlace.runtime.warehouse.Warehouse;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -161,7 +162,7 @@ final class DuckDbWarehouse implements Warehouse {
     }
 
     @Override
-    public void runFinished(String id, String status, long finishedAtMicros, List<RunRecord.ModelResult> results) {
+    public void runFinished(String id, RunStatus status, long finishedAtMicros, List<RunRecord.ModelResult> results) {
         runs.runFinished(id, status, finishedAtMicros, results);
     }
 

@@ -64,7 +64,7 @@ class DuckDbWarehouseTest {
 
     /** A flush record for appends whose record is not under test. */
     private static FlushRecord flushRecord() {
-        return new FlushRecord("flush-test", "everything", "events", 1, 1, 1, 0, 0, null);
+        return new FlushRecord("flush-test", Target.events("everything"), 1, 1, 1, 0, 0, null);
     }
 
     private static List<List<Object>> query(Warehouse warehouse, String sql) {
@@ -162,18 +162,18 @@ class DuckDbWarehouseTest {
             warehouse.prepare(EVERYTHING);
             Target target = Target.events("everything");
             warehouse.claim(target, 1);
-            FlushRecord failed = new FlushRecord("flush-a", "everything", "events", 1, 3, 3, 1_000_000, 0, null);
+            FlushRecord failed = new FlushRecord("flush-a", Target.events("everything"), 1, 3, 3, 1_000_000, 0, null);
             assertThatThrownBy(() -> warehouse.append(EVERYTHING, target, 1, 0, 3, rows(1, 3), failed))
                     .isInstanceOf(Warehouse.WarehouseException.class);
-            FlushRecord.Filter all = new FlushRecord.Filter("everything", "events", 1, 100, 10);
+            FlushRecord.Filter all = new FlushRecord.Filter(Target.events("everything"), 1, 100, 10);
             assertThat(warehouse.flushes(all).total()).as("no record of a rolled-back batch").isZero();
-            warehouse.recordFailedFlush(new FlushRecord("flush-a", "everything", "events", 1, 3, 3, 1_000_000, 0,
+            warehouse.recordFailedFlush(new FlushRecord("flush-a", Target.events("everything"), 1, 3, 3, 1_000_000, 0,
                     "crash before the commit"));
             fail.set(false);
             warehouse.append(EVERYTHING, target, 1, 0, 3, rows(1, 3),
-                    new FlushRecord("flush-b", "everything", "events", 1, 3, 3, 2_000_000, 0, null));
+                    new FlushRecord("flush-b", Target.events("everything"), 1, 3, 3, 2_000_000, 0, null));
             warehouse.append(EVERYTHING, target, 1, 3, 5, rows(4, 5),
-                    new FlushRecord("flush-c", "everything", "events", 4, 5, 2, 3_000_000, 0, null));
+                    new FlushRecord("flush-c", Target.events("everything"), 4, 5, 2, 3_000_000, 0, null));
 
             FlushRecord.Page page = warehouse.flushes(all);
             assertThat(page.records()).extracting(FlushRecord::id).containsExactly("flush-a", "flush-b", "flush-c");
@@ -181,7 +181,7 @@ class DuckDbWarehouseTest {
             assertThat(page.records().get(0).committedAtMicros()).isZero();
             assertThat(page.records().get(1).committedAtMicros()).isPositive();
             assertThat(page.records().get(2).rows()).isEqualTo(2);
-            assertThat(warehouse.flushes(new FlushRecord.Filter("everything", "events", 5, 5, 10)).records())
+            assertThat(warehouse.flushes(new FlushRecord.Filter(Target.events("everything"), 5, 5, 10)).records())
                     .extracting(FlushRecord::id).as("flushes covering offset 5").containsExactly("flush-c");
             assertThat(warehouse.trimFlushes(2_500_000)).as("records started before the cut").isEqualTo(2);
             assertThat(warehouse.flushes(all).records()).extracting(FlushRecord::id).containsExactly("flush-c");
