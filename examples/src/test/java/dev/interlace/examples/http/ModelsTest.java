@@ -146,6 +146,7 @@ class ModelsTest {
             assertThat(api.get("/runs?limit=1").body().get("total").asInt()).isGreaterThanOrEqualTo(2);
             assertThat(api.get("/runs?since=2999-01-01T00:00:00Z").body().get("total").asInt()).isZero();
             assertThat(api.get("/runs?status=bogus").status()).isEqualTo(400);
+            assertThat(api.get("/runs?trigger=stream:orders").status()).as("a trigger without an offset").isEqualTo(400);
             assertThat(api.get("/runs/run-nope").status()).isEqualTo(404);
             assertThat(api.post("/models/nope/run", "application/json", "").status()).isEqualTo(404);
         }
