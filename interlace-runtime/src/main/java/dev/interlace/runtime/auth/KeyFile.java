@@ -1,33 +1,17 @@
 package dev.interlace.runtime.auth;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.interlace.runtime.ops.EpochMicros;
 import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
-import java.nio.file.OpenOption;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
-import java.nio.file.attribute.FileAttribute;
-import java.nio.file.attribute.PosixFilePermission;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
 import java.time.Clock;
 import java.time.Instant;
-import java.time.format.DateTimeParseException;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -37,7 +21,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.NoSuchElementException;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
@@ -72,13 +55,8 @@ public final class KeyFile implements ApiKeys, AutoCloseable {
     static final long LAST_USED_GRANULARITY_MICROS = TimeUnit.MINUTES.toMicros(1);
 
     private static final Logger LOG = Logger.getLogger(KeyFile.class.getName());
-    private static final int FORMAT = 1;
     private static final int SECRET_BYTES = 32;
-    private static final Pattern ID = Pattern.compile("key_[0-9a-f]{8}");
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,63}");
-    private static final Pattern SHA256_HEX = Pattern.compile("[0-9a-f]{64}");
-    private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
-    private static final Set<PosixFilePermission> OWNER_READ_WRITE = PosixFilePermissions.fromString("rw-------");
     /**
      * File locks belong to the whole JVM (a second lock on the same file from this process throws), so instances in
      * one process also take a lock per file.
@@ -116,30 +94,6 @@ public final class KeyFile implements ApiKeys, AutoCloseable {
      * @param noLiveKeyLeft whether it was the last live key: a loopback server is now open without keys
      */
     public record RevokedKey(ApiKey key, boolean noLiveKeyLeft) {}
-
-    /** One key as stored. */
-    private record StoredKey(String id, String name, List<Scope> scopes, byte[] sha256, long createdAtMicros,
-            long lastUsedAtMicros, double quotaEventsPerSecond, long revokedAtMicros) {
-
-        boolean live() {
-            return revokedAtMicros == 0;
-        }
-
-        ApiKey apiKey(long lastUsedAtMicros) {
-            return new ApiKey(id, name, scopes, createdAtMicros, Math.max(lastUsedAtMicros, this.lastUsedAtMicros),
-                    quotaEventsPerSecond);
-        }
-
-        StoredKey usedAt(long micros) {
-            return new StoredKey(id, name, scopes, sha256, createdAtMicros, Math.max(micros, lastUsedAtMicros),
-                    quotaEventsPerSecond, revokedAtMicros);
-        }
-
-        StoredKey revokedAt(long micros) {
-            return new StoredKey(id, name, scopes, sha256, createdAtMicros, lastUsedAtMicros, quotaEventsPerSecond,
-                    micros);
-        }
-    }
 
     /** The keys as last read, and the bytes they were read from (to notice a change). */
     private record Snapshot(byte[] content, List<StoredKey> keys) {}
@@ -189,7 +143,7 @@ public final class KeyFile implements ApiKeys, AutoCloseable {
     static KeyFile open(Path dataDirectory, Clock clock) {
         Path file = file(dataDirectory);
         byte[] content = read(file);
-        KeyFile keys = new KeyFile(file, clock, new Snapshot(content, parse(file, content)));
+        KeyFile keys = new KeyFile(file, clock, new Snapshot(content, KeyFileFormat.parse(file, content)));
         keys.watcher.start();
         return keys;
     }
@@ -272,7 +226,7 @@ public final class KeyFile implements ApiKeys, AutoCloseable {
     /** Every key in the file, live and revoked, oldest first, as the file says now. */
     public List<ListedKey> list() {
         byte[] content = read(file);
-        List<StoredKey> keys = parse(file, content);
+        List<StoredKey> keys = KeyFileFormat.parse(file, content);
         return keys.stream()
                 .map(key -> new ListedKey(key.apiKey(lastUses.getOrDefault(key.id(), 0L)), key.revokedAtMicros()))
                 .toList();
@@ -298,7 +252,7 @@ public final class KeyFile implements ApiKeys, AutoCloseable {
             for (StoredKey key : keys) {
                 if (key.id().equals(nameOrId) || key.name().equals(nameOrId)) {
                     throw new IllegalStateException("the key " + key.id() + " (" + key.name() + ") was already"
-                            + " revoked at " + instant(key.revokedAtMicros()));
+                            + " revoked at " + KeyFileFormat.instant(key.revokedAtMicros()));
                 }
             }
             throw new NoSuchElementException("no key named or with id \"" + nameOrId + "\" in " + file);
@@ -316,7 +270,7 @@ public final class KeyFile implements ApiKeys, AutoCloseable {
             throw new IllegalArgumentException("a key name is 1 to 64 letters, digits, '.', '_' or '-', starting with"
                     + " a letter or digit; got \"" + name + "\"");
         }
-        if (ID.matcher(name).matches()) {
+        if (KeyFileFormat.ID.matcher(name).matches()) {
             throw new IllegalArgumentException("\"" + name + "\" looks like a key id; choose another name");
         }
     }
@@ -368,7 +322,7 @@ public final class KeyFile implements ApiKeys, AutoCloseable {
     void reloadIfChanged() {
         byte[] content = read(file);
         if (!Arrays.equals(content, snapshot.content())) {
-            snapshot = new Snapshot(content, parse(file, content));
+            snapshot = new Snapshot(content, KeyFileFormat.parse(file, content));
         }
     }
 
@@ -397,14 +351,14 @@ public final class KeyFile implements ApiKeys, AutoCloseable {
         inProcess.lock();
         try {
             Files.createDirectories(file.toAbsolutePath().getParent());
-            try (FileChannel channel = open(lockFile, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+            try (FileChannel channel = OwnerOnlyFiles.open(lockFile, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
                     FileLock ignored = channel.lock()) {
                 byte[] content = read(file);
-                List<StoredKey> keys = new ArrayList<>(parse(file, content));
+                List<StoredKey> keys = new ArrayList<>(KeyFileFormat.parse(file, content));
                 T result = change.apply(keys);
-                byte[] updated = serialize(keys);
+                byte[] updated = KeyFileFormat.serialize(keys);
                 if (!Arrays.equals(updated, content)) {
-                    write(updated);
+                    OwnerOnlyFiles.replace(file, updated);
                 }
                 snapshot = new Snapshot(updated, List.copyOf(keys));
                 return result;
@@ -416,179 +370,17 @@ public final class KeyFile implements ApiKeys, AutoCloseable {
         }
     }
 
-    /** Writes a temporary file (mode 0600), forces it to disk and renames it over the key file. */
-    private void write(byte[] content) throws IOException {
-        Path temporary = file.resolveSibling(FILE_NAME + "." + Long.toHexString(random.nextLong()) + ".tmp");
-        try {
-            try (FileChannel channel = open(temporary, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
-                ByteBuffer buffer = ByteBuffer.wrap(content);
-                while (buffer.hasRemaining()) {
-                    channel.write(buffer);
-                }
-                channel.force(true);
-            }
-            try {
-                Files.move(temporary, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-            } catch (AtomicMoveNotSupportedException e) {
-                Files.move(temporary, file, StandardCopyOption.REPLACE_EXISTING);
-            }
-        } finally {
-            Files.deleteIfExists(temporary);
-        }
-        forceDirectory();
-    }
-
-    /** Makes the rename durable where the platform allows opening a directory (Linux, macOS). */
-    private void forceDirectory() {
-        try (FileChannel directory = FileChannel.open(file.toAbsolutePath().getParent(), StandardOpenOption.READ)) {
-            directory.force(true);
-        } catch (IOException | UnsupportedOperationException e) {
-            // Not possible on this platform (e.g. Windows); the rename itself is still atomic.
-        }
-    }
-
-    /** Opens (creating it if asked) a file readable and writable only by its owner where permissions exist. */
-    private static FileChannel open(Path path, OpenOption... options) throws IOException {
-        Set<OpenOption> optionSet = Set.of(options);
-        if (path.getFileSystem().supportedFileAttributeViews().contains("posix")) {
-            FileAttribute<Set<PosixFilePermission>> ownerOnly = PosixFilePermissions.asFileAttribute(OWNER_READ_WRITE);
-            FileChannel channel = FileChannel.open(path, optionSet, ownerOnly);
-            // The umask can only remove bits, but a file created earlier by hand may be wider: narrow it.
-            if (!Files.getPosixFilePermissions(path).equals(OWNER_READ_WRITE)) {
-                Files.setPosixFilePermissions(path, OWNER_READ_WRITE);
-            }
-            return channel;
-        }
-        return FileChannel.open(path, optionSet);
-    }
-
-    /** The file's bytes, or null when there is no file. */
-    private static byte[] read(Path file) {
-        try {
-            return Files.readAllBytes(file);
-        } catch (NoSuchFileException e) {
-            return null;
-        } catch (IOException e) {
-            throw new KeyFileException("cannot read the key file " + file + ": " + e, e);
-        }
-    }
-
-    private static List<StoredKey> parse(Path file, byte[] content) {
-        if (content == null) {
-            return List.of();
-        }
-        try {
-            JsonNode root = JSON.readTree(content);
-            if (root == null || !root.isObject()) {
-                throw new IOException("it is not a JSON object");
-            }
-            if (root.path("format").asInt() != FORMAT) {
-                throw new IOException("\"format\" is " + root.path("format") + ", expected " + FORMAT);
-            }
-            JsonNode keys = root.get("keys");
-            if (keys == null || !keys.isArray()) {
-                throw new IOException("\"keys\" is not an array");
-            }
-            List<StoredKey> parsed = new ArrayList<>();
-            for (JsonNode key : keys) {
-                parsed.add(parseKey(key, parsed.size()));
-            }
-            return List.copyOf(parsed);
-        } catch (IOException e) {
-            throw new KeyFileException("the key file " + file + " is not valid: " + message(e) + "; restore it from a"
-                    + " backup (deleting it deletes every key, and a loopback server without keys is open to anyone"
-                    + " on the machine)", e);
-        }
-    }
-
-    private static StoredKey parseKey(JsonNode key, int index) throws IOException {
-        String where = "key " + index;
-        String id = text(key, "id", where);
-        if (!ID.matcher(id).matches()) {
-            throw new IOException(where + ": \"id\" is not a key id: " + id);
-        }
-        where = "key " + id;
-        String name = text(key, "name", where);
-        List<Scope> scopes = new ArrayList<>();
-        try {
-            for (String scope : text(key, "scopes", where).split(",")) {
-                scopes.add(Scope.parse(scope));
-            }
-        } catch (IllegalArgumentException e) {
-            throw new IOException(where + ": " + e.getMessage());
-        }
-        String hash = text(key, "sha256", where);
-        if (!SHA256_HEX.matcher(hash).matches()) {
-            throw new IOException(where + ": \"sha256\" is not 64 lower-case hex digits");
-        }
-        JsonNode quota = key.get("quota");
-        if (quota == null || !quota.isNumber() || quota.asDouble() < 0) {
-            throw new IOException(where + ": \"quota\" is not a number of events per second (0 for none)");
-        }
-        return new StoredKey(id, name, scopes, HexFormat.of().parseHex(hash), micros(key, "created_at", where, false),
-                micros(key, "last_used_at", where, true), quota.asDouble(), micros(key, "revoked_at", where, true));
-    }
-
-    private static String text(JsonNode key, String field, String where) throws IOException {
-        JsonNode value = key.get(field);
-        if (value == null || !value.isTextual() || value.asText().isEmpty()) {
-            throw new IOException(where + ": \"" + field + "\" is missing or not text");
-        }
-        return value.asText();
-    }
-
-    private static long micros(JsonNode key, String field, String where, boolean nullable) throws IOException {
-        JsonNode value = key.get(field);
-        if (nullable && (value == null || value.isNull())) {
-            return 0;
-        }
-        if (value == null || !value.isTextual()) {
-            throw new IOException(where + ": \"" + field + "\" is not a time like 2026-01-31T12:00:00.123456Z");
-        }
-        try {
-            return ChronoUnit.MICROS.between(Instant.EPOCH, Instant.parse(value.asText()));
-        } catch (DateTimeParseException | ArithmeticException e) {
-            throw new IOException(where + ": \"" + field + "\" is not a time like 2026-01-31T12:00:00.123456Z");
-        }
-    }
-
-    private static byte[] serialize(List<StoredKey> keys) {
-        ObjectNode root = JSON.createObjectNode();
-        root.put("format", FORMAT);
-        root.put("comment", "API keys of this data directory, managed by `interlace keys`. Secrets are not stored,"
-                + " only their SHA-256.");
-        ArrayNode array = root.putArray("keys");
-        for (StoredKey key : keys) {
-            ObjectNode node = array.addObject();
-            node.put("id", key.id());
-            node.put("name", key.name());
-            node.put("scopes", String.join(",", key.scopes().stream().map(Scope::toString).toList()));
-            node.put("sha256", HexFormat.of().formatHex(key.sha256()));
-            node.put("created_at", instant(key.createdAtMicros()));
-            node.put("last_used_at", key.lastUsedAtMicros() == 0 ? null : instant(key.lastUsedAtMicros()));
-            node.put("quota", key.quotaEventsPerSecond());
-            node.put("revoked_at", key.live() ? null : instant(key.revokedAtMicros()));
-        }
-        try {
-            byte[] json = JSON.writeValueAsBytes(root);
-            byte[] withNewline = Arrays.copyOf(json, json.length + 1);
-            withNewline[json.length] = '\n';
-            return withNewline;
-        } catch (JsonProcessingException e) {
-            throw new IllegalStateException(e);
-        }
-    }
-
     private static boolean idTaken(List<StoredKey> keys, String id) {
         return keys.stream().anyMatch(key -> key.id().equals(id));
     }
 
-    private static String message(IOException e) {
-        return e instanceof JsonProcessingException json ? json.getOriginalMessage() : e.getMessage();
-    }
-
-    private static String instant(long micros) {
-        return EpochMicros.toInstant(micros).toString();
+    /** The key file's bytes, or null when there is none yet. */
+    private static byte[] read(Path file) {
+        try {
+            return OwnerOnlyFiles.readIfExists(file);
+        } catch (IOException e) {
+            throw new KeyFileException("cannot read the key file " + file + ": " + e, e);
+        }
     }
 
     private long nowMicros() {
