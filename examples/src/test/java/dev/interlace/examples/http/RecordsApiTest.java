@@ -17,6 +17,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Predicate;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -212,6 +213,7 @@ class RecordsApiTest {
     @Test
     void aFailingWarehouseFlipsFlushStateAndReadinessAndBackWithOneSysRecordPerTransition() throws Exception {
         AtomicBoolean failing = new AtomicBoolean(false);
+        AtomicInteger failedAttempts = new AtomicInteger();
         Module fault = new AbstractModule() {
             @Override
             protected void configure() {
@@ -219,6 +221,7 @@ class RecordsApiTest {
                     @Override
                     public void beforeCommit(Warehouse.Target target, long newWatermark, int rows) {
                         if (failing.get()) {
+                            failedAttempts.incrementAndGet();
                             throw new IllegalStateException("warehouse unavailable (test fault)");
                         }
                     }
@@ -241,7 +244,13 @@ class RecordsApiTest {
             }
             assertThat(ready.status()).as("not ready once failing longer than the threshold").isEqualTo(503);
             assertThat(ready.body().get("reasons").get(0).asText()).startsWith("flush_failing: stream orders");
-            Thread.sleep(1_000); // several more failed attempts: still one record for the transition
+            int failedSoFar = failedAttempts.get();
+            long moreFailures = System.nanoTime() + 30_000_000_000L;
+            while (failedAttempts.get() < failedSoFar + 2 && System.nanoTime() < moreFailures) {
+                Thread.sleep(20);
+            }
+            assertThat(failedAttempts.get()).as("two more failed attempts, still one record for the transition")
+                    .isGreaterThanOrEqualTo(failedSoFar + 2);
 
             failing.set(false);
             JsonNode recovered = api.await("orders", body -> body.get("flush_state").asText().equals("idle")
