@@ -1,22 +1,18 @@
 package dev.interlace.runtime.flush;
 
+import dev.interlace.runtime.warehouse.AppendSteps;
 import dev.interlace.runtime.warehouse.Warehouse;
 import java.util.Collection;
 import java.util.List;
 
 /**
- * Observes the steps of a flush, on the flushing thread. Listeners are a Guice multibinder set: the runtime adds its
+ * Observes the steps of a flush, on the flushing thread: those inside the warehouse's transaction ({@link AppendSteps})
+ * and the commit as the flusher sees it. Listeners are a Guice multibinder set: the runtime adds its
  * {@link FlushMetrics}, crash tests add one that stops the process at an exact step.
  */
-public interface FlushListener {
+public interface FlushListener extends AppendSteps {
 
     FlushListener NONE = new FlushListener() {};
-
-    /** Inside the warehouse transaction: the watermark compare-and-set ran, nothing appended yet. */
-    default void afterWatermarkUpdate(Warehouse.Target target, long newWatermark) {}
-
-    /** Inside the warehouse transaction: rows and watermark are written, the commit is next. */
-    default void beforeCommit(Warehouse.Target target, long newWatermark, int rows) {}
 
     /** The warehouse committed; the flusher's in-memory watermark has not moved yet. */
     default void afterCommit(Warehouse.Target target, long newWatermark) {}
@@ -26,9 +22,6 @@ public interface FlushListener {
      * the append to the end of the commit).
      */
     default void committed(Warehouse.Target target, int rows, long durationNanos) {}
-
-    /** About to change a table's schema (for example adding an evolved column). */
-    default void beforeAlter(String table, String column) {}
 
     /** Tells every listener of {@code listeners}, in their order, of every step. */
     static FlushListener all(Collection<? extends FlushListener> listeners) {

@@ -1,6 +1,5 @@
 package dev.interlace.runtime.warehouse;
 
-import dev.interlace.runtime.flush.FlushListener;
 import java.nio.file.Path;
 
 /**
@@ -9,6 +8,6 @@ import java.nio.file.Path;
  */
 public interface WarehouseFactory {
 
-    /** Opens (creating if needed) the warehouse in {@code dataDirectory}. */
-    Warehouse open(Path dataDirectory, FlushListener listener);
+    /** Opens (creating if needed) the warehouse in {@code dataDirectory}; {@code steps} hears inside its appends. */
+    Warehouse open(Path dataDirectory, AppendSteps steps);
 }

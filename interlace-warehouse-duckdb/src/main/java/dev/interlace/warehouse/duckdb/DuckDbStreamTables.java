@@ -1,7 +1,7 @@
 package dev.interlace.warehouse.duckdb;
 
 import dev.interlace.annotations.SchemaDrift;
-import dev.interlace.runtime.flush.FlushListener;
+import dev.interlace.runtime.warehouse.AppendSteps;
 import dev.interlace.runtime.stream.Column;
 import dev.interlace.runtime.stream.StreamDescriptor;
 import dev.interlace.runtime.warehouse.FlushRecord;
@@ -41,13 +41,13 @@ final class DuckDbStreamTables implements StreamTables {
     private static final int CLAIM_ATTEMPTS = 20;
 
     private final DuckDbConnections connections;
-    private final FlushListener listener;
+    private final AppendSteps listener;
     /** Each stream table's columns in table order, name to DuckDB type; the Appender fills them in this order. */
     private final Map<String, LinkedHashMap<String, String>> layouts = new ConcurrentHashMap<>();
     private final Map<String, Set<String>> declaredColumns = new ConcurrentHashMap<>();
     private final List<String> migrations = new java.util.concurrent.CopyOnWriteArrayList<>();
 
-    DuckDbStreamTables(DuckDbConnections connections, FlushListener listener) {
+    DuckDbStreamTables(DuckDbConnections connections, AppendSteps listener) {
         this.connections = connections;
         this.listener = listener;
     }

@@ -1,6 +1,6 @@
 package dev.interlace.warehouse.duckdb;
 
-import dev.interlace.runtime.flush.FlushListener;
+import dev.interlace.runtime.warehouse.AppendSteps;
 import dev.interlace.runtime.sql.QueryLimits;
 import dev.interlace.runtime.sql.QueryResult;
 import dev.interlace.runtime.stream.StreamDescriptor;
@@ -38,7 +38,7 @@ final class DuckDbWarehouse implements Warehouse {
     private final DuckDbModels models;
     private final DuckDbRuns runs;
 
-    DuckDbWarehouse(Path file, FlushListener listener) {
+    DuckDbWarehouse(Path file, AppendSteps listener) {
         this(file, listener, UnaryOperator.identity());
     }
 
@@ -46,7 +46,7 @@ final class DuckDbWarehouse implements Warehouse {
      * @param modelConnections applied to each connection a model run or the run history uses (fault-injection tests
      *     wrap them; otherwise the identity)
      */
-    DuckDbWarehouse(Path file, FlushListener listener, UnaryOperator<Connection> modelConnections) {
+    DuckDbWarehouse(Path file, AppendSteps listener, UnaryOperator<Connection> modelConnections) {
         this.connections = new DuckDbConnections(file);
         this.streams = new DuckDbStreamTables(connections, listener);
         this.flushes = new DuckDbFlushRecords(connections);

@@ -1,6 +1,6 @@
 package dev.interlace.warehouse.duckdb;
 
-import dev.interlace.runtime.flush.FlushListener;
+import dev.interlace.runtime.warehouse.AppendSteps;
 import dev.interlace.runtime.warehouse.Warehouse;
 import dev.interlace.runtime.warehouse.WarehouseFactory;
 import java.nio.file.Path;
@@ -11,7 +11,7 @@ import java.util.function.UnaryOperator;
 public final class DuckDbWarehouseFactory implements WarehouseFactory {
 
     @Override
-    public Warehouse open(Path dataDirectory, FlushListener listener) {
+    public Warehouse open(Path dataDirectory, AppendSteps listener) {
         return new DuckDbWarehouse(dataDirectory.resolve("warehouse.duckdb"), listener);
     }
 
@@ -19,7 +19,7 @@ public final class DuckDbWarehouseFactory implements WarehouseFactory {
      * Opens the warehouse with each connection that model runs and the run history use passed through
      * {@code modelConnections} first: the model crash tests wrap them to stop at, or break, a model's commit.
      */
-    public Warehouse open(Path dataDirectory, FlushListener listener, UnaryOperator<Connection> modelConnections) {
+    public Warehouse open(Path dataDirectory, AppendSteps listener, UnaryOperator<Connection> modelConnections) {
         return new DuckDbWarehouse(dataDirectory.resolve("warehouse.duckdb"), listener, modelConnections);
     }
 }
