@@ -79,7 +79,9 @@ class StreamsCommandTest {
     @Test
     void anUnknownOptionIsAUsageErrorNamingTheCommandsSynopsis() {
         assertThat(run("streams", "--yaml")).isEqualTo(2);
-        assertThat(stderr()).contains("unexpected argument \"--yaml\"").contains("usage: interlace streams [--json]");
+        assertThat(stderr()).contains("unknown option --yaml").contains("usage: interlace streams [--json]");
+        assertThat(run("streams", "orders")).isEqualTo(2);
+        assertThat(stderr()).contains("unexpected argument \"orders\"");
     }
 
     @Test

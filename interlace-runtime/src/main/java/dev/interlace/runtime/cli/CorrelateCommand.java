@@ -7,6 +7,7 @@ import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.Map;
 
 /**
@@ -41,41 +42,11 @@ final class CorrelateCommand implements Command {
     @Override
     public int run(List<String> args, PrintStream out) {
         ServerOptions server = new ServerOptions();
-        boolean json = false;
-        String requestId = null;
-        String stream = null;
-        String key = null;
-        for (int i = 0; i < args.size(); i++) {
-            String arg = args.get(i);
-            int taken = server.accept(args, i);
-            if (taken >= 0) {
-                i = taken;
-                continue;
-            }
-            switch (arg) {
-                case "--json" -> json = true;
-                case "--stream", "--key" -> {
-                    if (i + 1 == args.size()) {
-                        throw new UsageException(arg + " needs a value");
-                    }
-                    String value = args.get(++i);
-                    if (arg.equals("--stream")) {
-                        stream = value;
-                    } else {
-                        key = value;
-                    }
-                }
-                default -> {
-                    if (arg.startsWith("--")) {
-                        throw new UsageException("unknown option " + arg);
-                    }
-                    if (requestId != null) {
-                        throw new UsageException("give one request id");
-                    }
-                    requestId = arg;
-                }
-            }
-        }
+        Arguments arguments = Arguments.parse(args, server, Set.of("--json"), Set.of("--stream", "--key"));
+        boolean json = arguments.flag("--json");
+        String requestId = arguments.optional("request id");
+        String stream = arguments.value("--stream");
+        String key = arguments.value("--key");
         String query;
         if (requestId != null) {
             if (stream != null || key != null) {

@@ -4,6 +4,8 @@ import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Set;
+import java.util.stream.Collectors;
 import java.util.Map;
 
 /**
@@ -23,31 +25,19 @@ record ListOptions(ServerOptions server, boolean json, Map<String, String> filte
      */
     static ListOptions parse(List<String> args, int from, Map<String, String> known, String context) {
         ServerOptions server = new ServerOptions();
-        boolean json = false;
-        Map<String, String> filters = new LinkedHashMap<>();
-        for (int i = from; i < args.size(); i++) {
-            String arg = args.get(i);
-            int taken = server.accept(args, i);
-            if (taken >= 0) {
-                i = taken;
-                continue;
-            }
-            if (arg.equals("--json")) {
-                json = true;
-                continue;
-            }
-            if (!arg.startsWith("--") || i + 1 == args.size()) {
-                throw new UsageException(arg.startsWith("--") ? arg + " needs a value" : "unexpected argument " + arg);
-            }
-            String name = arg.substring(2);
-            String value = args.get(++i);
-            if (known.containsKey(name)) {
-                filters.put(known.get(name), value);
-            } else {
-                throw new UsageException("unknown option " + arg + (context == null ? "" : " for " + context));
-            }
+        Set<String> options = known.keySet().stream().map(name -> "--" + name).collect(Collectors.toSet());
+        Arguments arguments;
+        try {
+            arguments = Arguments.parse(args.subList(from, args.size()), server, Set.of("--json"), options);
+        } catch (UsageException e) {
+            throw new UsageException(e.getMessage() + (context == null ? "" : " for " + context));
         }
-        return new ListOptions(server, json, filters);
+        if (!arguments.positionals().isEmpty()) {
+            throw new UsageException("unexpected argument " + arguments.positionals().get(0));
+        }
+        Map<String, String> filters = new LinkedHashMap<>();
+        arguments.values().forEach((option, value) -> filters.put(known.get(option.substring(2)), value));
+        return new ListOptions(server, arguments.flag("--json"), filters);
     }
 
     /** {@code path} with the filters as its query string. */

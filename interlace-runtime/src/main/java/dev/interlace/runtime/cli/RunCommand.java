@@ -5,6 +5,7 @@ import java.io.PrintStream;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.Set;
 import java.util.Map;
 
 /** {@code interlace run <model>}: runs a model and its dependants now; prints the run id. */
@@ -35,23 +36,7 @@ final class RunCommand implements Command {
     @Override
     public int run(List<String> args, PrintStream out) {
         ServerOptions server = new ServerOptions();
-        String model = null;
-        for (int i = 0; i < args.size(); i++) {
-            String arg = args.get(i);
-            int taken = server.accept(args, i);
-            if (taken >= 0) {
-                i = taken;
-            } else if (arg.startsWith("--")) {
-                throw new UsageException("unknown option " + arg);
-            } else if (model == null) {
-                model = arg;
-            } else {
-                throw new UsageException("give one model");
-            }
-        }
-        if (model == null) {
-            throw new UsageException("no model given");
-        }
+        String model = Arguments.parse(args, server, Set.of(), Set.of()).single("model");
         JsonNode body = server.client(environment).send("POST",
                 "/models/" + URLEncoder.encode(model, StandardCharsets.UTF_8) + "/run", "application/json", "");
         out.println("queued " + body.get("run_id").asText() + " (GET /runs/" + body.get("run_id").asText()

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.Map;
 
 /** {@code interlace sql "SELECT ..."}: runs a read-only query on a server and prints the result as a table. */
@@ -33,24 +34,10 @@ final class SqlCommand implements Command {
     @Override
     public int run(List<String> args, PrintStream out) {
         ServerOptions server = new ServerOptions();
-        boolean json = false;
-        String query = null;
-        for (int i = 0; i < args.size(); i++) {
-            String arg = args.get(i);
-            int taken = server.accept(args, i);
-            if (taken >= 0) {
-                i = taken;
-            } else if (arg.equals("--json")) {
-                json = true;
-            } else if (arg.startsWith("--")) {
-                throw new UsageException("unknown option " + arg);
-            } else if (query == null) {
-                query = arg;
-            } else {
-                throw new UsageException("give the query as one argument (quote it)");
-            }
-        }
-        if (query == null || query.isBlank()) {
+        Arguments arguments = Arguments.parse(args, server, Set.of("--json"), Set.of());
+        boolean json = arguments.flag("--json");
+        String query = arguments.single("query");
+        if (query.isBlank()) {
             throw new UsageException("no query given");
         }
         JsonNode body = server.client(environment).send("POST", "/sql", "text/plain; charset=utf-8", query);

@@ -9,6 +9,7 @@ import dev.interlace.runtime.stream.StreamCatalog;
 import dev.interlace.runtime.stream.StreamDescriptor;
 import java.io.PrintStream;
 import java.util.List;
+import java.util.Set;
 import java.util.Locale;
 
 /** {@code interlace streams}: the streams compiled into the application and their schemas. */
@@ -31,14 +32,11 @@ final class StreamsCommand implements Command {
 
     @Override
     public int run(List<String> args, PrintStream out) {
-        boolean json = false;
-        for (String arg : args) {
-            if (arg.equals("--json")) {
-                json = true;
-            } else {
-                throw new UsageException("unexpected argument \"" + arg + "\"");
-            }
+        Arguments arguments = Arguments.parse(args, null, Set.of("--json"), Set.of());
+        if (!arguments.positionals().isEmpty()) {
+            throw new UsageException("unexpected argument \"" + arguments.positionals().get(0) + "\"");
         }
+        boolean json = arguments.flag("--json");
         StreamCatalog catalog = StreamCatalog.load(Thread.currentThread().getContextClassLoader());
         if (json) {
             printJson(catalog, out);

@@ -5,6 +5,7 @@ import java.io.PrintStream;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.Set;
 import java.util.Map;
 
 /**
@@ -42,43 +43,10 @@ final class TailCommand implements Command {
     @Override
     public int run(List<String> args, PrintStream out) {
         ServerOptions server = new ServerOptions();
-        String stream = null;
-        Long from = null;
-        boolean follow = false;
-        for (int i = 0; i < args.size(); i++) {
-            String arg = args.get(i);
-            int taken = server.accept(args, i);
-            if (taken >= 0) {
-                i = taken;
-                continue;
-            }
-            switch (arg) {
-                case "--follow", "-f" -> follow = true;
-                case "--from" -> {
-                    if (i + 1 == args.size()) {
-                        throw new UsageException(arg + " needs a value");
-                    }
-                    String value = args.get(++i);
-                    try {
-                        from = Long.parseLong(value);
-                    } catch (NumberFormatException e) {
-                        throw new UsageException("--from needs an offset, got " + value);
-                    }
-                }
-                default -> {
-                    if (arg.startsWith("-")) {
-                        throw new UsageException("unknown option " + arg);
-                    }
-                    if (stream != null) {
-                        throw new UsageException("give one stream");
-                    }
-                    stream = arg;
-                }
-            }
-        }
-        if (stream == null) {
-            throw new UsageException("no stream given");
-        }
+        Arguments arguments = Arguments.parse(args, server, Set.of("--follow", "-f"), Set.of("--from"));
+        String stream = arguments.single("stream");
+        Long from = arguments.number("--from", 0);
+        boolean follow = arguments.flag("--follow") || arguments.flag("-f");
         ServerClient client = server.client(environment);
         String base = "/streams/" + URLEncoder.encode(stream, StandardCharsets.UTF_8) + "/events";
         long after;
