@@ -6,7 +6,7 @@ import dev.interlace.runtime.config.ConfigException;
 import dev.interlace.runtime.config.Exposure;
 import dev.interlace.runtime.config.InterlaceConfig;
 import dev.interlace.runtime.flush.Flusher;
-import dev.interlace.runtime.flush.RetentionSweep;
+import dev.interlace.runtime.ops.RetentionSweep;
 import dev.interlace.runtime.warehouse.Warehouse;
 import dev.interlace.runtime.http.HttpApi;
 import dev.interlace.runtime.log.StreamLog;

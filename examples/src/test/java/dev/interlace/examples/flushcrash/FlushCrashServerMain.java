@@ -4,7 +4,7 @@ import com.google.inject.Module;
 import dev.interlace.runtime.Interlace;
 import dev.interlace.runtime.config.ConfigLoader;
 import dev.interlace.runtime.config.InterlaceConfig;
-import dev.interlace.runtime.flush.RetentionSweep;
+import dev.interlace.runtime.ops.RetentionSweep;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;

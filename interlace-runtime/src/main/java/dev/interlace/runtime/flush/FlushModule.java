@@ -32,7 +32,6 @@ public final class FlushModule extends AbstractModule {
         bind(FlushMetrics.class).in(Singleton.class);
         Multibinder.newSetBinder(binder(), FlushListener.class).addBinding().to(FlushMetrics.class);
         bind(FlushLease.class).toInstance(FlushLease.DEFAULT);
-        bind(RetentionSweep.class).in(Singleton.class);
     }
 
     @Provides

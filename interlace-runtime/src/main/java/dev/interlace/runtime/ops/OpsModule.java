@@ -9,8 +9,16 @@ import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Clock;
 
-/** Clock, request ids, disk space and metrics: the operational plumbing every other module uses. */
+/**
+ * Clock, request ids, disk space and metrics: the operational plumbing every other module uses; and the retention
+ * sweep, which trims the log and the records once they are no longer needed.
+ */
 public final class OpsModule extends AbstractModule {
+
+    @Override
+    protected void configure() {
+        bind(RetentionSweep.class).in(Singleton.class);
+    }
 
     @Provides
     @Singleton

@@ -1,11 +1,9 @@
-package dev.interlace.runtime.flush;
+package dev.interlace.runtime.ops;
 
 import dev.interlace.runtime.config.InterlaceConfig;
 import dev.interlace.runtime.log.EventLog;
 import dev.interlace.runtime.log.PublishRecords;
 import dev.interlace.runtime.log.Watermarks;
-import dev.interlace.runtime.ops.EpochMicros;
-import dev.interlace.runtime.ops.RequestIds;
 import dev.interlace.runtime.records.SysRecord;
 import dev.interlace.runtime.records.SystemRecords;
 import dev.interlace.runtime.stream.StreamCatalog;
