@@ -115,10 +115,10 @@ class LogsCommandTest {
                     .isEqualTo(get(server, "/logs/api?stream=orders"));
 
             assertThat(run("logs", "api", "--status", "abc", "--server", url)).isEqualTo(Main.FAILED);
-            assertThat(stderr()).isEqualTo("interlace logs: invalid_filter: status must be an HTTP status code, e.g."
+            assertThat(stderr()).isEqualTo("interlace logs: invalid_parameter: status must be an HTTP status code, e.g."
                     + " 200 or 429\n");
             assertThat(run("logs", "api", "--since", "yesterday", "--server", url)).isEqualTo(Main.FAILED);
-            assertThat(stderr()).contains("invalid_filter: since must be RFC 3339");
+            assertThat(stderr()).contains("invalid_parameter: since must be RFC 3339");
         }
     }
 
@@ -188,7 +188,7 @@ class LogsCommandTest {
                     .isEqualTo(get(server, "/logs/sys?event=startup"));
 
             assertThat(run("logs", "sys", "--limit", "0", "--server", url)).isEqualTo(Main.FAILED);
-            assertThat(stderr()).contains("invalid_filter: limit must be between 1 and 1000");
+            assertThat(stderr()).contains("invalid_parameter: limit must be between 1 and 1000");
         }
     }
 
