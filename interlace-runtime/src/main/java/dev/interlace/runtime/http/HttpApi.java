@@ -172,13 +172,17 @@ public final class HttpApi implements HttpDispatcher {
                 .header("Allow", String.join(", ", allowed)));
     }
 
-    /** The answer to send: the route's, its refusal, or a JSON 500 for an unexpected failure. */
+    /**
+     * The answer to send: the route's, its refusal, or a JSON 500 for an unexpected failure; a JSON object body gets
+     * the request id here, so that every route's answer carries it.
+     */
     private HttpAnswer finish(HttpRequest request, String requestId, HttpAnswer routed, Throwable failure) {
         Throwable cause = failure;
         while (cause instanceof CompletionException && cause.getCause() != null) {
             cause = cause.getCause();
         }
         if (cause instanceof Refusal refusal) {
+            refusal.answer().stampRequestId(requestId);
             return bounded(refusal.answer(), requestId);
         }
         if (cause instanceof LogUnavailableException unavailable) {
@@ -189,6 +193,14 @@ public final class HttpApi implements HttpDispatcher {
             FatalErrors.exitOnOutOfMemory(cause);
             LOG.log(Level.SEVERE, "request " + requestId + " (" + request.method() + " " + request.rawPath()
                     + ") failed", cause);
+            return internalError(requestId);
+        }
+        routed.stampRequestId(requestId);
+        try {
+            routed.body(); // written now, so that a body that cannot be written is a 500 rather than an empty reply
+        } catch (RuntimeException e) {
+            LOG.log(Level.SEVERE, "request " + requestId + " (" + request.method() + " " + request.rawPath()
+                    + "): the answer cannot be written", e);
             return internalError(requestId);
         }
         return bounded(routed, requestId);

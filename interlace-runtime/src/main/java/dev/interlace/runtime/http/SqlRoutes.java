@@ -98,7 +98,7 @@ final class SqlRoutes implements RouteSet {
         } else if (accept.contains("application/x-ndjson")) {
             answer = HttpAnswer.bytes(200, "application/x-ndjson", ndjson(result));
         } else {
-            answer = HttpAnswer.bytes(200, "application/json", json(result));
+            answer = HttpResponses.json(200, json(result), EXACT);
         }
         // Every format says whether rows were cut (JSON also in its body, NDJSON also in a last line): an export
         // that lost rows must not look complete.
@@ -135,7 +135,7 @@ final class SqlRoutes implements RouteSet {
         };
     }
 
-    private static byte[] json(QueryResult result) throws IOException {
+    private static ObjectNode json(QueryResult result) {
         ObjectNode body = EXACT.createObjectNode();
         ArrayNode columns = body.putArray("columns");
         for (QueryResult.ResultColumn column : result.columns()) {
@@ -150,7 +150,7 @@ final class SqlRoutes implements RouteSet {
         }
         body.put("count", result.rows().size());
         body.put("truncated", result.truncated());
-        return EXACT.writeValueAsBytes(body);
+        return body;
     }
 
     private static byte[] ndjson(QueryResult result) throws IOException {
