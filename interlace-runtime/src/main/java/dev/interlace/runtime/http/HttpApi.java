@@ -41,6 +41,7 @@ public final class HttpApi implements HttpDispatcher {
     private final Workers workers;
     private final HttpTransport transport;
     private final ConsumerRoutes consumers;
+    private final SqlRoutes sql;
     private final Gate gate;
     private final AtomicInteger inFlight = new AtomicInteger();
     private volatile boolean draining;
@@ -48,13 +49,14 @@ public final class HttpApi implements HttpDispatcher {
 
     @Inject
     HttpApi(RequestIds requestIds, RefusedRequests refused, Clock clock, Workers workers, HttpTransport transport,
-            Gate gate, Set<RouteSet> routeSets, ConsumerRoutes consumers) {
+            Gate gate, Set<RouteSet> routeSets, ConsumerRoutes consumers, SqlRoutes sql) {
         this.requestIds = requestIds;
         this.refused = refused;
         this.clock = clock;
         this.workers = workers;
         this.transport = transport;
         this.consumers = consumers;
+        this.sql = sql;
         this.gate = gate;
         routeSets.forEach(set -> set.register(routes));
     }
@@ -73,8 +75,9 @@ public final class HttpApi implements HttpDispatcher {
     }
 
     /**
-     * Stops taking requests (new ones get 503 {@code shutting_down}), waits up to {@code graceSeconds} for those in
-     * flight to be answered, then closes every connection.
+     * Stops taking requests (new ones get 503 {@code shutting_down}), answers parked long polls at once, cancels
+     * running {@code /sql} queries (answered 503 {@code shutting_down}), waits up to {@code graceSeconds} for the
+     * requests still in flight to be answered, then closes every connection.
      */
     public void stop(int graceSeconds) {
         if (!started) {
@@ -82,6 +85,7 @@ public final class HttpApi implements HttpDispatcher {
         }
         draining = true;
         consumers.wakeParked();
+        sql.stopQueries();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(graceSeconds);
         while (inFlight.get() > 0 && System.nanoTime() < deadline) {
             try {

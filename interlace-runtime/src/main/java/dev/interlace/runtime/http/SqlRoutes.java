@@ -48,6 +48,11 @@ final class SqlRoutes implements RouteSet {
         this.queries = queries;
     }
 
+    /** Cancels the queries running now (each is answered {@code 503 shutting_down}) and refuses later ones. */
+    void stopQueries() {
+        queries.stop();
+    }
+
     @Override
     public void register(List<Route> routes) {
         routes.add(Route.blocking("POST", "/sql", Access.READ, this::query));
@@ -87,8 +92,11 @@ final class SqlRoutes implements RouteSet {
         } catch (QueryException e) {
             HttpAnswer refused = HttpResponses.error(status(e.reason()), errorCode(e.reason()), e.getMessage(),
                     requestId);
-            return e.reason() == QueryException.Reason.BUSY
-                    ? refused.header("Retry-After", Integer.toString(BUSY_RETRY_AFTER_SECONDS)) : refused;
+            return switch (e.reason()) {
+                case BUSY -> refused.header("Retry-After", Integer.toString(BUSY_RETRY_AFTER_SECONDS));
+                case SHUTTING_DOWN -> refused.header("Retry-After", "1").header("Connection", "close");
+                default -> refused;
+            };
         }
         String accept = Optional.ofNullable(request.header("Accept")).orElse("")
                 .toLowerCase(Locale.ROOT);
@@ -120,7 +128,7 @@ final class SqlRoutes implements RouteSet {
             case INVALID_SQL, FAILED -> 400;
             case NOT_READ_ONLY -> 403;
             case TIMED_OUT -> 408;
-            case BUSY -> 503;
+            case BUSY, SHUTTING_DOWN -> 503;
         };
     }
 
@@ -132,6 +140,7 @@ final class SqlRoutes implements RouteSet {
             case FAILED -> "query_failed";
             case TIMED_OUT -> "query_timeout";
             case BUSY -> "busy";
+            case SHUTTING_DOWN -> "shutting_down";
         };
     }
 

@@ -112,6 +112,11 @@ final class DuckDbWarehouse implements Warehouse {
     }
 
     @Override
+    public void stopQueries() {
+        queries.stopQueries();
+    }
+
+    @Override
     public List<TableReference> tablesReadBy(String select) {
         return queries.tablesReadBy(select);
     }
