@@ -11,6 +11,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Every answer whose body is a JSON object carries the request's id in {@code request_id}, the same as its
  * {@code X-Request-Id} header, on every route; {@code /correlate}'s {@code request_id} is the request it looked up.
+ * Every time in those answers is RFC 3339 UTC with exactly six fraction digits.
  */
 class RequestIdInAnswersTest {
 
@@ -23,10 +24,18 @@ class RequestIdInAnswersTest {
         assertThat(response.header("X-Request-Id")).as(route).isNotBlank();
         assertThat(response.body().path("request_id").asText()).as(route)
                 .isEqualTo(response.header("X-Request-Id"));
+        timesHaveSixFractionDigits(response.body(), route);
+    }
+
+    private static void timesHaveSixFractionDigits(JsonNode node, String route) {
+        if (node.isTextual() && node.asText().matches("\\d{4}-\\d\\d-\\d\\dT.*")) {
+            assertThat(node.asText()).as(route).matches("\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{6}Z");
+        }
+        node.forEach(child -> timesHaveSixFractionDigits(child, route));
     }
 
     @Test
-    void everyJsonObjectAnswerCarriesTheRequestIdOfItsHeader() {
+    void everyJsonObjectAnswerCarriesTheRequestIdOfItsHeaderAndTimesWithMicroseconds() {
         try (TestServer api = TestServer.start(dataDirectory)) {
             carriesItsRequestId(api.postJson("/streams/orders", "{\"order_id\":\"o1\",\"total\":\"2.50\"}"),
                     "POST /streams/orders");
@@ -43,7 +52,8 @@ class RequestIdInAnswersTest {
                     "{\"token\":" + token + ",\"offset\":1}"), "POST …/commit");
             carriesItsRequestId(api.postJson("/streams/orders/consumers/billing/release",
                     "{\"token\":" + token + "}"), "POST …/release");
-            carriesItsRequestId(api.postJson("/sql", "{\"sql\":\"SELECT 1 AS one\"}"), "POST /sql");
+            carriesItsRequestId(api.postJson("/sql",
+                    "{\"sql\":\"SELECT 1 AS one, TIMESTAMP '2026-11-29 08:00:00' AS at\"}"), "POST /sql");
             TestServer.Response run = api.post("/models/revenue_per_day/run", "application/json", "");
             carriesItsRequestId(run, "POST /models/{name}/run");
             carriesItsRequestId(api.get("/runs"), "GET /runs");

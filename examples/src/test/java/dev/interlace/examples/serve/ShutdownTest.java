@@ -70,18 +70,35 @@ class ShutdownTest {
                 .POST(HttpRequest.BodyPublishers.ofString(body)).build();
     }
 
-    /** Waits until the server refuses one more query as busy: every query slot holds a running query. */
-    private void awaitQueriesRunning(URI base) throws Exception {
+    /**
+     * Sends {@value #CONCURRENT_QUERIES} endless queries and waits until the server refuses one more query as busy:
+     * then every query slot holds one of them (the probe is the only other query, and it was refused). A long query
+     * refused as busy because a probe held a slot at that moment is sent again.
+     */
+    private List<CompletableFuture<HttpResponse<String>>> startEndlessQueries(URI base) throws Exception {
+        List<CompletableFuture<HttpResponse<String>>> queries = new ArrayList<>();
+        for (int i = 0; i < CONCURRENT_QUERIES; i++) {
+            queries.add(client.sendAsync(sql(base, ENDLESS_QUERY), HttpResponse.BodyHandlers.ofString()));
+        }
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         while (System.nanoTime() < deadline) {
+            for (int i = 0; i < queries.size(); i++) {
+                if (queries.get(i).isDone()) {
+                    HttpResponse<String> early = queries.get(i).get();
+                    assertThat(early.statusCode()).as("an endless query answered early: %s", early.body())
+                            .isEqualTo(503);
+                    assertThat(JSON.readTree(early.body()).path("error").asText()).isEqualTo("busy");
+                    queries.set(i, client.sendAsync(sql(base, ENDLESS_QUERY), HttpResponse.BodyHandlers.ofString()));
+                }
+            }
             HttpResponse<String> probe = client.send(sql(base, "{\"sql\": \"SELECT 1\"}"),
                     HttpResponse.BodyHandlers.ofString());
             if (probe.statusCode() == 503 && JSON.readTree(probe.body()).path("error").asText().equals("busy")) {
-                return;
+                return queries;
             }
-            Thread.onSpinWait();
+            Thread.sleep(20); // between polls
         }
-        throw new AssertionError("the long queries never all ran at once");
+        throw new AssertionError("the endless queries never all ran at once");
     }
 
     @Test
@@ -89,11 +106,7 @@ class ShutdownTest {
         Process server = serve();
         try {
             URI base = awaitReady(server);
-            List<CompletableFuture<HttpResponse<String>>> queries = new ArrayList<>();
-            for (int i = 0; i < CONCURRENT_QUERIES; i++) {
-                queries.add(client.sendAsync(sql(base, ENDLESS_QUERY), HttpResponse.BodyHandlers.ofString()));
-            }
-            awaitQueriesRunning(base);
+            List<CompletableFuture<HttpResponse<String>>> queries = startEndlessQueries(base);
 
             server.destroy(); // SIGTERM
 
