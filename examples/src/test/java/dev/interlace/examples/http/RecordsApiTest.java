@@ -105,7 +105,7 @@ class RecordsApiTest {
             assertThat(api.get("/correlate?stream=clicks&key=nope").status()).isEqualTo(404);
             assertThat(api.get("/correlate").status()).isEqualTo(400);
             assertThat(api.get("/correlate?request_id=x&colour=red").body().get("error").asText())
-                    .isEqualTo("invalid_filter");
+                    .isEqualTo("invalid_parameter");
         }
     }
 

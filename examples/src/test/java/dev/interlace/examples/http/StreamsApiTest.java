@@ -91,6 +91,33 @@ class StreamsApiTest {
     }
 
     @Test
+    void aStreamThatIsNoLongerDeclaredReportsTheWarehousesWatermarkAndNoPhantomBacklog() throws Exception {
+        try (TestServer api = TestServer.start(dataDirectory)) {
+            api.postJson("/streams/decoding_evolving", "[{\"s\":\"a\",\"n\":1},{\"s\":\"b\",\"n\":2}]");
+            assertThat(api.awaitFlushed("decoding_evolving").get("watermark").asLong()).isEqualTo(2);
+        }
+        StreamCatalog withoutEvolving = StreamCatalog.of(List.of(OrdersStream.DESCRIPTOR, ClicksStream.DESCRIPTOR));
+        try (TestServer api = TestServer.startWith(dataDirectory, withoutEvolving)) {
+            JsonNode stream = api.get("/streams/decoding_evolving").body();
+            assertThat(stream.get("declared").asBoolean()).isFalse();
+            assertThat(stream.get("head").asLong()).isEqualTo(2);
+            assertThat(stream.get("watermark").asLong()).isEqualTo(2);
+            assertThat(stream.get("pending").asLong()).isZero();
+            JsonNode listed = null;
+            for (JsonNode item : api.get("/streams").body().get("streams")) {
+                if (item.get("name").asText().equals("decoding_evolving")) {
+                    listed = item;
+                }
+            }
+            assertThat(listed).isNotNull();
+            assertThat(listed.get("pending").asLong()).isZero();
+            JsonNode rows = api.postJson("/sql", "{\"sql\": \"SELECT count(*) AS n FROM streams.decoding_evolving\"}")
+                    .body();
+            assertThat(rows.get("rows").get(0).get(0).asLong()).isEqualTo(2);
+        }
+    }
+
+    @Test
     void healthAndRouting() {
         try (TestServer api = TestServer.start(dataDirectory)) {
             assertThat(api.get("/health/live").status()).isEqualTo(200);

@@ -64,4 +64,27 @@ class SqlCommandTest {
         assertThat(run("sql", "SELECT 1", "--server", "http://127.0.0.1:1")).isEqualTo(1);
         assertThat(err.toString(StandardCharsets.UTF_8)).contains("cannot reach http://127.0.0.1:1");
     }
+
+    @Test
+    void aTruncatedResultIsPrintedWholeOnStdoutWithAWarningOnStderr() {
+        CliHarness cli = new CliHarness();
+        try (Interlace server = CliHarness.start(dataDirectory, java.util.List.of())) {
+            String url = server.uri().toString();
+            assertThat(cli.run("sql", "SELECT range AS n FROM range(10005)", "--server", url)).isZero();
+            String table = cli.stdout();
+            assertThat(table.lines().filter(line -> line.matches("\\d+\\s*")).count()).isEqualTo(10_000);
+            assertThat(table).endsWith("(10000 rows, truncated: the server caps results)\n");
+            assertThat(cli.stderr()).isEqualTo("interlace sql: warning: the result is truncated: only its first 10000"
+                    + " rows were returned (the server's row or size bound); add LIMIT/OFFSET, select fewer columns or"
+                    + " aggregate\n");
+
+            assertThat(cli.run("sql", "SELECT range AS n FROM range(10005)", "--server", url, "--json")).isZero();
+            assertThat(cli.stdout()).contains("\"truncated\" : true").doesNotContain("warning");
+            assertThat(cli.stderr()).startsWith("interlace sql: warning: the result is truncated");
+
+            assertThat(cli.run("sql", "SELECT range AS n FROM range(10000)", "--server", url)).isZero();
+            assertThat(cli.stdout()).endsWith("(10000 rows)\n");
+            assertThat(cli.stderr()).isEmpty();
+        }
+    }
 }

@@ -37,7 +37,7 @@ public final class Main {
         register(new RunCommand(environment));
         register(new RunsCommand(environment));
         register(new ServeCommand());
-        register(new SqlCommand(environment));
+        register(new SqlCommand(environment, err));
         register(new StreamsCommand());
         register(new TailCommand(environment));
     }

@@ -10,8 +10,14 @@ import java.io.UncheckedIOException;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 
-/** {@code interlace serve}: runs the server until SIGTERM or Ctrl-C, then drains requests and closes the log. */
+/**
+ * {@code interlace serve}: runs the server until SIGTERM or Ctrl-C, then drains requests and closes the log, and exits
+ * 0 (1 when closing failed).
+ */
 final class ServeCommand implements Command {
+
+    /** The exit code after a shutdown asked for by SIGTERM or Ctrl-C that drained and closed everything. */
+    static final int STOPPED = 0;
 
     @Override
     public String name() {
@@ -51,8 +57,18 @@ final class ServeCommand implements Command {
         }
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            server.close();
+            int exitCode = STOPPED;
+            try {
+                server.close();
+            } catch (Throwable e) { // the process ends either way; the code says the shutdown was not clean
+                e.printStackTrace();
+                exitCode = Main.FAILED;
+            }
             stopped.countDown();
+            System.out.flush();
+            System.err.flush();
+            // A stop that was asked for (SIGTERM, Ctrl-C) and completed is a success, not the JVM's 128 + signal.
+            Runtime.getRuntime().halt(exitCode);
         }, "interlace-shutdown"));
         out.println("interlace listening on " + server.uri());
         out.flush();

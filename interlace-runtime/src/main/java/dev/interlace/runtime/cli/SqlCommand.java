@@ -7,14 +7,23 @@ import java.util.List;
 import java.util.Set;
 import java.util.Map;
 
-/** {@code interlace sql "SELECT ..."}: runs a read-only query on a server and prints the result as a table. */
+/**
+ * {@code interlace sql "SELECT ..."}: runs a read-only query on a server and prints the result as a table (or JSON).
+ * A result the server cut at its row or byte bound is printed as it came, with a warning on stderr, so that output
+ * piped to a file or another program stays clean and the person at the terminal still sees that rows are missing.
+ */
 final class SqlCommand implements Command {
 
     private final Map<String, String> environment;
+    private final PrintStream err;
 
-    /** @param environment the process environment, for {@code INTERLACE_API_KEY} */
-    SqlCommand(Map<String, String> environment) {
+    /**
+     * @param environment the process environment, for {@code INTERLACE_API_KEY}
+     * @param err where warnings go
+     */
+    SqlCommand(Map<String, String> environment, PrintStream err) {
         this.environment = environment;
+        this.err = err;
     }
     @Override
     public String name() {
@@ -45,6 +54,11 @@ final class SqlCommand implements Command {
             out.println(body.toPrettyString());
         } else {
             printTable(body, out);
+        }
+        if (body.path("truncated").asBoolean()) {
+            err.println("interlace sql: warning: the result is truncated: only its first " + body.path("count").asInt()
+                    + " rows were returned (the server's row or size bound); add LIMIT/OFFSET, select fewer"
+                    + " columns or aggregate");
         }
         return 0;
     }

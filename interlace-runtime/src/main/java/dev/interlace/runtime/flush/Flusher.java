@@ -150,6 +150,19 @@ public final class Flusher implements AutoCloseable {
             holdLease(flush);
             streams.put(stream.name(), flush);
         }
+        // A stream dropped from the code is no longer flushed, but its positions are still the warehouse's.
+        for (String name : log.heads().keySet()) {
+            if (catalog.find(name).isEmpty()) {
+                for (Warehouse.Target target : List.of(Warehouse.Target.events(name),
+                        Warehouse.Target.quarantine(name))) {
+                    try {
+                        positions.set(target, warehouse.get().watermark(target));
+                    } catch (RuntimeException e) {
+                        LOG.log(Level.WARNING, "cannot read the watermark of undeclared stream " + name, e);
+                    }
+                }
+            }
+        }
     }
 
     /** The second half of {@link #start()}: flushes on every append from now on, and catches up at once. */

@@ -41,6 +41,7 @@ public final class HttpApi implements HttpDispatcher {
     private final Workers workers;
     private final HttpTransport transport;
     private final ConsumerRoutes consumers;
+    private final SqlRoutes sql;
     private final Gate gate;
     private final AtomicInteger inFlight = new AtomicInteger();
     private volatile boolean draining;
@@ -48,13 +49,14 @@ public final class HttpApi implements HttpDispatcher {
 
     @Inject
     HttpApi(RequestIds requestIds, RefusedRequests refused, Clock clock, Workers workers, HttpTransport transport,
-            Gate gate, Set<RouteSet> routeSets, ConsumerRoutes consumers) {
+            Gate gate, Set<RouteSet> routeSets, ConsumerRoutes consumers, SqlRoutes sql) {
         this.requestIds = requestIds;
         this.refused = refused;
         this.clock = clock;
         this.workers = workers;
         this.transport = transport;
         this.consumers = consumers;
+        this.sql = sql;
         this.gate = gate;
         routeSets.forEach(set -> set.register(routes));
     }
@@ -73,8 +75,9 @@ public final class HttpApi implements HttpDispatcher {
     }
 
     /**
-     * Stops taking requests (new ones get 503 {@code shutting_down}), waits up to {@code graceSeconds} for those in
-     * flight to be answered, then closes every connection.
+     * Stops taking requests (new ones get 503 {@code shutting_down}), answers parked long polls at once, cancels
+     * running {@code /sql} queries (answered 503 {@code shutting_down}), waits up to {@code graceSeconds} for the
+     * requests still in flight to be answered, then closes every connection.
      */
     public void stop(int graceSeconds) {
         if (!started) {
@@ -82,6 +85,7 @@ public final class HttpApi implements HttpDispatcher {
         }
         draining = true;
         consumers.wakeParked();
+        sql.stopQueries();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(graceSeconds);
         while (inFlight.get() > 0 && System.nanoTime() < deadline) {
             try {
@@ -172,13 +176,17 @@ public final class HttpApi implements HttpDispatcher {
                 .header("Allow", String.join(", ", allowed)));
     }
 
-    /** The answer to send: the route's, its refusal, or a JSON 500 for an unexpected failure. */
+    /**
+     * The answer to send: the route's, its refusal, or a JSON 500 for an unexpected failure; a JSON object body gets
+     * the request id here, so that every route's answer carries it.
+     */
     private HttpAnswer finish(HttpRequest request, String requestId, HttpAnswer routed, Throwable failure) {
         Throwable cause = failure;
         while (cause instanceof CompletionException && cause.getCause() != null) {
             cause = cause.getCause();
         }
         if (cause instanceof Refusal refusal) {
+            refusal.answer().stampRequestId(requestId);
             return bounded(refusal.answer(), requestId);
         }
         if (cause instanceof LogUnavailableException unavailable) {
@@ -189,6 +197,14 @@ public final class HttpApi implements HttpDispatcher {
             FatalErrors.exitOnOutOfMemory(cause);
             LOG.log(Level.SEVERE, "request " + requestId + " (" + request.method() + " " + request.rawPath()
                     + ") failed", cause);
+            return internalError(requestId);
+        }
+        routed.stampRequestId(requestId);
+        try {
+            routed.body(); // written now, so that a body that cannot be written is a 500 rather than an empty reply
+        } catch (RuntimeException e) {
+            LOG.log(Level.SEVERE, "request " + requestId + " (" + request.method() + " " + request.rawPath()
+                    + "): the answer cannot be written", e);
             return internalError(requestId);
         }
         return bounded(routed, requestId);

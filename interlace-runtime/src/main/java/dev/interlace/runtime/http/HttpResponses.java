@@ -1,6 +1,5 @@
 package dev.interlace.runtime.http;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.interlace.runtime.ops.EpochMicros;
@@ -12,18 +11,20 @@ final class HttpResponses {
 
     private HttpResponses() {}
 
-    /** {@code body} as a JSON answer; a 4xx/5xx keeps its {@code error} and {@code message} for the ring. */
+    /**
+     * {@code body} as a JSON answer (the router adds {@code request_id} if it has none); a 4xx/5xx keeps its
+     * {@code error} and {@code message} for the ring.
+     */
     static HttpAnswer json(int status, ObjectNode body) {
-        byte[] bytes;
-        try {
-            bytes = JSON.writeValueAsBytes(body);
-        } catch (JsonProcessingException e) {
-            throw new IllegalStateException("cannot write a JSON answer: " + e.getMessage(), e);
-        }
+        return json(status, body, JSON);
+    }
+
+    /** {@code body} as a JSON answer written by {@code mapper}, e.g. one that writes decimals exactly. */
+    static HttpAnswer json(int status, ObjectNode body, ObjectMapper mapper) {
         return status >= 400
-                ? new HttpAnswer(status, "application/json", bytes, body.path("error").asText(null),
+                ? HttpAnswer.json(status, body, mapper, body.path("error").asText(null),
                         body.path("message").asText(null))
-                : new HttpAnswer(status, "application/json", bytes, null, null);
+                : HttpAnswer.json(status, body, mapper, null, null);
     }
 
     /** An error body: {@code {"error", "message", "request_id"}}, for callers to add details to. */

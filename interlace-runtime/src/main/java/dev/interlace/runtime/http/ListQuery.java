@@ -1,5 +1,6 @@
 package dev.interlace.runtime.http;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.interlace.runtime.ops.EpochMicros;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
@@ -11,11 +12,15 @@ import java.util.TreeSet;
 import java.util.function.Function;
 
 /**
- * The query parameters of a list route, read through typed getters. Every mistake (a parameter the route does not
- * know, a value of the wrong shape or out of bounds) is answered {@code 400 invalid_filter} with a message naming
- * the parameter, so that each list route parses its filters the same way.
+ * The query parameters of a list route (and of publish), read through typed getters. Every mistake — a parameter the
+ * route does not know, a value of the wrong shape or out of bounds — is answered {@code 400 invalid_parameter} with
+ * the parameter's name in the message and in {@code parameter}, and for an unknown one the route's parameters in
+ * {@code known}, so that a client handles one error however it mistyped a query.
  */
 final class ListQuery {
+
+    /** The error code of every mistake in a query. */
+    static final String CODE = "invalid_parameter";
 
     /** Most items a list route returns unless it says otherwise. */
     static final int MAX_LIMIT = 1000;
@@ -33,14 +38,18 @@ final class ListQuery {
     /**
      * The request's parameters, every one of them among {@code known}.
      *
-     * @throws Refusal {@code 400 invalid_filter} naming the first unknown parameter and the known ones
+     * @throws Refusal {@code 400 invalid_parameter} naming the first unknown parameter and the known ones
      */
     static ListQuery of(HttpRequest request, String requestId, Set<String> known) {
         Map<String, String> query = request.query();
         for (String name : query.keySet()) {
             if (!known.contains(name)) {
-                String filters = known.isEmpty() ? "none" : String.join(", ", new TreeSet<>(known));
-                throw invalid("unknown filter " + name + "; filters: " + filters, requestId);
+                TreeSet<String> sorted = new TreeSet<>(known);
+                ObjectNode body = HttpResponses.error(CODE, "unknown parameter " + name + "; known parameters: "
+                        + (known.isEmpty() ? "none" : String.join(", ", sorted)), requestId);
+                body.put("parameter", name);
+                sorted.forEach(body.putArray("known")::add);
+                throw new Refusal(HttpResponses.json(400, body));
             }
         }
         return new ListQuery(query, requestId);
@@ -49,6 +58,18 @@ final class ListQuery {
     /** An exact-match text filter, or null when absent. */
     String text(String name) {
         return query.get(name);
+    }
+
+    /** A flag written {@code true} or {@code false}; {@code fallback} when absent. */
+    boolean flag(String name, boolean fallback) {
+        String value = query.get(name);
+        if (value == null) {
+            return fallback;
+        }
+        if (!value.equals("true") && !value.equals("false")) {
+            throw invalid(name, name + " must be true or false, got " + value, requestId);
+        }
+        return value.equals("true");
     }
 
     /** True when the parameter is given. */
@@ -60,7 +81,7 @@ final class ListQuery {
     String oneOf(String name, List<String> allowed) {
         String value = query.get(name);
         if (value != null && !allowed.contains(value)) {
-            throw invalid(name + " must be one of " + String.join(", ", allowed), requestId);
+            throw invalid(name, name + " must be one of " + String.join(", ", allowed), requestId);
         }
         return value;
     }
@@ -85,10 +106,10 @@ final class ListQuery {
         try {
             number = Long.parseLong(value);
         } catch (NumberFormatException e) {
-            throw invalid(name + " must be a whole number, got " + value, requestId);
+            throw invalid(name, name + " must be a whole number, got " + value, requestId);
         }
         if (number < min || number > max) {
-            throw invalid(name + " must be between " + min + " and " + max, requestId);
+            throw invalid(name, name + " must be between " + min + " and " + max, requestId);
         }
         return number;
     }
@@ -106,7 +127,7 @@ final class ListQuery {
             limit = 0;
         }
         if (limit < 1 || limit > max) {
-            throw invalid("limit must be between 1 and " + max, requestId);
+            throw invalid("limit", "limit must be between 1 and " + max, requestId);
         }
         return limit;
     }
@@ -123,7 +144,7 @@ final class ListQuery {
             return null;
         }
         if (!value.matches("[1-5]\\d\\d")) {
-            throw invalid(name + " must be an HTTP status code, e.g. 200 or 429", requestId);
+            throw invalid(name, name + " must be an HTTP status code, e.g. 200 or 429", requestId);
         }
         return Integer.valueOf(value);
     }
@@ -140,13 +161,20 @@ final class ListQuery {
         try {
             return EpochMicros.of(Instant.parse(value));
         } catch (DateTimeParseException | ArithmeticException e) {
-            throw invalid(name + " must be RFC 3339 (e.g. 2026-11-29T08:00:00Z) or epoch microseconds, got "
+            throw invalid(name, name + " must be RFC 3339 (e.g. 2026-11-29T08:00:00Z) or epoch microseconds, got "
                     + value, requestId);
         }
     }
 
-    /** The answer to a filter the route cannot use. */
+    /** The answer to a query the route cannot use as a whole, e.g. one that lacks every parameter it needs. */
     static Refusal invalid(String message, String requestId) {
-        return new Refusal(HttpResponses.error(400, "invalid_filter", message, requestId));
+        return new Refusal(HttpResponses.error(400, CODE, message, requestId));
+    }
+
+    /** The answer to a value of {@code parameter} that the route cannot use. */
+    static Refusal invalid(String parameter, String message, String requestId) {
+        ObjectNode body = HttpResponses.error(CODE, message, requestId);
+        body.put("parameter", parameter);
+        return new Refusal(HttpResponses.json(400, body));
     }
 }

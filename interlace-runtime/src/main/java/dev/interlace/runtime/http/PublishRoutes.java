@@ -15,6 +15,7 @@ import java.io.InputStream;
 import java.time.Instant;
 import java.util.List;
 import java.util.Locale;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.zip.GZIPInputStream;
 
@@ -23,6 +24,9 @@ final class PublishRoutes implements RouteSet {
 
     /** Bytes of listed errors in a 422 body, leaving room for the rest within 64 KiB. */
     private static final int MAX_LISTED_ERROR_BYTES = 60 * 1024;
+
+    /** The query parameters publish takes. */
+    private static final Set<String> PARAMETERS = Set.of("verbose");
 
     private final Publisher publisher;
     private final IngestLimits limits;
@@ -61,6 +65,7 @@ final class PublishRoutes implements RouteSet {
         if (publisher.stream(stream).isEmpty()) {
             return done(respond(new PublishOutcome.UnknownStream(requestId, stream), false));
         }
+        boolean verbose = ListQuery.of(request, requestId, PARAMETERS).flag("verbose", false);
         MediaType mediaType = MediaType.parse(request.header("Content-Type"));
         if (mediaType.format() == null) {
             return done(HttpResponses.error(415, "unsupported_media_type", mediaType.problem(), requestId));
@@ -84,7 +89,6 @@ final class PublishRoutes implements RouteSet {
             return done(HttpResponses.error(413, "payload_too_large", "the body is larger than the limit of "
                     + limits.maxBodyBytes() + " bytes" + (gzip ? " once decompressed" : ""), requestId));
         }
-        boolean verbose = "true".equals(request.query().get("verbose"));
         return publisher.publish(stream, requestId, receivedAt, body, mediaType.format(), request.caller())
                 .thenApply(outcome -> {
             metrics.decided(stream, outcome);

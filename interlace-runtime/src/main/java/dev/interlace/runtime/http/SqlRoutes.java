@@ -48,6 +48,11 @@ final class SqlRoutes implements RouteSet {
         this.queries = queries;
     }
 
+    /** Cancels the queries running now (each is answered {@code 503 shutting_down}) and refuses later ones. */
+    void stopQueries() {
+        queries.stop();
+    }
+
     @Override
     public void register(List<Route> routes) {
         routes.add(Route.blocking("POST", "/sql", Access.READ, this::query));
@@ -87,8 +92,11 @@ final class SqlRoutes implements RouteSet {
         } catch (QueryException e) {
             HttpAnswer refused = HttpResponses.error(status(e.reason()), errorCode(e.reason()), e.getMessage(),
                     requestId);
-            return e.reason() == QueryException.Reason.BUSY
-                    ? refused.header("Retry-After", Integer.toString(BUSY_RETRY_AFTER_SECONDS)) : refused;
+            return switch (e.reason()) {
+                case BUSY -> refused.header("Retry-After", Integer.toString(BUSY_RETRY_AFTER_SECONDS));
+                case SHUTTING_DOWN -> refused.header("Retry-After", "1").header("Connection", "close");
+                default -> refused;
+            };
         }
         String accept = Optional.ofNullable(request.header("Accept")).orElse("")
                 .toLowerCase(Locale.ROOT);
@@ -98,7 +106,7 @@ final class SqlRoutes implements RouteSet {
         } else if (accept.contains("application/x-ndjson")) {
             answer = HttpAnswer.bytes(200, "application/x-ndjson", ndjson(result));
         } else {
-            answer = HttpAnswer.bytes(200, "application/json", json(result));
+            answer = HttpResponses.json(200, json(result), EXACT);
         }
         // Every format says whether rows were cut (JSON also in its body, NDJSON also in a last line): an export
         // that lost rows must not look complete.
@@ -120,7 +128,7 @@ final class SqlRoutes implements RouteSet {
             case INVALID_SQL, FAILED -> 400;
             case NOT_READ_ONLY -> 403;
             case TIMED_OUT -> 408;
-            case BUSY -> 503;
+            case BUSY, SHUTTING_DOWN -> 503;
         };
     }
 
@@ -132,10 +140,11 @@ final class SqlRoutes implements RouteSet {
             case FAILED -> "query_failed";
             case TIMED_OUT -> "query_timeout";
             case BUSY -> "busy";
+            case SHUTTING_DOWN -> "shutting_down";
         };
     }
 
-    private static byte[] json(QueryResult result) throws IOException {
+    private static ObjectNode json(QueryResult result) {
         ObjectNode body = EXACT.createObjectNode();
         ArrayNode columns = body.putArray("columns");
         for (QueryResult.ResultColumn column : result.columns()) {
@@ -150,7 +159,7 @@ final class SqlRoutes implements RouteSet {
         }
         body.put("count", result.rows().size());
         body.put("truncated", result.truncated());
-        return EXACT.writeValueAsBytes(body);
+        return body;
     }
 
     private static byte[] ndjson(QueryResult result) throws IOException {

@@ -16,7 +16,9 @@ public final class QueryException extends RuntimeException {
         /** The query ran past its time limit and was cancelled. */
         TIMED_OUT,
         /** As many queries as allowed are running already; retrying later may succeed. */
-        BUSY
+        BUSY,
+        /** The server is shutting down: the query was cancelled, or not started; retry against the restarted one. */
+        SHUTTING_DOWN
     }
 
     private final Reason reason;

@@ -37,9 +37,18 @@ public final class SqlQueries {
     }
 
     /**
+     * Cancels the queries running now and refuses later ones ({@link QueryException.Reason#SHUTTING_DOWN}): the
+     * server is shutting down, and a query must not hold its shutdown until the query's time limit.
+     */
+    public void stop() {
+        warehouse.ifPresent(Queries::stopQueries);
+    }
+
+    /**
      * Runs one read-only statement.
      *
-     * @throws QueryException when it is refused, fails, times out or too many queries are running
+     * @throws QueryException when it is refused, fails, times out, too many queries are running or the server is
+     *     shutting down
      * @throws IllegalStateException when there is no warehouse ({@link #available()} is false)
      */
     public QueryResult run(String sql) {

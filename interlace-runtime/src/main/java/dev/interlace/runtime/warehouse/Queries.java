@@ -19,6 +19,13 @@ public interface Queries {
      */
     dev.interlace.runtime.sql.QueryResult query(String sql, dev.interlace.runtime.sql.QueryLimits limits);
 
+    /**
+     * Cancels every query running now and refuses every later one, each with
+     * {@link dev.interlace.runtime.sql.QueryException.Reason#SHUTTING_DOWN}; called when the server shuts down, so
+     * that a long query is answered at once instead of holding the shutdown until its time limit.
+     */
+    void stopQueries();
+
     /** {@link #query(String, dev.interlace.runtime.sql.QueryLimits)} with the default answer size bound. */
     default dev.interlace.runtime.sql.QueryResult query(String sql, int maxRows, java.time.Duration timeout) {
         dev.interlace.runtime.sql.QueryLimits defaults = dev.interlace.runtime.sql.QueryLimits.DEFAULTS;

@@ -8,28 +8,28 @@ import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
-/** List filters are parsed one way: typed getters, and {@code 400 invalid_filter} for any mistake. */
+/** List filters are parsed one way: typed getters, and {@code 400 invalid_parameter} for any mistake. */
 class ListQueryTest {
 
     private static ListQuery query(String target, String... known) {
         return ListQuery.of(new HttpRequest("GET", target, Map.of(), new byte[0]), "req-1", Set.of(known));
     }
 
-    /** The message of the invalid_filter refusal {@code parse} throws. */
+    /** The message of the invalid_parameter refusal {@code parse} throws. */
     private static String refusal(Runnable parse) {
         Throwable thrown = catchThrowable(parse::run);
         assertThat(thrown).isInstanceOf(Refusal.class);
         HttpAnswer answer = ((Refusal) thrown).answer();
         assertThat(answer.status()).isEqualTo(400);
-        assertThat(answer.error()).isEqualTo("invalid_filter");
+        assertThat(answer.error()).isEqualTo("invalid_parameter");
         return answer.message();
     }
 
     @Test
     void anUnknownParameterIsRefusedNamingTheKnownFiltersInOrder() {
         assertThat(refusal(() -> query("/runs?limt=5", "status", "limit", "model")))
-                .isEqualTo("unknown filter limt; filters: limit, model, status");
-        assertThat(refusal(() -> query("/streams?foo=1"))).isEqualTo("unknown filter foo; filters: none");
+                .isEqualTo("unknown parameter limt; known parameters: limit, model, status");
+        assertThat(refusal(() -> query("/streams?foo=1"))).isEqualTo("unknown parameter foo; known parameters: none");
     }
 
     @Test
@@ -60,5 +60,14 @@ class ListQueryTest {
                 .isEqualTo("status must be one of queued, failed");
         assertThat(refusal(() -> query("/x?status=abc", "status").status("status")))
                 .isEqualTo("status must be an HTTP status code, e.g. 200 or 429");
+    }
+
+    @Test
+    void aFlagIsTrueOrFalseAndNothingElse() {
+        assertThat(query("/x?verbose=true", "verbose").flag("verbose", false)).isTrue();
+        assertThat(query("/x?verbose=false", "verbose").flag("verbose", true)).isFalse();
+        assertThat(query("/x", "verbose").flag("verbose", false)).isFalse();
+        assertThat(refusal(() -> query("/x?verbose=1", "verbose").flag("verbose", false)))
+                .isEqualTo("verbose must be true or false, got 1");
     }
 }

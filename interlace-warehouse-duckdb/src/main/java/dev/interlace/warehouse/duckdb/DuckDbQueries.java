@@ -23,6 +23,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -47,6 +48,10 @@ final class DuckDbQueries implements Queries {
         return thread;
     });
 
+    /** The statements of the queries running now, so that {@link #stopQueries()} can cancel them. */
+    private final Set<Statement> running = ConcurrentHashMap.newKeySet();
+    private volatile boolean stopped;
+
     DuckDbQueries(DuckDbConnections connections) {
         this.connections = connections;
     }
@@ -59,6 +64,9 @@ final class DuckDbQueries implements Queries {
      */
     @Override
     public QueryResult query(String sql, QueryLimits limits) {
+        if (stopped) {
+            throw shuttingDown();
+        }
         DuckDBConnection c = connections.borrowForQuery();
         try {
             QueryClassifier.requireOneQuery(c, sql);
@@ -69,7 +77,13 @@ final class DuckDbQueries implements Queries {
         boolean clean = false;
         ScheduledFuture<?> deadline = null;
         AtomicBoolean cancelled = new AtomicBoolean();
+        Statement running = null;
         try (Statement statement = c.createStatement()) {
+            running = statement;
+            this.running.add(statement);
+            if (stopped) { // stopQueries ran between the check above and the registration
+                throw shuttingDown();
+            }
             statement.execute("BEGIN TRANSACTION READ ONLY");
             deadline = watchdog.schedule(() -> {
                 cancelled.set(true);
@@ -88,9 +102,15 @@ final class DuckDbQueries implements Queries {
             clean = !cancelled.get();
             return result;
         } catch (SQLException e) {
+            if (stopped) {
+                throw shuttingDown();
+            }
             throw new QueryException(cancelled.get() ? "the query ran longer than " + limits.timeout().toMillis()
                     + " ms and was cancelled" : e.getMessage(), cancelled.get(), e);
         } finally {
+            if (running != null) {
+                this.running.remove(running);
+            }
             if (deadline != null) {
                 deadline.cancel(false);
             }
@@ -100,6 +120,23 @@ final class DuckDbQueries implements Queries {
                 DuckDbConnections.closeQuietly(c);
             }
         }
+    }
+
+    @Override
+    public void stopQueries() {
+        stopped = true;
+        for (Statement statement : running) {
+            try {
+                statement.cancel();
+            } catch (SQLException e) {
+                LOG.log(Level.FINE, "cancelling a query at shutdown failed", e);
+            }
+        }
+    }
+
+    private static QueryException shuttingDown() {
+        return new QueryException(QueryException.Reason.SHUTTING_DOWN, "the server is shutting down: the query was"
+                + " cancelled; retry against the restarted server", null);
     }
 
     /** Reads rows until the result ends, {@code maxRows} are read, or the values reach {@code maxAnswerBytes}. */

@@ -113,6 +113,11 @@ final class DuckDbWarehouse implements Warehouse {
     }
 
     @Override
+    public void stopQueries() {
+        queries.stopQueries();
+    }
+
+    @Override
     public List<TableReference> tablesReadBy(String select) {
         return queries.tablesReadBy(select);
     }
