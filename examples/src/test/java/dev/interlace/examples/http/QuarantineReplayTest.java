@@ -20,10 +20,10 @@ import org.junit.jupiter.api.io.TempDir;
  * start-up migration adds the column); a dry run says the events would now be accepted; the replay moves them into
  * the stream and the model downstream; a second replay finds nothing left to do.
  */
-class QuarantineReplayTest {
+public class QuarantineReplayTest {
 
     /** The example {@code clicks} stream as the developer changes it: one new nullable column, {@code referrer}. */
-    static final String CLICKS_WITH_REFERRER = """
+    public static final String CLICKS_WITH_REFERRER = """
             package replay.v2;
 
             import dev.interlace.annotations.SchemaDrift;

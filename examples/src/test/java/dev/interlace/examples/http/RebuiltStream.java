@@ -19,7 +19,7 @@ import javax.tools.ToolProvider;
  * one stream cannot live in one compilation (the processor refuses a duplicate name), so a test that changes a
  * stream's schema across a restart compiles the second version itself.
  */
-final class RebuiltStream {
+public final class RebuiltStream {
 
     private RebuiltStream() {}
 
@@ -27,7 +27,7 @@ final class RebuiltStream {
      * Compiles {@code source} (one public class {@code packageName.className} annotated with {@code @Stream}) into
      * {@code workDirectory} and returns the descriptor the processor generated for it.
      */
-    static StreamDescriptor compile(Path workDirectory, String packageName, String className, String source) {
+    public static StreamDescriptor compile(Path workDirectory, String packageName, String className, String source) {
         try {
             Path sources = Files.createDirectories(workDirectory.resolve("src").resolve(packageName.replace('.', '/')));
             Path classes = Files.createDirectories(workDirectory.resolve("classes"));
