@@ -10,7 +10,7 @@ import java.util.Set;
 
 /**
  * Binds {@link StreamLog} to the SQLite log in the data directory, and each narrow log interface ({@link EventLog},
- * {@link ConsumerGroups}, {@link PublishRecords}) to whatever {@code StreamLog} is bound to, so that an override of
+ * {@link ConsumerGroups}, {@link PublishRecords}, {@link QuarantineStore}) to whatever {@code StreamLog} is bound to, so that an override of
  * {@code StreamLog} takes effect for every user.
  */
 public final class LogModule extends AbstractModule {
@@ -22,6 +22,7 @@ public final class LogModule extends AbstractModule {
         bind(EventLog.class).to(StreamLog.class);
         bind(ConsumerGroups.class).to(StreamLog.class);
         bind(PublishRecords.class).to(StreamLog.class);
+        bind(QuarantineStore.class).to(StreamLog.class);
     }
 
     @Provides
