@@ -80,7 +80,7 @@ class QuarantineApiTest {
             for (String query : List.of("?nope=1", "?limit=0", "?limit=1001", "?after=-1", "?after=x")) {
                 TestServer.Response refused = api.get("/streams/clicks/quarantine" + query);
                 assertThat(refused.status()).as(query).isEqualTo(400);
-                assertThat(refused.body().get("error").asText()).isEqualTo("invalid_filter");
+                assertThat(refused.body().get("error").asText()).isEqualTo("invalid_parameter");
             }
             TestServer.Response unknown = api.get("/streams/nope/quarantine");
             assertThat(unknown.status()).isEqualTo(404);

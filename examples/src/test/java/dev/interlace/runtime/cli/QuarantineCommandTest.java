@@ -58,7 +58,7 @@ class QuarantineCommandTest {
             assertThat(cli.stderr()).contains("unknown_stream");
             assertThat(cli.run("quarantine", "list", "clicks", "--limit", "0", "--server", url))
                     .isEqualTo(Main.FAILED);
-            assertThat(cli.stderr()).contains("invalid_filter");
+            assertThat(cli.stderr()).contains("invalid_parameter");
         }
     }
 
