@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.interlace.annotations.SchemaDrift;
+import dev.interlace.runtime.flush.FlushListener;
 import dev.interlace.runtime.stream.Column;
 import dev.interlace.runtime.stream.ColumnType;
 import dev.interlace.runtime.stream.StreamDescriptor;
@@ -18,6 +19,12 @@ import dev.interlace.runtime.warehouse.Warehouse;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -26,7 +33,8 @@ import org.junit.jupiter.api.Test;
  * <p>It specifies that {@code prepare} creates the tables with zero watermarks and migrates them by adding nullable
  * columns only (anything else is a {@link MigrationException} that changes nothing); that an append writes its rows,
  * the watermark and the flush record in one transaction, all or nothing; that a stale expected watermark or an older
- * fencing token is a {@link FencedException} with nothing written, and that {@code claim} fences older tokens; that a
+ * fencing token is a {@link FencedException} with nothing written, and that {@code claim} fences older tokens (waiting
+ * for an append in progress, so the watermark it returns is final); that a
  * stream's quarantine is a separate target; that an evolving stream's undeclared fields become columns, reported in
  * the order they were added with widened types; and that all of it survives reopening.
  *
@@ -187,6 +195,52 @@ public abstract class StreamTablesContract extends WarehouseContractSupport {
 
         warehouse.append(ORDERS, target, 2, 3, 4, orders(4, 4), null);
         assertThat(warehouse.watermark(target)).isEqualTo(4);
+    }
+
+    @Test
+    void aClaimWaitsForAnAppendInProgressSoItsWatermarkIsFinal() throws Exception {
+        CountDownLatch inside = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        FlushListener holding = new FlushListener() {
+            @Override
+            public void afterWatermarkUpdate(Target target, long newWatermark) {
+                inside.countDown();
+                try {
+                    release.await(30, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        };
+        Warehouse warehouse = open(holding);
+        warehouse.prepare(ORDERS);
+        Target target = Target.events("orders");
+        warehouse.claim(target, 1);
+        ExecutorService threads = Executors.newFixedThreadPool(2);
+        try {
+            Future<?> append = threads.submit(() -> warehouse.append(ORDERS, target, 1, 0, 3, orders(1, 3), null));
+            assertThat(inside.await(30, TimeUnit.SECONDS)).as("the append is inside its transaction").isTrue();
+            Future<Long> claim = threads.submit(() -> warehouse.claim(target, 2));
+            release.countDown();
+            long claimed = claim.get(30, TimeUnit.SECONDS);
+            boolean appended;
+            try {
+                append.get(30, TimeUnit.SECONDS);
+                appended = true;
+            } catch (ExecutionException e) {
+                assertThat(e.getCause()).as("an append in progress may only lose to the claim by being fenced")
+                        .isInstanceOf(FencedException.class);
+                appended = false;
+            }
+            assertThat(claimed).as("the watermark the claim returned is the committed one")
+                    .isEqualTo(warehouse.watermark(target)).isEqualTo(appended ? 3 : 0);
+            assertThat(count(warehouse, "orders")).isEqualTo(appended ? 3 : 0);
+            assertThatThrownBy(() -> warehouse.append(ORDERS, target, 1, claimed, claimed + 1,
+                    orders(claimed + 1, claimed + 1), null)).isInstanceOf(FencedException.class);
+        } finally {
+            release.countDown();
+            threads.shutdownNow();
+        }
     }
 
     @Test
