@@ -14,17 +14,25 @@ import dev.interlace.runtime.warehouse.StreamTables.Target;
 import dev.interlace.runtime.warehouse.Warehouse;
 import java.math.BigDecimal;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The DuckDB warehouse on a real file: tables, exact types, atomic rows plus watermark, fencing, migration. */
+/**
+ * What is particular to the DuckDB warehouse, on a real file: the DuckDB type of each column type, the migration
+ * messages naming DuckDB types, the one file in the data directory. What every warehouse must do is in
+ * {@link DuckDbWarehouseContractTest}.
+ */
 class DuckDbWarehouseTest {
 
     @TempDir
@@ -99,110 +107,6 @@ class DuckDbWarehouseTest {
     }
 
     @Test
-    void anAppendWithAStaleWatermarkOrTokenWritesNothing() {
-        try (Warehouse warehouse = new DuckDbWarehouseFactory().open(dataDirectory, FlushListener.NONE)) {
-            warehouse.prepare(EVERYTHING);
-            Target target = Target.events("everything");
-            long first = 1;
-            assertThat(warehouse.claim(target, first)).as("the committed watermark").isZero();
-            warehouse.append(EVERYTHING, target, first, 0, 3, rows(1, 3), flushRecord());
-            assertThatThrownBy(() -> warehouse.append(EVERYTHING, target, first, 0, 3, rows(1, 3), flushRecord()))
-                    .isInstanceOf(Warehouse.FencedException.class);
-            long second = 2;
-            assertThat(warehouse.claim(target, second)).as("the committed watermark").isEqualTo(3);
-            assertThatThrownBy(() -> warehouse.append(EVERYTHING, target, first, 3, 4, rows(4, 4), flushRecord()))
-                    .isInstanceOf(Warehouse.FencedException.class);
-            assertThatThrownBy(() -> warehouse.claim(target, first)).as("an older token cannot claim back")
-                    .isInstanceOf(Warehouse.FencedException.class).hasMessageContaining("fencing token 2");
-            assertThat(warehouse.claim(target, second)).as("the holder may claim again").isEqualTo(3);
-            warehouse.append(EVERYTHING, target, second, 3, 4, rows(4, 4), flushRecord());
-            assertThat(query(warehouse, "SELECT count(*), count(DISTINCT _offset), max(_offset)"
-                    + " FROM streams.everything").get(0)).containsExactly(4L, 4L, 4L);
-        }
-    }
-
-    @Test
-    void aFailureAfterTheAppenderWroteRowsRollsBackRowsAndWatermarkTogether() {
-        AtomicBoolean fail = new AtomicBoolean(true);
-        FlushListener failing = new FlushListener() {
-            @Override
-            public void beforeCommit(Target target, long newWatermark, int rows) {
-                if (fail.get()) {
-                    throw new IllegalStateException("crash between the Appender and the commit");
-                }
-            }
-        };
-        try (Warehouse warehouse = new DuckDbWarehouseFactory().open(dataDirectory, failing)) {
-            warehouse.prepare(EVERYTHING);
-            Target target = Target.events("everything");
-            long token = 1;
-            warehouse.claim(target, token);
-            assertThatThrownBy(() -> warehouse.append(EVERYTHING, target, token, 0, 5, rows(1, 5), flushRecord()))
-                    .isInstanceOf(Warehouse.WarehouseException.class);
-            assertThat(warehouse.watermark(target)).isZero();
-            assertThat(query(warehouse, "SELECT count(*) FROM streams.everything").get(0)).containsExactly(0L);
-            fail.set(false);
-            warehouse.append(EVERYTHING, target, token, 0, 5, rows(1, 5), flushRecord());
-            assertThat(query(warehouse, "SELECT count(*) FROM streams.everything").get(0)).containsExactly(5L);
-        }
-    }
-
-    @Test
-    void aFlushRecordCommitsWithItsBatchOrNotAtAll() {
-        AtomicBoolean fail = new AtomicBoolean(true);
-        FlushListener failing = new FlushListener() {
-            @Override
-            public void beforeCommit(Target target, long newWatermark, int rows) {
-                if (fail.get()) {
-                    throw new IllegalStateException("crash before the commit");
-                }
-            }
-        };
-        try (Warehouse warehouse = new DuckDbWarehouseFactory().open(dataDirectory, failing)) {
-            warehouse.prepare(EVERYTHING);
-            Target target = Target.events("everything");
-            warehouse.claim(target, 1);
-            FlushRecord failed = new FlushRecord("flush-a", Target.events("everything"), 1, 3, 3, 1_000_000, 0, null);
-            assertThatThrownBy(() -> warehouse.append(EVERYTHING, target, 1, 0, 3, rows(1, 3), failed))
-                    .isInstanceOf(Warehouse.WarehouseException.class);
-            FlushRecord.Filter all = new FlushRecord.Filter(Target.events("everything"), 1, 100, 10);
-            assertThat(warehouse.flushes(all).total()).as("no record of a rolled-back batch").isZero();
-            warehouse.recordFailedFlush(new FlushRecord("flush-a", Target.events("everything"), 1, 3, 3, 1_000_000, 0,
-                    "crash before the commit"));
-            fail.set(false);
-            warehouse.append(EVERYTHING, target, 1, 0, 3, rows(1, 3),
-                    new FlushRecord("flush-b", Target.events("everything"), 1, 3, 3, 2_000_000, 0, null));
-            warehouse.append(EVERYTHING, target, 1, 3, 5, rows(4, 5),
-                    new FlushRecord("flush-c", Target.events("everything"), 4, 5, 2, 3_000_000, 0, null));
-
-            FlushRecord.Page page = warehouse.flushes(all);
-            assertThat(page.records()).extracting(FlushRecord::id).containsExactly("flush-a", "flush-b", "flush-c");
-            assertThat(page.records().get(0).error()).isEqualTo("crash before the commit");
-            assertThat(page.records().get(0).committedAtMicros()).isZero();
-            assertThat(page.records().get(1).committedAtMicros()).isPositive();
-            assertThat(page.records().get(2).rows()).isEqualTo(2);
-            assertThat(warehouse.flushes(new FlushRecord.Filter(Target.events("everything"), 5, 5, 10)).records())
-                    .extracting(FlushRecord::id).as("flushes covering offset 5").containsExactly("flush-c");
-            assertThat(warehouse.trimFlushes(2_500_000)).as("records started before the cut").isEqualTo(2);
-            assertThat(warehouse.flushes(all).records()).extracting(FlushRecord::id).containsExactly("flush-c");
-        }
-    }
-
-    @Test
-    void watermarksAndRowsSurviveReopening() {
-        try (Warehouse warehouse = new DuckDbWarehouseFactory().open(dataDirectory, FlushListener.NONE)) {
-            warehouse.prepare(EVERYTHING);
-            long token = 1;
-            warehouse.claim(Target.events("everything"), token);
-            warehouse.append(EVERYTHING, Target.events("everything"), token, 0, 3, rows(1, 3), flushRecord());
-        }
-        try (Warehouse warehouse = new DuckDbWarehouseFactory().open(dataDirectory, FlushListener.NONE)) {
-            assertThat(warehouse.prepare(EVERYTHING)).isEqualTo(new Warehouse.Positions(3, 0));
-            assertThat(query(warehouse, "SELECT count(*) FROM streams.everything").get(0)).containsExactly(3L);
-        }
-    }
-
-    @Test
     void aNewNullableColumnIsAddedAtStartUp() {
         StreamDescriptor before = stream("orders").column(Column.of("id", ColumnType.STRING, true)).build();
         StreamDescriptor after = stream("orders").column(Column.of("id", ColumnType.STRING, true))
@@ -246,23 +150,36 @@ class DuckDbWarehouseTest {
     }
 
     @Test
-    void evolvingStreamsMayHaveColumnsTheCodeDoesNotDeclare() {
-        StreamDescriptor before = stream("devices").onSchemaDrift(SchemaDrift.EVOLVE)
-                .column(Column.of("id", ColumnType.STRING, true)).column(Column.of("extra", ColumnType.BIGINT, false))
-                .build();
-        StreamDescriptor after = stream("devices").onSchemaDrift(SchemaDrift.EVOLVE)
+    void theWarehouseIsOneDuckDbFileInTheDataDirectoryThatPlainDuckDbReads() throws Exception {
+        try (Warehouse warehouse = new DuckDbWarehouseFactory().open(dataDirectory, FlushListener.NONE)) {
+            warehouse.prepare(EVERYTHING);
+            warehouse.claim(Target.events("everything"), 1);
+            warehouse.append(EVERYTHING, Target.events("everything"), 1, 0, 2, rows(1, 2), flushRecord());
+        }
+        Path file = dataDirectory.resolve("warehouse.duckdb");
+        assertThat(file).isRegularFile();
+        try (Connection connection = DriverManager.getConnection("jdbc:duckdb:" + file);
+                Statement statement = connection.createStatement();
+                ResultSet rows = statement.executeQuery("SELECT count(*), max(_offset) FROM streams.everything")) {
+            assertThat(rows.next()).isTrue();
+            assertThat(List.of(rows.getLong(1), rows.getLong(2))).containsExactly(2L, 2L);
+        }
+    }
+
+    @Test
+    void evolvedColumnsHaveTheirDuckDbTypes() {
+        StreamDescriptor devices = stream("devices").onSchemaDrift(SchemaDrift.EVOLVE)
                 .column(Column.of("id", ColumnType.STRING, true)).build();
         try (Warehouse warehouse = new DuckDbWarehouseFactory().open(dataDirectory, FlushListener.NONE)) {
-            warehouse.prepare(before);
-            warehouse.prepare(after); // the code no longer declares "extra": start-up must accept that, not fail
-            List<List<Object>> columns = warehouse.query("SELECT column_name, data_type FROM information_schema.columns"
-                    + " WHERE table_schema = 'streams' AND table_name = 'devices' ORDER BY ordinal_position", 100,
-                    Duration.ofSeconds(30)).rows();
-            assertThat(columns.stream().map(row -> row.get(0)).toList()).as("the undeclared column and its data stay")
-                    .contains("id", "extra");
-            assertThat(columns.stream().filter(row -> row.get(0).equals("extra")).findFirst().orElseThrow().get(1))
-                    .isEqualTo("BIGINT");
-            assertThat(warehouse.evolvedColumns("devices")).containsKey("extra");
+            warehouse.prepare(devices);
+            warehouse.claim(Target.events("devices"), 1);
+            warehouse.append(devices, Target.events("devices"), 1, 0, 2, List.of(
+                    new Warehouse.Row(1, 1, "req-1", List.of("a"), Map.of("level", "1", "tags", "[1]", "on", "true")),
+                    new Warehouse.Row(2, 2, "req-2", List.of("b"), Map.of("level", "\"high\""))), null);
+            assertThat(query(warehouse, "SELECT column_name, data_type FROM information_schema.columns"
+                    + " WHERE table_schema = 'streams' AND table_name = 'devices' AND column_name IN"
+                    + " ('level', 'tags', 'on') ORDER BY column_name")).extracting(r -> r.get(0) + " " + r.get(1))
+                    .containsExactly("level VARCHAR", "on BOOLEAN", "tags JSON");
         }
     }
 }
