@@ -35,7 +35,8 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class DocsExamplesTest {
 
-    private static final Path ROOT = Path.of("").toAbsolutePath().getParent();
+    /** The project's root: the nearest directory above the working directory holding README.md and docs/. */
+    private static final Path ROOT = projectRoot();
     private static final Pattern STATUS = Pattern.compile("@@docs-check status (\\d{3})@@");
     private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -44,8 +45,23 @@ class DocsExamplesTest {
 
     private final HttpClient http = HttpClient.newHttpClient();
 
+    private static Path projectRoot() {
+        for (Path directory = Path.of("").toAbsolutePath(); directory != null; directory = directory.getParent()) {
+            if (Files.isRegularFile(directory.resolve("README.md")) && Files.isDirectory(directory.resolve("docs"))) {
+                return directory;
+            }
+        }
+        throw new IllegalStateException("no README.md and docs/ above " + Path.of("").toAbsolutePath());
+    }
+
     @TestFactory
-    Stream<DynamicTest> everyServerExampleInTheDocsAnswersAsTheDocShows() throws IOException {
+    Stream<DynamicTest> everyServerExampleInTheDocsAnswersAsTheDocShows() throws Exception {
+        for (String tool : List.of("bash", "curl")) {
+            Process version = new ProcessBuilder(tool, "--version").redirectErrorStream(true).start();
+            version.getInputStream().readAllBytes();
+            assertThat(version.waitFor(30, TimeUnit.SECONDS) && version.exitValue() == 0)
+                    .as("the docs check runs the examples with %s: it must be on the PATH", tool).isTrue();
+        }
         List<Path> files = new ArrayList<>();
         files.add(ROOT.resolve("README.md"));
         try (Stream<Path> docs = Files.list(ROOT.resolve("docs"))) {
