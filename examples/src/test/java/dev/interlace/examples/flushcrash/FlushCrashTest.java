@@ -277,9 +277,12 @@ class FlushCrashTest {
             assertThat(counts[0]).as("rows = head = _watermarks; %s", state).isEqualTo(head)
                     .isEqualTo(race.watermark());
             assertThat(race.flusherGroup().holder()).as("the lease holder; %s", state).isEqualTo(third);
-            assertThat(race.flusherGroup().token()).as("one new token per takeover; %s", state).isEqualTo(3);
+            // Two forced takeovers make at least three leases; on a loaded machine a lease can also lapse between
+            // heartbeats and be taken again, so more is allowed. The warehouse must carry the holder's token.
+            assertThat(race.flusherGroup().token()).as("a new token per takeover; %s", state)
+                    .isGreaterThanOrEqualTo(3);
             assertThat(race.warehouseToken()).as("the token recorded in streams._watermarks; %s", state)
-                    .isEqualTo(3);
+                    .isEqualTo(race.flusherGroup().token());
             assertThat(race.state("B")).as("B after losing its lease; %s", state).isEqualTo("standby");
             assertThat(race.state(third.equals("A") ? "C" : "A")).as("the other one; %s", state)
                     .isEqualTo("standby");
