@@ -64,7 +64,9 @@ public final class ConfigLoader {
             new Setting("kafka-replication-factor", "INTERLACE_KAFKA_REPLICATION_FACTOR", "3",
                     "replicas of each topic the Kafka log creates"),
             new Setting("kafka-min-insync-replicas", "INTERLACE_KAFKA_MIN_INSYNC_REPLICAS", "2",
-                    "replicas that hold a record before a publish is acknowledged (min.insync.replicas)"));
+                    "replicas that hold a record before a publish is acknowledged (min.insync.replicas)"),
+            new Setting("advertise-url", "INTERLACE_ADVERTISE_URL", "",
+                    "the URL other nodes reach this one at (default http(s)://<bind>:<port>)"));
 
     /** Flags that may be given without a value, meaning {@code true}. */
     private static final java.util.Set<String> SWITCHES = java.util.Set.of("insecure-no-auth");
@@ -172,7 +174,12 @@ public final class ConfigLoader {
                 }
             }
         }
-        return new LogOptions(backend, bootstrap, prefix, replicationFactor, minInsyncReplicas);
+        String advertiseUrl = values.get("advertise-url").strip();
+        if (!advertiseUrl.isEmpty() && !advertiseUrl.matches("https?://[A-Za-z0-9.\\[\\]:_-]+(:[0-9]{1,5})?")) {
+            throw new ConfigException(describe("advertise-url", origins.get("advertise-url")) + ": \"" + advertiseUrl
+                    + "\" is not scheme://host[:port]");
+        }
+        return new LogOptions(backend, bootstrap, prefix, replicationFactor, minInsyncReplicas, advertiseUrl);
     }
 
     private static Map<String, String> parseFlags(String[] args) {
