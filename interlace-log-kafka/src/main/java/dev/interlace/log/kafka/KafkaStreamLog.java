@@ -125,7 +125,7 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
         }
         this.readers = new Readers(kafka.bootstrap(), kafka.topicPrefix() + "reader");
         this.context = new Sequencer.Context(kafka.bootstrap(), kafka.nodeUrl(), topics, tailer, publishes, settings,
-                watermarks, clock, this::sequencersChanged, this::appended);
+                watermarks, clock, this::sequencersChanged, this::appended, Sequencer.Fencing.TRANSACTIONAL);
         this.membership = new Membership(kafka.bootstrap(), topics.sequencerGroup(), kafka.nodeUrl(),
                 kafka.sessionTimeout(), this::assigned, this::revoked);
     }

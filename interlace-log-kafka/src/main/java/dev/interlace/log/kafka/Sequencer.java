@@ -59,10 +59,25 @@ final class Sequencer {
 
     enum State { TAKING_OVER, ACTIVE, STOPPED }
 
-    /** What the log gives each of its sequencers. */
+    /**
+     * What the log gives each of its sequencers.
+     *
+     * @param fencing {@link Fencing#TRANSACTIONAL} always, except in the negative control of the fencing test
+     */
     record Context(String bootstrap, String nodeUrl, Topics topics, Tailer tailer, PublishStore publishes,
             LogSettings settings, Watermarks watermarks, Clock clock, Runnable stateChanged,
-            java.util.function.Consumer<String> appended) {}
+            java.util.function.Consumer<String> appended, Fencing fencing) {}
+
+    /** How a sequencer keeps an earlier holder of its stream from writing. */
+    enum Fencing {
+        /** A transactional producer per stream: the producer epoch fences any earlier holder. */
+        TRANSACTIONAL,
+        /**
+         * None: a plain idempotent producer, each group flushed with {@code acks=all} instead of committed. Only
+         * the fencing test uses it, to show that without fencing a paused holder corrupts the stream.
+         */
+        NONE_NEGATIVE_CONTROL
+    }
 
     /**
      * A decision on {@code _state}: the answer, the records that make it durable, and what to apply once committed
@@ -177,7 +192,9 @@ final class Sequencer {
         Properties properties = new Properties();
         properties.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, context.bootstrap());
         properties.put(ProducerConfig.CLIENT_ID_CONFIG, context.topics().transactionalId(view.name));
-        properties.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, context.topics().transactionalId(view.name));
+        if (context.fencing() == Fencing.TRANSACTIONAL) {
+            properties.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, context.topics().transactionalId(view.name));
+        }
         properties.put(ProducerConfig.ACKS_CONFIG, "all");
         properties.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
         properties.put(ProducerConfig.LINGER_MS_CONFIG, "0");
@@ -185,7 +202,9 @@ final class Sequencer {
         properties.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, Integer.toString(16 * 1024 * 1024));
         properties.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, "30000");
         producer = new KafkaProducer<>(properties, new ByteArraySerializer(), new ByteArraySerializer());
-        producer.initTransactions();
+        if (context.fencing() == Fencing.TRANSACTIONAL) {
+            producer.initTransactions();
+        }
         context.tailer().awaitCaughtUp(context.topics().stableEnds(List.of(context.topics().events(view.name),
                 context.topics().quarantine(view.name), context.topics().state())), CATCH_UP_TIMEOUT);
         if (state == State.STOPPED) {
@@ -233,7 +252,7 @@ final class Sequencer {
         List<Sent> sent = new ArrayList<>();
         List<AppendResult> results = new ArrayList<>();
         try {
-            producer.beginTransaction();
+            begin();
             for (AppendTask task : tasks) {
                 AppendRequest request = task.request();
                 List<AppendResult.EntryResult> fates = new ArrayList<>(request.size());
@@ -277,7 +296,7 @@ final class Sequencer {
                 quarantineHead = nextSeq - 1;
                 groupKeys.putAll(requestKeys);
             }
-            producer.commitTransaction();
+            commit(sent.stream().map(Sent::metadata).toList());
         } catch (ProducerFencedException | InvalidProducerEpochException | AuthorizationException
                 | UnsupportedVersionException fenced) {
             fail(tasks, new NoSequencerException(view.name, "this node no longer sequences stream " + view.name
@@ -381,12 +400,12 @@ final class Sequencer {
         long position = -1;
         if (!decision.writes().isEmpty()) {
             try {
-                producer.beginTransaction();
+                begin();
                 List<Future<RecordMetadata>> sends = new ArrayList<>();
                 for (ProducerRecord<byte[], byte[]> write : decision.writes()) {
                     sends.add(producer.send(write));
                 }
-                producer.commitTransaction();
+                commit(sends);
                 position = sends.get(0).get().offset();
             } catch (ProducerFencedException | InvalidProducerEpochException | AuthorizationException
                     | UnsupportedVersionException fenced) {
@@ -406,6 +425,31 @@ final class Sequencer {
         }
         decision.afterCommit().accept(position);
         task.future().complete(decision.answer());
+    }
+
+    private void begin() {
+        if (context.fencing() == Fencing.TRANSACTIONAL) {
+            producer.beginTransaction();
+        }
+    }
+
+    /** Commits the transaction; without fencing, waits for every send to be acknowledged instead. */
+    private void commit(List<Future<RecordMetadata>> sends) {
+        if (context.fencing() == Fencing.TRANSACTIONAL) {
+            producer.commitTransaction();
+            return;
+        }
+        producer.flush();
+        for (Future<RecordMetadata> send : sends) {
+            try {
+                send.get();
+            } catch (ExecutionException e) {
+                throw e.getCause() instanceof KafkaException kafka ? kafka : new KafkaException(e.getCause());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new KafkaException("interrupted", e);
+            }
+        }
     }
 
     // ================================================================== failures
