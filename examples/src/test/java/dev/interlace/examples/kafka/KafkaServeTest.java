@@ -8,6 +8,9 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -111,6 +114,17 @@ class KafkaServeTest {
             assertThat(next.status()).isEqualTo(200);
             assertThat(next.body().get("last_offset").asLong()).isEqualTo(3);
         }
+    }
+
+    @Test
+    void aStreamTopicWithSeveralPartitionsStopsServeWithExitTwoAndSaysWhatToDo() throws Exception {
+        try (Admin admin = KafkaCluster.shared().admin()) {
+            admin.createTopics(List.of(new NewTopic(prefix + "orders", 2, (short) 1))).all()
+                    .get(30, TimeUnit.SECONDS);
+        }
+        String refused = ServeNode.refusedStart(directory.resolve("node"), bootstrap, prefix);
+        assertThat(refused).startsWith("exit 2\n").contains("Kafka topic " + prefix + "orders has 2 partitions;"
+                + " the Interlace log needs exactly 1");
     }
 
     private static List<Long> offsets(JsonNode body) {

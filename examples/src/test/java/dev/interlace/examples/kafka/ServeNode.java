@@ -14,7 +14,6 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -43,6 +42,23 @@ final class ServeNode implements AutoCloseable {
 
     /** Starts {@code serve} on the Kafka log with one-replica topics under {@code prefix} and waits until it listens. */
     static ServeNode start(Path dataDirectory, String bootstrap, String prefix, String... flags) throws IOException {
+        ServeNode node = launch(dataDirectory, bootstrap, prefix, flags);
+        node.awaitReady();
+        return node;
+    }
+
+    /** Runs {@code serve} expecting it to refuse to start: its exit code, and its output after it. */
+    static String refusedStart(Path dataDirectory, String bootstrap, String prefix) throws Exception {
+        ServeNode node = launch(dataDirectory, bootstrap, prefix);
+        if (!node.process.waitFor(90, TimeUnit.SECONDS)) {
+            node.close();
+            throw new IllegalStateException("serve did not stop within 90 s:\n" + node.output());
+        }
+        return "exit " + node.process.exitValue() + "\n" + node.output();
+    }
+
+    private static ServeNode launch(Path dataDirectory, String bootstrap, String prefix, String... flags)
+            throws IOException {
         int port = freePort();
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
                 .toString(), "-Xmx256m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
@@ -55,9 +71,7 @@ final class ServeNode implements AutoCloseable {
         Path output = dataDirectory.resolve("serve-" + port + ".log");
         Process process = new ProcessBuilder(command).redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(output.toFile())).start();
-        ServeNode node = new ServeNode(URI.create("http://127.0.0.1:" + port), process, output);
-        node.awaitReady();
-        return node;
+        return new ServeNode(URI.create("http://127.0.0.1:" + port), process, output);
     }
 
     private void awaitReady() throws IOException {
@@ -161,9 +175,5 @@ final class ServeNode implements AutoCloseable {
         try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             return socket.getLocalPort();
         }
-    }
-
-    static String text(Duration duration) {
-        return duration.toMillis() + " ms";
     }
 }
