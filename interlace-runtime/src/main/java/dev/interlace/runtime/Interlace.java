@@ -5,11 +5,14 @@ import com.google.inject.Injector;
 import com.google.inject.Module;
 import com.google.inject.util.Modules;
 import dev.interlace.runtime.auth.AuthModule;
+import dev.interlace.runtime.config.ConfigException;
 import dev.interlace.runtime.config.InterlaceConfig;
+import dev.interlace.runtime.config.LogOptions;
 import dev.interlace.runtime.flush.FlushModule;
 import dev.interlace.runtime.http.HttpModule;
-import dev.interlace.runtime.log.LogModule;
 import dev.interlace.runtime.log.EventLog;
+import dev.interlace.runtime.log.LogBackendFactory;
+import dev.interlace.runtime.log.LogModule;
 import dev.interlace.runtime.model.ModelModule;
 import dev.interlace.runtime.model.ModelRunner;
 import dev.interlace.runtime.ops.DataDirectoryLock;
@@ -23,6 +26,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.ServiceLoader;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -114,6 +118,24 @@ public final class Interlace implements AutoCloseable {
         return lifecycle.models();
     }
 
+    /**
+     * The module of the log backend {@code --log} names, found with {@code ServiceLoader}; none for the SQLite log,
+     * which {@link LogModule} binds.
+     */
+    private static List<Module> logBackend(InterlaceConfig config) {
+        String name = config.log().backend();
+        if (name.equals(LogOptions.SQLITE)) {
+            return List.of();
+        }
+        for (LogBackendFactory factory : ServiceLoader.load(LogBackendFactory.class,
+                Thread.currentThread().getContextClassLoader())) {
+            if (factory.name().equals(name)) {
+                return List.of(factory.module(config));
+            }
+        }
+        throw new ConfigException("--log " + name + " needs the interlace-log-" + name + " module on the class path");
+    }
+
     /** Configures and starts a server. */
     public static final class Builder {
 
@@ -158,7 +180,8 @@ public final class Interlace implements AutoCloseable {
             try {
                 Module defaults = Modules.combine(new CoreModule(config, streams), new OpsModule(), new AuthModule(),
                         new RecordsModule(), new LogModule(), new FlushModule(), new ModelModule(), new HttpModule());
-                Injector injector = Guice.createInjector(Modules.override(defaults).with(overrides));
+                Injector injector = Guice.createInjector(Modules.override(
+                        Modules.override(defaults).with(logBackend(config))).with(overrides));
                 // The one lookup: every component reaches the lifecycle by constructor injection.
                 Lifecycle lifecycle = injector.getInstance(Lifecycle.class);
                 int port = lifecycle.start();

@@ -54,7 +54,19 @@ public final class ConfigLoader {
             new Setting("cors-origins", "INTERLACE_CORS_ORIGINS", "",
                     "browser origins allowed to call the API, comma-separated, e.g. https://app.example"),
             new Setting("tls-cert", "INTERLACE_TLS_CERT", "", "PEM certificate chain: serve HTTPS (with --tls-key)"),
-            new Setting("tls-key", "INTERLACE_TLS_KEY", "", "PEM private key (PKCS#8) of --tls-cert"));
+            new Setting("tls-key", "INTERLACE_TLS_KEY", "", "PEM private key (PKCS#8) of --tls-cert"),
+            new Setting("log", "INTERLACE_LOG", "sqlite",
+                    "the stream log: sqlite (in the data directory) or kafka (needs --kafka-bootstrap)"),
+            new Setting("kafka-bootstrap", "INTERLACE_KAFKA_BOOTSTRAP", "",
+                    "Kafka brokers to contact first, HOST:PORT[,HOST:PORT...] (with --log kafka)"),
+            new Setting("kafka-topic-prefix", "INTERLACE_KAFKA_TOPIC_PREFIX", "interlace.",
+                    "prefix of every topic the Kafka log creates"),
+            new Setting("kafka-replication-factor", "INTERLACE_KAFKA_REPLICATION_FACTOR", "3",
+                    "replicas of each topic the Kafka log creates"),
+            new Setting("kafka-min-insync-replicas", "INTERLACE_KAFKA_MIN_INSYNC_REPLICAS", "2",
+                    "replicas that hold a record before a publish is acknowledged (min.insync.replicas)"),
+            new Setting("advertise-url", "INTERLACE_ADVERTISE_URL", "",
+                    "the URL other nodes reach this one at (default http(s)://<bind>:<port>)"));
 
     /** Flags that may be given without a value, meaning {@code true}. */
     private static final java.util.Set<String> SWITCHES = java.util.Set.of("insecure-no-auth");
@@ -127,8 +139,47 @@ public final class ConfigLoader {
                 number(values, origins, "ready-flush-failing-ms", 0, 86_400_000),
                 new Exposure(bool(values, origins, "insecure-no-auth"), hosts(values.get("allowed-hosts")),
                         origins(values, origins, "cors-origins"), file(values, origins, "tls-cert"),
-                        file(values, origins, "tls-key")));
+                        file(values, origins, "tls-key")),
+                log(values, origins));
         return new Resolved(config, origins);
+    }
+
+    private static LogOptions log(Map<String, String> values, Map<String, String> origins) {
+        String backend = values.get("log").strip().toLowerCase(Locale.ROOT);
+        String bootstrap = values.get("kafka-bootstrap").strip();
+        String prefix = values.get("kafka-topic-prefix").strip();
+        int replicationFactor = (int) number(values, origins, "kafka-replication-factor", 1, 32);
+        int minInsyncReplicas = (int) number(values, origins, "kafka-min-insync-replicas", 1, 32);
+        if (!backend.equals(LogOptions.SQLITE) && !backend.equals(LogOptions.KAFKA)) {
+            throw new ConfigException(describe("log", origins.get("log")) + " must be sqlite or kafka, got \""
+                    + backend + "\"");
+        }
+        if (!prefix.matches("[A-Za-z0-9._-]{0,200}")) {
+            throw new ConfigException(describe("kafka-topic-prefix", origins.get("kafka-topic-prefix"))
+                    + " may hold only letters, digits, '.', '_' and '-', got \"" + prefix + "\"");
+        }
+        if (minInsyncReplicas > replicationFactor) {
+            throw new ConfigException(describe("kafka-min-insync-replicas", origins.get("kafka-min-insync-replicas"))
+                    + " (" + minInsyncReplicas + ") must not exceed the replication factor (" + replicationFactor
+                    + "): no publish could ever be acknowledged");
+        }
+        if (backend.equals(LogOptions.KAFKA)) {
+            if (bootstrap.isEmpty()) {
+                throw new ConfigException("--log kafka needs --kafka-bootstrap HOST:PORT[,HOST:PORT...]");
+            }
+            for (String address : bootstrap.split(",")) {
+                if (!address.strip().matches("[A-Za-z0-9.\\[\\]:_-]+:[0-9]{1,5}")) {
+                    throw new ConfigException(describe("kafka-bootstrap", origins.get("kafka-bootstrap"))
+                            + ": \"" + address.strip() + "\" is not HOST:PORT");
+                }
+            }
+        }
+        String advertiseUrl = values.get("advertise-url").strip();
+        if (!advertiseUrl.isEmpty() && !advertiseUrl.matches("https?://[A-Za-z0-9.\\[\\]:_-]+(:[0-9]{1,5})?")) {
+            throw new ConfigException(describe("advertise-url", origins.get("advertise-url")) + ": \"" + advertiseUrl
+                    + "\" is not scheme://host[:port]");
+        }
+        return new LogOptions(backend, bootstrap, prefix, replicationFactor, minInsyncReplicas, advertiseUrl);
     }
 
     private static Map<String, String> parseFlags(String[] args) {

@@ -20,6 +20,7 @@ import java.nio.file.Path;
  * @param refusedRequests how many refused requests (4xx/5xx) the in-memory ring keeps
  * @param readyFlushFailingMillis how long a stream's flush may fail before {@code /health/ready} says 503
  * @param exposure keys off loopback, accepted hosts and origins, TLS
+ * @param log which stream log to run on (SQLite in the data directory, or Kafka) and its settings
  */
 public record InterlaceConfig(
         int port,
@@ -34,7 +35,21 @@ public record InterlaceConfig(
         long recordRetentionMicros,
         int refusedRequests,
         long readyFlushFailingMillis,
-        Exposure exposure) {
+        Exposure exposure,
+        LogOptions log) {
+
+    public InterlaceConfig {
+        java.util.Objects.requireNonNull(log, "log");
+    }
+
+    /** A configuration on the SQLite log. */
+    public InterlaceConfig(int port, String bind, Path dataDirectory, long maxBodyBytes, int maxEventsPerRequest,
+            long maxPending, long minFreeDiskBytes, long flushDelayMillis, int flushBatchRows,
+            long recordRetentionMicros, int refusedRequests, long readyFlushFailingMillis, Exposure exposure) {
+        this(port, bind, dataDirectory, maxBodyBytes, maxEventsPerRequest, maxPending, minFreeDiskBytes,
+                flushDelayMillis, flushBatchRows, recordRetentionMicros, refusedRequests, readyFlushFailingMillis,
+                exposure, LogOptions.sqlite());
+    }
 
     /** The defaults, with data under {@code .interlace} in the working directory. */
     public static InterlaceConfig defaults() {
@@ -44,13 +59,19 @@ public record InterlaceConfig(
     public InterlaceConfig withPort(int newPort) {
         return new InterlaceConfig(newPort, bind, dataDirectory, maxBodyBytes, maxEventsPerRequest, maxPending,
                 minFreeDiskBytes, flushDelayMillis, flushBatchRows, recordRetentionMicros, refusedRequests,
-                readyFlushFailingMillis, exposure);
+                readyFlushFailingMillis, exposure, log);
     }
 
     public InterlaceConfig withDataDirectory(Path directory) {
         return new InterlaceConfig(port, bind, directory, maxBodyBytes, maxEventsPerRequest, maxPending,
                 minFreeDiskBytes, flushDelayMillis, flushBatchRows, recordRetentionMicros, refusedRequests,
-                readyFlushFailingMillis, exposure);
+                readyFlushFailingMillis, exposure, log);
+    }
+
+    public InterlaceConfig withLog(LogOptions options) {
+        return new InterlaceConfig(port, bind, dataDirectory, maxBodyBytes, maxEventsPerRequest, maxPending,
+                minFreeDiskBytes, flushDelayMillis, flushBatchRows, recordRetentionMicros, refusedRequests,
+                readyFlushFailingMillis, exposure, options);
     }
 
     /** Whether publish, flush and system records are kept at all ({@code record-retention} is not 0). */
@@ -61,6 +82,6 @@ public record InterlaceConfig(
     public InterlaceConfig withMaxPending(long pending) {
         return new InterlaceConfig(port, bind, dataDirectory, maxBodyBytes, maxEventsPerRequest, pending,
                 minFreeDiskBytes, flushDelayMillis, flushBatchRows, recordRetentionMicros, refusedRequests,
-                readyFlushFailingMillis, exposure);
+                readyFlushFailingMillis, exposure, log);
     }
 }

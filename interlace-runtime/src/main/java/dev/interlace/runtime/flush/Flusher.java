@@ -3,6 +3,7 @@ package dev.interlace.runtime.flush;
 import dev.interlace.runtime.config.InterlaceConfig;
 import dev.interlace.runtime.log.Leases;
 import dev.interlace.runtime.log.LogEntry;
+import dev.interlace.runtime.log.NoSequencerException;
 import dev.interlace.runtime.log.QuarantineEntry;
 import dev.interlace.runtime.log.StreamLog;
 import dev.interlace.runtime.ops.EpochMicros;
@@ -364,7 +365,16 @@ public final class Flusher implements AutoCloseable {
             return true;
         }
         String name = flush.stream.name();
-        Leases.LeaseResult result = groups.lease(name, FlushLease.GROUP, lease.owner(), lease.ttl());
+        Leases.LeaseResult result;
+        try {
+            result = groups.lease(name, FlushLease.GROUP, lease.owner(), lease.ttl());
+        } catch (NoSequencerException elsewhere) {
+            // A log with one sequencer per stream (Kafka), and this node does not hold this one: stand by.
+            flush.token = 0;
+            flush.heldUntilMicros = micros() + lease.ttl().toNanos() / 1_000;
+            flush.status = new FlushStatus(FlushState.STANDBY, elsewhere.getMessage(), 0);
+            return false;
+        }
         if (result instanceof Leases.Held held) {
             if (flush.token != 0 || !flush.status.standby()) {
                 LOG.info("stream " + name + " is flushed by " + held.holder() + "; standing by");

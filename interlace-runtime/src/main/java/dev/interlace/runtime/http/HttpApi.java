@@ -3,6 +3,7 @@ package dev.interlace.runtime.http;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.interlace.runtime.auth.Caller;
 import dev.interlace.runtime.log.LogUnavailableException;
+import dev.interlace.runtime.log.NoSequencerException;
 import dev.interlace.runtime.ops.EpochMicros;
 import dev.interlace.runtime.ops.FatalErrors;
 import dev.interlace.runtime.ops.RequestIds;
@@ -192,6 +193,10 @@ public final class HttpApi implements HttpDispatcher {
         if (cause instanceof LogUnavailableException unavailable) {
             return HttpResponses.error(503, "log_unavailable", "the stream log cannot be used now: "
                     + unavailable.getMessage() + "; retry later", requestId).header("Retry-After", "5");
+        }
+        if (cause instanceof NoSequencerException none) {
+            return HttpResponses.error(503, "no_sequencer", none.getMessage() + "; retry later", requestId)
+                    .header("Retry-After", Integer.toString(none.retryAfterSeconds()));
         }
         if (cause != null || routed == null) {
             FatalErrors.exitOnOutOfMemory(cause);

@@ -207,6 +207,9 @@ final class PublishRoutes implements RouteSet {
             return HttpResponses.error(503, "log_unavailable", unavailable.reason()
                     + "; nothing was stored, retry later", requestId)
                     .header("Retry-After", Integer.toString(unavailable.retryAfterSeconds()));
+        } else if (outcome instanceof PublishOutcome.NoSequencer none) {
+            return HttpResponses.error(503, "no_sequencer", none.reason() + "; nothing was stored, retry later",
+                    requestId).header("Retry-After", Integer.toString(none.retryAfterSeconds()));
         }
         throw new IllegalStateException("unknown publish outcome " + outcome);
     }

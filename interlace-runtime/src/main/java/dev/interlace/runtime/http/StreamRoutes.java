@@ -9,6 +9,7 @@ import dev.interlace.runtime.flush.Flusher;
 import dev.interlace.runtime.log.LogEntry;
 import dev.interlace.runtime.log.StreamHead;
 import dev.interlace.runtime.log.EventLog;
+import dev.interlace.runtime.log.Sequencers;
 import dev.interlace.runtime.log.Watermarks;
 import dev.interlace.runtime.stream.Column;
 import dev.interlace.runtime.stream.StoredJson;
@@ -34,15 +35,17 @@ final class StreamRoutes implements RouteSet {
     private final Watermarks watermarks;
     private final Flusher flusher;
     private final Optional<StreamTables> warehouse;
+    private final Optional<Sequencers> sequencers;
 
     @Inject
     StreamRoutes(StreamCatalog catalog, EventLog log, Watermarks watermarks, Flusher flusher,
-            Optional<StreamTables> warehouse) {
+            Optional<StreamTables> warehouse, Optional<Sequencers> sequencers) {
         this.catalog = catalog;
         this.log = log;
         this.watermarks = watermarks;
         this.flusher = flusher;
         this.warehouse = warehouse;
+        this.sequencers = sequencers;
     }
 
     @Override
@@ -130,6 +133,7 @@ final class StreamRoutes implements RouteSet {
         node.put("pending", (events - watermark) + (quarantined - watermarks.quarantine(name)));
         node.put("quarantined", quarantined);
         node.put("declared", declared.isPresent());
+        sequencers.ifPresent(known -> node.put("sequencer", known.holder(name).orElse(null)));
         FlushStatus flush = flusher.status(name);
         node.put("flush_state", flush.state().wire());
         node.put("flush_error", flush.error());

@@ -127,4 +127,11 @@ public sealed interface PublishOutcome {
 
     /** The log cannot make the events durable right now (503); nothing is stored. */
     record Unavailable(String requestId, String reason, int retryAfterSeconds) implements PublishOutcome {}
+
+    /**
+     * No node sequences the stream right now (on a log with one sequencer per stream, during a takeover); nothing
+     * was stored (503 {@code no_sequencer}).
+     */
+    record NoSequencer(String requestId, String stream, String reason, int retryAfterSeconds)
+            implements PublishOutcome {}
 }

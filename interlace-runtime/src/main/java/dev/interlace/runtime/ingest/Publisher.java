@@ -6,6 +6,7 @@ import dev.interlace.runtime.auth.Quotas;
 import dev.interlace.runtime.log.AppendRequest;
 import dev.interlace.runtime.log.AppendResult;
 import dev.interlace.runtime.log.LogUnavailableException;
+import dev.interlace.runtime.log.NoSequencerException;
 import dev.interlace.runtime.log.EventLog;
 import dev.interlace.runtime.ops.EpochMicros;
 import dev.interlace.runtime.records.SysRecord;
@@ -151,6 +152,10 @@ public final class Publisher {
         }
         if (cause instanceof LogUnavailableException unavailable) {
             return new PublishOutcome.Unavailable(requestId, unavailable.getMessage(), UNAVAILABLE_RETRY_SECONDS);
+        }
+        if (cause instanceof NoSequencerException none) {
+            return new PublishOutcome.NoSequencer(requestId, none.stream(), none.getMessage(),
+                    none.retryAfterSeconds());
         }
         throw new IllegalStateException("the stream log failed unexpectedly", cause);
     }

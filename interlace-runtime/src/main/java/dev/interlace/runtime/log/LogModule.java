@@ -23,6 +23,8 @@ public final class LogModule extends AbstractModule {
         bind(ConsumerGroups.class).to(StreamLog.class);
         bind(PublishRecords.class).to(StreamLog.class);
         bind(QuarantineStore.class).to(StreamLog.class);
+        // Bound only by a backend whose streams have one sequencer each (the Kafka log).
+        com.google.inject.multibindings.OptionalBinder.newOptionalBinder(binder(), Sequencers.class);
     }
 
     @Provides

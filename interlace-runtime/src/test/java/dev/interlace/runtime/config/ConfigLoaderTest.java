@@ -74,6 +74,26 @@ class ConfigLoaderTest {
     }
 
     @Test
+    void theLogIsSqliteByDefaultAndKafkaNeedsBootstrapServers() {
+        assertThat(load(Map.of()).config().log()).isEqualTo(LogOptions.sqlite());
+        assertThat(load(Map.of("INTERLACE_KAFKA_BOOTSTRAP", "k1:9092,k2:9092"), "--log", "kafka",
+                "--kafka-replication-factor", "1", "--kafka-min-insync-replicas", "1").config().log())
+                .isEqualTo(LogOptions.kafka("k1:9092,k2:9092", "interlace.", 1, 1));
+        assertThat(load(Map.of(), "--log", "kafka", "--kafka-bootstrap", "k1:9092").config().log())
+                .as("three replicas, two in sync by default").isEqualTo(LogOptions.kafka("k1:9092", "interlace.", 3, 2));
+        assertThatThrownBy(() -> load(Map.of(), "--log", "kafka"))
+                .hasMessage("--log kafka needs --kafka-bootstrap HOST:PORT[,HOST:PORT...]");
+        assertThatThrownBy(() -> load(Map.of(), "--log", "kafka", "--kafka-bootstrap", "k1"))
+                .hasMessage("--kafka-bootstrap: \"k1\" is not HOST:PORT");
+        assertThatThrownBy(() -> load(Map.of(), "--log", "postgres")).hasMessage("--log must be sqlite or kafka,"
+                + " got \"postgres\"");
+        assertThatThrownBy(() -> load(Map.of(), "--kafka-replication-factor", "1"))
+                .hasMessageStartingWith("--kafka-min-insync-replicas (2) must not exceed the replication factor (1)");
+        assertThatThrownBy(() -> load(Map.of(), "--kafka-topic-prefix", "a/b"))
+                .hasMessageStartingWith("--kafka-topic-prefix may hold only");
+    }
+
+    @Test
     void unknownOrRepeatedFlagsAndUnknownPropertiesAreErrors() throws IOException {
         assertThatThrownBy(() -> load(Map.of(), "--prot", "1")).hasMessageStartingWith("unknown flag --prot;")
                 .hasMessageContaining("--port");

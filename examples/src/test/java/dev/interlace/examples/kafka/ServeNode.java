@@ -1,0 +1,179 @@
+package dev.interlace.examples.kafka;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpHeaders;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
+
+/**
+ * {@code interlace serve --log kafka} in a JVM of its own, as an operator runs it: the test's class path (which has
+ * {@code interlace-log-kafka}, found by the runtime through {@code ServiceLoader}), a free port known in advance so
+ * that its advertised URL is known too, output in a file, and a small HTTP client.
+ */
+final class ServeNode implements AutoCloseable {
+
+    static final ObjectMapper JSON = new ObjectMapper();
+    private static final String READY = "interlace listening on ";
+
+    final URI uri;
+    private final Process process;
+    private final Path output;
+    private final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+
+    private ServeNode(URI uri, Process process, Path output) {
+        this.uri = uri;
+        this.process = process;
+        this.output = output;
+    }
+
+    /** Starts {@code serve} on the Kafka log with one-replica topics under {@code prefix} and waits until it listens. */
+    static ServeNode start(Path dataDirectory, String bootstrap, String prefix, String... flags) throws IOException {
+        ServeNode node = launch(dataDirectory, bootstrap, prefix, flags);
+        node.awaitReady();
+        return node;
+    }
+
+    /** Runs {@code serve} expecting it to refuse to start: its exit code, and its output after it. */
+    static String refusedStart(Path dataDirectory, String bootstrap, String prefix) throws Exception {
+        ServeNode node = launch(dataDirectory, bootstrap, prefix);
+        if (!node.process.waitFor(90, TimeUnit.SECONDS)) {
+            node.close();
+            throw new IllegalStateException("serve did not stop within 90 s:\n" + node.output());
+        }
+        return "exit " + node.process.exitValue() + "\n" + node.output();
+    }
+
+    private static ServeNode launch(Path dataDirectory, String bootstrap, String prefix, String... flags)
+            throws IOException {
+        int port = freePort();
+        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
+                .toString(), "-Xmx256m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
+                "-Djava.io.tmpdir=" + Files.createDirectories(dataDirectory.resolve("tmp")),
+                "-cp", System.getProperty("java.class.path"), "dev.interlace.runtime.cli.Main", "serve",
+                "--port", Integer.toString(port), "--data-dir", dataDirectory.toString(),
+                "--log", "kafka", "--kafka-bootstrap", bootstrap, "--kafka-topic-prefix", prefix,
+                "--kafka-replication-factor", "1", "--kafka-min-insync-replicas", "1", "--flush-delay-ms", "10"));
+        command.addAll(List.of(flags));
+        Path output = dataDirectory.resolve("serve-" + port + ".log");
+        Process process = new ProcessBuilder(command).redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(output.toFile())).start();
+        return new ServeNode(URI.create("http://127.0.0.1:" + port), process, output);
+    }
+
+    private void awaitReady() throws IOException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
+        while (System.nanoTime() < deadline) {
+            if (Files.exists(output) && Files.readString(output).contains(READY)) {
+                return;
+            }
+            if (!process.isAlive()) {
+                throw new IllegalStateException("serve exited with " + process.exitValue() + ":\n" + output());
+            }
+            pause();
+        }
+        process.destroyForcibly();
+        throw new IllegalStateException("serve did not listen within 90 s:\n" + output());
+    }
+
+    String output() {
+        try {
+            return Files.readString(output);
+        } catch (IOException e) {
+            return "(no output: " + e.getMessage() + ")";
+        }
+    }
+
+    /** A response: status, headers and JSON body. */
+    record Response(int status, HttpHeaders headers, JsonNode body) {
+        String header(String name) {
+            return headers.firstValue(name).orElse(null);
+        }
+    }
+
+    Response publish(String stream, String body) {
+        return send(HttpRequest.newBuilder(uri.resolve("/streams/" + stream + "?verbose=true"))
+                .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body)).build());
+    }
+
+    Response sql(String query) {
+        return send(HttpRequest.newBuilder(uri.resolve("/sql")).header("Content-Type", "text/plain")
+                .POST(HttpRequest.BodyPublishers.ofString(query)).build());
+    }
+
+    Response get(String path) {
+        return send(HttpRequest.newBuilder(uri.resolve(path)).GET().build());
+    }
+
+    /** Polls {@code GET path} until {@code condition} holds (up to 30 s); returns the last body. */
+    JsonNode await(String path, Predicate<JsonNode> condition) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        JsonNode body = get(path).body();
+        while (!condition.test(body) && System.nanoTime() < deadline) {
+            pause();
+            body = get(path).body();
+        }
+        return body;
+    }
+
+    private Response send(HttpRequest request) {
+        try {
+            HttpResponse<byte[]> response = client.send(request, HttpResponse.BodyHandlers.ofByteArray());
+            JsonNode body = response.body().length == 0 ? null : JSON.readTree(response.body());
+            return new Response(response.statusCode(), response.headers(), body);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Stops the node as SIGTERM does (drains, closes the log, leaves the sequencer group). */
+    void stop() throws InterruptedException {
+        process.destroy();
+        if (!process.waitFor(60, TimeUnit.SECONDS)) {
+            process.destroyForcibly();
+            throw new IllegalStateException("serve did not stop within 60 s:\n" + output());
+        }
+    }
+
+    /** Kills the node at once (SIGKILL): it says goodbye to nobody. */
+    void kill() throws InterruptedException {
+        process.destroyForcibly();
+        process.waitFor(30, TimeUnit.SECONDS);
+    }
+
+    @Override
+    public void close() {
+        process.destroyForcibly();
+    }
+
+    private static void pause() {
+        try {
+            Thread.sleep(50);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return socket.getLocalPort();
+        }
+    }
+}

@@ -1,0 +1,133 @@
+package dev.interlace.log.kafka;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import dev.interlace.runtime.log.LogEntry;
+import dev.interlace.runtime.log.PublishRecord;
+import dev.interlace.runtime.log.QuarantineEntry;
+import dev.interlace.runtime.stream.FieldError;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.header.Headers;
+import org.apache.kafka.common.header.internals.RecordHeaders;
+
+/**
+ * How the log's records look on Kafka: one codec for every stored format.
+ *
+ * <p>An accepted event: key = its idempotency key (UTF-8, absent without one), value = the payload as sent, headers
+ * {@code offset} (the Interlace offset, 8 bytes), {@code last} (the last offset of its request: readers see a
+ * request once all of it is read), {@code request}, {@code at} (arrival, epoch microseconds) and
+ * {@code schema}. A quarantined event: value = the payload, headers {@code seq}, {@code request}, {@code at},
+ * {@code schema}, {@code errors} (JSON). A publish record: JSON of {@link PublishRecord}. On {@code _state}: JSON of
+ * {@link GroupState} under {@code group/<stream>/<group>}, of {@link TrimPoint} under {@code trim/<stream>}.
+ */
+final class Codec {
+
+    static final ObjectMapper JSON = new ObjectMapper();
+
+    static final String OFFSET = "offset";
+    static final String LAST = "last";
+    static final String SEQ = "seq";
+    static final String REQUEST = "request";
+    static final String AT = "at";
+    static final String SCHEMA = "schema";
+    static final String ERRORS = "errors";
+
+    private Codec() {}
+
+    /** A consumer group's state as the sequencer of its stream last decided it. */
+    record GroupState(String stream, String group, long committedOffset, long token, String holder,
+            long expiresAtMicros) {}
+
+    /** Everything of {@code stream} up to and including {@code throughOffset} is trimmed. */
+    record TrimPoint(String stream, long throughOffset) {}
+
+    static Headers eventHeaders(long offset, long lastOfRequest, String requestId, long atMicros,
+            String schemaVersion) {
+        RecordHeaders headers = new RecordHeaders();
+        headers.add(OFFSET, longBytes(offset));
+        headers.add(LAST, longBytes(lastOfRequest));
+        headers.add(REQUEST, text(requestId));
+        headers.add(AT, longBytes(atMicros));
+        headers.add(SCHEMA, text(schemaVersion));
+        return headers;
+    }
+
+    static Headers quarantineHeaders(long seq, String requestId, long atMicros, String schemaVersion,
+            List<FieldError> errors) {
+        RecordHeaders headers = new RecordHeaders();
+        headers.add(SEQ, longBytes(seq));
+        headers.add(REQUEST, text(requestId));
+        headers.add(AT, longBytes(atMicros));
+        headers.add(SCHEMA, text(schemaVersion));
+        ArrayNode array = JSON.createArrayNode();
+        for (FieldError error : errors) {
+            array.addObject().put("field", error.field()).put("reason", error.reason());
+        }
+        headers.add(ERRORS, text(array.toString()));
+        return headers;
+    }
+
+    static LogEntry entry(String stream, ConsumerRecord<byte[], byte[]> record) {
+        Headers headers = record.headers();
+        return new LogEntry(stream, longHeader(headers, OFFSET), textHeader(headers, REQUEST),
+                longHeader(headers, AT), textHeader(headers, SCHEMA), record.value());
+    }
+
+    static QuarantineEntry quarantined(String stream, ConsumerRecord<byte[], byte[]> record) {
+        Headers headers = record.headers();
+        return new QuarantineEntry(stream, longHeader(headers, SEQ), textHeader(headers, REQUEST),
+                longHeader(headers, AT), textHeader(headers, SCHEMA), record.value(), textHeader(headers, ERRORS));
+    }
+
+    static byte[] json(Object value) {
+        try {
+            return JSON.writeValueAsBytes(value);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    static <T> T json(byte[] bytes, Class<T> type) {
+        try {
+            return JSON.readValue(bytes, type);
+        } catch (IOException e) {
+            throw new UncheckedIOException("a record of the log cannot be read as " + type.getSimpleName(), e);
+        }
+    }
+
+    static String groupKey(String stream, String group) {
+        return "group/" + stream + "/" + group;
+    }
+
+    static String trimKey(String stream) {
+        return "trim/" + stream;
+    }
+
+    static byte[] text(String value) {
+        return value == null ? null : value.getBytes(StandardCharsets.UTF_8);
+    }
+
+    static String text(byte[] value) {
+        return value == null ? null : new String(value, StandardCharsets.UTF_8);
+    }
+
+    static long longHeader(Headers headers, String name) {
+        Header header = headers.lastHeader(name);
+        return header == null ? 0 : ByteBuffer.wrap(header.value()).getLong();
+    }
+
+    static String textHeader(Headers headers, String name) {
+        Header header = headers.lastHeader(name);
+        return header == null ? null : text(header.value());
+    }
+
+    private static byte[] longBytes(long value) {
+        return ByteBuffer.allocate(Long.BYTES).putLong(value).array();
+    }
+}

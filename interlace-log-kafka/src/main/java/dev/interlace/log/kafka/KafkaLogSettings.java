@@ -1,0 +1,44 @@
+package dev.interlace.log.kafka;
+
+import dev.interlace.runtime.config.InterlaceConfig;
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * How the Kafka log reaches its cluster and names what it creates there.
+ *
+ * @param bootstrap {@code HOST:PORT[,...]} of the brokers to contact first
+ * @param topicPrefix prefix of every topic, consumer group and transactional id the log uses
+ * @param replicationFactor replicas of each topic the log creates (and expects of those it finds)
+ * @param minInsyncReplicas {@code min.insync.replicas} of those topics
+ * @param nodeUrl this node's advertised URL: what {@code GET /streams/{name}} shows as the stream's sequencer
+ * @param sessionTimeout how long the cluster waits for a silent node before another takes over its streams
+ * @param sequencerWait how long an append or a lease waits for this node to hold the stream before answering
+ *     {@code no_sequencer}
+ */
+public record KafkaLogSettings(String bootstrap, String topicPrefix, int replicationFactor, int minInsyncReplicas,
+        String nodeUrl, Duration sessionTimeout, Duration sequencerWait) {
+
+    /** Takeover within ten seconds of a node's death: the session timeout plus a rebalance and a catch-up. */
+    public static final Duration DEFAULT_SESSION_TIMEOUT = Duration.ofSeconds(6);
+    public static final Duration DEFAULT_SEQUENCER_WAIT = Duration.ofSeconds(5);
+
+    public KafkaLogSettings {
+        Objects.requireNonNull(bootstrap, "bootstrap");
+        Objects.requireNonNull(topicPrefix, "topicPrefix");
+        Objects.requireNonNull(nodeUrl, "nodeUrl");
+    }
+
+    /** The settings of {@code serve --log kafka}. */
+    public static KafkaLogSettings from(InterlaceConfig config) {
+        String url = config.log().advertiseUrl();
+        if (url.isEmpty()) {
+            String scheme = config.exposure().tlsCertificate() != null ? "https" : "http";
+            String host = config.bind().contains(":") ? "[" + config.bind() + "]" : config.bind();
+            url = scheme + "://" + host + ":" + config.port();
+        }
+        return new KafkaLogSettings(config.log().kafkaBootstrap(), config.log().kafkaTopicPrefix(),
+                config.log().kafkaReplicationFactor(), config.log().kafkaMinInsyncReplicas(), url,
+                DEFAULT_SESSION_TIMEOUT, DEFAULT_SEQUENCER_WAIT);
+    }
+}

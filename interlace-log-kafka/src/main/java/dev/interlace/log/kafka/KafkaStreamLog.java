@@ -1,0 +1,635 @@
+package dev.interlace.log.kafka;
+
+import dev.interlace.runtime.log.AppendListener;
+import dev.interlace.runtime.log.AppendRequest;
+import dev.interlace.runtime.log.AppendResult;
+import dev.interlace.runtime.log.Leases;
+import dev.interlace.runtime.log.LogEntry;
+import dev.interlace.runtime.log.LogSettings;
+import dev.interlace.runtime.log.LogUnavailableException;
+import dev.interlace.runtime.log.NoSequencerException;
+import dev.interlace.runtime.log.PublishRecord;
+import dev.interlace.runtime.log.QuarantineEntry;
+import dev.interlace.runtime.log.ReplayRequest;
+import dev.interlace.runtime.log.ReplayResult;
+import dev.interlace.runtime.log.Sequencers;
+import dev.interlace.runtime.log.StreamHead;
+import dev.interlace.runtime.log.StreamLog;
+import dev.interlace.runtime.log.Watermarks;
+import dev.interlace.runtime.stream.StreamDescriptor;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Properties;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.ConsumerGroupDescription;
+import org.apache.kafka.clients.admin.MemberDescription;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+
+/**
+ * The stream log on an Apache Kafka cluster: one topic per stream (one partition, so a stream is one sequence),
+ * one sequencer per stream cluster-wide, and every node's view of the log rebuilt from the topics.
+ *
+ * <p>Writes go through the stream's {@link Sequencer} on the node the sequencer group assigned the stream to
+ * ({@link Membership}); an append or a consumer-group operation on a node that does not hold the stream waits a
+ * little for a takeover under way, then fails with {@link NoSequencerException} (forwarding to the holder is not
+ * built yet). Reads work on every node: the {@link Tailer} follows every topic read-committed into per-stream
+ * {@link StreamView}s and the {@link PublishStore}, and events are read from the topic through {@link Readers}.
+ *
+ * <p>What {@link #append} completing means: the request's events, quarantined events and publish record are one
+ * Kafka transaction, committed with {@code acks=all}, i.e. in the page cache of at least {@code min.insync.replicas}
+ * brokers (with {@code flush.messages=1} on the topics, also fsynced). A request is atomic: read-committed readers
+ * see all of its records or none.
+ */
+public final class KafkaStreamLog implements StreamLog, Sequencers {
+
+    private static final Logger LOG = Logger.getLogger(KafkaStreamLog.class.getName());
+    private static final Duration CATCH_UP_TIMEOUT = Duration.ofSeconds(60);
+    private static final long OPERATION_SECONDS = 30;
+    private static final long HOLDER_CACHE_NANOS = TimeUnit.SECONDS.toNanos(1);
+
+    private final KafkaLogSettings kafka;
+    private final LogSettings settings;
+    private final Watermarks watermarks;
+    private final Clock clock;
+    private final Admin admin;
+    private final Topics topics;
+    private final PublishStore publishes = new PublishStore();
+    private final Map<String, StreamView> views = new ConcurrentHashMap<>();
+    private final Set<String> registered = ConcurrentHashMap.newKeySet();
+    /** Which stream and kind each followed topic holds. */
+    private final Map<String, Route> routes = new ConcurrentHashMap<>();
+    private final Map<String, Sequencer> sequencers = new ConcurrentHashMap<>();
+    private final List<AppendListener> listeners = new CopyOnWriteArrayList<>();
+    private final Object sequencerChanges = new Object();
+    private final Tailer tailer;
+    private final Readers readers;
+    private final Membership membership;
+    private final Sequencer.Context context;
+    private volatile KafkaProducer<byte[], byte[]> tombstones;
+    private volatile Map<String, String> holders = Map.of();
+    private volatile long holdersReadAt;
+    private volatile boolean closed;
+
+    private record Route(String stream, boolean quarantine) {}
+
+    /** Connects to the cluster, creates or checks the log's own topics and reads them; streams come with register. */
+    public KafkaStreamLog(KafkaLogSettings kafka, LogSettings settings, Watermarks watermarks, Clock clock) {
+        this.kafka = kafka;
+        this.settings = settings;
+        this.watermarks = watermarks;
+        this.clock = clock;
+        Properties properties = new Properties();
+        properties.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrap());
+        properties.put(AdminClientConfig.CLIENT_ID_CONFIG, kafka.topicPrefix() + "admin");
+        properties.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "30000");
+        this.admin = Admin.create(properties);
+        this.topics = new Topics(admin, kafka.topicPrefix(), kafka.replicationFactor(), kafka.minInsyncReplicas());
+        Tailer startedTailer = null;
+        try {
+            topics.ensureLogTopics();
+            startedTailer = new Tailer(kafka.bootstrap(), kafka.topicPrefix() + "tailer", this::apply);
+            this.tailer = startedTailer;
+            List<TopicPartition> own = List.of(topics.publishes(), topics.state());
+            tailer.follow(Set.copyOf(own));
+            tailer.awaitCaughtUp(topics.stableEnds(own), CATCH_UP_TIMEOUT);
+        } catch (RuntimeException | InterruptedException e) {
+            if (startedTailer != null) {
+                startedTailer.close();
+            }
+            admin.close();
+            if (e instanceof InterruptedException) {
+                Thread.currentThread().interrupt();
+                throw new LogUnavailableException("interrupted while opening the Kafka log", e);
+            }
+            throw (RuntimeException) e;
+        }
+        this.readers = new Readers(kafka.bootstrap(), kafka.topicPrefix() + "reader");
+        this.context = new Sequencer.Context(kafka.bootstrap(), kafka.nodeUrl(), topics, tailer, publishes, settings,
+                watermarks, clock, this::sequencersChanged, this::appended, Sequencer.Fencing.TRANSACTIONAL);
+        this.membership = new Membership(kafka.bootstrap(), topics.sequencerGroup(), kafka.nodeUrl(),
+                kafka.sessionTimeout(), this::assigned, this::revoked);
+    }
+
+    // ================================================================== streams
+
+    @Override
+    public void register(StreamDescriptor stream) {
+        if (closed) {
+            throw new LogUnavailableException("the log is closed");
+        }
+        if (registered.contains(stream.name())) {
+            return;
+        }
+        long retentionMicros = stream.retentionMillis().isPresent() ? stream.retentionMillis().getAsLong() * 1_000
+                : 0;
+        StreamView view = view(stream.name());
+        view.retentionMicros(retentionMicros);
+        topics.ensureStreamTopics(stream.name());
+        TopicPartition events = topics.events(stream.name());
+        TopicPartition quarantine = topics.quarantine(stream.name());
+        routes.put(events.topic(), new Route(stream.name(), false));
+        routes.put(quarantine.topic(), new Route(stream.name(), true));
+        tailer.follow(Set.of(events, quarantine));
+        try {
+            tailer.awaitCaughtUp(topics.stableEnds(List.of(events, quarantine, topics.state())), CATCH_UP_TIMEOUT);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new LogUnavailableException("interrupted while reading stream " + stream.name(), e);
+        }
+        registered.add(stream.name());
+        membership.add(events.topic());
+    }
+
+    private StreamView view(String stream) {
+        return views.computeIfAbsent(stream, name -> new StreamView(name, 0));
+    }
+
+    private StreamView registeredView(String stream) {
+        StreamView view = views.get(stream);
+        if (view == null || !registered.contains(stream)) {
+            throw new IllegalArgumentException("stream " + stream + " is not registered with the log");
+        }
+        return view;
+    }
+
+    /** Applies one record the tailer read. */
+    private void apply(ConsumerRecord<byte[], byte[]> record) {
+        String topic = record.topic();
+        if (topic.equals(topics.publishes().topic())) {
+            String key = Codec.text(record.key());
+            if (record.value() == null) {
+                publishes.applyTombstone(key, record.offset());
+            } else {
+                publishes.apply(key, Codec.json(record.value(), PublishRecord.class), record.offset());
+            }
+        } else if (topic.equals(topics.state().topic())) {
+            String key = Codec.text(record.key());
+            if (record.value() == null) {
+                return;
+            }
+            if (key.startsWith("group/")) {
+                Codec.GroupState state = Codec.json(record.value(), Codec.GroupState.class);
+                view(state.stream()).applyGroup(state, record.offset());
+            } else if (key.startsWith("trim/")) {
+                Codec.TrimPoint trim = Codec.json(record.value(), Codec.TrimPoint.class);
+                view(trim.stream()).applyTrim(trim.throughOffset());
+            }
+        } else {
+            Route route = routes.get(topic);
+            if (route == null) {
+                return;
+            }
+            StreamView view = view(route.stream());
+            if (route.quarantine()) {
+                view.applyQuarantine(Codec.longHeader(record.headers(), Codec.SEQ), record.offset());
+            } else {
+                long before = view.headOffset();
+                view.applyEvent(Codec.longHeader(record.headers(), Codec.OFFSET), record.offset(),
+                        Codec.longHeader(record.headers(), Codec.AT), Codec.text(record.key()),
+                        Codec.longHeader(record.headers(), Codec.LAST));
+                if (view.headOffset() > before) {
+                    appended(route.stream());
+                }
+            }
+        }
+    }
+
+    // ================================================================== sequencers
+
+    private void assigned(TopicPartition partition) {
+        Route route = routes.get(partition.topic());
+        if (route == null || closed) {
+            return;
+        }
+        Sequencer sequencer = new Sequencer(view(route.stream()), context);
+        Sequencer previous = sequencers.put(route.stream(), sequencer);
+        if (previous != null) {
+            previous.stop();
+        }
+        sequencer.start();
+    }
+
+    private void revoked(TopicPartition partition) {
+        Route route = routes.get(partition.topic());
+        if (route == null) {
+            return;
+        }
+        Sequencer sequencer = sequencers.remove(route.stream());
+        if (sequencer != null) {
+            sequencer.stop();
+        }
+        sequencersChanged();
+    }
+
+    private void sequencersChanged() {
+        synchronized (sequencerChanges) {
+            sequencerChanges.notifyAll();
+        }
+    }
+
+    /** This node's active sequencer of {@code stream}, waiting up to the sequencer wait for a takeover under way. */
+    private Sequencer activeSequencer(String stream) {
+        if (closed) {
+            throw new LogUnavailableException("the log is closed");
+        }
+        long deadline = System.nanoTime() + kafka.sequencerWait().toNanos();
+        synchronized (sequencerChanges) {
+            while (true) {
+                Sequencer sequencer = sequencers.get(stream);
+                if (sequencer != null && sequencer.state() == Sequencer.State.ACTIVE) {
+                    return sequencer;
+                }
+                long remaining = deadline - System.nanoTime();
+                if (remaining <= 0 || closed) {
+                    Optional<String> holder = closed ? Optional.empty() : holder(stream);
+                    throw new NoSequencerException(stream, holder.map(url -> "stream " + stream + " is sequenced by "
+                            + url + ", not by this node (" + kafka.nodeUrl() + ")")
+                            .orElse("no node sequences stream " + stream + " right now (a takeover is under way)"),
+                            1);
+                }
+                try {
+                    sequencerChanges.wait(Math.max(1, Math.min(100, remaining / 1_000_000)));
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new LogUnavailableException("interrupted while waiting for the sequencer of " + stream, e);
+                }
+            }
+        }
+    }
+
+    @Override
+    public Optional<String> holder(String stream) {
+        Sequencer local = sequencers.get(stream);
+        if (local != null && local.state() == Sequencer.State.ACTIVE) {
+            return Optional.of(kafka.nodeUrl());
+        }
+        if (System.nanoTime() - holdersReadAt > HOLDER_CACHE_NANOS) {
+            holders = readHolders();
+            holdersReadAt = System.nanoTime();
+        }
+        String url = holders.get(topics.events(stream).topic());
+        return url == null || url.equals(kafka.nodeUrl()) ? Optional.empty() : Optional.of(url);
+    }
+
+    /** Which member of the sequencer group holds each stream topic, by its client id (the node's URL). */
+    private Map<String, String> readHolders() {
+        try {
+            ConsumerGroupDescription group = admin.describeConsumerGroups(List.of(topics.sequencerGroup()))
+                    .all().get(5, TimeUnit.SECONDS).get(topics.sequencerGroup());
+            Map<String, String> byTopic = new TreeMap<>();
+            for (MemberDescription member : group.members()) {
+                member.assignment().topicPartitions().forEach(partition ->
+                        byTopic.put(partition.topic(), member.clientId()));
+            }
+            return byTopic;
+        } catch (ExecutionException | TimeoutException | KafkaException e) {
+            return Map.of();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return Map.of();
+        }
+    }
+
+    // ================================================================== EventLog
+
+    @Override
+    public CompletableFuture<AppendResult> append(AppendRequest request) {
+        try {
+            registeredView(request.stream());
+            return activeSequencer(request.stream()).append(request);
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    @Override
+    public List<LogEntry> read(String stream, long afterOffset, int limit, Duration wait) throws InterruptedException {
+        StreamView view = views.get(stream);
+        if (view == null || limit <= 0) {
+            return List.of();
+        }
+        long deadline = System.nanoTime() + wait.toNanos();
+        while (true) {
+            long head = view.headOffset();
+            long from = Math.max(afterOffset + 1, view.earliest());
+            if (from <= head) {
+                return entries(view, from, Math.min(head, from + limit - 1));
+            }
+            long remaining = deadline - System.nanoTime();
+            if (remaining <= 0 || !view.awaitHeadAbove(Math.max(afterOffset, from - 1), remaining)) {
+                return List.of();
+            }
+        }
+    }
+
+    private List<LogEntry> entries(StreamView view, long from, long through) {
+        List<LogEntry> entries = new ArrayList<>();
+        for (ConsumerRecord<byte[], byte[]> record : readers.range(topics.events(view.name), view.kafkaOffset(from),
+                view.kafkaOffset(through))) {
+            LogEntry entry = Codec.entry(view.name, record);
+            if (entry.offset() >= from && entry.offset() <= through) {
+                entries.add(entry);
+            }
+        }
+        return entries;
+    }
+
+    /** Not built on Kafka yet: the replay is refused, nothing is appended or marked. */
+    @Override
+    public CompletableFuture<ReplayResult> replay(ReplayRequest request) {
+        return CompletableFuture.failedFuture(new LogUnavailableException("quarantine replay is not built on the"
+                + " Kafka log yet; nothing was replayed"));
+    }
+
+    @Override
+    public List<QuarantineEntry> replayedBy(String stream, String requestId, int limit) {
+        return List.of();
+    }
+
+    @Override
+    public List<QuarantineEntry> readQuarantine(String stream, long afterSeq, int limit) {
+        StreamView view = views.get(stream);
+        if (view == null || limit <= 0) {
+            return List.of();
+        }
+        long head = view.quarantineHeadSeq();
+        long from = afterSeq + 1;
+        if (from > head) {
+            return List.of();
+        }
+        long through = Math.min(head, from + limit - 1);
+        List<QuarantineEntry> entries = new ArrayList<>();
+        for (ConsumerRecord<byte[], byte[]> record : readers.range(topics.quarantine(stream),
+                view.quarantineKafkaOffset(from), view.quarantineKafkaOffset(through))) {
+            QuarantineEntry entry = Codec.quarantined(stream, record);
+            if (entry.seq() >= from && entry.seq() <= through) {
+                entries.add(entry);
+            }
+        }
+        return entries;
+    }
+
+    @Override
+    public void addAppendListener(AppendListener listener) {
+        listeners.add(listener);
+    }
+
+    private void appended(String stream) {
+        for (AppendListener listener : listeners) {
+            try {
+                listener.appended(stream);
+            } catch (RuntimeException e) {
+                LOG.log(Level.WARNING, "an append listener failed", e);
+            }
+        }
+    }
+
+    @Override
+    public List<LogEntry> latest(String stream, int limit) {
+        StreamView view = views.get(stream);
+        if (view == null || limit <= 0) {
+            return List.of();
+        }
+        long head = view.headOffset();
+        long from = Math.max(view.earliest(), head - limit + 1);
+        if (from > head) {
+            return List.of();
+        }
+        List<LogEntry> entries = new ArrayList<>(entries(view, from, head));
+        Collections.reverse(entries);
+        return entries;
+    }
+
+    @Override
+    public Map<String, StreamHead> heads() {
+        Map<String, StreamHead> heads = new TreeMap<>();
+        for (String stream : registered) {
+            heads.put(stream, views.get(stream).head());
+        }
+        return heads;
+    }
+
+    @Override
+    public long trim(String stream, long throughOffset) {
+        StreamView view = registeredView(stream);
+        return await(activeSequencer(stream).control(now -> {
+            long through = Math.min(throughOffset, view.headOffset());
+            long trimmed = view.trimmedThrough();
+            if (through <= trimmed) {
+                return Sequencer.Decision.answerOnly(0L);
+            }
+            long before = through == view.headOffset() ? view.kafkaOffset(through) + 1
+                    : view.kafkaOffset(through + 1);
+            ProducerRecord<byte[], byte[]> record = new ProducerRecord<>(topics.state().topic(), 0,
+                    Codec.text(Codec.trimKey(stream)), Codec.json(new Codec.TrimPoint(stream, through)));
+            return new Sequencer.Decision<>(through - trimmed, List.of(record), position -> {
+                view.applyTrim(through);
+                try {
+                    topics.deleteBefore(topics.events(stream), before);
+                } catch (LogUnavailableException e) {
+                    // The trim point is durable; the records go at the next trim or by hand.
+                    LOG.log(Level.WARNING, "deleting the trimmed records of " + stream + " failed", e);
+                }
+            });
+        }), "trim " + stream);
+    }
+
+    @Override
+    public long firstOffsetSince(String stream, long epochMicros) {
+        StreamView view = views.get(stream);
+        return view == null ? 1 : view.firstOffsetSince(epochMicros);
+    }
+
+    @Override
+    public long offsetOfKey(String stream, String key) {
+        StreamView view = views.get(stream);
+        return view == null ? 0 : view.offsetOfKey(key);
+    }
+
+    @Override
+    public Health health() {
+        if (closed) {
+            return new Health(false, "the log is closed");
+        }
+        for (Sequencer sequencer : sequencers.values()) {
+            if (sequencer.state() != Sequencer.State.ACTIVE && sequencer.problem() != null) {
+                return new Health(false, sequencer.problem());
+            }
+        }
+        return Health.ok();
+    }
+
+    // ================================================================== ConsumerGroups
+
+    @Override
+    public Leases.LeaseResult lease(String stream, String group, String owner, Duration ttl) {
+        StreamView view = registeredView(stream);
+        return await(activeSequencer(stream).control(now -> {
+            long expires = now + ttl.toNanos() / 1_000;
+            Codec.GroupState current = view.group(group);
+            if (current == null) {
+                return write(view, new Codec.GroupState(stream, group, 0, 1, owner, expires),
+                        new Leases.Granted(1, 0, expires));
+            }
+            boolean held = current.holder() != null && current.expiresAtMicros() > now;
+            if (held && !current.holder().equals(owner)) {
+                return Sequencer.Decision.answerOnly(new Leases.Held(current.holder(), current.expiresAtMicros()));
+            }
+            long token = held ? current.token() : current.token() + 1;
+            return write(view, new Codec.GroupState(stream, group, current.committedOffset(), token, owner, expires),
+                    new Leases.Granted(token, current.committedOffset(), expires));
+        }), "lease " + stream + "/" + group);
+    }
+
+    @Override
+    public Leases.CommitResult commit(String stream, String group, long token, long offset) {
+        StreamView view = registeredView(stream);
+        return await(activeSequencer(stream).control(now -> {
+            Codec.GroupState current = view.group(group);
+            if (current == null || current.token() != token) {
+                return Sequencer.Decision.answerOnly(new Leases.StaleToken(current == null ? 0 : current.token()));
+            }
+            if (current.holder() == null || current.expiresAtMicros() <= now) {
+                return Sequencer.Decision.answerOnly(new Leases.LeaseExpired(current.expiresAtMicros()));
+            }
+            if (offset < current.committedOffset()) {
+                return Sequencer.Decision.answerOnly(new Leases.OffsetRegressed(current.committedOffset()));
+            }
+            if (offset > view.headOffset()) {
+                return Sequencer.Decision.answerOnly(new Leases.BeyondHead(view.headOffset()));
+            }
+            return write(view, new Codec.GroupState(stream, group, offset, token, current.holder(),
+                    current.expiresAtMicros()), new Leases.Committed(offset));
+        }), "commit " + stream + "/" + group);
+    }
+
+    @Override
+    public boolean release(String stream, String group, long token) {
+        StreamView view = registeredView(stream);
+        return await(activeSequencer(stream).control(now -> {
+            Codec.GroupState current = view.group(group);
+            if (current == null || current.token() != token || current.holder() == null) {
+                return Sequencer.Decision.answerOnly(false);
+            }
+            return write(view, new Codec.GroupState(stream, group, current.committedOffset(), token, null, now),
+                    true);
+        }), "release " + stream + "/" + group);
+    }
+
+    /** A decision that stores {@code state} on {@code _state} and applies it to the view once committed. */
+    private <T> Sequencer.Decision<T> write(StreamView view, Codec.GroupState state, T answer) {
+        ProducerRecord<byte[], byte[]> record = new ProducerRecord<>(topics.state().topic(), 0,
+                Codec.text(Codec.groupKey(state.stream(), state.group())), Codec.json(state));
+        return new Sequencer.Decision<>(answer, List.of(record), position -> view.applyGroup(state, position));
+    }
+
+    @Override
+    public List<Leases.Group> groups(String stream) {
+        StreamView view = views.get(stream);
+        return view == null ? List.of() : view.groups();
+    }
+
+    // ================================================================== PublishRecords
+
+    @Override
+    public PublishRecord.Page publishes(PublishRecord.Filter filter) {
+        return publishes.page(filter);
+    }
+
+    @Override
+    public long trimPublishes(long beforeMicros) {
+        List<String> keys = publishes.keysReceivedBefore(beforeMicros);
+        if (keys.isEmpty()) {
+            return 0;
+        }
+        KafkaProducer<byte[], byte[]> producer = tombstoneProducer();
+        try {
+            List<java.util.concurrent.Future<?>> sends = new ArrayList<>();
+            for (String key : keys) {
+                sends.add(producer.send(new ProducerRecord<>(topics.publishes().topic(), 0, Codec.text(key), null)));
+            }
+            for (java.util.concurrent.Future<?> send : sends) {
+                send.get(OPERATION_SECONDS, TimeUnit.SECONDS);
+            }
+        } catch (ExecutionException | TimeoutException | KafkaException e) {
+            throw new LogUnavailableException("cannot remove old publish records: " + e.getMessage(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new LogUnavailableException("interrupted while removing old publish records", e);
+        }
+        keys.forEach(publishes::remove);
+        return keys.size();
+    }
+
+    private synchronized KafkaProducer<byte[], byte[]> tombstoneProducer() {
+        if (tombstones == null) {
+            Properties properties = new Properties();
+            properties.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrap());
+            properties.put(ProducerConfig.CLIENT_ID_CONFIG, kafka.topicPrefix() + "record-retention");
+            properties.put(ProducerConfig.ACKS_CONFIG, "all");
+            tombstones = new KafkaProducer<>(properties, new ByteArraySerializer(), new ByteArraySerializer());
+        }
+        return tombstones;
+    }
+
+    // ================================================================== closing
+
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        membership.close();
+        for (Sequencer sequencer : sequencers.values()) {
+            sequencer.stop();
+        }
+        sequencers.clear();
+        sequencersChanged();
+        tailer.close();
+        readers.close();
+        if (tombstones != null) {
+            tombstones.close(Duration.ofSeconds(5));
+        }
+        admin.close(Duration.ofSeconds(5));
+    }
+
+    private static <T> T await(CompletableFuture<T> future, String what) {
+        try {
+            return future.get(OPERATION_SECONDS, TimeUnit.SECONDS);
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof RuntimeException runtime) {
+                throw runtime;
+            }
+            throw new LogUnavailableException("cannot " + what + ": " + e.getCause().getMessage(), e.getCause());
+        } catch (TimeoutException e) {
+            throw new LogUnavailableException("the Kafka log did not " + what + " within " + OPERATION_SECONDS
+                    + " s", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new LogUnavailableException("interrupted while trying to " + what, e);
+        }
+    }
+}

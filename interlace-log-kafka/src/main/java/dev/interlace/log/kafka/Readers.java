@@ -1,0 +1,96 @@
+package dev.interlace.log.kafka;
+
+import dev.interlace.runtime.log.LogUnavailableException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Properties;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+
+/**
+ * Reads ranges of a topic for the log's readers: a pool of read-committed consumers without a group, each used by
+ * one caller at a time (a Kafka consumer is not thread-safe), assigned and positioned per read.
+ */
+final class Readers implements AutoCloseable {
+
+    private static final Duration READ_TIMEOUT = Duration.ofSeconds(30);
+
+    private final String bootstrap;
+    private final String clientId;
+    private final ConcurrentLinkedQueue<KafkaConsumer<byte[], byte[]>> idle = new ConcurrentLinkedQueue<>();
+    private final List<KafkaConsumer<byte[], byte[]>> all = new java.util.concurrent.CopyOnWriteArrayList<>();
+    private volatile boolean closed;
+
+    Readers(String bootstrap, String clientId) {
+        this.bootstrap = bootstrap;
+        this.clientId = clientId;
+    }
+
+    /** The records of {@code partition} from Kafka offset {@code from} through {@code through}, in order. */
+    List<ConsumerRecord<byte[], byte[]>> range(TopicPartition partition, long from, long through) {
+        KafkaConsumer<byte[], byte[]> consumer = borrow();
+        try {
+            consumer.assign(List.of(partition));
+            consumer.seek(partition, from);
+            List<ConsumerRecord<byte[], byte[]>> records = new ArrayList<>();
+            long deadline = System.nanoTime() + READ_TIMEOUT.toNanos();
+            while (consumer.position(partition) <= through) {
+                if (System.nanoTime() > deadline) {
+                    throw new LogUnavailableException("reading " + partition.topic() + " from offset " + from
+                            + " did not reach offset " + through + " within " + READ_TIMEOUT.toSeconds() + " s");
+                }
+                for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(100))) {
+                    if (record.offset() >= from && record.offset() <= through) {
+                        records.add(record);
+                    }
+                }
+            }
+            return records;
+        } catch (KafkaException e) {
+            throw new LogUnavailableException("cannot read " + partition.topic() + ": " + e.getMessage(), e);
+        } finally {
+            consumer.unsubscribe();
+            if (closed) {
+                consumer.close();
+            } else {
+                idle.add(consumer);
+            }
+        }
+    }
+
+    private KafkaConsumer<byte[], byte[]> borrow() {
+        if (closed) {
+            throw new LogUnavailableException("the log is closed");
+        }
+        KafkaConsumer<byte[], byte[]> consumer = idle.poll();
+        if (consumer != null) {
+            return consumer;
+        }
+        Properties properties = new Properties();
+        properties.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        properties.put(ConsumerConfig.CLIENT_ID_CONFIG, clientId + "-" + all.size());
+        properties.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        properties.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        properties.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        properties.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, "50");
+        KafkaConsumer<byte[], byte[]> created = new KafkaConsumer<>(properties, new ByteArrayDeserializer(),
+                new ByteArrayDeserializer());
+        all.add(created);
+        return created;
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        KafkaConsumer<byte[], byte[]> consumer;
+        while ((consumer = idle.poll()) != null) {
+            consumer.close();
+        }
+    }
+}

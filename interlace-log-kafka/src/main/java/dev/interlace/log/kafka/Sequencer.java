@@ -1,0 +1,533 @@
+package dev.interlace.log.kafka;
+
+import dev.interlace.runtime.log.AppendRequest;
+import dev.interlace.runtime.log.AppendResult;
+import dev.interlace.runtime.log.LogSettings;
+import dev.interlace.runtime.log.LogUnavailableException;
+import dev.interlace.runtime.log.NoSequencerException;
+import dev.interlace.runtime.log.PublishRecord;
+import dev.interlace.runtime.log.Watermarks;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.TreeSet;
+import java.util.UUID;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongFunction;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.errors.AuthorizationException;
+import org.apache.kafka.common.errors.InvalidProducerEpochException;
+import org.apache.kafka.common.errors.ProducerFencedException;
+import org.apache.kafka.common.errors.UnsupportedVersionException;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+
+/**
+ * The one writer of one stream while this node holds it: a thread ({@code interlace-kafka-sequencer-<stream>}) with
+ * a queue in front, and a transactional producer whose {@code transactional.id} is the stream's on every node.
+ *
+ * <p>Taking a stream over calls {@code initTransactions}, which bumps the producer epoch: any earlier holder's
+ * producer is fenced (its open transaction aborted, its next commit refused), so a holder that was paused past its
+ * ownership can never acknowledge again. Then it reads the stream's topics up to their stable end, so its view (the
+ * head, the deduplication window, the consumer groups) is exactly what was committed; only then does it serve.
+ *
+ * <p>It decides everything a publish answer depends on as the SQLite writer does: dense offsets, duplicates (within
+ * the request, the group and the window), backpressure from the watermarks. Each group of queued appends is one
+ * Kafka transaction (events, quarantined events and publish records), committed with {@code acks=all}; futures
+ * complete only after the commit. Lease, commit, release and trim decisions are transactions of their own on
+ * {@code _state}, through the same producer, so they are fenced the same way.
+ */
+final class Sequencer {
+
+    private static final Logger LOG = Logger.getLogger(Sequencer.class.getName());
+    private static final Duration CATCH_UP_TIMEOUT = Duration.ofSeconds(60);
+    private static final int RETRY_AFTER_SECONDS = 1;
+
+    enum State { TAKING_OVER, ACTIVE, STOPPED }
+
+    /**
+     * What the log gives each of its sequencers.
+     *
+     * @param fencing {@link Fencing#TRANSACTIONAL} always, except in the negative control of the fencing test
+     */
+    record Context(String bootstrap, String nodeUrl, Topics topics, Tailer tailer, PublishStore publishes,
+            LogSettings settings, Watermarks watermarks, Clock clock, Runnable stateChanged,
+            java.util.function.Consumer<String> appended, Fencing fencing) {}
+
+    /** How a sequencer keeps an earlier holder of its stream from writing. */
+    enum Fencing {
+        /** A transactional producer per stream: the producer epoch fences any earlier holder. */
+        TRANSACTIONAL,
+        /**
+         * None: a plain idempotent producer, each group flushed with {@code acks=all} instead of committed. Only
+         * the fencing test uses it, to show that without fencing a paused holder corrupts the stream.
+         */
+        NONE_NEGATIVE_CONTROL
+    }
+
+    /**
+     * A decision on {@code _state}: the answer, the records that make it durable, and what to apply once committed
+     * (given the Kafka offset of the first record written).
+     */
+    record Decision<T>(T answer, List<ProducerRecord<byte[], byte[]>> writes,
+            java.util.function.LongConsumer afterCommit) {
+        static <T> Decision<T> answerOnly(T answer) {
+            return new Decision<>(answer, List.of(), position -> { });
+        }
+    }
+
+    private sealed interface Task permits AppendTask, ControlTask {}
+
+    private record AppendTask(AppendRequest request, CompletableFuture<AppendResult> future) implements Task {}
+
+    private record ControlTask<T>(LongFunction<Decision<T>> decide, CompletableFuture<T> future) implements Task {}
+
+    private final StreamView view;
+    private final Context context;
+    private final BlockingQueue<Task> queue = new LinkedBlockingQueue<>();
+    private final Thread thread;
+    private volatile State state = State.TAKING_OVER;
+    private volatile String problem;
+    private KafkaProducer<byte[], byte[]> producer;
+
+    Sequencer(StreamView view, Context context) {
+        this.view = view;
+        this.context = context;
+        this.thread = new Thread(this::run, "interlace-kafka-sequencer-" + view.name);
+        this.thread.setDaemon(true);
+    }
+
+    void start() {
+        thread.start();
+    }
+
+    State state() {
+        return state;
+    }
+
+    /** Why the sequencer cannot write, or null. */
+    String problem() {
+        return problem;
+    }
+
+    CompletableFuture<AppendResult> append(AppendRequest request) {
+        CompletableFuture<AppendResult> future = new CompletableFuture<>();
+        submit(new AppendTask(request, future));
+        return future;
+    }
+
+    <T> CompletableFuture<T> control(LongFunction<Decision<T>> decide) {
+        CompletableFuture<T> future = new CompletableFuture<>();
+        submit(new ControlTask<>(decide, future));
+        return future;
+    }
+
+    private void submit(Task task) {
+        queue.add(task);
+        if (state == State.STOPPED) {
+            failQueued();
+        }
+    }
+
+    /** Stops serving: fails what is queued, finishes the transaction under way, closes the producer. */
+    void stop() {
+        state = State.STOPPED;
+        try {
+            thread.join(30_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        failQueued();
+        context.stateChanged().run();
+    }
+
+    private void run() {
+        try {
+            takeOver();
+            while (state == State.ACTIVE) {
+                Task first;
+                try {
+                    first = queue.poll(200, TimeUnit.MILLISECONDS);
+                } catch (InterruptedException e) {
+                    break;
+                }
+                if (first == null) {
+                    continue;
+                }
+                List<Task> batch = new ArrayList<>();
+                batch.add(first);
+                queue.drainTo(batch, context.settings().maxGroupRequests() - 1);
+                process(batch);
+            }
+        } catch (InterruptedException e) {
+            // stopped while taking over
+        } catch (RuntimeException e) {
+            problem = e.getMessage();
+            LOG.log(Level.SEVERE, "the sequencer of stream " + view.name + " stopped", e);
+        } finally {
+            state = State.STOPPED;
+            failQueued();
+            closeProducer();
+            context.stateChanged().run();
+        }
+    }
+
+    /** Fences the previous holder and reads the stream up to its stable end. */
+    private void takeOver() throws InterruptedException {
+        long started = System.nanoTime();
+        Properties properties = new Properties();
+        properties.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, context.bootstrap());
+        properties.put(ProducerConfig.CLIENT_ID_CONFIG, context.topics().transactionalId(view.name));
+        if (context.fencing() == Fencing.TRANSACTIONAL) {
+            properties.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, context.topics().transactionalId(view.name));
+        }
+        properties.put(ProducerConfig.ACKS_CONFIG, "all");
+        properties.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
+        properties.put(ProducerConfig.LINGER_MS_CONFIG, "0");
+        properties.put(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, "30000");
+        properties.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, Integer.toString(16 * 1024 * 1024));
+        properties.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, "30000");
+        producer = new KafkaProducer<>(properties, new ByteArraySerializer(), new ByteArraySerializer());
+        if (context.fencing() == Fencing.TRANSACTIONAL) {
+            producer.initTransactions();
+        }
+        context.tailer().awaitCaughtUp(context.topics().stableEnds(List.of(context.topics().events(view.name),
+                context.topics().quarantine(view.name), context.topics().state())), CATCH_UP_TIMEOUT);
+        if (state == State.STOPPED) {
+            return;
+        }
+        state = State.ACTIVE;
+        problem = null;
+        LOG.info("this node (" + context.nodeUrl() + ") sequences stream " + view.name + " from offset "
+                + (view.headOffset() + 1) + "; taking over took "
+                + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started) + " ms");
+        context.stateChanged().run();
+    }
+
+    private void process(List<Task> batch) {
+        List<AppendTask> appends = new ArrayList<>();
+        for (Task task : batch) {
+            if (task instanceof AppendTask append) {
+                appends.add(append);
+            } else {
+                if (!appends.isEmpty()) {
+                    appendGroup(appends);
+                    appends = new ArrayList<>();
+                }
+                control((ControlTask<?>) task);
+            }
+        }
+        if (!appends.isEmpty()) {
+            appendGroup(appends);
+        }
+    }
+
+    // ================================================================== appends
+
+    /** A record sent in the group's transaction and what to apply to the view once it is committed. */
+    private record Sent(Future<RecordMetadata> metadata, Kind kind, long position, long lastOfRequest,
+            long atMicros, String key, String publishKey, PublishRecord publish) {}
+
+    private enum Kind { EVENT, QUARANTINED, PUBLISH }
+
+    private void appendGroup(List<AppendTask> tasks) {
+        long now = micros();
+        long head = view.headOffset();
+        long quarantineHead = view.quarantineHeadSeq();
+        Map<String, Long> groupKeys = new HashMap<>();
+        List<Sent> sent = new ArrayList<>();
+        List<AppendResult> results = new ArrayList<>();
+        try {
+            begin();
+            for (AppendTask task : tasks) {
+                AppendRequest request = task.request();
+                List<AppendResult.EntryResult> fates = new ArrayList<>(request.size());
+                Map<String, Long> requestKeys = new HashMap<>();
+                long nextOffset = head + 1;
+                long nextSeq = quarantineHead + 1;
+                for (AppendRequest.Entry entry : request.entries()) {
+                    if (entry instanceof AppendRequest.Event event) {
+                        String key = event.idempotencyKey();
+                        Long original = key == null ? null : requestKeys.get(key);
+                        if (key != null && original == null) {
+                            original = groupKeys.get(key);
+                        }
+                        if (key != null && original == null) {
+                            original = view.duplicateOf(key, now);
+                        }
+                        if (original != null) {
+                            fates.add(new AppendResult.EntryResult(AppendResult.Status.DUPLICATE, original));
+                        } else {
+                            long offset = nextOffset++;
+                            if (key != null) {
+                                requestKeys.put(key, offset);
+                            }
+                            fates.add(new AppendResult.EntryResult(AppendResult.Status.ACCEPTED, offset));
+                        }
+                    } else {
+                        fates.add(new AppendResult.EntryResult(AppendResult.Status.QUARANTINED, nextSeq++));
+                    }
+                }
+                long newEntries = (nextOffset - 1 - head) + (nextSeq - 1 - quarantineHead);
+                long backlog = (head - context.watermarks().events(view.name))
+                        + (quarantineHead - context.watermarks().quarantine(view.name));
+                if (newEntries > 0 && backlog + newEntries > context.settings().maxPending()) {
+                    results.add(new AppendResult.Backpressure(backlog, newEntries, context.settings().maxPending()));
+                    continue;
+                }
+                AppendResult.Committed committed = new AppendResult.Committed(fates, now);
+                send(request, committed, sent);
+                results.add(committed);
+                head = nextOffset - 1;
+                quarantineHead = nextSeq - 1;
+                groupKeys.putAll(requestKeys);
+            }
+            commit(sent.stream().map(Sent::metadata).toList());
+        } catch (ProducerFencedException | InvalidProducerEpochException | AuthorizationException
+                | UnsupportedVersionException fenced) {
+            fail(tasks, new NoSequencerException(view.name, "this node no longer sequences stream " + view.name
+                    + " (another node took it over)", RETRY_AFTER_SECONDS));
+            state = State.STOPPED;
+            problem = "fenced: " + fenced.getMessage();
+            return;
+        } catch (KafkaException e) {
+            failAndResync(tasks, e);
+            return;
+        }
+        boolean advanced = false;
+        try {
+            for (Sent record : sent) {
+                long kafkaOffset = record.metadata().get().offset();
+                switch (record.kind()) {
+                    case EVENT -> {
+                        view.applyEvent(record.position(), kafkaOffset, record.atMicros(), record.key(),
+                                record.lastOfRequest());
+                        advanced = true;
+                    }
+                    case QUARANTINED -> {
+                        view.applyQuarantine(record.position(), kafkaOffset);
+                        advanced = true;
+                    }
+                    case PUBLISH -> context.publishes().apply(record.publishKey(), record.publish(), kafkaOffset);
+                }
+            }
+        } catch (InterruptedException | ExecutionException e) {
+            // Cannot happen after a successful commit: every send completed before it.
+            throw new IllegalStateException("a committed send has no metadata", e);
+        }
+        for (int i = 0; i < tasks.size(); i++) {
+            tasks.get(i).future().complete(results.get(i));
+        }
+        if (advanced) {
+            context.appended().accept(view.name);
+        }
+    }
+
+    private void send(AppendRequest request, AppendResult.Committed committed, List<Sent> sent) {
+        long firstOffset = 0;
+        long lastOffset = 0;
+        long firstSeq = 0;
+        long lastSeq = 0;
+        TreeSet<Long> duplicateOffsets = new TreeSet<>();
+        long lastOfRequest = 0;
+        for (AppendResult.EntryResult fate : committed.entries()) {
+            if (fate.status() == AppendResult.Status.ACCEPTED) {
+                lastOfRequest = fate.offset();
+            }
+        }
+        for (int i = 0; i < committed.entries().size(); i++) {
+            AppendResult.EntryResult fate = committed.entries().get(i);
+            AppendRequest.Entry entry = request.entries().get(i);
+            if (fate.status() == AppendResult.Status.ACCEPTED) {
+                AppendRequest.Event event = (AppendRequest.Event) entry;
+                firstOffset = firstOffset == 0 ? fate.offset() : firstOffset;
+                lastOffset = fate.offset();
+                ProducerRecord<byte[], byte[]> record = new ProducerRecord<>(
+                        context.topics().events(view.name).topic(), 0, null, Codec.text(event.idempotencyKey()),
+                        event.payload(), Codec.eventHeaders(fate.offset(), lastOfRequest, request.requestId(),
+                                request.receivedAtMicros(), request.schemaVersion()));
+                sent.add(new Sent(producer.send(record), Kind.EVENT, fate.offset(), lastOfRequest,
+                        request.receivedAtMicros(), event.idempotencyKey(), null, null));
+            } else if (fate.status() == AppendResult.Status.QUARANTINED) {
+                AppendRequest.Quarantined quarantined = (AppendRequest.Quarantined) entry;
+                firstSeq = firstSeq == 0 ? fate.offset() : firstSeq;
+                lastSeq = fate.offset();
+                ProducerRecord<byte[], byte[]> record = new ProducerRecord<>(
+                        context.topics().quarantine(view.name).topic(), 0, null, null, quarantined.payload(),
+                        Codec.quarantineHeaders(fate.offset(), request.requestId(), request.receivedAtMicros(),
+                                request.schemaVersion(), quarantined.errors()));
+                sent.add(new Sent(producer.send(record), Kind.QUARANTINED, fate.offset(), 0, 0, null, null, null));
+            } else {
+                duplicateOffsets.add(fate.offset());
+            }
+        }
+        if (context.settings().publishRecords()) {
+            PublishRecord publish = new PublishRecord(request.requestId(), view.name,
+                    committed.count(AppendResult.Status.ACCEPTED), committed.count(AppendResult.Status.DUPLICATE),
+                    committed.count(AppendResult.Status.QUARANTINED), firstOffset, lastOffset,
+                    List.copyOf(duplicateOffsets), firstSeq, lastSeq, request.receivedAtMicros(),
+                    committed.committedAtMicros(), request.keyId(), request.keyName());
+            String key = view.name + "/" + UUID.randomUUID();
+            sent.add(new Sent(producer.send(new ProducerRecord<>(context.topics().publishes().topic(), 0,
+                    Codec.text(key), Codec.json(publish))), Kind.PUBLISH, 0, 0, 0, null, key, publish));
+        }
+    }
+
+    // ================================================================== leases, commits, trims
+
+    private <T> void control(ControlTask<T> task) {
+        Decision<T> decision;
+        try {
+            decision = task.decide().apply(micros());
+        } catch (RuntimeException e) {
+            task.future().completeExceptionally(e);
+            return;
+        }
+        long position = -1;
+        if (!decision.writes().isEmpty()) {
+            try {
+                begin();
+                List<Future<RecordMetadata>> sends = new ArrayList<>();
+                for (ProducerRecord<byte[], byte[]> write : decision.writes()) {
+                    sends.add(producer.send(write));
+                }
+                commit(sends);
+                position = sends.get(0).get().offset();
+            } catch (ProducerFencedException | InvalidProducerEpochException | AuthorizationException
+                    | UnsupportedVersionException fenced) {
+                task.future().completeExceptionally(new NoSequencerException(view.name, "this node no longer"
+                        + " sequences stream " + view.name + " (another node took it over)", RETRY_AFTER_SECONDS));
+                state = State.STOPPED;
+                problem = "fenced: " + fenced.getMessage();
+                return;
+            } catch (KafkaException e) {
+                failAndResync(List.of(), e);
+                task.future().completeExceptionally(new LogUnavailableException("the Kafka cluster did not commit: "
+                        + e.getMessage(), e));
+                return;
+            } catch (InterruptedException | ExecutionException e) {
+                throw new IllegalStateException("a committed send has no metadata", e);
+            }
+        }
+        decision.afterCommit().accept(position);
+        task.future().complete(decision.answer());
+    }
+
+    private void begin() {
+        if (context.fencing() == Fencing.TRANSACTIONAL) {
+            producer.beginTransaction();
+        }
+    }
+
+    /** Commits the transaction; without fencing, waits for every send to be acknowledged instead. */
+    private void commit(List<Future<RecordMetadata>> sends) {
+        if (context.fencing() == Fencing.TRANSACTIONAL) {
+            producer.commitTransaction();
+            return;
+        }
+        producer.flush();
+        for (Future<RecordMetadata> send : sends) {
+            try {
+                send.get();
+            } catch (ExecutionException e) {
+                throw e.getCause() instanceof KafkaException kafka ? kafka : new KafkaException(e.getCause());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new KafkaException("interrupted", e);
+            }
+        }
+    }
+
+    // ================================================================== failures
+
+    /**
+     * A transaction failed in a way that leaves its outcome unknown (a timeout, a broker gone): fail its requests as
+     * unavailable (a retry is deduplicated), then take the stream over again, which resolves the transaction and
+     * reads what was committed before serving anew.
+     */
+    private void failAndResync(List<AppendTask> tasks, KafkaException cause) {
+        problem = "the Kafka cluster did not commit: " + cause.getMessage();
+        LOG.log(Level.WARNING, "a transaction of stream " + view.name + " failed; taking the stream over again",
+                cause);
+        fail(tasks, new LogUnavailableException(problem, cause));
+        if (state == State.STOPPED) {
+            return;
+        }
+        state = State.TAKING_OVER;
+        context.stateChanged().run();
+        closeProducer();
+        while (state == State.TAKING_OVER) {
+            try {
+                takeOver();
+            } catch (InterruptedException e) {
+                state = State.STOPPED;
+                return;
+            } catch (KafkaException | LogUnavailableException e) {
+                problem = "the Kafka cluster cannot be reached: " + e.getMessage();
+                failQueuedAsUnavailable();
+                closeProducer();
+                try {
+                    Thread.sleep(1_000);
+                } catch (InterruptedException interrupted) {
+                    state = State.STOPPED;
+                    return;
+                }
+            }
+        }
+    }
+
+    private void failQueuedAsUnavailable() {
+        Task task;
+        while ((task = queue.poll()) != null) {
+            future(task).completeExceptionally(new LogUnavailableException(problem));
+        }
+    }
+
+    private void fail(List<AppendTask> tasks, RuntimeException failure) {
+        for (AppendTask task : tasks) {
+            task.future().completeExceptionally(failure);
+        }
+    }
+
+    private void failQueued() {
+        Task task;
+        while ((task = queue.poll()) != null) {
+            future(task).completeExceptionally(new NoSequencerException(view.name, "this node does not sequence"
+                    + " stream " + view.name + " now", RETRY_AFTER_SECONDS));
+        }
+    }
+
+    private static CompletableFuture<?> future(Task task) {
+        return task instanceof AppendTask append ? append.future() : ((ControlTask<?>) task).future();
+    }
+
+    private void closeProducer() {
+        if (producer != null) {
+            try {
+                producer.close(Duration.ZERO);
+            } catch (RuntimeException e) {
+                LOG.log(Level.FINE, "closing the producer of " + view.name + " failed", e);
+            }
+            producer = null;
+        }
+    }
+
+    private long micros() {
+        java.time.Instant now = context.clock().instant();
+        return now.getEpochSecond() * 1_000_000L + now.getNano() / 1_000;
+    }
+}

@@ -1,0 +1,199 @@
+package dev.interlace.log.kafka;
+
+import dev.interlace.runtime.log.Leases;
+import dev.interlace.runtime.log.StreamHead;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * What this node knows of one stream, built from its topics (by the tailer) and from its own commits (by the
+ * sequencer): the head, the quarantine head, the trim point, where each offset sits in the topic, each event's
+ * arrival, the newest acceptance of each idempotency key, and the stream's consumer groups.
+ *
+ * <p>Every change is applied at most once however many times it is seen: an event only when its offset is past the
+ * head, a group state only when its record is newer than the one applied. So the tailer and the sequencer may both
+ * apply a commit, in either order. Long polls wait on this object's monitor.
+ */
+final class StreamView {
+
+    final String name;
+    private volatile long retentionMicros;
+
+    /** The highest offset readers may see: the last offset of the newest complete request. */
+    private long head;
+    /** The highest offset applied, possibly inside a request whose last events are not applied yet. */
+    private long applied;
+    private long quarantineHead;
+    private long trimmedThrough;
+    /** Kafka offset of Interlace offset {@code i + 1}. */
+    private long[] eventOffsets = new long[64];
+    /** Arrival (epoch microseconds) of the request of offset {@code i + 1}. */
+    private long[] arrivals = new long[64];
+    private long[] quarantineOffsets = new long[16];
+    /** Key to {offset, first acceptance micros} of its newest acceptance. */
+    private final Map<String, long[]> keys = new HashMap<>();
+    private final Map<String, Codec.GroupState> groups = new TreeMap<>();
+    private final Map<String, Long> groupRecordOffsets = new HashMap<>();
+
+    StreamView(String name, long retentionMicros) {
+        this.name = name;
+        this.retentionMicros = retentionMicros;
+    }
+
+    /** The stream's deduplication window (0: forever), known once the stream is registered. */
+    void retentionMicros(long micros) {
+        retentionMicros = micros;
+    }
+
+    /**
+     * Applies an accepted event; readers see it once the last event of its request ({@code lastOfRequest}) is
+     * applied too, so a request is never half-visible.
+     */
+    synchronized void applyEvent(long offset, long kafkaOffset, long atMicros, String key, long lastOfRequest) {
+        if (offset <= applied) {
+            return;
+        }
+        applied = offset;
+        eventOffsets = grow(eventOffsets, offset);
+        arrivals = grow(arrivals, offset);
+        eventOffsets[(int) (offset - 1)] = kafkaOffset;
+        arrivals[(int) (offset - 1)] = atMicros;
+        if (key != null && offset > trimmedThrough) {
+            keys.put(key, new long[] {offset, atMicros});
+        }
+        if (offset >= lastOfRequest) {
+            head = offset;
+            notifyAll();
+        }
+    }
+
+    synchronized void applyQuarantine(long seq, long kafkaOffset) {
+        if (seq <= quarantineHead) {
+            return;
+        }
+        quarantineHead = seq;
+        quarantineOffsets = grow(quarantineOffsets, seq);
+        quarantineOffsets[(int) (seq - 1)] = kafkaOffset;
+    }
+
+    synchronized void applyTrim(long throughOffset) {
+        if (throughOffset <= trimmedThrough) {
+            return;
+        }
+        trimmedThrough = throughOffset;
+        head = Math.max(head, throughOffset);
+        applied = Math.max(applied, throughOffset);
+        keys.values().removeIf(entry -> entry[0] <= throughOffset);
+        notifyAll();
+    }
+
+    synchronized void applyGroup(Codec.GroupState state, long recordOffset) {
+        Long applied = groupRecordOffsets.get(state.group());
+        if (applied != null && applied >= recordOffset) {
+            return;
+        }
+        groupRecordOffsets.put(state.group(), recordOffset);
+        groups.put(state.group(), state);
+    }
+
+    synchronized StreamHead head() {
+        return new StreamHead(name, head, quarantineHead, earliest());
+    }
+
+    synchronized long headOffset() {
+        return head;
+    }
+
+    synchronized long quarantineHeadSeq() {
+        return quarantineHead;
+    }
+
+    synchronized long earliest() {
+        return trimmedThrough + 1;
+    }
+
+    synchronized long trimmedThrough() {
+        return trimmedThrough;
+    }
+
+    /** The Kafka offset of Interlace offset {@code offset} (stored, not trimmed). */
+    synchronized long kafkaOffset(long offset) {
+        return eventOffsets[(int) (offset - 1)];
+    }
+
+    synchronized long quarantineKafkaOffset(long seq) {
+        return quarantineOffsets[(int) (seq - 1)];
+    }
+
+    /**
+     * The offset of the event that first carried {@code key} if that acceptance is younger than the retention at
+     * {@code nowMicros} (strictly), else null.
+     */
+    synchronized Long duplicateOf(String key, long nowMicros) {
+        long[] accepted = keys.get(key);
+        if (accepted == null) {
+            return null;
+        }
+        if (retentionMicros > 0 && accepted[1] <= nowMicros - retentionMicros) {
+            return null;
+        }
+        return accepted[0];
+    }
+
+    /** The newest stored offset carrying {@code key}, 0 when none. */
+    synchronized long offsetOfKey(String key) {
+        long[] accepted = keys.get(key);
+        return accepted == null ? 0 : accepted[0];
+    }
+
+    synchronized long firstOffsetSince(long epochMicros) {
+        for (long offset = trimmedThrough + 1; offset <= head; offset++) {
+            if (arrivals[(int) (offset - 1)] >= epochMicros) {
+                return offset;
+            }
+        }
+        return head + 1;
+    }
+
+    synchronized Codec.GroupState group(String group) {
+        return groups.get(group);
+    }
+
+    synchronized List<Leases.Group> groups() {
+        List<Leases.Group> list = new ArrayList<>();
+        for (Codec.GroupState state : groups.values()) {
+            list.add(new Leases.Group(name, state.group(), state.committedOffset(), state.token(), state.holder(),
+                    state.expiresAtMicros()));
+        }
+        return list;
+    }
+
+    /** Waits until the head passes {@code afterOffset} or {@code nanos} pass; whether it did. */
+    synchronized boolean awaitHeadAbove(long afterOffset, long nanos) throws InterruptedException {
+        long deadline = System.nanoTime() + nanos;
+        while (head <= afterOffset) {
+            long remaining = deadline - System.nanoTime();
+            if (remaining <= 0) {
+                return false;
+            }
+            wait(Math.max(1, remaining / 1_000_000));
+        }
+        return true;
+    }
+
+    private static long[] grow(long[] array, long needed) {
+        if (needed <= array.length) {
+            return array;
+        }
+        return Arrays.copyOf(array, (int) Math.max(needed, array.length * 2L));
+    }
+
+    /** The state of every group, by name, for a sequencer deciding a lease. */
+    synchronized Map<String, Codec.GroupState> groupStates() {
+        return new HashMap<>(groups);
+    }
+}

@@ -1,0 +1,143 @@
+package dev.interlace.log.kafka;
+
+import dev.interlace.runtime.log.LogUnavailableException;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.WakeupException;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+
+/**
+ * Follows the log's topics from their beginning, read-committed, and hands every record to the log's views: how a
+ * node rebuilds its state at start-up and when it takes a stream over, and how it learns what other nodes' sequencers
+ * committed. One thread, {@code interlace-kafka-tailer}, owns the consumer.
+ */
+final class Tailer implements AutoCloseable {
+
+    private static final Logger LOG = Logger.getLogger(Tailer.class.getName());
+
+    private final KafkaConsumer<byte[], byte[]> consumer;
+    private final Consumer<ConsumerRecord<byte[], byte[]>> sink;
+    private final Set<TopicPartition> wanted = ConcurrentHashMap.newKeySet();
+    private final Map<TopicPartition, Long> positions = new ConcurrentHashMap<>();
+    private final Thread thread;
+    private volatile boolean assignmentChanged;
+    private volatile boolean running = true;
+    private volatile RuntimeException failure;
+
+    Tailer(String bootstrap, String clientId, Consumer<ConsumerRecord<byte[], byte[]>> sink) {
+        Properties properties = new Properties();
+        properties.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        properties.put(ConsumerConfig.CLIENT_ID_CONFIG, clientId);
+        properties.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        properties.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        properties.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        properties.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, "100");
+        this.consumer = new KafkaConsumer<>(properties, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+        this.sink = sink;
+        this.thread = new Thread(this::run, "interlace-kafka-tailer");
+        this.thread.setDaemon(true);
+        this.thread.start();
+    }
+
+    /** Follows {@code partitions} too, from their beginning. */
+    void follow(Set<TopicPartition> partitions) {
+        if (wanted.addAll(partitions)) {
+            assignmentChanged = true;
+            consumer.wakeup();
+        }
+    }
+
+    /** Waits until every partition of {@code ends} has been read up to its end offset. */
+    void awaitCaughtUp(Map<TopicPartition, Long> ends, Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        synchronized (positions) {
+            while (!caughtUp(ends)) {
+                if (failure != null) {
+                    throw new LogUnavailableException("the log cannot read its topics: " + failure.getMessage(),
+                            failure);
+                }
+                long remaining = deadline - System.nanoTime();
+                if (remaining <= 0) {
+                    throw new LogUnavailableException("the log did not read its topics up to " + ends + " within "
+                            + timeout.toSeconds() + " s (read up to " + positions + ")");
+                }
+                positions.wait(Math.max(1, remaining / 1_000_000));
+            }
+        }
+    }
+
+    private boolean caughtUp(Map<TopicPartition, Long> ends) {
+        for (Map.Entry<TopicPartition, Long> end : ends.entrySet()) {
+            Long position = positions.get(end.getKey());
+            if (position == null || position < end.getValue()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private void run() {
+        try {
+            while (running) {
+                if (assignmentChanged) {
+                    assignmentChanged = false;
+                    Set<TopicPartition> added = new HashSet<>(wanted);
+                    added.removeAll(consumer.assignment());
+                    consumer.assign(Set.copyOf(wanted));
+                    consumer.seekToBeginning(added);
+                }
+                if (consumer.assignment().isEmpty()) {
+                    Thread.sleep(20); // nothing to follow yet
+                    continue;
+                }
+                try {
+                    for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(200))) {
+                        sink.accept(record);
+                    }
+                    for (TopicPartition partition : consumer.assignment()) {
+                        positions.put(partition, consumer.position(partition, Duration.ofSeconds(10)));
+                    }
+                } catch (WakeupException wakeup) {
+                    continue;
+                }
+                synchronized (positions) {
+                    positions.notifyAll();
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (RuntimeException e) {
+            if (running) {
+                failure = e;
+                LOG.log(Level.SEVERE, "the Kafka log stopped following its topics", e);
+                synchronized (positions) {
+                    positions.notifyAll();
+                }
+            }
+        } finally {
+            consumer.close();
+        }
+    }
+
+    @Override
+    public void close() {
+        running = false;
+        consumer.wakeup();
+        try {
+            thread.join(10_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

@@ -1,0 +1,223 @@
+package dev.interlace.log.kafka;
+
+import dev.interlace.runtime.config.ConfigException;
+import dev.interlace.runtime.log.LogUnavailableException;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.Config;
+import org.apache.kafka.clients.admin.ConfigEntry;
+import org.apache.kafka.clients.admin.ListOffsetsOptions;
+import org.apache.kafka.clients.admin.ListOffsetsResult;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.admin.RecordsToDelete;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.IsolationLevel;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.config.TopicConfig;
+import org.apache.kafka.common.errors.TopicExistsException;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
+
+/**
+ * The topics of the log, their names and settings, and the admin operations on them: created when missing, checked
+ * when present (a topic with other settings stops start-up with a message naming the setting), end offsets and
+ * record deletion.
+ *
+ * <p>Per stream: {@code <prefix><stream>} (accepted events) and {@code <prefix><stream>__quarantine}, one partition
+ * each so that a stream's order is one sequence, kept until Interlace deletes records ({@code retention.ms=-1}).
+ * For the whole log: {@code <prefix>_publishes} (publish records) and {@code <prefix>_state} (consumer groups and
+ * trim points), compacted, keyed so that only the newest value of each key matters.
+ */
+final class Topics {
+
+    private static final long ADMIN_SECONDS = 30;
+
+    private final Admin admin;
+    private final String prefix;
+    private final int replicationFactor;
+    private final int minInsyncReplicas;
+
+    Topics(Admin admin, String prefix, int replicationFactor, int minInsyncReplicas) {
+        this.admin = admin;
+        this.prefix = prefix;
+        this.replicationFactor = replicationFactor;
+        this.minInsyncReplicas = minInsyncReplicas;
+    }
+
+    TopicPartition events(String stream) {
+        return new TopicPartition(prefix + stream, 0);
+    }
+
+    TopicPartition quarantine(String stream) {
+        return new TopicPartition(prefix + stream + "__quarantine", 0);
+    }
+
+    TopicPartition publishes() {
+        return new TopicPartition(prefix + "_publishes", 0);
+    }
+
+    TopicPartition state() {
+        return new TopicPartition(prefix + "_state", 0);
+    }
+
+    /** The consumer group whose members hold the streams' sequencers. */
+    String sequencerGroup() {
+        return prefix + "sequencers";
+    }
+
+    /** The transactional id of {@code stream}'s sequencer: the same on every node, so a new holder fences the old. */
+    String transactionalId(String stream) {
+        return prefix + "sequencer." + stream;
+    }
+
+    /** Creates the log's own topics if missing and checks them. */
+    void ensureLogTopics() {
+        ensure(Map.of(publishes().topic(), compacted(), state().topic(), compacted()));
+    }
+
+    /** Creates {@code stream}'s topics if missing and checks them. */
+    void ensureStreamTopics(String stream) {
+        Map<String, Map<String, String>> wanted = new LinkedHashMap<>();
+        wanted.put(events(stream).topic(), kept());
+        wanted.put(quarantine(stream).topic(), kept());
+        ensure(wanted);
+    }
+
+    /** The read-committed end (last stable offset) of each partition: what a reader has seen once it reaches it. */
+    Map<TopicPartition, Long> stableEnds(Collection<TopicPartition> partitions) {
+        Map<TopicPartition, OffsetSpec> specs = new HashMap<>();
+        partitions.forEach(partition -> specs.put(partition, OffsetSpec.latest()));
+        Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> infos = await(admin.listOffsets(specs,
+                new ListOffsetsOptions(IsolationLevel.READ_COMMITTED)).all(), "read the end of the log's topics");
+        Map<TopicPartition, Long> ends = new HashMap<>();
+        infos.forEach((partition, info) -> ends.put(partition, info.offset()));
+        return ends;
+    }
+
+    /** Deletes the records of {@code partition} before {@code offset} (Kafka offsets). */
+    void deleteBefore(TopicPartition partition, long offset) {
+        await(admin.deleteRecords(Map.of(partition, RecordsToDelete.beforeOffset(offset))).all(),
+                "delete records of " + partition.topic());
+    }
+
+    private Map<String, String> kept() {
+        Map<String, String> config = new LinkedHashMap<>();
+        config.put(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_DELETE);
+        config.put(TopicConfig.RETENTION_MS_CONFIG, "-1");
+        config.put(TopicConfig.RETENTION_BYTES_CONFIG, "-1");
+        config.put(TopicConfig.MIN_IN_SYNC_REPLICAS_CONFIG, Integer.toString(minInsyncReplicas));
+        config.put(TopicConfig.UNCLEAN_LEADER_ELECTION_ENABLE_CONFIG, "false");
+        return config;
+    }
+
+    private Map<String, String> compacted() {
+        Map<String, String> config = new LinkedHashMap<>();
+        config.put(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT);
+        config.put(TopicConfig.MIN_IN_SYNC_REPLICAS_CONFIG, Integer.toString(minInsyncReplicas));
+        config.put(TopicConfig.UNCLEAN_LEADER_ELECTION_ENABLE_CONFIG, "false");
+        return config;
+    }
+
+    private void ensure(Map<String, Map<String, String>> wanted) {
+        List<NewTopic> creations = new ArrayList<>();
+        wanted.forEach((topic, config) -> creations.add(new NewTopic(topic, 1, (short) replicationFactor)
+                .configs(config)));
+        admin.createTopics(creations).values().forEach((topic, future) -> {
+            try {
+                future.get(ADMIN_SECONDS, TimeUnit.SECONDS);
+            } catch (ExecutionException e) {
+                if (!(e.getCause() instanceof TopicExistsException)) {
+                    throw new ConfigException("cannot create Kafka topic " + topic + ": " + e.getCause().getMessage());
+                }
+            } catch (TimeoutException e) {
+                throw new LogUnavailableException("the Kafka cluster did not create topic " + topic + " within "
+                        + ADMIN_SECONDS + " s", e);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new LogUnavailableException("interrupted while creating topic " + topic, e);
+            }
+        });
+        check(wanted);
+    }
+
+    /** Every topic must have one partition, the replication factor and the settings the log relies on. */
+    private void check(Map<String, Map<String, String>> wanted) {
+        Map<String, TopicDescription> descriptions = awaitTopics(wanted.keySet());
+        List<ConfigResource> resources = wanted.keySet().stream()
+                .map(topic -> new ConfigResource(ConfigResource.Type.TOPIC, topic)).toList();
+        Map<ConfigResource, Config> configs = await(admin.describeConfigs(resources).all(),
+                "read the settings of the log's topics");
+        for (Map.Entry<String, Map<String, String>> entry : wanted.entrySet()) {
+            String topic = entry.getKey();
+            TopicDescription description = descriptions.get(topic);
+            if (description.partitions().size() != 1) {
+                throw new ConfigException("Kafka topic " + topic + " has " + description.partitions().size()
+                        + " partitions; the Interlace log needs exactly 1 (a stream's offsets are one dense sequence)."
+                        + " Delete the topic or choose another --kafka-topic-prefix");
+            }
+            int replicas = description.partitions().get(0).replicas().size();
+            if (replicas < replicationFactor) {
+                throw new ConfigException("Kafka topic " + topic + " has " + replicas + " replicas, fewer than"
+                        + " --kafka-replication-factor " + replicationFactor + "; add replicas"
+                        + " (kafka-reassign-partitions) or lower the setting");
+            }
+            Config config = configs.get(new ConfigResource(ConfigResource.Type.TOPIC, topic));
+            for (Map.Entry<String, String> setting : entry.getValue().entrySet()) {
+                ConfigEntry actual = config.get(setting.getKey());
+                String value = actual == null ? null : actual.value();
+                boolean fine = setting.getKey().equals(TopicConfig.MIN_IN_SYNC_REPLICAS_CONFIG)
+                        ? value != null && Integer.parseInt(value) >= minInsyncReplicas
+                        : setting.getValue().equals(value);
+                if (!fine) {
+                    throw new ConfigException("Kafka topic " + topic + " has " + setting.getKey() + "=" + value
+                            + "; the Interlace log needs " + setting.getKey() + "=" + setting.getValue()
+                            + " (kafka-configs --alter --entity-type topics --entity-name " + topic
+                            + " --add-config " + setting.getKey() + "=" + setting.getValue() + ")");
+                }
+            }
+        }
+    }
+
+    /** Describes the topics, waiting out the moment after creation when metadata does not know them yet. */
+    private Map<String, TopicDescription> awaitTopics(Collection<String> topics) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(ADMIN_SECONDS);
+        while (true) {
+            try {
+                return admin.describeTopics(topics).allTopicNames().get(ADMIN_SECONDS, TimeUnit.SECONDS);
+            } catch (ExecutionException e) {
+                if (!(e.getCause() instanceof UnknownTopicOrPartitionException) || System.nanoTime() > deadline) {
+                    throw new LogUnavailableException("cannot describe the log's topics: " + e.getCause().getMessage(),
+                            e.getCause());
+                }
+            } catch (TimeoutException e) {
+                throw new LogUnavailableException("the Kafka cluster did not describe the log's topics", e);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new LogUnavailableException("interrupted while describing topics", e);
+            }
+        }
+    }
+
+    private static <T> T await(org.apache.kafka.common.KafkaFuture<T> future, String what) {
+        try {
+            return future.get(ADMIN_SECONDS, TimeUnit.SECONDS);
+        } catch (ExecutionException e) {
+            throw new LogUnavailableException("cannot " + what + ": " + e.getCause().getMessage(), e.getCause());
+        } catch (TimeoutException e) {
+            throw new LogUnavailableException("the Kafka cluster did not " + what + " within " + ADMIN_SECONDS
+                    + " s", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new LogUnavailableException("interrupted while trying to " + what, e);
+        }
+    }
+}

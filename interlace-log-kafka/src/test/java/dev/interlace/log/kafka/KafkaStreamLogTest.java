@@ -1,0 +1,132 @@
+package dev.interlace.log.kafka;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.interlace.log.kafka.testing.KafkaCluster;
+import dev.interlace.runtime.config.ConfigException;
+import dev.interlace.runtime.log.AppendRequest;
+import dev.interlace.runtime.log.AppendResult;
+import dev.interlace.runtime.log.LogEntry;
+import dev.interlace.runtime.log.LogSettings;
+import dev.interlace.runtime.log.Watermarks;
+import dev.interlace.runtime.stream.Column;
+import dev.interlace.runtime.stream.ColumnType;
+import dev.interlace.runtime.stream.StreamDescriptor;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.Config;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.config.ConfigResource;
+import org.junit.jupiter.api.Test;
+
+/** What the Kafka log does on the cluster itself: the topics it creates or refuses, and the records it deletes. */
+class KafkaStreamLogTest {
+
+    private static final StreamDescriptor ORDERS = StreamDescriptor.builder("orders")
+            .column(Column.of("id", ColumnType.STRING, true)).idempotencyKey("id").schemaVersion("v1")
+            .declaredBy(KafkaStreamLogTest.class.getName())
+            .decoder(parser -> {
+                throw new UnsupportedOperationException("a log never decodes");
+            }).build();
+    private static final Watermarks NOTHING_FLUSHED = new Watermarks() {
+        @Override
+        public long events(String stream) {
+            return 0;
+        }
+
+        @Override
+        public long quarantine(String stream) {
+            return 0;
+        }
+    };
+
+    private final String prefix = "log-" + UUID.randomUUID().toString().substring(0, 8) + ".";
+
+    private KafkaStreamLog open() {
+        return new KafkaStreamLog(new KafkaLogSettings(KafkaCluster.shared().bootstrap(), prefix, 1, 1,
+                "http://node.test", Duration.ofSeconds(6), Duration.ofSeconds(20)), LogSettings.defaults(1000),
+                NOTHING_FLUSHED, Clock.systemUTC());
+    }
+
+    @Test
+    void streamTopicsHaveOnePartitionAndKeepRecordsUntilTheLogDeletesThem() throws Exception {
+        try (KafkaStreamLog log = open(); Admin admin = KafkaCluster.shared().admin()) {
+            log.register(ORDERS);
+            Map<ConfigResource, Config> configs = admin.describeConfigs(List.of(
+                    new ConfigResource(ConfigResource.Type.TOPIC, prefix + "orders"),
+                    new ConfigResource(ConfigResource.Type.TOPIC, prefix + "_publishes"),
+                    new ConfigResource(ConfigResource.Type.TOPIC, prefix + "_state"))).all().get(30, TimeUnit.SECONDS);
+            Config events = configs.get(new ConfigResource(ConfigResource.Type.TOPIC, prefix + "orders"));
+            assertThat(events.get("retention.ms").value()).isEqualTo("-1");
+            assertThat(events.get("cleanup.policy").value()).isEqualTo("delete");
+            assertThat(configs.get(new ConfigResource(ConfigResource.Type.TOPIC, prefix + "_state"))
+                    .get("cleanup.policy").value()).isEqualTo("compact");
+            assertThat(admin.describeTopics(List.of(prefix + "orders")).allTopicNames().get(30, TimeUnit.SECONDS)
+                    .get(prefix + "orders").partitions()).hasSize(1);
+        }
+    }
+
+    @Test
+    void aTopicWithSeveralPartitionsStopsStartUpWithAMessageNamingIt() throws Exception {
+        try (Admin admin = KafkaCluster.shared().admin()) {
+            admin.createTopics(List.of(new NewTopic(prefix + "orders", 3, (short) 1))).all()
+                    .get(30, TimeUnit.SECONDS);
+        }
+        try (KafkaStreamLog log = open()) {
+            assertThatThrownBy(() -> log.register(ORDERS)).isInstanceOf(ConfigException.class)
+                    .hasMessageStartingWith("Kafka topic " + prefix + "orders has 3 partitions; the Interlace log"
+                            + " needs exactly 1");
+        }
+    }
+
+    @Test
+    void aTopicWithATimeRetentionStopsStartUpWithTheSettingToChange() throws Exception {
+        try (Admin admin = KafkaCluster.shared().admin()) {
+            admin.createTopics(List.of(new NewTopic(prefix + "orders", 1, (short) 1)
+                    .configs(Map.of("retention.ms", "86400000")))).all().get(30, TimeUnit.SECONDS);
+        }
+        try (KafkaStreamLog log = open()) {
+            assertThatThrownBy(() -> log.register(ORDERS)).isInstanceOf(ConfigException.class)
+                    .hasMessageContaining("has retention.ms=86400000; the Interlace log needs retention.ms=-1");
+        }
+    }
+
+    @Test
+    void trimmingDeletesTheRecordsFromTheTopic() throws Exception {
+        try (KafkaStreamLog log = open(); Admin admin = KafkaCluster.shared().admin()) {
+            log.register(ORDERS);
+            for (String id : List.of("a", "b", "c")) {
+                AppendResult result = log.append(new AppendRequest("orders", "req-" + id, 1L, "v1",
+                        List.of(new AppendRequest.Event(("{\"id\":\"" + id + "\"}").getBytes(StandardCharsets.UTF_8),
+                                id)))).get(30, TimeUnit.SECONDS);
+                assertThat(result).isInstanceOf(AppendResult.Committed.class);
+            }
+            TopicPartition events = new TopicPartition(prefix + "orders", 0);
+            assertThat(logStart(admin, events)).isZero();
+
+            assertThat(log.trim("orders", 2)).isEqualTo(2);
+            long start = logStart(admin, events);
+            assertThat(start).as("the records of offsets 1 and 2 are gone from Kafka").isPositive();
+            try (KafkaStreamLog reopened = open()) {
+                reopened.register(ORDERS);
+                assertThat(reopened.read("orders", 0, 10, Duration.ZERO)).extracting(LogEntry::offset)
+                        .containsExactly(3L);
+                assertThat(reopened.heads().get("orders").earliest()).isEqualTo(3);
+            }
+        }
+    }
+
+    private static long logStart(Admin admin, TopicPartition partition) throws Exception {
+        return admin.listOffsets(Map.of(partition, OffsetSpec.earliest())).partitionResult(partition)
+                .get(30, TimeUnit.SECONDS).offset();
+    }
+}

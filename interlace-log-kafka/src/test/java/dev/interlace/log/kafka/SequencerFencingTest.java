@@ -1,0 +1,203 @@
+package dev.interlace.log.kafka;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.interlace.log.kafka.testing.KafkaCluster;
+import dev.interlace.runtime.log.AppendRequest;
+import dev.interlace.runtime.log.AppendResult;
+import dev.interlace.runtime.log.LogSettings;
+import dev.interlace.runtime.log.NoSequencerException;
+import dev.interlace.runtime.log.Watermarks;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Two sequencers of one stream, as after a holder was paused past its ownership: the old one took the stream over
+ * and stopped reading it (its view is stale, as a paused or cut-off node's is), the new one took it over after it.
+ * Oracle: the stream's topic holds dense, unique offsets, and every acknowledged event is stored at the offset it
+ * was acknowledged with. With the transactional producers the old holder's append fails and is never acknowledged;
+ * the negative control runs the same scenario with producers that do not fence, and the oracle must fail.
+ */
+class SequencerFencingTest {
+
+    private static final LogSettings SETTINGS = LogSettings.defaults(1_000_000);
+    private static final Watermarks NOTHING_FLUSHED = new Watermarks() {
+        @Override
+        public long events(String stream) {
+            return 0;
+        }
+
+        @Override
+        public long quarantine(String stream) {
+            return 0;
+        }
+    };
+
+    private final String prefix = "fence-" + UUID.randomUUID().toString().substring(0, 8) + ".";
+    private final List<AutoCloseable> opened = new ArrayList<>();
+    /** Offset to payload of every acknowledged event. */
+    private final Map<Long, String> acknowledged = new HashMap<>();
+
+    @AfterEach
+    void closeEverything() throws Exception {
+        for (AutoCloseable closeable : opened) {
+            closeable.close();
+        }
+    }
+
+    @Test
+    void theOlderSequencerIsFencedAndNeverAcknowledgesAfterATakeover() throws Exception {
+        List<String> violations = pausedHolderScenario(Sequencer.Fencing.TRANSACTIONAL);
+        assertThat(violations).isEmpty();
+    }
+
+    @Test
+    void negativeControlWithoutFencingThePausedHolderCorruptsTheStream() throws Exception {
+        List<String> violations = pausedHolderScenario(Sequencer.Fencing.NONE_NEGATIVE_CONTROL);
+        assertThat(violations).as("the oracle must catch a sequencer that is not fenced").isNotEmpty();
+    }
+
+    /** Runs the scenario and returns what the oracle found wrong. */
+    private List<String> pausedHolderScenario(Sequencer.Fencing fencing) throws Exception {
+        Node old = node("old", fencing);
+        Sequencer oldSequencer = old.sequencer();
+        assertThat(append(oldSequencer, "a").entries()).containsExactly(
+                new AppendResult.EntryResult(AppendResult.Status.ACCEPTED, 1));
+        old.tailer.close(); // the old holder stops reading: paused, or cut off from the cluster
+
+        Node current = node("new", fencing);
+        Sequencer newSequencer = current.sequencer();
+        assertThat(append(newSequencer, "b").entries()).containsExactly(
+                new AppendResult.EntryResult(AppendResult.Status.ACCEPTED, 2));
+
+        try {
+            AppendResult late = oldSequencer.append(request("c")).get(30, TimeUnit.SECONDS);
+            record((AppendResult.Committed) late, "c");
+        } catch (ExecutionException refused) {
+            assertThat(refused.getCause()).isInstanceOf(NoSequencerException.class);
+        }
+        append(newSequencer, "d");
+        return oracle(current.topics.events("orders"));
+    }
+
+    private AppendResult.Committed append(Sequencer sequencer, String id) throws Exception {
+        AppendResult.Committed committed = (AppendResult.Committed) sequencer.append(request(id))
+                .get(30, TimeUnit.SECONDS);
+        record(committed, id);
+        return committed;
+    }
+
+    private void record(AppendResult.Committed committed, String id) {
+        for (AppendResult.EntryResult entry : committed.entries()) {
+            acknowledged.put(entry.offset(), payload(id));
+        }
+    }
+
+    /** Dense unique offsets from 1 in the topic, and each acknowledged event at its offset. */
+    private List<String> oracle(TopicPartition events) {
+        Map<Long, List<String>> stored = new HashMap<>();
+        Properties properties = new Properties();
+        properties.put("bootstrap.servers", KafkaCluster.shared().bootstrap());
+        properties.put("isolation.level", "read_committed");
+        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(properties, new ByteArrayDeserializer(),
+                new ByteArrayDeserializer())) {
+            consumer.assign(List.of(events));
+            consumer.seekToBeginning(List.of(events));
+            long end = consumer.endOffsets(List.of(events)).get(events);
+            while (consumer.position(events) < end) {
+                for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(200))) {
+                    stored.computeIfAbsent(Codec.longHeader(record.headers(), Codec.OFFSET), offset -> new ArrayList<>())
+                            .add(new String(record.value(), StandardCharsets.UTF_8));
+                }
+            }
+        }
+        List<String> violations = new ArrayList<>();
+        for (long offset = 1; offset <= stored.size(); offset++) {
+            List<String> payloads = stored.get(offset);
+            if (payloads == null) {
+                violations.add("offset " + offset + " is missing");
+            } else if (payloads.size() > 1) {
+                violations.add("offset " + offset + " was given to " + payloads.size() + " events: " + payloads);
+            }
+        }
+        acknowledged.forEach((offset, payload) -> {
+            List<String> payloads = stored.getOrDefault(offset, List.of());
+            if (!payloads.equals(List.of(payload))) {
+                violations.add("acknowledged " + payload + " at offset " + offset + ", but the topic holds "
+                        + payloads + " there");
+            }
+        });
+        return violations;
+    }
+
+    private static AppendRequest request(String id) {
+        return new AppendRequest("orders", "req-" + id, 1_000_000L, "v1", List.of(new AppendRequest.Event(
+                payload(id).getBytes(StandardCharsets.UTF_8), id)));
+    }
+
+    private static String payload(String id) {
+        return "{\"id\":\"" + id + "\"}";
+    }
+
+    /** One node's parts, wired as {@link KafkaStreamLog} wires them, holding a sequencer of stream orders. */
+    private final class Node {
+        final Topics topics;
+        final Tailer tailer;
+        final StreamView view = new StreamView("orders", 0);
+        final Sequencer.Context context;
+
+        Node(String name, Sequencer.Fencing fencing) {
+            Admin admin = KafkaCluster.shared().admin();
+            opened.add(admin);
+            topics = new Topics(admin, prefix, 1, 1);
+            topics.ensureLogTopics();
+            topics.ensureStreamTopics("orders");
+            tailer = new Tailer(KafkaCluster.shared().bootstrap(), prefix + name, record -> {
+                if (record.topic().equals(topics.events("orders").topic())) {
+                    view.applyEvent(Codec.longHeader(record.headers(), Codec.OFFSET), record.offset(),
+                            Codec.longHeader(record.headers(), Codec.AT), Codec.text(record.key()),
+                            Codec.longHeader(record.headers(), Codec.LAST));
+                }
+            });
+            opened.add(tailer);
+            tailer.follow(Set.of(topics.events("orders"), topics.quarantine("orders"), topics.state()));
+            context = new Sequencer.Context(KafkaCluster.shared().bootstrap(), "http://" + name, topics, tailer,
+                    new PublishStore(), SETTINGS, NOTHING_FLUSHED, Clock.systemUTC(), () -> { }, stream -> { },
+                    fencing);
+        }
+
+        /** Takes the stream over and waits until the sequencer serves. */
+        Sequencer sequencer() throws InterruptedException {
+            Sequencer sequencer = new Sequencer(view, context);
+            opened.add(sequencer::stop);
+            sequencer.start();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (sequencer.state() != Sequencer.State.ACTIVE) {
+                assertThat(System.nanoTime()).as("the sequencer took over").isLessThan(deadline);
+                Thread.sleep(20);
+            }
+            return sequencer;
+        }
+    }
+
+    private Node node(String name, Sequencer.Fencing fencing) {
+        return new Node(name, fencing);
+    }
+}

@@ -1,0 +1,311 @@
+package dev.interlace.log.kafka.testing;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Properties;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.common.Uuid;
+
+/**
+ * A real Apache Kafka cluster for tests: KRaft nodes, each a broker and a controller in one child JVM started from
+ * the {@code kafka_2.13} jars on the test class path ({@code kafka.tools.StorageTool format}, then
+ * {@code kafka.Kafka server.properties}), listening on free loopback ports, with their data in a temporary
+ * directory.
+ *
+ * <p>Settings are those of a development cluster made for quick tests: the classic group protocol with short session
+ * timeouts and {@code group.initial.rebalance.delay.ms=0}, one partition for the internal topics, topics never
+ * created automatically. Every child is destroyed and the directory deleted by {@link #close}, and by a shutdown
+ * hook when the test JVM exits first (also on an exception or {@code System.exit}; only a SIGKILL of the test JVM
+ * itself leaves children behind).
+ *
+ * <p>Most tests share one single-node cluster per test JVM ({@link #shared()}): a node takes about ten seconds to
+ * start on two cores.
+ */
+public final class KafkaCluster implements AutoCloseable {
+
+    private static final Duration START_TIMEOUT = Duration.ofSeconds(120);
+    private static KafkaCluster shared;
+
+    private final Path directory;
+    private final List<Node> nodes = new ArrayList<>();
+    private final Thread cleanup;
+    private volatile boolean closed;
+
+    /** One node of the cluster: its child process, ports and files. */
+    public static final class Node {
+        final int id;
+        final int port;
+        final int controllerPort;
+        final Path directory;
+        Process process;
+
+        Node(int id, int port, int controllerPort, Path directory) {
+            this.id = id;
+            this.port = port;
+            this.controllerPort = controllerPort;
+            this.directory = directory;
+        }
+
+        public int id() {
+            return id;
+        }
+
+        public boolean alive() {
+            return process != null && process.isAlive();
+        }
+    }
+
+    private KafkaCluster(Path directory) {
+        this.directory = directory;
+        this.cleanup = new Thread(this::destroy, "kafka-cluster-cleanup");
+        Runtime.getRuntime().addShutdownHook(cleanup);
+    }
+
+    /** The single-node cluster shared by every test of this JVM, started on first use, stopped when the JVM exits. */
+    public static synchronized KafkaCluster shared() {
+        if (shared == null || shared.closed) {
+            shared = start(1);
+        }
+        return shared;
+    }
+
+    /** Starts a cluster of {@code size} nodes (each a broker and a controller) and waits until all are up. */
+    public static KafkaCluster start(int size) {
+        try {
+            KafkaCluster cluster = new KafkaCluster(Files.createTempDirectory("interlace-kafka-"));
+            try {
+                cluster.launch(size);
+                return cluster;
+            } catch (RuntimeException | IOException | InterruptedException e) {
+                cluster.close();
+                throw e;
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot start a Kafka cluster: " + e.getMessage(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while starting a Kafka cluster", e);
+        }
+    }
+
+    /** {@code HOST:PORT,...} of every node, for {@code bootstrap.servers}. */
+    public String bootstrap() {
+        return nodes.stream().map(node -> "127.0.0.1:" + node.port).collect(Collectors.joining(","));
+    }
+
+    public List<Node> nodes() {
+        return List.copyOf(nodes);
+    }
+
+    /** An admin client on this cluster; the caller closes it. */
+    public Admin admin() {
+        Properties properties = new Properties();
+        properties.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap());
+        properties.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 10_000);
+        properties.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 20_000);
+        return Admin.create(properties);
+    }
+
+    /** Kills {@code node} at once (SIGKILL), as a crashed machine would stop. */
+    public void kill(Node node) throws InterruptedException {
+        node.process.destroyForcibly();
+        node.process.waitFor(30, TimeUnit.SECONDS);
+    }
+
+    /** Starts {@code node} again on its old ports and data, after {@link #kill}. */
+    public void restart(Node node) throws IOException, InterruptedException {
+        node.process = startNode(node);
+        awaitUp(nodes.size());
+    }
+
+    @Override
+    public void close() {
+        destroy();
+        try {
+            Runtime.getRuntime().removeShutdownHook(cleanup);
+        } catch (IllegalStateException shuttingDown) {
+            // The hook is running or will run: it does the same.
+        }
+    }
+
+    private synchronized void destroy() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        for (Node node : nodes) {
+            if (node.process != null) {
+                node.process.destroyForcibly();
+            }
+        }
+        for (Node node : nodes) {
+            if (node.process != null) {
+                try {
+                    node.process.waitFor(30, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        }
+        deleteTree(directory);
+    }
+
+    private void launch(int size) throws IOException, InterruptedException {
+        for (int id = 1; id <= size; id++) {
+            nodes.add(new Node(id, freePort(), freePort(), Files.createDirectories(directory.resolve("node-" + id))));
+        }
+        String clusterId = Uuid.randomUuid().toString();
+        String voters = nodes.stream().map(node -> node.id + "@127.0.0.1:" + node.controllerPort)
+                .collect(Collectors.joining(","));
+        List<Process> formats = new ArrayList<>();
+        for (Node node : nodes) {
+            writeProperties(node, voters, size);
+            formats.add(java(node, "format", "kafka.tools.StorageTool", "format", "--ignore-formatted",
+                    "--cluster-id", clusterId, "--config", node.directory.resolve("server.properties").toString()));
+        }
+        for (int i = 0; i < formats.size(); i++) {
+            Process format = formats.get(i);
+            if (!format.waitFor(START_TIMEOUT.toSeconds(), TimeUnit.SECONDS) || format.exitValue() != 0) {
+                format.destroyForcibly();
+                throw new IllegalStateException("formatting the storage of Kafka node " + nodes.get(i).id
+                        + " failed:\n" + tail(nodes.get(i).directory.resolve("format.log")));
+            }
+        }
+        for (Node node : nodes) {
+            node.process = startNode(node);
+        }
+        awaitUp(size);
+    }
+
+    private Process startNode(Node node) throws IOException {
+        return java(node, "server", "kafka.Kafka", node.directory.resolve("server.properties").toString());
+    }
+
+    private void writeProperties(Node node, String voters, int size) throws IOException {
+        int replicas = Math.min(size, 3);
+        int minInsync = replicas > 1 ? 2 : 1;
+        Properties properties = new Properties();
+        properties.put("process.roles", "broker,controller");
+        properties.put("node.id", Integer.toString(node.id));
+        properties.put("controller.quorum.voters", voters);
+        properties.put("listeners", "PLAINTEXT://127.0.0.1:" + node.port + ",CONTROLLER://127.0.0.1:"
+                + node.controllerPort);
+        properties.put("advertised.listeners", "PLAINTEXT://127.0.0.1:" + node.port);
+        properties.put("controller.listener.names", "CONTROLLER");
+        properties.put("inter.broker.listener.name", "PLAINTEXT");
+        properties.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT");
+        properties.put("log.dirs", node.directory.resolve("data").toString());
+        properties.put("auto.create.topics.enable", "false");
+        properties.put("num.partitions", "1");
+        properties.put("offsets.topic.num.partitions", "1");
+        properties.put("offsets.topic.replication.factor", Integer.toString(replicas));
+        properties.put("transaction.state.log.num.partitions", "1");
+        properties.put("transaction.state.log.replication.factor", Integer.toString(replicas));
+        properties.put("transaction.state.log.min.isr", Integer.toString(minInsync));
+        properties.put("default.replication.factor", Integer.toString(replicas));
+        properties.put("min.insync.replicas", Integer.toString(minInsync));
+        properties.put("group.initial.rebalance.delay.ms", "0");
+        properties.put("group.min.session.timeout.ms", "1000");
+        properties.put("group.coordinator.rebalance.protocols", "classic");
+        properties.put("log.segment.bytes", Integer.toString(16 * 1024 * 1024));
+        properties.put("log.cleaner.dedupe.buffer.size", Integer.toString(2 * 1024 * 1024));
+        properties.put("log.cleaner.backoff.ms", "1000");
+        properties.put("num.io.threads", "2");
+        properties.put("num.network.threads", "2");
+        properties.put("num.recovery.threads.per.data.dir", "1");
+        properties.put("background.threads", "2");
+        try (var out = Files.newBufferedWriter(node.directory.resolve("server.properties"), StandardCharsets.UTF_8)) {
+            properties.store(out, "written by KafkaCluster for a test");
+        }
+    }
+
+    /** A child JVM running {@code main} on the test's jars, its output in {@code <node>/<name>.log}. */
+    private static Process java(Node node, String name, String main, String... arguments) throws IOException {
+        List<String> command = new ArrayList<>(List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx512m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xshare:auto",
+                "-Djava.awt.headless=true", "-Djava.io.tmpdir=" + node.directory,
+                "-cp", brokerClassPath(), main));
+        command.addAll(List.of(arguments));
+        Path log = node.directory.resolve(name + ".log");
+        return new ProcessBuilder(command).redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+    }
+
+    /**
+     * The jars of the test class path (the broker and everything it needs, resolved by Maven as test dependencies);
+     * build output directories are left out, they are not the broker's and may change under a running child.
+     */
+    private static String brokerClassPath() {
+        return Stream.of(System.getProperty("java.class.path").split(File.pathSeparator))
+                .filter(entry -> entry.endsWith(".jar") && !entry.contains("surefire"))
+                .collect(Collectors.joining(File.pathSeparator));
+    }
+
+    private void awaitUp(int size) throws InterruptedException {
+        long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
+        try (Admin admin = admin()) {
+            while (true) {
+                for (Node node : nodes) {
+                    if (node.process != null && !node.process.isAlive()) {
+                        throw new IllegalStateException("Kafka node " + node.id + " exited with "
+                                + node.process.exitValue() + ":\n" + tail(node.directory.resolve("server.log")));
+                    }
+                }
+                try {
+                    int up = admin.describeCluster().nodes().get(5, TimeUnit.SECONDS).size();
+                    if (up >= size) {
+                        return;
+                    }
+                } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+                    // not up yet
+                }
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException("the Kafka cluster did not come up within " + START_TIMEOUT
+                            + ":\n" + tail(nodes.get(0).directory.resolve("server.log")));
+                }
+                Thread.sleep(200);
+            }
+        }
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return socket.getLocalPort();
+        }
+    }
+
+    private static String tail(Path file) {
+        try {
+            List<String> lines = Files.readAllLines(file, StandardCharsets.UTF_8);
+            return String.join("\n", lines.subList(Math.max(0, lines.size() - 40), lines.size()));
+        } catch (IOException e) {
+            return "(no output: " + e.getMessage() + ")";
+        }
+    }
+
+    private static void deleteTree(Path root) {
+        if (!Files.exists(root)) {
+            return;
+        }
+        try (Stream<Path> paths = Files.walk(root)) {
+            paths.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
+        } catch (IOException | UncheckedIOException e) {
+            // Best effort: a temporary directory.
+        }
+    }
+}

@@ -1,0 +1,50 @@
+package dev.interlace.runtime.config;
+
+import java.util.Objects;
+
+/**
+ * Which stream log {@code serve} runs on, and the settings of the Kafka log.
+ *
+ * <p>The runtime itself only knows the SQLite log; another backend is a module on the class path found by name
+ * ({@code dev.interlace.runtime.log.LogBackendFactory}), so these settings are plain values here and the runtime
+ * does not depend on Kafka.
+ *
+ * @param backend {@code sqlite} (the log in the data directory) or {@code kafka}
+ * @param kafkaBootstrap the brokers to contact first, {@code HOST:PORT[,HOST:PORT...]}; empty unless {@code kafka}
+ * @param kafkaTopicPrefix prefix of every topic the log creates (one per stream and a few of its own)
+ * @param kafkaReplicationFactor replicas of each topic the log creates
+ * @param kafkaMinInsyncReplicas {@code min.insync.replicas} of those topics: how many replicas hold a record
+ *     before a publish is acknowledged
+ * @param advertiseUrl the URL other nodes and clients reach this node at (shown as a stream's {@code sequencer});
+ *     empty for {@code http(s)://<bind>:<port>}
+ */
+public record LogOptions(String backend, String kafkaBootstrap, String kafkaTopicPrefix, int kafkaReplicationFactor,
+        int kafkaMinInsyncReplicas, String advertiseUrl) {
+
+    public static final String SQLITE = "sqlite";
+    public static final String KAFKA = "kafka";
+
+    public LogOptions {
+        Objects.requireNonNull(backend, "backend");
+        Objects.requireNonNull(kafkaBootstrap, "kafkaBootstrap");
+        Objects.requireNonNull(kafkaTopicPrefix, "kafkaTopicPrefix");
+        Objects.requireNonNull(advertiseUrl, "advertiseUrl");
+    }
+
+    /** The SQLite log in the data directory (the Kafka settings at their defaults, unused). */
+    public static LogOptions sqlite() {
+        return new LogOptions(SQLITE, "", "interlace.", 3, 2, "");
+    }
+
+    /** The Kafka log on {@code bootstrap} with the other settings as given. */
+    public static LogOptions kafka(String bootstrap, String topicPrefix, int replicationFactor,
+            int minInsyncReplicas) {
+        return new LogOptions(KAFKA, bootstrap, topicPrefix, replicationFactor, minInsyncReplicas, "");
+    }
+
+    /** These options with this node advertised at {@code url}. */
+    public LogOptions withAdvertiseUrl(String url) {
+        return new LogOptions(backend, kafkaBootstrap, kafkaTopicPrefix, kafkaReplicationFactor,
+                kafkaMinInsyncReplicas, url);
+    }
+}
