@@ -275,6 +275,19 @@ class SqliteStreamLogTest {
     }
 
     @Test
+    void aPublishRecordWrittenJustBeforeAStopIsFoundAfterTheRestart() throws Exception {
+        SqliteStreamLog log = open();
+        // Right after opening: the record rides on its event row, not copied into publishes before the stop.
+        append(log, "a");
+        log.close();
+
+        SqliteStreamLog reopened = open();
+        PublishRecord.Page found = reopened.publishes(new PublishRecord.Filter(null, "req-a", null, null, 10));
+        assertThat(found.total()).isEqualTo(1);
+        assertThat(found.records().get(0).lastOffset()).isEqualTo(1);
+    }
+
+    @Test
     void aReplayThatFailsAtItsCommitLeavesNeitherEventsNorMarksAndCanBeRepeated() throws Exception {
         AtomicInteger failuresLeft = new AtomicInteger(0);
         SqliteStreamLog log = open(LogSettings.defaults(1_000_000), new Nothing(), new CommitListener() {
