@@ -131,7 +131,10 @@ public class QuarantineReplayTest {
             assertThat(byKey.get("replayed_from").get("items").get(1).get("seq").asLong())
                     .as("the entry replayed to offset 3").isEqualTo(2);
             assertThat(byKey.get("replayed_from").get("items").get(1).get("replayed_offset").asLong()).isEqualTo(3);
-            JsonNode original = after.get("/correlate?request_id=" + quarantinedBy).body();
+            TestServer.Response originalAnswer = after.get("/correlate?request_id=" + quarantinedBy);
+            assertThat(originalAnswer.status()).as(String.valueOf(originalAnswer.body())).isEqualTo(200);
+            JsonNode original = originalAnswer.body();
+            assertThat(original.has("quarantine")).as(original.toString()).isTrue();
             assertThat(original.get("quarantine").get("items").get(0).get("replayed_offset").asLong())
                     .as("and forward, from the request that was quarantined").isEqualTo(2);
         }

@@ -38,7 +38,7 @@ final class LogSchema {
                 + " publish TEXT,"
                 + " PRIMARY KEY (stream_id, \"offset\")) WITHOUT ROWID");
         // The publish record of a request with accepted events rides on its last event row (see writePublish).
-        addMissingColumns(statement, "events", "publish TEXT");
+        boolean publishesOnEventsAdded = addMissingColumns(statement, "events", "publish TEXT");
         statement.execute("CREATE TABLE IF NOT EXISTS quarantine ("
                 + " stream_id INTEGER NOT NULL,"
                 + " seq INTEGER NOT NULL,"
@@ -80,10 +80,13 @@ final class LogSchema {
         statement.execute("CREATE TABLE IF NOT EXISTS publish_copy ("
                 + " stream_id INTEGER PRIMARY KEY,"
                 + " through_offset INTEGER NOT NULL)");
-        // Streams from logs written before publish records rode on event rows: nothing to copy below their head.
-        statement.execute("INSERT OR IGNORE INTO publish_copy SELECT s.id,"
-                + " coalesce((SELECT max(\"offset\") FROM events e WHERE e.stream_id = s.id"
-                + " AND e.publish IS NOT NULL), 0) FROM streams s");
+        // Streams of a log written before publish records rode on event rows: nothing to copy below their head. Only
+        // then: on a later open, a stream without a row has records on its event rows that were never copied (a
+        // server stopped before its first copy), and copying starts from 0 for it.
+        if (publishesOnEventsAdded) {
+            statement.execute("INSERT OR IGNORE INTO publish_copy SELECT s.id,"
+                    + " coalesce((SELECT max(\"offset\") FROM events e WHERE e.stream_id = s.id), 0) FROM streams s");
+        }
         // Added for GET /correlate; logs created before get them (null for old records).
         addMissingColumns(statement, "publishes", "duplicate_offsets TEXT", "first_seq INTEGER", "last_seq INTEGER");
         // Added with API keys: which key sent the request (null without one, and for older records).
@@ -102,18 +105,26 @@ final class LogSchema {
         statement.execute("CREATE TABLE IF NOT EXISTS write_probe (id INTEGER PRIMARY KEY, filler BLOB)");
     }
 
-    /** Adds each {@code "<name> <type>"} column that {@code table} lacks (a log written by an earlier version). */
-    private static void addMissingColumns(Statement statement, String table, String... columns) throws SQLException {
+    /**
+     * Adds each {@code "<name> <type>"} column that {@code table} lacks (a log written by an earlier version).
+     *
+     * @return whether any column was added
+     */
+    private static boolean addMissingColumns(Statement statement, String table, String... columns)
+            throws SQLException {
         java.util.Set<String> existing = new java.util.HashSet<>();
         try (ResultSet rows = statement.executeQuery("PRAGMA table_info(" + table + ")")) {
             while (rows.next()) {
                 existing.add(rows.getString("name"));
             }
         }
+        boolean added = false;
         for (String column : columns) {
             if (!existing.contains(column.substring(0, column.indexOf(' ')))) {
                 statement.execute("ALTER TABLE " + table + " ADD COLUMN " + column);
+                added = true;
             }
         }
+        return added;
     }
 }
