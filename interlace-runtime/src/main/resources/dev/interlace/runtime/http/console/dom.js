@@ -1,5 +1,5 @@
 // Building the page. Everything shown comes from the API and may be hostile (events are sent by anyone with a
-// publish key), so text only ever goes in through textContent / createTextNode, never innerHTML.
+// publish key), so text only ever goes in through textContent / createTextNode: nothing from the API is parsed as HTML.
 
 /** An element: el('td', {class: 'num'}, 'text', child, ...). Attribute values and children are never parsed as HTML. */
 export function el(tag, attributes = {}, ...children) {
