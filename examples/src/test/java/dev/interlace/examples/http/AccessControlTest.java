@@ -48,6 +48,7 @@ class AccessControlTest {
                     Set.of("consume", "consume:orders")),
             new Call("GET", "/runs", null, Set.of("read")),
             new Call("GET", "/runs/run-nope", null, Set.of("read")),
+            new Call("GET", "/models", null, Set.of("read")),
             new Call("POST", "/models/nope/run", null, Set.of("operate")),
             new Call("GET", "/correlate?request_id=nope", null, Set.of("read")),
             new Call("GET", "/logs/api", null, Set.of("read")),
