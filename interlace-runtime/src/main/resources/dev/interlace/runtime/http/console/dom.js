@@ -111,6 +111,11 @@ export function time(value) {
   return span;
 }
 
+/** A form control with its caption above it (placeholders vanish once a value is typed). */
+export function field(caption, control) {
+  return el('label', {class: 'field'}, el('span', {class: 'field-caption'}, caption), control);
+}
+
 export function link(href, text) {
   return el('a', {href}, text);
 }
@@ -121,5 +126,5 @@ export function streamLink(name) {
 
 export function requestLink(id) {
   if (!id) return '—';
-  return el('a', {href: '#/find?request_id=' + encodeURIComponent(id), class: 'mono'}, id);
+  return el('a', {href: '#/find?request_id=' + encodeURIComponent(id), class: 'mono nowrap'}, id);
 }

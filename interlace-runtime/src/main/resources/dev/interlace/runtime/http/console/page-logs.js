@@ -2,7 +2,7 @@
 // records, with their filters, and honest counts: how many shown, how many match, and where they came from.
 
 import {get, query} from './api.js';
-import {badge, clear, completeness, el, failure, requestLink, streamLink, table, time} from './dom.js';
+import {badge, clear, completeness, el, failure, field, requestLink, streamLink, table, time} from './dom.js';
 
 const KINDS = {
   api: {path: '/logs/api', filters: ['stream', 'status', 'request_id', 'since', 'until', 'limit'], items: 'requests'},
@@ -16,9 +16,10 @@ export async function logsPage(page) {
       el('a', {href: '#/logs/api', class: kind === 'api' ? 'active' : null}, 'API requests'),
       el('a', {href: '#/logs/sys', class: kind === 'sys' ? 'active' : null}, 'System records'));
   const inputs = spec.filters.map((name) => el('input', {name, placeholder: name === 'since' || name === 'until'
-    ? name + ' (RFC 3339)' : name, 'aria-label': name, value: page.params.get(name) || (name === 'limit' ? '100' : ''),
+    ? '2026-12-01T08:00:00Z' : '', 'aria-label': name, value: page.params.get(name) || (name === 'limit' ? '100' : ''),
   type: name === 'limit' ? 'number' : 'text'}));
-  const form = el('form', {class: 'filters'}, inputs, el('button', {type: 'submit'}, 'Filter'));
+  const form = el('form', {class: 'filters'}, inputs.map((input) => field(input.name.replace('_', ' '), input)),
+      el('button', {type: 'submit'}, 'Filter'));
   const result = el('div', {});
   page.root.append(el('div', {class: 'page-head'}, el('h1', {}, 'Logs')), tabs, el('div', {class: 'panel'}, form),
       result);

@@ -2,7 +2,7 @@
 // its filters, and "run now".
 
 import {call, get, query} from './api.js';
-import {badge, clear, completeness, el, failure, section, svg, table, time} from './dom.js';
+import {badge, clear, completeness, el, failure, field, section, svg, table, time} from './dom.js';
 
 const NODE_WIDTH = 168;
 const NODE_HEIGHT = 44;
@@ -40,11 +40,12 @@ export async function modelsPage(page) {
   const statusInput = el('select', {name: 'status', 'aria-label': 'status'}, el('option', {value: ''}, 'any status'),
       ['queued', 'running', 'succeeded', 'failed'].map((s) => el('option', {value: s}, s)));
   const triggerInput = el('input', {name: 'trigger', placeholder: 'trigger, e.g. manual', 'aria-label': 'trigger'});
-  const sinceInput = el('input', {name: 'since', placeholder: 'since (RFC 3339)', 'aria-label': 'since'});
+  const sinceInput = el('input', {name: 'since', placeholder: '2026-12-01T08:00:00Z', 'aria-label': 'since'});
   const limitInput = el('input', {name: 'limit', type: 'number', min: 1, max: 1000, value: state.limit,
     'aria-label': 'limit'});
   modelInput.value = state.model;
-  filters.append(modelInput, statusInput, triggerInput, sinceInput, limitInput, el('button', {type: 'submit'}, 'Filter'));
+  filters.append(field('model', modelInput), field('status', statusInput), field('trigger', triggerInput),
+      field('since', sinceInput), field('limit', limitInput), el('button', {type: 'submit'}, 'Filter'));
   filters.addEventListener('submit', (event) => {
     event.preventDefault();
     state.status = statusInput.value;
