@@ -323,18 +323,22 @@ class ConsoleBrowserTest {
     }
 
     @Test
-    void nothingOverflowsAPhonesWidth() {
-        for (String page : List.of("streams", "stream/orders", "stream/console_visits", "models", "find", "sql",
-                "logs/api")) {
-            browser.viewport(390, 844, true);
-            browser.open("about:blank");
-            browser.open(api.server.uri() + "/ui#/" + page);
-            browser.await("main .page h1");
-            browser.await(".panel, .cards, table");
-            Object overflow = browser.script("return document.documentElement.scrollWidth - window.innerWidth");
-            assertThat(((Number) overflow).longValue()).as(page + " wider than the phone").isLessThanOrEqualTo(0);
-            if (page.equals("streams") || page.equals("stream/orders") || page.equals("models")) {
-                browser.screenshot("phone-" + page.replace('/', '-'));
+    void nothingIsWiderThanAPhoneOrALaptopScreen() {
+        for (int[] screen : new int[][] {{390, 844}, {1280, 800}}) {
+            boolean phone = screen[0] < 600;
+            for (String page : List.of("streams", "stream/orders", "stream/console_visits", "models", "find", "sql",
+                    "logs/api", "logs/sys")) {
+                browser.viewport(screen[0], screen[1], phone);
+                browser.open("about:blank");
+                browser.open(api.server.uri() + "/ui#/" + page);
+                browser.await("main .page h1");
+                browser.await(".panel, .cards, table");
+                Object overflow = browser.script("return document.documentElement.scrollWidth - window.innerWidth");
+                assertThat(((Number) overflow).longValue()).as(page + " wider than " + screen[0] + " px")
+                        .isLessThanOrEqualTo(0);
+                if (phone && (page.equals("streams") || page.equals("stream/orders") || page.equals("models"))) {
+                    browser.screenshot("phone-" + page.replace('/', '-'));
+                }
             }
         }
     }
