@@ -46,6 +46,8 @@ class AccessControlTest {
                     Set.of("consume", "consume:orders")),
             new Call("POST", "/streams/orders/consumers/g1/release", "{\"token\":0}",
                     Set.of("consume", "consume:orders")),
+            new Call("GET", "/streams/clicks/quarantine", null, Set.of("read")),
+            new Call("POST", "/streams/clicks/quarantine/replay", "{\"seqs\":[1]}", Set.of("operate")),
             new Call("GET", "/runs", null, Set.of("read")),
             new Call("GET", "/runs/run-nope", null, Set.of("read")),
             new Call("GET", "/models", null, Set.of("read")),

@@ -41,6 +41,15 @@ final class CliHarness {
                 new PrintStream(err, true, StandardCharsets.UTF_8), environment).run(args);
     }
 
+    /** As {@link #run(String...)}, with {@code stdin} as standard input and, if {@code terminal}, as on a terminal. */
+    int runWithInput(String stdin, boolean terminal, String... args) {
+        out.reset();
+        err.reset();
+        return new Main(() -> new java.io.ByteArrayInputStream(stdin.getBytes(StandardCharsets.UTF_8)),
+                new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8),
+                System.getenv(), terminal).run(args);
+    }
+
     String stdout() {
         return out.toString(StandardCharsets.UTF_8);
     }

@@ -58,11 +58,13 @@ class ServerOptionsTest {
     void everyServerCommandSendsTheKey() throws Exception {
         Path keyFile = directory.resolve("key");
         Files.writeString(keyFile, "ilk_k\n");
+        Path events = Files.writeString(directory.resolve("events.ndjson"), "{\"order_id\":\"o1\"}\n");
         try (RecordingServer server = RecordingServer.http(500, "{\"error\":\"internal\",\"message\":\"stub\"}")) {
             String url = server.uri().toString();
             List<List<String>> commands = List.of(List.of("sql", "SELECT 1"), List.of("runs"), List.of("run", "m"),
                     List.of("logs", "api"), List.of("logs", "sys"), List.of("tail", "orders"),
-                    List.of("correlate", "req-1"));
+                    List.of("correlate", "req-1"), List.of("publish", "orders", events.toString()),
+                    List.of("quarantine", "list", "clicks"), List.of("quarantine", "replay", "clicks", "--all"));
             for (List<String> command : commands) {
                 List<String> args = new java.util.ArrayList<>(command);
                 args.addAll(List.of("--server", url, "--api-key-file", keyFile.toString()));

@@ -115,10 +115,16 @@ final class CorrelateCommand implements Command {
         printFlushes(body.get("flushes"), out);
         printRuns(body.get("runs"), out);
         printQuarantine(body.get("quarantine"), out);
+        JsonNode replayedFrom = body.get("replayed_from");
+        boolean replay = replayedFrom != null && replayedFrom.get("total").asLong() > 0;
+        if (replay) {
+            printReplayedFrom(replayedFrom, out);
+        }
         out.println();
         StringBuilder overall = new StringBuilder("completeness: " + body.get("completeness").asText() + " —");
         String separator = " ";
-        for (String section : List.of("flushes", "runs", "quarantine")) {
+        for (String section : replay ? List.of("flushes", "runs", "quarantine", "replayed_from")
+                : List.of("flushes", "runs", "quarantine")) {
             overall.append(separator).append(section).append(' ').append(body.get("counts").get(section).asLong())
                     .append(" of ").append(body.get("totals").get(section).asLong());
             separator = ", ";
@@ -219,7 +225,22 @@ final class CorrelateCommand implements Command {
             }
             out.println("  seq " + item.get("seq").asLong() + " (ingested " + item.get("ingested_at").asText() + "): "
                     + String.join("; ", errors));
+            if (item.hasNonNull("replayed_offset")) {
+                out.println("    replayed to offset " + item.get("replayed_offset").asLong() + " by "
+                        + item.get("replayed_by").asText() + " at " + item.get("replayed_at").asText());
+            }
         }
+    }
+
+    /** For a quarantine replay: the quarantined entries its events came from, and the requests that first sent them. */
+    private static void printReplayedFrom(JsonNode replayedFrom, PrintStream out) {
+        sectionHeader("replayed from the quarantine", replayedFrom, out);
+        List<List<String>> rows = new ArrayList<>();
+        for (JsonNode item : replayedFrom.get("items")) {
+            rows.add(List.of(item.get("seq").asText(), Table.cell(item.get("replayed_offset")),
+                    item.get("request_id").asText(), item.get("received_at").asText()));
+        }
+        printTable(List.of("seq", "offset", "quarantined_by", "received_at"), rows, out);
     }
 
     private static void printRefusal(JsonNode refused, PrintStream out) {

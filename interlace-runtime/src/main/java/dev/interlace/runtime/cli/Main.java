@@ -29,11 +29,23 @@ public final class Main {
 
     /** @param environment the environment the commands read ({@code INTERLACE_API_KEY}, {@code INTERLACE_DATA_DIR}) */
     Main(PrintStream out, PrintStream err, Map<String, String> environment) {
+        this(() -> System.in, out, err, environment, System.console() != null);
+    }
+
+    /**
+     * @param stdin standard input (read by {@code publish -})
+     * @param terminal whether the process runs on a terminal: {@code publish} then draws a progress line on
+     *     {@code err}
+     */
+    Main(java.util.function.Supplier<java.io.InputStream> stdin, PrintStream out, PrintStream err,
+            Map<String, String> environment, boolean terminal) {
         this.out = out;
         this.err = err;
         register(new CorrelateCommand(environment));
         register(new KeysCommand(environment));
         register(new LogsCommand(environment));
+        register(new PublishCommand(environment, stdin, err, terminal));
+        register(new QuarantineCommand(environment, err));
         register(new RunCommand(environment));
         register(new RunsCommand(environment));
         register(new ServeCommand());

@@ -59,6 +59,39 @@ final class ServerClient {
         }
     }
 
+    /**
+     * Sends a request and returns the JSON body of a 2xx answer. Any other answer is thrown as the client's
+     * {@link ServerException}, for a caller that decides per status (retry, split, drop an event); a server that
+     * cannot be reached, a TLS failure and a refused key (401, 403) are failures of the command, as with {@link #send}.
+     */
+    JsonNode exchange(String method, String path, String contentType, byte[] body) {
+        if (client == null) {
+            throw new UsageException("--server is not a URL: " + server);
+        }
+        try {
+            return client.call(method, path, contentType, body);
+        } catch (IllegalArgumentException e) {
+            throw new UsageException("--server is not a URL: " + server);
+        } catch (ServerException e) {
+            boolean answered = e.failure() == ServerException.Failure.STATUS
+                    || e.failure() == ServerException.Failure.NOT_JSON;
+            if (answered && e.status() != 401 && e.status() != 403) {
+                throw e;
+            }
+            throw new CommandFailedException(message(e));
+        }
+    }
+
+    /** The message {@link #send} would fail with for this answer. */
+    String describe(ServerException failure) {
+        return message(failure);
+    }
+
+    /** The server, as given (for messages). */
+    String server() {
+        return server;
+    }
+
     private String message(ServerException failure) {
         return switch (failure.failure()) {
             case UNREACHABLE -> "cannot reach " + server + " (is `interlace serve` running there?)";

@@ -19,6 +19,7 @@ public final class HttpModule extends AbstractModule {
         Multibinder<RouteSet> routes = Multibinder.newSetBinder(binder(), RouteSet.class);
         routes.addBinding().to(PublishRoutes.class);
         routes.addBinding().to(StreamRoutes.class);
+        routes.addBinding().to(QuarantineRoutes.class);
         routes.addBinding().to(HealthRoutes.class);
         routes.addBinding().to(SqlRoutes.class);
         routes.addBinding().to(RunRoutes.class);

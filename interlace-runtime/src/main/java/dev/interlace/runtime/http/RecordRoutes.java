@@ -182,12 +182,24 @@ final class RecordRoutes implements RouteSet {
             item.set("event", StoredJson.value(entry.payload()));
             item.set("errors", StoredJson.value(entry.errorsJson()));
             item.put("ingested_at", HttpResponses.time(entry.ingestedAtMicros()));
+            replay(item, entry);
         }
         section(quarantine, stored.quarantine());
 
+        ObjectNode replayedFrom = body.putObject("replayed_from");
+        ArrayNode replayedItems = replayedFrom.putArray("items");
+        for (QuarantineEntry entry : stored.replayedFrom().items()) {
+            ObjectNode item = replayedItems.addObject();
+            item.put("seq", entry.seq());
+            item.put("request_id", entry.requestId());
+            item.put("received_at", HttpResponses.time(entry.ingestedAtMicros()));
+            replay(item, entry);
+        }
+        section(replayedFrom, stored.replayedFrom());
+
         ObjectNode counts = body.putObject("counts");
         ObjectNode totals = body.putObject("totals");
-        for (String name : List.of("flushes", "runs", "quarantine")) {
+        for (String name : List.of("flushes", "runs", "quarantine", "replayed_from")) {
             counts.put(name, body.get(name).get("count").asLong());
             totals.put(name, body.get(name).get("total").asLong());
         }
@@ -337,6 +349,19 @@ final class RecordRoutes implements RouteSet {
         }
         item.put("error", flush.error());
         return item;
+    }
+
+    /** Where a quarantined entry was replayed to: its event's offset, the replay's request id and time; or nulls. */
+    private static void replay(ObjectNode item, QuarantineEntry entry) {
+        if (entry.replay() == null) {
+            item.putNull("replayed_offset");
+            item.putNull("replayed_by");
+            item.putNull("replayed_at");
+        } else {
+            item.put("replayed_offset", entry.replay().offset());
+            item.put("replayed_by", entry.replay().requestId());
+            item.put("replayed_at", HttpResponses.time(entry.replay().atMicros()));
+        }
     }
 
     private static void section(ObjectNode section, Correlator.Section<?> items) {

@@ -40,7 +40,10 @@ public interface EventLog extends AutoCloseable {
      */
     List<LogEntry> read(String stream, long afterOffset, int limit, Duration wait) throws InterruptedException;
 
-    /** Quarantined events after sequence number {@code afterSeq}, oldest first. */
+    /**
+     * Quarantined events after sequence number {@code afterSeq}, oldest first, each with where it was replayed to
+     * ({@link QuarantineEntry#replay()}, null while it was not; see {@link QuarantineStore}).
+     */
     List<QuarantineEntry> readQuarantine(String stream, long afterSeq, int limit);
 
     /** Registers a listener told whenever a stream advances. */

@@ -58,18 +58,35 @@ final class EventReader {
     }
 
     List<QuarantineEntry> readQuarantine(String stream, long afterSeq, int limit) {
-        Connection reader = connections.borrowReader();
-        try (PreparedStatement select = reader.prepareStatement("SELECT seq, request_id, ingested_at,"
-                + " schema_version, payload, errors FROM quarantine"
-                + " WHERE stream_id = (SELECT id FROM streams WHERE name = ?) AND seq > ? ORDER BY seq LIMIT ?")) {
-            select.setString(1, stream);
+        return quarantine(stream, "seq > ? ORDER BY seq LIMIT ?", select -> {
             select.setLong(2, afterSeq);
             select.setInt(3, limit);
+        });
+    }
+
+    List<QuarantineEntry> replayedBy(String stream, String requestId, int limit) {
+        return quarantine(stream, "replayed_by = ? ORDER BY seq LIMIT ?", select -> {
+            select.setString(2, requestId);
+            select.setInt(3, limit);
+        });
+    }
+
+    /** Quarantined entries of {@code stream} matching {@code condition}, whose parameters start at 2. */
+    private List<QuarantineEntry> quarantine(String stream, String condition, Parameters parameters) {
+        Connection reader = connections.borrowReader();
+        try (PreparedStatement select = reader.prepareStatement("SELECT seq, request_id, ingested_at,"
+                + " schema_version, payload, errors, replayed_offset, replayed_by, replayed_at FROM quarantine"
+                + " WHERE stream_id = (SELECT id FROM streams WHERE name = ?) AND " + condition)) {
+            select.setString(1, stream);
+            parameters.set(select);
             List<QuarantineEntry> entries = new ArrayList<>();
             try (ResultSet rows = select.executeQuery()) {
                 while (rows.next()) {
+                    String replayedBy = rows.getString(8);
+                    QuarantineEntry.Replay replay = replayedBy == null ? null
+                            : new QuarantineEntry.Replay(rows.getLong(7), replayedBy, rows.getLong(9));
                     entries.add(new QuarantineEntry(stream, rows.getLong(1), rows.getString(2), rows.getLong(3),
-                            rows.getString(4), rows.getBytes(5), rows.getString(6)));
+                            rows.getString(4), rows.getBytes(5), rows.getString(6), replay));
                 }
             }
             return entries;
@@ -78,6 +95,11 @@ final class EventReader {
         } finally {
             connections.returnReader(reader);
         }
+    }
+
+    @FunctionalInterface
+    private interface Parameters {
+        void set(PreparedStatement statement) throws SQLException;
     }
 
     long firstOffsetSince(String stream, long epochMicros) {

@@ -9,7 +9,7 @@ import java.time.Clock;
 
 /**
  * Binds {@link StreamLog} to the SQLite log in the data directory, and each narrow log interface ({@link EventLog},
- * {@link ConsumerGroups}, {@link PublishRecords}) to whatever {@code StreamLog} is bound to, so that an override of
+ * {@link ConsumerGroups}, {@link PublishRecords}, {@link QuarantineStore}) to whatever {@code StreamLog} is bound to, so that an override of
  * {@code StreamLog} takes effect for every user.
  */
 public final class LogModule extends AbstractModule {
@@ -20,6 +20,7 @@ public final class LogModule extends AbstractModule {
         bind(EventLog.class).to(StreamLog.class);
         bind(ConsumerGroups.class).to(StreamLog.class);
         bind(PublishRecords.class).to(StreamLog.class);
+        bind(QuarantineStore.class).to(StreamLog.class);
     }
 
     @Provides

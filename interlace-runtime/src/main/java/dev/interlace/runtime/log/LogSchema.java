@@ -48,6 +48,12 @@ final class LogSchema {
                 + " payload BLOB NOT NULL,"
                 + " errors TEXT NOT NULL,"
                 + " PRIMARY KEY (stream_id, seq)) WITHOUT ROWID");
+        // Added with quarantine replay: where an entry's event went (null while it is still quarantined).
+        addMissingColumns(statement, "quarantine", "replayed_offset INTEGER", "replayed_by TEXT",
+                "replayed_at INTEGER");
+        // Finds what one replay request moved (GET /correlate); holds only replayed entries.
+        statement.execute("CREATE INDEX IF NOT EXISTS quarantine_replayed_by ON quarantine(stream_id, replayed_by)"
+                + " WHERE replayed_by IS NOT NULL");
         statement.execute("CREATE TABLE IF NOT EXISTS publishes ("
                 + " id INTEGER PRIMARY KEY,"
                 + " request_id TEXT NOT NULL,"

@@ -61,6 +61,7 @@ final class LogWriter {
     private final StreamStates streams;
     private final PublishIndex publishIndex = new PublishIndex(states);
     private final AppendWriter appendWriter;
+    private final QuarantineWriter quarantineWriter;
     /** While writes fail, how often the idle writer checks whether the log can write again. */
     private static final long PROBE_MILLIS = 1_000;
     /** What a probe writes (and removes again): room for a typical group of events. */
@@ -86,6 +87,7 @@ final class LogWriter {
         this.appendListeners = appendListeners;
         this.streams = new StreamStates(states, heads, advances);
         this.appendWriter = new AppendWriter(states, settings, watermarks, publishIndex);
+        this.quarantineWriter = new QuarantineWriter(states, appendWriter);
         connection = connections.open();
         try (Statement statement = connection.createStatement()) {
             configureWriter(statement);
@@ -93,6 +95,7 @@ final class LogWriter {
         }
         connection.setAutoCommit(false);
         appendWriter.prepare(connection);
+        quarantineWriter.prepare(connection);
         streams.load(connection);
         publishIndex.load(connection);
         connection.commit();
@@ -113,6 +116,15 @@ final class LogWriter {
     /** Queues one request for the next group commit. */
     CompletableFuture<AppendResult> append(AppendRequest request) {
         AppendTask task = new AppendTask(request);
+        if (!submit(task)) {
+            task.result.completeExceptionally(new LogUnavailableException("the stream log is closed"));
+        }
+        return task.result;
+    }
+
+    /** Queues one replay; it runs on the writer thread in a transaction of its own (see {@link #runReplay}). */
+    CompletableFuture<ReplayResult> replay(ReplayRequest request) {
+        ReplayTask task = new ReplayTask(request);
         if (!submit(task)) {
             task.result.completeExceptionally(new LogUnavailableException("the stream log is closed"));
         }
@@ -206,6 +218,7 @@ final class LogWriter {
         fresh.setAutoCommit(false);
         connection = fresh;
         appendWriter.prepare(connection);
+        quarantineWriter.prepare(connection);
         writerBroken = false;
         stateUncertain = true;
     }
@@ -452,6 +465,8 @@ final class LogWriter {
                 trim.done.complete(removed);
             } else if (task instanceof GroupTask<?> group) {
                 group.run(this);
+            } else if (task instanceof ReplayTask replay) {
+                runReplay(replay);
             } else if (task instanceof PragmaTask pragma) {
                 try (Statement statement = connection.createStatement();
                         ResultSet row = statement.executeQuery("PRAGMA " + pragma.name)) {
@@ -464,6 +479,60 @@ final class LogWriter {
         } catch (RuntimeException e) {
             rollback();
             task.fail(new LogUnavailableException("stream log maintenance failed: " + e.getMessage(), e));
+        }
+    }
+
+    /**
+     * Writes one replay (the appended events, their publish record and the marks on the quarantined entries) and
+     * commits it like a group of one request; a dry run or a refused replay is rolled back instead, leaving the
+     * positions and publish-record ids as they were.
+     */
+    private void runReplay(ReplayTask task) throws SQLException {
+        long now = micros();
+        Map<StreamState, AppendWriter.Pending> pending = new HashMap<>();
+        PublishIndex.Mark indexBefore = publishIndex.mark();
+        ReplayResult result;
+        try {
+            result = quarantineWriter.write(task.request, now, pending);
+        } catch (SQLException | RuntimeException e) {
+            publishIndex.restore(indexBefore);
+            throw e;
+        }
+        if (task.request.dryRun() || !(result instanceof ReplayResult.Replayed replayed)) {
+            connection.rollback();
+            publishIndex.restore(indexBefore);
+            task.result.complete(result);
+            return;
+        }
+        int entries = (int) (replayed.count(ReplayResult.Status.ACCEPTED)
+                + replayed.count(ReplayResult.Status.DUPLICATE));
+        listener.beforeCommit(1, entries);
+        try {
+            connection.commit();
+        } catch (SQLException e) {
+            publishIndex.restore(indexBefore);
+            throw e;
+        }
+        failure = null;
+        try {
+            listener.afterCommit(1, entries);
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "a commit listener failed after a durable commit; ignored", e);
+        }
+        for (Map.Entry<StreamState, AppendWriter.Pending> entry : pending.entrySet()) {
+            StreamState state = entry.getKey();
+            state.head = entry.getValue().head;
+            state.quarantineHead = entry.getValue().quarantineHead;
+            for (AppendWriter.NewKey key : entry.getValue().newKeys.values()) {
+                state.dedup.add(key.hash(), key.offset(), key.acceptedAtMicros());
+            }
+            streams.publishHead(state);
+        }
+        task.result.complete(result);
+        for (StreamState state : pending.keySet()) {
+            for (AppendListener appendListener : appendListeners) {
+                appendListener.appended(state.name);
+            }
         }
     }
 
@@ -490,7 +559,8 @@ final class LogWriter {
 
     // ---------------------------------------------------------------- writer state and tasks
 
-    private sealed interface Task permits AppendTask, RegisterTask, TrimTask, PragmaTask, GroupTask, StopTask {
+    private sealed interface Task permits AppendTask, ReplayTask, RegisterTask, TrimTask, PragmaTask, GroupTask,
+            StopTask {
         /** Completes the caller's future with {@code error} if it is still waiting. */
         default void fail(RuntimeException error) {
             if (this instanceof AppendTask append) {
@@ -503,6 +573,8 @@ final class LogWriter {
                 pragma.done.completeExceptionally(error);
             } else if (this instanceof GroupTask<?> group) {
                 group.done.completeExceptionally(error);
+            } else if (this instanceof ReplayTask replay) {
+                replay.result.completeExceptionally(error);
             }
         }
     }
@@ -531,6 +603,12 @@ final class LogWriter {
 
     private record AppendTask(AppendRequest request, CompletableFuture<AppendResult> result) implements Task {
         AppendTask(AppendRequest request) {
+            this(request, new CompletableFuture<>());
+        }
+    }
+
+    private record ReplayTask(ReplayRequest request, CompletableFuture<ReplayResult> result) implements Task {
+        ReplayTask(ReplayRequest request) {
             this(request, new CompletableFuture<>());
         }
     }

@@ -10,6 +10,23 @@ package dev.interlace.runtime.log;
  * @param schemaVersion the schema version it failed against
  * @param payload the event as sent
  * @param errorsJson every error, {@code [{"field", "reason"}]}
+ * @param replay where it was replayed to, or null while it was not
  */
 public record QuarantineEntry(String stream, long seq, String requestId, long ingestedAtMicros, String schemaVersion,
-        byte[] payload, String errorsJson) {}
+        byte[] payload, String errorsJson, Replay replay) {
+
+    /** An entry not replayed (yet). */
+    public QuarantineEntry(String stream, long seq, String requestId, long ingestedAtMicros, String schemaVersion,
+            byte[] payload, String errorsJson) {
+        this(stream, seq, requestId, ingestedAtMicros, schemaVersion, payload, errorsJson, null);
+    }
+
+    /**
+     * How an entry left the quarantine.
+     *
+     * @param offset the offset of its event in the stream (the original's when it was a duplicate)
+     * @param requestId the replay request that moved it
+     * @param atMicros when that replay was committed, epoch microseconds
+     */
+    public record Replay(long offset, String requestId, long atMicros) {}
+}

@@ -27,7 +27,8 @@ import java.util.concurrent.atomic.AtomicReference;
  * writer thread, group commit, registration, trims, recovery after failed writes) with {@link AppendWriter} (the
  * rows of one request: deduplication, backpressure), {@link StreamStates} (registration, positions and keys, trims,
  * published heads) and {@link PublishIndex} (publish-record ids, their copy and request-id index), all owned by the
- * writer; {@link ConsumerGroupTable} (lease, commit and release decisions, run on the writer thread);
+ * writer, with {@link QuarantineWriter} (replays: the append and the marks on quarantined entries in one
+ * transaction); {@link ConsumerGroupTable} (lease, commit and release decisions, run on the writer thread);
  * {@link EventReader} (reads and long polls) and {@link PublishRecordReader} (reading publish records) on the
  * readers' connections; {@link LogConnections} (opening connections, the readers' pool); {@link LogSchema} (tables
  * and migrations); {@link WalCheckpointer} (background checkpoints).
@@ -86,6 +87,20 @@ public final class SqliteStreamLog implements StreamLog {
                     + " is not registered with the log"));
         }
         return writer.append(request);
+    }
+
+    @Override
+    public CompletableFuture<ReplayResult> replay(ReplayRequest request) {
+        if (!heads.containsKey(request.stream())) {
+            return CompletableFuture.failedFuture(new IllegalArgumentException("stream " + request.stream()
+                    + " is not registered with the log"));
+        }
+        return writer.replay(request);
+    }
+
+    @Override
+    public List<QuarantineEntry> replayedBy(String stream, String requestId, int limit) {
+        return events.replayedBy(stream, requestId, limit);
     }
 
     @Override

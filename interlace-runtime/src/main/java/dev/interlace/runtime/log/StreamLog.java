@@ -1,12 +1,13 @@
 package dev.interlace.runtime.log;
 
 /**
- * A complete log backend: the event log, its consumer groups and its publish records in one object.
+ * A complete log backend: the event log, its consumer groups, its publish records and quarantine replay in one
+ * object.
  *
- * <p>Each concern has its own interface ({@link EventLog}, {@link ConsumerGroups}, {@link PublishRecords}) and its
- * own conformance suite; the runtime's components depend on the narrowest one they use. {@code LogModule} binds
- * each of them to whatever {@code StreamLog} is bound to, so overriding {@code StreamLog} (as the fault-injecting
- * tests do) replaces all three. {@code StreamLog.Health} is {@link EventLog.Health}, inherited.
+ * <p>Each concern has its own interface ({@link EventLog}, {@link ConsumerGroups}, {@link PublishRecords},
+ * {@link QuarantineStore}) and its own conformance suite; the runtime's components depend on the narrowest one they
+ * use. {@code LogModule} binds each of them to whatever {@code StreamLog} is bound to, so overriding {@code StreamLog} (as the fault-injecting
+ * tests do) replaces all of them. {@code StreamLog.Health} is {@link EventLog.Health}, inherited.
  */
-public interface StreamLog extends EventLog, ConsumerGroups, PublishRecords {
+public interface StreamLog extends EventLog, ConsumerGroups, PublishRecords, QuarantineStore {
 }

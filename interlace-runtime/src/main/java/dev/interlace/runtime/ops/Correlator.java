@@ -31,8 +31,9 @@ import java.util.TreeSet;
 /**
  * "Where is my event?": follows one request (by its id, or by an event's idempotency key) through what the server
  * keeps of it: its publish record or its refusal, the events it wrote and how many are materialised, the requests
- * that first wrote the keys it repeated, the flushes that hold its events, the model runs those flushes triggered
- * and its quarantined events. It answers a {@link Correlation} value; {@code GET /correlate} renders it as JSON.
+ * that first wrote the keys it repeated, the flushes that hold its events, the model runs those flushes triggered,
+ * its quarantined events (and where they were replayed to) and, for a quarantine replay, the quarantined entries
+ * its events came from. It answers a {@link Correlation} value; {@code GET /correlate} renders it as JSON.
  */
 public final class Correlator {
 
@@ -87,10 +88,13 @@ public final class Correlator {
      * @param publish the publish record the rest follows: the first one when a request id was reused
      * @param publishes every publish record with the request id, newest first
      * @param refusal a refusal with the same request id (a refused retry), if the ring still holds one
+     * @param quarantine the request's quarantined events, each with where it was replayed to (if it was)
+     * @param replayedFrom for a quarantine replay, the quarantined entries its events came from; empty otherwise
      */
     public record Stored(String requestId, Optional<KeyMatch> key, PublishRecord publish, Section<PublishRecord>
             publishes, Optional<ApiRecord> refusal, Events events, Deduplicated deduplicated, Section<FlushRecord>
-            flushes, Section<TriggeredRun> runs, Section<QuarantineEntry> quarantine) implements Correlation {}
+            flushes, Section<TriggeredRun> runs, Section<QuarantineEntry> quarantine,
+            Section<QuarantineEntry> replayedFrom) implements Correlation {}
 
     /**
      * A bounded list of items.
@@ -204,8 +208,12 @@ public final class Correlator {
                 ? log.readQuarantine(stream, publish.firstSeq() - 1,
                         (int) Math.min(SECTION_LIMIT, publish.lastSeq() - publish.firstSeq() + 1))
                 : List.of(), publish.quarantined());
+        // Every event a replay wrote (or found already written) came from one quarantined entry.
+        List<QuarantineEntry> replayed = log.replayedBy(stream, requestId, SECTION_LIMIT);
+        Section<QuarantineEntry> replayedFrom = new Section<>(replayed, replayed.isEmpty() ? 0
+                : Math.max(replayed.size(), publish.accepted() + publish.deduplicated()));
         return new Stored(requestId, key, publish, new Section<>(publishes.records(), publishes.total()), refusal,
-                events, deduplicated, flushes, runs, quarantine);
+                events, deduplicated, flushes, runs, quarantine, replayedFrom);
     }
 
     /**

@@ -9,7 +9,7 @@ import org.junit.jupiter.api.Nested;
 
 /**
  * The conformance suite (TCK) every {@link StreamLog} must pass (docs/architecture.md#seams-and-conformance-suites):
- * the suites of its three concerns, run as nested classes against the logs {@link #openLog} returns.
+ * the suites of its four concerns, run as nested classes against the logs {@link #openLog} returns.
  *
  * <ul>
  *   <li>{@link EventLogContract} ({@link dev.interlace.runtime.log.EventLog}): dense per-stream offsets from 1 that
@@ -21,6 +21,9 @@ import org.junit.jupiter.api.Nested;
  *       monotonically increasing fencing tokens; every commit refusal; competing leasers.
  *   <li>{@link PublishRecordsContract} ({@link dev.interlace.runtime.log.PublishRecords}): a record of every
  *       committed request, its filters and its retention.
+ *   <li>{@link QuarantineStoreContract} ({@link dev.interlace.runtime.log.QuarantineStore}): a replay appends like
+ *       a publish and marks its entries replayed in the same atomic step; never twice, also under concurrent
+ *       replays; dry runs write nothing.
  * </ul>
  *
  * <p>Every suite goes through the interfaces only. The whole TCK runs in a few seconds on two cores.
@@ -102,6 +105,15 @@ public abstract class StreamLogContract {
     /** The {@link PublishRecordsContract} against this backend. */
     @Nested
     class PublishRecordsSuite extends PublishRecordsContract {
+        @Override
+        protected StreamLog openLog(Path dataDirectory, LogSettings settings, Watermarks watermarks, Clock clock) {
+            return StreamLogContract.this.openLog(dataDirectory, settings, watermarks, clock);
+        }
+    }
+
+    /** The {@link QuarantineStoreContract} against this backend. */
+    @Nested
+    class QuarantineStoreSuite extends QuarantineStoreContract {
         @Override
         protected StreamLog openLog(Path dataDirectory, LogSettings settings, Watermarks watermarks, Clock clock) {
             return StreamLogContract.this.openLog(dataDirectory, settings, watermarks, clock);

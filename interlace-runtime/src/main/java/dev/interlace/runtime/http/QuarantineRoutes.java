@@ -1,0 +1,242 @@
+package dev.interlace.runtime.http;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.interlace.runtime.ingest.QuarantineReplayer;
+import dev.interlace.runtime.ingest.ReplayOutcome;
+import dev.interlace.runtime.log.EventLog;
+import dev.interlace.runtime.log.QuarantineEntry;
+import dev.interlace.runtime.log.StreamHead;
+import dev.interlace.runtime.stream.FieldError;
+import dev.interlace.runtime.stream.StoredJson;
+import dev.interlace.runtime.stream.StreamCatalog;
+import jakarta.inject.Inject;
+import java.io.IOException;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * {@code GET /streams/{name}/quarantine} and {@code POST /streams/{name}/quarantine/replay}: the events a
+ * {@code QUARANTINE} stream kept aside, and moving them into the stream once the schema accepts them.
+ */
+final class QuarantineRoutes implements RouteSet {
+
+    private static final Set<String> LIST_FILTERS = Set.of("after", "limit");
+    private static final Set<String> REPLAY_FIELDS = Set.of("seqs", "all", "after", "dry_run");
+    /** Room for {@link QuarantineReplayer#MAX_ENTRIES} sequence numbers and the rest, with margin. */
+    private static final int MAX_REPLAY_BODY_BYTES = 64 * 1024;
+
+    private final StreamCatalog catalog;
+    private final EventLog log;
+    private final QuarantineReplayer replayer;
+    private final Clock clock;
+
+    @Inject
+    QuarantineRoutes(StreamCatalog catalog, EventLog log, QuarantineReplayer replayer, Clock clock) {
+        this.catalog = catalog;
+        this.log = log;
+        this.replayer = replayer;
+        this.clock = clock;
+    }
+
+    @Override
+    public void register(List<Route> routes) {
+        routes.add(Route.blocking("GET", "/streams/{name}/quarantine", Access.READ, this::list));
+        routes.add(Route.async("POST", "/streams/{name}/quarantine/replay", Access.OPERATE, this::replay));
+    }
+
+    private HttpAnswer list(HttpRequest request, List<String> path, String requestId) throws IOException {
+        String stream = path.get(0);
+        StreamHead head = log.heads().get(stream);
+        if (head == null) {
+            return unknownStream(stream, requestId);
+        }
+        ListQuery query = ListQuery.of(request, requestId, LIST_FILTERS);
+        long after = query.number("after", 0, 0, Long.MAX_VALUE);
+        int limit = query.limit();
+        List<QuarantineEntry> entries = log.readQuarantine(stream, after, limit);
+        ObjectNode body = HttpResponses.JSON.createObjectNode();
+        ArrayNode items = body.putArray("items");
+        long next = after;
+        for (QuarantineEntry entry : entries) {
+            ObjectNode item = items.addObject();
+            item.put("seq", entry.seq());
+            item.put("received_at", HttpResponses.time(entry.ingestedAtMicros()));
+            item.put("request_id", entry.requestId());
+            item.set("event", StoredJson.value(entry.payload()));
+            item.set("errors", StoredJson.value(entry.errorsJson()));
+            if (entry.replay() == null) {
+                item.putNull("replayed_offset");
+                item.putNull("replayed_by");
+                item.putNull("replayed_at");
+            } else {
+                item.put("replayed_offset", entry.replay().offset());
+                item.put("replayed_by", entry.replay().requestId());
+                item.put("replayed_at", HttpResponses.time(entry.replay().atMicros()));
+            }
+            next = entry.seq();
+        }
+        body.put("next_after", next);
+        body.put("count", entries.size());
+        // Sequence numbers are dense from 1 and the quarantine is never trimmed: the head is how many there are.
+        body.put("total", head.quarantineHead());
+        body.put("completeness", "store");
+        return HttpResponses.json(200, body);
+    }
+
+    private CompletableFuture<HttpAnswer> replay(HttpRequest request, List<String> path, String requestId) {
+        String stream = path.get(0);
+        if (log.heads().get(stream) == null || catalog.find(stream).isEmpty()) {
+            return CompletableFuture.completedFuture(unknownStream(stream, requestId));
+        }
+        ReplayCommand command = command(request, requestId);
+        return replayer.replay(stream, requestId, clock.instant(), command.selection(), command.dryRun(),
+                request.caller()).thenApply(QuarantineRoutes::respond);
+    }
+
+    /** A replay body, checked field by field. */
+    private record ReplayCommand(QuarantineReplayer.Selection selection, boolean dryRun) {}
+
+    private static ReplayCommand command(HttpRequest request, String requestId) {
+        JsonNode json;
+        try {
+            json = request.body().length > MAX_REPLAY_BODY_BYTES ? null : HttpResponses.JSON.readTree(request.body());
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            throw invalid("malformed_json", "the body is not JSON: " + e.getOriginalMessage(), requestId);
+        } catch (IOException e) {
+            throw new IllegalStateException("unreachable: reading an in-memory body", e);
+        }
+        if (json == null || !json.isObject()) {
+            throw invalid("invalid_replay", "send a JSON object of at most " + MAX_REPLAY_BODY_BYTES + " bytes:"
+                    + " {\"seqs\": [1, 2]} or {\"all\": true}, with \"dry_run\": true to try first", requestId);
+        }
+        for (Iterator<String> names = json.fieldNames(); names.hasNext(); ) {
+            String name = names.next();
+            if (!REPLAY_FIELDS.contains(name)) {
+                throw invalid("invalid_replay", "unknown field " + name + "; fields: "
+                        + String.join(", ", new TreeSet<>(REPLAY_FIELDS)), requestId);
+            }
+        }
+        JsonNode dryRun = json.get("dry_run");
+        if (dryRun != null && !dryRun.isBoolean()) {
+            throw invalid("invalid_replay", "dry_run must be true or false", requestId);
+        }
+        boolean dry = dryRun != null && dryRun.booleanValue();
+        JsonNode seqs = json.get("seqs");
+        JsonNode all = json.get("all");
+        if ((seqs == null) == (all == null)) {
+            throw invalid("invalid_replay", "send either \"seqs\": [<quarantine sequence numbers>] or \"all\":"
+                    + " true", requestId);
+        }
+        if (all != null) {
+            if (!all.isBoolean() || !all.booleanValue()) {
+                throw invalid("invalid_replay", "all must be true; to replay some entries send \"seqs\" instead",
+                        requestId);
+            }
+            JsonNode after = json.get("after");
+            if (after != null && !(after.isIntegralNumber() && after.canConvertToLong() && after.asLong() >= 0)) {
+                throw invalid("invalid_replay", "after must be a sequence number, 0 or more", requestId);
+            }
+            return new ReplayCommand(new QuarantineReplayer.Selection.All(after == null ? 0 : after.asLong()), dry);
+        }
+        if (json.has("after")) {
+            throw invalid("invalid_replay", "after goes with \"all\" only", requestId);
+        }
+        if (!seqs.isArray() || seqs.isEmpty()) {
+            throw invalid("invalid_replay", "seqs must be a non-empty array of quarantine sequence numbers",
+                    requestId);
+        }
+        if (seqs.size() > QuarantineReplayer.MAX_ENTRIES) {
+            throw invalid("invalid_replay", "at most " + QuarantineReplayer.MAX_ENTRIES + " seqs per request; send"
+                    + " the rest in further requests, or \"all\": true with \"after\"", requestId);
+        }
+        List<Long> list = new ArrayList<>(seqs.size());
+        for (JsonNode seq : seqs) {
+            if (!seq.isIntegralNumber() || !seq.canConvertToLong() || seq.asLong() < 1) {
+                throw invalid("invalid_replay", "seqs must be whole numbers, 1 or more; got " + seq, requestId);
+            }
+            list.add(seq.asLong());
+        }
+        return new ReplayCommand(new QuarantineReplayer.Selection.Seqs(list), dry);
+    }
+
+    /** Maps every replay outcome to its status and body; the only place replay statuses are decided. */
+    private static HttpAnswer respond(ReplayOutcome outcome) {
+        String requestId = outcome.requestId();
+        if (outcome instanceof ReplayOutcome.Replayed replayed) {
+            ObjectNode body = HttpResponses.JSON.createObjectNode();
+            ArrayNode results = body.putArray("results");
+            for (ReplayOutcome.EntryOutcome result : replayed.results()) {
+                ObjectNode item = results.addObject();
+                item.put("seq", result.seq());
+                item.put("status", switch (result.status()) {
+                    case ACCEPTED -> "accepted";
+                    case DEDUPLICATED -> "deduplicated";
+                    case INVALID -> "invalid";
+                    case ALREADY_REPLAYED -> "already_replayed";
+                });
+                item.put("offset", result.offset());
+                ArrayNode errors = item.putArray("errors");
+                for (FieldError error : result.errors()) {
+                    errors.addObject().put("field", error.field()).put("reason", error.reason());
+                }
+            }
+            body.put("accepted", replayed.count(ReplayOutcome.Status.ACCEPTED));
+            body.put("deduplicated", replayed.count(ReplayOutcome.Status.DEDUPLICATED));
+            body.put("invalid", replayed.count(ReplayOutcome.Status.INVALID));
+            body.put("already_replayed", replayed.count(ReplayOutcome.Status.ALREADY_REPLAYED));
+            body.put("dry_run", replayed.dryRun());
+            if (replayed.nextAfter() != null) {
+                body.put("next_after", replayed.nextAfter());
+                body.put("more", replayed.more());
+            }
+            body.put("request_id", requestId);
+            return HttpResponses.json(200, body);
+        } else if (outcome instanceof ReplayOutcome.UnknownStream unknown) {
+            return unknownStream(unknown.stream(), requestId);
+        } else if (outcome instanceof ReplayOutcome.UnknownSeqs unknown) {
+            ObjectNode body = HttpResponses.error("unknown_seq", "the quarantine of " + unknown.stream() + " has no"
+                    + " entry " + join(unknown.seqs()) + " (its entries are 1.." + unknown.quarantineHead()
+                    + "); nothing was replayed", requestId);
+            ArrayNode seqs = body.putArray("seqs");
+            unknown.seqs().forEach(seqs::add);
+            return HttpResponses.json(404, body);
+        } else if (outcome instanceof ReplayOutcome.Backpressure backpressure) {
+            ObjectNode body = HttpResponses.error("backpressure", "stream " + backpressure.stream() + " has "
+                    + backpressure.pending() + " events waiting to be materialised (limit " + backpressure.maxPending()
+                    + "); nothing was replayed, retry later", requestId);
+            body.put("pending", backpressure.pending());
+            body.put("max_pending", backpressure.maxPending());
+            return HttpResponses.json(429, body).header("Retry-After",
+                    Integer.toString(backpressure.retryAfterSeconds()));
+        } else if (outcome instanceof ReplayOutcome.Unavailable unavailable) {
+            return HttpResponses.error(503, "log_unavailable", unavailable.reason() + "; nothing was replayed,"
+                    + " retry later", requestId).header("Retry-After",
+                    Integer.toString(unavailable.retryAfterSeconds()));
+        }
+        throw new IllegalStateException("unknown replay outcome " + outcome);
+    }
+
+    private static String join(List<Long> seqs) {
+        StringBuilder text = new StringBuilder();
+        for (int i = 0; i < seqs.size() && i < 20; i++) {
+            text.append(i == 0 ? "" : ", ").append(seqs.get(i));
+        }
+        return seqs.size() > 20 ? text + ", \u2026 (" + seqs.size() + " in all)" : text.toString();
+    }
+
+    private static HttpAnswer unknownStream(String stream, String requestId) {
+        return HttpResponses.error(404, "unknown_stream", "no stream is named \"" + stream
+                + "\"; GET /streams lists them", requestId);
+    }
+
+    private static Refusal invalid(String code, String message, String requestId) {
+        return new Refusal(HttpResponses.error(400, code, message, requestId));
+    }
+}

@@ -1,0 +1,263 @@
+package dev.interlace.runtime.ingest;
+
+import dev.interlace.runtime.auth.Caller;
+import dev.interlace.runtime.log.AppendRequest;
+import dev.interlace.runtime.log.EventLog;
+import dev.interlace.runtime.log.LogUnavailableException;
+import dev.interlace.runtime.log.QuarantineEntry;
+import dev.interlace.runtime.log.QuarantineStore;
+import dev.interlace.runtime.log.ReplayRequest;
+import dev.interlace.runtime.log.ReplayResult;
+import dev.interlace.runtime.log.StreamHead;
+import dev.interlace.runtime.ops.DiskSpace;
+import dev.interlace.runtime.ops.EpochMicros;
+import dev.interlace.runtime.ops.Workers;
+import dev.interlace.runtime.records.SysRecord;
+import dev.interlace.runtime.records.SystemRecords;
+import dev.interlace.runtime.stream.DecodeResult;
+import dev.interlace.runtime.stream.FieldError;
+import dev.interlace.runtime.stream.StreamCatalog;
+import dev.interlace.runtime.stream.StreamDescriptor;
+import dev.interlace.runtime.stream.StreamEvent;
+import jakarta.inject.Inject;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * Replays quarantined events: validates each against the stream's current schema (the decoder publishing uses) and
+ * hands the valid ones to the log, which appends them like a publish (deduplication, backpressure, a publish record
+ * with the caller's key, durable before the answer) and marks them replayed in the same step. An entry that is still
+ * invalid stays in the quarantine untouched.
+ */
+public final class QuarantineReplayer {
+
+    /** Most entries one replay request decides; {@code all} continues with {@code after}. */
+    public static final int MAX_ENTRIES = 1000;
+
+    private final StreamCatalog catalog;
+    private final EventLog log;
+    private final QuarantineStore quarantine;
+    private final IngestLimits limits;
+    private final DiskSpace disk;
+    private final SystemRecords records;
+    private final Clock clock;
+    private final Workers workers;
+
+    @Inject
+    public QuarantineReplayer(StreamCatalog catalog, EventLog log, QuarantineStore quarantine, IngestLimits limits,
+            DiskSpace disk, SystemRecords records, Clock clock, Workers workers) {
+        this.catalog = catalog;
+        this.log = log;
+        this.quarantine = quarantine;
+        this.limits = limits;
+        this.disk = disk;
+        this.records = records;
+        this.clock = clock;
+        this.workers = workers;
+    }
+
+    /** Which quarantined entries a replay is about. */
+    public sealed interface Selection {
+
+        /** These entries, answered in this order (at most {@link #MAX_ENTRIES}). */
+        record Seqs(List<Long> seqs) implements Selection {
+            public Seqs {
+                seqs = List.copyOf(seqs);
+            }
+        }
+
+        /** The first {@link #MAX_ENTRIES} entries after {@code after} that were not replayed yet. */
+        record All(long after) implements Selection {}
+    }
+
+    /** Replays (or, with {@code dryRun}, decides without writing) the selected entries of {@code streamName}. */
+    public CompletableFuture<ReplayOutcome> replay(String streamName, String requestId, Instant receivedAt,
+            Selection selection, boolean dryRun, Caller caller) {
+        Optional<StreamDescriptor> found = catalog.find(streamName);
+        StreamHead head = log.heads().get(streamName);
+        if (found.isEmpty() || head == null) {
+            return done(new ReplayOutcome.UnknownStream(requestId, streamName));
+        }
+        StreamDescriptor stream = found.get();
+        List<QuarantineEntry> entries;
+        Long nextAfter = null;
+        boolean more = false;
+        if (selection instanceof Selection.Seqs seqs) {
+            Map<Long, QuarantineEntry> bySeq = read(streamName, seqs.seqs());
+            List<Long> unknown = seqs.seqs().stream().filter(seq -> !bySeq.containsKey(seq)).distinct().toList();
+            if (!unknown.isEmpty()) {
+                return done(new ReplayOutcome.UnknownSeqs(requestId, streamName, unknown, head.quarantineHead()));
+            }
+            entries = seqs.seqs().stream().map(bySeq::get).toList();
+        } else {
+            long after = ((Selection.All) selection).after();
+            entries = new ArrayList<>();
+            long examined = after;
+            while (entries.size() < MAX_ENTRIES) {
+                List<QuarantineEntry> page = quarantine(streamName, examined, MAX_ENTRIES);
+                if (page.isEmpty()) {
+                    break;
+                }
+                for (QuarantineEntry entry : page) {
+                    examined = entry.seq();
+                    if (entry.replay() == null) {
+                        entries.add(entry);
+                        if (entries.size() == MAX_ENTRIES) {
+                            break;
+                        }
+                    }
+                }
+            }
+            nextAfter = examined;
+            more = examined < head.quarantineHead();
+        }
+
+        ReplayOutcome.EntryOutcome[] decided = new ReplayOutcome.EntryOutcome[entries.size()];
+        List<ReplayRequest.Entry> valid = new ArrayList<>();
+        List<Integer> validPositions = new ArrayList<>();
+        int keyIndex = stream.idempotencyKeyIndex();
+        for (int i = 0; i < entries.size(); i++) {
+            QuarantineEntry entry = entries.get(i);
+            if (entry.replay() != null) {
+                decided[i] = new ReplayOutcome.EntryOutcome(entry.seq(), ReplayOutcome.Status.ALREADY_REPLAYED,
+                        entry.replay().offset(), List.of());
+                continue;
+            }
+            DecodeResult<? extends StreamEvent> result;
+            try {
+                List<EventParser.ParsedEvent> parsed = new EventParser(stream.decoder(), 1)
+                        .parse(entry.payload(), BodyFormat.JSON);
+                result = parsed.get(0).result();
+            } catch (EventParser.BodyException | IndexOutOfBoundsException e) {
+                String reason = e instanceof EventParser.BodyException body ? body.problem.message()
+                        : "the stored event is empty";
+                decided[i] = new ReplayOutcome.EntryOutcome(entry.seq(), ReplayOutcome.Status.INVALID, null,
+                        List.of(FieldError.bounded("", reason)));
+                continue;
+            }
+            if (result instanceof DecodeResult.Invalid<? extends StreamEvent> invalid) {
+                decided[i] = new ReplayOutcome.EntryOutcome(entry.seq(), ReplayOutcome.Status.INVALID, null,
+                        Publisher.quarantinedErrors(invalid));
+            } else if (result instanceof DecodeResult.Valid<? extends StreamEvent> event) {
+                String key = keyIndex < 0 ? null : IdempotencyKeys.canonical(event.event().value(keyIndex));
+                valid.add(new ReplayRequest.Entry(entry.seq(), new AppendRequest.Event(entry.payload(), key)));
+                validPositions.add(i);
+            }
+        }
+        Long finalNextAfter = nextAfter;
+        boolean finalMore = more;
+        if (valid.isEmpty()) {
+            return done(new ReplayOutcome.Replayed(requestId, List.of(decided), dryRun, finalNextAfter, finalMore));
+        }
+        if (!dryRun && disk.usableBytes() < limits.minFreeDiskBytes()) {
+            return done(new ReplayOutcome.Unavailable(requestId, "free disk space is below the floor of "
+                    + limits.minFreeDiskBytes() + " bytes", Publisher.UNAVAILABLE_RETRY_SECONDS));
+        }
+        ReplayRequest request = new ReplayRequest(streamName, requestId, EpochMicros.of(receivedAt),
+                stream.schemaVersion(), valid, caller.keyId(), caller.keyName(), dryRun);
+        // The log completes the future on its writer thread; the answer is built on a worker, never there.
+        return quarantine.replay(request).orTimeout(Publisher.APPEND_TIMEOUT_SECONDS, TimeUnit.SECONDS)
+                .handleAsync((result, failure) -> {
+                    if (failure != null) {
+                        return unavailable(requestId, failure);
+                    }
+                    if (result instanceof ReplayResult.Backpressure backpressure) {
+                        return new ReplayOutcome.Backpressure(requestId, streamName, backpressure.pending(),
+                                backpressure.maxPending(), Publisher.BACKPRESSURE_RETRY_SECONDS);
+                    }
+                    List<ReplayResult.EntryResult> fates = ((ReplayResult.Replayed) result).entries();
+                    for (int j = 0; j < fates.size(); j++) {
+                        decided[validPositions.get(j)] = outcome(fates.get(j), dryRun);
+                    }
+                    ReplayOutcome.Replayed replayed = new ReplayOutcome.Replayed(requestId, List.of(decided),
+                            dryRun, finalNextAfter, finalMore);
+                    record(streamName, requestId, replayed, caller);
+                    return replayed;
+                }, workers.executor());
+    }
+
+    private static ReplayOutcome.EntryOutcome outcome(ReplayResult.EntryResult fate, boolean dryRun) {
+        return switch (fate.status()) {
+            case ACCEPTED -> new ReplayOutcome.EntryOutcome(fate.seq(), ReplayOutcome.Status.ACCEPTED,
+                    dryRun ? null : fate.offset(), List.of());
+            case DUPLICATE -> new ReplayOutcome.EntryOutcome(fate.seq(), ReplayOutcome.Status.DEDUPLICATED,
+                    fate.offset(), List.of());
+            case ALREADY_REPLAYED -> new ReplayOutcome.EntryOutcome(fate.seq(),
+                    ReplayOutcome.Status.ALREADY_REPLAYED, fate.offset(), List.of());
+            // Read a moment ago, and the quarantine is never trimmed: only a log that lost entries gets here.
+            case UNKNOWN -> throw new IllegalStateException("quarantine entry " + fate.seq()
+                    + " disappeared during its replay");
+        };
+    }
+
+    /** A system record of every replay that moved something, so that the log of operations shows it. */
+    private void record(String stream, String requestId, ReplayOutcome.Replayed replayed, Caller caller) {
+        long moved = replayed.count(ReplayOutcome.Status.ACCEPTED) + replayed.count(ReplayOutcome.Status.DEDUPLICATED);
+        if (replayed.dryRun() || moved == 0) {
+            return;
+        }
+        records.record(SysRecord.of(EpochMicros.now(clock), "quarantine_replay", stream, requestId, "replayed "
+                + moved + " quarantined events of " + stream + " (" + replayed.count(ReplayOutcome.Status.ACCEPTED)
+                + " accepted, " + replayed.count(ReplayOutcome.Status.DEDUPLICATED) + " deduplicated, "
+                + replayed.count(ReplayOutcome.Status.INVALID) + " still invalid)"
+                + (caller.keyName() == null ? "" : " with key " + caller.keyName())));
+    }
+
+    private static ReplayOutcome unavailable(String requestId, Throwable failure) {
+        Throwable cause = failure instanceof java.util.concurrent.CompletionException && failure.getCause() != null
+                ? failure.getCause() : failure;
+        if (cause instanceof TimeoutException) {
+            return new ReplayOutcome.Unavailable(requestId, "the log did not confirm the replay within "
+                    + Publisher.APPEND_TIMEOUT_SECONDS + " s; it may or may not be done, and repeating it is safe",
+                    Publisher.UNAVAILABLE_RETRY_SECONDS);
+        }
+        if (cause instanceof LogUnavailableException unavailable) {
+            return new ReplayOutcome.Unavailable(requestId, unavailable.getMessage(),
+                    Publisher.UNAVAILABLE_RETRY_SECONDS);
+        }
+        throw new IllegalStateException("the stream log failed unexpectedly", cause);
+    }
+
+    /** The entries with these sequence numbers that the quarantine holds, read a contiguous run at a time. */
+    private Map<Long, QuarantineEntry> read(String stream, List<Long> seqs) {
+        Map<Long, QuarantineEntry> bySeq = new HashMap<>();
+        TreeSet<Long> wanted = new TreeSet<>(new LinkedHashSet<>(seqs));
+        wanted.removeIf(seq -> seq < 1);
+        while (!wanted.isEmpty()) {
+            long first = wanted.pollFirst();
+            if (bySeq.containsKey(first)) {
+                continue;
+            }
+            long last = first;
+            while (wanted.contains(last + 1) && last - first + 1 < MAX_ENTRIES) {
+                last++;
+            }
+            List<QuarantineEntry> page = quarantine(stream, first - 1, (int) (last - first + 1));
+            if (page.isEmpty() || page.get(0).seq() != first) {
+                continue; // not in the quarantine: reported as unknown
+            }
+            for (QuarantineEntry entry : page) {
+                bySeq.put(entry.seq(), entry);
+            }
+        }
+        return bySeq;
+    }
+
+    private List<QuarantineEntry> quarantine(String stream, long afterSeq, int limit) {
+        return log.readQuarantine(stream, afterSeq, limit);
+    }
+
+    private static CompletableFuture<ReplayOutcome> done(ReplayOutcome outcome) {
+        return CompletableFuture.completedFuture(outcome);
+    }
+}

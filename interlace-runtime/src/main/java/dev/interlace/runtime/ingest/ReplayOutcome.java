@@ -1,0 +1,76 @@
+package dev.interlace.runtime.ingest;
+
+import dev.interlace.runtime.stream.FieldError;
+import java.util.List;
+
+/**
+ * Every way a quarantine replay can end. The HTTP layer maps each to its status code and body in one place; nothing
+ * here knows about HTTP.
+ */
+public sealed interface ReplayOutcome {
+
+    /** The request id the outcome belongs to. */
+    String requestId();
+
+    /** What became of one quarantined entry. */
+    enum Status {
+        /** Valid now and appended to the stream (in a dry run: would be). */
+        ACCEPTED,
+        /** Valid now, and an event with its idempotency key is already in the stream; marked replayed there. */
+        DEDUPLICATED,
+        /** Still invalid against the current schema; it stays in the quarantine. */
+        INVALID,
+        /** Replayed before; nothing was done. */
+        ALREADY_REPLAYED
+    }
+
+    /**
+     * One entry's fate.
+     *
+     * @param offset its event's offset in the stream: the new one (null in a dry run, where none is taken), the
+     *     original's for a duplicate, the earlier replay's; null for an invalid entry
+     * @param errors why it is still invalid; empty otherwise
+     */
+    record EntryOutcome(long seq, Status status, Long offset, List<FieldError> errors) {
+        public EntryOutcome {
+            errors = List.copyOf(errors);
+        }
+    }
+
+    /**
+     * Every entry was decided; durable unless {@code dryRun} (200).
+     *
+     * @param results one per entry, in the order they were asked for ({@code all}: in sequence order)
+     * @param nextAfter for {@code all}: the last sequence number examined, to continue after; null otherwise
+     * @param more for {@code all}: whether entries after {@code nextAfter} remain to be examined
+     */
+    record Replayed(String requestId, List<EntryOutcome> results, boolean dryRun, Long nextAfter, boolean more)
+            implements ReplayOutcome {
+
+        public Replayed {
+            results = List.copyOf(results);
+        }
+
+        public long count(Status status) {
+            return results.stream().filter(result -> result.status() == status).count();
+        }
+    }
+
+    /** No stream of that name is declared (404): a stream dropped from code has no schema to validate against. */
+    record UnknownStream(String requestId, String stream) implements ReplayOutcome {}
+
+    /** Some sequence numbers are not in the stream's quarantine (404); nothing was replayed. */
+    record UnknownSeqs(String requestId, String stream, List<Long> seqs, long quarantineHead)
+            implements ReplayOutcome {
+        public UnknownSeqs {
+            seqs = List.copyOf(seqs);
+        }
+    }
+
+    /** The stream's backlog is full (429); nothing was replayed; retry after {@code retryAfterSeconds}. */
+    record Backpressure(String requestId, String stream, long pending, long maxPending, int retryAfterSeconds)
+            implements ReplayOutcome {}
+
+    /** The log cannot make the events durable right now (503); nothing was replayed. */
+    record Unavailable(String requestId, String reason, int retryAfterSeconds) implements ReplayOutcome {}
+}
