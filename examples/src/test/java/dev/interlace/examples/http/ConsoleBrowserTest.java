@@ -7,7 +7,6 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import dev.interlace.examples.ClicksStream;
 import dev.interlace.examples.OrdersStream;
 import dev.interlace.examples.console.VisitsStream;
-import dev.interlace.examples.console.VisitsWithReferrerStream;
 import dev.interlace.examples.decoding.EvolvingStream;
 import dev.interlace.runtime.stream.StreamCatalog;
 import dev.interlace.runtime.stream.StreamDescriptor;
@@ -55,13 +54,25 @@ class ConsoleBrowserTest {
     static void startServerWithDataAndBrowser() throws IOException {
         dataDirectory = Files.createTempDirectory("interlace-console");
         // The first deployment: visits with a referrer are quarantined, the schema does not know it yet.
-        try (TestServer first = TestServer.startWith(dataDirectory, catalog(VisitsStream.DESCRIPTOR))) {
+        Path data = dataDirectory.resolve("data");
+        try (TestServer first = TestServer.startWith(data, catalog(VisitsStream.DESCRIPTOR))) {
             publish(first, "console_visits", Map.of("visit_id", "v-1", "page", "/home", "referrer", "news"));
             publish(first, "console_visits", Map.of("visit_id", "v-2", "page", "/p", IMG_PAYLOAD, SCRIPT_PAYLOAD));
         }
         // Rebuilt with the column added and restarted: the start-up migration adds it.
-        api = TestServer.startWith(dataDirectory, catalog(renamed(VisitsWithReferrerStream.DESCRIPTOR,
-                "console_visits")));
+        StreamDescriptor rebuilt = RebuiltStream.compile(dataDirectory.resolve("build"), "console.v2", "Visits", """
+                package console.v2;
+
+                import dev.interlace.annotations.SchemaDrift;
+                import dev.interlace.annotations.Stream;
+
+                @Stream(name = "console_visits",
+                        schema = {"visit_id string not null", "page string not null", "referrer string"},
+                        idempotencyKey = "visit_id",
+                        onSchemaDrift = SchemaDrift.QUARANTINE)
+                public final class Visits {}
+                """);
+        api = TestServer.startWith(data, catalog(rebuilt));
         publish(api, "orders", Map.of("order_id", "o-1", "total", 49.5, "placed_at", "2026-12-01T09:00:00Z"));
         publish(api, "orders", Map.of("order_id", IMG_PAYLOAD, "total", 12, "meta", Map.of("note", SCRIPT_PAYLOAD)));
         publish(api, "clicks", Map.of("click_id", "c-1", "url", "/", "at", "2026-12-01T09:00:00Z"));
@@ -174,6 +185,7 @@ class ConsoleBrowserTest {
         browser.open(api.server.uri() + "/ui#/stream/console_visits");
         String hostileRow = browser.await("tr[data-seq='" + hostileSeq + "']").getText();
         assertThat(hostileRow).contains(IMG_PAYLOAD.replace("\"", "\\\"")).contains(SCRIPT_PAYLOAD);
+        scrollTo("[data-replay-results]");
         browser.screenshot("quarantine");
 
         browser.await("tr[data-seq='" + seq + "'] input[type=checkbox]").click();
@@ -193,7 +205,13 @@ class ConsoleBrowserTest {
         JsonNode recent = api.get("/streams/console_visits").body().get("recent").get(0);
         assertThat(recent.get("event").get("referrer").asText()).isEqualTo("news");
         assertThat(browser.await("tr[data-seq='" + hostileSeq + "']").getText()).contains("waiting");
+        scrollTo("[data-replay-results]");
         browser.screenshot("quarantine-replayed");
+
+        String replayRequest = item(seq).get("replayed_by").asText();
+        browser.await("tr[data-seq='" + seq + "'] a[href*='" + replayRequest + "']").click();
+        assertThat(browser.await("[data-step='replay']").getText()).contains("entry " + seq);
+        browser.screenshot("find-replay");
     }
 
     @Test
@@ -352,6 +370,12 @@ class ConsoleBrowserTest {
         throw new AssertionError("no quarantine entry " + seq);
     }
 
+    /** Scrolls the panel holding {@code css} to the top of the window, for a screenshot of it. */
+    private static void scrollTo(String css) {
+        browser.script("document.querySelector(arguments[0]).closest('section').scrollIntoView();"
+                + " window.scrollBy(0, -60);", css);
+    }
+
     private static Set<String> attributes(String css, String attribute) {
         Set<String> values = new TreeSet<>();
         browser.all(css).forEach(element -> values.add(element.getAttribute(attribute)));
@@ -389,13 +413,6 @@ class ConsoleBrowserTest {
     private static StreamCatalog catalog(StreamDescriptor visits) {
         return StreamCatalog.of(List.of(OrdersStream.DESCRIPTOR, ClicksStream.DESCRIPTOR, EvolvingStream.DESCRIPTOR,
                 visits));
-    }
-
-    /** The descriptor under another name: the same class rebuilt with a column more. */
-    private static StreamDescriptor renamed(StreamDescriptor descriptor, String name) {
-        return new StreamDescriptor(name, descriptor.columns(), descriptor.idempotencyKey(), descriptor.retention(),
-                descriptor.retentionMillis(), descriptor.onSchemaDrift(), descriptor.schemaVersion(),
-                descriptor.declaredBy(), descriptor.decoder());
     }
 
     private static void publish(TestServer server, String stream, Map<String, Object> event) {

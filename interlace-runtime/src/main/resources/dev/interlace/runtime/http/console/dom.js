@@ -77,7 +77,8 @@ export function badge(text, kind) {
 
 export function card(label, value, note) {
   return el('div', {class: 'card'}, el('div', {class: 'card-label'}, label),
-      el('div', {class: 'card-value', 'data-card': label}, value), note ? el('div', {class: 'card-note'}, note) : null);
+      el('div', {class: typeof value === 'string' && !/^-?\d+$/.test(value) ? 'card-value text' : 'card-value',
+        'data-card': label}, value), note ? el('div', {class: 'card-note'}, note) : null);
 }
 
 export function section(title, ...children) {

@@ -76,10 +76,21 @@ function timeline(body) {
         el('ul', {}, (body.deduplicated.first_written_by || []).map((w) => el('li', {}, 'first written by ',
             requestLink(w.request_id), w.offset !== undefined ? ' at offset ' + w.offset : '')))));
   }
+  for (const item of (body.replayed_from && body.replayed_from.items) || []) {
+    steps.push(step('replay', ['Replayed from quarantine entry ', String(item.seq), ' of ',
+      streamLink(item.stream || (publish && publish.stream) || '')], item.received_at,
+    el('p', {}, 'first sent by request ', requestLink(item.request_id), ' · now offset ',
+        String(item.replayed_offset ?? '—'))));
+  }
   for (const item of (body.quarantine && body.quarantine.items) || []) {
+    const replayed = item.replayed_offset !== null && item.replayed_offset !== undefined;
     steps.push(step('quarantine', ['Quarantined as entry ', String(item.seq)], item.ingested_at || item.received_at,
         json(item.event), el('ul', {class: 'errors'}, (item.errors || []).map((e) => el('li', {},
-            el('span', {class: 'mono'}, e.field), ': ', e.reason)))));
+            el('span', {class: 'mono'}, e.field), ': ', e.reason))),
+        replayed ? el('p', {}, badge('replayed', 'ok'), ' to offset ' + item.replayed_offset,
+            item.replayed_by ? el('span', {}, ' by request ', requestLink(item.replayed_by)) : null,
+            item.replayed_at ? el('span', {class: 'muted'}, ' at ', time(item.replayed_at)) : null)
+          : el('p', {class: 'muted'}, 'not replayed')));
   }
   if (body.events) {
     steps.push(step(body.events.pending ? 'waiting' : 'stored', body.events.count + (body.events.count === 1 ? ' event' : ' events') + ' in the log', null,
@@ -101,6 +112,7 @@ function timeline(body) {
   const totals = body.totals || {};
   return el('div', {class: 'panel'}, el('h2', {}, 'Request ', el('span', {class: 'mono'}, body.request_id || '')),
       el('p', {class: 'counts'}, 'flushes ' + (totals.flushes ?? 0) + ' · runs ' + (totals.runs ?? 0) + ' · quarantine '
-          + (totals.quarantine ?? 0) + ' · completeness: ' + body.completeness),
+          + (totals.quarantine ?? 0) + (totals.replayed_from ? ' · replayed from ' + totals.replayed_from : '')
+          + ' · completeness: ' + body.completeness),
       el('ol', {class: 'timeline', 'data-timeline': ''}, steps));
 }

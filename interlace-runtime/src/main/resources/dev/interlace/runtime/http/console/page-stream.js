@@ -29,15 +29,18 @@ export async function streamPage(page) {
   renderSummary(summary, stream);
   renderSchema(schema, stream);
   renderRecent(recent, stream);
-  renderPublish(publish, path, stream, async () => {
+  const reload = async () => {
     const again = await get(path);
     renderSummary(summary, again);
     renderRecent(recent, again);
     renderSchema(schema, again);
-    if (quarantine.isConnected) await loadQuarantine(quarantine, path);
+  };
+  renderPublish(publish, path, stream, async () => {
+    await reload();
+    if (quarantine.isConnected) await loadQuarantine(quarantine, path, reload);
   });
   if (stream.on_schema_drift === 'quarantine' || stream.quarantined > 0) {
-    await loadQuarantine(quarantine, path);
+    await loadQuarantine(quarantine, path, reload);
   } else {
     quarantine.remove();
   }
@@ -125,7 +128,7 @@ function errorsTable(errors) {
     e.reason]));
 }
 
-async function loadQuarantine(target, path) {
+async function loadQuarantine(target, path, replayed = async () => {}) {
   const list = el('div', {});
   const results = el('div', {class: 'result', 'data-replay-results': ''});
   clear(target).append(el('h2', {}, 'Quarantine'), list, results);
@@ -153,7 +156,8 @@ async function loadQuarantine(target, path) {
             ': ', e.reason))),
         item.replayed_offset !== null && item.replayed_offset !== undefined
           ? el('span', {'data-replayed': String(item.replayed_offset)}, badge('replayed', 'ok'), ' → offset ',
-              String(item.replayed_offset))
+              String(item.replayed_offset), item.replayed_by ? el('span', {class: 'muted'}, ' by ',
+                  requestLink(item.replayed_by)) : null)
           : badge('waiting', 'warn')],
     };
   });
@@ -191,8 +195,9 @@ async function loadQuarantine(target, path) {
     replay.disabled = true;
     try {
       const answer = await postJson(path + '/quarantine/replay', {...request(), dry_run: false});
-      await loadQuarantine(target, path);
+      await loadQuarantine(target, path, replayed);
       showReplay(target.querySelector('[data-replay-results]'), answer);
+      await replayed();
     } catch (error) {
       results.append(failure(error));
     }
@@ -205,16 +210,20 @@ async function loadQuarantine(target, path) {
 }
 
 function showReplay(target, answer) {
-  clear(target).append(
+  clear(target).append(el('div', {},
       el('p', {class: answer.dry_run ? 'notice' : 'ok', 'data-replay-summary': answer.dry_run ? 'dry-run' : 'replay'},
           answer.dry_run ? 'Dry run: ' + answer.accepted + ' would be accepted' : 'Replayed: ' + answer.accepted
-            + ' accepted', ' · ', answer.deduplicated + ' deduplicated · ', answer.invalid + ' still invalid'),
+            + ' accepted', ' · ', answer.deduplicated + ' deduplicated · ', answer.invalid + ' still invalid',
+          answer.already_replayed ? ' · ' + answer.already_replayed + ' replayed before' : '',
+          answer.dry_run ? ' · nothing was written' : el('span', {}, ' · request ', requestLink(answer.request_id))),
+      answer.more ? el('p', {class: 'muted'}, 'More entries remain after ' + answer.next_after
+          + '; replay all again to continue.') : null,
       table(['#seq', 'status', '#offset', 'errors'], (answer.results || []).map((r) => ({
         attributes: {'data-result-seq': String(r.seq)},
         cells: [String(r.seq), badge(r.status), String(r.offset ?? '—'),
           el('ul', {class: 'errors'}, (r.errors || []).map((e) => el('li', {}, el('span', {class: 'mono'}, e.field), ': ',
               e.reason)))],
-      }))));
+      })))));
 }
 
 async function loadConsumers(target, path) {
