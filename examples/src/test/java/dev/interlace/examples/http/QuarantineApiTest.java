@@ -5,7 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.interlace.examples.OrdersStream;
 import dev.interlace.examples.decoding.EvolvingStream;
+import dev.interlace.runtime.auth.KeyFile;
+import dev.interlace.runtime.auth.Scope;
 import dev.interlace.runtime.stream.StreamCatalog;
+import java.net.http.HttpRequest;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -14,6 +17,7 @@ import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -233,6 +237,41 @@ class QuarantineApiTest {
             assertThat(after.head("clicks")).isZero();
 
             assertThat(replay(after, "{\"seqs\": [1]}").get("accepted").asLong()).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void aReplayIsRecordedLikeAPublishWithTheKeyThatSentIt() throws Exception {
+        try (TestServer before = TestServer.start(data)) {
+            before.post("/streams/clicks", "application/x-ndjson",
+                    "{\"click_id\":\"c1\",\"url\":\"/a\",\"at\":\"2026-12-01T09:00:00Z\",\"referrer\":\"x\"}");
+        }
+        String operator;
+        String reader;
+        try (KeyFile keys = KeyFile.open(data)) {
+            operator = keys.create("operator", List.of(Scope.parse("operate")), 0).secret();
+            reader = keys.create("reader", List.of(Scope.parse("read")), 0).secret();
+        }
+        try (TestServer after = TestServer.startWith(data, withReferrer)) {
+            TestServer.Response replayed = after.send(after.request("/streams/clicks/quarantine/replay")
+                    .header("Authorization", "Bearer " + operator).header("Content-Type", "application/json")
+                    .POST(HttpRequest.BodyPublishers.ofString("{\"seqs\": [1]}")).build());
+            assertThat(replayed.status()).as(String.valueOf(replayed.body())).isEqualTo(200);
+            String requestId = replayed.body().get("request_id").asText();
+
+            JsonNode record = after.send(after.request("/logs/api?request_id=" + requestId)
+                    .header("Authorization", "Bearer " + reader).GET().build()).body().get("requests").get(0);
+            assertThat(record.get("accepted").asLong()).isEqualTo(1);
+            assertThat(record.get("key").get("name").asText()).isEqualTo("operator");
+
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+            JsonNode system;
+            do {
+                system = after.send(after.request("/logs/sys?event=quarantine_replay")
+                        .header("Authorization", "Bearer " + reader).GET().build()).body();
+            } while (system.get("count").asLong() == 0 && System.nanoTime() < deadline);
+            assertThat(system.get("records").get(0).get("id").asText()).isEqualTo(requestId);
+            assertThat(system.get("records").get(0).get("message").asText()).contains("1 accepted", "key operator");
         }
     }
 

@@ -29,7 +29,26 @@ public final class Main {
 
     /** @param environment the environment the commands read ({@code INTERLACE_API_KEY}, {@code INTERLACE_DATA_DIR}) */
     Main(PrintStream out, PrintStream err, Map<String, String> environment) {
-        this(() -> System.in, out, err, environment, System.console() != null);
+        this(() -> System.in, out, err, environment, onTerminal());
+    }
+
+    /**
+     * Whether the process runs on a terminal. Before Java 22 the JDK gives a {@link java.io.Console} only then; from
+     * Java 22 it may give one anyway, and {@code Console.isTerminal()} (called by reflection: the baseline is 17)
+     * tells.
+     */
+    static boolean onTerminal() {
+        java.io.Console console = System.console();
+        if (console == null) {
+            return false;
+        }
+        try {
+            return (Boolean) java.io.Console.class.getMethod("isTerminal").invoke(console);
+        } catch (NoSuchMethodException e) {
+            return true;
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            return false;
+        }
     }
 
     /**

@@ -506,10 +506,10 @@ final class LogWriter {
         }
         int entries = (int) (replayed.count(ReplayResult.Status.ACCEPTED)
                 + replayed.count(ReplayResult.Status.DUPLICATE));
-        listener.beforeCommit(1, entries);
         try {
+            listener.beforeCommit(1, entries);
             connection.commit();
-        } catch (SQLException e) {
+        } catch (SQLException | RuntimeException e) {
             publishIndex.restore(indexBefore);
             throw e;
         }

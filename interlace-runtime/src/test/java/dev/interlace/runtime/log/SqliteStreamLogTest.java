@@ -275,6 +275,40 @@ class SqliteStreamLogTest {
     }
 
     @Test
+    void aReplayThatFailsAtItsCommitLeavesNeitherEventsNorMarksAndCanBeRepeated() throws Exception {
+        AtomicInteger failuresLeft = new AtomicInteger(0);
+        SqliteStreamLog log = open(LogSettings.defaults(1_000_000), new Nothing(), new CommitListener() {
+            @Override
+            public void beforeCommit(int requests, int entries) {
+                if (failuresLeft.getAndDecrement() > 0) {
+                    throw new IllegalStateException("simulated crash between the append and the mark");
+                }
+            }
+        });
+        byte[] payload = "{\"id\":\"q\",\"extra\":1}".getBytes(StandardCharsets.UTF_8);
+        long now = clock.instant().getEpochSecond() * 1_000_000L;
+        log.append(new AppendRequest("orders", "req-q", now, "v1", List.of(new AppendRequest.Quarantined(payload,
+                List.of(new dev.interlace.runtime.stream.FieldError("extra", "is not a declared column")))))).get();
+        ReplayRequest replay = new ReplayRequest("orders", "replay-1", now, "v2",
+                List.of(new ReplayRequest.Entry(1, new AppendRequest.Event(payload, "q"))), null, null, false);
+        failuresLeft.set(1);
+
+        assertThat(log.replay(replay)).failsWithin(Duration.ofSeconds(10))
+                .withThrowableOfType(java.util.concurrent.ExecutionException.class)
+                .withCauseInstanceOf(LogUnavailableException.class);
+        assertThat(log.heads().get("orders").head()).isZero();
+        assertThat(log.readQuarantine("orders", 0, 1).get(0).replay()).isNull();
+        assertThat(log.publishes(new PublishRecord.Filter(null, "replay-1", null, null, 10)).total()).isZero();
+
+        ReplayResult repeated = log.replay(replay).get();
+        assertThat(((ReplayResult.Replayed) repeated).entries())
+                .containsExactly(new ReplayResult.EntryResult(1, ReplayResult.Status.ACCEPTED, 1));
+        assertThat(log.readQuarantine("orders", 0, 1).get(0).replay().offset()).isEqualTo(1);
+        assertThat(append(log, "q").entries().get(0)).as("the key of the replayed event deduplicates")
+                .isEqualTo(new AppendResult.EntryResult(AppendResult.Status.DUPLICATE, 1));
+    }
+
+    @Test
     void leasesAreExclusiveAndEveryNewHolderGetsAHigherToken() throws Exception {
         SqliteStreamLog log = open();
         append(log, "a", "b", "c");
