@@ -128,7 +128,16 @@ class ConsoleBrowserTest {
         }
         assertThat(browser.await("[data-card='streams']").getText())
                 .isEqualTo(api.get("/streams").body().get("total").asText());
+
+        // Live: events published while the page is open move the publish-rate chart and the head.
+        long head = api.head("decoding_evolving");
+        api.post("/streams/decoding_evolving", "application/x-ndjson", "{\"n\": 2}\n{\"n\": 3}\n{\"n\": 4}\n");
+        browser.await("tr[data-stream='decoding_evolving'] [data-field='head']", String.valueOf(head + 3)::equals);
+        new WebDriverWait(browser.driver, Duration.ofSeconds(15)).until(d -> Stream.of(d.findElement(By.cssSelector(
+                "canvas[aria-label^='publish rate of decoding_evolving']")).getAttribute("data-samples").split(" "))
+                .anyMatch(sample -> Double.parseDouble(sample) > 0));
         browser.screenshot("streams");
+        api.awaitFlushed("decoding_evolving");
     }
 
     @Test

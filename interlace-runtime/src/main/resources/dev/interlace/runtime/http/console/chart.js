@@ -8,7 +8,8 @@ export function sparkline(samples, options = {}) {
   const height = options.height || 28;
   const ratio = window.devicePixelRatio || 1;
   const canvas = el('canvas', {class: 'spark', width: Math.round(width * ratio), height: Math.round(height * ratio),
-    'data-latest': samples.length ? String(samples[samples.length - 1]) : '', role: 'img',
+    'data-latest': samples.length ? String(samples[samples.length - 1]) : '', 'data-samples': samples.join(' '),
+    role: 'img',
     'aria-label': (options.label || 'chart') + ': ' + (samples.length ? samples[samples.length - 1] : 'no data yet')});
   canvas.width = Math.round(width * ratio);
   canvas.height = Math.round(height * ratio);

@@ -38,7 +38,7 @@ function sample(streams) {
     const last = lastHeads.get(stream.name);
     if (last) {
       const seconds = Math.max(0.001, (now - last.at) / 1000);
-      rates.push(stream.name, Math.max(0, Math.round((stream.head - last.head) / seconds)));
+      rates.push(stream.name, Math.max(0, Math.round(10 * (stream.head - last.head) / seconds) / 10));
     } else {
       rates.push(stream.name, 0);
     }
