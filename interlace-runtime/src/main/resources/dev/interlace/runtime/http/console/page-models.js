@@ -178,7 +178,7 @@ function drawActions(target, model, refresh) {
 
 function renderRuns(target, body, detail) {
   const rows = body.runs.map((run) => {
-    const open = el('a', {href: '#', class: 'mono', 'data-run': run.id}, run.id);
+    const open = el('a', {href: '#', class: 'mono nowrap', 'data-run': run.id}, run.id);
     open.addEventListener('click', async (event) => {
       event.preventDefault();
       await showRun(detail, run.id);
