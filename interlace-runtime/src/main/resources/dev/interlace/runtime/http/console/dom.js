@@ -97,11 +97,9 @@ export function failure(error) {
 export function completeness(body) {
   const parts = [body.count + ' shown', body.total + ' in all'];
   if (body.completeness) parts.push('completeness: ' + body.completeness);
-  if (body.ring) {
-    parts.push('ring since ' + time(body.ring.since) + ', capacity ' + body.ring.capacity + ', dropped '
-        + body.ring.dropped);
-  }
-  return el('p', {class: 'counts', 'data-counts': ''}, parts.join(' · '));
+  return el('p', {class: 'counts', 'data-counts': ''}, parts.join(' · '), body.ring
+    ? [' · ring since ', time(body.ring.since), ', capacity ' + body.ring.capacity + ', dropped ' + body.ring.dropped]
+    : null);
 }
 
 /** An RFC 3339 time shortened for reading; the full value in the tooltip. */
