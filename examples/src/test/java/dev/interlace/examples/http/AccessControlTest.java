@@ -50,6 +50,7 @@ class AccessControlTest {
             new Call("POST", "/streams/clicks/quarantine/replay", "{\"seqs\":[1]}", Set.of("operate")),
             new Call("GET", "/runs", null, Set.of("read")),
             new Call("GET", "/runs/run-nope", null, Set.of("read")),
+            new Call("GET", "/models", null, Set.of("read")),
             new Call("POST", "/models/nope/run", null, Set.of("operate")),
             new Call("GET", "/correlate?request_id=nope", null, Set.of("read")),
             new Call("GET", "/logs/api", null, Set.of("read")),

@@ -122,6 +122,30 @@ class ModelsTest {
     }
 
     @Test
+    void getModelsListsEveryModelInRunOrderWithWhatItReads() {
+        try (TestServer api = TestServer.start(dataDirectory)) {
+            TestServer.Response answer = api.get("/models");
+            assertThat(answer.status()).isEqualTo(200);
+            JsonNode models = answer.body().get("models");
+            assertThat(models.findValuesAsText("name"))
+                    .containsExactly("clicks_enriched", "order_sizes", "revenue_per_day", "revenue_summary");
+            assertThat(answer.body().get("count").asInt()).isEqualTo(4);
+            assertThat(answer.body().get("total").asInt()).isEqualTo(4);
+            JsonNode summary = models.get(3);
+            assertThat(summary.get("relation").asText()).isEqualTo("main.revenue_summary");
+            assertThat(summary.get("materialise").asText()).isEqualTo("view");
+            assertThat(summary.get("language").asText()).isEqualTo("sql");
+            assertThat(summary.get("reads_streams")).isEmpty();
+            assertThat(summary.get("reads_models").get(0).asText()).isEqualTo("revenue_per_day");
+            JsonNode sizes = models.get(1);
+            assertThat(sizes.get("language").asText()).isEqualTo("java");
+            assertThat(sizes.get("unique_key").asText()).isEqualTo("order_id");
+            assertThat(sizes.get("reads_streams").get(0).asText()).isEqualTo("orders");
+            assertThat(api.get("/models?limit=1").status()).isEqualTo(400);
+        }
+    }
+
+    @Test
     void aManualRunCoversTheModelAndItsDependantsAndRunsAreFiltered() {
         try (TestServer api = TestServer.start(dataDirectory)) {
             settle(api);

@@ -26,6 +26,7 @@ public final class HttpModule extends AbstractModule {
         routes.addBinding().to(ConsumerRoutes.class);
         routes.addBinding().to(RecordRoutes.class);
         routes.addBinding().to(MetricsRoutes.class);
+        routes.addBinding().to(ConsoleRoutes.class);
         bind(HttpTransport.class).to(NettyTransport.class);
     }
 

@@ -2,6 +2,8 @@ package dev.interlace.runtime.http;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.interlace.runtime.model.ModelDefinition;
+import dev.interlace.runtime.model.ModelGraph;
 import dev.interlace.runtime.model.ModelRunner;
 import dev.interlace.runtime.warehouse.RunRecord;
 import dev.interlace.runtime.warehouse.RunStatus;
@@ -9,10 +11,11 @@ import dev.interlace.runtime.warehouse.Trigger;
 import jakarta.inject.Inject;
 import java.io.IOException;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
 import java.util.Set;
 
-/** {@code GET /runs}, {@code GET /runs/{id}} and {@code POST /models/{name}/run}. */
+/** {@code GET /runs}, {@code GET /runs/{id}}, {@code GET /models} and {@code POST /models/{name}/run}. */
 final class RunRoutes implements RouteSet {
 
     private static final Set<String> FILTERS = Set.of("model", "status", "trigger", "since", "until", "limit");
@@ -28,7 +31,33 @@ final class RunRoutes implements RouteSet {
     public void register(List<Route> routes) {
         routes.add(Route.blocking("GET", "/runs", Access.READ, this::list));
         routes.add(Route.blocking("GET", "/runs/{id}", Access.READ, this::show));
+        routes.add(Route.blocking("GET", "/models", Access.READ, this::models));
         routes.add(Route.blocking("POST", "/models/{name}/run", Access.OPERATE, this::run));
+    }
+
+    /** The DAG: every model in run order, with the streams and models it reads. */
+    private HttpAnswer models(HttpRequest request, List<String> path, String requestId) throws IOException {
+        ListQuery.of(request, requestId, Set.of());
+        ObjectNode body = HttpResponses.JSON.createObjectNode();
+        ArrayNode models = body.putArray("models");
+        if (runner.isPresent()) {
+            ModelGraph graph = runner.get().graph();
+            for (ModelDefinition model : graph.inOrder()) {
+                ObjectNode node = models.addObject();
+                node.put("name", model.name());
+                node.put("relation", model.qualifiedName());
+                node.put("materialise", model.materialise().name().toLowerCase(Locale.ROOT));
+                node.put("language", model.javaModel() == null ? "sql" : "java");
+                node.put("unique_key", model.uniqueKey());
+                ArrayNode streams = node.putArray("reads_streams");
+                graph.streamsReadBy(model.name()).forEach(streams::add);
+                ArrayNode inputs = node.putArray("reads_models");
+                graph.modelsReadBy(model.name()).forEach(inputs::add);
+            }
+        }
+        body.put("count", models.size());
+        body.put("total", models.size());
+        return HttpResponses.json(200, body);
     }
 
     private HttpAnswer list(HttpRequest request, List<String> path, String requestId) throws IOException {

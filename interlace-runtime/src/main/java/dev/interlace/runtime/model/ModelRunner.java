@@ -110,6 +110,11 @@ public final class ModelRunner implements AutoCloseable {
         return trigger(Trigger.MANUAL, graph.withDependants(model));
     }
 
+    /** The models and what each reads. */
+    public ModelGraph graph() {
+        return graph;
+    }
+
     /** Whether a model of that name exists. */
     public boolean hasModel(String name) {
         return graph.model(name) != null;
