@@ -119,11 +119,14 @@ final class StreamView {
         return replays.get(seq);
     }
 
-    /** The sequence numbers the replay request {@code requestId} moved, ascending, at most {@code limit}. */
+    /**
+     * The sequence numbers the replay request {@code requestId} moved, ascending, at most {@code limit}; only entries
+     * already applied here (a mark and its entry are on different topics, which the tailer may read in either order).
+     */
     synchronized List<Long> replayedBy(String requestId, int limit) {
         List<Long> seqs = new ArrayList<>();
         for (long seq : replaysByRequest.getOrDefault(requestId, new TreeSet<>())) {
-            if (seqs.size() >= limit) {
+            if (seqs.size() >= limit || seq > quarantineHead) {
                 break;
             }
             seqs.add(seq);
