@@ -47,6 +47,12 @@ final class Codec {
     /** Everything of {@code stream} up to and including {@code throughOffset} is trimmed. */
     record TrimPoint(String stream, long throughOffset) {}
 
+    /**
+     * Quarantined entry {@code seq} of {@code stream} was replayed to {@code offset} by the replay request
+     * {@code requestId}, committed at {@code atMicros}: written once, in the transaction that appended its event.
+     */
+    record ReplayMark(String stream, long seq, long offset, String requestId, long atMicros) {}
+
     static Headers eventHeaders(long offset, long lastOfRequest, String requestId, long atMicros,
             String schemaVersion) {
         RecordHeaders headers = new RecordHeaders();
@@ -79,10 +85,13 @@ final class Codec {
                 longHeader(headers, AT), textHeader(headers, SCHEMA), record.value());
     }
 
-    static QuarantineEntry quarantined(String stream, ConsumerRecord<byte[], byte[]> record) {
+    /** A quarantined event as stored, with {@code replay}: where it was replayed to, or null. */
+    static QuarantineEntry quarantined(String stream, ConsumerRecord<byte[], byte[]> record,
+            QuarantineEntry.Replay replay) {
         Headers headers = record.headers();
         return new QuarantineEntry(stream, longHeader(headers, SEQ), textHeader(headers, REQUEST),
-                longHeader(headers, AT), textHeader(headers, SCHEMA), record.value(), textHeader(headers, ERRORS));
+                longHeader(headers, AT), textHeader(headers, SCHEMA), record.value(), textHeader(headers, ERRORS),
+                replay);
     }
 
     static byte[] json(Object value) {
@@ -107,6 +116,10 @@ final class Codec {
 
     static String trimKey(String stream) {
         return "trim/" + stream;
+    }
+
+    static String replayKey(String stream, long seq) {
+        return "replay/" + stream + "/" + seq;
     }
 
     static byte[] text(String value) {

@@ -60,7 +60,7 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * <p>What {@link #append} completing means: the request's events, quarantined events and publish record are one
  * Kafka transaction, committed with {@code acks=all}, i.e. in the page cache of at least {@code min.insync.replicas}
  * brokers (with {@code flush.messages=1} on the topics, also fsynced). A request is atomic: read-committed readers
- * see all of its records or none.
+ * see all of its records or none. A {@link #replay} is the same, with its replay marks in the transaction too.
  */
 public final class KafkaStreamLog implements StreamLog, Sequencers {
 
@@ -195,6 +195,9 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
             } else if (key.startsWith("trim/")) {
                 Codec.TrimPoint trim = Codec.json(record.value(), Codec.TrimPoint.class);
                 view(trim.stream()).applyTrim(trim.throughOffset());
+            } else if (key.startsWith("replay/")) {
+                Codec.ReplayMark mark = Codec.json(record.value(), Codec.ReplayMark.class);
+                view(mark.stream()).applyReplay(mark);
             }
         } else {
             Route route = routes.get(topic);
@@ -356,16 +359,40 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
         return entries;
     }
 
-    /** Not built on Kafka yet: the replay is refused, nothing is appended or marked. */
+    /**
+     * Runs the replay on the stream's sequencer: its events are appended as one publish request and its entries
+     * marked replayed on {@code _state}, in one Kafka transaction (see {@link Sequencer}).
+     */
     @Override
     public CompletableFuture<ReplayResult> replay(ReplayRequest request) {
-        return CompletableFuture.failedFuture(new LogUnavailableException("quarantine replay is not built on the"
-                + " Kafka log yet; nothing was replayed"));
+        try {
+            registeredView(request.stream());
+            return activeSequencer(request.stream()).replay(request);
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
     }
 
     @Override
     public List<QuarantineEntry> replayedBy(String stream, String requestId, int limit) {
-        return List.of();
+        StreamView view = views.get(stream);
+        if (view == null || limit <= 0) {
+            return List.of();
+        }
+        List<Long> seqs = view.replayedBy(requestId, limit);
+        if (seqs.isEmpty()) {
+            return List.of();
+        }
+        Set<Long> wanted = Set.copyOf(seqs);
+        List<QuarantineEntry> entries = new ArrayList<>();
+        for (ConsumerRecord<byte[], byte[]> record : readers.range(topics.quarantine(stream),
+                view.quarantineKafkaOffset(seqs.get(0)), view.quarantineKafkaOffset(seqs.get(seqs.size() - 1)))) {
+            long seq = Codec.longHeader(record.headers(), Codec.SEQ);
+            if (wanted.contains(seq)) {
+                entries.add(Codec.quarantined(stream, record, replayOf(view, seq)));
+            }
+        }
+        return entries;
     }
 
     @Override
@@ -383,12 +410,17 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
         List<QuarantineEntry> entries = new ArrayList<>();
         for (ConsumerRecord<byte[], byte[]> record : readers.range(topics.quarantine(stream),
                 view.quarantineKafkaOffset(from), view.quarantineKafkaOffset(through))) {
-            QuarantineEntry entry = Codec.quarantined(stream, record);
-            if (entry.seq() >= from && entry.seq() <= through) {
-                entries.add(entry);
+            long seq = Codec.longHeader(record.headers(), Codec.SEQ);
+            if (seq >= from && seq <= through) {
+                entries.add(Codec.quarantined(stream, record, replayOf(view, seq)));
             }
         }
         return entries;
+    }
+
+    private static QuarantineEntry.Replay replayOf(StreamView view, long seq) {
+        Codec.ReplayMark mark = view.replayOf(seq);
+        return mark == null ? null : new QuarantineEntry.Replay(mark.offset(), mark.requestId(), mark.atMicros());
     }
 
     @Override

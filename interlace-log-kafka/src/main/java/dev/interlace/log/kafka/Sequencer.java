@@ -6,14 +6,18 @@ import dev.interlace.runtime.log.LogSettings;
 import dev.interlace.runtime.log.LogUnavailableException;
 import dev.interlace.runtime.log.NoSequencerException;
 import dev.interlace.runtime.log.PublishRecord;
+import dev.interlace.runtime.log.ReplayRequest;
+import dev.interlace.runtime.log.ReplayResult;
 import dev.interlace.runtime.log.Watermarks;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
 import java.util.TreeSet;
 import java.util.UUID;
 import java.util.concurrent.BlockingQueue;
@@ -48,7 +52,10 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * <p>It decides everything a publish answer depends on as the SQLite writer does: dense offsets, duplicates (within
  * the request, the group and the window), backpressure from the watermarks. Each group of queued appends is one
  * Kafka transaction (events, quarantined events and publish records), committed with {@code acks=all}; futures
- * complete only after the commit. Lease, commit, release and trim decisions are transactions of their own on
+ * complete only after the commit. A quarantine replay is a transaction of its own: its events appended as one
+ * request (the same decisions and records as a publish) and a replay mark per entry on {@code _state}, so the marks
+ * commit exactly when the events do; the marks it applies before deciding the next task make a second replay of an
+ * entry {@code already_replayed}. Lease, commit, release and trim decisions are transactions of their own on
  * {@code _state}, through the same producer, so they are fenced the same way.
  */
 final class Sequencer {
@@ -90,9 +97,11 @@ final class Sequencer {
         }
     }
 
-    private sealed interface Task permits AppendTask, ControlTask {}
+    private sealed interface Task permits AppendTask, ReplayTask, ControlTask {}
 
     private record AppendTask(AppendRequest request, CompletableFuture<AppendResult> future) implements Task {}
+
+    private record ReplayTask(ReplayRequest request, CompletableFuture<ReplayResult> future) implements Task {}
 
     private record ControlTask<T>(LongFunction<Decision<T>> decide, CompletableFuture<T> future) implements Task {}
 
@@ -127,6 +136,12 @@ final class Sequencer {
     CompletableFuture<AppendResult> append(AppendRequest request) {
         CompletableFuture<AppendResult> future = new CompletableFuture<>();
         submit(new AppendTask(request, future));
+        return future;
+    }
+
+    CompletableFuture<ReplayResult> replay(ReplayRequest request) {
+        CompletableFuture<ReplayResult> future = new CompletableFuture<>();
+        submit(new ReplayTask(request, future));
         return future;
     }
 
@@ -228,7 +243,11 @@ final class Sequencer {
                     appendGroup(appends);
                     appends = new ArrayList<>();
                 }
-                control((ControlTask<?>) task);
+                if (task instanceof ReplayTask replay) {
+                    replay(replay);
+                } else {
+                    control((ControlTask<?>) task);
+                }
             }
         }
         if (!appends.isEmpty()) {
@@ -240,9 +259,9 @@ final class Sequencer {
 
     /** A record sent in the group's transaction and what to apply to the view once it is committed. */
     private record Sent(Future<RecordMetadata> metadata, Kind kind, long position, long lastOfRequest,
-            long atMicros, String key, String publishKey, PublishRecord publish) {}
+            long atMicros, String key, String publishKey, PublishRecord publish, Codec.ReplayMark mark) {}
 
-    private enum Kind { EVENT, QUARANTINED, PUBLISH }
+    private enum Kind { EVENT, QUARANTINED, PUBLISH, REPLAY_MARK }
 
     private void appendGroup(List<AppendTask> tasks) {
         long now = micros();
@@ -254,60 +273,76 @@ final class Sequencer {
         try {
             begin();
             for (AppendTask task : tasks) {
-                AppendRequest request = task.request();
-                List<AppendResult.EntryResult> fates = new ArrayList<>(request.size());
                 Map<String, Long> requestKeys = new HashMap<>();
-                long nextOffset = head + 1;
-                long nextSeq = quarantineHead + 1;
-                for (AppendRequest.Entry entry : request.entries()) {
-                    if (entry instanceof AppendRequest.Event event) {
-                        String key = event.idempotencyKey();
-                        Long original = key == null ? null : requestKeys.get(key);
-                        if (key != null && original == null) {
-                            original = groupKeys.get(key);
-                        }
-                        if (key != null && original == null) {
-                            original = view.duplicateOf(key, now);
-                        }
-                        if (original != null) {
-                            fates.add(new AppendResult.EntryResult(AppendResult.Status.DUPLICATE, original));
-                        } else {
-                            long offset = nextOffset++;
-                            if (key != null) {
-                                requestKeys.put(key, offset);
-                            }
-                            fates.add(new AppendResult.EntryResult(AppendResult.Status.ACCEPTED, offset));
-                        }
-                    } else {
-                        fates.add(new AppendResult.EntryResult(AppendResult.Status.QUARANTINED, nextSeq++));
-                    }
+                AppendResult result = decide(task.request(), head, quarantineHead, groupKeys, requestKeys, now);
+                results.add(result);
+                if (result instanceof AppendResult.Committed committed) {
+                    send(task.request(), committed, sent);
+                    head += committed.count(AppendResult.Status.ACCEPTED);
+                    quarantineHead += committed.count(AppendResult.Status.QUARANTINED);
+                    groupKeys.putAll(requestKeys);
                 }
-                long newEntries = (nextOffset - 1 - head) + (nextSeq - 1 - quarantineHead);
-                long backlog = (head - context.watermarks().events(view.name))
-                        + (quarantineHead - context.watermarks().quarantine(view.name));
-                if (newEntries > 0 && backlog + newEntries > context.settings().maxPending()) {
-                    results.add(new AppendResult.Backpressure(backlog, newEntries, context.settings().maxPending()));
-                    continue;
-                }
-                AppendResult.Committed committed = new AppendResult.Committed(fates, now);
-                send(request, committed, sent);
-                results.add(committed);
-                head = nextOffset - 1;
-                quarantineHead = nextSeq - 1;
-                groupKeys.putAll(requestKeys);
             }
             commit(sent.stream().map(Sent::metadata).toList());
-        } catch (ProducerFencedException | InvalidProducerEpochException | AuthorizationException
-                | UnsupportedVersionException fenced) {
-            fail(tasks, new NoSequencerException(view.name, "this node no longer sequences stream " + view.name
-                    + " (another node took it over)", RETRY_AFTER_SECONDS));
-            state = State.STOPPED;
-            problem = "fenced: " + fenced.getMessage();
-            return;
         } catch (KafkaException e) {
-            failAndResync(tasks, e);
+            failed(tasks, e);
             return;
         }
+        boolean advanced = applyCommitted(sent);
+        for (int i = 0; i < tasks.size(); i++) {
+            tasks.get(i).future().complete(results.get(i));
+        }
+        if (advanced) {
+            context.appended().accept(view.name);
+        }
+    }
+
+    /**
+     * Decides one request against the stream as the group has left it so far ({@code head}, {@code quarantineHead},
+     * the keys accepted earlier in the group): dense offsets, duplicates within the request, the group and the
+     * window, and backpressure from the watermarks. Fills {@code requestKeys} with the keys it accepts.
+     *
+     * @return the request's fates, or its refusal
+     */
+    private AppendResult decide(AppendRequest request, long head, long quarantineHead, Map<String, Long> groupKeys,
+            Map<String, Long> requestKeys, long now) {
+        List<AppendResult.EntryResult> fates = new ArrayList<>(request.size());
+        long nextOffset = head + 1;
+        long nextSeq = quarantineHead + 1;
+        for (AppendRequest.Entry entry : request.entries()) {
+            if (entry instanceof AppendRequest.Event event) {
+                String key = event.idempotencyKey();
+                Long original = key == null ? null : requestKeys.get(key);
+                if (key != null && original == null) {
+                    original = groupKeys.get(key);
+                }
+                if (key != null && original == null) {
+                    original = view.duplicateOf(key, now);
+                }
+                if (original != null) {
+                    fates.add(new AppendResult.EntryResult(AppendResult.Status.DUPLICATE, original));
+                } else {
+                    long offset = nextOffset++;
+                    if (key != null) {
+                        requestKeys.put(key, offset);
+                    }
+                    fates.add(new AppendResult.EntryResult(AppendResult.Status.ACCEPTED, offset));
+                }
+            } else {
+                fates.add(new AppendResult.EntryResult(AppendResult.Status.QUARANTINED, nextSeq++));
+            }
+        }
+        long newEntries = (nextOffset - 1 - head) + (nextSeq - 1 - quarantineHead);
+        long backlog = (head - context.watermarks().events(view.name))
+                + (quarantineHead - context.watermarks().quarantine(view.name));
+        if (newEntries > 0 && backlog + newEntries > context.settings().maxPending()) {
+            return new AppendResult.Backpressure(backlog, newEntries, context.settings().maxPending());
+        }
+        return new AppendResult.Committed(fates, now);
+    }
+
+    /** Applies a committed transaction's records to the view; whether the stream's head moved. */
+    private boolean applyCommitted(List<Sent> sent) {
         boolean advanced = false;
         try {
             for (Sent record : sent) {
@@ -323,18 +358,112 @@ final class Sequencer {
                         advanced = true;
                     }
                     case PUBLISH -> context.publishes().apply(record.publishKey(), record.publish(), kafkaOffset);
+                    case REPLAY_MARK -> view.applyReplay(record.mark());
                 }
             }
         } catch (InterruptedException | ExecutionException e) {
             // Cannot happen after a successful commit: every send completed before it.
             throw new IllegalStateException("a committed send has no metadata", e);
         }
-        for (int i = 0; i < tasks.size(); i++) {
-            tasks.get(i).future().complete(results.get(i));
+        return advanced;
+    }
+
+    // ================================================================== quarantine replays
+
+    /**
+     * Runs one replay: entries marked replayed (before, or earlier in this request) and entries the quarantine does
+     * not hold are only reported; the others are decided as one publish request and, unless it is refused or a dry
+     * run, appended and marked replayed (with their offsets, the original's for a duplicate) in one transaction.
+     */
+    private void replay(ReplayTask task) {
+        ReplayRequest request = task.request();
+        long now = micros();
+        ReplayResult.EntryResult[] results = new ReplayResult.EntryResult[request.entries().size()];
+        List<ReplayRequest.Entry> toAppend = new ArrayList<>();
+        List<Integer> positions = new ArrayList<>();
+        Set<Long> seen = new HashSet<>();
+        long quarantineHead = view.quarantineHeadSeq();
+        for (int i = 0; i < results.length; i++) {
+            ReplayRequest.Entry entry = request.entries().get(i);
+            Codec.ReplayMark mark = view.replayOf(entry.seq());
+            if (entry.seq() < 1 || entry.seq() > quarantineHead) {
+                results[i] = new ReplayResult.EntryResult(entry.seq(), ReplayResult.Status.UNKNOWN, 0);
+            } else if (mark != null) {
+                results[i] = new ReplayResult.EntryResult(entry.seq(), ReplayResult.Status.ALREADY_REPLAYED,
+                        mark.offset());
+            } else if (seen.add(entry.seq())) {
+                toAppend.add(entry);
+                positions.add(i);
+            }
+            // else the same entry twice in one request: answered like the first, below
         }
+        if (toAppend.isEmpty()) {
+            task.future().complete(new ReplayResult.Replayed(answerRepeats(request, results), request.dryRun()));
+            return;
+        }
+        AppendRequest append = new AppendRequest(request.stream(), request.requestId(), request.receivedAtMicros(),
+                request.schemaVersion(), toAppend.stream().map(entry -> (AppendRequest.Entry) entry.event())
+                        .toList(), request.keyId(), request.keyName());
+        AppendResult decided = decide(append, view.headOffset(), quarantineHead, Map.of(), new HashMap<>(), now);
+        if (decided instanceof AppendResult.Backpressure refused) {
+            task.future().complete(new ReplayResult.Backpressure(refused.pending(), refused.newEntries(),
+                    refused.maxPending()));
+            return;
+        }
+        AppendResult.Committed committed = (AppendResult.Committed) decided;
+        List<Codec.ReplayMark> marks = new ArrayList<>();
+        for (int j = 0; j < toAppend.size(); j++) {
+            AppendResult.EntryResult fate = committed.entries().get(j);
+            long seq = toAppend.get(j).seq();
+            results[positions.get(j)] = new ReplayResult.EntryResult(seq,
+                    fate.status() == AppendResult.Status.ACCEPTED ? ReplayResult.Status.ACCEPTED
+                            : ReplayResult.Status.DUPLICATE, fate.offset());
+            marks.add(new Codec.ReplayMark(view.name, seq, fate.offset(), request.requestId(), now));
+        }
+        ReplayResult.Replayed replayed = new ReplayResult.Replayed(answerRepeats(request, results),
+                request.dryRun());
+        if (request.dryRun()) {
+            task.future().complete(replayed);
+            return;
+        }
+        List<Sent> sent = new ArrayList<>();
+        try {
+            begin();
+            send(append, committed, sent);
+            for (Codec.ReplayMark mark : marks) {
+                sent.add(new Sent(producer.send(new ProducerRecord<>(context.topics().state().topic(), 0,
+                        Codec.text(Codec.replayKey(view.name, mark.seq())), Codec.json(mark))), Kind.REPLAY_MARK,
+                        0, 0, 0, null, null, null, mark));
+            }
+            commit(sent.stream().map(Sent::metadata).toList());
+        } catch (KafkaException e) {
+            failed(List.of(task), e);
+            return;
+        }
+        boolean advanced = applyCommitted(sent);
+        task.future().complete(replayed);
         if (advanced) {
             context.appended().accept(view.name);
         }
+    }
+
+    /** Fills in the repeats of an entry within one request: replayed by its first occurrence, to its offset. */
+    private static List<ReplayResult.EntryResult> answerRepeats(ReplayRequest request,
+            ReplayResult.EntryResult[] results) {
+        for (int i = 0; i < results.length; i++) {
+            if (results[i] == null) {
+                long seq = request.entries().get(i).seq();
+                long offset = 0;
+                for (ReplayResult.EntryResult result : results) {
+                    if (result != null && result.seq() == seq) {
+                        offset = result.offset();
+                        break;
+                    }
+                }
+                results[i] = new ReplayResult.EntryResult(seq, ReplayResult.Status.ALREADY_REPLAYED, offset);
+            }
+        }
+        return List.of(results);
     }
 
     private void send(AppendRequest request, AppendResult.Committed committed, List<Sent> sent) {
@@ -361,7 +490,7 @@ final class Sequencer {
                         event.payload(), Codec.eventHeaders(fate.offset(), lastOfRequest, request.requestId(),
                                 request.receivedAtMicros(), request.schemaVersion()));
                 sent.add(new Sent(producer.send(record), Kind.EVENT, fate.offset(), lastOfRequest,
-                        request.receivedAtMicros(), event.idempotencyKey(), null, null));
+                        request.receivedAtMicros(), event.idempotencyKey(), null, null, null));
             } else if (fate.status() == AppendResult.Status.QUARANTINED) {
                 AppendRequest.Quarantined quarantined = (AppendRequest.Quarantined) entry;
                 firstSeq = firstSeq == 0 ? fate.offset() : firstSeq;
@@ -370,7 +499,8 @@ final class Sequencer {
                         context.topics().quarantine(view.name).topic(), 0, null, null, quarantined.payload(),
                         Codec.quarantineHeaders(fate.offset(), request.requestId(), request.receivedAtMicros(),
                                 request.schemaVersion(), quarantined.errors()));
-                sent.add(new Sent(producer.send(record), Kind.QUARANTINED, fate.offset(), 0, 0, null, null, null));
+                sent.add(new Sent(producer.send(record), Kind.QUARANTINED, fate.offset(), 0, 0, null, null, null,
+                        null));
             } else {
                 duplicateOffsets.add(fate.offset());
             }
@@ -383,7 +513,7 @@ final class Sequencer {
                     committed.committedAtMicros(), request.keyId(), request.keyName());
             String key = view.name + "/" + UUID.randomUUID();
             sent.add(new Sent(producer.send(new ProducerRecord<>(context.topics().publishes().topic(), 0,
-                    Codec.text(key), Codec.json(publish))), Kind.PUBLISH, 0, 0, 0, null, key, publish));
+                    Codec.text(key), Codec.json(publish))), Kind.PUBLISH, 0, 0, 0, null, key, publish, null));
         }
     }
 
@@ -459,7 +589,7 @@ final class Sequencer {
      * unavailable (a retry is deduplicated), then take the stream over again, which resolves the transaction and
      * reads what was committed before serving anew.
      */
-    private void failAndResync(List<AppendTask> tasks, KafkaException cause) {
+    private void failAndResync(List<? extends Task> tasks, KafkaException cause) {
         problem = "the Kafka cluster did not commit: " + cause.getMessage();
         LOG.log(Level.WARNING, "a transaction of stream " + view.name + " failed; taking the stream over again",
                 cause);
@@ -497,10 +627,26 @@ final class Sequencer {
         }
     }
 
-    private void fail(List<AppendTask> tasks, RuntimeException failure) {
-        for (AppendTask task : tasks) {
-            task.future().completeExceptionally(failure);
+    private void fail(List<? extends Task> tasks, RuntimeException failure) {
+        for (Task task : tasks) {
+            future(task).completeExceptionally(failure);
         }
+    }
+
+    /**
+     * A group's transaction failed: if this node was fenced (another node took the stream over), its requests fail
+     * with {@link NoSequencerException} and the sequencer stops; otherwise see {@link #failAndResync}.
+     */
+    private void failed(List<? extends Task> tasks, KafkaException cause) {
+        if (cause instanceof ProducerFencedException || cause instanceof InvalidProducerEpochException
+                || cause instanceof AuthorizationException || cause instanceof UnsupportedVersionException) {
+            fail(tasks, new NoSequencerException(view.name, "this node no longer sequences stream " + view.name
+                    + " (another node took it over)", RETRY_AFTER_SECONDS));
+            state = State.STOPPED;
+            problem = "fenced: " + cause.getMessage();
+            return;
+        }
+        failAndResync(tasks, cause);
     }
 
     private void failQueued() {
@@ -512,7 +658,10 @@ final class Sequencer {
     }
 
     private static CompletableFuture<?> future(Task task) {
-        return task instanceof AppendTask append ? append.future() : ((ControlTask<?>) task).future();
+        if (task instanceof AppendTask append) {
+            return append.future();
+        }
+        return task instanceof ReplayTask replay ? replay.future() : ((ControlTask<?>) task).future();
     }
 
     private void closeProducer() {

@@ -8,14 +8,17 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.TreeSet;
 
 /**
  * What this node knows of one stream, built from its topics (by the tailer) and from its own commits (by the
  * sequencer): the head, the quarantine head, the trim point, where each offset sits in the topic, each event's
- * arrival, the newest acceptance of each idempotency key, and the stream's consumer groups.
+ * arrival, the newest acceptance of each idempotency key, the stream's consumer groups, and the replay marks of its
+ * quarantined entries.
  *
  * <p>Every change is applied at most once however many times it is seen: an event only when its offset is past the
- * head, a group state only when its record is newer than the one applied. So the tailer and the sequencer may both
+ * head, a group state only when its record is newer than the one applied, a replay mark only when its entry has
+ * none. So the tailer and the sequencer may both
  * apply a commit, in either order. Long polls wait on this object's monitor.
  */
 final class StreamView {
@@ -38,6 +41,10 @@ final class StreamView {
     private final Map<String, long[]> keys = new HashMap<>();
     private final Map<String, Codec.GroupState> groups = new TreeMap<>();
     private final Map<String, Long> groupRecordOffsets = new HashMap<>();
+    /** Quarantine sequence number to where it was replayed; an entry is marked at most once. */
+    private final Map<Long, Codec.ReplayMark> replays = new HashMap<>();
+    /** Replay request id to the sequence numbers it moved. */
+    private final Map<String, TreeSet<Long>> replaysByRequest = new HashMap<>();
 
     StreamView(String name, long retentionMicros) {
         this.name = name;
@@ -98,6 +105,33 @@ final class StreamView {
         }
         groupRecordOffsets.put(state.group(), recordOffset);
         groups.put(state.group(), state);
+    }
+
+    /** Records that an entry was replayed; the first mark of an entry stays (there is only ever one). */
+    synchronized void applyReplay(Codec.ReplayMark mark) {
+        if (replays.putIfAbsent(mark.seq(), mark) == null) {
+            replaysByRequest.computeIfAbsent(mark.requestId(), request -> new TreeSet<>()).add(mark.seq());
+        }
+    }
+
+    /** Where quarantined entry {@code seq} was replayed to, or null while it was not. */
+    synchronized Codec.ReplayMark replayOf(long seq) {
+        return replays.get(seq);
+    }
+
+    /**
+     * The sequence numbers the replay request {@code requestId} moved, ascending, at most {@code limit}; only entries
+     * already applied here (a mark and its entry are on different topics, which the tailer may read in either order).
+     */
+    synchronized List<Long> replayedBy(String requestId, int limit) {
+        List<Long> seqs = new ArrayList<>();
+        for (long seq : replaysByRequest.getOrDefault(requestId, new TreeSet<>())) {
+            if (seqs.size() >= limit || seq > quarantineHead) {
+                break;
+            }
+            seqs.add(seq);
+        }
+        return seqs;
     }
 
     synchronized StreamHead head() {

@@ -7,6 +7,8 @@ import dev.interlace.runtime.log.AppendRequest;
 import dev.interlace.runtime.log.AppendResult;
 import dev.interlace.runtime.log.LogSettings;
 import dev.interlace.runtime.log.NoSequencerException;
+import dev.interlace.runtime.log.ReplayRequest;
+import dev.interlace.runtime.log.ReplayResult;
 import dev.interlace.runtime.log.Watermarks;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
@@ -72,6 +74,38 @@ class SequencerFencingTest {
     void negativeControlWithoutFencingThePausedHolderCorruptsTheStream() throws Exception {
         List<String> violations = pausedHolderScenario(Sequencer.Fencing.NONE_NEGATIVE_CONTROL);
         assertThat(violations).as("the oracle must catch a sequencer that is not fenced").isNotEmpty();
+    }
+
+    @Test
+    void aPausedHolderCannotReplayAnEntryTheNewHolderReplayed() throws Exception {
+        Node old = node("old", Sequencer.Fencing.TRANSACTIONAL);
+        Sequencer oldSequencer = old.sequencer();
+        append(oldSequencer, "a");
+        oldSequencer.append(new AppendRequest("orders", "req-q", 1_000_000L, "v1", List.of(
+                new AppendRequest.Quarantined(payload("q").getBytes(StandardCharsets.UTF_8), List.of()))))
+                .get(30, TimeUnit.SECONDS);
+        old.tailer.close(); // the old holder stops reading: it never sees the new holder's replay mark
+
+        Node current = node("new", Sequencer.Fencing.TRANSACTIONAL);
+        Sequencer newSequencer = current.sequencer();
+        assertThat(((ReplayResult.Replayed) newSequencer.replay(replayOfQ("replay-new")).get(30, TimeUnit.SECONDS))
+                .entries()).containsExactly(new ReplayResult.EntryResult(1, ReplayResult.Status.ACCEPTED, 2));
+        acknowledged.put(2L, payload("q"));
+
+        try {
+            ReplayResult late = oldSequencer.replay(replayOfQ("replay-old")).get(30, TimeUnit.SECONDS);
+            assertThat(late).as("the paused holder must not replay the entry again").isNull();
+        } catch (ExecutionException refused) {
+            assertThat(refused.getCause()).isInstanceOf(NoSequencerException.class);
+        }
+        assertThat(oracle(current.topics.events("orders"))).isEmpty();
+        assertThat(current.view.replayOf(1)).extracting(Codec.ReplayMark::requestId).isEqualTo("replay-new");
+    }
+
+    /** A replay of quarantined entry 1 (the event {@code q}, keyed {@code q}). */
+    private static ReplayRequest replayOfQ(String requestId) {
+        return new ReplayRequest("orders", requestId, 2_000_000L, "v1", List.of(new ReplayRequest.Entry(1,
+                new AppendRequest.Event(payload("q").getBytes(StandardCharsets.UTF_8), "q"))), null, null, false);
     }
 
     /** Runs the scenario and returns what the oracle found wrong. */
@@ -174,6 +208,11 @@ class SequencerFencingTest {
                     view.applyEvent(Codec.longHeader(record.headers(), Codec.OFFSET), record.offset(),
                             Codec.longHeader(record.headers(), Codec.AT), Codec.text(record.key()),
                             Codec.longHeader(record.headers(), Codec.LAST));
+                } else if (record.topic().equals(topics.quarantine("orders").topic())) {
+                    view.applyQuarantine(Codec.longHeader(record.headers(), Codec.SEQ), record.offset());
+                } else if (record.topic().equals(topics.state().topic()) && record.value() != null
+                        && Codec.text(record.key()).startsWith("replay/")) {
+                    view.applyReplay(Codec.json(record.value(), Codec.ReplayMark.class));
                 }
             });
             opened.add(tailer);

@@ -4,6 +4,7 @@ import dev.interlace.runtime.auth.Caller;
 import dev.interlace.runtime.log.AppendRequest;
 import dev.interlace.runtime.log.EventLog;
 import dev.interlace.runtime.log.LogUnavailableException;
+import dev.interlace.runtime.log.NoSequencerException;
 import dev.interlace.runtime.log.QuarantineEntry;
 import dev.interlace.runtime.log.QuarantineStore;
 import dev.interlace.runtime.log.ReplayRequest;
@@ -224,6 +225,9 @@ public final class QuarantineReplayer {
         if (cause instanceof LogUnavailableException unavailable) {
             return new ReplayOutcome.Unavailable(requestId, unavailable.getMessage(),
                     Publisher.UNAVAILABLE_RETRY_SECONDS);
+        }
+        if (cause instanceof NoSequencerException none) {
+            throw none; // another node sequences the stream: the API answers 503 no_sequencer, as for a publish
         }
         throw new IllegalStateException("the stream log failed unexpectedly", cause);
     }
