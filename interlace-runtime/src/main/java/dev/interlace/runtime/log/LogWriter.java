@@ -1,10 +1,8 @@
 package dev.interlace.runtime.log;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.interlace.runtime.ops.EpochMicros;
 import dev.interlace.runtime.stream.StreamDescriptor;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -34,7 +32,6 @@ final class LogWriter {
 
     /** Log lines keep the name of the log they come from. */
     private static final Logger LOG = Logger.getLogger(SqliteStreamLog.class.getName());
-    private static final ObjectMapper JSON = new ObjectMapper();
 
     private final LogSettings settings;
     private final Watermarks watermarks;
@@ -42,31 +39,20 @@ final class LogWriter {
     private final Clock clock;
 
     private final BlockingQueue<Task> queue = new LinkedBlockingQueue<>();
-    private final LogConnections connections;
     private final Thread writer;
     private volatile boolean closed;
     private final Map<String, StreamHead> heads;
     private final Map<String, AtomicReference<CompletableFuture<Void>>> advances;
     private final List<AppendListener> appendListeners;
-    /** Why the last write failed; null while writes succeed. */
-    private volatile String failure;
 
-    // Owned by the writer thread. The connection and its statements are replaced after a failed write: SQLite may
-    // have ended the transaction itself (SQLITE_FULL, SQLITE_IOERR) and the driver closes a statement that failed.
-    private Connection connection;
-    /** A write failed: the connection is replaced before the next write. */
-    private boolean writerBroken;
-    private boolean stateUncertain;
+    // Owned by the writer thread: the connection (replaced after a failed write), the streams and their statements.
+    private final WriterConnection writerConnection;
     private final Map<String, StreamState> states = new HashMap<>();
     private final StreamStates streams;
     private final PublishIndex publishIndex = new PublishIndex(states);
     private final AppendWriter appendWriter;
     /** While writes fail, how often the idle writer checks whether the log can write again. */
     private static final long PROBE_MILLIS = 1_000;
-    /** What a probe writes (and removes again): room for a typical group of events. */
-    private static final int PROBE_BYTES = 64 * 1024;
-    /** SQLite's primary result code for "database or disk is full". */
-    private static final int SQLITE_FULL = 13;
 
     /**
      * Opens the write connection, creates or migrates the schema and loads the streams' positions and the publish
@@ -76,7 +62,6 @@ final class LogWriter {
             Clock clock, Map<String, StreamHead> heads,
             Map<String, AtomicReference<CompletableFuture<Void>>> advances, List<AppendListener> appendListeners)
             throws SQLException {
-        this.connections = connections;
         this.settings = settings;
         this.watermarks = watermarks;
         this.listener = listener;
@@ -86,12 +71,21 @@ final class LogWriter {
         this.appendListeners = appendListeners;
         this.streams = new StreamStates(states, heads, advances);
         this.appendWriter = new AppendWriter(states, settings, watermarks, publishIndex);
-        connection = connections.open();
-        try (Statement statement = connection.createStatement()) {
-            configureWriter(statement);
-            LogSchema.create(statement);
-        }
-        connection.setAutoCommit(false);
+        this.writerConnection = new WriterConnection(connections, settings);
+        writerConnection.owner(new WriterConnection.Owner() {
+            @Override
+            public void prepare(Connection connection) throws SQLException {
+                appendWriter.prepare(connection);
+            }
+
+            @Override
+            public void reload(Connection connection) throws SQLException {
+                // After a commit whose outcome is unknown: positions, keys and the publish index as stored.
+                streams.reload(connection, micros());
+                publishIndex.load(connection);
+            }
+        });
+        Connection connection = writerConnection.connection();
         appendWriter.prepare(connection);
         streams.load(connection);
         publishIndex.load(connection);
@@ -152,7 +146,7 @@ final class LogWriter {
 
     /** Why the last write failed, or null. */
     String failure() {
-        return failure;
+        return writerConnection.failure();
     }
 
     /**
@@ -174,113 +168,7 @@ final class LogWriter {
             }
         }
         beforeFinalCheckpoint.run();
-        try (Statement statement = connection.createStatement()) {
-            connection.setAutoCommit(true);
-            statement.execute("PRAGMA wal_checkpoint(TRUNCATE)");
-        } catch (SQLException e) {
-            LOG.log(Level.FINE, "final checkpoint failed; the WAL is replayed on the next start", e);
-        }
-        LogConnections.closeQuietly(connection);
-    }
-
-    private void configureWriter(Statement statement) throws SQLException {
-        statement.execute("PRAGMA wal_autocheckpoint=0");
-        statement.execute("PRAGMA journal_size_limit=" + settings.walCapBytes());
-    }
-
-    /**
-     * Replaces the writer connection after a failed write. SQLite ends the transaction on its own after some errors
-     * (a full disk, an I/O error); the driver's rollback then fails before it begins the next transaction, leaving
-     * the connection committing every statement on its own, and the driver closes the statement that failed. A new
-     * connection starts clean; closing the old one discards whatever it still held uncommitted.
-     */
-    private void reopenWriter() throws SQLException {
-        LogConnections.closeQuietly(connection);
-        Connection fresh = connections.open();
-        try (Statement statement = fresh.createStatement()) {
-            configureWriter(statement);
-        } catch (SQLException e) {
-            LogConnections.closeQuietly(fresh);
-            throw e;
-        }
-        fresh.setAutoCommit(false);
-        connection = fresh;
-        appendWriter.prepare(connection);
-        writerBroken = false;
-        stateUncertain = true;
-    }
-
-    /**
-     * Makes the writer ready after a failure: a fresh connection, positions and keys reread from the database.
-     *
-     * @return null when ready, or why the log cannot write
-     */
-    private LogUnavailableException readyToWrite() {
-        try {
-            if (writerBroken) {
-                reopenWriter();
-            }
-            if (stateUncertain) {
-                reloadState();
-            }
-            return null;
-        } catch (SQLException e) {
-            failed(e);
-            return new LogUnavailableException(failure, e);
-        }
-    }
-
-    /**
-     * Records a failed write: the transaction is discarded, the connection replaced before the next write and the
-     * positions reread (a failed COMMIT may still have reached the disk); the log reports itself unavailable until a
-     * write succeeds again.
-     */
-    private void failed(Exception e) {
-        rollback();
-        writerBroken = true;
-        stateUncertain = true;
-        failure = diskFull(e)
-                ? "the disk holding the log is full (" + e.getMessage() + "); publishes are refused until space is"
-                        + " freed, and the log retries by itself every second"
-                : "the last write failed: " + e.getMessage() + "; the log retries by itself every second";
-    }
-
-    private static boolean diskFull(Throwable e) {
-        for (Throwable cause = e; cause != null; cause = cause.getCause()) {
-            if (cause instanceof SQLException sql && (sql.getErrorCode() & 0xFF) == SQLITE_FULL) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    /**
-     * While writes fail and nothing is queued, checks whether the log can write again by committing (and then
-     * removing) a row of {@link #PROBE_BYTES}, so that readiness recovers when space returns, without traffic.
-     */
-    private void probe() {
-        if (readyToWrite() != null) {
-            return;
-        }
-        try {
-            try (PreparedStatement insert = connection.prepareStatement(
-                    "INSERT OR REPLACE INTO write_probe(id, filler) VALUES (1, zeroblob(?))")) {
-                insert.setInt(1, PROBE_BYTES);
-                insert.executeUpdate();
-            }
-            connection.commit();
-            try (Statement delete = connection.createStatement()) {
-                delete.executeUpdate("DELETE FROM write_probe");
-            }
-            connection.commit();
-            failure = null;
-            LOG.info("the stream log writes again");
-        } catch (SQLException e) {
-            // The probe touches no positions or keys: no need to reread them (costly with millions of keys).
-            boolean uncertain = stateUncertain;
-            failed(e);
-            stateUncertain = uncertain;
-        }
+        writerConnection.close();
     }
 
     private boolean submit(Task task) {
@@ -312,13 +200,14 @@ final class LogWriter {
         while (true) {
             Task first;
             try {
-                first = failure == null ? queue.take() : queue.poll(PROBE_MILLIS, TimeUnit.MILLISECONDS);
+                first = writerConnection.failure() == null ? queue.take()
+                        : queue.poll(PROBE_MILLIS, TimeUnit.MILLISECONDS);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return;
             }
             if (first == null) {
-                probe();
+                writerConnection.probe();
                 continue;
             }
             if (first instanceof StopTask) {
@@ -331,12 +220,9 @@ final class LogWriter {
             } catch (Throwable e) {
                 // Never let the writer die: every queued caller would wait forever. Fail this group's callers and
                 // start the next write on a fresh connection with the state reread.
-                rollback();
-                writerBroken = true;
-                stateUncertain = true;
-                failure = "the stream log writer failed: " + e;
+                writerConnection.writerFailed(e);
                 LOG.log(Level.SEVERE, "stream log writer failed; answering the group 503", e);
-                LogUnavailableException unavailable = new LogUnavailableException(failure, e);
+                LogUnavailableException unavailable = new LogUnavailableException(writerConnection.failure(), e);
                 for (Task task : group) {
                     task.fail(unavailable);
                 }
@@ -374,11 +260,12 @@ final class LogWriter {
 
     /** Writes every request of the group in one transaction, commits once, then answers them all. */
     private void commitGroup(List<AppendTask> group) {
-        LogUnavailableException notReady = readyToWrite();
+        LogUnavailableException notReady = writerConnection.ready();
         if (notReady != null) {
             group.forEach(task -> task.result.completeExceptionally(notReady));
             return;
         }
+        Connection connection = writerConnection.connection();
         long now = micros();
         Map<StreamState, AppendWriter.Pending> pending = new HashMap<>();
         List<AppendResult> results = new ArrayList<>(group.size());
@@ -397,15 +284,15 @@ final class LogWriter {
             connection.commit();
         } catch (SQLException | RuntimeException e) {
             publishIndex.restore(indexBefore);
-            failed(e);
+            writerConnection.failed(e);
             LOG.log(Level.WARNING, "stream log write failed; " + group.size() + " requests answered 503", e);
-            LogUnavailableException unavailable = new LogUnavailableException(failure, e);
+            LogUnavailableException unavailable = new LogUnavailableException(writerConnection.failure(), e);
             for (AppendTask task : group) {
                 task.result.completeExceptionally(unavailable);
             }
             return;
         }
-        failure = null;
+        writerConnection.succeeded();
         try {
             listener.afterCommit(group.size(), entries);
         } catch (RuntimeException e) {
@@ -417,7 +304,7 @@ final class LogWriter {
             state.head = tentative.head;
             state.quarantineHead = tentative.quarantineHead;
             for (AppendWriter.NewKey key : tentative.newKeys.values()) {
-                state.dedup.add(key.hash(), key.offset(), key.acceptedAtMicros());
+                state.dedup.add(key.hash(), key.offset());
             }
             streams.publishHead(state);
         }
@@ -433,12 +320,13 @@ final class LogWriter {
 
     private void runMaintenance(Task task) {
         if (!(task instanceof PragmaTask)) {
-            LogUnavailableException notReady = readyToWrite();
+            LogUnavailableException notReady = writerConnection.ready();
             if (notReady != null) {
                 task.fail(notReady);
                 return;
             }
         }
+        Connection connection = writerConnection.connection();
         try {
             if (task instanceof RegisterTask register) {
                 streams.register(connection, register.stream, micros());
@@ -459,28 +347,11 @@ final class LogWriter {
                 }
             }
         } catch (SQLException e) {
-            failed(e);
+            writerConnection.failed(e);
             task.fail(new LogUnavailableException("stream log maintenance failed: " + e.getMessage(), e));
         } catch (RuntimeException e) {
-            rollback();
+            writerConnection.rollback();
             task.fail(new LogUnavailableException("stream log maintenance failed: " + e.getMessage(), e));
-        }
-    }
-
-    /** Rereads the streams' positions and keys and the publish index, after a commit whose outcome is unknown. */
-    private void reloadState() throws SQLException {
-        streams.reload(connection, micros());
-        publishIndex.load(connection);
-        connection.commit();
-        stateUncertain = false;
-    }
-
-    private void rollback() {
-        try {
-            connection.rollback();
-        } catch (SQLException e) {
-            // Expected after SQLITE_FULL or an I/O error (SQLite has rolled back already); the connection is replaced.
-            LOG.log(Level.FINE, "rollback of the stream log failed", e);
         }
     }
 
@@ -523,8 +394,9 @@ final class LogWriter {
             if (state == null && stream != null) {
                 throw new IllegalArgumentException("stream " + stream + " is not registered with the log");
             }
-            T result = work.run(log.connection, state, log.micros());
-            log.connection.commit();
+            Connection connection = log.writerConnection.connection();
+            T result = work.run(connection, state, log.micros());
+            connection.commit();
             done.complete(result);
         }
     }

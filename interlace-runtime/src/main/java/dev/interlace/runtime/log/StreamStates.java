@@ -93,13 +93,13 @@ final class StreamStates {
         state.dedup = new DedupIndex();
         if (state.keyed) {
             long notBefore = state.retentionMicros > 0 ? now - state.retentionMicros : Long.MIN_VALUE;
-            try (PreparedStatement select = connection.prepareStatement("SELECT key_hash, \"offset\", ingested_at"
+            try (PreparedStatement select = connection.prepareStatement("SELECT key_hash, \"offset\""
                     + " FROM events WHERE stream_id = ? AND key_hash IS NOT NULL AND ingested_at > ?")) {
                 select.setInt(1, state.id);
                 select.setLong(2, notBefore);
                 try (ResultSet rows = select.executeQuery()) {
                     while (rows.next()) {
-                        state.dedup.add(rows.getLong(1), rows.getLong(2), rows.getLong(3));
+                        state.dedup.add(rows.getLong(1), rows.getLong(2));
                     }
                 }
             }
@@ -153,7 +153,7 @@ final class StreamStates {
             update.executeUpdate();
         }
         state.trimmedThrough = bound;
-        state.dedup.removeExpired(Long.MIN_VALUE, bound);
+        state.dedup.removeThrough(bound);
         publishHead(state);
         return removed;
     }
