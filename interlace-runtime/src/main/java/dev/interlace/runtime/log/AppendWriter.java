@@ -166,6 +166,9 @@ final class AppendWriter {
         pending.head = nextOffset - 1;
         pending.quarantineHead = nextSeq - 1;
         pending.newKeys.putAll(requestKeys);
+        if (!requestKeys.isEmpty()) {
+            pending.newKeysReceivedAtMicros = Math.max(pending.newKeysReceivedAtMicros, request.receivedAtMicros());
+        }
         return committed;
     }
 
@@ -268,6 +271,8 @@ final class AppendWriter {
         long head;
         long quarantineHead;
         final Map<String, NewKey> newKeys = new HashMap<>();
+        /** The newest arrival time among the requests that brought {@link #newKeys}. */
+        long newKeysReceivedAtMicros;
 
         Pending(StreamState state) {
             this.head = state.head;

@@ -75,9 +75,12 @@ final class LogSchema {
                 + " stream_id INTEGER PRIMARY KEY,"
                 + " through_offset INTEGER NOT NULL)");
         // Streams from logs written before publish records rode on event rows: nothing to copy below their head.
+        // Only streams without a row yet, and read from the newest event backwards: a max() with that filter would
+        // scan every event of every stream at each start.
         statement.execute("INSERT OR IGNORE INTO publish_copy SELECT s.id,"
-                + " coalesce((SELECT max(\"offset\") FROM events e WHERE e.stream_id = s.id"
-                + " AND e.publish IS NOT NULL), 0) FROM streams s");
+                + " coalesce((SELECT e.\"offset\" FROM events e WHERE e.stream_id = s.id AND e.publish IS NOT NULL"
+                + " ORDER BY e.\"offset\" DESC LIMIT 1), 0)"
+                + " FROM streams s WHERE s.id NOT IN (SELECT stream_id FROM publish_copy)");
         // Added for GET /correlate; logs created before get them (null for old records).
         addMissingColumns(statement, "publishes", "duplicate_offsets TEXT", "first_seq INTEGER", "last_seq INTEGER");
         // Added with API keys: which key sent the request (null without one, and for older records).
@@ -92,6 +95,16 @@ final class LogSchema {
                 + " lease_expires_at INTEGER,"
                 + " updated_at INTEGER NOT NULL,"
                 + " PRIMARY KEY (stream_id, group_name)) WITHOUT ROWID");
+        // Each group's new deduplication keys (offset and hash, 16 bytes each), read at start-up (see KeyBlocks).
+        statement.execute("CREATE TABLE IF NOT EXISTS key_blocks ("
+                + " stream_id INTEGER NOT NULL,"
+                + " last_offset INTEGER NOT NULL,"
+                + " last_ingested_at INTEGER NOT NULL,"
+                + " keys BLOB NOT NULL,"
+                + " PRIMARY KEY (stream_id, last_offset)) WITHOUT ROWID");
+        statement.execute("CREATE TABLE IF NOT EXISTS key_blocks_from ("
+                + " stream_id INTEGER PRIMARY KEY,"
+                + " first_offset INTEGER NOT NULL)");
         // Written and emptied again while writes fail, to notice when the disk has room again (see probe).
         statement.execute("CREATE TABLE IF NOT EXISTS write_probe (id INTEGER PRIMARY KEY, filler BLOB)");
     }

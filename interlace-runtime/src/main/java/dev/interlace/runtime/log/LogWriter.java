@@ -51,6 +51,7 @@ final class LogWriter {
     private final StreamStates streams;
     private final PublishIndex publishIndex = new PublishIndex(states);
     private final AppendWriter appendWriter;
+    private final KeyBlocks keyBlocks = new KeyBlocks();
     /** While writes fail, how often the idle writer checks whether the log can write again. */
     private static final long PROBE_MILLIS = 1_000;
 
@@ -76,6 +77,7 @@ final class LogWriter {
             @Override
             public void prepare(Connection connection) throws SQLException {
                 appendWriter.prepare(connection);
+                keyBlocks.prepare(connection);
             }
 
             @Override
@@ -87,6 +89,7 @@ final class LogWriter {
         });
         Connection connection = writerConnection.connection();
         appendWriter.prepare(connection);
+        keyBlocks.prepare(connection);
         streams.load(connection);
         publishIndex.load(connection);
         connection.commit();
@@ -276,6 +279,10 @@ final class LogWriter {
                 AppendResult result = appendWriter.write(task.request, now, pending);
                 results.add(result);
                 entries += task.request.size();
+            }
+            for (Map.Entry<StreamState, AppendWriter.Pending> stream : pending.entrySet()) {
+                keyBlocks.write(stream.getKey(), stream.getValue().newKeys.values(),
+                        stream.getValue().newKeysReceivedAtMicros);
             }
             if (publishIndex.due()) {
                 publishIndex.index(connection);
