@@ -131,7 +131,7 @@ public final class ModelRunner implements AutoCloseable {
             run.models.addAll(models);
             pending = run;
             active++;
-            executor.schedule(this::runPending, Math.max(0, restUntilNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
+            executor.execute(this::runPending);
             return run.id;
         } finally {
             lock.unlock();
@@ -139,6 +139,16 @@ public final class ModelRunner implements AutoCloseable {
     }
 
     private void runPending() {
+        // A run triggered while the previous one ran was queued right behind it: it waits out the rest here.
+        long rest = restUntilNanos - System.nanoTime();
+        if (rest > 0) {
+            try {
+                executor.schedule(this::runPending, rest, TimeUnit.NANOSECONDS);
+                return;
+            } catch (java.util.concurrent.RejectedExecutionException e) {
+                // closing: run now, as before the runner rested
+            }
+        }
         PendingRun run;
         lock.lock();
         try {
