@@ -31,8 +31,8 @@ import java.util.logging.Logger;
  * <p>An append schedules a flush of its stream after {@code flush-delay-ms} (at once when a full batch is waiting);
  * a flush drains the stream batch by batch ({@code flush-batch-rows}) while full batches wait, reading and decoding
  * the next batch while the current one is written ({@link FlushBatches}); a partial batch ends the run, and what
- * arrives meanwhile is flushed {@code flush-delay-ms} after it arrived, so that a steady trickle is flushed in
- * batches of that much time rather than back to back in tiny ones. Each batch is one
+ * arrived meanwhile is flushed {@code flush-delay-ms} after the run started, so that a steady trickle is flushed
+ * once per delay rather than back to back in tiny batches. Each batch is one
  * warehouse transaction holding the rows and the new watermark, guarded by a compare-and-set and this flusher's
  * fencing token. Streams are independent: one stream failing is retried with backoff and never holds up the others.
  * Flushing runs on its own threads, so nothing else (model runs included) can queue in front of it.
@@ -214,7 +214,8 @@ public final class Flusher implements AutoCloseable {
 
     private void appended(String stream) {
         StreamFlush flush = streams.get(stream);
-        if (flush != null) {
+        if (flush != null && !flush.lock.isLocked()) {
+            // While a flush runs, it looks at the backlog again when it ends (see run), so it is not scheduled here.
             schedule(flush, backlog(flush) >= batchRows ? 0 : delayMillis);
         }
     }
@@ -252,6 +253,7 @@ public final class Flusher implements AutoCloseable {
         if (!flush.lock.tryLock()) {
             return; // the running flush drains until caught up and reschedules if anything arrived meanwhile
         }
+        long startedNanos = System.nanoTime();
         try {
             if (!leases.hold(flush)) {
                 flush.lock.unlock();
@@ -296,10 +298,12 @@ public final class Flusher implements AutoCloseable {
             return;
         }
         flush.lock.unlock();
+        // Appends seen while the lock was held did not schedule: the next flush starts flush-delay-ms after this one
+        // started (at once for a full batch), so that under steady load a stream is flushed once per delay.
         long backlog = backlog(flush);
         if (backlog > 0) {
-            // Usually already scheduled by the appends that made it; a full batch goes at once.
-            schedule(flush, backlog >= batchRows ? 0 : delayMillis);
+            long sinceStart = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startedNanos);
+            schedule(flush, backlog >= batchRows ? 0 : Math.max(0, delayMillis - sinceStart));
         }
     }
 
