@@ -81,6 +81,8 @@ trap stop_server EXIT
 start_server() {
   local data="$work/data-$2"
   rm -rf "$data"
+  # Removed first: the redirect below truncates it only once the child runs, and the old address must not be read.
+  rm -f "$work/serve-$2.out"
   "$java_bin" -jar "$1" serve --port 0 --data-dir "$data" >"$work/serve-$2.out" 2>&1 &
   server_pid=$!
   url=""
