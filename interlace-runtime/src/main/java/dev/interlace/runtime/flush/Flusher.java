@@ -1,40 +1,27 @@
 package dev.interlace.runtime.flush;
 
 import dev.interlace.runtime.config.InterlaceConfig;
-import dev.interlace.runtime.log.Leases;
-import dev.interlace.runtime.log.LogEntry;
-import dev.interlace.runtime.log.NoSequencerException;
-import dev.interlace.runtime.log.QuarantineEntry;
-import dev.interlace.runtime.log.StreamLog;
 import dev.interlace.runtime.ops.EpochMicros;
 import dev.interlace.runtime.ops.RequestIds;
 import dev.interlace.runtime.records.SysRecord;
 import dev.interlace.runtime.records.SystemRecords;
-import dev.interlace.runtime.log.LogEntry;
-import dev.interlace.runtime.log.QuarantineEntry;
 import dev.interlace.runtime.log.ConsumerGroups;
 import dev.interlace.runtime.log.EventLog;
-import dev.interlace.runtime.stream.DecodeResult;
 import dev.interlace.runtime.stream.StreamCatalog;
 import dev.interlace.runtime.stream.StreamDescriptor;
-import dev.interlace.runtime.stream.StreamEvent;
 import dev.interlace.runtime.warehouse.FlushRecord;
 import dev.interlace.runtime.warehouse.Warehouse;
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.locks.ReentrantLock;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -42,7 +29,10 @@ import java.util.logging.Logger;
  * Moves events from the log into the warehouse, exactly once, in micro-batches per stream.
  *
  * <p>An append schedules a flush of its stream after {@code flush-delay-ms} (at once when a full batch is waiting);
- * a flush drains the stream batch by batch ({@code flush-batch-rows}) until it is caught up. Each batch is one
+ * a flush drains the stream batch by batch ({@code flush-batch-rows}) while full batches wait, reading and decoding
+ * the next batch while the current one is written ({@link FlushBatches}); a partial batch ends the run, and what
+ * arrived meanwhile is flushed {@code flush-delay-ms} after the run started, so that a steady trickle is flushed
+ * once per delay rather than back to back in tiny batches. Each batch is one
  * warehouse transaction holding the rows and the new watermark, guarded by a compare-and-set and this flusher's
  * fencing token. Streams are independent: one stream failing is retried with backoff and never holds up the others.
  * Flushing runs on its own threads, so nothing else (model runs included) can queue in front of it.
@@ -62,11 +52,12 @@ public final class Flusher implements AutoCloseable {
 
     private final StreamCatalog catalog;
     private final EventLog log;
-    private final ConsumerGroups groups;
     private final Optional<Warehouse> warehouse;
     private final FlushPositions positions;
     private final FlushListener listener;
-    private final FlushLease lease;
+    /** The leases on the streams; null without a warehouse. */
+    private final StreamLeases leases;
+    private final FlushBatches batches;
     private final RequestIds ids;
     private final SystemRecords records;
     private final Clock clock;
@@ -83,17 +74,18 @@ public final class Flusher implements AutoCloseable {
             Clock clock, InterlaceConfig config) {
         this.catalog = catalog;
         this.log = log;
-        this.groups = groups;
         this.warehouse = warehouse;
         this.positions = positions;
         this.listener = listener;
-        this.lease = lease;
+        this.leases = warehouse.map(w -> new StreamLeases(groups, w, positions, lease, ids, records, clock))
+                .orElse(null);
         this.ids = ids;
         this.records = records;
         this.clock = clock;
         this.delayMillis = config.flushDelayMillis();
         this.batchRows = config.flushBatchRows();
         this.keepsRecords = config.keepsRecords();
+        this.batches = new FlushBatches(log, batchRows);
         AtomicInteger count = new AtomicInteger();
         ScheduledThreadPoolExecutor pool = new ScheduledThreadPoolExecutor(THREADS, runnable -> {
             Thread thread = new Thread(runnable, "interlace-flush-" + count.incrementAndGet());
@@ -148,7 +140,7 @@ public final class Flusher implements AutoCloseable {
             StreamFlush flush = new StreamFlush(stream);
             positions.set(Warehouse.Target.events(stream.name()), committed.events());
             positions.set(Warehouse.Target.quarantine(stream.name()), committed.quarantine());
-            holdLease(flush);
+            leases.hold(flush);
             streams.put(stream.name(), flush);
         }
         // A stream dropped from the code is no longer flushed, but its positions are still the warehouse's.
@@ -175,7 +167,7 @@ public final class Flusher implements AutoCloseable {
         for (StreamFlush flush : streams.values()) {
             schedule(flush, 0);
         }
-        long renew = lease.renewEveryNanos();
+        long renew = leases.renewEveryNanos();
         try {
             // Keeps idle streams' leases too: a run with nothing to flush only renews.
             executor.scheduleWithFixedDelay(() -> streams.values().forEach(flush -> schedule(flush, 0)), renew, renew,
@@ -235,7 +227,8 @@ public final class Flusher implements AutoCloseable {
 
     private void appended(String stream) {
         StreamFlush flush = streams.get(stream);
-        if (flush != null) {
+        if (flush != null && !flush.lock.isLocked()) {
+            // While a flush runs, it looks at the backlog again when it ends (see run), so it is not scheduled here.
             schedule(flush, backlog(flush) >= batchRows ? 0 : delayMillis);
         }
     }
@@ -273,8 +266,9 @@ public final class Flusher implements AutoCloseable {
         if (!flush.lock.tryLock()) {
             return; // the running flush drains until caught up and reschedules if anything arrived meanwhile
         }
+        long startedNanos = System.nanoTime();
         try {
-            if (!holdLease(flush)) {
+            if (!leases.hold(flush)) {
                 flush.lock.unlock();
                 schedule(flush, Math.max(10, (flush.heldUntilMicros - micros()) / 1_000 + 10));
                 return;
@@ -303,7 +297,7 @@ public final class Flusher implements AutoCloseable {
                 // stream afresh from the watermark it committed or stands by.
                 LOG.info("flushing stream " + flush.stream.name() + " was fenced off: " + e.getMessage());
                 flush.token = 0;
-                resync(flush);
+                leases.resync(flush);
                 flush.lock.unlock();
                 schedule(flush, 0);
                 return;
@@ -317,14 +311,18 @@ public final class Flusher implements AutoCloseable {
             return;
         }
         flush.lock.unlock();
-        if (backlog(flush) > 0) {
-            schedule(flush, 0);
+        // Appends seen while the lock was held did not schedule: the next flush starts flush-delay-ms after this one
+        // started (at once for a full batch), so that under steady load a stream is flushed once per delay.
+        long backlog = backlog(flush);
+        if (backlog > 0) {
+            long sinceStart = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startedNanos);
+            schedule(flush, backlog >= batchRows ? 0 : Math.max(0, delayMillis - sinceStart));
         }
     }
 
     /** Records a failed run (state, flush record, system record on the transition) and retries with backoff. */
     private void failed(StreamFlush flush, RuntimeException e) {
-        resync(flush);
+        leases.resync(flush);
         flush.failures++;
         long since = flush.status.failing() ? flush.status.failingSinceMicros() : micros();
         String error = describe(e);
@@ -353,129 +351,64 @@ public final class Flusher implements AutoCloseable {
     }
 
     /**
-     * Makes sure this flusher holds the stream's lease, renewing it when a third of its time has passed (and
-     * committing the flushed watermark to the group). A newly granted token is recorded in the warehouse first, and
-     * the watermarks read back after that are the truth from then on.
-     *
-     * @return false when another flusher holds the lease (the stream stands by until it expires)
+     * Drains the stream's events while full batches wait: the next batch is read and decoded while the current one
+     * is written. A partial batch means the stream is caught up as of its read; what arrived since has scheduled a
+     * run of its own.
      */
-    private boolean holdLease(StreamFlush flush) {
-        long now = System.nanoTime();
-        if (flush.token != 0 && now - flush.renewAt < 0) {
-            return true;
-        }
-        String name = flush.stream.name();
-        Leases.LeaseResult result;
-        try {
-            result = groups.lease(name, FlushLease.GROUP, lease.owner(), lease.ttl());
-        } catch (NoSequencerException elsewhere) {
-            // A log with one sequencer per stream (Kafka), and this node does not hold this one: stand by.
-            flush.token = 0;
-            flush.heldUntilMicros = micros() + lease.ttl().toNanos() / 1_000;
-            flush.status = new FlushStatus(FlushState.STANDBY, elsewhere.getMessage(), 0);
-            return false;
-        }
-        if (result instanceof Leases.Held held) {
-            if (flush.token != 0 || !flush.status.standby()) {
-                LOG.info("stream " + name + " is flushed by " + held.holder() + "; standing by");
-                records.record(SysRecord.of(micros(), "flush_standby", name, ids.mintWithPrefix("flush-"),
-                        lease.owner() + " stands by: the flush lease of " + name + " is held by " + held.holder()));
-            }
-            flush.token = 0;
-            flush.heldUntilMicros = held.expiresAtMicros();
-            flush.status = new FlushStatus(FlushState.STANDBY, "the flush lease of " + name + " is held by " + held.holder()
-                    + " until " + EpochMicros.toInstant(held.expiresAtMicros()), 0);
-            return false;
-        }
-        Leases.Granted granted = (Leases.Granted) result;
-        if (granted.token() != flush.token) {
-            for (Warehouse.Target target : List.of(Warehouse.Target.events(name), Warehouse.Target.quarantine(name))) {
-                long committed;
-                try {
-                    committed = warehouse.orElseThrow().claim(target, granted.token());
-                } catch (Warehouse.FencedException e) {
-                    throw new IllegalStateException(e.getMessage(), e); // not a takeover: retried with backoff
-                }
-                positions.set(target, committed);
-            }
-            if (flush.status.standby()) {
-                records.record(SysRecord.of(micros(), "flush_takeover", name, ids.mintWithPrefix("flush-"),
-                        lease.owner() + " took the flush lease of " + name + " over with token " + granted.token()));
-            }
-            flush.token = granted.token();
-            flush.committedToGroup = granted.committedOffset();
-        }
-        flush.renewAt = now + lease.renewEveryNanos();
-        long flushed = positions.events(name);
-        if (flushed > flush.committedToGroup
-                && groups.commit(name, FlushLease.GROUP, flush.token, flushed) instanceof Leases.Committed) {
-            flush.committedToGroup = flushed;
-        }
-        return true;
-    }
-
-    /**
-     * After a failure, takes the watermarks the warehouse committed as the truth: a commit may have succeeded although
-     * it reported an error, and retrying from a stale watermark would only be fenced off forever.
-     */
-    private void resync(StreamFlush flush) {
-        try {
-            for (Warehouse.Target target : List.of(Warehouse.Target.events(flush.stream.name()),
-                    Warehouse.Target.quarantine(flush.stream.name()))) {
-                positions.set(target, warehouse.orElseThrow().watermark(target));
-            }
-        } catch (RuntimeException e) {
-            LOG.log(Level.FINE, "cannot reread the watermarks of " + flush.stream.name(), e);
-        }
-    }
-
     private void drainEvents(StreamFlush flush) {
         StreamDescriptor stream = flush.stream;
         Warehouse.Target target = Warehouse.Target.events(stream.name());
-        while (!closed && holdLease(flush)) {
-            long watermark = positions.get(target);
-            long started = micros();
-            List<LogEntry> entries;
+        if (closed || !leases.hold(flush)) {
+            return;
+        }
+        long started = micros();
+        long watermark = positions.get(target);
+        FlushBatches.Batch batch = batches.events(stream, watermark);
+        while (!batch.isEmpty()) {
+            CompletableFuture<FlushBatches.Batch> next = batch.full()
+                    ? batches.eventsAhead(stream, batch.newWatermark()) : null;
             try {
-                entries = log.read(stream.name(), watermark, batchRows, Duration.ZERO);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
+                commit(flush, target, watermark, batch, started);
+            } catch (RuntimeException e) {
+                if (next != null) {
+                    next.cancel(false);
+                }
+                throw e;
+            }
+            if (next == null) {
                 return;
             }
-            if (entries.isEmpty()) {
+            if (closed || !leases.hold(flush)) {
+                next.cancel(false);
                 return;
             }
-            List<Warehouse.Row> rows = new ArrayList<>(entries.size());
-            for (LogEntry entry : entries) {
-                rows.add(decode(stream, entry));
-            }
-            long newWatermark = entries.get(entries.size() - 1).offset();
-            commit(flush, target, watermark, newWatermark, rows, started);
+            started = micros();
+            watermark = batch.newWatermark();
+            batch = FlushBatches.await(next);
         }
     }
 
+    /** Drains the stream's quarantined entries while full batches wait. */
     private void drainQuarantine(StreamFlush flush) {
-        StreamDescriptor stream = flush.stream;
-        Warehouse.Target target = Warehouse.Target.quarantine(stream.name());
-        while (!closed && holdLease(flush)) {
-            long watermark = positions.get(target);
+        Warehouse.Target target = Warehouse.Target.quarantine(flush.stream.name());
+        while (!closed && leases.hold(flush)) {
             long started = micros();
-            List<QuarantineEntry> entries = log.readQuarantine(stream.name(), watermark, batchRows);
-            if (entries.isEmpty()) {
+            long watermark = positions.get(target);
+            FlushBatches.Batch batch = batches.quarantine(flush.stream, watermark);
+            if (batch.isEmpty()) {
                 return;
             }
-            List<Warehouse.Row> rows = new ArrayList<>(entries.size());
-            for (QuarantineEntry entry : entries) {
-                rows.add(new Warehouse.Row(entry.seq(), entry.ingestedAtMicros(), entry.requestId(),
-                        List.of(new String(entry.payload(), StandardCharsets.UTF_8), entry.errorsJson())));
+            commit(flush, target, watermark, batch, started);
+            if (!batch.full()) {
+                return;
             }
-            long newWatermark = entries.get(entries.size() - 1).seq();
-            commit(flush, target, watermark, newWatermark, rows, started);
         }
     }
 
-    private void commit(StreamFlush flush, Warehouse.Target target, long watermark, long newWatermark,
-            List<Warehouse.Row> rows, long startedAtMicros) {
+    private void commit(StreamFlush flush, Warehouse.Target target, long watermark, FlushBatches.Batch batch,
+            long startedAtMicros) {
+        List<Warehouse.Row> rows = batch.rows();
+        long newWatermark = batch.newWatermark();
         // With --record-retention 0 no flush record is written either (the id still names the batch in logs).
         FlushRecord record = new FlushRecord(ids.mintWithPrefix("flush-"), target, rows.get(0).offset(),
                 newWatermark, rows.size(), startedAtMicros, 0, null);
@@ -495,32 +428,6 @@ public final class Flusher implements AutoCloseable {
             }
         }
         positions.set(target, newWatermark);
-    }
-
-    /**
-     * Coerces a logged event with the stream's decoder, the same code that validated it at publish time. An entry
-     * that no longer decodes (its schema changed incompatibly) stops the stream's flush with an error naming it.
-     */
-    private static Warehouse.Row decode(StreamDescriptor stream, LogEntry entry) {
-        DecodeResult<? extends StreamEvent> result;
-        try {
-            result = stream.decoder().decode(entry.payload());
-        } catch (IOException e) {
-            throw new IllegalStateException("event " + entry.offset() + " of stream " + stream.name()
-                    + " cannot be read: " + e.getMessage(), e);
-        }
-        if (result instanceof DecodeResult.Invalid<? extends StreamEvent> invalid) {
-            throw new IllegalStateException("event " + entry.offset() + " of stream " + stream.name()
-                    + " (schema version " + entry.schemaVersion() + ") does not match schema version "
-                    + stream.schemaVersion() + ": " + invalid.errors());
-        }
-        DecodeResult.Valid<? extends StreamEvent> valid = (DecodeResult.Valid<? extends StreamEvent>) result;
-        List<Object> values = new ArrayList<>(stream.columns().size());
-        for (int i = 0; i < stream.columns().size(); i++) {
-            values.add(valid.event().value(i));
-        }
-        return new Warehouse.Row(entry.offset(), entry.ingestedAtMicros(), entry.requestId(), values,
-                valid.undeclaredFields());
     }
 
     private long micros() {
@@ -557,50 +464,10 @@ public final class Flusher implements AutoCloseable {
         }
         if (stopped) {
             for (StreamFlush flush : streams.values()) {
-                releaseLease(flush);
+                leases.release(flush);
             }
         }
+        batches.close();
         warehouse.ifPresent(Warehouse::close);
-    }
-
-    private void releaseLease(StreamFlush flush) {
-        if (flush.token == 0) {
-            return;
-        }
-        String name = flush.stream.name();
-        try {
-            long flushed = positions.events(name);
-            if (flushed > flush.committedToGroup) {
-                groups.commit(name, FlushLease.GROUP, flush.token, flushed);
-            }
-            groups.release(name, FlushLease.GROUP, flush.token);
-        } catch (RuntimeException e) {
-            LOG.log(Level.FINE, "releasing the flush lease of " + name + " failed; it expires by itself", e);
-        }
-        flush.token = 0;
-    }
-
-    /** One stream's flushing state. */
-    private static final class StreamFlush {
-        final StreamDescriptor stream;
-        final AtomicBoolean queued = new AtomicBoolean();
-        final ReentrantLock lock = new ReentrantLock();
-        volatile FlushStatus status = FlushStatus.IDLE;
-        /** The fencing token of this flusher's lease on the stream; 0 while it holds none. */
-        long token;
-        /** When the lease is to be renewed ({@link System#nanoTime()}). */
-        long renewAt;
-        /** While standing by: when the other holder's lease expires, epoch microseconds. */
-        long heldUntilMicros;
-        long committedToGroup;
-        int failures;
-        int fencedInARow;
-        /** The batch being written, until it commits (its record is kept when it fails). */
-        volatile FlushRecord attempt;
-        volatile String lastFlushId;
-
-        StreamFlush(StreamDescriptor stream) {
-            this.stream = stream;
-        }
     }
 }

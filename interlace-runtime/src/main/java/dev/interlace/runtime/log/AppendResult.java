@@ -29,7 +29,13 @@ public sealed interface AppendResult {
         }
 
         public long count(Status status) {
-            return entries.stream().filter(e -> e.status() == status).count();
+            long count = 0;
+            for (EntryResult entry : entries) {
+                if (entry.status() == status) {
+                    count++;
+                }
+            }
+            return count;
         }
     }
 

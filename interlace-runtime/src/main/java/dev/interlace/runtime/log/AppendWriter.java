@@ -51,7 +51,7 @@ final class AppendWriter {
                 + " duplicate_offsets, first_seq, last_seq, id, key_id, key_name)"
                 + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
         selectKey = connection.prepareStatement(
-                "SELECT dedup_key FROM events WHERE stream_id = ? AND \"offset\" = ?");
+                "SELECT dedup_key, ingested_at FROM events WHERE stream_id = ? AND \"offset\" = ?");
     }
 
     /**
@@ -75,13 +75,14 @@ final class AppendWriter {
         for (AppendRequest.Entry entry : request.entries()) {
             if (entry instanceof AppendRequest.Event event) {
                 String key = event.idempotencyKey();
-                Long original = key == null ? null : findKey(state, pending, requestKeys, key, notBefore);
+                long hash = key == null ? 0 : DedupIndex.hash(key);
+                Long original = key == null ? null : findKey(state, pending, requestKeys, key, hash, notBefore);
                 if (original != null) {
                     fates.add(new AppendResult.EntryResult(AppendResult.Status.DUPLICATE, original));
                 } else {
                     long offset = nextOffset++;
                     if (key != null) {
-                        requestKeys.put(key, new NewKey(DedupIndex.hash(key), offset, request.receivedAtMicros()));
+                        requestKeys.put(key, new NewKey(hash, offset));
                     }
                     fates.add(new AppendResult.EntryResult(AppendResult.Status.ACCEPTED, offset));
                 }
@@ -165,6 +166,9 @@ final class AppendWriter {
         pending.head = nextOffset - 1;
         pending.quarantineHead = nextSeq - 1;
         pending.newKeys.putAll(requestKeys);
+        if (!requestKeys.isEmpty()) {
+            pending.newKeysReceivedAtMicros = Math.max(pending.newKeysReceivedAtMicros, request.receivedAtMicros());
+        }
         return committed;
     }
 
@@ -227,9 +231,9 @@ final class AppendWriter {
 
     /**
      * The offset of the event that first carried {@code key} within the window: earlier in this request, earlier in
-     * this group, or already committed (a hash match confirmed by comparing the stored key).
+     * this group, or already committed (a candidate of the index confirmed by the key and time stored with it).
      */
-    private Long findKey(StreamState state, Pending pending, Map<String, NewKey> requestKeys, String key,
+    private Long findKey(StreamState state, Pending pending, Map<String, NewKey> requestKeys, String key, long hash,
             long notBefore) throws SQLException {
         NewKey inRequest = requestKeys.get(key);
         if (inRequest != null) {
@@ -240,12 +244,13 @@ final class AppendWriter {
             return inGroup.offset;
         }
         List<Long> candidates = new ArrayList<>(1);
-        state.dedup.candidates(DedupIndex.hash(key), notBefore, candidates::add);
+        state.dedup.candidates(hash, candidates::add);
         for (long offset : candidates) {
             selectKey.setInt(1, state.id);
             selectKey.setLong(2, offset);
             try (ResultSet row = selectKey.executeQuery()) {
-                if (row.next() && key.equals(row.getString(1))) {
+                // Strictly after the window's start: a key exactly as old as the retention no longer deduplicates.
+                if (row.next() && key.equals(row.getString(1)) && row.getLong(2) > notBefore) {
                     return offset;
                 }
             }
@@ -266,6 +271,8 @@ final class AppendWriter {
         long head;
         long quarantineHead;
         final Map<String, NewKey> newKeys = new HashMap<>();
+        /** The newest arrival time among the requests that brought {@link #newKeys}. */
+        long newKeysReceivedAtMicros;
 
         Pending(StreamState state) {
             this.head = state.head;
@@ -273,5 +280,5 @@ final class AppendWriter {
         }
     }
 
-    record NewKey(long hash, long offset, long acceptedAtMicros) {}
+    record NewKey(long hash, long offset) {}
 }

@@ -4,14 +4,20 @@ import java.nio.charset.StandardCharsets;
 import java.util.function.LongConsumer;
 
 /**
- * The in-memory side of deduplication for one stream: 64-bit key hash to (offset, first acceptance time), in an
- * open-addressing table of primitive arrays (about 40 bytes per key at the table's load factor).
+ * The in-memory side of deduplication for one stream: from a key's 64-bit hash to the offset of the event that first
+ * carried it, in open-addressing tables of one {@code long} per slot: 8 bytes a slot, 11 to 21 bytes a key at the
+ * tables' load factor of 0.375 to 0.75.
  *
  * <p>Why not a UNIQUE index in SQLite: random keys (UUIDs) make every insert touch a random B-tree page, and past
  * about a million keys the page cache misses drop thousand-event transactions from ~260 000 to ~21 000 rows/s. Here
  * the durable side is append-only (the key and its hash are columns of the event row, written in the same
- * transaction) and the lookup is in memory. A hash match is only a candidate: the log compares the full key stored
- * with the event before declaring a duplicate. Several keys may share a hash; all their slots are probed.
+ * transaction) and the lookup is in memory.
+ *
+ * <p>A slot packs 24 bits of the hash (its fingerprint, which also gives the slot's home position) with the offset
+ * relative to the segment's base (40 bits: a window of a trillion events); the segment is chosen by 6 more bits. A
+ * match is therefore only a candidate: the log reads the event at that offset and compares the full key stored with
+ * it, and its acceptance time with the window, before declaring a duplicate. With 5 million keys about one lookup in
+ * 200 meets a false candidate and costs one extra point read.
  *
  * <p>Owned by the log's writer thread; not thread-safe.
  */
@@ -19,6 +25,10 @@ final class DedupIndex {
 
     /** Segments, chosen by the hash's top bits, so that growing the index never rehashes every key at once. */
     private static final int SEGMENTS = 64;
+    /** Bits of a slot that hold the offset (relative to the segment's base); the rest holds the fingerprint. */
+    private static final int OFFSET_BITS = 40;
+    private static final long OFFSET_MASK = (1L << OFFSET_BITS) - 1;
+    private static final int FINGERPRINT_BITS = 64 - OFFSET_BITS;
 
     private final Segment[] segments = new Segment[SEGMENTS];
 
@@ -47,37 +57,40 @@ final class DedupIndex {
     int size() {
         int size = 0;
         for (Segment segment : segments) {
-            size += segment.size();
+            size += segment.size;
         }
         return size;
     }
 
-    /** Approximate heap bytes used by the table. */
+    /** Heap bytes used by the tables (array headers included). */
     long bytes() {
         long bytes = 0;
         for (Segment segment : segments) {
-            bytes += segment.bytes();
+            bytes += 16L + 8L * segment.slots.length;
         }
         return bytes;
     }
 
     /**
-     * Calls {@code candidate} with the offset of every key with this hash first accepted after
-     * {@code notBeforeMicros} (strictly: a key exactly as old as the retention no longer deduplicates).
+     * Calls {@code candidate} with the offset of every key that may have this hash: every key with that hash, and
+     * rarely one whose hash only shares the bits kept.
      */
-    void candidates(long hash, long notBeforeMicros, LongConsumer candidate) {
-        segment(hash).candidates(hash, notBeforeMicros, candidate);
+    void candidates(long hash, LongConsumer candidate) {
+        segment(hash).candidates(fingerprint(hash), candidate);
     }
 
-    /** Adds a key's first acceptance. */
-    void add(long hash, long offset, long acceptedAtMicros) {
-        segment(hash).add(hash, offset, acceptedAtMicros);
+    /** Adds a key's first acceptance at {@code offset} (at least 1). */
+    void add(long hash, long offset) {
+        if (offset < 1) {
+            throw new IllegalArgumentException("offsets start at 1, not " + offset);
+        }
+        segment(hash).add(fingerprint(hash), offset);
     }
 
-    /** Drops keys first accepted at or before {@code notBeforeMicros} or whose offset is at most {@code throughOffset}. */
-    void removeExpired(long notBeforeMicros, long throughOffset) {
+    /** Drops the keys of events at or below {@code throughOffset} (trimmed from the log). */
+    void removeThrough(long throughOffset) {
         for (Segment segment : segments) {
-            segment.removeExpired(notBeforeMicros, throughOffset);
+            segment.rehash(segment.slots.length, throughOffset);
         }
     }
 
@@ -85,90 +98,86 @@ final class DedupIndex {
         return segments[(int) (hash >>> 58)];
     }
 
-    /** One open-addressing table; a resize moves only its own keys. */
-        private static final class Segment {
+    /** The bits of the hash a slot keeps: below the segment's six. */
+    private static long fingerprint(long hash) {
+        return (hash >>> (58 - FINGERPRINT_BITS)) & ((1L << FINGERPRINT_BITS) - 1);
+    }
 
-        private static final byte EMPTY = 0;
-        private static final byte USED = 1;
+    /** One open-addressing table of packed slots (0 = empty); a resize moves only its own keys. */
+    private static final class Segment {
 
-        private long[] hashes;
-        private long[] offsets;
-        private long[] firstSeenMicros;
-        private byte[] states;
+        private long[] slots = new long[1024];
         private int size;
+        /** Slots hold offsets minus this (so that a slot's offset is never 0, which marks an empty slot). */
+        private long base;
 
-        Segment() {
-            allocate(1024);
-        }
-
-        /** How many keys are held. */
-        int size() {
-            return size;
-        }
-
-        /** Approximate heap bytes used by the table. */
-        long bytes() {
-            return (long) hashes.length * (8 + 8 + 8 + 1);
-        }
-
-        /**
-         * Calls {@code candidate} with the offset of every key with this hash first accepted at or after
-         * {@code notBeforeMicros}.
-         */
-        void candidates(long hash, long notBeforeMicros, LongConsumer candidate) {
-            int mask = hashes.length - 1;
-            for (int i = slot(hash, mask); states[i] != EMPTY; i = (i + 1) & mask) {
-                if (states[i] == USED && hashes[i] == hash && firstSeenMicros[i] > notBeforeMicros) {
-                    candidate.accept(offsets[i]);
+        void candidates(long fingerprint, LongConsumer candidate) {
+            int mask = slots.length - 1;
+            for (int i = home(fingerprint, mask); slots[i] != 0; i = (i + 1) & mask) {
+                if (slots[i] >>> OFFSET_BITS == fingerprint) {
+                    candidate.accept(base + (slots[i] & OFFSET_MASK));
                 }
             }
         }
 
-        /** Adds a key's first acceptance. */
-        void add(long hash, long offset, long acceptedAtMicros) {
-            if ((size + 1) * 4L > hashes.length * 3L) {
-                rehash(hashes.length * 2, Long.MIN_VALUE, 0);
+        void add(long fingerprint, long offset) {
+            if (offset - base > OFFSET_MASK) {
+                rebase(offset);
+                if (offset - base > OFFSET_MASK) {
+                    throw new IllegalStateException("more than " + OFFSET_MASK + " offsets in a deduplication window");
+                }
             }
-            int mask = hashes.length - 1;
-            int i = slot(hash, mask);
-            while (states[i] == USED) {
-                i = (i + 1) & mask;
+            if ((size + 1) * 4L > slots.length * 3L) {
+                rehash(slots.length * 2, 0);
             }
-            hashes[i] = hash;
-            offsets[i] = offset;
-            firstSeenMicros[i] = acceptedAtMicros;
-            states[i] = USED;
+            put(slots, fingerprint << OFFSET_BITS | (offset - base));
             size++;
         }
 
-        /** Drops keys first accepted at or before {@code notBeforeMicros} or whose offset is at most {@code throughOffset}. */
-        void removeExpired(long notBeforeMicros, long throughOffset) {
-            rehash(hashes.length, notBeforeMicros, throughOffset);
-        }
-
-        private void rehash(int capacity, long notBeforeMicros, long throughOffset) {
-            long[] oldHashes = hashes;
-            long[] oldOffsets = offsets;
-            long[] oldSeen = firstSeenMicros;
-            byte[] oldStates = states;
-            allocate(capacity);
-            for (int i = 0; i < oldHashes.length; i++) {
-                if (oldStates[i] == USED && oldSeen[i] > notBeforeMicros && oldOffsets[i] > throughOffset) {
-                    add(oldHashes[i], oldOffsets[i], oldSeen[i]);
+        /** Moves the base up to just below the smallest offset held or being added, so that larger offsets fit. */
+        private void rebase(long adding) {
+            long smallest = adding;
+            for (long slot : slots) {
+                if (slot != 0) {
+                    smallest = Math.min(smallest, base + (slot & OFFSET_MASK));
+                }
+            }
+            long[] old = slots;
+            long oldBase = base;
+            base = smallest - 1;
+            slots = new long[old.length];
+            for (long slot : old) {
+                if (slot != 0) {
+                    put(slots, (slot & ~OFFSET_MASK) | (oldBase + (slot & OFFSET_MASK) - base));
                 }
             }
         }
 
-        private void allocate(int capacity) {
-            hashes = new long[capacity];
-            offsets = new long[capacity];
-            firstSeenMicros = new long[capacity];
-            states = new byte[capacity];
+        /** Re-inserts the slots whose offset is above {@code throughOffset} into a table of {@code capacity}. */
+        void rehash(int capacity, long throughOffset) {
+            long[] old = slots;
+            slots = new long[capacity];
             size = 0;
+            for (long slot : old) {
+                if (slot != 0 && base + (slot & OFFSET_MASK) > throughOffset) {
+                    put(slots, slot);
+                    size++;
+                }
+            }
         }
 
-        private static int slot(long hash, int mask) {
-            return (int) (hash ^ (hash >>> 32)) & mask;
+        private static void put(long[] table, long slot) {
+            int mask = table.length - 1;
+            int i = home(slot >>> OFFSET_BITS, mask);
+            while (table[i] != 0) {
+                i = (i + 1) & mask;
+            }
+            table[i] = slot;
+        }
+
+        /** A slot's home position: from its fingerprint, whose low bits are as random as the hash. */
+        private static int home(long fingerprint, int mask) {
+            return (int) fingerprint & mask;
         }
     }
 }

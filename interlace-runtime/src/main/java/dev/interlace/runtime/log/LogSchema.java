@@ -82,10 +82,12 @@ final class LogSchema {
                 + " through_offset INTEGER NOT NULL)");
         // Streams of a log written before publish records rode on event rows: nothing to copy below their head. Only
         // then: on a later open, a stream without a row has records on its event rows that were never copied (a
-        // server stopped before its first copy), and copying starts from 0 for it.
+        // server stopped before its first copy), and copying starts from 0 for it. The head is read from the newest
+        // event backwards (a max() would scan every event of every stream).
         if (publishesOnEventsAdded) {
             statement.execute("INSERT OR IGNORE INTO publish_copy SELECT s.id,"
-                    + " coalesce((SELECT max(\"offset\") FROM events e WHERE e.stream_id = s.id), 0) FROM streams s");
+                    + " coalesce((SELECT e.\"offset\" FROM events e WHERE e.stream_id = s.id"
+                    + " ORDER BY e.\"offset\" DESC LIMIT 1), 0) FROM streams s");
         }
         // Added for GET /correlate; logs created before get them (null for old records).
         addMissingColumns(statement, "publishes", "duplicate_offsets TEXT", "first_seq INTEGER", "last_seq INTEGER");
@@ -101,6 +103,16 @@ final class LogSchema {
                 + " lease_expires_at INTEGER,"
                 + " updated_at INTEGER NOT NULL,"
                 + " PRIMARY KEY (stream_id, group_name)) WITHOUT ROWID");
+        // Each group's new deduplication keys (offset and hash, 16 bytes each), read at start-up (see KeyBlocks).
+        statement.execute("CREATE TABLE IF NOT EXISTS key_blocks ("
+                + " stream_id INTEGER NOT NULL,"
+                + " last_offset INTEGER NOT NULL,"
+                + " last_ingested_at INTEGER NOT NULL,"
+                + " keys BLOB NOT NULL,"
+                + " PRIMARY KEY (stream_id, last_offset)) WITHOUT ROWID");
+        statement.execute("CREATE TABLE IF NOT EXISTS key_blocks_from ("
+                + " stream_id INTEGER PRIMARY KEY,"
+                + " first_offset INTEGER NOT NULL)");
         // Written and emptied again while writes fail, to notice when the disk has room again (see probe).
         statement.execute("CREATE TABLE IF NOT EXISTS write_probe (id INTEGER PRIMARY KEY, filler BLOB)");
     }

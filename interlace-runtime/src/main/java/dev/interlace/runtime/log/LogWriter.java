@@ -1,10 +1,8 @@
 package dev.interlace.runtime.log;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.interlace.runtime.ops.EpochMicros;
 import dev.interlace.runtime.stream.StreamDescriptor;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -16,7 +14,10 @@ import java.util.Map;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.logging.Level;
@@ -26,15 +27,15 @@ import java.util.logging.Logger;
  * The log's writer: one thread, {@code interlace-log-writer}, owning the write connection, its statements and the
  * streams' positions. Appends queue up in front of it; it takes everything queued (up to
  * {@link LogSettings#maxGroupRequests()}), writes all of it in one transaction and commits once, so concurrent
- * requests share one fsync (group commit); each request's future completes only after that commit. Registration,
- * trims, consumer-group work and publish-record retention go through the same queue. After a failed write the
- * connection is replaced and the positions reread; while writes fail, the idle writer probes every second.
+ * requests share one fsync (group commit); each request's future completes only after that commit, on the
+ * {@code interlace-log-ack} thread. Registration, trims, consumer-group work and publish-record retention go through
+ * the same queue. After a failed write the connection is replaced and the positions reread ({@link
+ * WriterConnection}); while writes fail, the idle writer probes every second.
  */
 final class LogWriter {
 
     /** Log lines keep the name of the log they come from. */
     private static final Logger LOG = Logger.getLogger(SqliteStreamLog.class.getName());
-    private static final ObjectMapper JSON = new ObjectMapper();
 
     private final LogSettings settings;
     private final Watermarks watermarks;
@@ -42,32 +43,28 @@ final class LogWriter {
     private final Clock clock;
 
     private final BlockingQueue<Task> queue = new LinkedBlockingQueue<>();
-    private final LogConnections connections;
     private final Thread writer;
     private volatile boolean closed;
     private final Map<String, StreamHead> heads;
     private final Map<String, AtomicReference<CompletableFuture<Void>>> advances;
     private final List<AppendListener> appendListeners;
-    /** Why the last write failed; null while writes succeed. */
-    private volatile String failure;
 
-    // Owned by the writer thread. The connection and its statements are replaced after a failed write: SQLite may
-    // have ended the transaction itself (SQLITE_FULL, SQLITE_IOERR) and the driver closes a statement that failed.
-    private Connection connection;
-    /** A write failed: the connection is replaced before the next write. */
-    private boolean writerBroken;
-    private boolean stateUncertain;
+    // Owned by the writer thread: the connection (replaced after a failed write), the streams and their statements.
+    private final WriterConnection writerConnection;
     private final Map<String, StreamState> states = new HashMap<>();
     private final StreamStates streams;
     private final PublishIndex publishIndex = new PublishIndex(states);
     private final AppendWriter appendWriter;
     private final QuarantineWriter quarantineWriter;
+    private final KeyBlocks keyBlocks = new KeyBlocks();
+    /** Completes appends' futures after their commit, off the writer thread (see {@link #acknowledge}). */
+    private final ExecutorService acknowledger = Executors.newSingleThreadExecutor(runnable -> {
+        Thread thread = new Thread(runnable, "interlace-log-ack");
+        thread.setDaemon(true);
+        return thread;
+    });
     /** While writes fail, how often the idle writer checks whether the log can write again. */
     private static final long PROBE_MILLIS = 1_000;
-    /** What a probe writes (and removes again): room for a typical group of events. */
-    private static final int PROBE_BYTES = 64 * 1024;
-    /** SQLite's primary result code for "database or disk is full". */
-    private static final int SQLITE_FULL = 13;
 
     /**
      * Opens the write connection, creates or migrates the schema and loads the streams' positions and the publish
@@ -77,7 +74,6 @@ final class LogWriter {
             Clock clock, Map<String, StreamHead> heads,
             Map<String, AtomicReference<CompletableFuture<Void>>> advances, List<AppendListener> appendListeners)
             throws SQLException {
-        this.connections = connections;
         this.settings = settings;
         this.watermarks = watermarks;
         this.listener = listener;
@@ -88,14 +84,26 @@ final class LogWriter {
         this.streams = new StreamStates(states, heads, advances);
         this.appendWriter = new AppendWriter(states, settings, watermarks, publishIndex);
         this.quarantineWriter = new QuarantineWriter(states, appendWriter);
-        connection = connections.open();
-        try (Statement statement = connection.createStatement()) {
-            configureWriter(statement);
-            LogSchema.create(statement);
-        }
-        connection.setAutoCommit(false);
+        this.writerConnection = new WriterConnection(connections, settings);
+        writerConnection.owner(new WriterConnection.Owner() {
+            @Override
+            public void prepare(Connection connection) throws SQLException {
+                appendWriter.prepare(connection);
+                quarantineWriter.prepare(connection);
+                keyBlocks.prepare(connection);
+            }
+
+            @Override
+            public void reload(Connection connection) throws SQLException {
+                // After a commit whose outcome is unknown: positions, keys and the publish index as stored.
+                streams.reload(connection, micros());
+                publishIndex.load(connection);
+            }
+        });
+        Connection connection = writerConnection.connection();
         appendWriter.prepare(connection);
         quarantineWriter.prepare(connection);
+        keyBlocks.prepare(connection);
         streams.load(connection);
         publishIndex.load(connection);
         connection.commit();
@@ -164,7 +172,7 @@ final class LogWriter {
 
     /** Why the last write failed, or null. */
     String failure() {
-        return failure;
+        return writerConnection.failure();
     }
 
     /**
@@ -180,120 +188,19 @@ final class LogWriter {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+        acknowledger.shutdown();
+        try {
+            acknowledger.awaitTermination(30, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
         for (Task task : queue) {
             if (task instanceof AppendTask append) {
                 append.result.completeExceptionally(new LogUnavailableException("the stream log is closed"));
             }
         }
         beforeFinalCheckpoint.run();
-        try (Statement statement = connection.createStatement()) {
-            connection.setAutoCommit(true);
-            statement.execute("PRAGMA wal_checkpoint(TRUNCATE)");
-        } catch (SQLException e) {
-            LOG.log(Level.FINE, "final checkpoint failed; the WAL is replayed on the next start", e);
-        }
-        LogConnections.closeQuietly(connection);
-    }
-
-    private void configureWriter(Statement statement) throws SQLException {
-        statement.execute("PRAGMA wal_autocheckpoint=0");
-        statement.execute("PRAGMA journal_size_limit=" + settings.walCapBytes());
-    }
-
-    /**
-     * Replaces the writer connection after a failed write. SQLite ends the transaction on its own after some errors
-     * (a full disk, an I/O error); the driver's rollback then fails before it begins the next transaction, leaving
-     * the connection committing every statement on its own, and the driver closes the statement that failed. A new
-     * connection starts clean; closing the old one discards whatever it still held uncommitted.
-     */
-    private void reopenWriter() throws SQLException {
-        LogConnections.closeQuietly(connection);
-        Connection fresh = connections.open();
-        try (Statement statement = fresh.createStatement()) {
-            configureWriter(statement);
-        } catch (SQLException e) {
-            LogConnections.closeQuietly(fresh);
-            throw e;
-        }
-        fresh.setAutoCommit(false);
-        connection = fresh;
-        appendWriter.prepare(connection);
-        quarantineWriter.prepare(connection);
-        writerBroken = false;
-        stateUncertain = true;
-    }
-
-    /**
-     * Makes the writer ready after a failure: a fresh connection, positions and keys reread from the database.
-     *
-     * @return null when ready, or why the log cannot write
-     */
-    private LogUnavailableException readyToWrite() {
-        try {
-            if (writerBroken) {
-                reopenWriter();
-            }
-            if (stateUncertain) {
-                reloadState();
-            }
-            return null;
-        } catch (SQLException e) {
-            failed(e);
-            return new LogUnavailableException(failure, e);
-        }
-    }
-
-    /**
-     * Records a failed write: the transaction is discarded, the connection replaced before the next write and the
-     * positions reread (a failed COMMIT may still have reached the disk); the log reports itself unavailable until a
-     * write succeeds again.
-     */
-    private void failed(Exception e) {
-        rollback();
-        writerBroken = true;
-        stateUncertain = true;
-        failure = diskFull(e)
-                ? "the disk holding the log is full (" + e.getMessage() + "); publishes are refused until space is"
-                        + " freed, and the log retries by itself every second"
-                : "the last write failed: " + e.getMessage() + "; the log retries by itself every second";
-    }
-
-    private static boolean diskFull(Throwable e) {
-        for (Throwable cause = e; cause != null; cause = cause.getCause()) {
-            if (cause instanceof SQLException sql && (sql.getErrorCode() & 0xFF) == SQLITE_FULL) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    /**
-     * While writes fail and nothing is queued, checks whether the log can write again by committing (and then
-     * removing) a row of {@link #PROBE_BYTES}, so that readiness recovers when space returns, without traffic.
-     */
-    private void probe() {
-        if (readyToWrite() != null) {
-            return;
-        }
-        try {
-            try (PreparedStatement insert = connection.prepareStatement(
-                    "INSERT OR REPLACE INTO write_probe(id, filler) VALUES (1, zeroblob(?))")) {
-                insert.setInt(1, PROBE_BYTES);
-                insert.executeUpdate();
-            }
-            connection.commit();
-            try (Statement delete = connection.createStatement()) {
-                delete.executeUpdate("DELETE FROM write_probe");
-            }
-            connection.commit();
-            failure = null;
-            LOG.info("the stream log writes again");
-        } catch (SQLException e) {
-            // The probe touches no positions or keys: no need to reread them (costly with millions of keys).
-            boolean uncertain = stateUncertain;
-            failed(e);
-            stateUncertain = uncertain;
-        }
+        writerConnection.close();
     }
 
     private boolean submit(Task task) {
@@ -325,13 +232,14 @@ final class LogWriter {
         while (true) {
             Task first;
             try {
-                first = failure == null ? queue.take() : queue.poll(PROBE_MILLIS, TimeUnit.MILLISECONDS);
+                first = writerConnection.failure() == null ? queue.take()
+                        : queue.poll(PROBE_MILLIS, TimeUnit.MILLISECONDS);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return;
             }
             if (first == null) {
-                probe();
+                writerConnection.probe();
                 continue;
             }
             if (first instanceof StopTask) {
@@ -344,12 +252,9 @@ final class LogWriter {
             } catch (Throwable e) {
                 // Never let the writer die: every queued caller would wait forever. Fail this group's callers and
                 // start the next write on a fresh connection with the state reread.
-                rollback();
-                writerBroken = true;
-                stateUncertain = true;
-                failure = "the stream log writer failed: " + e;
+                writerConnection.writerFailed(e);
                 LOG.log(Level.SEVERE, "stream log writer failed; answering the group 503", e);
-                LogUnavailableException unavailable = new LogUnavailableException(failure, e);
+                LogUnavailableException unavailable = new LogUnavailableException(writerConnection.failure(), e);
                 for (Task task : group) {
                     task.fail(unavailable);
                 }
@@ -387,11 +292,12 @@ final class LogWriter {
 
     /** Writes every request of the group in one transaction, commits once, then answers them all. */
     private void commitGroup(List<AppendTask> group) {
-        LogUnavailableException notReady = readyToWrite();
+        LogUnavailableException notReady = writerConnection.ready();
         if (notReady != null) {
             group.forEach(task -> task.result.completeExceptionally(notReady));
             return;
         }
+        Connection connection = writerConnection.connection();
         long now = micros();
         Map<StreamState, AppendWriter.Pending> pending = new HashMap<>();
         List<AppendResult> results = new ArrayList<>(group.size());
@@ -403,6 +309,10 @@ final class LogWriter {
                 results.add(result);
                 entries += task.request.size();
             }
+            for (Map.Entry<StreamState, AppendWriter.Pending> stream : pending.entrySet()) {
+                keyBlocks.write(stream.getKey(), stream.getValue().newKeys.values(),
+                        stream.getValue().newKeysReceivedAtMicros);
+            }
             if (publishIndex.due()) {
                 publishIndex.index(connection);
             }
@@ -410,15 +320,15 @@ final class LogWriter {
             connection.commit();
         } catch (SQLException | RuntimeException e) {
             publishIndex.restore(indexBefore);
-            failed(e);
+            writerConnection.failed(e);
             LOG.log(Level.WARNING, "stream log write failed; " + group.size() + " requests answered 503", e);
-            LogUnavailableException unavailable = new LogUnavailableException(failure, e);
+            LogUnavailableException unavailable = new LogUnavailableException(writerConnection.failure(), e);
             for (AppendTask task : group) {
                 task.result.completeExceptionally(unavailable);
             }
             return;
         }
-        failure = null;
+        writerConnection.succeeded();
         try {
             listener.afterCommit(group.size(), entries);
         } catch (RuntimeException e) {
@@ -430,13 +340,11 @@ final class LogWriter {
             state.head = tentative.head;
             state.quarantineHead = tentative.quarantineHead;
             for (AppendWriter.NewKey key : tentative.newKeys.values()) {
-                state.dedup.add(key.hash(), key.offset(), key.acceptedAtMicros());
+                state.dedup.add(key.hash(), key.offset());
             }
             streams.publishHead(state);
         }
-        for (int i = 0; i < group.size(); i++) {
-            group.get(i).result.complete(results.get(i));
-        }
+        acknowledge(group, results);
         for (StreamState state : pending.keySet()) {
             for (AppendListener appendListener : appendListeners) {
                 appendListener.appended(state.name);
@@ -444,14 +352,33 @@ final class LogWriter {
         }
     }
 
+    /**
+     * Completes the group's futures on the {@code interlace-log-ack} thread, in commit order: waking each caller's
+     * continuation costs a system call or two per request, which the writer would otherwise pay before it can start
+     * the next group.
+     */
+    private void acknowledge(List<AppendTask> group, List<AppendResult> results) {
+        Runnable complete = () -> {
+            for (int i = 0; i < group.size(); i++) {
+                group.get(i).result.complete(results.get(i));
+            }
+        };
+        try {
+            acknowledger.execute(complete);
+        } catch (RejectedExecutionException e) {
+            complete.run(); // closing
+        }
+    }
+
     private void runMaintenance(Task task) {
         if (!(task instanceof PragmaTask)) {
-            LogUnavailableException notReady = readyToWrite();
+            LogUnavailableException notReady = writerConnection.ready();
             if (notReady != null) {
                 task.fail(notReady);
                 return;
             }
         }
+        Connection connection = writerConnection.connection();
         try {
             if (task instanceof RegisterTask register) {
                 streams.register(connection, register.stream, micros());
@@ -474,20 +401,21 @@ final class LogWriter {
                 }
             }
         } catch (SQLException e) {
-            failed(e);
+            writerConnection.failed(e);
             task.fail(new LogUnavailableException("stream log maintenance failed: " + e.getMessage(), e));
         } catch (RuntimeException e) {
-            rollback();
+            writerConnection.rollback();
             task.fail(new LogUnavailableException("stream log maintenance failed: " + e.getMessage(), e));
         }
     }
 
     /**
-     * Writes one replay (the appended events, their publish record and the marks on the quarantined entries) and
-     * commits it like a group of one request; a dry run or a refused replay is rolled back instead, leaving the
-     * positions and publish-record ids as they were.
+     * Writes one replay (the appended events, their keys' block, their publish record and the marks on the quarantined
+     * entries) and commits it like a group of one request; a dry run or a refused replay is rolled back instead,
+     * leaving the positions and publish-record ids as they were.
      */
     private void runReplay(ReplayTask task) throws SQLException {
+        Connection connection = writerConnection.connection();
         long now = micros();
         Map<StreamState, AppendWriter.Pending> pending = new HashMap<>();
         PublishIndex.Mark indexBefore = publishIndex.mark();
@@ -507,13 +435,17 @@ final class LogWriter {
         int entries = (int) (replayed.count(ReplayResult.Status.ACCEPTED)
                 + replayed.count(ReplayResult.Status.DUPLICATE));
         try {
+            for (Map.Entry<StreamState, AppendWriter.Pending> stream : pending.entrySet()) {
+                keyBlocks.write(stream.getKey(), stream.getValue().newKeys.values(),
+                        stream.getValue().newKeysReceivedAtMicros);
+            }
             listener.beforeCommit(1, entries);
             connection.commit();
         } catch (SQLException | RuntimeException e) {
             publishIndex.restore(indexBefore);
             throw e;
         }
-        failure = null;
+        writerConnection.succeeded();
         try {
             listener.afterCommit(1, entries);
         } catch (RuntimeException e) {
@@ -524,7 +456,7 @@ final class LogWriter {
             state.head = entry.getValue().head;
             state.quarantineHead = entry.getValue().quarantineHead;
             for (AppendWriter.NewKey key : entry.getValue().newKeys.values()) {
-                state.dedup.add(key.hash(), key.offset(), key.acceptedAtMicros());
+                state.dedup.add(key.hash(), key.offset());
             }
             streams.publishHead(state);
         }
@@ -533,23 +465,6 @@ final class LogWriter {
             for (AppendListener appendListener : appendListeners) {
                 appendListener.appended(state.name);
             }
-        }
-    }
-
-    /** Rereads the streams' positions and keys and the publish index, after a commit whose outcome is unknown. */
-    private void reloadState() throws SQLException {
-        streams.reload(connection, micros());
-        publishIndex.load(connection);
-        connection.commit();
-        stateUncertain = false;
-    }
-
-    private void rollback() {
-        try {
-            connection.rollback();
-        } catch (SQLException e) {
-            // Expected after SQLITE_FULL or an I/O error (SQLite has rolled back already); the connection is replaced.
-            LOG.log(Level.FINE, "rollback of the stream log failed", e);
         }
     }
 
@@ -595,8 +510,9 @@ final class LogWriter {
             if (state == null && stream != null) {
                 throw new IllegalArgumentException("stream " + stream + " is not registered with the log");
             }
-            T result = work.run(log.connection, state, log.micros());
-            log.connection.commit();
+            Connection connection = log.writerConnection.connection();
+            T result = work.run(connection, state, log.micros());
+            connection.commit();
             done.complete(result);
         }
     }

@@ -88,21 +88,11 @@ final class StreamStates {
         publishHead(state);
     }
 
-    /** Rebuilds a stream's deduplication index from the keys stored with its events inside the window. */
+    /** Rebuilds a stream's deduplication index from the keys stored inside the window. */
     private static void loadKeys(Connection connection, StreamState state, long now) throws SQLException {
         state.dedup = new DedupIndex();
         if (state.keyed) {
-            long notBefore = state.retentionMicros > 0 ? now - state.retentionMicros : Long.MIN_VALUE;
-            try (PreparedStatement select = connection.prepareStatement("SELECT key_hash, \"offset\", ingested_at"
-                    + " FROM events WHERE stream_id = ? AND key_hash IS NOT NULL AND ingested_at > ?")) {
-                select.setInt(1, state.id);
-                select.setLong(2, notBefore);
-                try (ResultSet rows = select.executeQuery()) {
-                    while (rows.next()) {
-                        state.dedup.add(rows.getLong(1), rows.getLong(2), rows.getLong(3));
-                    }
-                }
-            }
+            KeyBlocks.load(connection, state, state.retentionMicros > 0 ? now - state.retentionMicros : Long.MIN_VALUE);
         }
     }
 
@@ -152,8 +142,9 @@ final class StreamStates {
             update.setInt(2, state.id);
             update.executeUpdate();
         }
+        KeyBlocks.trim(connection, state, bound);
         state.trimmedThrough = bound;
-        state.dedup.removeExpired(Long.MIN_VALUE, bound);
+        state.dedup.removeThrough(bound);
         publishHead(state);
         return removed;
     }

@@ -20,8 +20,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.logging.Level;
@@ -30,7 +30,9 @@ import java.util.logging.Logger;
 /**
  * Runs models after flushes: one run is one pass over the affected part of the DAG in topological order, on a thread
  * of its own so a slow model never delays flushing. At most one run waits at a time; triggers that arrive while one
- * waits join it ({@code triggers}). A failing model is recorded with its error and its dependants are skipped; the
+ * waits join it ({@code triggers}). After a run the thread rests as long as the run took before starting the next one,
+ * so that under a steady stream of flushes model runs take at most half of a core and cannot crowd out publishing
+ * and flushing on a small machine; a quiet system's short runs barely wait. A failing model is recorded with its error and its dependants are skipped; the
  * rest of the run goes on, and the next trigger retries.
  *
  * <p>This class only schedules: what a model's output is written as, its watermarks and the run history belong to the
@@ -47,7 +49,9 @@ public final class ModelRunner implements AutoCloseable {
     private final Clock clock;
     private final RequestIds ids;
     private final ModelListener listener;
-    private final ExecutorService executor;
+    private final ScheduledExecutorService executor;
+    /** When the next run may start ({@link System#nanoTime()}): the last run's end plus its duration. */
+    private volatile long restUntilNanos = System.nanoTime();
     private final ReentrantLock lock = new ReentrantLock();
     private PendingRun pending;
     /** The run taken from {@link #pending} whose record is being written; guarded by {@link #lock}. */
@@ -63,7 +67,7 @@ public final class ModelRunner implements AutoCloseable {
         this.clock = clock;
         this.ids = ids;
         this.listener = listener;
-        this.executor = Executors.newSingleThreadExecutor(runnable -> {
+        this.executor = Executors.newSingleThreadScheduledExecutor(runnable -> {
             Thread thread = new Thread(runnable, "interlace-models");
             thread.setDaemon(true);
             return thread;
@@ -143,6 +147,16 @@ public final class ModelRunner implements AutoCloseable {
     }
 
     private void runPending() {
+        // A run triggered while the previous one ran was queued right behind it: it waits out the rest here.
+        long rest = restUntilNanos - System.nanoTime();
+        if (rest > 0) {
+            try {
+                executor.schedule(this::runPending, rest, TimeUnit.NANOSECONDS);
+                return;
+            } catch (java.util.concurrent.RejectedExecutionException e) {
+                // closing: run now, as before the runner rested
+            }
+        }
         PendingRun run;
         lock.lock();
         try {
@@ -155,9 +169,12 @@ public final class ModelRunner implements AutoCloseable {
         if (run == null) {
             return;
         }
+        long started = System.nanoTime();
         try {
             execute(run);
         } finally {
+            long ended = System.nanoTime();
+            restUntilNanos = ended + (ended - started);
             lock.lock();
             try {
                 active--;

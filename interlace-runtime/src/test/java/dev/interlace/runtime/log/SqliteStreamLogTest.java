@@ -160,6 +160,31 @@ class SqliteStreamLogTest {
     }
 
     @Test
+    void keysWrittenBeforeKeyBlocksExistedAndKeysInBlocksBothDeduplicateAfterARestart() throws Exception {
+        SqliteStreamLog first = open();
+        append(first, "legacy-1", "legacy-2");
+        first.close();
+        opened.remove(first);
+        // As a log written by a version without key blocks: its keys are only on the event rows.
+        try (java.sql.Connection db = java.sql.DriverManager.getConnection(
+                "jdbc:sqlite:" + dataDirectory.resolve("log.sqlite"));
+                java.sql.Statement statement = db.createStatement()) {
+            statement.execute("DELETE FROM key_blocks");
+            statement.execute("DELETE FROM key_blocks_from");
+        }
+        SqliteStreamLog second = open();
+        append(second, "blocked");
+        second.close();
+        opened.remove(second);
+
+        SqliteStreamLog third = open();
+        AppendResult.Committed result = append(third, "legacy-2", "blocked", "new");
+        assertThat(result.entries()).extracting(AppendResult.EntryResult::status).containsExactly(
+                AppendResult.Status.DUPLICATE, AppendResult.Status.DUPLICATE, AppendResult.Status.ACCEPTED);
+        assertThat(result.entries()).extracting(AppendResult.EntryResult::offset).containsExactly(2L, 3L, 4L);
+    }
+
+    @Test
     void concurrentAppendsShareCommitsAndGetUniqueDenseOffsets() throws Exception {
         AtomicInteger commits = new AtomicInteger();
         SqliteStreamLog log = open(LogSettings.defaults(1_000_000), new Nothing(), new CommitListener() {

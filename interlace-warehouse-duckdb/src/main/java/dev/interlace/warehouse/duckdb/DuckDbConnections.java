@@ -21,6 +21,9 @@ import org.duckdb.DuckDBDriver;
  */
 final class DuckDbConnections {
 
+    /** The WAL size at which DuckDB checkpoints on its own (see where it is set). */
+    static final String CHECKPOINT_THRESHOLD = "256MB";
+
     private static final Logger LOG = Logger.getLogger(DuckDbWarehouse.class.getName());
     private static final int IDLE_QUERY_CONNECTIONS = 8;
 
@@ -59,6 +62,10 @@ final class DuckDbConnections {
                         + " error VARCHAR)");
                 statement.execute("SET memory_limit = '" + memoryLimitMebibytes() + "MiB'");
                 statement.execute("SET threads = " + Runtime.getRuntime().availableProcessors());
+                // DuckDB checkpoints its WAL into the database file once the WAL reaches this: at its default of 16 MB
+                // a flush of a large backlog checkpointed every few batches and the commits took half of the flush
+                // (1 M rows: 222 000 rows/s at 16 MB, 276 000-300 000 at 256 MB, measured back to back).
+                statement.execute("SET checkpoint_threshold = '" + CHECKPOINT_THRESHOLD + "'");
                 // Last: from here on no connection, ours or a query's, can change a setting.
                 statement.execute("SET lock_configuration = true");
             }

@@ -248,6 +248,13 @@ final class DuckDbStreamTables implements StreamTables {
         for (int i = 0; i < stream.columns().size(); i++) {
             declared.put(stream.columns().get(i).name(), i);
         }
+        // Where each cell of a row comes from, worked out once per batch rather than once per cell.
+        String[] names = layout.keySet().toArray(new String[0]);
+        String[] types = layout.values().toArray(new String[0]);
+        int[] sources = new int[names.length];
+        for (int i = 0; i < names.length; i++) {
+            sources[i] = source(names[i], declared);
+        }
         DuckDBConnection c = connections.borrow();
         try {
             c.setAutoCommit(false);
@@ -276,8 +283,8 @@ final class DuckDbStreamTables implements StreamTables {
                         appender.append((String) row.values().get(0));
                         appender.append((String) row.values().get(1));
                     } else {
-                        for (Map.Entry<String, String> column : layout.entrySet()) {
-                            appendColumn(appender, row, column.getKey(), column.getValue(), declared);
+                        for (int i = 0; i < sources.length; i++) {
+                            appendColumn(appender, row, sources[i], names[i], types[i]);
                         }
                     }
                     appender.endRow();
@@ -305,22 +312,37 @@ final class DuckDbStreamTables implements StreamTables {
         }
     }
 
-    /** Appends one cell: a declared column's typed value, a bookkeeping column, or an evolved column's value. */
-    private static void appendColumn(DuckDBAppender appender, Row row, String column, String type,
-            Map<String, Integer> declared) throws SQLException {
+    private static final int OFFSET = -1;
+    private static final int INGESTED_AT = -2;
+    private static final int REQUEST_ID = -3;
+    private static final int EVOLVED = -4;
+
+    /** Where a column's cells come from: a declared column's index, or one of the negative kinds above. */
+    private static int source(String column, Map<String, Integer> declared) {
         Integer index = declared.get(column);
         if (index != null) {
-            appendValue(appender, row.values().get(index));
-            return;
+            return index;
         }
-        switch (column) {
-            case "_offset" -> appender.append(row.offset());
-            case "_ingested_at" -> appender.appendEpochMicros(row.ingestedAtMicros());
-            case "_request_id" -> appender.append(row.requestId());
-            default -> {
+        return switch (column) {
+            case "_offset" -> OFFSET;
+            case "_ingested_at" -> INGESTED_AT;
+            case "_request_id" -> REQUEST_ID;
+            default -> EVOLVED;
+        };
+    }
+
+    /** Appends one cell: a declared column's typed value, a bookkeeping column, or an evolved column's value. */
+    private static void appendColumn(DuckDBAppender appender, Row row, int source, String column, String type)
+            throws SQLException {
+        switch (source) {
+            case OFFSET -> appender.append(row.offset());
+            case INGESTED_AT -> appender.appendEpochMicros(row.ingestedAtMicros());
+            case REQUEST_ID -> appender.append(row.requestId());
+            case EVOLVED -> {
                 String json = row.undeclaredFields().get(column);
                 appendValue(appender, json == null ? null : EvolvedTypes.convert(json, type));
             }
+            default -> appendValue(appender, row.values().get(source));
         }
     }
 

@@ -1,0 +1,162 @@
+#!/usr/bin/env bash
+# Scenario (a) of docs/performance.md with wrk: durable single-event publishes against the HTTP layer alone.
+#
+# Builds the example server from the current tree and, for comparison, from a baseline commit (c3c015b, main when
+# issue 14 was filed) in a temporary git worktree that is removed afterwards. Then, for each round and each server
+# (alternating which goes first), starts the server on a fresh data directory and runs on this same machine:
+#   wrk -t2 -c64  GET /health/live                 (the HTTP layer alone)
+#   wrk -t2 -c64  POST /streams/orders, one event    (durable: each 200 follows the fsync of its group commit)
+#   wrk -t1 -c1   POST /streams/orders, one event    (one client: the ack latency of a lone publisher)
+# and prints each rate and p99, publishes ÷ /health/live per server, and current ÷ baseline publishes per round.
+#
+# usage: examples/bench/wrk-publish.sh [--seconds N] [--rounds N] [--baseline COMMIT|none] [--java PATH]
+#                                      [--work DIR] [--jar JAR] [--baseline-jar JAR]
+set -euo pipefail
+
+seconds=15
+rounds=2
+baseline=c3c015b
+java_bin=java
+work=/var/tmp/interlace-wrk
+jar=""
+baseline_jar=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --seconds) seconds=$2; shift 2 ;;
+    --rounds) rounds=$2; shift 2 ;;
+    --baseline) baseline=$2; shift 2 ;;
+    --java) java_bin=$2; shift 2 ;;
+    --work) work=$2; shift 2 ;;
+    --jar) jar=$2; shift 2 ;;
+    --baseline-jar) baseline_jar=$2; shift 2 ;;
+    -h|--help) sed -n 2,14p "$0"; exit 0 ;;
+    *) echo "unknown option $1" >&2; exit 2 ;;
+  esac
+done
+
+repo=$(cd "$(dirname "$0")/../.." && pwd)
+script_dir="$repo/examples/bench"
+mkdir -p "$work"
+
+if ! command -v wrk >/dev/null 2>&1; then
+  echo "installing wrk (Debian package)"
+  apt-get update -qq && apt-get install -y -qq wrk >/dev/null
+fi
+
+# Builds the shaded example jar of the tree at $1 into $2 (copied: concurrent builds replace target/ jars).
+build() {
+  local tree=$1 out=$2
+  (cd "$tree" && mvn -B -q -DskipTests package) >"$work/build.log" 2>&1 || { cat "$work/build.log"; exit 1; }
+  cp "$tree/examples/target/interlace-examples.jar" "$out"
+}
+
+if [ -z "$jar" ]; then
+  echo "building the current tree ($(git -C "$repo" rev-parse --short HEAD)$(git -C "$repo" diff --quiet || echo ', with uncommitted changes'))"
+  jar="$work/current.jar"
+  build "$repo" "$jar"
+fi
+if [ "$baseline" != none ] && [ -z "$baseline_jar" ]; then
+  echo "building the baseline $baseline in a temporary worktree"
+  tree="$work/baseline-tree"
+  git -C "$repo" worktree remove --force "$tree" 2>/dev/null || rm -rf "$tree"
+  git -C "$repo" worktree add --detach "$tree" "$baseline" >/dev/null
+  # The same Maven settings as this tree (for example a private local repository), never committed.
+  [ -d "$repo/.mvn" ] && cp -r "$repo/.mvn" "$tree/"
+  baseline_jar="$work/baseline.jar"
+  build "$tree" "$baseline_jar"
+  git -C "$repo" worktree remove --force "$tree"
+fi
+
+server_pid=""
+stop_server() {
+  if [ -n "$server_pid" ]; then
+    kill "$server_pid" 2>/dev/null || true
+    wait "$server_pid" 2>/dev/null || true
+    server_pid=""
+  fi
+}
+trap stop_server EXIT
+
+# Starts the server of jar $1 on a fresh data directory; sets $url.
+start_server() {
+  local data="$work/data-$2"
+  rm -rf "$data"
+  # Removed first: the redirect below truncates it only once the child runs, and the old address must not be read.
+  rm -f "$work/serve-$2.out"
+  "$java_bin" -jar "$1" serve --port 0 --data-dir "$data" >"$work/serve-$2.out" 2>&1 &
+  server_pid=$!
+  url=""
+  for _ in $(seq 1 240); do
+    url=$(grep -o "http://[0-9.]*:[0-9]*" "$work/serve-$2.out" | head -1 || true)
+    [ -n "$url" ] && break
+    sleep 0.25
+  done
+  [ -n "$url" ] || { cat "$work/serve-$2.out"; echo "the server did not start" >&2; exit 1; }
+}
+
+# wrk's requests/s and p99 (ms) of one run: prints "rate p99_ms non2xx".
+measure() {
+  local threads=$1 connections=$2 path=$3 script=${4:-}
+  local out
+  if [ -n "$script" ]; then
+    out=$(wrk -t"$threads" -c"$connections" -d"${seconds}s" --latency -s "$script" "$url$path")
+  else
+    out=$(wrk -t"$threads" -c"$connections" -d"${seconds}s" --latency "$url$path")
+  fi
+  local rate p99 non2xx
+  rate=$(awk '/^Requests\/sec/ {print $2}' <<<"$out")
+  p99=$(awk '$1 == "99%" {v=$2; if (v ~ /us$/) {sub(/us$/, "", v); v=v/1000} else if (v ~ /ms$/) {sub(/ms$/, "", v)} else if (v ~ /s$/) {sub(/s$/, "", v); v=v*1000}; print v}' <<<"$out")
+  non2xx=$(awk '/Non-2xx/ {print $5}' <<<"$out")
+  echo "$rate ${p99:-?} ${non2xx:-0}"
+}
+
+# One server, one measurement; appends a line to $results.
+run_one() {
+  local name=$1 jar_file=$2 round=$3
+  start_server "$jar_file" "$name"
+  # Warm-up (JIT) of both paths, not measured.
+  wrk -t2 -c64 -d5s -s "$script_dir/publish.lua" "$url" >/dev/null
+  wrk -t2 -c64 -d3s "$url/health/live" >/dev/null
+  local idle_before health publish64 publish1
+  idle_before=$(awk '/^cpu / {print $5+$6}' /proc/stat)
+  health=$(measure 2 64 /health/live)
+  publish64=$(measure 2 64 "" "$script_dir/publish.lua")
+  publish1=$(measure 1 1 "" "$script_dir/publish.lua")
+  stop_server
+  read -r h hp hn <<<"$health"
+  read -r p pp pn <<<"$publish64"
+  read -r q qp qn <<<"$publish1"
+  local ratio
+  ratio=$(awk -v p="$p" -v h="$h" 'BEGIN {printf "%.3f", p / h}')
+  printf "%-5s %-9s %12s %10s %14s %10s %8s %12s %10s %6s\n" "$round" "$name" "$h" "$hp" "$p" "$pp" "$ratio" "$q" "$qp" \
+    "$((pn + qn))" | tee -a "$results"
+}
+
+results="$work/results.txt"
+: >"$results"
+echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg); java: $("$java_bin" -version 2>&1 | head -1)"
+printf "%-5s %-9s %12s %10s %14s %10s %8s %12s %10s %6s\n" round server "health/s" "p99 ms" "publish64/s" "p99 ms" \
+  "pub÷hlth" "publish1/s" "p99 ms" "non2xx"
+for round in $(seq 1 "$rounds"); do
+  if [ "$baseline" = none ]; then
+    run_one current "$jar" "$round"
+  elif [ $((round % 2)) = 1 ]; then
+    run_one current "$jar" "$round"
+    run_one baseline "$baseline_jar" "$round"
+  else
+    run_one baseline "$baseline_jar" "$round"
+    run_one current "$jar" "$round"
+  fi
+  echo "  load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+done
+
+if [ "$baseline" != none ]; then
+  awk '
+    $2 == "current" { c[$1] = $5 }
+    $2 == "baseline" { b[$1] = $5 }
+    END {
+      for (r in c) if (r in b) { printf "round %s: current ÷ baseline publishes at 64 clients = %.2f\n", r, c[r] / b[r];
+        s += log(c[r] / b[r]); n++ }
+      if (n) printf "geometric mean: %.2f\n", exp(s / n)
+    }' "$results"
+fi

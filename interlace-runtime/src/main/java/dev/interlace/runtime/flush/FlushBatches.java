@@ -1,0 +1,137 @@
+package dev.interlace.runtime.flush;
+
+import dev.interlace.runtime.log.EventLog;
+import dev.interlace.runtime.log.LogEntry;
+import dev.interlace.runtime.log.QuarantineEntry;
+import dev.interlace.runtime.stream.DecodeResult;
+import dev.interlace.runtime.stream.StreamDescriptor;
+import dev.interlace.runtime.stream.StreamEvent;
+import dev.interlace.runtime.warehouse.Warehouse;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Reads the flusher's batches from the log and turns them into warehouse rows, decoding each event again with the
+ * stream's generated decoder. The next batch of a stream can be read ahead on a thread of its own
+ * ({@code interlace-flush-read-N}) while the current one is written to the warehouse, so that the log read and the
+ * JSON decoding overlap with DuckDB's work instead of following it.
+ */
+final class FlushBatches implements AutoCloseable {
+
+    /** One per flush thread: a read-ahead never waits for anything but the log. */
+    private static final int READ_THREADS = 2;
+
+    private final EventLog log;
+    private final int batchRows;
+    private final ExecutorService readAhead;
+
+    FlushBatches(EventLog log, int batchRows) {
+        this.log = log;
+        this.batchRows = batchRows;
+        AtomicInteger count = new AtomicInteger();
+        this.readAhead = new ThreadPoolExecutor(READ_THREADS, READ_THREADS, 30, TimeUnit.SECONDS,
+                new LinkedBlockingQueue<>(), runnable -> {
+                    Thread thread = new Thread(runnable, "interlace-flush-read-" + count.incrementAndGet());
+                    thread.setDaemon(true);
+                    return thread;
+                });
+        ((ThreadPoolExecutor) readAhead).allowCoreThreadTimeOut(true);
+    }
+
+    /**
+     * A batch of rows after {@code watermark}: the rows, the watermark they lead to, and whether the batch was full
+     * (so that more may be waiting right behind it).
+     */
+    record Batch(List<Warehouse.Row> rows, long newWatermark, boolean full) {
+        boolean isEmpty() {
+            return rows.isEmpty();
+        }
+    }
+
+    /** Reads and decodes the events after {@code watermark}, on the calling thread. */
+    Batch events(StreamDescriptor stream, long watermark) {
+        List<LogEntry> entries;
+        try {
+            entries = log.read(stream.name(), watermark, batchRows, Duration.ZERO);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return new Batch(List.of(), watermark, false);
+        }
+        List<Warehouse.Row> rows = new ArrayList<>(entries.size());
+        for (LogEntry entry : entries) {
+            rows.add(decode(stream, entry));
+        }
+        long newWatermark = entries.isEmpty() ? watermark : entries.get(entries.size() - 1).offset();
+        return new Batch(rows, newWatermark, entries.size() >= batchRows);
+    }
+
+    /** {@link #events} on the read-ahead thread: the next batch, read while the current one is written. */
+    CompletableFuture<Batch> eventsAhead(StreamDescriptor stream, long watermark) {
+        return CompletableFuture.supplyAsync(() -> events(stream, watermark), readAhead);
+    }
+
+    /** Waits for a batch read ahead; its failure (a log error, an event that no longer decodes) is thrown as is. */
+    static Batch await(CompletableFuture<Batch> ahead) {
+        try {
+            return ahead.join();
+        } catch (CompletionException e) {
+            if (e.getCause() instanceof RuntimeException runtime) {
+                throw runtime;
+            }
+            throw e;
+        }
+    }
+
+    /** Reads the quarantined entries after {@code watermark}: their payload as text and their errors. */
+    Batch quarantine(StreamDescriptor stream, long watermark) {
+        List<QuarantineEntry> entries = log.readQuarantine(stream.name(), watermark, batchRows);
+        List<Warehouse.Row> rows = new ArrayList<>(entries.size());
+        for (QuarantineEntry entry : entries) {
+            rows.add(new Warehouse.Row(entry.seq(), entry.ingestedAtMicros(), entry.requestId(),
+                    List.of(new String(entry.payload(), StandardCharsets.UTF_8), entry.errorsJson())));
+        }
+        long newWatermark = entries.isEmpty() ? watermark : entries.get(entries.size() - 1).seq();
+        return new Batch(rows, newWatermark, entries.size() >= batchRows);
+    }
+
+    /**
+     * Coerces a logged event with the stream's decoder, the same code that validated it at publish time. An entry
+     * that no longer decodes (its schema changed incompatibly) stops the stream's flush with an error naming it.
+     */
+    static Warehouse.Row decode(StreamDescriptor stream, LogEntry entry) {
+        DecodeResult<? extends StreamEvent> result;
+        try {
+            result = stream.decoder().decode(entry.payload());
+        } catch (IOException e) {
+            throw new IllegalStateException("event " + entry.offset() + " of stream " + stream.name()
+                    + " cannot be read: " + e.getMessage(), e);
+        }
+        if (result instanceof DecodeResult.Invalid<? extends StreamEvent> invalid) {
+            throw new IllegalStateException("event " + entry.offset() + " of stream " + stream.name()
+                    + " (schema version " + entry.schemaVersion() + ") does not match schema version "
+                    + stream.schemaVersion() + ": " + invalid.errors());
+        }
+        DecodeResult.Valid<? extends StreamEvent> valid = (DecodeResult.Valid<? extends StreamEvent>) result;
+        List<Object> values = new ArrayList<>(stream.columns().size());
+        for (int i = 0; i < stream.columns().size(); i++) {
+            values.add(valid.event().value(i));
+        }
+        return new Warehouse.Row(entry.offset(), entry.ingestedAtMicros(), entry.requestId(), values,
+                valid.undeclaredFields());
+    }
+
+    @Override
+    public void close() {
+        readAhead.shutdownNow();
+    }
+}

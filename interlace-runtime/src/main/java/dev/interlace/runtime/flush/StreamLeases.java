@@ -1,0 +1,149 @@
+package dev.interlace.runtime.flush;
+
+import dev.interlace.runtime.log.ConsumerGroups;
+import dev.interlace.runtime.log.Leases;
+import dev.interlace.runtime.log.NoSequencerException;
+import dev.interlace.runtime.ops.EpochMicros;
+import dev.interlace.runtime.ops.RequestIds;
+import dev.interlace.runtime.records.SysRecord;
+import dev.interlace.runtime.records.SystemRecords;
+import dev.interlace.runtime.warehouse.Warehouse;
+import java.time.Clock;
+import java.util.List;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * The flusher's hold on each stream: its lease on the stream's {@value FlushLease#GROUP} group, the fencing token
+ * recorded in the warehouse before anything is written with it, and the flushed watermark committed to the group.
+ */
+final class StreamLeases {
+
+    private static final Logger LOG = Logger.getLogger(Flusher.class.getName());
+
+    private final ConsumerGroups groups;
+    private final Warehouse warehouse;
+    private final FlushPositions positions;
+    private final FlushLease lease;
+    private final RequestIds ids;
+    private final SystemRecords records;
+    private final Clock clock;
+
+    StreamLeases(ConsumerGroups groups, Warehouse warehouse, FlushPositions positions, FlushLease lease,
+            RequestIds ids, SystemRecords records, Clock clock) {
+        this.groups = groups;
+        this.warehouse = warehouse;
+        this.positions = positions;
+        this.lease = lease;
+        this.ids = ids;
+        this.records = records;
+        this.clock = clock;
+    }
+
+    /** How often idle streams' leases are renewed. */
+    long renewEveryNanos() {
+        return lease.renewEveryNanos();
+    }
+
+    /**
+     * Makes sure this flusher holds the stream's lease, renewing it when a third of its time has passed (and
+     * committing the flushed watermark to the group). A newly granted token is recorded in the warehouse first, and
+     * the watermarks read back after that are the truth from then on.
+     *
+     * @return false when another flusher holds the lease (the stream stands by until it expires)
+     */
+    boolean hold(StreamFlush flush) {
+        long now = System.nanoTime();
+        if (flush.token != 0 && now - flush.renewAt < 0) {
+            return true;
+        }
+        String name = flush.stream.name();
+        Leases.LeaseResult result;
+        try {
+            result = groups.lease(name, FlushLease.GROUP, lease.owner(), lease.ttl());
+        } catch (NoSequencerException elsewhere) {
+            // A log with one sequencer per stream (Kafka), and this node does not hold this one: stand by.
+            flush.token = 0;
+            flush.heldUntilMicros = micros() + lease.ttl().toNanos() / 1_000;
+            flush.status = new FlushStatus(FlushState.STANDBY, elsewhere.getMessage(), 0);
+            return false;
+        }
+        if (result instanceof Leases.Held held) {
+            if (flush.token != 0 || !flush.status.standby()) {
+                LOG.info("stream " + name + " is flushed by " + held.holder() + "; standing by");
+                records.record(SysRecord.of(micros(), "flush_standby", name, ids.mintWithPrefix("flush-"),
+                        lease.owner() + " stands by: the flush lease of " + name + " is held by " + held.holder()));
+            }
+            flush.token = 0;
+            flush.heldUntilMicros = held.expiresAtMicros();
+            flush.status = new FlushStatus(FlushState.STANDBY, "the flush lease of " + name + " is held by "
+                    + held.holder() + " until " + EpochMicros.toInstant(held.expiresAtMicros()), 0);
+            return false;
+        }
+        Leases.Granted granted = (Leases.Granted) result;
+        if (granted.token() != flush.token) {
+            for (Warehouse.Target target : targets(name)) {
+                long committed;
+                try {
+                    committed = warehouse.claim(target, granted.token());
+                } catch (Warehouse.FencedException e) {
+                    throw new IllegalStateException(e.getMessage(), e); // not a takeover: retried with backoff
+                }
+                positions.set(target, committed);
+            }
+            if (flush.status.standby()) {
+                records.record(SysRecord.of(micros(), "flush_takeover", name, ids.mintWithPrefix("flush-"),
+                        lease.owner() + " took the flush lease of " + name + " over with token " + granted.token()));
+            }
+            flush.token = granted.token();
+            flush.committedToGroup = granted.committedOffset();
+        }
+        flush.renewAt = now + lease.renewEveryNanos();
+        long flushed = positions.events(name);
+        if (flushed > flush.committedToGroup
+                && groups.commit(name, FlushLease.GROUP, flush.token, flushed) instanceof Leases.Committed) {
+            flush.committedToGroup = flushed;
+        }
+        return true;
+    }
+
+    /**
+     * After a failure, takes the watermarks the warehouse committed as the truth: a commit may have succeeded although
+     * it reported an error, and retrying from a stale watermark would only be fenced off forever.
+     */
+    void resync(StreamFlush flush) {
+        try {
+            for (Warehouse.Target target : targets(flush.stream.name())) {
+                positions.set(target, warehouse.watermark(target));
+            }
+        } catch (RuntimeException e) {
+            LOG.log(Level.FINE, "cannot reread the watermarks of " + flush.stream.name(), e);
+        }
+    }
+
+    /** Commits the flushed watermark to the group and gives the lease up, so that the next flusher need not wait. */
+    void release(StreamFlush flush) {
+        if (flush.token == 0) {
+            return;
+        }
+        String name = flush.stream.name();
+        try {
+            long flushed = positions.events(name);
+            if (flushed > flush.committedToGroup) {
+                groups.commit(name, FlushLease.GROUP, flush.token, flushed);
+            }
+            groups.release(name, FlushLease.GROUP, flush.token);
+        } catch (RuntimeException e) {
+            LOG.log(Level.FINE, "releasing the flush lease of " + name + " failed; it expires by itself", e);
+        }
+        flush.token = 0;
+    }
+
+    private static List<Warehouse.Target> targets(String stream) {
+        return List.of(Warehouse.Target.events(stream), Warehouse.Target.quarantine(stream));
+    }
+
+    private long micros() {
+        return EpochMicros.now(clock);
+    }
+}
