@@ -127,7 +127,7 @@ class DecimalDecodingTest {
 
     @Test
     void decimalStringWithAnExponentBeyondBigDecimalsRangeIsAFieldErrorNotACrash() {
-        // "never a 500 for bad input" (§3): the decoder must report it, not throw NumberFormatException.
+        // never a 500 for bad input: the decoder must report it, not throw NumberFormatException.
         FieldError error = allTypesError("{'m': '1e2147483648'}");
         assertThat(error.field()).isEqualTo("m");
     }

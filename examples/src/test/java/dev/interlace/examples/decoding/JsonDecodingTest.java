@@ -52,8 +52,8 @@ class JsonDecodingTest {
 
     @Test
     void jsonAcceptsANumberWhoseExponentIsBeyondBigDecimalsRange() {
-        // "json takes any value" (§2): 1e2147483648 is a valid JSON number, so it must neither be refused nor crash
-        // the decoder with a NumberFormatException (which would surface as a 500, §3).
+        // a json column takes any value: 1e2147483648 is a valid JSON number, so it must neither be refused nor crash
+        // the decoder with a NumberFormatException (which would surface as a 500).
         assertThat(jsonColumn("{\"j\": [1e2147483648]}")).isIn("[1e2147483648]", "[1E+2147483648]");
     }
 

@@ -112,7 +112,7 @@ class UndeclaredFieldTest {
 
         @Test
         void anEvolvingFieldHoldingANumberBeyondBigDecimalsRangeDoesNotCrashTheDecoder() {
-            // Valid JSON in an undeclared field must be kept or reported, never a NumberFormatException (a 500, §3).
+            // Valid JSON in an undeclared field must be kept or reported, never a NumberFormatException (a 500).
             assertThatCode(() -> new EvolvingDecoder().decode(json("{'n': 1, 'big': 1e2147483648}")))
                     .doesNotThrowAnyException();
         }
