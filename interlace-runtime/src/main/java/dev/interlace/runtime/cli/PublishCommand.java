@@ -14,6 +14,7 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.Locale;
 import java.util.Map;
 import java.util.function.Supplier;
@@ -79,33 +80,18 @@ final class PublishCommand implements Command {
     @Override
     public int run(List<String> args, PrintStream out) {
         ServerOptions server = new ServerOptions();
-        List<String> positional = new ArrayList<>();
+        Arguments arguments = Arguments.parse(args, server, Set.of(), Set.of("--batch"));
+        List<String> positional = arguments.positionals();
         int batch = DEFAULT_BATCH;
-        for (int i = 0; i < args.size(); i++) {
-            String arg = args.get(i);
-            int taken = server.accept(args, i);
-            if (taken >= 0) {
-                i = taken;
-                continue;
+        String batchText = arguments.value("--batch");
+        if (batchText != null) {
+            try {
+                batch = Integer.parseInt(batchText);
+            } catch (NumberFormatException e) {
+                batch = 0;
             }
-            if (arg.equals("--batch") || arg.startsWith("--batch=")) {
-                String value = arg.startsWith("--batch=") ? arg.substring("--batch=".length())
-                        : i + 1 < args.size() ? args.get(++i) : null;
-                if (value == null) {
-                    throw new UsageException("--batch needs a value");
-                }
-                try {
-                    batch = Integer.parseInt(value);
-                } catch (NumberFormatException e) {
-                    batch = 0;
-                }
-                if (batch < 1 || batch > MAX_BATCH) {
-                    throw new UsageException("--batch must be between 1 and " + MAX_BATCH + ", got " + value);
-                }
-            } else if (arg.startsWith("-") && !arg.equals("-")) {
-                throw new UsageException("unknown option " + arg);
-            } else {
-                positional.add(arg);
+            if (batch < 1 || batch > MAX_BATCH) {
+                throw new UsageException("--batch must be between 1 and " + MAX_BATCH + ", got " + batchText);
             }
         }
         if (positional.isEmpty()) {

@@ -9,6 +9,7 @@ import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.Map;
 
 /**
@@ -101,44 +102,26 @@ final class QuarantineCommand implements Command {
 
     private int replay(List<String> args, PrintStream out) {
         ServerOptions server = new ServerOptions();
-        String stream = null;
-        boolean all = false;
-        boolean dryRun = false;
-        boolean json = false;
-        List<Long> seqs = new ArrayList<>();
-        for (int i = 1; i < args.size(); i++) {
-            String arg = args.get(i);
-            int taken = server.accept(args, i);
-            if (taken >= 0) {
-                i = taken;
-                continue;
-            }
-            switch (arg) {
-                case "--all" -> all = true;
-                case "--dry-run" -> dryRun = true;
-                case "--json" -> json = true;
-                default -> {
-                    if (arg.startsWith("-")) {
-                        throw new UsageException("unknown option " + arg);
-                    }
-                    if (stream == null) {
-                        stream = arg;
-                    } else {
-                        try {
-                            long seq = Long.parseLong(arg);
-                            if (seq < 1) {
-                                throw new NumberFormatException();
-                            }
-                            seqs.add(seq);
-                        } catch (NumberFormatException e) {
-                            throw new UsageException("a sequence number is a whole number, 1 or more; got " + arg);
-                        }
-                    }
-                }
-            }
-        }
-        if (stream == null) {
+        Arguments arguments = Arguments.parse(args.subList(1, args.size()), server,
+                Set.of("--all", "--dry-run", "--json"), Set.of());
+        boolean all = arguments.flag("--all");
+        boolean dryRun = arguments.flag("--dry-run");
+        boolean json = arguments.flag("--json");
+        if (arguments.positionals().isEmpty()) {
             throw new UsageException("no stream given");
+        }
+        String stream = arguments.positionals().get(0);
+        List<Long> seqs = new ArrayList<>();
+        for (String arg : arguments.positionals().subList(1, arguments.positionals().size())) {
+            try {
+                long seq = Long.parseLong(arg);
+                if (seq < 1) {
+                    throw new NumberFormatException();
+                }
+                seqs.add(seq);
+            } catch (NumberFormatException e) {
+                throw new UsageException("a sequence number is a whole number, 1 or more; got " + arg);
+            }
         }
         if (all == !seqs.isEmpty()) {
             throw new UsageException("give --all or the sequence numbers to replay (see quarantine list)");
