@@ -309,10 +309,7 @@ final class LogWriter {
                 results.add(result);
                 entries += task.request.size();
             }
-            for (Map.Entry<StreamState, AppendWriter.Pending> stream : pending.entrySet()) {
-                keyBlocks.write(stream.getKey(), stream.getValue().newKeys.values(),
-                        stream.getValue().newKeysReceivedAtMicros);
-            }
+            writeKeyBlocks(pending);
             if (publishIndex.due()) {
                 publishIndex.index(connection);
             }
@@ -328,9 +325,27 @@ final class LogWriter {
             }
             return;
         }
+        committed(group.size(), entries, pending);
+        acknowledge(group, results);
+        tellAppended(pending);
+    }
+
+    /** Writes the block of keys each stream gained in the current transaction (read at start-up instead of events). */
+    private void writeKeyBlocks(Map<StreamState, AppendWriter.Pending> pending) throws SQLException {
+        for (Map.Entry<StreamState, AppendWriter.Pending> stream : pending.entrySet()) {
+            keyBlocks.write(stream.getKey(), stream.getValue().newKeys.values(),
+                    stream.getValue().newKeysReceivedAtMicros);
+        }
+    }
+
+    /**
+     * After a durable commit of {@code requests} requests: tells the commit listeners, then makes the tentative
+     * positions and keys of {@code pending} the streams' own (before anyone is answered).
+     */
+    private void committed(int requests, int entries, Map<StreamState, AppendWriter.Pending> pending) {
         writerConnection.succeeded();
         try {
-            listener.afterCommit(group.size(), entries);
+            listener.afterCommit(requests, entries);
         } catch (RuntimeException e) {
             LOG.log(Level.WARNING, "a commit listener failed after a durable commit; ignored", e);
         }
@@ -344,7 +359,10 @@ final class LogWriter {
             }
             streams.publishHead(state);
         }
-        acknowledge(group, results);
+    }
+
+    /** Wakes whoever waits for new entries of the streams just committed (long polls, the flusher). */
+    private void tellAppended(Map<StreamState, AppendWriter.Pending> pending) {
         for (StreamState state : pending.keySet()) {
             for (AppendListener appendListener : appendListeners) {
                 appendListener.appended(state.name);
@@ -435,37 +453,16 @@ final class LogWriter {
         int entries = (int) (replayed.count(ReplayResult.Status.ACCEPTED)
                 + replayed.count(ReplayResult.Status.DUPLICATE));
         try {
-            for (Map.Entry<StreamState, AppendWriter.Pending> stream : pending.entrySet()) {
-                keyBlocks.write(stream.getKey(), stream.getValue().newKeys.values(),
-                        stream.getValue().newKeysReceivedAtMicros);
-            }
+            writeKeyBlocks(pending);
             listener.beforeCommit(1, entries);
             connection.commit();
         } catch (SQLException | RuntimeException e) {
             publishIndex.restore(indexBefore);
             throw e;
         }
-        writerConnection.succeeded();
-        try {
-            listener.afterCommit(1, entries);
-        } catch (RuntimeException e) {
-            LOG.log(Level.WARNING, "a commit listener failed after a durable commit; ignored", e);
-        }
-        for (Map.Entry<StreamState, AppendWriter.Pending> entry : pending.entrySet()) {
-            StreamState state = entry.getKey();
-            state.head = entry.getValue().head;
-            state.quarantineHead = entry.getValue().quarantineHead;
-            for (AppendWriter.NewKey key : entry.getValue().newKeys.values()) {
-                state.dedup.add(key.hash(), key.offset());
-            }
-            streams.publishHead(state);
-        }
+        committed(1, entries, pending);
         task.result.complete(result);
-        for (StreamState state : pending.keySet()) {
-            for (AppendListener appendListener : appendListeners) {
-                appendListener.appended(state.name);
-            }
-        }
+        tellAppended(pending);
     }
 
     private long micros() {
