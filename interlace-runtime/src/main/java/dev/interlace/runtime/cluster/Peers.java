@@ -1,0 +1,38 @@
+package dev.interlace.runtime.cluster;
+
+import java.io.IOException;
+import java.util.Map;
+
+/**
+ * Requests from this node to another node of the cluster: what a node cannot serve itself (a publish to a stream
+ * another node sequences, a query on a node without the warehouse) goes to the node that can, once, signed with the
+ * cluster secret so that the receiver knows a member of the cluster sent it.
+ */
+public interface Peers {
+
+    /**
+     * Sends {@code request} to the node at {@code nodeUrl} (its advertised URL) and returns the node's answer,
+     * whatever its status.
+     *
+     * @throws IOException when the node cannot be reached or does not answer in time
+     */
+    Answer send(String nodeUrl, Request request) throws IOException;
+
+    /**
+     * A request as the receiving node is to serve it.
+     *
+     * @param method the HTTP method
+     * @param pathAndQuery the path with its query string, as the client sent it
+     * @param contentType the body's content type, or null
+     * @param body the body, empty for none
+     * @param requestId the request's id, which the receiver keeps (one id from the client's request to the answer)
+     * @param callerKeyId the id of the API key the sending node authenticated the client with, or null for none
+     */
+    record Request(String method, String pathAndQuery, String contentType, byte[] body, String requestId,
+            String callerKeyId) {
+    }
+
+    /** The receiving node's answer, relayed to the client as it is. */
+    record Answer(int status, Map<String, String> headers, byte[] body) {
+    }
+}
