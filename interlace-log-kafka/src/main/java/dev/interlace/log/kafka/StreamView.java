@@ -32,9 +32,14 @@ final class StreamView {
     private long applied;
     private long quarantineHead;
     private long trimmedThrough;
-    /** Kafka offset of Interlace offset {@code i + 1}. */
+    /**
+     * The offset just before the first one {@link #eventOffsets} and {@link #arrivals} hold: what a trim removed is
+     * dropped from them too, so they hold the retention window, not the stream's whole history.
+     */
+    private long base;
+    /** Kafka offset of Interlace offset {@code base + i + 1}. */
     private long[] eventOffsets = new long[64];
-    /** Arrival (epoch microseconds) of the request of offset {@code i + 1}. */
+    /** Arrival (epoch microseconds) of the request of offset {@code base + i + 1}. */
     private long[] arrivals = new long[64];
     private long[] quarantineOffsets = new long[16];
     /** Key to {offset, first acceptance micros} of its newest acceptance. */
@@ -65,10 +70,10 @@ final class StreamView {
             return;
         }
         applied = offset;
-        eventOffsets = grow(eventOffsets, offset);
-        arrivals = grow(arrivals, offset);
-        eventOffsets[(int) (offset - 1)] = kafkaOffset;
-        arrivals[(int) (offset - 1)] = atMicros;
+        eventOffsets = grow(eventOffsets, offset - base);
+        arrivals = grow(arrivals, offset - base);
+        eventOffsets[index(offset)] = kafkaOffset;
+        arrivals[index(offset)] = atMicros;
         if (key != null && offset > trimmedThrough) {
             keys.put(key, new long[] {offset, atMicros});
         }
@@ -95,7 +100,22 @@ final class StreamView {
         head = Math.max(head, throughOffset);
         applied = Math.max(applied, throughOffset);
         keys.values().removeIf(entry -> entry[0] <= throughOffset);
+        dropThrough(throughOffset);
         notifyAll();
+    }
+
+    /** Forgets where the trimmed offsets sit and when they arrived, keeping the arrays about twice what is left. */
+    private void dropThrough(long throughOffset) {
+        int kept = (int) (applied - throughOffset);
+        int capacity = Math.max(64, Integer.highestOneBit(Math.max(kept, 1)) * 2);
+        int from = Math.min(index(throughOffset + 1), eventOffsets.length); // past the end: all of it was trimmed
+        eventOffsets = Arrays.copyOfRange(eventOffsets, from, from + capacity);
+        arrivals = Arrays.copyOfRange(arrivals, from, from + capacity);
+        base = throughOffset;
+    }
+
+    private int index(long offset) {
+        return (int) (offset - 1 - base);
     }
 
     synchronized void applyGroup(Codec.GroupState state, long recordOffset) {
@@ -156,7 +176,7 @@ final class StreamView {
 
     /** The Kafka offset of Interlace offset {@code offset} (stored, not trimmed). */
     synchronized long kafkaOffset(long offset) {
-        return eventOffsets[(int) (offset - 1)];
+        return eventOffsets[index(offset)];
     }
 
     synchronized long quarantineKafkaOffset(long seq) {
@@ -186,7 +206,7 @@ final class StreamView {
 
     synchronized long firstOffsetSince(long epochMicros) {
         for (long offset = trimmedThrough + 1; offset <= head; offset++) {
-            if (arrivals[(int) (offset - 1)] >= epochMicros) {
+            if (arrivals[index(offset)] >= epochMicros) {
                 return offset;
             }
         }
