@@ -66,7 +66,10 @@ public final class ConfigLoader {
             new Setting("kafka-min-insync-replicas", "INTERLACE_KAFKA_MIN_INSYNC_REPLICAS", "2",
                     "replicas that hold a record before a publish is acknowledged (min.insync.replicas)"),
             new Setting("advertise-url", "INTERLACE_ADVERTISE_URL", "",
-                    "the URL other nodes reach this one at (default http(s)://<bind>:<port>)"));
+                    "the URL other nodes reach this one at (default http(s)://<bind>:<port>)"),
+            new Setting("role", "INTERLACE_ROLE", "all",
+                    "what this node runs with --log kafka: all, ingest (HTTP and sequencing) or warehouse (flusher,"
+                            + " DuckDB, models, /sql)"));
 
     /** Flags that may be given without a value, meaning {@code true}. */
     private static final java.util.Set<String> SWITCHES = java.util.Set.of("insecure-no-auth");
@@ -179,7 +182,25 @@ public final class ConfigLoader {
             throw new ConfigException(describe("advertise-url", origins.get("advertise-url")) + ": \"" + advertiseUrl
                     + "\" is not scheme://host[:port]");
         }
-        return new LogOptions(backend, bootstrap, prefix, replicationFactor, minInsyncReplicas, advertiseUrl);
+        Role role = role(values, origins, backend);
+        return new LogOptions(backend, bootstrap, prefix, replicationFactor, minInsyncReplicas, advertiseUrl, role);
+    }
+
+    private static Role role(Map<String, String> values, Map<String, String> origins, String backend) {
+        String text = values.get("role").strip().toLowerCase(Locale.ROOT);
+        Role role = switch (text) {
+            case "all" -> Role.ALL;
+            case "ingest" -> Role.INGEST;
+            case "warehouse" -> Role.WAREHOUSE;
+            default -> throw new ConfigException(describe("role", origins.get("role"))
+                    + " must be all, ingest or warehouse, got \"" + text + "\"");
+        };
+        if (role != Role.ALL && !backend.equals(LogOptions.KAFKA)) {
+            throw new ConfigException(describe("role", origins.get("role")) + " " + role.wire() + " needs --log kafka:"
+                    + " on the SQLite log one server owns both the log and the warehouse, so it runs everything"
+                    + " (--role all)");
+        }
+        return role;
     }
 
     private static Map<String, String> parseFlags(String[] args) {

@@ -94,6 +94,29 @@ class ConfigLoaderTest {
     }
 
     @Test
+    void aRoleOtherThanAllNeedsTheKafkaLog() {
+        assertThat(load(Map.of()).config().role()).isEqualTo(Role.ALL);
+        assertThat(load(Map.of(), "--log", "kafka", "--kafka-bootstrap", "k1:9092", "--role", "ingest").config()
+                .role()).isEqualTo(Role.INGEST);
+        assertThat(load(Map.of("INTERLACE_ROLE", "Warehouse"), "--log", "kafka", "--kafka-bootstrap", "k1:9092")
+                .config().role()).isEqualTo(Role.WAREHOUSE);
+        assertThatThrownBy(() -> load(Map.of(), "--role", "ingest")).hasMessage("--role ingest needs --log kafka:"
+                + " on the SQLite log one server owns both the log and the warehouse, so it runs everything"
+                + " (--role all)");
+        assertThatThrownBy(() -> load(Map.of(), "--log", "kafka", "--kafka-bootstrap", "k1:9092", "--role",
+                "flusher")).hasMessage("--role must be all, ingest or warehouse, got \"flusher\"");
+    }
+
+    @Test
+    void theAdvertisedUrlDefaultsToTheBindAddressAndPort() {
+        assertThat(load(Map.of(), "--port", "8123").config().advertisedUrl()).isEqualTo("http://127.0.0.1:8123");
+        assertThat(load(Map.of(), "--bind", "::1", "--port", "8123").config().advertisedUrl())
+                .isEqualTo("http://[::1]:8123");
+        assertThat(load(Map.of(), "--advertise-url", "https://node-1.example:8443").config().advertisedUrl())
+                .isEqualTo("https://node-1.example:8443");
+    }
+
+    @Test
     void unknownOrRepeatedFlagsAndUnknownPropertiesAreErrors() throws IOException {
         assertThatThrownBy(() -> load(Map.of(), "--prot", "1")).hasMessageStartingWith("unknown flag --prot;")
                 .hasMessageContaining("--port");
