@@ -24,8 +24,9 @@ import java.util.Optional;
  * on a stream this node does not sequence (always, on {@code --role warehouse}). While another node sequences the
  * stream, the call goes to that node's consumer route ({@code POST /streams/{name}/consumers/{group}/lease|commit|
  * release}) through {@link Peers}, signed, and its answer is read back into the same {@link Leases} results the log
- * itself gives, fencing tokens included; otherwise, and on a log without sequencers (SQLite) or a node that sends
- * nothing to its peers, the local log decides as before.
+ * itself gives, fencing tokens included; otherwise, and always on a log without sequencers (SQLite), the local log
+ * decides as before. A sequencer that cannot be reached (down, or this node has no cluster secret) is answered like
+ * a stream nobody sequences: {@link NoSequencerException}, and the flusher stands by.
  *
  * <p>Only the flusher uses it: the HTTP consumer routes call the local log, since a client's request is forwarded
  * to the sequencer before it reaches them, and a forwarded one is never sent on again.
@@ -36,11 +37,11 @@ public final class SequencerConsumerGroups implements ConsumerGroups {
 
     private final ConsumerGroups local;
     private final Optional<Sequencers> sequencers;
-    private final Optional<Peers> peers;
+    private final Peers peers;
     private final RequestIds ids;
     private final String nodeUrl;
 
-    public SequencerConsumerGroups(ConsumerGroups local, Optional<Sequencers> sequencers, Optional<Peers> peers,
+    public SequencerConsumerGroups(ConsumerGroups local, Optional<Sequencers> sequencers, Peers peers,
             RequestIds ids, InterlaceConfig config) {
         this.local = local;
         this.sequencers = sequencers;
@@ -116,12 +117,9 @@ public final class SequencerConsumerGroups implements ConsumerGroups {
         return local.groups(stream);
     }
 
-    /** The advertised URL of the stream's sequencer when another node holds it and this node can reach peers. */
+    /** The advertised URL of the stream's sequencer when another node holds it. */
     private Optional<String> remoteSequencer(String stream) {
-        if (peers.isEmpty() || sequencers.isEmpty()) {
-            return Optional.empty();
-        }
-        return sequencers.get().holder(stream).filter(url -> !url.equals(nodeUrl));
+        return sequencers.flatMap(known -> known.holder(stream)).filter(url -> !url.equals(nodeUrl));
     }
 
     private Reply send(String node, String stream, String group, String operation, ObjectNode command) {
@@ -135,7 +133,7 @@ public final class SequencerConsumerGroups implements ConsumerGroups {
         }
         Peers.Answer answer;
         try {
-            answer = peers.orElseThrow().send(node, request);
+            answer = peers.send(node, request);
         } catch (IOException e) {
             throw new NoSequencerException(stream, "the sequencer of stream " + stream + ", " + node
                     + ", cannot be reached: " + e.getMessage(), 1);

@@ -83,9 +83,8 @@ public record InterlaceConfig(
         if (!log.advertiseUrl().isEmpty()) {
             return log.advertiseUrl();
         }
-        String scheme = exposure.tlsCertificate() != null ? "https" : "http";
         String host = bind.contains(":") ? "[" + bind + "]" : bind;
-        return scheme + "://" + host + ":" + port;
+        return (exposure.tls() ? "https" : "http") + "://" + host + ":" + port;
     }
 
     /** What this node runs ({@code --role}); {@link Role#ALL} on the SQLite log. */

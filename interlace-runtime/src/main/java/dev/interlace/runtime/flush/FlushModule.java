@@ -4,10 +4,8 @@ import com.google.inject.AbstractModule;
 import com.google.inject.Provides;
 import com.google.inject.Singleton;
 import com.google.inject.multibindings.Multibinder;
-import com.google.inject.multibindings.OptionalBinder;
 import dev.interlace.runtime.cluster.Peers;
 import dev.interlace.runtime.cluster.SequencerConsumerGroups;
-import dev.interlace.runtime.cluster.WarehouseNode;
 import dev.interlace.runtime.config.InterlaceConfig;
 import dev.interlace.runtime.config.LogOptions;
 import dev.interlace.runtime.log.ConsumerGroups;
@@ -40,10 +38,6 @@ public final class FlushModule extends AbstractModule {
         bind(Watermarks.class).to(FlushPositions.class);
         bind(FlushMetrics.class).in(Singleton.class);
         Multibinder.newSetBinder(binder(), FlushListener.class).addBinding().to(FlushMetrics.class);
-        // Bound when this node can send requests to the other nodes of a cluster (the flusher's leases use it).
-        OptionalBinder.newOptionalBinder(binder(), Peers.class);
-        // Bound by the log backend on a node that runs no warehouse (--role ingest).
-        OptionalBinder.newOptionalBinder(binder(), WarehouseNode.class);
     }
 
     /**
@@ -92,7 +86,7 @@ public final class FlushModule extends AbstractModule {
     @Provides
     @Singleton
     Flusher flusher(StreamCatalog catalog, EventLog log, ConsumerGroups groups, Optional<Sequencers> sequencers,
-            Optional<Peers> peers, Optional<Warehouse> warehouse, FlushPositions positions,
+            Peers peers, Optional<Warehouse> warehouse, FlushPositions positions,
             Set<FlushListener> listeners, FlushLease lease, RequestIds ids, SystemRecords records, Clock clock,
             InterlaceConfig config) {
         // The flusher's lease, commit and release go to each stream's sequencer, wherever it runs.
