@@ -6,7 +6,6 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.interlace.runtime.config.InterlaceConfig;
 import dev.interlace.runtime.log.ConsumerGroups;
 import dev.interlace.runtime.log.Leases;
-import dev.interlace.runtime.log.LogUnavailableException;
 import dev.interlace.runtime.log.NoSequencerException;
 import dev.interlace.runtime.log.Sequencers;
 import dev.interlace.runtime.ops.EpochMicros;
@@ -163,25 +162,23 @@ public final class SequencerConsumerGroups implements ConsumerGroups {
         }
 
         /**
-         * Anything but a decision: {@code 503 no_sequencer} (the node no longer holds the stream) stands the flusher
-         * by like a local refusal; the rest is a failure of the log, retried with backoff.
+         * Anything but a decision: the node no longer holds the stream ({@code 503 no_sequencer}), refuses this
+         * node ({@code 401 cluster_auth_failed}: another cluster secret) or fails. Each is answered like a stream
+         * nobody sequences, so the flusher stands by and asks again later, and its {@code flush_error} says why.
          */
-        RuntimeException failure(String stream, String operation) {
-            String message = body.path("message").asText("HTTP " + status);
-            if (status == 503 && body.path("error").asText().equals("no_sequencer")) {
-                int retryAfter = 1;
-                String header = answer.headers().entrySet().stream()
-                        .filter(entry -> entry.getKey().equalsIgnoreCase("Retry-After"))
-                        .map(java.util.Map.Entry::getValue).findFirst().orElse("1");
-                try {
-                    retryAfter = Math.max(1, Integer.parseInt(header.strip()));
-                } catch (NumberFormatException e) {
-                    // keep one second
-                }
-                return new NoSequencerException(stream, message, retryAfter);
+        NoSequencerException failure(String stream, String operation) {
+            String reason = status + " " + body.path("error").asText("") + ": " + body.path("message").asText("");
+            String retryAfter = answer.headers().entrySet().stream()
+                    .filter(entry -> entry.getKey().equalsIgnoreCase("Retry-After"))
+                    .map(java.util.Map.Entry::getValue).findFirst().orElse("1");
+            int seconds;
+            try {
+                seconds = Math.max(1, Integer.parseInt(retryAfter.strip()));
+            } catch (NumberFormatException e) {
+                seconds = 1;
             }
-            return new LogUnavailableException(operation + " of the flush lease of " + stream + " on " + node
-                    + " failed: " + status + " " + body.path("error").asText("") + " " + message);
+            return new NoSequencerException(stream, "the " + operation + " of stream " + stream
+                    + "'s flush lease was not decided by its sequencer " + node + " (" + reason + ")", seconds);
         }
     }
 }
