@@ -47,12 +47,14 @@ class KafkaRolesTest {
             assertThat(waiting.get("pending").asLong()).isEqualTo(6);
             assertThat(waiting.get("flush_state").asText()).isEqualTo("standby");
             assertThat(waiting.get("flush_error").asText()).contains("no node flushes stream orders");
+            assertThat(directory.resolve("ingest").resolve("warehouse.duckdb")).as("no DuckDB on an ingest node")
+                    .doesNotExist();
 
             Path warehouseData = directory.resolve("warehouse");
             try (ServeNode warehouse = ServeNode.start(warehouseData, bootstrap, prefix,
                     with(cluster, "--role", "warehouse"))) {
                 JsonNode flushed = warehouse.await("/streams/orders", body -> body.get("watermark").asLong() == 6);
-                assertThat(flushed.get("watermark").asLong()).as(warehouse.output()).isEqualTo(6);
+                assertThat(flushed.get("watermark").asLong()).as(flushed + "\n" + warehouse.output()).isEqualTo(6);
                 assertThat(flushed.get("sequencer").asText()).as("the warehouse node sequences nothing")
                         .isEqualTo(ingest.uri.toString());
                 assertThat(rows(warehouse, "SELECT count(*), count(DISTINCT order_id) FROM streams.orders"))

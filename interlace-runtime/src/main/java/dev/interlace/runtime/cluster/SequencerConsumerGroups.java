@@ -39,14 +39,21 @@ public final class SequencerConsumerGroups implements ConsumerGroups {
     private final Peers peers;
     private final RequestIds ids;
     private final String nodeUrl;
+    private final String caller;
 
+    /**
+     * @param local the log on this node
+     * @param caller the caller id the requests to other nodes carry (the flusher's, which the consumer routes let
+     *     use the reserved flush group)
+     */
     public SequencerConsumerGroups(ConsumerGroups local, Optional<Sequencers> sequencers, Peers peers,
-            RequestIds ids, InterlaceConfig config) {
+            RequestIds ids, InterlaceConfig config, String caller) {
         this.local = local;
         this.sequencers = sequencers;
         this.peers = peers;
         this.ids = ids;
         this.nodeUrl = config.advertisedUrl();
+        this.caller = caller;
     }
 
     @Override
@@ -126,7 +133,7 @@ public final class SequencerConsumerGroups implements ConsumerGroups {
         Peers.Request request;
         try {
             request = new Peers.Request("POST", path, "application/json", JSON.writeValueAsBytes(command),
-                    ids.mintWithPrefix("flush-"), null);
+                    ids.mint(), caller);
         } catch (IOException e) {
             throw new IllegalStateException(e);
         }

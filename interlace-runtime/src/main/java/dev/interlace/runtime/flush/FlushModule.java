@@ -90,7 +90,8 @@ public final class FlushModule extends AbstractModule {
             Set<FlushListener> listeners, FlushLease lease, RequestIds ids, SystemRecords records, Clock clock,
             InterlaceConfig config) {
         // The flusher's lease, commit and release go to each stream's sequencer, wherever it runs.
-        ConsumerGroups atSequencers = new SequencerConsumerGroups(groups, sequencers, peers, ids, config);
+        ConsumerGroups atSequencers = new SequencerConsumerGroups(groups, sequencers, peers, ids, config,
+                FlushLease.PEER_CALLER);
         return new Flusher(catalog, log, atSequencers, warehouse, positions, FlushListener.all(listeners), lease, ids,
                 records, clock, config);
     }
