@@ -4,6 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.interlace.log.kafka.testing.KafkaCluster;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -59,6 +62,14 @@ class KafkaRolesTest {
                         .isEqualTo(ingest.uri.toString());
                 assertThat(rows(warehouse, "SELECT count(*), count(DISTINCT order_id) FROM streams.orders"))
                         .containsExactly("[6,6]");
+                assertThat(rows(ingest, "SELECT count(*), count(DISTINCT order_id) FROM streams.orders"))
+                        .as("the ingest node forwards /sql to the holder of the flush leases").containsExactly("[6,6]");
+                for (ServeNode node : List.of(ingest, warehouse)) {
+                    ServeNode.Response taken = post(node, "/streams/orders/consumers/__flusher/lease",
+                            "{\"owner\": \"intruder\", \"ttl_ms\": 60000}");
+                    assertThat(taken.status()).as("no client takes the flusher's lease").isEqualTo(400);
+                    assertThat(taken.body().get("error").asText()).isEqualTo("reserved_group");
+                }
 
                 // The flusher commits its watermark to the stream's __flusher group, which the ingest node reads.
                 JsonNode drained = ingest.await("/streams/orders", body -> body.get("pending").asLong() == 0);
@@ -85,6 +96,14 @@ class KafkaRolesTest {
                 restarted.stop();
             }
         }
+    }
+
+    private static ServeNode.Response post(ServeNode node, String path, String json) throws Exception {
+        HttpResponse<String> response = HttpClient.newHttpClient().send(HttpRequest.newBuilder(node.uri.resolve(path))
+                .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(json)).build(),
+                HttpResponse.BodyHandlers.ofString());
+        return new ServeNode.Response(response.statusCode(), response.headers(),
+                ServeNode.JSON.readTree(response.body()));
     }
 
     private static String[] with(String[] flags, String... more) {
