@@ -80,11 +80,13 @@ final class Lifecycle {
     int start() throws IOException {
         StreamLog openedLog = null;
         KeyFile keys = null;
+        ApiKeys authenticating = null;
         Flusher openedFlusher = null;
         HttpApi api = null;
         try {
             keys = keyFile.get();
-            checkExposure(apiKeys.get(), records.get(), boot.get().id());
+            authenticating = apiKeys.get();
+            checkExposure(authenticating, records.get(), boot.get().id());
             openedLog = log.get();
             for (StreamDescriptor stream : catalog.streams()) {
                 openedLog.register(stream);
@@ -108,6 +110,9 @@ final class Lifecycle {
                     + port + " with " + catalog.streams().size() + " streams, data in " + config.dataDirectory()));
             return port;
         } catch (IOException | RuntimeException e) {
+            if (authenticating != null) {
+                closeApiKeys(authenticating, keys);
+            }
             if (keys != null) {
                 keys.close();
             }
@@ -145,7 +150,22 @@ final class Lifecycle {
         systemRecords.record(SysRecord.of(micros(), "shutdown", null, boot.get().id(), "interlace stopped"));
         systemRecords.close();
         metrics.get().close();
+        closeApiKeys(apiKeys.get(), keyFile.get());
         keyFile.get().close();
+    }
+
+    /**
+     * Closes the keys the server authenticates with when they are more than the key file (which is closed after
+     * them): keys shared by a cluster hold connections of their own.
+     */
+    private static void closeApiKeys(ApiKeys authenticating, KeyFile keys) {
+        if (authenticating instanceof AutoCloseable closeable && closeable != keys) {
+            try {
+                closeable.close();
+            } catch (Exception e) {
+                LOG.warning("closing the API keys failed: " + e);
+            }
+        }
     }
 
     /** The HTTP API (started by {@link #start()}). */

@@ -5,6 +5,8 @@ import com.google.inject.Module;
 import com.google.inject.Provides;
 import com.google.inject.Singleton;
 import com.google.inject.multibindings.OptionalBinder;
+import dev.interlace.runtime.auth.ApiKeys;
+import dev.interlace.runtime.auth.KeyFile;
 import dev.interlace.runtime.config.InterlaceConfig;
 import dev.interlace.runtime.config.LogOptions;
 import dev.interlace.runtime.log.LogBackendFactory;
@@ -16,7 +18,8 @@ import java.time.Clock;
 
 /**
  * {@code serve --log kafka}: binds {@link StreamLog} and {@link Sequencers} to a {@link KafkaStreamLog} configured
- * from the {@code --kafka-*} settings. Listed in {@code META-INF/services}, so the runtime finds it by name.
+ * from the {@code --kafka-*} settings, and {@link ApiKeys} to the cluster's keys ({@link ClusterKeys}: every node's key
+ * file, shared through the log's cluster). Listed in {@code META-INF/services}, so the runtime finds it by name.
  */
 public final class KafkaLogBackend implements LogBackendFactory {
 
@@ -43,6 +46,13 @@ public final class KafkaLogBackend implements LogBackendFactory {
         protected void configure() {
             bind(StreamLog.class).to(KafkaStreamLog.class);
             OptionalBinder.newOptionalBinder(binder(), Sequencers.class).setBinding().to(KafkaStreamLog.class);
+            bind(ApiKeys.class).to(ClusterKeys.class);
+        }
+
+        @Provides
+        @Singleton
+        ClusterKeys clusterKeys(KeyFile keyFile) {
+            return new ClusterKeys(kafka, keyFile);
         }
 
         @Provides
