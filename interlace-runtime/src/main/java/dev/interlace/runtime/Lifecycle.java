@@ -1,5 +1,6 @@
 package dev.interlace.runtime;
 
+import com.google.inject.ProvisionException;
 import dev.interlace.runtime.auth.ApiKeys;
 import dev.interlace.runtime.auth.KeyFile;
 import dev.interlace.runtime.config.ConfigException;
@@ -124,6 +125,11 @@ final class Lifecycle {
             }
             if (openedLog != null) {
                 openedLog.close();
+            }
+            // A component that could not be created fails the start with its own exception (a ConfigException is a
+            // refusal to start, exit 2), not with the injector's wrapper around it.
+            if (e instanceof ProvisionException provision && provision.getCause() instanceof RuntimeException cause) {
+                throw cause;
             }
             throw e;
         }
