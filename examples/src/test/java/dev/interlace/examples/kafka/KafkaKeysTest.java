@@ -26,7 +26,7 @@ import org.junit.jupiter.api.io.TempDir;
  * API keys across two {@code serve --log kafka} nodes, each with a data directory of its own: a key created with
  * {@code interlace keys create} on one node's directory works on the other, revoked there it is refused on both, the
  * cluster's topic never holds the secret, and a node without keys of its own stops being open once the cluster has
- * one. And what {@code serve} does when it cannot reach the cluster at all.
+ * one (and may start beyond loopback). And what {@code serve} does when it cannot reach the cluster at all.
  */
 class KafkaKeysTest {
 
@@ -59,6 +59,13 @@ class KafkaKeysTest {
             assertThat(withoutKey.status()).as("node b has no key of its own but is no longer open").isEqualTo(401);
             assertThat(withoutKey.body().get("error").asText()).isEqualTo("unauthorized");
             assertThat(a.get("/streams/orders", secret).status()).isEqualTo(200);
+
+            // Beyond loopback a node needs a key to start: the cluster's is enough.
+            try (ServeNode c = ServeNode.start(directory.resolve("c"), bootstrap, prefix, "--bind", "0.0.0.0")) {
+                assertThat(c.get("/streams/orders").status()).isEqualTo(401);
+                assertThat(c.get("/streams/orders", secret).status()).isEqualTo(200);
+                c.stop();
+            }
 
             String listedOnB = ServeNode.interlace(directory, "keys", "list", "--data-dir", dataOfB.toString(),
                     "--json");
