@@ -1,5 +1,6 @@
 package dev.interlace.runtime;
 
+import com.google.inject.ProvisionException;
 import dev.interlace.runtime.auth.ApiKeys;
 import dev.interlace.runtime.auth.KeyFile;
 import dev.interlace.runtime.config.ConfigException;
@@ -80,11 +81,13 @@ final class Lifecycle {
     int start() throws IOException {
         StreamLog openedLog = null;
         KeyFile keys = null;
+        ApiKeys authenticating = null;
         Flusher openedFlusher = null;
         HttpApi api = null;
         try {
             keys = keyFile.get();
-            checkExposure(apiKeys.get(), records.get(), boot.get().id());
+            authenticating = apiKeys.get();
+            checkExposure(authenticating, records.get(), boot.get().id());
             openedLog = log.get();
             for (StreamDescriptor stream : catalog.streams()) {
                 openedLog.register(stream);
@@ -108,6 +111,9 @@ final class Lifecycle {
                     + port + " with " + catalog.streams().size() + " streams, data in " + config.dataDirectory()));
             return port;
         } catch (IOException | RuntimeException e) {
+            if (authenticating != null) {
+                closeApiKeys(authenticating, keys);
+            }
             if (keys != null) {
                 keys.close();
             }
@@ -119,6 +125,11 @@ final class Lifecycle {
             }
             if (openedLog != null) {
                 openedLog.close();
+            }
+            // A component that could not be created fails the start with its own exception (a ConfigException is a
+            // refusal to start, exit 2), not with the injector's wrapper around it.
+            if (e instanceof ProvisionException provision && provision.getCause() instanceof RuntimeException cause) {
+                throw cause;
             }
             throw e;
         }
@@ -145,7 +156,22 @@ final class Lifecycle {
         systemRecords.record(SysRecord.of(micros(), "shutdown", null, boot.get().id(), "interlace stopped"));
         systemRecords.close();
         metrics.get().close();
+        closeApiKeys(apiKeys.get(), keyFile.get());
         keyFile.get().close();
+    }
+
+    /**
+     * Closes the keys the server authenticates with when they are more than the key file (which is closed after
+     * them): keys shared by a cluster hold connections of their own.
+     */
+    private static void closeApiKeys(ApiKeys authenticating, KeyFile keys) {
+        if (authenticating instanceof AutoCloseable closeable && closeable != keys) {
+            try {
+                closeable.close();
+            } catch (Exception e) {
+                LOG.warning("closing the API keys failed: " + e);
+            }
+        }
     }
 
     /** The HTTP API (started by {@link #start()}). */

@@ -118,6 +118,28 @@ final class ServeNode implements AutoCloseable {
         return send(HttpRequest.newBuilder(uri.resolve(path)).GET().build());
     }
 
+    /** {@code GET path} with {@code Authorization: Bearer apiKey}. */
+    Response get(String path, String apiKey) {
+        return send(HttpRequest.newBuilder(uri.resolve(path)).header("Authorization", "Bearer " + apiKey).GET()
+                .build());
+    }
+
+    /** Runs {@code interlace <args>} (e.g. {@code keys create}) in a JVM of its own; its exit code and output. */
+    static String interlace(Path workDirectory, String... args) throws Exception {
+        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
+                .toString(), "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-cp", System.getProperty("java.class.path"),
+                "dev.interlace.runtime.cli.Main"));
+        command.addAll(List.of(args));
+        Path output = Files.createTempFile(Files.createDirectories(workDirectory), "interlace-", ".out");
+        Process process = new ProcessBuilder(command).redirectErrorStream(true)
+                .redirectOutput(output.toFile()).start();
+        if (!process.waitFor(60, TimeUnit.SECONDS)) {
+            process.destroyForcibly();
+            throw new IllegalStateException("interlace " + String.join(" ", args) + " did not end within 60 s");
+        }
+        return "exit " + process.exitValue() + "\n" + Files.readString(output);
+    }
+
     /** Polls {@code GET path} until {@code condition} holds (up to 30 s); returns the last body. */
     JsonNode await(String path, Predicate<JsonNode> condition) {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);

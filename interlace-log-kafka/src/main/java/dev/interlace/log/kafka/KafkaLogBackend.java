@@ -5,6 +5,8 @@ import com.google.inject.Module;
 import com.google.inject.Provides;
 import com.google.inject.Singleton;
 import com.google.inject.multibindings.OptionalBinder;
+import dev.interlace.runtime.auth.ApiKeys;
+import dev.interlace.runtime.auth.KeyFile;
 import dev.interlace.runtime.cluster.WarehouseNode;
 import dev.interlace.runtime.config.InterlaceConfig;
 import dev.interlace.runtime.config.LogOptions;
@@ -19,7 +21,8 @@ import java.time.Clock;
 
 /**
  * {@code serve --log kafka}: binds {@link StreamLog} and {@link Sequencers} to a {@link KafkaStreamLog} configured
- * from the {@code --kafka-*} settings, {@link Watermarks} to what the cluster's flusher committed, and on
+ * from the {@code --kafka-*} settings, {@link Watermarks} to what the cluster's flusher committed, {@link ApiKeys} to
+ * the cluster's keys ({@link ClusterKeys}: every node's key file, shared through the log's cluster), and on
  * {@code --role ingest} {@link WarehouseNode} to the holder of the flush leases. Listed in {@code META-INF/services},
  * so the runtime finds it by name.
  */
@@ -50,6 +53,7 @@ public final class KafkaLogBackend implements LogBackendFactory {
         protected void configure() {
             bind(StreamLog.class).to(KafkaStreamLog.class);
             OptionalBinder.newOptionalBinder(binder(), Sequencers.class).setBinding().to(KafkaStreamLog.class);
+            bind(ApiKeys.class).to(ClusterKeys.class);
             OptionalBinder<WarehouseNode> warehouseNode = OptionalBinder.newOptionalBinder(binder(),
                     WarehouseNode.class);
             if (!role.runsWarehouse()) {
@@ -67,6 +71,12 @@ public final class KafkaLogBackend implements LogBackendFactory {
         @Provides
         Watermarks watermarks(KafkaStreamLog log) {
             return log.watermarks();
+        }
+
+        @Provides
+        @Singleton
+        ClusterKeys clusterKeys(KeyFile keyFile) {
+            return new ClusterKeys(kafka, keyFile);
         }
 
         @Provides

@@ -24,6 +24,11 @@ public record KafkaLogSettings(String bootstrap, String topicPrefix, int replica
     /** Takeover within ten seconds of a node's death: the session timeout plus a rebalance and a catch-up. */
     public static final Duration DEFAULT_SESSION_TIMEOUT = Duration.ofSeconds(6);
     public static final Duration DEFAULT_SEQUENCER_WAIT = Duration.ofSeconds(5);
+    /**
+     * How long a starting node waits for a broker of the bootstrap list to answer before it gives up with a message
+     * naming them (rather than the admin client's default timeouts, which end in a less telling error later).
+     */
+    public static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(15);
 
     public KafkaLogSettings {
         Objects.requireNonNull(bootstrap, "bootstrap");

@@ -36,7 +36,6 @@ import java.util.concurrent.TimeoutException;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.ConsumerGroupDescription;
 import org.apache.kafka.clients.admin.MemberDescription;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -106,11 +105,7 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
         this.settings = settings;
         this.watermarks = new ClusterWatermarks(materialised, views::get, kafka.nodeUrl(), clock);
         this.clock = clock;
-        Properties properties = new Properties();
-        properties.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrap());
-        properties.put(AdminClientConfig.CLIENT_ID_CONFIG, kafka.topicPrefix() + "admin");
-        properties.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "30000");
-        this.admin = Admin.create(properties);
+        this.admin = Topics.connect(kafka, kafka.topicPrefix() + "admin");
         this.topics = new Topics(admin, kafka.topicPrefix(), kafka.replicationFactor(), kafka.minInsyncReplicas());
         Tailer startedTailer = null;
         try {

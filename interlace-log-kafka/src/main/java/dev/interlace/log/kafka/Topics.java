@@ -2,18 +2,22 @@ package dev.interlace.log.kafka;
 
 import dev.interlace.runtime.config.ConfigException;
 import dev.interlace.runtime.log.LogUnavailableException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Properties;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.admin.ConfigEntry;
+import org.apache.kafka.clients.admin.DescribeClusterOptions;
 import org.apache.kafka.clients.admin.ListOffsetsOptions;
 import org.apache.kafka.clients.admin.ListOffsetsResult;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -21,6 +25,7 @@ import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.RecordsToDelete;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.IsolationLevel;
+import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.config.TopicConfig;
@@ -35,7 +40,8 @@ import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
  * <p>Per stream: {@code <prefix><stream>} (accepted events) and {@code <prefix><stream>__quarantine}, one partition
  * each so that a stream's order is one sequence, kept until Interlace deletes records ({@code retention.ms=-1}).
  * For the whole log: {@code <prefix>_publishes} (publish records) and {@code <prefix>_state} (consumer groups and
- * trim points), compacted, keyed so that only the newest value of each key matters.
+ * trim points), compacted, keyed so that only the newest value of each key matters. For the cluster's API keys:
+ * {@code <prefix>_keys}, compacted, keyed by key id ({@link ClusterKeys}).
  */
 final class Topics {
 
@@ -69,6 +75,62 @@ final class Topics {
         return new TopicPartition(prefix + "_state", 0);
     }
 
+    TopicPartition keys() {
+        return new TopicPartition(prefix + "_keys", 0);
+    }
+
+    /**
+     * An admin client of the cluster, once a broker of {@code kafka.bootstrap()} has answered: how a node finds out at
+     * start-up, within {@link KafkaLogSettings#CONNECT_TIMEOUT}, that it cannot reach its cluster.
+     *
+     * @throws ConfigException naming the bootstrap servers and what was tried, when none answered in time or the
+     *     list cannot be used at all
+     */
+    static Admin connect(KafkaLogSettings kafka, String clientId) {
+        Properties properties = new Properties();
+        properties.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrap());
+        properties.put(AdminClientConfig.CLIENT_ID_CONFIG, clientId);
+        properties.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, Long.toString(ADMIN_SECONDS * 1000));
+        Admin admin;
+        try {
+            admin = Admin.create(properties);
+        } catch (KafkaException e) {
+            throw new ConfigException("cannot use --kafka-bootstrap " + kafka.bootstrap() + ": " + rootMessage(e)
+                    + "; give HOST:PORT[,HOST:PORT...] of brokers this machine can resolve");
+        }
+        Duration timeout = KafkaLogSettings.CONNECT_TIMEOUT;
+        try {
+            Collection<org.apache.kafka.common.Node> brokers = admin.describeCluster(new DescribeClusterOptions()
+                    .timeoutMs((int) timeout.toMillis())).nodes().get(timeout.toMillis() + 1000,
+                    TimeUnit.MILLISECONDS);
+            if (brokers.isEmpty()) {
+                throw new ExecutionException(new KafkaException("the cluster named no live broker"));
+            }
+            return admin;
+        } catch (ExecutionException | TimeoutException e) {
+            admin.close(Duration.ZERO);
+            Throwable cause = e instanceof ExecutionException ? e.getCause() : e;
+            throw new ConfigException("cannot reach the Kafka cluster at --kafka-bootstrap " + kafka.bootstrap()
+                    + ": asked " + (kafka.bootstrap().contains(",") ? "each of these brokers" : "this broker")
+                    + " for the cluster's brokers for " + timeout.toSeconds() + " s and got no answer ("
+                    + rootMessage(cause) + "). Check that the brokers run, that this machine reaches them (host,"
+                    + " port, firewall) and that their advertised listeners name addresses it can reach");
+        } catch (InterruptedException e) {
+            admin.close(Duration.ZERO);
+            Thread.currentThread().interrupt();
+            throw new LogUnavailableException("interrupted while connecting to the Kafka cluster", e);
+        }
+    }
+
+    private static String rootMessage(Throwable failure) {
+        Throwable root = failure;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        String message = root.getMessage();
+        return message == null ? root.getClass().getSimpleName() : message;
+    }
+
     /** The consumer group whose members hold the streams' sequencers. */
     String sequencerGroup() {
         return prefix + "sequencers";
@@ -82,6 +144,11 @@ final class Topics {
     /** Creates the log's own topics if missing and checks them. */
     void ensureLogTopics() {
         ensure(Map.of(publishes().topic(), compacted(), state().topic(), compacted()));
+    }
+
+    /** Creates the API keys' topic if missing and checks it. */
+    void ensureKeysTopic() {
+        ensure(Map.of(keys().topic(), compacted()));
     }
 
     /** Creates {@code stream}'s topics if missing and checks them. */

@@ -4,7 +4,8 @@ import java.util.Optional;
 
 /**
  * The keys a running server accepts, kept current with the key file in the data directory: a key created or revoked
- * by {@code interlace keys} while the server runs is seen within a second.
+ * by {@code interlace keys} while the server runs is seen within a second. {@link KeyFile} is the implementation of a
+ * single node; a log shared by several nodes may bind one that shares the keys of every node's file between them.
  */
 public interface ApiKeys {
 

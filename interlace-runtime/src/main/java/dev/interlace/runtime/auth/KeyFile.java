@@ -16,6 +16,8 @@ import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Base64;
+import java.util.Collection;
+import java.util.Comparator;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
@@ -167,7 +169,7 @@ public final class KeyFile implements ApiKeys, AutoCloseable {
         StoredKey match = null;
         for (StoredKey key : snapshot.keys()) {
             // Every hash is compared, in constant time, so the time taken says nothing about which bytes matched.
-            boolean equal = MessageDigest.isEqual(key.sha256(), presented);
+            boolean equal = key.hashMatches(presented);
             if (equal && key.live()) {
                 match = key;
             }
@@ -220,6 +222,37 @@ public final class KeyFile implements ApiKeys, AutoCloseable {
             StoredKey key = new StoredKey(id, name, List.copyOf(scopes), hash, now, 0, quotaEventsPerSecond, 0);
             keys.add(key);
             return new CreatedKey(key.apiKey(0), secret);
+        });
+    }
+
+    /** Every key, live and revoked, oldest first, as last read (the file is re-read every 250 ms). */
+    public List<StoredKey> stored() {
+        return snapshot.keys();
+    }
+
+    /**
+     * Takes in copies of keys kept elsewhere (by the other nodes of a cluster): a key the file does not have is
+     * added; a copy of one it has brings its later last use and its revocation ({@link StoredKey#mergedWith}), so a
+     * key revoked anywhere is revoked here too. A different key with the id of one in the file is left out (the
+     * file's own stays as it is) and its id returned. Writes the file only when something changed.
+     *
+     * @return the ids of the keys left out because another key in the file has the id
+     */
+    public List<String> merge(Collection<StoredKey> copies) {
+        return change(keys -> {
+            List<String> conflicts = new ArrayList<>();
+            for (StoredKey copy : copies) {
+                int index = indexOf(keys, copy.id());
+                if (index < 0) {
+                    keys.add(copy);
+                } else if (keys.get(index).sameDefinition(copy)) {
+                    keys.set(index, keys.get(index).mergedWith(copy));
+                } else {
+                    conflicts.add(copy.id());
+                }
+            }
+            keys.sort(Comparator.comparingLong(StoredKey::createdAtMicros));
+            return conflicts;
         });
     }
 
@@ -370,6 +403,15 @@ public final class KeyFile implements ApiKeys, AutoCloseable {
         }
     }
 
+    private static int indexOf(List<StoredKey> keys, String id) {
+        for (int i = 0; i < keys.size(); i++) {
+            if (keys.get(i).id().equals(id)) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
     private static boolean idTaken(List<StoredKey> keys, String id) {
         return keys.stream().anyMatch(key -> key.id().equals(id));
     }
@@ -387,7 +429,8 @@ public final class KeyFile implements ApiKeys, AutoCloseable {
         return ChronoUnit.MICROS.between(Instant.EPOCH, clock.instant());
     }
 
-    static byte[] sha256(String secret) {
+    /** The SHA-256 of a secret: what is stored of it, and what a presented secret is compared by. */
+    public static byte[] sha256(String secret) {
         try {
             return MessageDigest.getInstance("SHA-256").digest(secret.getBytes(StandardCharsets.UTF_8));
         } catch (NoSuchAlgorithmException e) {

@@ -31,6 +31,7 @@ final class KeyFileFormat {
     private static final int FORMAT = 1;
     private static final Pattern SHA256_HEX = Pattern.compile("[0-9a-f]{64}");
     private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+    private static final ObjectMapper COMPACT_JSON = new ObjectMapper();
 
     private KeyFileFormat() {}
 
@@ -64,6 +65,23 @@ final class KeyFileFormat {
             throw new KeyFileException("the key file " + file + " is not valid: " + message(e) + "; restore it from a"
                     + " backup (deleting it deletes every key, and a loopback server without keys is open to anyone"
                     + " on the machine)", e);
+        }
+    }
+
+    /**
+     * One key alone, in the form of an entry of the file.
+     *
+     * @throws IllegalArgumentException saying what is wrong
+     */
+    static StoredKey parseKey(byte[] json) {
+        try {
+            JsonNode key = JSON.readTree(json);
+            if (key == null || !key.isObject()) {
+                throw new IOException("it is not a JSON object");
+            }
+            return parseKey(key, 0);
+        } catch (IOException e) {
+            throw new IllegalArgumentException("not a stored key: " + message(e), e);
         }
     }
 
@@ -126,16 +144,34 @@ final class KeyFileFormat {
                 + " only their SHA-256.");
         ArrayNode array = root.putArray("keys");
         for (StoredKey key : keys) {
-            ObjectNode node = array.addObject();
-            node.put("id", key.id());
-            node.put("name", key.name());
-            node.put("scopes", String.join(",", key.scopes().stream().map(Scope::toString).toList()));
-            node.put("sha256", HexFormat.of().formatHex(key.sha256()));
-            node.put("created_at", instant(key.createdAtMicros()));
-            node.put("last_used_at", key.lastUsedAtMicros() == 0 ? null : instant(key.lastUsedAtMicros()));
-            node.put("quota", key.quotaEventsPerSecond());
-            node.put("revoked_at", key.live() ? null : instant(key.revokedAtMicros()));
+            array.add(node(key));
         }
+        return withNewline(root);
+    }
+
+    /** One key alone, in the form of an entry of the file. */
+    static byte[] serializeKey(StoredKey key) {
+        try {
+            return COMPACT_JSON.writeValueAsBytes(node(key));
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static ObjectNode node(StoredKey key) {
+        ObjectNode node = JSON.createObjectNode();
+        node.put("id", key.id());
+        node.put("name", key.name());
+        node.put("scopes", String.join(",", key.scopes().stream().map(Scope::toString).toList()));
+        node.put("sha256", HexFormat.of().formatHex(key.sha256()));
+        node.put("created_at", instant(key.createdAtMicros()));
+        node.put("last_used_at", key.lastUsedAtMicros() == 0 ? null : instant(key.lastUsedAtMicros()));
+        node.put("quota", key.quotaEventsPerSecond());
+        node.put("revoked_at", key.live() ? null : instant(key.revokedAtMicros()));
+        return node;
+    }
+
+    private static byte[] withNewline(ObjectNode root) {
         try {
             byte[] json = JSON.writeValueAsBytes(root);
             byte[] withNewline = Arrays.copyOf(json, json.length + 1);

@@ -279,6 +279,33 @@ class KeyFileTest {
         }
     }
 
+    @Test
+    void mergedCopiesAddKeysRevokeEverywhereAndNeverBringARevokedKeyBack(@TempDir Path other) {
+        try (KeyFile here = KeyFile.open(dataDirectory); KeyFile there = KeyFile.open(other)) {
+            KeyFile.CreatedKey created = here.create("ingest", List.of(Scope.of(Scope.Kind.PUBLISH)), 10);
+            StoredKey live = here.stored().get(0);
+            assertThat(StoredKey.fromJson(live.toJson())).isEqualTo(live);
+            assertThat(new String(live.toJson(), StandardCharsets.UTF_8)).doesNotContain(created.secret());
+
+            assertThat(there.merge(here.stored())).isEmpty();
+            assertThat(there.authenticate(created.secret()).map(ApiKey::id)).contains(created.key().id());
+
+            there.revoke("ingest");
+            StoredKey revoked = there.stored().get(0);
+            assertThat(here.merge(List.of(revoked))).isEmpty();
+            assertThat(here.authenticate(created.secret())).as("revoked by the copy").isEmpty();
+            assertThat(here.merge(List.of(live))).isEmpty();
+            assertThat(here.stored().get(0).live()).as("an older live copy does not bring it back").isFalse();
+            assertThat(live.mergedWith(revoked)).isEqualTo(revoked.mergedWith(live));
+
+            StoredKey impostor = new StoredKey(live.id(), "other", live.scopes(), new byte[32], live.createdAtMicros(),
+                    0, 0, 0);
+            assertThat(here.merge(List.of(impostor))).as("a different key with the same id is left out")
+                    .containsExactly(live.id());
+            assertThat(here.stored()).extracting(StoredKey::name).containsExactly("ingest");
+        }
+    }
+
     private static boolean within(long millis, Callable<Boolean> condition) throws Exception {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
         while (System.nanoTime() < deadline) {
