@@ -60,6 +60,7 @@ class KafkaRolesTest {
                 assertThat(flushed.get("watermark").asLong()).as(flushed + "\n" + warehouse.output()).isEqualTo(6);
                 assertThat(flushed.get("sequencer").asText()).as("the warehouse node sequences nothing")
                         .isEqualTo(ingest.uri.toString());
+                assertThat(flushed.get("flush_state").asText()).as("it holds the flush lease").isIn("idle", "flushing");
                 assertThat(rows(warehouse, "SELECT count(*), count(DISTINCT order_id) FROM streams.orders"))
                         .containsExactly("[6,6]");
                 assertThat(rows(ingest, "SELECT count(*), count(DISTINCT order_id) FROM streams.orders"))
