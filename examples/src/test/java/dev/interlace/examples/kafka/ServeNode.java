@@ -2,6 +2,7 @@ package dev.interlace.examples.kafka;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.interlace.client.TrustedCertificates;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
@@ -22,7 +23,8 @@ import java.util.function.Predicate;
 /**
  * {@code interlace serve --log kafka} in a JVM of its own, as an operator runs it: the test's class path (which has
  * {@code interlace-log-kafka}, found by the runtime through {@code ServiceLoader}), a free port known in advance so
- * that its advertised URL is known too, output in a file, and a small HTTP client.
+ * that its advertised URL is known too, output in a file, and a small HTTP client (over https, trusting the
+ * node's certificate, when it is started with {@code --tls-cert}).
  */
 final class ServeNode implements AutoCloseable {
 
@@ -32,12 +34,17 @@ final class ServeNode implements AutoCloseable {
     final URI uri;
     private final Process process;
     private final Path output;
-    private final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+    private final HttpClient client;
 
-    private ServeNode(URI uri, Process process, Path output) {
+    private ServeNode(URI uri, Process process, Path output, Path trustedCertificate) {
         this.uri = uri;
         this.process = process;
         this.output = output;
+        HttpClient.Builder builder = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1);
+        if (trustedCertificate != null) {
+            builder.sslContext(TrustedCertificates.sslContext(trustedCertificate));
+        }
+        this.client = builder.build();
     }
 
     /** Starts {@code serve} on the Kafka log with one-replica topics under {@code prefix} and waits until it listens. */
@@ -71,7 +78,11 @@ final class ServeNode implements AutoCloseable {
         Path output = dataDirectory.resolve("serve-" + port + ".log");
         Process process = new ProcessBuilder(command).redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(output.toFile())).start();
-        return new ServeNode(URI.create("http://127.0.0.1:" + port), process, output);
+        // With --tls-cert the node speaks https, and this client trusts that (self-signed) certificate.
+        int tls = command.indexOf("--tls-cert");
+        Path certificate = tls < 0 ? null : Path.of(command.get(tls + 1));
+        return new ServeNode(URI.create((certificate == null ? "http" : "https") + "://127.0.0.1:" + port), process,
+                output, certificate);
     }
 
     private void awaitReady() throws IOException {
@@ -114,6 +125,16 @@ final class ServeNode implements AutoCloseable {
                 .POST(HttpRequest.BodyPublishers.ofString(query)).build());
     }
 
+    /** {@code POST path} with a body of {@code contentType} and extra headers, given as name, value, name, ... */
+    Response post(String path, String contentType, String body, String... headers) {
+        HttpRequest.Builder request = HttpRequest.newBuilder(uri.resolve(path)).header("Content-Type", contentType)
+                .POST(HttpRequest.BodyPublishers.ofString(body));
+        for (int i = 0; i < headers.length; i += 2) {
+            request.header(headers[i], headers[i + 1]);
+        }
+        return send(request.build());
+    }
+
     Response get(String path) {
         return send(HttpRequest.newBuilder(uri.resolve(path)).GET().build());
     }
@@ -129,7 +150,7 @@ final class ServeNode implements AutoCloseable {
         return body;
     }
 
-    private Response send(HttpRequest request) {
+    Response send(HttpRequest request) {
         try {
             HttpResponse<byte[]> response = client.send(request, HttpResponse.BodyHandlers.ofByteArray());
             JsonNode body = response.body().length == 0 ? null : JSON.readTree(response.body());

@@ -31,14 +31,8 @@ public record KafkaLogSettings(String bootstrap, String topicPrefix, int replica
 
     /** The settings of {@code serve --log kafka}. */
     public static KafkaLogSettings from(InterlaceConfig config) {
-        String url = config.log().advertiseUrl();
-        if (url.isEmpty()) {
-            String scheme = config.exposure().tlsCertificate() != null ? "https" : "http";
-            String host = config.bind().contains(":") ? "[" + config.bind() + "]" : config.bind();
-            url = scheme + "://" + host + ":" + config.port();
-        }
         return new KafkaLogSettings(config.log().kafkaBootstrap(), config.log().kafkaTopicPrefix(),
-                config.log().kafkaReplicationFactor(), config.log().kafkaMinInsyncReplicas(), url,
+                config.log().kafkaReplicationFactor(), config.log().kafkaMinInsyncReplicas(), config.advertisedUrl(),
                 DEFAULT_SESSION_TIMEOUT, DEFAULT_SEQUENCER_WAIT);
     }
 }

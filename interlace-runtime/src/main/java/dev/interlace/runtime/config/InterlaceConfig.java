@@ -74,6 +74,15 @@ public record InterlaceConfig(
                 readyFlushFailingMillis, exposure, options);
     }
 
+    /** How other nodes reach this one: {@code --advertise-url}, else {@code http(s)://<bind>:<port>}. */
+    public String advertisedUrl() {
+        if (!log.advertiseUrl().isEmpty()) {
+            return log.advertiseUrl();
+        }
+        String host = bind.contains(":") ? "[" + bind + "]" : bind;
+        return (exposure.tls() ? "https" : "http") + "://" + host + ":" + port;
+    }
+
     /** Whether publish, flush and system records are kept at all ({@code record-retention} is not 0). */
     public boolean keepsRecords() {
         return recordRetentionMicros > 0;

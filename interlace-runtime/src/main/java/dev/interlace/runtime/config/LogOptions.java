@@ -1,5 +1,6 @@
 package dev.interlace.runtime.config;
 
+import java.nio.file.Path;
 import java.util.Objects;
 
 /**
@@ -17,9 +18,12 @@ import java.util.Objects;
  *     before a publish is acknowledged
  * @param advertiseUrl the URL other nodes and clients reach this node at (shown as a stream's {@code sequencer});
  *     empty for {@code http(s)://<bind>:<port>}
+ * @param clusterSecretFile the secret shared by the nodes of a cluster, which signs requests forwarded between
+ *     them; null forwards nothing
+ * @param clusterCaFile PEM certificates trusted for {@code https://} nodes besides the JVM's defaults, or null
  */
 public record LogOptions(String backend, String kafkaBootstrap, String kafkaTopicPrefix, int kafkaReplicationFactor,
-        int kafkaMinInsyncReplicas, String advertiseUrl) {
+        int kafkaMinInsyncReplicas, String advertiseUrl, Path clusterSecretFile, Path clusterCaFile) {
 
     public static final String SQLITE = "sqlite";
     public static final String KAFKA = "kafka";
@@ -33,18 +37,24 @@ public record LogOptions(String backend, String kafkaBootstrap, String kafkaTopi
 
     /** The SQLite log in the data directory (the Kafka settings at their defaults, unused). */
     public static LogOptions sqlite() {
-        return new LogOptions(SQLITE, "", "interlace.", 3, 2, "");
+        return new LogOptions(SQLITE, "", "interlace.", 3, 2, "", null, null);
     }
 
     /** The Kafka log on {@code bootstrap} with the other settings as given. */
     public static LogOptions kafka(String bootstrap, String topicPrefix, int replicationFactor,
             int minInsyncReplicas) {
-        return new LogOptions(KAFKA, bootstrap, topicPrefix, replicationFactor, minInsyncReplicas, "");
+        return new LogOptions(KAFKA, bootstrap, topicPrefix, replicationFactor, minInsyncReplicas, "", null, null);
     }
 
     /** These options with this node advertised at {@code url}. */
     public LogOptions withAdvertiseUrl(String url) {
         return new LogOptions(backend, kafkaBootstrap, kafkaTopicPrefix, kafkaReplicationFactor,
-                kafkaMinInsyncReplicas, url);
+                kafkaMinInsyncReplicas, url, clusterSecretFile, clusterCaFile);
+    }
+
+    /** These options with the cluster secret and CA files given (either may be null). */
+    public LogOptions withCluster(Path secretFile, Path caFile) {
+        return new LogOptions(backend, kafkaBootstrap, kafkaTopicPrefix, kafkaReplicationFactor,
+                kafkaMinInsyncReplicas, advertiseUrl, secretFile, caFile);
     }
 }

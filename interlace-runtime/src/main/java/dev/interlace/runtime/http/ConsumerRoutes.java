@@ -64,11 +64,11 @@ final class ConsumerRoutes implements RouteSet {
         routes.add(Route.async("GET", "/streams/{name}/events", Access.READ_OR_CONSUME_STREAM, this::events));
         routes.add(Route.blocking("GET", "/streams/{name}/consumers", Access.READ_OR_CONSUME_STREAM, this::consumers));
         routes.add(Route.blocking("POST", "/streams/{name}/consumers/{group}/lease",
-                Access.CONSUME_STREAM, this::lease));
+                Access.CONSUME_STREAM, this::lease).placedOn(Route.Placement.SEQUENCER));
         routes.add(Route.blocking("POST", "/streams/{name}/consumers/{group}/commit",
-                Access.CONSUME_STREAM, this::commit));
+                Access.CONSUME_STREAM, this::commit).placedOn(Route.Placement.SEQUENCER));
         routes.add(Route.blocking("POST", "/streams/{name}/consumers/{group}/release",
-                Access.CONSUME_STREAM, this::release));
+                Access.CONSUME_STREAM, this::release).placedOn(Route.Placement.SEQUENCER));
     }
 
     /** The stream's head; refuses 404 when there is no such stream. */
