@@ -12,19 +12,20 @@
 #   kafka-2-fwd     the same two nodes, the client talks to the other node, which forwards every publish
 #                   (needs forwarding, serve --cluster-secret-file; reported missing when serve does not have it)
 # For each round and configuration (in a rotating order) on fresh data (a fresh data directory, a fresh topic
-# prefix): a warm-up, then wrk -t2 -c64 on GET /health/live, wrk -t2 -c64 on POST /streams/orders with one event and
-# a random UUIDv4 key per request (publish.lua), and wrk -t1 -c1 on the same publishes; the CPU time of the servers
-# and of the broker per publish at 64 clients (from /proc). Then, once per log, the flush of a backlog: a server
+# prefix): a warm-up (--warmup s of publishes), then wrk -t2 -c64 on GET /health/live, wrk -t2 -c64 on
+# POST /streams/orders with one event and a random UUIDv4 key per request (publish.lua), and wrk -t1 -c1 on the
+# same publishes; the CPU time of the servers and of the broker per publish at 64 clients (from /proc). Then, once per log, the flush of a backlog: a server
 # publishes --backlog events (batches of 1 000) and stops, and a server with an empty warehouse on the same log
 # materialises them; rows/s from its start until the watermark reaches the head, and from its first flush to its
-# last (the flush records in its warehouse).
+# last (the flush records in its warehouse). And the latency of bare Kafka transactions, without Interlace.
 # Prints every figure, and per round the ratios to sqlite (and fwd to direct, fsync to kafka).
 #
-# usage: examples/bench/kafka-publish.sh [--seconds N] [--rounds N] [--backlog N] [--configs LIST] [--work DIR]
-#                                        [--no-build] [--offline]
+# usage: examples/bench/kafka-publish.sh [--seconds N] [--warmup N] [--rounds N] [--backlog N] [--configs LIST]
+#                                        [--work DIR] [--no-build] [--offline]
 set -euo pipefail
 
 seconds=15
+warmup=20
 rounds=2
 backlog=200000
 configs="sqlite,kafka,kafka-fsync,kafka-2"
@@ -34,6 +35,7 @@ mvn_flags=(-B -q)
 while [ $# -gt 0 ]; do
   case "$1" in
     --seconds) seconds=$2; shift 2 ;;
+    --warmup) warmup=$2; shift 2 ;;
     --rounds) rounds=$2; shift 2 ;;
     --backlog) backlog=$2; shift 2 ;;
     --configs) configs=$2; shift 2 ;;
@@ -163,7 +165,9 @@ cpu_ticks() {
 }
 
 supports_forwarding() {
-  java -cp "$server_classpath" dev.interlace.runtime.cli.Main serve --help 2>&1 | grep -q -- --cluster-secret-file
+  local usage
+  usage=$(java -cp "$server_classpath" dev.interlace.runtime.cli.Main serve --help 2>&1 || true)
+  grep -q -- --cluster-secret-file <<<"$usage"
 }
 
 # ---------------------------------------------------------------------------------------------- publishes
@@ -176,7 +180,8 @@ row_format="%-5s %-15s %9s %10s %7s %7s %9s %7s %7s %9s %9s %6s\n"
 measure_publishes() {
   local round=$1 config=$2
   shift 2
-  wrk -t2 -c64 -d5s -s "$lua" "$url" >/dev/null
+  # The JIT needs its time: after 5 s of publishes a Kafka node's C2 compiler still took a quarter of the CPU.
+  wrk -t2 -c64 -d"${warmup}s" -s "$lua" "$url" >/dev/null
   wrk -t2 -c64 -d3s "$url/health/live" >/dev/null
   local health publish64 publish1 before_server before_broker after_server after_broker
   health=$(measure 2 64 /health/live)
@@ -363,6 +368,14 @@ for round in $(seq 1 "$rounds"); do
     esac
   done
   echo "  load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+done
+
+echo
+echo "a bare Kafka transaction of one event and one publish record, one after the other (no Interlace):"
+for setting in "" flush.messages=1; do
+  # shellcheck disable=SC2086
+  java -cp "$classpath" dev.interlace.examples.bench.KafkaBroker transaction-latency "$bootstrap" 500 $setting 2>&1 \
+    | grep transactions || true
 done
 
 if [ "$backlog" -gt 0 ]; then

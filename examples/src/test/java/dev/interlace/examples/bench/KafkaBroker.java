@@ -1,16 +1,26 @@
 package dev.interlace.examples.bench;
 
 import dev.interlace.log.kafka.testing.KafkaCluster;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
+import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.clients.admin.ConfigEntry;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 /**
  * The broker side of the Kafka benchmark ({@code examples/bench/kafka-publish.sh}), run on the examples' test class
@@ -21,7 +31,11 @@ import org.apache.kafka.common.config.ConfigResource;
  *       production JVM options rather than the tests' quick-start ones), prints {@code bootstrap HOST:PORT} and runs
  *       until it is terminated (SIGTERM stops the broker and deletes its data);</li>
  *   <li>{@code topic-config BOOTSTRAP TOPIC KEY=VALUE}: sets one setting of an existing topic (as
- *       {@code kafka-configs --alter --add-config} does) and prints the setting as the broker then reports it.</li>
+ *       {@code kafka-configs --alter --add-config} does) and prints the setting as the broker then reports it;</li>
+ *   <li>{@code transaction-latency BOOTSTRAP COUNT [KEY=VALUE]}: the floor under a publish on the Kafka log, without
+ *       Interlace: {@code COUNT} transactions one after the other, each one small record to a stream-like topic and
+ *       one to a publishes-like topic (what a single-event publish writes) with the sequencer's producer settings,
+ *       the setting given (e.g. {@code flush.messages=1}) on the first topic; prints their p50, p90 and p99.</li>
  * </ul>
  */
 public final class KafkaBroker {
@@ -42,16 +56,65 @@ public final class KafkaBroker {
         } else if (args.length == 4 && args[0].equals("topic-config")) {
             String[] setting = args[3].split("=", 2);
             System.out.println(setTopicConfig(args[1], args[2], setting[0], setting[1]));
+        } else if ((args.length == 3 || args.length == 4) && args[0].equals("transaction-latency")) {
+            System.out.println(transactionLatency(args[1], Integer.parseInt(args[2]),
+                    args.length == 4 ? args[3] : null));
         } else {
-            System.err.println("usage: KafkaBroker start | topic-config BOOTSTRAP TOPIC KEY=VALUE");
+            System.err.println("usage: KafkaBroker start | topic-config BOOTSTRAP TOPIC KEY=VALUE"
+                    + " | transaction-latency BOOTSTRAP COUNT [KEY=VALUE]");
             System.exit(2);
         }
     }
 
-    private static String setTopicConfig(String bootstrap, String topic, String key, String value) throws Exception {
+    private static String transactionLatency(String bootstrap, int count, String setting) throws Exception {
+        String name = "latency-" + UUID.randomUUID().toString().substring(0, 8);
+        Map<String, String> configs = new HashMap<>();
+        if (setting != null) {
+            String[] pair = setting.split("=", 2);
+            configs.put(pair[0], pair[1]);
+        }
+        try (Admin admin = admin(bootstrap)) {
+            admin.createTopics(List.of(new NewTopic(name + ".events", 1, (short) 1).configs(configs),
+                    new NewTopic(name + ".publishes", 1, (short) 1))).all().get(30, TimeUnit.SECONDS);
+        }
+        Properties properties = new Properties();
+        properties.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        properties.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, name);
+        properties.put(ProducerConfig.ACKS_CONFIG, "all");
+        properties.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
+        properties.put(ProducerConfig.LINGER_MS_CONFIG, "0");
+        long[] nanos = new long[count];
+        byte[] value = "{\"order_id\":\"1b4e28ba-2fa1-4d2b-a8b6-5f8c4f0a9e11\",\"total\":49.5}"
+                .getBytes(StandardCharsets.UTF_8);
+        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(properties, new ByteArraySerializer(),
+                new ByteArraySerializer())) {
+            producer.initTransactions();
+            for (int i = -count / 10; i < count; i++) {
+                long started = System.nanoTime();
+                producer.beginTransaction();
+                byte[] key = Integer.toString(i).getBytes(StandardCharsets.UTF_8);
+                producer.send(new ProducerRecord<>(name + ".events", key, value));
+                producer.send(new ProducerRecord<>(name + ".publishes", key, value));
+                producer.commitTransaction();
+                if (i >= 0) {
+                    nanos[i] = System.nanoTime() - started;
+                }
+            }
+        }
+        Arrays.sort(nanos);
+        return String.format(Locale.ROOT, "%d transactions%s: p50 %.2f ms, p90 %.2f ms, p99 %.2f ms", count,
+                setting == null ? "" : " (" + setting + ")", nanos[count / 2] / 1e6, nanos[count * 9 / 10] / 1e6,
+                nanos[count * 99 / 100] / 1e6);
+    }
+
+    private static Admin admin(String bootstrap) {
         Properties properties = new Properties();
         properties.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        try (Admin admin = Admin.create(properties)) {
+        return Admin.create(properties);
+    }
+
+    private static String setTopicConfig(String bootstrap, String topic, String key, String value) throws Exception {
+        try (Admin admin = admin(bootstrap)) {
             ConfigResource resource = new ConfigResource(ConfigResource.Type.TOPIC, topic);
             Map<ConfigResource, Collection<AlterConfigOp>> change = Map.of(resource,
                     List.of(new AlterConfigOp(new ConfigEntry(key, value), AlterConfigOp.OpType.SET)));
