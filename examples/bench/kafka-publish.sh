@@ -123,11 +123,12 @@ serve() {
   shift 2
   local port
   port=$(free_port)
-  rm -f "$work/$name.out"
+  local output="$work/$name${round:+-$round}.out"
+  rm -f "$output"
   java -cp "$server_classpath" dev.interlace.runtime.cli.Main serve --port "$port" --data-dir "$data" "$@" \
-    >"$work/$name.out" 2>&1 &
+    >"$output" 2>&1 &
   pids[$name]=$!
-  await_url "$work/$name.out" "${pids[$name]}" 120
+  await_url "$output" "${pids[$name]}" 120
 }
 
 # kafka_flags PREFIX: the flags of a node on the benchmark's broker (one broker: one replica).
@@ -319,7 +320,7 @@ sql() {
 }
 
 run_flush() {
-  local log=$1
+  local log=$1 round=""  # one of each: the servers' output files need no round
   if [ "$log" = sqlite ]; then
     rm -rf "$work/data-backlog"
     serve backlog "$work/data-backlog" --max-pending 100000000
@@ -353,9 +354,10 @@ echo "broker at $bootstrap"
 
 IFS=, read -r -a order <<<"$configs"
 echo
-echo "publishes: wrk ${seconds} s each; rates in requests/s (one event each), latencies in ms, CPU in µs per publish"
+echo "publishes: wrk ${seconds} s each; rates in requests/s (one event each), latencies in ms, CPU in µs per publish;"
+echo "failed: non-2xx answers and socket errors (timeouts: unanswered after 2 s) of both publish runs"
 # shellcheck disable=SC2059
-printf "$row_format" round config "health/s" "pub64/s" p50 p99 "pub1/s" p50 p99 "srv µs" "brk µs" non2xx
+printf "$row_format" round config "health/s" "pub64/s" p50 p99 "pub1/s" p50 p99 "srv µs" "brk µs" failed
 for round in $(seq 1 "$rounds"); do
   n=${#order[@]}
   for i in $(seq 0 $((n - 1))); do

@@ -25,7 +25,8 @@ await_url() {
   exit 1
 }
 
-# One wrk run of $seconds against $url$path: prints "rate p99_ms non2xx p50_ms".
+# One wrk run of $seconds against $url$path: prints "rate p99_ms failed p50_ms", failed counting the non-2xx answers
+# and the socket errors (timeouts included).
 # usage: measure THREADS CONNECTIONS PATH [LUA_SCRIPT [SCRIPT_ARGUMENTS...]]
 measure() {
   local threads=$1 connections=$2 path=$3 script=${4:-}
@@ -36,12 +37,15 @@ measure() {
   else
     out=$(wrk -t"$threads" -c"$connections" -d"${seconds}s" --latency "$url$path")
   fi
-  local rate p50 p99 non2xx
+  local rate p50 p99 non2xx errors
   rate=$(awk '/^Requests\/sec/ {print $2}' <<<"$out")
   p50=$(wrk_percentile_ms 50% <<<"$out")
   p99=$(wrk_percentile_ms 99% <<<"$out")
   non2xx=$(awk '/Non-2xx/ {print $5}' <<<"$out")
-  echo "$rate ${p99:-?} ${non2xx:-0} ${p50:-?}"
+  # Socket errors (a timeout is a request unanswered after wrk's 2 s; its latency is in no percentile) count as
+  # failures too.
+  errors=$(awk '/Socket errors/ {gsub(",", ""); print $4 + $6 + $8 + $10}' <<<"$out")
+  echo "$rate ${p99:-?} $((${non2xx:-0} + ${errors:-0})) ${p50:-?}"
 }
 
 # The latency at percentile $1 ("50%", "99%") of wrk --latency's output on stdin, in milliseconds.
