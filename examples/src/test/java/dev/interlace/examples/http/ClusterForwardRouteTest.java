@@ -177,7 +177,10 @@ class ClusterForwardRouteTest {
                 TestServer orphan = TestServer.startWith(directory.resolve("orphan"), TestServer.CATALOG,
                         List.of(warehouseAt(null)), "--cluster-secret-file", secret);
                 TestServer unreachable = TestServer.startWith(directory.resolve("unreachable"), TestServer.CATALOG,
-                        List.of(warehouseAt("http://127.0.0.1:" + closedPort())), "--cluster-secret-file", secret)) {
+                        List.of(warehouseAt("http://127.0.0.1:" + closedPort())), "--cluster-secret-file", secret);
+                TestServer mismatched = TestServer.startWith(directory.resolve("mismatched"), TestServer.CATALOG,
+                        List.of(warehouseAt(warehouse.server.uri().toString())), "--cluster-secret-file",
+                        secretFile("another secret, also of more than thirty-two bytes").toString())) {
             assertThat(warehouse.postJson("/streams/orders", "{\"order_id\": \"w-1\", \"total\": 1}").status())
                     .isEqualTo(200);
             warehouse.awaitFlushed("orders");
@@ -210,6 +213,12 @@ class ClusterForwardRouteTest {
             assertThat(gone.body().get("message").asText()).contains("http://127.0.0.1:");
             assertThat(gone.body().get("request_id").asText()).isEqualTo("gone-1");
             assertThat(gone.header("Retry-After")).isNotNull();
+
+            // Nodes that do not share the secret: the client did nothing wrong, so it is no 401 for the client.
+            TestServer.Response refusedSignature = mismatched.get("/models");
+            assertThat(refusedSignature.status()).isEqualTo(503);
+            assertThat(refusedSignature.body().get("error").asText()).isEqualTo("peer_unavailable");
+            assertThat(refusedSignature.body().get("message").asText()).contains("refused this node's signature");
         }
     }
 
