@@ -22,6 +22,8 @@
 #
 # usage: examples/bench/kafka-publish.sh [--seconds N] [--warmup N] [--rounds N] [--backlog N] [--configs LIST]
 #                                        [--work DIR] [--no-build] [--offline]
+# defaults: --seconds 15 --warmup 20 --rounds 2 --backlog 200000 --configs sqlite,kafka,kafka-fsync,kafka-2
+#           --work /var/tmp/interlace-kafka-bench; --backlog 0 skips the flush
 set -euo pipefail
 
 seconds=15
@@ -42,7 +44,7 @@ while [ $# -gt 0 ]; do
     --work) work=$2; shift 2 ;;
     --no-build) build=no; shift ;;
     --offline) mvn_flags+=(-o); shift ;;
-    -h|--help) sed -n 2,24p "$0"; exit 0 ;;
+    -h|--help) sed -n '2,/^set -euo/p' "$0" | grep '^#'; exit 0 ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -272,14 +274,16 @@ build_backlog() {
     wrk -t2 -c8 -d3s -s "$lua" "$url" -- 1000 >/dev/null
     head=$(stream_field "$url" head)
   done
-  # What batching buys, as a side figure: events/s while building, one request of 1 000 events per client at a time.
-  awk -v n="$head" -v ms=$(($(now_ms) - started)) 'BEGIN { printf "  (built: %d events in %.1f s, %.0f events/s)\n",
-    n, ms / 1000, n * 1000 / ms }' >&2
+  local ended
+  ended=$(now_ms)
   while [ "$head" != "$previous" ]; do
     sleep 1
     previous=$head
     head=$(stream_field "$url" head)
   done
+  # What batching buys, as a side figure: events/s while building, one request of 1 000 events per client at a time.
+  awk -v n="$head" -v ms=$((ended - started)) 'BEGIN { printf "  (built: %d events in %.1f s, %.0f events/s)\n",
+    n, ms / 1000, n * 1000 / ms }' >&2
   echo "$head"
 }
 
