@@ -38,10 +38,9 @@ repo=$(cd "$(dirname "$0")/../.." && pwd)
 script_dir="$repo/examples/bench"
 mkdir -p "$work"
 
-if ! command -v wrk >/dev/null 2>&1; then
-  echo "installing wrk (Debian package)"
-  apt-get update -qq && apt-get install -y -qq wrk >/dev/null
-fi
+# shellcheck source=wrk-lib.sh
+. "$script_dir/wrk-lib.sh"
+ensure_wrk
 
 # Builds the shaded example jar of the tree at $1 into $2 (copied: concurrent builds replace target/ jars).
 build() {
@@ -85,29 +84,7 @@ start_server() {
   rm -f "$work/serve-$2.out"
   "$java_bin" -jar "$1" serve --port 0 --data-dir "$data" >"$work/serve-$2.out" 2>&1 &
   server_pid=$!
-  url=""
-  for _ in $(seq 1 240); do
-    url=$(grep -o "http://[0-9.]*:[0-9]*" "$work/serve-$2.out" | head -1 || true)
-    [ -n "$url" ] && break
-    sleep 0.25
-  done
-  [ -n "$url" ] || { cat "$work/serve-$2.out"; echo "the server did not start" >&2; exit 1; }
-}
-
-# wrk's requests/s and p99 (ms) of one run: prints "rate p99_ms non2xx".
-measure() {
-  local threads=$1 connections=$2 path=$3 script=${4:-}
-  local out
-  if [ -n "$script" ]; then
-    out=$(wrk -t"$threads" -c"$connections" -d"${seconds}s" --latency -s "$script" "$url$path")
-  else
-    out=$(wrk -t"$threads" -c"$connections" -d"${seconds}s" --latency "$url$path")
-  fi
-  local rate p99 non2xx
-  rate=$(awk '/^Requests\/sec/ {print $2}' <<<"$out")
-  p99=$(awk '$1 == "99%" {v=$2; if (v ~ /us$/) {sub(/us$/, "", v); v=v/1000} else if (v ~ /ms$/) {sub(/ms$/, "", v)} else if (v ~ /s$/) {sub(/s$/, "", v); v=v*1000}; print v}' <<<"$out")
-  non2xx=$(awk '/Non-2xx/ {print $5}' <<<"$out")
-  echo "$rate ${p99:-?} ${non2xx:-0}"
+  await_url "$work/serve-$2.out" "$server_pid"
 }
 
 # One server, one measurement; appends a line to $results.
@@ -123,9 +100,9 @@ run_one() {
   publish64=$(measure 2 64 "" "$script_dir/publish.lua")
   publish1=$(measure 1 1 "" "$script_dir/publish.lua")
   stop_server
-  read -r h hp hn <<<"$health"
-  read -r p pp pn <<<"$publish64"
-  read -r q qp qn <<<"$publish1"
+  read -r h hp hn _ <<<"$health"
+  read -r p pp pn _ <<<"$publish64"
+  read -r q qp qn _ <<<"$publish1"
   local ratio
   ratio=$(awk -v p="$p" -v h="$h" 'BEGIN {printf "%.3f", p / h}')
   printf "%-5s %-9s %12s %10s %14s %10s %8s %12s %10s %6s\n" "$round" "$name" "$h" "$hp" "$p" "$pp" "$ratio" "$q" "$qp" \

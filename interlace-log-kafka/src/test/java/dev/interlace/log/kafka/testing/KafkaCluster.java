@@ -38,9 +38,13 @@ import org.apache.kafka.common.Uuid;
 public final class KafkaCluster implements AutoCloseable {
 
     private static final Duration START_TIMEOUT = Duration.ofSeconds(120);
+    /** The nodes' JVM options for tests: a small heap and no C2 compiler, the quickest start on two cores. */
+    private static final List<String> TEST_JVM_OPTIONS = List.of("-Xmx512m", "-XX:+UseSerialGC",
+            "-XX:TieredStopAtLevel=1");
     private static KafkaCluster shared;
 
     private final Path directory;
+    private final List<String> jvmOptions;
     private final List<Node> nodes = new ArrayList<>();
     private final Thread cleanup;
     private volatile boolean closed;
@@ -69,8 +73,9 @@ public final class KafkaCluster implements AutoCloseable {
         }
     }
 
-    private KafkaCluster(Path directory) {
+    private KafkaCluster(Path directory, List<String> jvmOptions) {
         this.directory = directory;
+        this.jvmOptions = List.copyOf(jvmOptions);
         this.cleanup = new Thread(this::destroy, "kafka-cluster-cleanup");
         Runtime.getRuntime().addShutdownHook(cleanup);
     }
@@ -85,8 +90,16 @@ public final class KafkaCluster implements AutoCloseable {
 
     /** Starts a cluster of {@code size} nodes (each a broker and a controller) and waits until all are up. */
     public static KafkaCluster start(int size) {
+        return start(size, TEST_JVM_OPTIONS);
+    }
+
+    /**
+     * Starts a cluster of {@code size} nodes whose JVMs run with {@code jvmOptions} instead of the tests' quick-start
+     * options: the benchmark runs its broker as production does (a larger heap, G1, the C2 compiler).
+     */
+    public static KafkaCluster start(int size, List<String> jvmOptions) {
         try {
-            KafkaCluster cluster = new KafkaCluster(Files.createTempDirectory("interlace-kafka-"));
+            KafkaCluster cluster = new KafkaCluster(Files.createTempDirectory("interlace-kafka-"), jvmOptions);
             try {
                 cluster.launch(size);
                 return cluster;
@@ -234,11 +247,11 @@ public final class KafkaCluster implements AutoCloseable {
     }
 
     /** A child JVM running {@code main} on the test's jars, its output in {@code <node>/<name>.log}. */
-    private static Process java(Node node, String name, String main, String... arguments) throws IOException {
-        List<String> command = new ArrayList<>(List.of(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx512m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xshare:auto",
-                "-Djava.awt.headless=true", "-Djava.io.tmpdir=" + node.directory,
+    private Process java(Node node, String name, String main, String... arguments) throws IOException {
+        List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.addAll(jvmOptions);
+        command.addAll(List.of("-Xshare:auto", "-Djava.awt.headless=true", "-Djava.io.tmpdir=" + node.directory,
                 "-cp", brokerClassPath(), main));
         command.addAll(List.of(arguments));
         Path log = node.directory.resolve(name + ".log");

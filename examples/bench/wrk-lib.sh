@@ -1,0 +1,54 @@
+# Shared by the wrk benchmarks (wrk-publish.sh, kafka-publish.sh): installing wrk, waiting for a server's address,
+# and one wrk measurement. Sourced, not run.
+
+# Installs wrk (Debian package) if it is missing.
+ensure_wrk() {
+  if ! command -v wrk >/dev/null 2>&1; then
+    echo "installing wrk (Debian package)"
+    apt-get update -qq && apt-get install -y -qq wrk >/dev/null
+  fi
+}
+
+# Waits until the server whose output goes to file $1 prints the address it listens on (its ready line), or until its process $2
+# exits; sets $url. Exits the script when the server does not start within 60 s (or $3 s).
+await_url() {
+  local output=$1 pid=$2 limit=${3:-60}
+  url=""
+  for _ in $(seq 1 $((limit * 4))); do
+    url=$(grep -o "listening on http://[0-9.]*:[0-9]*" "$output" 2>/dev/null | head -1 | cut -d' ' -f3 || true)
+    [ -n "$url" ] && return 0
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.25
+  done
+  cat "$output"
+  echo "the server did not start" >&2
+  exit 1
+}
+
+# One wrk run of $seconds against $url$path: prints "rate p99_ms failed p50_ms", failed counting the non-2xx answers
+# and the socket errors (timeouts included).
+# usage: measure THREADS CONNECTIONS PATH [LUA_SCRIPT [SCRIPT_ARGUMENTS...]]
+measure() {
+  local threads=$1 connections=$2 path=$3 script=${4:-}
+  shift $(($# < 4 ? $# : 4))
+  local out
+  if [ -n "$script" ]; then
+    out=$(wrk -t"$threads" -c"$connections" -d"${seconds}s" --latency -s "$script" "$url$path" -- "$@")
+  else
+    out=$(wrk -t"$threads" -c"$connections" -d"${seconds}s" --latency "$url$path")
+  fi
+  local rate p50 p99 non2xx errors
+  rate=$(awk '/^Requests\/sec/ {print $2}' <<<"$out")
+  p50=$(wrk_percentile_ms 50% <<<"$out")
+  p99=$(wrk_percentile_ms 99% <<<"$out")
+  non2xx=$(awk '/Non-2xx/ {print $5}' <<<"$out")
+  # Socket errors (a timeout is a request unanswered after wrk's 2 s; its latency is in no percentile) count as
+  # failures too.
+  errors=$(awk '/Socket errors/ {gsub(",", ""); print $4 + $6 + $8 + $10}' <<<"$out")
+  echo "$rate ${p99:-?} $((${non2xx:-0} + ${errors:-0})) ${p50:-?}"
+}
+
+# The latency at percentile $1 ("50%", "99%") of wrk --latency's output on stdin, in milliseconds.
+wrk_percentile_ms() {
+  awk -v p="$1" '$1 == p {v=$2; if (v ~ /us$/) {sub(/us$/, "", v); v=v/1000} else if (v ~ /ms$/) {sub(/ms$/, "", v)} else if (v ~ /s$/) {sub(/s$/, "", v); v=v*1000}; print v}'
+}
