@@ -96,6 +96,16 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
 
     /** Connects to the cluster, creates or checks the log's own topics and reads them; streams come with register. */
     public KafkaStreamLog(KafkaLogSettings kafka, LogSettings settings, Watermarks watermarks, Clock clock) {
+        this(kafka, settings, watermarks, clock, Sequencer.Fencing.TRANSACTIONAL);
+    }
+
+    /**
+     * The same, with the sequencers fencing earlier holders as {@code fencing} says: always
+     * {@link Sequencer.Fencing#TRANSACTIONAL}, except for the negative control of the multi-node failure test (a
+     * test module reaches this constructor; no flag does).
+     */
+    KafkaStreamLog(KafkaLogSettings kafka, LogSettings settings, Watermarks watermarks, Clock clock,
+            Sequencer.Fencing fencing) {
         this.kafka = kafka;
         this.settings = settings;
         this.watermarks = watermarks;
@@ -127,7 +137,7 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
         }
         this.readers = new Readers(kafka.bootstrap(), kafka.topicPrefix() + "reader");
         this.context = new Sequencer.Context(kafka.bootstrap(), kafka.nodeUrl(), topics, tailer, publishes, settings,
-                watermarks, clock, this::sequencersChanged, this::appended, Sequencer.Fencing.TRANSACTIONAL);
+                watermarks, clock, this::sequencersChanged, this::appended, fencing);
         this.membership = new Membership(kafka.bootstrap(), topics.sequencerGroup(), kafka.nodeUrl(),
                 kafka.sessionTimeout(), this::assigned, this::revoked);
     }
@@ -265,6 +275,12 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
                     return sequencer;
                 }
                 long remaining = deadline - System.nanoTime();
+                if (remaining <= 0 && !closed && sequencer != null && sequencer.state() == Sequencer.State.TAKING_OVER
+                        && sequencer.problem() != null) {
+                    // This node holds the stream but cannot write it: the cluster did not commit (too few in-sync
+                    // replicas, brokers gone), and the sequencer keeps trying to take the stream over again.
+                    throw new LogUnavailableException(sequencer.problem());
+                }
                 if (remaining <= 0 || closed) {
                     Optional<String> holder = closed ? Optional.empty() : holder(stream);
                     throw new NoSequencerException(stream, holder.map(url -> "stream " + stream + " is sequenced by "

@@ -24,6 +24,7 @@ import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.config.TopicConfig;
+import org.apache.kafka.common.errors.RetriableException;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 
@@ -154,8 +155,7 @@ final class Topics {
         Map<String, TopicDescription> descriptions = awaitTopics(wanted.keySet());
         List<ConfigResource> resources = wanted.keySet().stream()
                 .map(topic -> new ConfigResource(ConfigResource.Type.TOPIC, topic)).toList();
-        Map<ConfigResource, Config> configs = await(admin.describeConfigs(resources).all(),
-                "read the settings of the log's topics");
+        Map<ConfigResource, Config> configs = awaitConfigs(resources);
         for (Map.Entry<String, Map<String, String>> entry : wanted.entrySet()) {
             String topic = entry.getKey();
             TopicDescription description = descriptions.get(topic);
@@ -203,6 +203,36 @@ final class Topics {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw new LogUnavailableException("interrupted while describing topics", e);
+            }
+        }
+    }
+
+    /**
+     * Reads the topics' settings, waiting out a broker that does not know them yet (one that has just started, on a
+     * cluster of several brokers, answers with a retriable error until its metadata catches up).
+     */
+    private Map<ConfigResource, Config> awaitConfigs(Collection<ConfigResource> resources) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(ADMIN_SECONDS);
+        while (true) {
+            try {
+                return admin.describeConfigs(resources).all().get(ADMIN_SECONDS, TimeUnit.SECONDS);
+            } catch (ExecutionException e) {
+                if (!(e.getCause() instanceof RetriableException) || System.nanoTime() > deadline) {
+                    throw new LogUnavailableException("cannot read the settings of the log's topics: "
+                            + e.getCause(), e.getCause());
+                }
+            } catch (TimeoutException e) {
+                throw new LogUnavailableException("the Kafka cluster did not tell the settings of the log's topics"
+                        + " within " + ADMIN_SECONDS + " s", e);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new LogUnavailableException("interrupted while reading the settings of the log's topics", e);
+            }
+            try {
+                Thread.sleep(100);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new LogUnavailableException("interrupted while reading the settings of the log's topics", e);
             }
         }
     }
