@@ -5,6 +5,7 @@ import com.google.inject.Injector;
 import com.google.inject.Module;
 import com.google.inject.util.Modules;
 import dev.interlace.runtime.auth.AuthModule;
+import dev.interlace.runtime.cluster.ClusterModule;
 import dev.interlace.runtime.config.ConfigException;
 import dev.interlace.runtime.config.InterlaceConfig;
 import dev.interlace.runtime.config.LogOptions;
@@ -179,7 +180,8 @@ public final class Interlace implements AutoCloseable {
             }
             try {
                 Module defaults = Modules.combine(new CoreModule(config, streams), new OpsModule(), new AuthModule(),
-                        new RecordsModule(), new LogModule(), new FlushModule(), new ModelModule(), new HttpModule());
+                        new RecordsModule(), new LogModule(), new FlushModule(), new ModelModule(), new HttpModule(),
+                        new ClusterModule());
                 Injector injector = Guice.createInjector(Modules.override(
                         Modules.override(defaults).with(logBackend(config))).with(overrides));
                 // The one lookup: every component reaches the lifecycle by constructor injection.

@@ -5,8 +5,11 @@ import com.google.inject.Module;
 import com.google.inject.Provides;
 import com.google.inject.Singleton;
 import com.google.inject.multibindings.OptionalBinder;
+import dev.interlace.runtime.cluster.WarehouseNode;
 import dev.interlace.runtime.config.InterlaceConfig;
 import dev.interlace.runtime.config.LogOptions;
+import dev.interlace.runtime.config.Role;
+import dev.interlace.runtime.flush.FlushPositions;
 import dev.interlace.runtime.log.LogBackendFactory;
 import dev.interlace.runtime.log.LogSettings;
 import dev.interlace.runtime.log.Sequencers;
@@ -16,7 +19,9 @@ import java.time.Clock;
 
 /**
  * {@code serve --log kafka}: binds {@link StreamLog} and {@link Sequencers} to a {@link KafkaStreamLog} configured
- * from the {@code --kafka-*} settings. Listed in {@code META-INF/services}, so the runtime finds it by name.
+ * from the {@code --kafka-*} settings, {@link Watermarks} to what the cluster's flusher committed, and on
+ * {@code --role ingest} {@link WarehouseNode} to the holder of the flush leases. Listed in {@code META-INF/services},
+ * so the runtime finds it by name.
  */
 public final class KafkaLogBackend implements LogBackendFactory {
 
@@ -27,28 +32,47 @@ public final class KafkaLogBackend implements LogBackendFactory {
 
     @Override
     public Module module(InterlaceConfig config) {
-        return new KafkaLogModule(KafkaLogSettings.from(config));
+        return new KafkaLogModule(KafkaLogSettings.from(config), config.role());
     }
 
     /** The Guice module of the Kafka log; {@code Interlace} lays it over the default log module. */
     public static final class KafkaLogModule extends AbstractModule {
 
         private final KafkaLogSettings kafka;
+        private final Role role;
 
-        public KafkaLogModule(KafkaLogSettings kafka) {
+        public KafkaLogModule(KafkaLogSettings kafka, Role role) {
             this.kafka = kafka;
+            this.role = role;
         }
 
         @Override
         protected void configure() {
             bind(StreamLog.class).to(KafkaStreamLog.class);
             OptionalBinder.newOptionalBinder(binder(), Sequencers.class).setBinding().to(KafkaStreamLog.class);
+            OptionalBinder<WarehouseNode> warehouseNode = OptionalBinder.newOptionalBinder(binder(),
+                    WarehouseNode.class);
+            if (!role.runsWarehouse()) {
+                warehouseNode.setBinding().to(FlushLeaseHolders.class);
+            }
+        }
+
+        /** This node's flusher's positions are only part of the truth: the log adds what the cluster's committed. */
+        @Provides
+        @Singleton
+        KafkaStreamLog kafkaStreamLog(LogSettings settings, FlushPositions materialised, Clock clock) {
+            return new KafkaStreamLog(kafka, settings, materialised, clock);
+        }
+
+        @Provides
+        Watermarks watermarks(KafkaStreamLog log) {
+            return log.watermarks();
         }
 
         @Provides
         @Singleton
-        KafkaStreamLog kafkaStreamLog(LogSettings settings, Watermarks watermarks, Clock clock) {
-            return new KafkaStreamLog(kafka, settings, watermarks, clock);
+        FlushLeaseHolders flushLeaseHolders(KafkaStreamLog log, Clock clock) {
+            return new FlushLeaseHolders(log, clock);
         }
     }
 }

@@ -15,9 +15,11 @@ import java.util.Objects;
  * @param sessionTimeout how long the cluster waits for a silent node before another takes over its streams
  * @param sequencerWait how long an append or a lease waits for this node to hold the stream before answering
  *     {@code no_sequencer}
+ * @param sequences whether this node joins the sequencer group (false on {@code --role warehouse}: it reads the
+ *     topics, never appends)
  */
 public record KafkaLogSettings(String bootstrap, String topicPrefix, int replicationFactor, int minInsyncReplicas,
-        String nodeUrl, Duration sessionTimeout, Duration sequencerWait) {
+        String nodeUrl, Duration sessionTimeout, Duration sequencerWait, boolean sequences) {
 
     /** Takeover within ten seconds of a node's death: the session timeout plus a rebalance and a catch-up. */
     public static final Duration DEFAULT_SESSION_TIMEOUT = Duration.ofSeconds(6);
@@ -29,16 +31,17 @@ public record KafkaLogSettings(String bootstrap, String topicPrefix, int replica
         Objects.requireNonNull(nodeUrl, "nodeUrl");
     }
 
+    /** Settings of a node that may sequence streams (every role but {@code warehouse}). */
+    public KafkaLogSettings(String bootstrap, String topicPrefix, int replicationFactor, int minInsyncReplicas,
+            String nodeUrl, Duration sessionTimeout, Duration sequencerWait) {
+        this(bootstrap, topicPrefix, replicationFactor, minInsyncReplicas, nodeUrl, sessionTimeout, sequencerWait,
+                true);
+    }
+
     /** The settings of {@code serve --log kafka}. */
     public static KafkaLogSettings from(InterlaceConfig config) {
-        String url = config.log().advertiseUrl();
-        if (url.isEmpty()) {
-            String scheme = config.exposure().tlsCertificate() != null ? "https" : "http";
-            String host = config.bind().contains(":") ? "[" + config.bind() + "]" : config.bind();
-            url = scheme + "://" + host + ":" + config.port();
-        }
         return new KafkaLogSettings(config.log().kafkaBootstrap(), config.log().kafkaTopicPrefix(),
-                config.log().kafkaReplicationFactor(), config.log().kafkaMinInsyncReplicas(), url,
-                DEFAULT_SESSION_TIMEOUT, DEFAULT_SEQUENCER_WAIT);
+                config.log().kafkaReplicationFactor(), config.log().kafkaMinInsyncReplicas(), config.advertisedUrl(),
+                DEFAULT_SESSION_TIMEOUT, DEFAULT_SEQUENCER_WAIT, config.role().sequences());
     }
 }

@@ -53,8 +53,8 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  *
  * <p>Writes go through the stream's {@link Sequencer} on the node the sequencer group assigned the stream to
  * ({@link Membership}); an append or a consumer-group operation on a node that does not hold the stream waits a
- * little for a takeover under way, then fails with {@link NoSequencerException} (forwarding to the holder is not
- * built yet). Reads work on every node: the {@link Tailer} follows every topic read-committed into per-stream
+ * little for a takeover under way, then fails with {@link NoSequencerException} (the HTTP layer forwards such
+ * requests to the holder). A node of {@code --role warehouse} is no member of the group and never sequences. Reads work on every node: the {@link Tailer} follows every topic read-committed into per-stream
  * {@link StreamView}s and the {@link PublishStore}, and events are read from the topic through {@link Readers}.
  *
  * <p>What {@link #append} completing means: the request's events, quarantined events and publish record are one
@@ -71,7 +71,7 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
 
     private final KafkaLogSettings kafka;
     private final LogSettings settings;
-    private final Watermarks watermarks;
+    private final ClusterWatermarks watermarks;
     private final Clock clock;
     private final Admin admin;
     private final Topics topics;
@@ -85,6 +85,7 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
     private final Object sequencerChanges = new Object();
     private final Tailer tailer;
     private final Readers readers;
+    /** This node's membership of the sequencer group; null on a node that sequences nothing. */
     private final Membership membership;
     private final Sequencer.Context context;
     private volatile KafkaProducer<byte[], byte[]> tombstones;
@@ -94,9 +95,14 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
 
     private record Route(String stream, boolean quarantine) {}
 
-    /** Connects to the cluster, creates or checks the log's own topics and reads them; streams come with register. */
-    public KafkaStreamLog(KafkaLogSettings kafka, LogSettings settings, Watermarks watermarks, Clock clock) {
-        this(kafka, settings, watermarks, clock, Sequencer.Fencing.TRANSACTIONAL);
+    /**
+     * Connects to the cluster, creates or checks the log's own topics and reads them; streams come with register.
+     *
+     * @param materialised how far this node's own flusher has materialised each stream (zero without one); the log's
+     *     {@link #watermarks()} add what the cluster's flusher committed
+     */
+    public KafkaStreamLog(KafkaLogSettings kafka, LogSettings settings, Watermarks materialised, Clock clock) {
+        this(kafka, settings, materialised, clock, Sequencer.Fencing.TRANSACTIONAL);
     }
 
     /**
@@ -104,11 +110,11 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
      * {@link Sequencer.Fencing#TRANSACTIONAL}, except for the negative control of the multi-node failure test (a
      * test module reaches this constructor; no flag does).
      */
-    KafkaStreamLog(KafkaLogSettings kafka, LogSettings settings, Watermarks watermarks, Clock clock,
+    KafkaStreamLog(KafkaLogSettings kafka, LogSettings settings, Watermarks materialised, Clock clock,
             Sequencer.Fencing fencing) {
         this.kafka = kafka;
         this.settings = settings;
-        this.watermarks = watermarks;
+        this.watermarks = new ClusterWatermarks(materialised, views::get, kafka.nodeUrl(), clock);
         this.clock = clock;
         Properties properties = new Properties();
         properties.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrap());
@@ -138,8 +144,16 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
         this.readers = new Readers(kafka.bootstrap(), kafka.topicPrefix() + "reader");
         this.context = new Sequencer.Context(kafka.bootstrap(), kafka.nodeUrl(), topics, tailer, publishes, settings,
                 watermarks, clock, this::sequencersChanged, this::appended, fencing);
-        this.membership = new Membership(kafka.bootstrap(), topics.sequencerGroup(), kafka.nodeUrl(),
-                kafka.sessionTimeout(), this::assigned, this::revoked);
+        this.membership = !kafka.sequences() ? null : new Membership(kafka.bootstrap(), topics.sequencerGroup(),
+                kafka.nodeUrl(), kafka.sessionTimeout(), this::assigned, this::revoked);
+    }
+
+    /**
+     * How far each stream is materialised cluster-wide, as far as this node knows: what backpressure and retention
+     * read on this node (see {@link ClusterWatermarks}).
+     */
+    public Watermarks watermarks() {
+        return watermarks;
     }
 
     // ================================================================== streams
@@ -169,7 +183,9 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
             throw new LogUnavailableException("interrupted while reading stream " + stream.name(), e);
         }
         registered.add(stream.name());
-        membership.add(events.topic());
+        if (membership != null) {
+            membership.add(events.topic());
+        }
     }
 
     private StreamView view(String stream) {
@@ -266,6 +282,12 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
     private Sequencer activeSequencer(String stream) {
         if (closed) {
             throw new LogUnavailableException("the log is closed");
+        }
+        if (membership == null) {
+            throw new NoSequencerException(stream, holder(stream).map(url -> "stream " + stream + " is sequenced by "
+                    + url + "; this node (" + kafka.nodeUrl() + ", --role warehouse) sequences no stream")
+                    .orElse("no node sequences stream " + stream + " right now, and this node (" + kafka.nodeUrl()
+                            + ", --role warehouse) sequences no stream"), 1);
         }
         long deadline = System.nanoTime() + kafka.sequencerWait().toNanos();
         synchronized (sequencerChanges) {
@@ -650,7 +672,9 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
             return;
         }
         closed = true;
-        membership.close();
+        if (membership != null) {
+            membership.close();
+        }
         for (Sequencer sequencer : sequencers.values()) {
             sequencer.stop();
         }

@@ -2,6 +2,7 @@ package dev.interlace.runtime.cluster;
 
 import java.io.IOException;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * Requests from this node to another node of the cluster: what a node cannot serve itself (a publish to a stream
@@ -19,6 +20,18 @@ public interface Peers {
     Answer send(String nodeUrl, Request request) throws IOException;
 
     /**
+     * Like {@link #send}, without holding the calling thread while the node answers; the future fails with the
+     * {@link IOException} {@code send} would throw.
+     */
+    default CompletableFuture<Answer> sendAsync(String nodeUrl, Request request) {
+        try {
+            return CompletableFuture.completedFuture(send(nodeUrl, request));
+        } catch (IOException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    /**
      * A request as the receiving node is to serve it.
      *
      * @param method the HTTP method
@@ -27,9 +40,18 @@ public interface Peers {
      * @param body the body, empty for none
      * @param requestId the request's id, which the receiver keeps (one id from the client's request to the answer)
      * @param callerKeyId the id of the API key the sending node authenticated the client with, or null for none
+     * @param callerKeyName that key's name (for the receiver's records), or null
+     * @param contentEncoding the body's {@code Content-Encoding} as the client sent it (e.g. {@code gzip}), or null
+     * @param accept the client's {@code Accept} header, or null
      */
     record Request(String method, String pathAndQuery, String contentType, byte[] body, String requestId,
-            String callerKeyId) {
+            String callerKeyId, String callerKeyName, String contentEncoding, String accept) {
+
+        /** A request without a caller name, content encoding or {@code Accept} (a node's own call). */
+        public Request(String method, String pathAndQuery, String contentType, byte[] body, String requestId,
+                String callerKeyId) {
+            this(method, pathAndQuery, contentType, body, requestId, callerKeyId, null, null, null);
+        }
     }
 
     /** The receiving node's answer, relayed to the client as it is. */

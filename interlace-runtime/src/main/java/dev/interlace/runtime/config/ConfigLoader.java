@@ -1,5 +1,7 @@
 package dev.interlace.runtime.config;
 
+import dev.interlace.client.TrustedCertificates;
+import dev.interlace.runtime.cluster.ClusterSecret;
 import java.io.IOException;
 import java.io.Reader;
 import java.nio.charset.StandardCharsets;
@@ -66,7 +68,14 @@ public final class ConfigLoader {
             new Setting("kafka-min-insync-replicas", "INTERLACE_KAFKA_MIN_INSYNC_REPLICAS", "2",
                     "replicas that hold a record before a publish is acknowledged (min.insync.replicas)"),
             new Setting("advertise-url", "INTERLACE_ADVERTISE_URL", "",
-                    "the URL other nodes reach this one at (default http(s)://<bind>:<port>)"));
+                    "the URL other nodes reach this one at (default http(s)://<bind>:<port>)"),
+            new Setting("cluster-secret-file", "INTERLACE_CLUSTER_SECRET_FILE", "",
+                    "the secret shared by a cluster's nodes (at least 32 bytes, owner-only); forward requests to them"),
+            new Setting("cluster-ca-file", "INTERLACE_CLUSTER_CA_FILE", "",
+                    "PEM certificates trusted for https:// nodes, besides the JVM's defaults"),
+            new Setting("role", "INTERLACE_ROLE", "all",
+                    "what this node runs with --log kafka: all, ingest (HTTP and sequencing) or warehouse (flusher,"
+                            + " DuckDB, models, /sql)"));
 
     /** Flags that may be given without a value, meaning {@code true}. */
     private static final java.util.Set<String> SWITCHES = java.util.Set.of("insecure-no-auth");
@@ -141,6 +150,7 @@ public final class ConfigLoader {
                         origins(values, origins, "cors-origins"), file(values, origins, "tls-cert"),
                         file(values, origins, "tls-key")),
                 log(values, origins));
+        checkAdvertiseUrl(config, origins);
         return new Resolved(config, origins);
     }
 
@@ -179,7 +189,65 @@ public final class ConfigLoader {
             throw new ConfigException(describe("advertise-url", origins.get("advertise-url")) + ": \"" + advertiseUrl
                     + "\" is not scheme://host[:port]");
         }
-        return new LogOptions(backend, bootstrap, prefix, replicationFactor, minInsyncReplicas, advertiseUrl);
+        Path secretFile = file(values, origins, "cluster-secret-file");
+        if (secretFile != null) {
+            try {
+                ClusterSecret.read(secretFile);
+            } catch (ConfigException e) {
+                throw new ConfigException(describe("cluster-secret-file", origins.get("cluster-secret-file")) + ": "
+                        + e.getMessage());
+            }
+        }
+        Path caFile = file(values, origins, "cluster-ca-file");
+        if (caFile != null) {
+            try {
+                TrustedCertificates.read(caFile);
+            } catch (IllegalArgumentException | java.io.UncheckedIOException e) {
+                throw new ConfigException(describe("cluster-ca-file", origins.get("cluster-ca-file")) + ": "
+                        + e.getMessage());
+            }
+        }
+        Role role = role(values, origins, backend);
+        return new LogOptions(backend, bootstrap, prefix, replicationFactor, minInsyncReplicas, advertiseUrl,
+                secretFile, caFile, role);
+    }
+
+    /**
+     * Plain HTTP between nodes only on loopback: an {@code http://} advertised URL must name a loopback host, and a
+     * node of a Kafka cluster listening beyond loopback must say how the others reach it.
+     */
+    private static void checkAdvertiseUrl(InterlaceConfig config, Map<String, String> origins) {
+        String advertised = config.log().advertiseUrl();
+        if (advertised.isEmpty()) {
+            if (config.log().backend().equals(LogOptions.KAFKA) && !Exposure.isLoopback(config.bind())) {
+                throw new ConfigException("--log kafka on --bind " + config.bind() + " needs --advertise-url: the URL"
+                        + " the other nodes reach this one at, https:// off loopback (e.g. https://node1.example:8000)");
+            }
+            return;
+        }
+        String host = java.net.URI.create(advertised).getHost();
+        if (advertised.regionMatches(true, 0, "http://", 0, 7) && (host == null || !Exposure.isLoopback(host))) {
+            throw new ConfigException(describe("advertise-url", origins.get("advertise-url")) + ": \"" + advertised
+                    + "\" is plain http:// to a host that is not loopback; requests forwarded between nodes would"
+                    + " cross the network unencrypted. Serve TLS (--tls-cert, --tls-key) and advertise https://");
+        }
+    }
+
+    private static Role role(Map<String, String> values, Map<String, String> origins, String backend) {
+        String text = values.get("role").strip().toLowerCase(Locale.ROOT);
+        Role role = switch (text) {
+            case "all" -> Role.ALL;
+            case "ingest" -> Role.INGEST;
+            case "warehouse" -> Role.WAREHOUSE;
+            default -> throw new ConfigException(describe("role", origins.get("role"))
+                    + " must be all, ingest or warehouse, got \"" + text + "\"");
+        };
+        if (role != Role.ALL && !backend.equals(LogOptions.KAFKA)) {
+            throw new ConfigException(describe("role", origins.get("role")) + " " + role.wire() + " needs --log kafka:"
+                    + " on the SQLite log one server owns both the log and the warehouse, so it runs everything"
+                    + " (--role all)");
+        }
+        return role;
     }
 
     private static Map<String, String> parseFlags(String[] args) {

@@ -74,6 +74,24 @@ public record InterlaceConfig(
                 readyFlushFailingMillis, exposure, options);
     }
 
+    /**
+     * The URL other nodes and clients reach this node at: {@code --advertise-url}, or {@code http(s)://<bind>:<port>}
+     * (https when TLS is configured). It names the node as a stream's sequencer and as the holder of the flusher's
+     * leases.
+     */
+    public String advertisedUrl() {
+        if (!log.advertiseUrl().isEmpty()) {
+            return log.advertiseUrl();
+        }
+        String host = bind.contains(":") ? "[" + bind + "]" : bind;
+        return (exposure.tls() ? "https" : "http") + "://" + host + ":" + port;
+    }
+
+    /** What this node runs ({@code --role}); {@link Role#ALL} on the SQLite log. */
+    public Role role() {
+        return log.role();
+    }
+
     /** Whether publish, flush and system records are kept at all ({@code record-retention} is not 0). */
     public boolean keepsRecords() {
         return recordRetentionMicros > 0;

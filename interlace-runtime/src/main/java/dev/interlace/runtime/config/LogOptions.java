@@ -1,5 +1,6 @@
 package dev.interlace.runtime.config;
 
+import java.nio.file.Path;
 import java.util.Objects;
 
 /**
@@ -17,9 +18,14 @@ import java.util.Objects;
  *     before a publish is acknowledged
  * @param advertiseUrl the URL other nodes and clients reach this node at (shown as a stream's {@code sequencer});
  *     empty for {@code http(s)://<bind>:<port>}
+ * @param clusterSecretFile the secret shared by the nodes of a cluster, which signs requests forwarded between
+ *     them; null forwards nothing
+ * @param clusterCaFile PEM certificates trusted for {@code https://} nodes besides the JVM's defaults, or null
+ * @param role what this node runs in a cluster on the Kafka log; always {@link Role#ALL} on SQLite
  */
 public record LogOptions(String backend, String kafkaBootstrap, String kafkaTopicPrefix, int kafkaReplicationFactor,
-        int kafkaMinInsyncReplicas, String advertiseUrl) {
+        int kafkaMinInsyncReplicas, String advertiseUrl, Path clusterSecretFile, Path clusterCaFile,
+        Role role) {
 
     public static final String SQLITE = "sqlite";
     public static final String KAFKA = "kafka";
@@ -29,22 +35,39 @@ public record LogOptions(String backend, String kafkaBootstrap, String kafkaTopi
         Objects.requireNonNull(kafkaBootstrap, "kafkaBootstrap");
         Objects.requireNonNull(kafkaTopicPrefix, "kafkaTopicPrefix");
         Objects.requireNonNull(advertiseUrl, "advertiseUrl");
+        Objects.requireNonNull(role, "role");
+        if (role != Role.ALL && !backend.equals(KAFKA)) {
+            throw new ConfigException("--role " + role.wire() + " needs --log kafka: on the SQLite log one server"
+                    + " owns both the log and the warehouse (--role all)");
+        }
     }
 
     /** The SQLite log in the data directory (the Kafka settings at their defaults, unused). */
     public static LogOptions sqlite() {
-        return new LogOptions(SQLITE, "", "interlace.", 3, 2, "");
+        return new LogOptions(SQLITE, "", "interlace.", 3, 2, "", null, null, Role.ALL);
     }
 
     /** The Kafka log on {@code bootstrap} with the other settings as given. */
     public static LogOptions kafka(String bootstrap, String topicPrefix, int replicationFactor,
             int minInsyncReplicas) {
-        return new LogOptions(KAFKA, bootstrap, topicPrefix, replicationFactor, minInsyncReplicas, "");
+        return new LogOptions(KAFKA, bootstrap, topicPrefix, replicationFactor, minInsyncReplicas, "", null, null, Role.ALL);
     }
 
     /** These options with this node advertised at {@code url}. */
     public LogOptions withAdvertiseUrl(String url) {
         return new LogOptions(backend, kafkaBootstrap, kafkaTopicPrefix, kafkaReplicationFactor,
-                kafkaMinInsyncReplicas, url);
+                kafkaMinInsyncReplicas, url, clusterSecretFile, clusterCaFile, role);
+    }
+
+    /** These options with the cluster secret and CA files given (either may be null). */
+    public LogOptions withCluster(Path secretFile, Path caFile) {
+        return new LogOptions(backend, kafkaBootstrap, kafkaTopicPrefix, kafkaReplicationFactor,
+                kafkaMinInsyncReplicas, advertiseUrl, secretFile, caFile, role);
+    }
+
+    /** These options with this node running {@code newRole} (which needs the Kafka log unless {@code all}). */
+    public LogOptions withRole(Role newRole) {
+        return new LogOptions(backend, kafkaBootstrap, kafkaTopicPrefix, kafkaReplicationFactor,
+                kafkaMinInsyncReplicas, advertiseUrl, clusterSecretFile, clusterCaFile, newRole);
     }
 }

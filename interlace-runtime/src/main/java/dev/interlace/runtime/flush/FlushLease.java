@@ -16,6 +16,14 @@ public record FlushLease(String owner, Duration ttl) {
     /** The consumer group the flusher leases in every stream; names starting with {@code __} are reserved. */
     public static final String GROUP = "__flusher";
 
+    /**
+     * The caller a flusher's lease, commit and release carry when they are sent to the stream's sequencer on another
+     * node, signed with the cluster secret: the one caller the consumer routes let use the reserved group
+     * {@value #GROUP}. API key ids ({@code key_<hex>}) never take this form, and a client's request forwarded by a
+     * node carries the client's own key id.
+     */
+    public static final String PEER_CALLER = "node:flusher";
+
     /** The runtime's default: owner {@code interlace-flusher}, 15 s. */
     public static final FlushLease DEFAULT = new FlushLease("interlace-flusher", Duration.ofSeconds(15));
 

@@ -4,9 +4,13 @@ import com.google.inject.AbstractModule;
 import com.google.inject.Provides;
 import com.google.inject.Singleton;
 import com.google.inject.multibindings.Multibinder;
+import dev.interlace.runtime.cluster.Peers;
+import dev.interlace.runtime.cluster.SequencerConsumerGroups;
 import dev.interlace.runtime.config.InterlaceConfig;
+import dev.interlace.runtime.config.LogOptions;
 import dev.interlace.runtime.log.ConsumerGroups;
 import dev.interlace.runtime.log.EventLog;
+import dev.interlace.runtime.log.Sequencers;
 import dev.interlace.runtime.log.Watermarks;
 import dev.interlace.runtime.ops.RequestIds;
 import dev.interlace.runtime.records.SystemRecords;
@@ -22,7 +26,10 @@ import java.util.Optional;
 import java.util.ServiceLoader;
 import java.util.Set;
 
-/** The flusher, its positions (which the log reads for backpressure) and the warehouse found on the class path. */
+/**
+ * The flusher, its positions (which the log reads for backpressure) and the warehouse found on the class path; none
+ * on {@code --role ingest}, whose flusher has nothing to write to and whose warehouse routes go to the warehouse node.
+ */
 public final class FlushModule extends AbstractModule {
 
     @Override
@@ -31,12 +38,25 @@ public final class FlushModule extends AbstractModule {
         bind(Watermarks.class).to(FlushPositions.class);
         bind(FlushMetrics.class).in(Singleton.class);
         Multibinder.newSetBinder(binder(), FlushListener.class).addBinding().to(FlushMetrics.class);
-        bind(FlushLease.class).toInstance(FlushLease.DEFAULT);
+    }
+
+    /**
+     * The flusher's lease: on the Kafka log held under this node's advertised URL, so that two nodes never renew each
+     * other's lease and the holder names the node where the warehouse is.
+     */
+    @Provides
+    @Singleton
+    FlushLease flushLease(InterlaceConfig config) {
+        return config.log().backend().equals(LogOptions.SQLITE) ? FlushLease.DEFAULT
+                : new FlushLease(config.advertisedUrl(), FlushLease.DEFAULT.ttl());
     }
 
     @Provides
     @Singleton
     Optional<Warehouse> warehouse(InterlaceConfig config, Set<FlushListener> listeners) {
+        if (!config.role().runsWarehouse()) {
+            return Optional.empty();
+        }
         Iterator<WarehouseFactory> factories = ServiceLoader.load(WarehouseFactory.class,
                 Thread.currentThread().getContextClassLoader()).iterator();
         if (!factories.hasNext()) {
@@ -65,10 +85,14 @@ public final class FlushModule extends AbstractModule {
 
     @Provides
     @Singleton
-    Flusher flusher(StreamCatalog catalog, EventLog log, ConsumerGroups groups, Optional<Warehouse> warehouse,
-            FlushPositions positions, Set<FlushListener> listeners, FlushLease lease, RequestIds ids,
-            SystemRecords records, Clock clock, InterlaceConfig config) {
-        return new Flusher(catalog, log, groups, warehouse, positions, FlushListener.all(listeners), lease, ids,
+    Flusher flusher(StreamCatalog catalog, EventLog log, ConsumerGroups groups, Optional<Sequencers> sequencers,
+            Peers peers, Optional<Warehouse> warehouse, FlushPositions positions,
+            Set<FlushListener> listeners, FlushLease lease, RequestIds ids, SystemRecords records, Clock clock,
+            InterlaceConfig config) {
+        // The flusher's lease, commit and release go to each stream's sequencer, wherever it runs.
+        ConsumerGroups atSequencers = new SequencerConsumerGroups(groups, sequencers, peers, ids, config,
+                FlushLease.PEER_CALLER);
+        return new Flusher(catalog, log, atSequencers, warehouse, positions, FlushListener.all(listeners), lease, ids,
                 records, clock, config);
     }
 }

@@ -52,7 +52,10 @@ public final class Flusher implements AutoCloseable {
 
     private final StreamCatalog catalog;
     private final EventLog log;
+    private final ConsumerGroups groups;
     private final Optional<Warehouse> warehouse;
+    /** Whether the warehouse runs on another node ({@code --role ingest}) rather than nowhere. */
+    private final boolean warehouseElsewhere;
     private final FlushPositions positions;
     private final FlushListener listener;
     /** The leases on the streams; null without a warehouse. */
@@ -74,7 +77,9 @@ public final class Flusher implements AutoCloseable {
             Clock clock, InterlaceConfig config) {
         this.catalog = catalog;
         this.log = log;
+        this.groups = groups;
         this.warehouse = warehouse;
+        this.warehouseElsewhere = !config.role().runsWarehouse();
         this.positions = positions;
         this.listener = listener;
         this.leases = warehouse.map(w -> new StreamLeases(groups, w, positions, lease, ids, records, clock))
@@ -131,6 +136,10 @@ public final class Flusher implements AutoCloseable {
      * @throws IllegalStateException when the warehouse records a newer fencing token than the log grants
      */
     public void prepare() {
+        if (warehouseElsewhere) {
+            LOG.info("--role ingest: this node runs no flusher; the warehouse node materialises the streams");
+            return;
+        }
         if (warehouse.isEmpty()) {
             LOG.warning("no warehouse on the class path: events are logged durably but not materialised");
             return;
@@ -177,10 +186,29 @@ public final class Flusher implements AutoCloseable {
         }
     }
 
-    /** The flush state of a stream. */
+    /**
+     * The flush state of a stream. On a node whose warehouse runs elsewhere ({@code --role ingest}) it is
+     * {@code standby}, naming the node that holds the stream's flush lease (or saying that none does).
+     */
     public FlushStatus status(String stream) {
+        if (warehouseElsewhere) {
+            return flushedElsewhere(stream);
+        }
         StreamFlush flush = streams.get(stream);
         return flush == null ? FlushStatus.IDLE : flush.status;
+    }
+
+    private FlushStatus flushedElsewhere(String stream) {
+        long now = micros();
+        for (dev.interlace.runtime.log.Leases.Group group : groups.groups(stream)) {
+            if (group.group().equals(FlushLease.GROUP) && group.holder() != null && group.expiresAtMicros() > now) {
+                return new FlushStatus(FlushState.STANDBY, "this node runs no warehouse (--role ingest); stream "
+                        + stream + " is flushed by " + group.holder(), 0);
+            }
+        }
+        return new FlushStatus(FlushState.STANDBY, "this node runs no warehouse (--role ingest), and no node"
+                + " flushes stream " + stream + " right now: its events wait in the log until a warehouse node runs",
+                0);
     }
 
     /**

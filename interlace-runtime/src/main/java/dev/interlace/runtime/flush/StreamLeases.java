@@ -2,6 +2,7 @@ package dev.interlace.runtime.flush;
 
 import dev.interlace.runtime.log.ConsumerGroups;
 import dev.interlace.runtime.log.Leases;
+import dev.interlace.runtime.log.LogUnavailableException;
 import dev.interlace.runtime.log.NoSequencerException;
 import dev.interlace.runtime.ops.EpochMicros;
 import dev.interlace.runtime.ops.RequestIds;
@@ -100,9 +101,15 @@ final class StreamLeases {
         }
         flush.renewAt = now + lease.renewEveryNanos();
         long flushed = positions.events(name);
-        if (flushed > flush.committedToGroup
-                && groups.commit(name, FlushLease.GROUP, flush.token, flushed) instanceof Leases.Committed) {
-            flush.committedToGroup = flushed;
+        try {
+            if (flushed > flush.committedToGroup
+                    && groups.commit(name, FlushLease.GROUP, flush.token, flushed) instanceof Leases.Committed) {
+                flush.committedToGroup = flushed;
+            }
+        } catch (NoSequencerException | LogUnavailableException e) {
+            // The group shows the flusher's progress (lag, and backpressure on another node); the warehouse holds
+            // the truth, so a commit that fails now is made at the next renewal.
+            LOG.log(Level.FINE, "committing the flushed watermark of " + name + " failed; retried later", e);
         }
         return true;
     }

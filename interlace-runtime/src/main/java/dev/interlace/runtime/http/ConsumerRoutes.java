@@ -64,11 +64,11 @@ final class ConsumerRoutes implements RouteSet {
         routes.add(Route.async("GET", "/streams/{name}/events", Access.READ_OR_CONSUME_STREAM, this::events));
         routes.add(Route.blocking("GET", "/streams/{name}/consumers", Access.READ_OR_CONSUME_STREAM, this::consumers));
         routes.add(Route.blocking("POST", "/streams/{name}/consumers/{group}/lease",
-                Access.CONSUME_STREAM, this::lease));
+                Access.CONSUME_STREAM, this::lease).placedOn(Route.Placement.SEQUENCER));
         routes.add(Route.blocking("POST", "/streams/{name}/consumers/{group}/commit",
-                Access.CONSUME_STREAM, this::commit));
+                Access.CONSUME_STREAM, this::commit).placedOn(Route.Placement.SEQUENCER));
         routes.add(Route.blocking("POST", "/streams/{name}/consumers/{group}/release",
-                Access.CONSUME_STREAM, this::release));
+                Access.CONSUME_STREAM, this::release).placedOn(Route.Placement.SEQUENCER));
     }
 
     /** The stream's head; refuses 404 when there is no such stream. */
@@ -276,7 +276,7 @@ final class ConsumerRoutes implements RouteSet {
             throw new Refusal(HttpResponses.error(400, "invalid_group", "group names are 1-128 characters of"
                     + " [A-Za-z0-9._:-]", requestId));
         }
-        if (path.get(1).startsWith("__")) {
+        if (path.get(1).startsWith("__") && !flusherOfAnotherNode(request, path.get(1))) {
             throw new Refusal(HttpResponses.error(400, "reserved_group", "group names starting with __ are"
                     + " reserved (" + FlushLease.GROUP + " is the flusher's own lease); choose another name",
                     requestId));
@@ -292,6 +292,14 @@ final class ConsumerRoutes implements RouteSet {
             throw new Refusal(HttpResponses.error(400, "malformed_json", "the body must be a JSON object of at most "
                     + MAX_COMMAND_BYTES + " bytes", requestId));
         }
+    }
+
+    /**
+     * Whether this is the flusher of another node of the cluster holding its own group: its lease, commit and release
+     * come forwarded and signed with the cluster secret, under a caller no API key can be.
+     */
+    private static boolean flusherOfAnotherNode(HttpRequest request, String group) {
+        return group.equals(FlushLease.GROUP) && FlushLease.PEER_CALLER.equals(request.caller().keyId());
     }
 
     private long micros() {

@@ -44,6 +44,12 @@ final class Gate {
             names.add(bind);
         }
         names.addAll(exposure.allowedHosts());
+        // The name other nodes reach this one by, which they send as Host when they forward a request.
+        String advertised = config.log().advertiseUrl().isEmpty() ? null
+                : java.net.URI.create(config.log().advertiseUrl()).getAuthority();
+        if (advertised != null) {
+            names.add(hostPart(advertised));
+        }
         this.hosts = Set.copyOf(names);
         this.checkHostWithKeys = !exposure.allowedHosts().isEmpty();
         this.corsOrigins = Set.copyOf(exposure.corsOrigins());

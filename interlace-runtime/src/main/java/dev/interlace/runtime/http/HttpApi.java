@@ -44,13 +44,14 @@ public final class HttpApi implements HttpDispatcher {
     private final ConsumerRoutes consumers;
     private final SqlRoutes sql;
     private final Gate gate;
+    private final Forwarding forwarding;
     private final AtomicInteger inFlight = new AtomicInteger();
     private volatile boolean draining;
     private boolean started;
 
     @Inject
     HttpApi(RequestIds requestIds, RefusedRequests refused, Clock clock, Workers workers, HttpTransport transport,
-            Gate gate, Set<RouteSet> routeSets, ConsumerRoutes consumers, SqlRoutes sql) {
+            Gate gate, Set<RouteSet> routeSets, ConsumerRoutes consumers, SqlRoutes sql, Forwarding forwarding) {
         this.requestIds = requestIds;
         this.refused = refused;
         this.clock = clock;
@@ -59,6 +60,7 @@ public final class HttpApi implements HttpDispatcher {
         this.consumers = consumers;
         this.sql = sql;
         this.gate = gate;
+        this.forwarding = forwarding;
         routeSets.forEach(set -> set.register(routes));
     }
 
@@ -143,6 +145,37 @@ public final class HttpApi implements HttpDispatcher {
                     + " shutting down; nothing was stored, retry against the restarted server", requestId)
                     .header("Retry-After", "1").header("Connection", "close"));
         }
+        return matched(request, requestId, (route, parameters) -> {
+            request.caller(gate.admit(request, route.access().anyOf(parameters), requestId));
+            CompletableFuture<HttpAnswer> forwarded = forwarding.forward(route, parameters, request, requestId);
+            return forwarded != null ? forwarded : run(route, parameters, request, requestId);
+        });
+    }
+
+    /**
+     * Serves a request another node forwarded (its signature checked by the caller): as {@code caller}, whose key
+     * that node checked, under the request's own id, and here whatever the route's placement — one hop at most.
+     */
+    CompletableFuture<HttpAnswer> serveForwarded(HttpRequest request, Caller caller, String requestId) {
+        try {
+            return matched(request, requestId, (route, parameters) -> {
+                request.caller(caller);
+                return run(route, parameters, request, requestId);
+            });
+        } catch (IOException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    /** What to do with a request once its route is found. */
+    @FunctionalInterface
+    private interface Matched {
+        CompletableFuture<HttpAnswer> serve(Route route, List<String> parameters) throws IOException;
+    }
+
+    /** Finds the request's route and hands it to {@code then}; 404 for no route, 405 for another method. */
+    private CompletableFuture<HttpAnswer> matched(HttpRequest request, String requestId, Matched then)
+            throws IOException {
         String path = request.rawPath();
         if (path.length() > 1 && path.endsWith("/")) {
             path = path.substring(0, path.length() - 1);
@@ -154,17 +187,7 @@ public final class HttpApi implements HttpDispatcher {
                 continue;
             }
             if (route.method().equals(request.method())) {
-                request.caller(gate.admit(request, route.access().anyOf(parameters), requestId));
-                if (route.inline()) {
-                    return route.handler().handle(request, parameters, requestId);
-                }
-                return CompletableFuture.supplyAsync(() -> {
-                    try {
-                        return route.handler().handle(request, parameters, requestId);
-                    } catch (IOException e) {
-                        throw new CompletionException(e);
-                    }
-                }, workers.executor()).thenCompose(answer -> answer);
+                return then.serve(route, parameters);
             }
             allowed.add(route.method());
         }
@@ -175,6 +198,21 @@ public final class HttpApi implements HttpDispatcher {
         return CompletableFuture.completedFuture(HttpResponses.error(405, "method_not_allowed", request.method()
                 + " is not allowed on " + path + "; use " + String.join(" or ", allowed), requestId)
                 .header("Allow", String.join(", ", allowed)));
+    }
+
+    /** Runs the route's handler: on the event loop for an inline route, else on a worker. */
+    private CompletableFuture<HttpAnswer> run(Route route, List<String> parameters, HttpRequest request,
+            String requestId) throws IOException {
+        if (route.inline()) {
+            return route.handler().handle(request, parameters, requestId);
+        }
+        return CompletableFuture.supplyAsync(() -> {
+            try {
+                return route.handler().handle(request, parameters, requestId);
+            } catch (IOException e) {
+                throw new CompletionException(e);
+            }
+        }, workers.executor()).thenCompose(answer -> answer);
     }
 
     /**

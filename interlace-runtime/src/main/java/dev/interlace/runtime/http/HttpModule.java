@@ -27,6 +27,7 @@ public final class HttpModule extends AbstractModule {
         routes.addBinding().to(RecordRoutes.class);
         routes.addBinding().to(MetricsRoutes.class);
         routes.addBinding().to(ConsoleRoutes.class);
+        routes.addBinding().to(ClusterRoutes.class);
         bind(HttpTransport.class).to(NettyTransport.class);
     }
 

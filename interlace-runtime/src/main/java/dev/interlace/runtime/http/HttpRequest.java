@@ -1,6 +1,7 @@
 package dev.interlace.runtime.http;
 
 import dev.interlace.runtime.auth.Caller;
+import dev.interlace.runtime.cluster.ForwardSignature;
 import java.net.URI;
 import java.util.List;
 import java.util.Map;
@@ -16,10 +17,14 @@ public final class HttpRequest {
     private final String rawPath;
     private final String rawQuery;
     private final Map<String, List<String>> headers;
+    private final Map<String, List<String>> forwardHeaders;
     private final byte[] body;
     private volatile Caller caller = Caller.NONE;
 
     /**
+     * The headers starting with {@code Interlace-Forward} are set apart at once: no route sees them as headers, and
+     * only the internal route of forwarded requests reads them, to check their signature.
+     *
      * @param target the request target as sent, e.g. {@code /streams/orders?verbose=true}
      * @param headers header values by name (looked up case-insensitively)
      */
@@ -29,9 +34,16 @@ public final class HttpRequest {
         this.rawPath = question < 0 ? target : target.substring(0, question);
         this.rawQuery = question < 0 ? null : target.substring(question + 1);
         TreeMap<String, List<String>> byName = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
-        byName.putAll(headers);
+        TreeMap<String, List<String>> forwarding = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
+        headers.forEach((name, values) -> (isForwardHeader(name) ? forwarding : byName).put(name, values));
         this.headers = byName;
+        this.forwardHeaders = forwarding;
         this.body = body;
+    }
+
+    private static boolean isForwardHeader(String name) {
+        String prefix = ForwardSignature.HEADER_PREFIX;
+        return name.regionMatches(true, 0, prefix, 0, prefix.length());
     }
 
     public String method() {
@@ -51,6 +63,12 @@ public final class HttpRequest {
     /** The first value of a header, or null. */
     public String header(String name) {
         List<String> values = headers.get(name);
+        return values == null || values.isEmpty() ? null : values.get(0);
+    }
+
+    /** The first value of an {@code Interlace-Forward-*} header, which only a signature makes worth believing. */
+    String forwardHeader(String name) {
+        List<String> values = forwardHeaders.get(name);
         return values == null || values.isEmpty() ? null : values.get(0);
     }
 

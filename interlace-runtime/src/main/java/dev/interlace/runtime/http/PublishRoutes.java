@@ -41,7 +41,8 @@ final class PublishRoutes implements RouteSet {
 
     @Override
     public void register(List<Route> routes) {
-        routes.add(Route.async("POST", "/streams/{name}", Access.PUBLISH_TO_STREAM, this::publish));
+        routes.add(Route.async("POST", "/streams/{name}", Access.PUBLISH_TO_STREAM, this::publish)
+                .placedOn(Route.Placement.SEQUENCER));
     }
 
     private CompletableFuture<HttpAnswer> publish(HttpRequest request, List<String> path, String requestId) {

@@ -48,7 +48,8 @@ final class QuarantineRoutes implements RouteSet {
     @Override
     public void register(List<Route> routes) {
         routes.add(Route.blocking("GET", "/streams/{name}/quarantine", Access.READ, this::list));
-        routes.add(Route.async("POST", "/streams/{name}/quarantine/replay", Access.OPERATE, this::replay));
+        routes.add(Route.async("POST", "/streams/{name}/quarantine/replay", Access.OPERATE, this::replay)
+                .placedOn(Route.Placement.SEQUENCER));
     }
 
     private HttpAnswer list(HttpRequest request, List<String> path, String requestId) throws IOException {

@@ -55,7 +55,8 @@ final class RecordRoutes implements RouteSet {
 
     @Override
     public void register(List<Route> routes) {
-        routes.add(Route.blocking("GET", "/correlate", Access.READ, this::correlate));
+        routes.add(Route.blocking("GET", "/correlate", Access.READ, this::correlate)
+                .placedOn(Route.Placement.WAREHOUSE));
         routes.add(Route.blocking("GET", "/logs/api", Access.READ, this::apiLog));
         routes.add(Route.blocking("GET", "/logs/sys", Access.READ, this::sysLog));
     }

@@ -10,8 +10,24 @@ import java.util.concurrent.CompletableFuture;
  * @param access who may call it
  * @param inline true for a handler that never blocks and may run on the transport's I/O thread (liveness), so it
  *     is answered even when every worker is busy
+ * @param placement which node of a cluster serves it: any node, the stream's sequencer, or the warehouse's node
  */
-record Route(String method, String pattern, Access access, Handler handler, boolean inline) {
+record Route(String method, String pattern, Access access, Handler handler, boolean inline, Placement placement) {
+
+    /** Which node of a cluster serves a route; the router forwards the request there when it is another node. */
+    enum Placement {
+        /** Any node: served where it arrives. */
+        ANY,
+        /** The node sequencing the stream named by the first path parameter (appends, leases, commits). */
+        SEQUENCER,
+        /** The node running the warehouse (queries, runs, models, correlation). */
+        WAREHOUSE
+    }
+
+    /** This route, served by the node {@code where} says. */
+    Route placedOn(Placement where) {
+        return new Route(method, pattern, access, handler, inline, where);
+    }
 
     /** A route that answers when its work is done, without holding a thread meanwhile (publish, long polls). */
     @FunctionalInterface
@@ -28,16 +44,18 @@ record Route(String method, String pattern, Access access, Handler handler, bool
 
     static Route blocking(String method, String pattern, Access access, BlockingHandler handler) {
         return new Route(method, pattern, access, (request, path, requestId) ->
-                CompletableFuture.completedFuture(handler.handle(request, path, requestId)), false);
+                CompletableFuture.completedFuture(handler.handle(request, path, requestId)), false,
+                Placement.ANY);
     }
 
     static Route async(String method, String pattern, Access access, Handler handler) {
-        return new Route(method, pattern, access, handler, false);
+        return new Route(method, pattern, access, handler, false, Placement.ANY);
     }
 
     static Route inline(String method, String pattern, Access access, BlockingHandler handler) {
         return new Route(method, pattern, access, (request, path, requestId) ->
-                CompletableFuture.completedFuture(handler.handle(request, path, requestId)), true);
+                CompletableFuture.completedFuture(handler.handle(request, path, requestId)), true,
+                Placement.ANY);
     }
 
     /** The path parameters if {@code path} matches the pattern, else null. */

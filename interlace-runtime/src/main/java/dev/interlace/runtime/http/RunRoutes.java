@@ -29,10 +29,14 @@ final class RunRoutes implements RouteSet {
 
     @Override
     public void register(List<Route> routes) {
-        routes.add(Route.blocking("GET", "/runs", Access.READ, this::list));
-        routes.add(Route.blocking("GET", "/runs/{id}", Access.READ, this::show));
-        routes.add(Route.blocking("GET", "/models", Access.READ, this::models));
-        routes.add(Route.blocking("POST", "/models/{name}/run", Access.OPERATE, this::run));
+        routes.add(Route.blocking("GET", "/runs", Access.READ, this::list)
+                .placedOn(Route.Placement.WAREHOUSE));
+        routes.add(Route.blocking("GET", "/runs/{id}", Access.READ, this::show)
+                .placedOn(Route.Placement.WAREHOUSE));
+        routes.add(Route.blocking("GET", "/models", Access.READ, this::models)
+                .placedOn(Route.Placement.WAREHOUSE));
+        routes.add(Route.blocking("POST", "/models/{name}/run", Access.OPERATE, this::run)
+                .placedOn(Route.Placement.WAREHOUSE));
     }
 
     /** The DAG: every model in run order, with the streams and models it reads. */

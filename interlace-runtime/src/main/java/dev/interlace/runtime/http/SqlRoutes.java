@@ -55,7 +55,8 @@ final class SqlRoutes implements RouteSet {
 
     @Override
     public void register(List<Route> routes) {
-        routes.add(Route.blocking("POST", "/sql", Access.READ, this::query));
+        routes.add(Route.blocking("POST", "/sql", Access.READ, this::query)
+                .placedOn(Route.Placement.WAREHOUSE));
     }
 
     private HttpAnswer query(HttpRequest request, List<String> path, String requestId) throws IOException {

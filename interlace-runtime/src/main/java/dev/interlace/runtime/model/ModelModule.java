@@ -5,6 +5,7 @@ import com.google.inject.Provides;
 import com.google.inject.Singleton;
 import com.google.inject.multibindings.Multibinder;
 import com.google.inject.multibindings.ProvidesIntoSet;
+import dev.interlace.runtime.config.InterlaceConfig;
 import dev.interlace.runtime.ops.RequestIds;
 import dev.interlace.runtime.stream.StreamCatalog;
 import dev.interlace.runtime.stream.StreamDescriptor;
@@ -33,13 +34,16 @@ public final class ModelModule extends AbstractModule {
         return graph.<ModelListener>map(models -> new ModelMetrics(registry, models)).orElse(ModelListener.NONE);
     }
 
-    /** The models in dependency order; none without a warehouse, and an error if there are models but no warehouse. */
+    /**
+     * The models in dependency order; none without a warehouse, and an error if there are models but no warehouse
+     * on the class path. A node of {@code --role ingest} runs none: they run on the warehouse node.
+     */
     @Provides
     @Singleton
     Optional<ModelGraph> graph(List<ModelDefinition> definitions, StreamCatalog catalog,
-            Optional<Warehouse> warehouse) {
+            Optional<Warehouse> warehouse, InterlaceConfig config) {
         if (warehouse.isEmpty()) {
-            if (!definitions.isEmpty()) {
+            if (!definitions.isEmpty() && config.role().runsWarehouse()) {
                 throw new ModelException("there are models but no warehouse to run them in; put"
                         + " interlace-warehouse-duckdb on the class path");
             }

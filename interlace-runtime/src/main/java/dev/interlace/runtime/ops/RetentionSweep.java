@@ -3,6 +3,7 @@ package dev.interlace.runtime.ops;
 import dev.interlace.runtime.config.InterlaceConfig;
 import dev.interlace.runtime.log.EventLog;
 import dev.interlace.runtime.log.PublishRecords;
+import dev.interlace.runtime.log.NoSequencerException;
 import dev.interlace.runtime.log.Watermarks;
 import dev.interlace.runtime.records.SysRecord;
 import dev.interlace.runtime.records.SystemRecords;
@@ -98,7 +99,12 @@ public final class RetentionSweep implements AutoCloseable {
             if (bound < 1) {
                 continue;
             }
-            long removed = log.trim(stream.name(), bound);
+            long removed;
+            try {
+                removed = log.trim(stream.name(), bound);
+            } catch (NoSequencerException elsewhere) {
+                continue; // a log with one sequencer per stream (Kafka): the stream's sequencer trims it
+            }
             if (removed > 0) {
                 trimmed.put(stream.name(), removed);
                 String message = "stream " + stream.name() + " trimmed " + removed

@@ -94,6 +94,29 @@ class ConfigLoaderTest {
     }
 
     @Test
+    void aRoleOtherThanAllNeedsTheKafkaLog() {
+        assertThat(load(Map.of()).config().role()).isEqualTo(Role.ALL);
+        assertThat(load(Map.of(), "--log", "kafka", "--kafka-bootstrap", "k1:9092", "--role", "ingest").config()
+                .role()).isEqualTo(Role.INGEST);
+        assertThat(load(Map.of("INTERLACE_ROLE", "Warehouse"), "--log", "kafka", "--kafka-bootstrap", "k1:9092")
+                .config().role()).isEqualTo(Role.WAREHOUSE);
+        assertThatThrownBy(() -> load(Map.of(), "--role", "ingest")).hasMessage("--role ingest needs --log kafka:"
+                + " on the SQLite log one server owns both the log and the warehouse, so it runs everything"
+                + " (--role all)");
+        assertThatThrownBy(() -> load(Map.of(), "--log", "kafka", "--kafka-bootstrap", "k1:9092", "--role",
+                "flusher")).hasMessage("--role must be all, ingest or warehouse, got \"flusher\"");
+    }
+
+    @Test
+    void theAdvertisedUrlDefaultsToTheBindAddressAndPort() {
+        assertThat(load(Map.of(), "--port", "8123").config().advertisedUrl()).isEqualTo("http://127.0.0.1:8123");
+        assertThat(load(Map.of(), "--bind", "::1", "--port", "8123").config().advertisedUrl())
+                .isEqualTo("http://[::1]:8123");
+        assertThat(load(Map.of(), "--advertise-url", "https://node-1.example:8443").config().advertisedUrl())
+                .isEqualTo("https://node-1.example:8443");
+    }
+
+    @Test
     void unknownOrRepeatedFlagsAndUnknownPropertiesAreErrors() throws IOException {
         assertThatThrownBy(() -> load(Map.of(), "--prot", "1")).hasMessageStartingWith("unknown flag --prot;")
                 .hasMessageContaining("--port");
@@ -102,5 +125,52 @@ class ConfigLoaderTest {
         assertThatThrownBy(() -> load(Map.of(), "serve")).hasMessage("unexpected argument \"serve\"");
         Files.writeString(dataDirectory.resolve("interlace.properties"), "maxpending=5\n");
         assertThatThrownBy(() -> load(Map.of())).hasMessageContaining("unknown setting \"maxpending\"");
+    }
+
+    @Test
+    void plainHttpIsAdvertisedOnlyForALoopbackHostAndAClusterNodeOffLoopbackMustAdvertiseItself() {
+        assertThat(load(Map.of(), "--advertise-url", "http://127.0.0.1:8001").config().advertisedUrl())
+                .isEqualTo("http://127.0.0.1:8001");
+        assertThat(load(Map.of(), "--advertise-url", "http://localhost:8001").config().advertisedUrl())
+                .isEqualTo("http://localhost:8001");
+        assertThat(load(Map.of(), "--advertise-url", "https://node1.example:8000").config().advertisedUrl())
+                .isEqualTo("https://node1.example:8000");
+        assertThat(load(Map.of(), "--port", "8123").config().advertisedUrl()).isEqualTo("http://127.0.0.1:8123");
+        assertThatThrownBy(() -> load(Map.of(), "--advertise-url", "http://10.0.0.5:8000"))
+                .hasMessageStartingWith("--advertise-url: \"http://10.0.0.5:8000\" is plain http:// to a host that"
+                        + " is not loopback").hasMessageContaining("advertise https://");
+        assertThatThrownBy(() -> load(Map.of("INTERLACE_ADVERTISE_URL", "http://node1.example:8000")))
+                .hasMessageStartingWith("INTERLACE_ADVERTISE_URL: \"http://node1.example:8000\" is plain http://");
+        assertThatThrownBy(() -> load(Map.of(), "--log", "kafka", "--kafka-bootstrap", "k1:9092", "--bind",
+                "0.0.0.0")).hasMessageStartingWith("--log kafka on --bind 0.0.0.0 needs --advertise-url");
+    }
+
+    @Test
+    void theClusterSecretFileMustBeOwnerOnlyAndLongEnough() throws IOException {
+        Path secret = dataDirectory.resolve("cluster.secret");
+        Files.writeString(secret, "0123456789abcdef0123456789abcdef\n");
+        Files.setPosixFilePermissions(secret, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+        assertThat(load(Map.of(), "--cluster-secret-file", secret.toString()).config().log().clusterSecretFile())
+                .isEqualTo(secret);
+
+        Files.setPosixFilePermissions(secret, java.nio.file.attribute.PosixFilePermissions.fromString("rw-r--r--"));
+        assertThatThrownBy(() -> load(Map.of(), "--cluster-secret-file", secret.toString()))
+                .hasMessage("--cluster-secret-file: the cluster secret file " + secret + " may be read or written by"
+                        + " other users (rw-r--r--); make it owner-only: chmod 600 " + secret);
+
+        Files.setPosixFilePermissions(secret, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+        Files.writeString(secret, "too short\n");
+        assertThatThrownBy(() -> load(Map.of(), "--cluster-secret-file", secret.toString()))
+                .hasMessageStartingWith("--cluster-secret-file: the cluster secret file " + secret + " holds 9 bytes;"
+                        + " a cluster secret needs at least 32");
+        assertThatThrownBy(() -> load(Map.of(), "--cluster-secret-file", dataDirectory.resolve("none").toString()))
+                .hasMessageStartingWith("--cluster-secret-file: cannot read");
+    }
+
+    @Test
+    void theClusterCaFileMustHoldCertificates() throws IOException {
+        Path notPem = Files.writeString(dataDirectory.resolve("ca.pem"), "not a certificate");
+        assertThatThrownBy(() -> load(Map.of(), "--cluster-ca-file", notPem.toString()))
+                .hasMessageStartingWith("--cluster-ca-file: " + notPem + " holds no PEM certificate");
     }
 }

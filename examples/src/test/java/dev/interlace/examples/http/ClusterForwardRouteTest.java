@@ -1,0 +1,154 @@
+package dev.interlace.examples.http;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.interlace.runtime.auth.KeyFile;
+import dev.interlace.runtime.auth.Scope;
+import dev.interlace.runtime.cluster.ClusterSecret;
+import dev.interlace.runtime.cluster.ForwardSignature;
+import dev.interlace.runtime.cluster.Peers;
+import java.io.IOException;
+import java.net.http.HttpRequest;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The internal route {@code POST /_cluster/forward} of one node, and the forwarding headers a client may send on
+ * any route: only a request signed with the cluster secret, fresh, is served as the request it carries; a client's
+ * {@code Interlace-Forward-*} headers are never believed.
+ */
+class ClusterForwardRouteTest {
+
+    private static final String SECRET = "a cluster secret of more than thirty-two bytes";
+
+    @TempDir
+    Path directory;
+
+    private Path secretFile(String secret) throws IOException {
+        Path file = directory.resolve("cluster-" + secret.length() + ".secret");
+        Files.writeString(file, secret + "\n");
+        Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-------"));
+        return file;
+    }
+
+    private static ForwardSignature signer(String secret, Clock clock) {
+        return new ForwardSignature(ClusterSecret.of(secret.getBytes(StandardCharsets.UTF_8)), clock);
+    }
+
+    private static TestServer.Response forward(TestServer server, Map<String, String> headers, byte[] body) {
+        HttpRequest.Builder request = server.request("/_cluster/forward").header("Content-Type",
+                "application/octet-stream").POST(HttpRequest.BodyPublishers.ofByteArray(body));
+        headers.forEach(request::header);
+        if (headers.containsKey(ForwardSignature.REQUEST_ID)) {
+            request.header("X-Request-Id", headers.get(ForwardSignature.REQUEST_ID)); // as a node sends it
+        }
+        return server.send(request.build());
+    }
+
+    private static Peers.Request publish(String requestId, String body) {
+        return new Peers.Request("POST", "/streams/orders?verbose=true", "application/json",
+                body.getBytes(StandardCharsets.UTF_8), requestId, null);
+    }
+
+    @Test
+    void aSignedFreshForwardIsServedAsTheRequestItCarriesUnderItsRequestId() throws IOException {
+        try (TestServer node = TestServer.start(directory.resolve("data"), "--cluster-secret-file",
+                secretFile(SECRET).toString())) {
+            Peers.Request request = publish("fwd-1", "{\"order_id\": \"f-1\", \"total\": 1}");
+            TestServer.Response served = forward(node, signer(SECRET, Clock.systemUTC()).headers(request),
+                    request.body());
+            assertThat(served.status()).as(String.valueOf(served.body())).isEqualTo(200);
+            assertThat(served.body().get("accepted").asInt()).isEqualTo(1);
+            assertThat(served.body().get("request_id").asText()).isEqualTo("fwd-1");
+            assertThat(served.header("X-Request-Id")).isEqualTo("fwd-1");
+            assertThat(node.head("orders")).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void anUnsignedWronglySignedStaleOrNestedForwardIsRefusedClusterAuthFailed() throws IOException {
+        try (TestServer node = TestServer.start(directory.resolve("data"), "--cluster-secret-file",
+                secretFile(SECRET).toString())) {
+            Peers.Request request = publish("fwd-2", "{\"order_id\": \"f-2\", \"total\": 1}");
+            Map<String, String> signed = signer(SECRET, Clock.systemUTC()).headers(request);
+
+            Map<String, String> unsigned = new java.util.HashMap<>(signed);
+            unsigned.remove(ForwardSignature.SIGNATURE);
+            Map<String, String> wrongSecret = signer("another secret of more than thirty-two bytes",
+                    Clock.systemUTC()).headers(request);
+            Map<String, String> stale = signer(SECRET, Clock.offset(Clock.systemUTC(), Duration.ofMinutes(-2)))
+                    .headers(request);
+            Map<String, String> otherTarget = new java.util.HashMap<>(signed);
+            otherTarget.put(ForwardSignature.TARGET, "/streams/clicks");
+            for (Map<String, String> headers : List.of(unsigned, wrongSecret, stale, otherTarget)) {
+                TestServer.Response refused = forward(node, headers, request.body());
+                assertThat(refused.status()).as(String.valueOf(refused.body())).isEqualTo(401);
+                assertThat(refused.body().get("error").asText()).isEqualTo("cluster_auth_failed");
+            }
+            assertThat(forward(node, Map.of(), new byte[0]).body().get("message").asText())
+                    .contains("carries no cluster signature");
+            assertThat(forward(node, stale, request.body()).body().get("message").asText())
+                    .contains("away from this node's clock");
+            assertThat(forward(node, signed, "{\"order_id\": \"altered\"}".getBytes(StandardCharsets.UTF_8)).status())
+                    .as("the body is signed too").isEqualTo(401);
+
+            // A signed request whose inner request is itself a forward: the inner one carries no signature.
+            Peers.Request nested = new Peers.Request("POST", "/_cluster/forward", "application/octet-stream",
+                    request.body(), "fwd-3", null);
+            TestServer.Response twice = forward(node, signer(SECRET, Clock.systemUTC()).headers(nested),
+                    nested.body());
+            assertThat(twice.status()).isEqualTo(401);
+            assertThat(twice.body().get("error").asText()).isEqualTo("cluster_auth_failed");
+            assertThat(node.head("orders")).as("nothing was published").isEqualTo(0);
+        }
+    }
+
+    @Test
+    void aNodeWithoutAClusterSecretRefusesEveryForward() throws IOException {
+        try (TestServer node = TestServer.start(directory.resolve("data"))) {
+            Peers.Request request = publish("fwd-4", "{\"order_id\": \"f-4\", \"total\": 1}");
+            TestServer.Response refused = forward(node, signer(SECRET, Clock.systemUTC()).headers(request),
+                    request.body());
+            assertThat(refused.status()).isEqualTo(401);
+            assertThat(refused.body().get("error").asText()).isEqualTo("cluster_auth_failed");
+            assertThat(refused.body().get("message").asText()).contains("no cluster secret");
+        }
+    }
+
+    @Test
+    void forwardingHeadersFromAClientAreIgnoredOnEveryRoute() throws IOException {
+        KeyFile.CreatedKey created;
+        try (KeyFile keys = KeyFile.open(Files.createDirectories(directory.resolve("data")))) {
+            created = keys.create("publisher", List.of(Scope.parse("publish")), 0);
+        }
+        String publishKey = created.secret();
+        String keyId = created.key().id();
+        try (TestServer node = TestServer.start(directory.resolve("data"), "--cluster-secret-file",
+                secretFile(SECRET).toString())) {
+            // A client claiming to be a forward from another node, on behalf of a key it does not have.
+            HttpRequest.Builder forged = node.request("/streams/orders").header("Content-Type", "application/json")
+                    .header(ForwardSignature.CALLER_KEY_ID, keyId).header(ForwardSignature.CALLER_KEY_NAME, "publisher")
+                    .header(ForwardSignature.REQUEST_ID, "forged-1").header(ForwardSignature.TARGET, "/sql")
+                    .header(ForwardSignature.SIGNATURE, "00").POST(HttpRequest.BodyPublishers.ofString(
+                            "{\"order_id\": \"forged\", \"total\": 1}"));
+            TestServer.Response refused = node.send(forged.build());
+            assertThat(refused.status()).isEqualTo(401);
+            assertThat(refused.body().get("error").asText()).isEqualTo("unauthorized");
+
+            // With a key of its own, the same forged headers are simply not there: an ordinary publish.
+            TestServer.Response served = node.send(forged.header("Authorization", "Bearer " + publishKey)
+                    .header("X-Request-Id", "plain-1").build());
+            assertThat(served.status()).as(String.valueOf(served.body())).isEqualTo(200);
+            assertThat(served.body().get("request_id").asText()).isEqualTo("plain-1");
+            assertThat(served.body().get("accepted").asInt()).isEqualTo(1);
+        }
+    }
+}

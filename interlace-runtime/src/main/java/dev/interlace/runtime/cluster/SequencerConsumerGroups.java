@@ -1,0 +1,191 @@
+package dev.interlace.runtime.cluster;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.interlace.runtime.config.InterlaceConfig;
+import dev.interlace.runtime.log.ConsumerGroups;
+import dev.interlace.runtime.log.Leases;
+import dev.interlace.runtime.log.NoSequencerException;
+import dev.interlace.runtime.log.Sequencers;
+import dev.interlace.runtime.ops.EpochMicros;
+import dev.interlace.runtime.ops.RequestIds;
+import java.io.IOException;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Consumer groups whose lease, commit and release reach the stream's sequencer wherever it runs: the flusher's hold
+ * on a stream this node does not sequence (always, on {@code --role warehouse}). While another node sequences the
+ * stream, the call goes to that node's consumer route ({@code POST /streams/{name}/consumers/{group}/lease|commit|
+ * release}) through {@link Peers}, signed, and its answer is read back into the same {@link Leases} results the log
+ * itself gives, fencing tokens included; otherwise, and always on a log without sequencers (SQLite), the local log
+ * decides as before. A sequencer that cannot be reached (down, or this node has no cluster secret) is answered like
+ * a stream nobody sequences: {@link NoSequencerException}, and the flusher stands by.
+ *
+ * <p>Only the flusher uses it: the HTTP consumer routes call the local log, since a client's request is forwarded
+ * to the sequencer before it reaches them, and a forwarded one is never sent on again.
+ */
+public final class SequencerConsumerGroups implements ConsumerGroups {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final ConsumerGroups local;
+    private final Optional<Sequencers> sequencers;
+    private final Peers peers;
+    private final RequestIds ids;
+    private final String nodeUrl;
+    private final String caller;
+
+    /**
+     * @param local the log on this node
+     * @param caller the caller id the requests to other nodes carry (the flusher's, which the consumer routes let
+     *     use the reserved flush group)
+     */
+    public SequencerConsumerGroups(ConsumerGroups local, Optional<Sequencers> sequencers, Peers peers,
+            RequestIds ids, InterlaceConfig config, String caller) {
+        this.local = local;
+        this.sequencers = sequencers;
+        this.peers = peers;
+        this.ids = ids;
+        this.nodeUrl = config.advertisedUrl();
+        this.caller = caller;
+    }
+
+    @Override
+    public Leases.LeaseResult lease(String stream, String group, String owner, Duration ttl) {
+        Optional<String> holder = remoteSequencer(stream);
+        if (holder.isEmpty()) {
+            return local.lease(stream, group, owner, ttl);
+        }
+        ObjectNode command = JSON.createObjectNode().put("owner", owner).put("ttl_ms", ttl.toMillis());
+        Reply reply = send(holder.get(), stream, group, "lease", command);
+        if (reply.status() == 200) {
+            return new Leases.Granted(reply.body().path("token").asLong(),
+                    reply.body().path("committed_offset").asLong(), micros(reply.body().path("expires_at")));
+        }
+        if (reply.is(409, "lease_held")) {
+            return new Leases.Held(reply.body().path("holder").asText(), micros(reply.body().path("expires_at")));
+        }
+        throw reply.failure(stream, "lease");
+    }
+
+    @Override
+    public Leases.CommitResult commit(String stream, String group, long token, long offset) {
+        Optional<String> holder = remoteSequencer(stream);
+        if (holder.isEmpty()) {
+            return local.commit(stream, group, token, offset);
+        }
+        ObjectNode command = JSON.createObjectNode().put("token", token).put("offset", offset);
+        Reply reply = send(holder.get(), stream, group, "commit", command);
+        if (reply.status() == 200) {
+            return new Leases.Committed(reply.body().path("committed_offset").asLong());
+        }
+        // The routes do not say the current token or the expiry; 0 stands for "not told".
+        if (reply.is(409, "stale_token")) {
+            return new Leases.StaleToken(0);
+        }
+        if (reply.is(409, "lease_expired")) {
+            return new Leases.LeaseExpired(0);
+        }
+        if (reply.is(409, "offset_regressed")) {
+            return new Leases.OffsetRegressed(reply.body().path("committed_offset").asLong());
+        }
+        if (reply.is(422, "offset_beyond_head")) {
+            return new Leases.BeyondHead(reply.body().path("head").asLong());
+        }
+        throw reply.failure(stream, "commit");
+    }
+
+    @Override
+    public boolean release(String stream, String group, long token) {
+        Optional<String> holder = remoteSequencer(stream);
+        if (holder.isEmpty()) {
+            return local.release(stream, group, token);
+        }
+        Reply reply = send(holder.get(), stream, group, "release", JSON.createObjectNode().put("token", token));
+        if (reply.status() == 200) {
+            return true;
+        }
+        if (reply.is(409, "stale_token")) {
+            return false;
+        }
+        throw reply.failure(stream, "release");
+    }
+
+    /** Every node reads the groups from the log. */
+    @Override
+    public List<Leases.Group> groups(String stream) {
+        return local.groups(stream);
+    }
+
+    /** The advertised URL of the stream's sequencer when another node holds it. */
+    private Optional<String> remoteSequencer(String stream) {
+        return sequencers.flatMap(known -> known.holder(stream)).filter(url -> !url.equals(nodeUrl));
+    }
+
+    private Reply send(String node, String stream, String group, String operation, ObjectNode command) {
+        String path = "/streams/" + encode(stream) + "/consumers/" + encode(group) + "/" + operation;
+        Peers.Request request;
+        try {
+            request = new Peers.Request("POST", path, "application/json", JSON.writeValueAsBytes(command),
+                    ids.mint(), caller);
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+        Peers.Answer answer;
+        try {
+            answer = peers.send(node, request);
+        } catch (IOException e) {
+            throw new NoSequencerException(stream, "the sequencer of stream " + stream + ", " + node
+                    + ", cannot be reached: " + e.getMessage(), 1);
+        }
+        JsonNode body;
+        try {
+            body = answer.body().length == 0 ? JSON.createObjectNode() : JSON.readTree(answer.body());
+        } catch (IOException e) {
+            body = JSON.createObjectNode();
+        }
+        return new Reply(node, answer.status(), body == null ? JSON.createObjectNode() : body, answer);
+    }
+
+    private static String encode(String segment) {
+        return URLEncoder.encode(segment, StandardCharsets.UTF_8).replace("+", "%20");
+    }
+
+    private static long micros(JsonNode time) {
+        return EpochMicros.of(Instant.parse(time.asText()));
+    }
+
+    /** A peer's answer to a group operation. */
+    private record Reply(String node, int status, JsonNode body, Peers.Answer answer) {
+
+        boolean is(int expectedStatus, String error) {
+            return status == expectedStatus && error.equals(body.path("error").asText());
+        }
+
+        /**
+         * Anything but a decision: the node no longer holds the stream ({@code 503 no_sequencer}), refuses this
+         * node ({@code 401 cluster_auth_failed}: another cluster secret) or fails. Each is answered like a stream
+         * nobody sequences, so the flusher stands by and asks again later, and its {@code flush_error} says why.
+         */
+        NoSequencerException failure(String stream, String operation) {
+            String reason = status + " " + body.path("error").asText("") + ": " + body.path("message").asText("");
+            String retryAfter = answer.headers().entrySet().stream()
+                    .filter(entry -> entry.getKey().equalsIgnoreCase("Retry-After"))
+                    .map(java.util.Map.Entry::getValue).findFirst().orElse("1");
+            int seconds;
+            try {
+                seconds = Math.max(1, Integer.parseInt(retryAfter.strip()));
+            } catch (NumberFormatException e) {
+                seconds = 1;
+            }
+            return new NoSequencerException(stream, "the " + operation + " of stream " + stream
+                    + "'s flush lease was not decided by its sequencer " + node + " (" + reason + ")", seconds);
+        }
+    }
+}

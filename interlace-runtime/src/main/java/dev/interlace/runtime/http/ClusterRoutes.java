@@ -1,0 +1,76 @@
+package dev.interlace.runtime.http;
+
+import dev.interlace.runtime.auth.Caller;
+import dev.interlace.runtime.cluster.ForwardSignature;
+import dev.interlace.runtime.cluster.PeerClient;
+import dev.interlace.runtime.cluster.Peers;
+import jakarta.inject.Inject;
+import jakarta.inject.Provider;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * {@code POST /_cluster/forward}: a request another node of the cluster forwarded here, signed with the cluster
+ * secret. A valid, fresh signature makes it the request it carries — served with the caller the sending node
+ * authenticated (that node checked the key's scopes and quota) and the same request id, and never forwarded again.
+ * Anything else is {@code 401 cluster_auth_failed}, and so is every request to a node without a cluster secret.
+ */
+final class ClusterRoutes implements RouteSet {
+
+    private final java.util.Optional<ForwardSignature> signature;
+    private final Provider<HttpApi> router;
+
+    @Inject
+    ClusterRoutes(java.util.Optional<ForwardSignature> signature, Provider<HttpApi> router) {
+        this.signature = signature;
+        this.router = router;
+    }
+
+    @Override
+    public void register(List<Route> routes) {
+        routes.add(Route.async("POST", PeerClient.FORWARD_PATH, Access.PUBLIC, this::forwarded));
+    }
+
+    private CompletableFuture<HttpAnswer> forwarded(HttpRequest request, List<String> path, String requestId) {
+        if (signature.isEmpty()) {
+            throw refused("this node has no cluster secret (--cluster-secret-file), so it accepts no forwarded"
+                    + " request", requestId);
+        }
+        ForwardSignature.Verdict verdict = signature.get().verify(request::forwardHeader, request.body());
+        if (verdict instanceof ForwardSignature.Verdict.Refused refusal) {
+            throw refused(refusal.reason(), requestId);
+        }
+        Peers.Request inner = ((ForwardSignature.Verdict.Valid) verdict).request();
+        if (!inner.requestId().equals(requestId)) {
+            throw refused("its X-Request-Id is not the signed request id " + inner.requestId(), requestId);
+        }
+        Caller caller = inner.callerKeyId() == null ? Caller.NONE
+                : new Caller(inner.callerKeyId(), inner.callerKeyName(), null);
+        request.caller(caller);
+        return router.get().serveForwarded(new HttpRequest(inner.method(), inner.pathAndQuery(), headers(inner),
+                inner.body()), caller, inner.requestId());
+    }
+
+    /** The headers of the forwarded request that routes read. */
+    private static Map<String, List<String>> headers(Peers.Request inner) {
+        Map<String, List<String>> headers = new java.util.TreeMap<>(String.CASE_INSENSITIVE_ORDER);
+        put(headers, "Content-Type", inner.contentType());
+        put(headers, "Content-Encoding", inner.contentEncoding());
+        put(headers, "Accept", inner.accept());
+        put(headers, "X-Request-Id", inner.requestId());
+        return headers;
+    }
+
+    private static void put(Map<String, List<String>> headers, String name, String value) {
+        if (value != null) {
+            headers.put(name, new ArrayList<>(List.of(value)));
+        }
+    }
+
+    private static Refusal refused(String reason, String requestId) {
+        return new Refusal(HttpResponses.error(401, "cluster_auth_failed", "this route serves only requests"
+                + " forwarded by another node of the cluster, signed with the cluster secret: " + reason, requestId));
+    }
+}

@@ -1,0 +1,141 @@
+package dev.interlace.runtime.http;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.interlace.runtime.cluster.ForwardSignature;
+import dev.interlace.runtime.cluster.Peers;
+import dev.interlace.runtime.cluster.WarehouseNode;
+import dev.interlace.runtime.config.InterlaceConfig;
+import dev.interlace.runtime.log.Sequencers;
+import jakarta.inject.Inject;
+import java.io.IOException;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.logging.Logger;
+
+/**
+ * Where a request is served, in a cluster: the one place that decides, from a route's {@link Route.Placement},
+ * whether this node serves it or sends it to the node that can (the stream's sequencer, the warehouse's node), and
+ * relays that node's answer as it is — status, body and headers such as {@code Retry-After}, under the same request
+ * id.
+ *
+ * <p>A request goes one hop at most: a forwarded request is served by the router without asking this class. A node
+ * without a cluster secret forwards nothing: the route is served here, and a publish to a stream another node
+ * sequences gets {@code 503 no_sequencer} naming that node.
+ */
+final class Forwarding {
+
+    private static final Logger LOG = Logger.getLogger(Forwarding.class.getName());
+    /** Headers of a relayed answer that the router sets itself. */
+    private static final List<String> OWN_HEADERS = List.of("content-type", "x-request-id");
+
+    private final String self;
+    private final Optional<Sequencers> sequencers;
+    private final Optional<WarehouseNode> warehouse;
+    private final boolean enabled;
+    private final Peers peers;
+
+    @Inject
+    Forwarding(InterlaceConfig config, Optional<Sequencers> sequencers, Optional<WarehouseNode> warehouse,
+            Optional<ForwardSignature> signature, Peers peers) {
+        this.self = normalised(config.advertisedUrl());
+        this.sequencers = sequencers;
+        this.warehouse = warehouse;
+        this.enabled = signature.isPresent();
+        this.peers = peers;
+    }
+
+    /**
+     * The answer of the node that serves {@code route}, when that is another node; null when this node serves it.
+     *
+     * @throws Refusal {@code 503 no_warehouse} for a warehouse route while no node runs the warehouse
+     */
+    CompletableFuture<HttpAnswer> forward(Route route, List<String> parameters, HttpRequest request,
+            String requestId) {
+        String node = switch (route.placement()) {
+            case ANY -> null;
+            case SEQUENCER -> sequencers.flatMap(placed -> placed.holder(parameters.get(0)))
+                    .filter(holder -> !normalised(holder).equals(self)).orElse(null);
+            case WAREHOUSE -> warehouseNode(requestId);
+        };
+        if (node == null) {
+            return null;
+        }
+        if (!enabled) {
+            if (route.placement() == Route.Placement.SEQUENCER) {
+                return null; // served here: the log answers no_sequencer, naming the holder
+            }
+            throw new Refusal(HttpResponses.error(503, "no_warehouse", "this node runs no warehouse; it runs on "
+                    + node + ", but this node has no cluster secret (--cluster-secret-file) to forward the request"
+                    + " with; send it to " + node, requestId).header("Retry-After", "5"));
+        }
+        Peers.Request forwarded = new Peers.Request(request.method(), target(request),
+                request.header("Content-Type"), request.body(), requestId, request.caller().keyId(),
+                request.caller().keyName(), request.header("Content-Encoding"), request.header("Accept"));
+        return peers.sendAsync(node, forwarded).handle((answer, failure) -> {
+            if (failure != null) {
+                Throwable cause = failure instanceof CompletionException && failure.getCause() != null
+                        ? failure.getCause() : failure;
+                if (!(cause instanceof IOException)) {
+                    throw new CompletionException(cause);
+                }
+                LOG.warning("request " + requestId + ": node " + node + " did not answer: " + cause.getMessage());
+                return HttpResponses.error(503, "peer_unavailable", request.method() + " " + request.rawPath()
+                        + " is served by node " + node + ", which could not be reached (" + cause.getMessage()
+                        + "); it may or may not have been served there: retry (a retried publish is deduplicated)",
+                        requestId).header("Retry-After", "1");
+            }
+            return relayed(answer);
+        });
+    }
+
+    /** The warehouse's node when it is another one; null when this node serves warehouse routes itself. */
+    private String warehouseNode(String requestId) {
+        if (warehouse.isEmpty()) {
+            return null;
+        }
+        Optional<String> node = warehouse.get().url();
+        if (node.isEmpty()) {
+            throw new Refusal(HttpResponses.error(503, "no_warehouse", "no node of the cluster runs the warehouse"
+                    + " now (its node is starting or gone); nothing was done, retry later", requestId)
+                    .header("Retry-After", "5"));
+        }
+        return normalised(node.get()).equals(self) ? null : node.get();
+    }
+
+    /** The other node's answer as this node sends it; an error keeps its code and message for the refused ring. */
+    private static HttpAnswer relayed(Peers.Answer answer) {
+        String contentType = answer.headers().entrySet().stream()
+                .filter(header -> header.getKey().equalsIgnoreCase("Content-Type")).map(java.util.Map.Entry::getValue)
+                .findFirst().orElse("application/octet-stream");
+        String error = null;
+        String message = null;
+        if (answer.status() >= 400 && contentType.startsWith("application/json")) {
+            try {
+                JsonNode body = HttpResponses.JSON.readTree(answer.body());
+                error = body.path("error").asText(null);
+                message = body.path("message").asText(null);
+            } catch (IOException e) {
+                // Not JSON after all: relayed as it is, without a code for the ring.
+            }
+        }
+        HttpAnswer relayed = new HttpAnswer(answer.status(), contentType, answer.body(), error, message);
+        answer.headers().forEach((name, value) -> {
+            if (!OWN_HEADERS.contains(name.toLowerCase(Locale.ROOT))) {
+                relayed.header(name, value);
+            }
+        });
+        return relayed;
+    }
+
+    private static String target(HttpRequest request) {
+        return request.rawQuery() == null ? request.rawPath() : request.rawPath() + "?" + request.rawQuery();
+    }
+
+    private static String normalised(String url) {
+        String lower = url.strip().toLowerCase(Locale.ROOT);
+        return lower.endsWith("/") ? lower.substring(0, lower.length() - 1) : lower;
+    }
+}
