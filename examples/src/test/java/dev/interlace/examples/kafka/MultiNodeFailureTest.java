@@ -9,7 +9,9 @@ import dev.interlace.examples.crash.Load;
 import dev.interlace.log.kafka.StreamTopic;
 import dev.interlace.log.kafka.testing.KafkaCluster;
 import java.net.URI;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -178,7 +180,7 @@ class MultiNodeFailureTest {
             long takeoverMillis = (System.nanoTime() - killedAt) / 1_000_000;
             System.out.println("takeover after SIGKILL of the sequencer under load (3 brokers): " + takeoverMillis
                     + " ms");
-            nodes.replace(holder, holder.restart());
+            nodes.restart(holder);
             phase("the killed node restarted");
             awaitMore(load, 300);
             phase("300 more events acknowledged");
@@ -190,6 +192,11 @@ class MultiNodeFailureTest {
             awaitMore(load, 300);
             System.out.println("publishes acknowledged again " + (System.nanoTime() - brokerKilledAt) / 1_000_000
                     + " ms or less after SIGKILL of the leader of the stream's partition");
+
+            nodes.killAndRestartWarehouse();
+            phase("warehouse node killed and restarted");
+            awaitMore(load, 300);
+            phase("300 more events acknowledged");
 
             cluster.restart(leader);
             phase("broker restarted");
@@ -250,59 +257,84 @@ class MultiNodeFailureTest {
         assertThat(findings.problems()).as("the oracle must catch a paused holder that nobody fenced").isNotEmpty();
     }
 
-    /** The Interlace nodes of a test: publishers send to {@link #urls}. */
+    /**
+     * The Interlace nodes of a test, sharing a cluster secret: two of {@code --role ingest}, which sequence the
+     * streams and take the publishes ({@link #urls}), and one of {@code --role warehouse}, which flushes them.
+     */
     private final class Cluster {
 
-        private final List<ServeNode> nodes = new ArrayList<>();
+        private final List<ServeNode> ingest = new ArrayList<>();
+        private ServeNode warehouse;
 
+        /** Starts the nodes; with {@code unfenced}, the ingest nodes' sequencers fence nobody (negative control). */
         Cluster(boolean unfenced) throws Exception {
+            Path secret = directory.resolve("cluster.secret");
+            Files.writeString(secret, "the cluster secret of the multi-node failure test\n");
+            Files.setPosixFilePermissions(secret, PosixFilePermissions.fromString("rw-------"));
             for (String name : List.of("first", "second")) {
                 Path data = directory.resolve(name);
-                nodes.add(track(unfenced ? ServeNode.startUnfenced(data, cluster.bootstrap(), prefix, REPLICATED)
-                        : ServeNode.start(data, cluster.bootstrap(), prefix, REPLICATED)));
+                String[] flags = flags(secret, "ingest");
+                ingest.add(track(unfenced ? ServeNode.startUnfenced(data, cluster.bootstrap(), prefix, flags)
+                        : ServeNode.start(data, cluster.bootstrap(), prefix, flags)));
             }
             holder();
+            warehouse = track(ServeNode.start(directory.resolve("warehouse"), cluster.bootstrap(), prefix,
+                    flags(secret, "warehouse")));
+        }
+
+        private static String[] flags(Path secret, String role) {
+            List<String> flags = new ArrayList<>(List.of(REPLICATED));
+            flags.addAll(List.of("--cluster-secret-file", secret.toString(), "--role", role));
+            return flags.toArray(String[]::new);
         }
 
         List<URI> urls() {
-            return nodes.stream().map(node -> node.uri).toList();
+            return ingest.stream().map(node -> node.uri).toList();
         }
 
-        /** The node sequencing orders, once one does. */
+        /** The ingest node sequencing orders, once one does. */
         ServeNode holder() {
-            ServeNode asked = nodes.get(0);
+            ServeNode asked = ingest.get(0);
             JsonNode stream = asked.await("/streams/orders", body -> body.path("sequencer").isTextual());
             String url = stream.path("sequencer").asText(null);
-            return nodes.stream().filter(node -> node.uri.toString().equals(url)).findFirst()
-                    .orElseThrow(() -> new AssertionError("nobody sequences orders: " + stream + "\n"
+            return ingest.stream().filter(node -> node.uri.toString().equals(url)).findFirst()
+                    .orElseThrow(() -> new AssertionError("no ingest node sequences orders: " + stream + "\n"
                             + asked.output()));
         }
 
         ServeNode other(ServeNode node) {
-            return nodes.stream().filter(candidate -> candidate != node).findFirst().orElseThrow();
+            return ingest.stream().filter(candidate -> candidate != node).findFirst().orElseThrow();
+        }
+
+        /** Replaces a dead ingest node by the same node started again. */
+        void restart(ServeNode dead) throws Exception {
+            ingest.set(ingest.indexOf(dead), track(dead.restart()));
+        }
+
+        /** Kills the warehouse node (SIGKILL) and starts it again on its data directory. */
+        void killAndRestartWarehouse() throws Exception {
+            warehouse.kill();
+            warehouse = track(warehouse.restart());
+        }
+
+        /** Every node: a re-publish is answered on any of them (forwarded to the sequencer). */
+        List<ServeNode> republishOn() {
+            List<ServeNode> all = new ArrayList<>(ingest);
+            all.add(warehouse);
+            return all;
+        }
+
+        ServeNode warehouse() {
+            return warehouse;
         }
 
         /** What the nodes logged beyond the routine, for the record of what an operator sees. */
         void printWarnings() {
-            for (ServeNode node : nodes) {
+            for (ServeNode node : republishOn()) {
                 node.output().lines().filter(line -> line.contains(" WARNING ") || line.contains(" SEVERE ")
                         || line.contains("sequences stream orders")).forEach(line -> System.out.println(node.uri
                         + " " + line));
             }
-        }
-
-        void replace(ServeNode dead, ServeNode restarted) {
-            nodes.set(nodes.indexOf(dead), track(restarted));
-        }
-
-        /** The nodes a re-publish is answered on: the stream's sequencer (there is no forwarding yet). */
-        List<ServeNode> republishOn() {
-            return List.of(holder());
-        }
-
-        /** The node whose warehouse holds orders: its sequencer's, which flushes it. */
-        ServeNode warehouse() {
-            return holder();
         }
     }
 

@@ -4,8 +4,8 @@ import com.google.inject.AbstractModule;
 import com.google.inject.Provides;
 import com.google.inject.Singleton;
 import dev.interlace.runtime.config.InterlaceConfig;
+import dev.interlace.runtime.flush.FlushPositions;
 import dev.interlace.runtime.log.LogSettings;
-import dev.interlace.runtime.log.Watermarks;
 import java.time.Clock;
 
 /**
@@ -28,7 +28,7 @@ public final class UnfencedKafkaLogModule extends AbstractModule {
 
     @Provides
     @Singleton
-    KafkaStreamLog unfencedKafkaStreamLog(LogSettings settings, Watermarks watermarks, Clock clock) {
-        return new KafkaStreamLog(kafka, settings, watermarks, clock, Sequencer.Fencing.NONE_NEGATIVE_CONTROL);
+    KafkaStreamLog unfencedKafkaStreamLog(LogSettings settings, FlushPositions materialised, Clock clock) {
+        return new KafkaStreamLog(kafka, settings, materialised, clock, Sequencer.Fencing.NONE_NEGATIVE_CONTROL);
     }
 }
