@@ -2,11 +2,15 @@ package dev.interlace.examples.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.google.inject.AbstractModule;
+import com.google.inject.Module;
+import com.google.inject.multibindings.OptionalBinder;
 import dev.interlace.runtime.auth.KeyFile;
 import dev.interlace.runtime.auth.Scope;
 import dev.interlace.runtime.cluster.ClusterSecret;
 import dev.interlace.runtime.cluster.ForwardSignature;
 import dev.interlace.runtime.cluster.Peers;
+import dev.interlace.runtime.cluster.WarehouseNode;
 import java.io.IOException;
 import java.net.http.HttpRequest;
 import java.nio.charset.StandardCharsets;
@@ -17,6 +21,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -149,6 +154,94 @@ class ClusterForwardRouteTest {
             assertThat(served.status()).as(String.valueOf(served.body())).isEqualTo(200);
             assertThat(served.body().get("request_id").asText()).isEqualTo("plain-1");
             assertThat(served.body().get("accepted").asInt()).isEqualTo(1);
+        }
+    }
+
+    /** Binds the seam an ingest node reads the warehouse's node from, as the node's role does. */
+    private static Module warehouseAt(String url) {
+        return new AbstractModule() {
+            @Override
+            protected void configure() {
+                OptionalBinder.newOptionalBinder(binder(), WarehouseNode.class).setBinding()
+                        .toInstance(() -> Optional.ofNullable(url));
+            }
+        };
+    }
+
+    @Test
+    void aNodeWithoutTheWarehouseForwardsWarehouseRoutesToItsNodeAndSaysWhenThereIsNone() throws Exception {
+        String secret = secretFile(SECRET).toString();
+        try (TestServer warehouse = TestServer.start(directory.resolve("warehouse"), "--cluster-secret-file", secret);
+                TestServer ingest = TestServer.startWith(directory.resolve("ingest"), TestServer.CATALOG,
+                        List.of(warehouseAt(warehouse.server.uri().toString())), "--cluster-secret-file", secret);
+                TestServer orphan = TestServer.startWith(directory.resolve("orphan"), TestServer.CATALOG,
+                        List.of(warehouseAt(null)), "--cluster-secret-file", secret);
+                TestServer unreachable = TestServer.startWith(directory.resolve("unreachable"), TestServer.CATALOG,
+                        List.of(warehouseAt("http://127.0.0.1:" + closedPort())), "--cluster-secret-file", secret);
+                TestServer mismatched = TestServer.startWith(directory.resolve("mismatched"), TestServer.CATALOG,
+                        List.of(warehouseAt(warehouse.server.uri().toString())), "--cluster-secret-file",
+                        secretFile("another secret, also of more than thirty-two bytes").toString())) {
+            assertThat(warehouse.postJson("/streams/orders", "{\"order_id\": \"w-1\", \"total\": 1}").status())
+                    .isEqualTo(200);
+            warehouse.awaitFlushed("orders");
+
+            TestServer.Response csv = ingest.send(ingest.request("/sql").header("Content-Type", "text/plain")
+                    .header("Accept", "text/csv").header("X-Request-Id", "sql-1")
+                    .POST(HttpRequest.BodyPublishers.ofString("SELECT order_id FROM streams.orders")).build());
+            assertThat(csv.status()).as(String.valueOf(csv.body())).isEqualTo(200);
+            assertThat(csv.header("Content-Type")).startsWith("text/csv");
+            assertThat(csv.body().asText()).as("the warehouse's rows, not the ingest node's empty table")
+                    .contains("w-1");
+            assertThat(csv.header("X-Request-Id")).isEqualTo("sql-1");
+            TestServer.Response unknownRun = ingest.get("/runs/run-nope");
+            assertThat(unknownRun.status()).isEqualTo(404);
+            assertThat(unknownRun.body().get("error").asText()).isEqualTo(warehouse.get("/runs/run-nope").body()
+                    .get("error").asText());
+            assertThat(ingest.get("/streams/orders").body().get("head").asLong())
+                    .as("routes placed anywhere are served by the node itself").isEqualTo(0);
+
+            TestServer.Response none = orphan.post("/sql", "text/plain", "SELECT 1");
+            assertThat(none.status()).isEqualTo(503);
+            assertThat(none.body().get("error").asText()).isEqualTo("no_warehouse");
+            assertThat(none.header("Retry-After")).isNotNull();
+            assertThat(orphan.get("/runs").body().get("error").asText()).isEqualTo("no_warehouse");
+
+            TestServer.Response gone = unreachable.send(unreachable.request("/models").header("X-Request-Id",
+                    "gone-1").GET().build());
+            assertThat(gone.status()).isEqualTo(503);
+            assertThat(gone.body().get("error").asText()).isEqualTo("peer_unavailable");
+            assertThat(gone.body().get("message").asText()).contains("http://127.0.0.1:");
+            assertThat(gone.body().get("request_id").asText()).isEqualTo("gone-1");
+            assertThat(gone.header("Retry-After")).isNotNull();
+
+            // Nodes that do not share the secret: the client did nothing wrong, so it is no 401 for the client.
+            TestServer.Response refusedSignature = mismatched.get("/models");
+            assertThat(refusedSignature.status()).isEqualTo(503);
+            assertThat(refusedSignature.body().get("error").asText()).isEqualTo("peer_unavailable");
+            assertThat(refusedSignature.body().get("message").asText()).contains("refused this node's signature");
+        }
+    }
+
+    @Test
+    void aForwardedGzipBodyIsServedWithItsEncoding() throws IOException {
+        try (TestServer node = TestServer.start(directory.resolve("data"), "--cluster-secret-file",
+                secretFile(SECRET).toString())) {
+            java.io.ByteArrayOutputStream gzipped = new java.io.ByteArrayOutputStream();
+            try (java.util.zip.GZIPOutputStream gzip = new java.util.zip.GZIPOutputStream(gzipped)) {
+                gzip.write("{\"order_id\": \"z-1\", \"total\": 1}".getBytes(StandardCharsets.UTF_8));
+            }
+            Peers.Request request = new Peers.Request("POST", "/streams/orders", "application/json",
+                    gzipped.toByteArray(), "gz-1", null, null, "gzip", null);
+            TestServer.Response served = forward(node, signer(SECRET, Clock.systemUTC()).headers(request),
+                    request.body());
+            assertThat(served.status()).as(String.valueOf(served.body())).isEqualTo(200);
+            assertThat(served.body().get("accepted").asInt()).isEqualTo(1);
+        }
+    }
+
+    private static int closedPort() throws IOException {
+        try (java.net.ServerSocket socket = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            return socket.getLocalPort();
         }
     }
 }

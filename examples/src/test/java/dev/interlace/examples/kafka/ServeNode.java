@@ -2,6 +2,7 @@ package dev.interlace.examples.kafka;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.interlace.client.TrustedCertificates;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
@@ -22,7 +23,8 @@ import java.util.function.Predicate;
 /**
  * {@code interlace serve --log kafka} in a JVM of its own, as an operator runs it: the test's class path (which has
  * {@code interlace-log-kafka}, found by the runtime through {@code ServiceLoader}), a free port known in advance so
- * that its advertised URL is known too, output in a file, and a small HTTP client.
+ * that its advertised URL is known too, output in a file, and a small HTTP client (over https, trusting the
+ * node's certificate, when it is started with {@code --tls-cert}).
  */
 final class ServeNode implements AutoCloseable {
 
@@ -34,13 +36,20 @@ final class ServeNode implements AutoCloseable {
     private final List<String> command;
     private final Process process;
     private final Path output;
-    private final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+    private final Path trustedCertificate;
+    private final HttpClient client;
 
-    private ServeNode(URI uri, List<String> command, Process process, Path output) {
+    private ServeNode(URI uri, List<String> command, Process process, Path output, Path trustedCertificate) {
         this.uri = uri;
         this.command = command;
         this.process = process;
         this.output = output;
+        this.trustedCertificate = trustedCertificate;
+        HttpClient.Builder builder = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1);
+        if (trustedCertificate != null) {
+            builder.sslContext(TrustedCertificates.sslContext(trustedCertificate));
+        }
+        this.client = builder.build();
     }
 
     /**
@@ -86,7 +95,11 @@ final class ServeNode implements AutoCloseable {
         }
         command.addAll(List.of(flags));
         Path output = dataDirectory.resolve("serve-" + port + ".log");
-        return new ServeNode(URI.create("http://127.0.0.1:" + port), command, run(command, output), output);
+        // With --tls-cert the node speaks https, and this client trusts that (self-signed) certificate.
+        int tls = command.indexOf("--tls-cert");
+        Path certificate = tls < 0 ? null : Path.of(command.get(tls + 1));
+        return new ServeNode(URI.create((certificate == null ? "http" : "https") + "://127.0.0.1:" + port), command,
+                run(command, output), output, certificate);
     }
 
     private static Process run(List<String> command, Path output) throws IOException {
@@ -103,7 +116,7 @@ final class ServeNode implements AutoCloseable {
             throw new IllegalStateException("the node at " + uri + " still runs");
         }
         long listening = output().lines().filter(line -> line.contains(READY)).count();
-        ServeNode node = new ServeNode(uri, command, run(command, output), output);
+        ServeNode node = new ServeNode(uri, command, run(command, output), output, trustedCertificate);
         node.awaitReady(listening + 1);
         return node;
     }
@@ -153,6 +166,16 @@ final class ServeNode implements AutoCloseable {
                 .POST(HttpRequest.BodyPublishers.ofString(query)).build());
     }
 
+    /** {@code POST path} with a body of {@code contentType} and extra headers, given as name, value, name, ... */
+    Response post(String path, String contentType, String body, String... headers) {
+        HttpRequest.Builder request = HttpRequest.newBuilder(uri.resolve(path)).header("Content-Type", contentType)
+                .POST(HttpRequest.BodyPublishers.ofString(body));
+        for (int i = 0; i < headers.length; i += 2) {
+            request.header(headers[i], headers[i + 1]);
+        }
+        return send(request.build());
+    }
+
     Response get(String path) {
         return send(HttpRequest.newBuilder(uri.resolve(path)).GET().build());
     }
@@ -168,7 +191,7 @@ final class ServeNode implements AutoCloseable {
         return body;
     }
 
-    private Response send(HttpRequest request) {
+    Response send(HttpRequest request) {
         try {
             HttpResponse<byte[]> response = client.send(request, HttpResponse.BodyHandlers.ofByteArray());
             JsonNode body = response.body().length == 0 ? null : JSON.readTree(response.body());

@@ -68,4 +68,24 @@ class ServeExposureTest {
             assertThat(records.body()).contains("WITHOUT API KEYS");
         }
     }
+
+    @Test
+    void plainHttpAdvertisedOffLoopbackOrAnOpenClusterSecretExits2SayingWhy() throws Exception {
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        Main main = new Main(new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8));
+        assertThat(main.run(new String[] {"serve", "--port", "0", "--data-dir", dataDirectory.toString(),
+                "--advertise-url", "http://10.0.0.5:8000"})).isEqualTo(Main.USAGE);
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("is plain http:// to a host that is not loopback");
+
+        java.nio.file.Path secret = java.nio.file.Files.writeString(dataDirectory.resolve("cluster.secret"),
+                "a secret of more than thirty-two bytes, but readable by all");
+        java.nio.file.Files.setPosixFilePermissions(secret,
+                java.nio.file.attribute.PosixFilePermissions.fromString("rw-r--r--"));
+        err.reset();
+        assertThat(main.run(new String[] {"serve", "--port", "0", "--data-dir", dataDirectory.toString(),
+                "--cluster-secret-file", secret.toString()})).isEqualTo(Main.USAGE);
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("may be read or written by other users")
+                .contains("chmod 600");
+    }
 }

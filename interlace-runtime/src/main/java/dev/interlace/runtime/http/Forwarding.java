@@ -87,7 +87,17 @@ final class Forwarding {
                         + "); it may or may not have been served there: retry (a retried publish is deduplicated)",
                         requestId).header("Retry-After", "1");
             }
-            return relayed(answer);
+            HttpAnswer relayed = relayed(answer);
+            if ("cluster_auth_failed".equals(relayed.error())) {
+                // Not the client's doing: the two nodes disagree on the secret (or their clocks do).
+                LOG.warning("request " + requestId + ": node " + node + " refused this node's forward: "
+                        + relayed.message());
+                return HttpResponses.error(503, "peer_unavailable", request.method() + " " + request.rawPath()
+                        + " is served by node " + node + ", which refused this node's signature (do the nodes share"
+                        + " the same --cluster-secret-file, and are their clocks synchronised?); nothing was done"
+                        + " there", requestId).header("Retry-After", "5");
+            }
+            return relayed;
         });
     }
 

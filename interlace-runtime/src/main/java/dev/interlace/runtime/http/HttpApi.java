@@ -147,8 +147,7 @@ public final class HttpApi implements HttpDispatcher {
         }
         return matched(request, requestId, (route, parameters) -> {
             request.caller(gate.admit(request, route.access().anyOf(parameters), requestId));
-            CompletableFuture<HttpAnswer> forwarded = forwarding.forward(route, parameters, request, requestId);
-            return forwarded != null ? forwarded : run(route, parameters, request, requestId);
+            return run(route, parameters, request, requestId, true);
         });
     }
 
@@ -160,7 +159,7 @@ public final class HttpApi implements HttpDispatcher {
         try {
             return matched(request, requestId, (route, parameters) -> {
                 request.caller(caller);
-                return run(route, parameters, request, requestId);
+                return run(route, parameters, request, requestId, false);
             });
         } catch (IOException e) {
             return CompletableFuture.failedFuture(e);
@@ -200,13 +199,22 @@ public final class HttpApi implements HttpDispatcher {
                 .header("Allow", String.join(", ", allowed)));
     }
 
-    /** Runs the route's handler: on the event loop for an inline route, else on a worker. */
+    /**
+     * Runs the route's handler: on the event loop for an inline route, else on a worker — which first asks
+     * {@link Forwarding} whether another node serves the request, when {@code mayForward} (a forwarded request is
+     * not: one hop). The question may wait on the cluster, so it is never asked on the event loop.
+     */
     private CompletableFuture<HttpAnswer> run(Route route, List<String> parameters, HttpRequest request,
-            String requestId) throws IOException {
+            String requestId, boolean mayForward) throws IOException {
         if (route.inline()) {
             return route.handler().handle(request, parameters, requestId);
         }
         return CompletableFuture.supplyAsync(() -> {
+            CompletableFuture<HttpAnswer> forwarded = mayForward
+                    ? forwarding.forward(route, parameters, request, requestId) : null;
+            if (forwarded != null) {
+                return forwarded;
+            }
             try {
                 return route.handler().handle(request, parameters, requestId);
             } catch (IOException e) {

@@ -26,6 +26,9 @@ record Route(String method, String pattern, Access access, Handler handler, bool
 
     /** This route, served by the node {@code where} says. */
     Route placedOn(Placement where) {
+        if (inline && where != Placement.ANY) {
+            throw new IllegalArgumentException("an inline route is served where it arrives: " + pattern);
+        }
         return new Route(method, pattern, access, handler, inline, where);
     }
 
