@@ -16,6 +16,7 @@ import java.util.SplittableRandom;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 
 /**
  * Concurrent publishers of fresh keys to {@code POST /streams/orders}: single events, small JSON-array batches and
@@ -35,7 +36,6 @@ public final class Load {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private final List<URI> publish;
-    private final boolean failover;
     private final Duration requestTimeout;
     private final Ledger ledger;
     private final String keyPrefix;
@@ -52,7 +52,6 @@ public final class Load {
     private Load(List<URI> servers, boolean failover, int clientCount, Duration requestTimeout, Ledger ledger,
             String keyPrefix, Duration maxDuration, long seed) {
         this.publish = servers.stream().map(server -> server.resolve("/streams/orders")).toList();
-        this.failover = failover;
         this.requestTimeout = requestTimeout;
         this.ledger = ledger;
         this.keyPrefix = keyPrefix;
@@ -106,7 +105,7 @@ public final class Load {
     /** A new request of fresh keys: half single objects, half arrays of 1 to 8 events, now and then a big batch. */
     private record Batch(List<String> keys, String body) {}
 
-    private Batch batch(SplittableRandom random, java.util.function.Supplier<String> nextKey) {
+    private Batch batch(SplittableRandom random, Supplier<String> nextKey) {
         boolean array = random.nextBoolean();
         int size = !array ? 1 : random.nextInt(25) == 0 ? 100 + random.nextInt(300) : 1 + random.nextInt(8);
         List<String> keys = new ArrayList<>(size);

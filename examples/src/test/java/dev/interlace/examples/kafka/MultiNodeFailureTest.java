@@ -31,7 +31,9 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Interlace nodes on a cluster of three Kafka brokers (topics with three replicas, {@code min.insync.replicas=2}),
  * every node and broker a child process, through the failures a cluster lives with: brokers dying, the sequencer of
- * a stream dying, a node paused past its ownership.
+ * a stream dying, the warehouse node dying, a node paused past its ownership. Two nodes of {@code --role ingest}
+ * sequence the streams and take the publishes (forwarding each to the stream's sequencer, signed with the cluster
+ * secret); one of {@code --role warehouse} flushes them into DuckDB. The brokers start once for the class.
  *
  * <p>The oracle is the SQLite crash tests' ({@link DurabilityOracle}), fed by publishers ({@link Load#failover}) that
  * spread random keys over the nodes and retry every failed or unanswered request on the other node: every
@@ -232,13 +234,14 @@ class MultiNodeFailureTest {
             ServeNode holder = nodes.holder();
             ServeNode other = nodes.other(holder);
             phase("negative control: SIGSTOP of the sequencer " + holder.uri);
+            long unanswered = load.unanswered();
             holder.suspend();
             JsonNode taken = other.await("/streams/orders", body -> other.uri.toString()
                     .equals(body.path("sequencer").asText(null)));
             assertThat(taken.get("sequencer").asText()).as(other.output()).isEqualTo(other.uri.toString());
             phase("negative control: " + other.uri + " took the stream over");
-            // Publishers gave up on requests the paused node has not read yet; it will, when it goes on.
-            long unanswered = load.unanswered();
+            // Publishers give up on requests the paused node has not read yet (some forwarded to it by the other node
+            // while it was still named the sequencer); it reads them when it goes on.
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
             while (load.unanswered() < unanswered + 2 && System.nanoTime() < deadline) {
                 Thread.sleep(50);
