@@ -8,6 +8,8 @@ import dev.interlace.examples.crash.Ledger;
 import dev.interlace.examples.crash.Load;
 import dev.interlace.log.kafka.StreamTopic;
 import dev.interlace.log.kafka.testing.KafkaCluster;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -20,6 +22,8 @@ import java.util.Map;
 import java.util.Random;
 import java.util.SplittableRandom;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.AfterAll;
@@ -62,7 +66,7 @@ class MultiNodeFailureTest {
     Path directory;
 
     private final String prefix = "multi-" + UUID.randomUUID().toString().substring(0, 8) + ".";
-    private final List<ServeNode> started = new ArrayList<>();
+    private final List<ServeNode> started = new CopyOnWriteArrayList<>();
     private final Random random = new Random(16);
     private final long startedAt = System.nanoTime();
 
@@ -184,8 +188,7 @@ class MultiNodeFailureTest {
             long takeoverMillis = (System.nanoTime() - killedAt) / 1_000_000;
             System.out.println("takeover after SIGKILL of the sequencer under load (3 brokers): " + takeoverMillis
                     + " ms");
-            nodes.restart(holder);
-            phase("the killed node restarted");
+            CompletableFuture<Void> holderBack = nodes.restartInBackground(holder);
             awaitMore(load, EVENTS_PER_PHASE);
             phase(EVENTS_PER_PHASE + " more events acknowledged");
 
@@ -197,13 +200,17 @@ class MultiNodeFailureTest {
             System.out.println("publishes acknowledged again " + (System.nanoTime() - brokerKilledAt) / 1_000_000
                     + " ms or less after SIGKILL of the leader of the stream's partition");
 
-            nodes.killAndRestartWarehouse();
-            phase("warehouse node killed and restarted");
-            awaitMore(load, EVENTS_PER_PHASE);
-            phase(EVENTS_PER_PHASE + " more events acknowledged");
-
+            ServeNode warehouse = nodes.warehouse();
+            warehouse.kill();
+            phase("warehouse node killed");
+            CompletableFuture<Void> warehouseBack = nodes.restartInBackground(warehouse);
             cluster.restart(leader);
             phase("broker restarted");
+            awaitMore(load, EVENTS_PER_PHASE);
+            phase(EVENTS_PER_PHASE + " more events acknowledged");
+            holderBack.get(2, TimeUnit.MINUTES);
+            warehouseBack.get(2, TimeUnit.MINUTES);
+            phase("the killed nodes are back");
             awaitMore(load, EVENTS_PER_PHASE);
             phase(EVENTS_PER_PHASE + " more events acknowledged");
         } finally {
@@ -270,8 +277,8 @@ class MultiNodeFailureTest {
      */
     private final class Cluster {
 
-        private final List<ServeNode> ingest = new ArrayList<>();
-        private ServeNode warehouse;
+        private final List<ServeNode> ingest = new CopyOnWriteArrayList<>();
+        private volatile ServeNode warehouse;
 
         /**
          * Starts the nodes; with {@code unfenced}, the ingest nodes' sequencers fence nobody and there is no
@@ -319,15 +326,23 @@ class MultiNodeFailureTest {
             return ingest.stream().filter(candidate -> candidate != node).findFirst().orElseThrow();
         }
 
-        /** Replaces a dead ingest node by the same node started again. */
-        void restart(ServeNode dead) throws Exception {
-            ingest.set(ingest.indexOf(dead), track(dead.restart()));
-        }
-
-        /** Kills the warehouse node (SIGKILL) and starts it again on its data directory. */
-        void killAndRestartWarehouse() throws Exception {
-            warehouse.kill();
-            warehouse = track(warehouse.restart());
+        /**
+         * Starts a dead node again (the same port and data directory), while the test goes on; the node replaces the
+         * dead one once it listens.
+         */
+        CompletableFuture<Void> restartInBackground(ServeNode dead) {
+            return CompletableFuture.runAsync(() -> {
+                try {
+                    ServeNode restarted = track(dead.restart());
+                    if (dead == warehouse) {
+                        warehouse = restarted;
+                    } else {
+                        ingest.set(ingest.indexOf(dead), restarted);
+                    }
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+            });
         }
 
         /** Every node: a re-publish is answered on any of them (forwarded to the sequencer). */
