@@ -145,10 +145,17 @@ public final class KafkaCluster implements AutoCloseable {
         node.process.waitFor(30, TimeUnit.SECONDS);
     }
 
-    /** Starts {@code node} again on its old ports and data, after {@link #kill}, and waits until it answers. */
-    public void restart(Node node) throws IOException, InterruptedException {
-        node.process = startNode(node);
-        awaitUp(node);
+    /**
+     * Starts {@code brokers} again on their old ports and data, after {@link #kill}, all at once, and waits until
+     * each answers.
+     */
+    public void restart(Node... brokers) throws IOException, InterruptedException {
+        for (Node node : brokers) {
+            node.process = startNode(node);
+        }
+        for (Node node : brokers) {
+            awaitUp(node);
+        }
     }
 
     /** The broker leading {@code partition} now, if one does. */
@@ -241,7 +248,8 @@ public final class KafkaCluster implements AutoCloseable {
         }
         Node voter = nodes.get(0);
         if (size > 1) {
-            controller = new Node(CONTROLLER_ID, 0, freePort(), Files.createDirectories(directory.resolve("controller")));
+            controller = new Node(CONTROLLER_ID, 0, freePort(),
+                    Files.createDirectories(directory.resolve("controller")));
             voter = controller;
         }
         String clusterId = Uuid.randomUuid().toString();
