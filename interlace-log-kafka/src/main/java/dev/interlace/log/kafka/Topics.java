@@ -97,8 +97,8 @@ final class Topics {
     Map<TopicPartition, Long> stableEnds(Collection<TopicPartition> partitions) {
         Map<TopicPartition, OffsetSpec> specs = new HashMap<>();
         partitions.forEach(partition -> specs.put(partition, OffsetSpec.latest()));
-        Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> infos = await(admin.listOffsets(specs,
-                new ListOffsetsOptions(IsolationLevel.READ_COMMITTED)).all(), "read the end of the log's topics");
+        Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> infos = awaitRetrying(() -> admin.listOffsets(
+                specs, new ListOffsetsOptions(IsolationLevel.READ_COMMITTED)).all(), "read the end of the log's topics");
         Map<TopicPartition, Long> ends = new HashMap<>();
         infos.forEach((partition, info) -> ends.put(partition, info.offset()));
         return ends;
@@ -207,32 +207,38 @@ final class Topics {
         }
     }
 
-    /**
-     * Reads the topics' settings, waiting out a broker that does not know them yet (one that has just started, on a
-     * cluster of several brokers, answers with a retriable error until its metadata catches up).
-     */
+    /** Reads the topics' settings (see {@link #awaitRetrying}). */
     private Map<ConfigResource, Config> awaitConfigs(Collection<ConfigResource> resources) {
+        return awaitRetrying(() -> admin.describeConfigs(resources).all(), "read the settings of the log's topics");
+    }
+
+    /**
+     * Runs an admin call until it answers, waiting out retriable errors for up to the admin timeout: on a cluster
+     * of several brokers a topic just created is unknown to a broker whose metadata lags, and a partition whose
+     * leader died has none until the controller moves it.
+     */
+    private <T> T awaitRetrying(java.util.function.Supplier<org.apache.kafka.common.KafkaFuture<T>> call,
+            String what) {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(ADMIN_SECONDS);
         while (true) {
             try {
-                return admin.describeConfigs(resources).all().get(ADMIN_SECONDS, TimeUnit.SECONDS);
+                return call.get().get(ADMIN_SECONDS, TimeUnit.SECONDS);
             } catch (ExecutionException e) {
                 if (!(e.getCause() instanceof RetriableException) || System.nanoTime() > deadline) {
-                    throw new LogUnavailableException("cannot read the settings of the log's topics: "
-                            + e.getCause(), e.getCause());
+                    throw new LogUnavailableException("cannot " + what + ": " + e.getCause(), e.getCause());
                 }
             } catch (TimeoutException e) {
-                throw new LogUnavailableException("the Kafka cluster did not tell the settings of the log's topics"
-                        + " within " + ADMIN_SECONDS + " s", e);
+                throw new LogUnavailableException("the Kafka cluster did not " + what + " within " + ADMIN_SECONDS
+                        + " s", e);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                throw new LogUnavailableException("interrupted while reading the settings of the log's topics", e);
+                throw new LogUnavailableException("interrupted while trying to " + what, e);
             }
             try {
                 Thread.sleep(100);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                throw new LogUnavailableException("interrupted while reading the settings of the log's topics", e);
+                throw new LogUnavailableException("interrupted while trying to " + what, e);
             }
         }
     }
