@@ -60,6 +60,8 @@ class KafkaRolesTest {
                 assertThat(flushed.get("watermark").asLong()).as(flushed + "\n" + warehouse.output()).isEqualTo(6);
                 assertThat(flushed.get("sequencer").asText()).as("the warehouse node sequences nothing")
                         .isEqualTo(ingest.uri.toString());
+                assertThat(flushed.get("flush_state").asText()).as("it holds the flush lease")
+                        .isIn("idle", "flushing");
                 assertThat(rows(warehouse, "SELECT count(*), count(DISTINCT order_id) FROM streams.orders"))
                         .containsExactly("[6,6]");
                 assertThat(rows(ingest, "SELECT count(*), count(DISTINCT order_id) FROM streams.orders"))
@@ -81,9 +83,10 @@ class KafkaRolesTest {
                 warehouse.kill();
             }
 
-            // No warehouse node: ingestion goes on (the backlog stays within --max-pending).
-            for (int first = 8; first <= 12; first += 1) {
-                ServeNode.Response accepted = ingest.publish("orders", orders(first, first));
+            // No warehouse node: ingestion goes on (the backlog stays within --max-pending). The new warehouse node
+            // has another URL, so it takes the streams over once the dead node's flush leases expire.
+            for (int order = 8; order <= 12; order++) {
+                ServeNode.Response accepted = ingest.publish("orders", orders(order, order));
                 assertThat(accepted.status()).as(accepted.body().toString()).isEqualTo(200);
             }
 

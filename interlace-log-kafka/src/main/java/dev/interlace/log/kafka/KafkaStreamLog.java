@@ -54,7 +54,8 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * <p>Writes go through the stream's {@link Sequencer} on the node the sequencer group assigned the stream to
  * ({@link Membership}); an append or a consumer-group operation on a node that does not hold the stream waits a
  * little for a takeover under way, then fails with {@link NoSequencerException} (the HTTP layer forwards such
- * requests to the holder). A node of {@code --role warehouse} is no member of the group and never sequences. Reads work on every node: the {@link Tailer} follows every topic read-committed into per-stream
+ * requests to the holder). A node of {@code --role warehouse} is no member of the group and never sequences.
+ * Reads work on every node: the {@link Tailer} follows every topic read-committed into per-stream
  * {@link StreamView}s and the {@link PublishStore}, and events are read from the topic through {@link Readers}.
  *
  * <p>What {@link #append} completing means: the request's events, quarantined events and publish record are one

@@ -50,7 +50,8 @@ public record LogOptions(String backend, String kafkaBootstrap, String kafkaTopi
     /** The Kafka log on {@code bootstrap} with the other settings as given. */
     public static LogOptions kafka(String bootstrap, String topicPrefix, int replicationFactor,
             int minInsyncReplicas) {
-        return new LogOptions(KAFKA, bootstrap, topicPrefix, replicationFactor, minInsyncReplicas, "", null, null, Role.ALL);
+        return new LogOptions(KAFKA, bootstrap, topicPrefix, replicationFactor, minInsyncReplicas, "", null, null,
+                Role.ALL);
     }
 
     /** These options with this node advertised at {@code url}. */

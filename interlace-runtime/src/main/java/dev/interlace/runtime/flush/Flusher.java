@@ -7,6 +7,7 @@ import dev.interlace.runtime.records.SysRecord;
 import dev.interlace.runtime.records.SystemRecords;
 import dev.interlace.runtime.log.ConsumerGroups;
 import dev.interlace.runtime.log.EventLog;
+import dev.interlace.runtime.log.Leases;
 import dev.interlace.runtime.stream.StreamCatalog;
 import dev.interlace.runtime.stream.StreamDescriptor;
 import dev.interlace.runtime.warehouse.FlushRecord;
@@ -200,7 +201,7 @@ public final class Flusher implements AutoCloseable {
 
     private FlushStatus flushedElsewhere(String stream) {
         long now = micros();
-        for (dev.interlace.runtime.log.Leases.Group group : groups.groups(stream)) {
+        for (Leases.Group group : groups.groups(stream)) {
             if (group.group().equals(FlushLease.GROUP) && group.holder() != null && group.expiresAtMicros() > now) {
                 return new FlushStatus(FlushState.STANDBY, "this node runs no warehouse (--role ingest); stream "
                         + stream + " is flushed by " + group.holder(), 0);
