@@ -31,9 +31,11 @@ import org.sqlite.SQLiteConfig;
  * re-publishing acknowledged keys reports them as duplicates with their original offsets.
  *
  * <p>The log file is read directly (read-only, while the recovered server runs, so the server and not the oracle
- * replays the WAL); the server is asked over HTTP for the head and the re-publishes.
+ * replays the WAL); the server is asked over HTTP for the head and the re-publishes. The same checks run on events
+ * read from elsewhere (a Kafka topic, a warehouse table) with {@link #checkEvents}, and on any node of a cluster with
+ * {@link #republished}.
  */
-final class DurabilityOracle {
+public final class DurabilityOracle {
 
     static final String STREAM = "orders";
     private static final int REPUBLISH_BATCH = 500;
@@ -52,8 +54,52 @@ final class DurabilityOracle {
         this.server = server;
     }
 
+    private DurabilityOracle(URI server) {
+        this.logFile = null;
+        this.server = server;
+    }
+
+    /**
+     * Checks {@code events} (every event of the stream, in any order, as some copy of the log holds them) against the
+     * ledger: each acknowledged key exactly once, at its offset (and under its request, when the source says),
+     * offsets dense from 1 to {@code head}, and, when {@code publishRecords} is not null, a publish record for each
+     * acknowledged request. {@code source} names the copy in the report.
+     */
+    public static Report checkEvents(Ledger ledger, String source, List<StoredEvent> events, long head,
+            Set<String> publishRecords) {
+        Report report = new Report();
+        Map<String, Ledger.Ack> acknowledged = ledger.acknowledged();
+        report.acknowledgedChecked = acknowledged.size();
+        report.head = head;
+        List<StoredEvent> ordered = new ArrayList<>(events);
+        ordered.sort(java.util.Comparator.comparingLong(StoredEvent::offset));
+        verify(acknowledged, ordered, publishRecords, source, report);
+        return report;
+    }
+
+    /**
+     * Re-publishes every acknowledged key to {@code node} (verbose batches) and a sample one by one: each must be
+     * answered as a duplicate with the offset it was acknowledged at.
+     */
+    public static Report republished(Ledger ledger, URI node, Random random) throws IOException,
+            InterruptedException {
+        Report report = new Report();
+        Map<String, Ledger.Ack> acknowledged = ledger.acknowledged();
+        report.acknowledgedChecked = acknowledged.size();
+        DurabilityOracle oracle = new DurabilityOracle(node);
+        oracle.republishAll(acknowledged, report);
+        oracle.republishSample(acknowledged, random, report);
+        return report;
+    }
+
+    /**
+     * One stored event: its offset, idempotency key, the request that stored it (null when the source does not say)
+     * and the key its payload holds.
+     */
+    public record StoredEvent(long offset, String key, String requestId, String payloadKey) {}
+
     /** Everything found wrong, by kind, and what was looked at. */
-    static final class Report {
+    public static final class Report {
         final List<String> missing = new ArrayList<>();
         final List<String> duplicated = new ArrayList<>();
         final List<String> offsets = new ArrayList<>();
@@ -66,7 +112,7 @@ final class DurabilityOracle {
         int acknowledgedChecked;
         int republished;
 
-        boolean isClean() {
+        public boolean isClean() {
             return missing.isEmpty() && duplicated.isEmpty() && offsets.isEmpty() && misplaced.isEmpty()
                     && missingPublishRecords.isEmpty() && notDeduplicated.isEmpty() && wrongOriginalOffset.isEmpty();
         }
@@ -137,8 +183,7 @@ final class DurabilityOracle {
         SQLiteConfig config = new SQLiteConfig();
         config.setReadOnly(true);
         config.setBusyTimeout(10_000);
-        Map<String, Long> offsetOfKey = new HashMap<>();
-        Map<Long, String> requestOfOffset = new HashMap<>();
+        List<StoredEvent> events = new ArrayList<>();
         Set<String> publishRecords = new HashSet<>();
         try (Connection log = config.createConnection("jdbc:sqlite:" + logFile)) {
             log.setAutoCommit(false); // one read transaction: one snapshot for every query
@@ -153,35 +198,15 @@ final class DurabilityOracle {
                     streamId = row.getLong(1);
                 }
             }
-            long expectedOffset = 1;
             try (PreparedStatement select = log.prepareStatement("SELECT \"offset\", dedup_key, request_id, payload"
                     + " FROM events WHERE stream_id = ? ORDER BY \"offset\"")) {
                 select.setLong(1, streamId);
                 try (ResultSet rows = select.executeQuery()) {
                     while (rows.next()) {
-                        long offset = rows.getLong(1);
-                        String key = rows.getString(2);
-                        report.storedEvents++;
-                        if (offset != expectedOffset) {
-                            report.offsets.add("expected offset " + expectedOffset + ", found " + offset);
-                        }
-                        expectedOffset = offset + 1;
-                        requestOfOffset.put(offset, rows.getString(3));
-                        String payloadKey = JSON.readTree(rows.getBytes(4)).path("order_id").asText(null);
-                        if (key == null || !key.equals(payloadKey)) {
-                            report.misplaced.add("offset " + offset + " has dedup_key " + key + " but payload key "
-                                    + payloadKey);
-                        }
-                        Long earlier = offsetOfKey.putIfAbsent(key, offset);
-                        if (earlier != null) {
-                            report.duplicated.add(key + " at offsets " + earlier + " and " + offset);
-                        }
+                        events.add(new StoredEvent(rows.getLong(1), rows.getString(2), rows.getString(3),
+                                JSON.readTree(rows.getBytes(4)).path("order_id").asText(null)));
                     }
                 }
-            }
-            if (expectedOffset - 1 != report.head) {
-                report.offsets.add("the server reports head " + report.head + ", the log's last offset is "
-                        + (expectedOffset - 1));
             }
             // A publish record is a row of publishes, or rides on its request's last event row until it is copied.
             try (PreparedStatement select = log.prepareStatement("SELECT request_id FROM publishes WHERE stream_id = ?"
@@ -196,11 +221,42 @@ final class DurabilityOracle {
             }
             log.rollback();
         }
+        verify(acknowledged, events, publishRecords, "the log", report);
+    }
+
+    /** The checks of {@link #checkEvents} on events in offset order. */
+    private static void verify(Map<String, Ledger.Ack> acknowledged, List<StoredEvent> events,
+            Set<String> publishRecords, String source, Report report) {
+        Map<String, Long> offsetOfKey = new HashMap<>();
+        Map<Long, String> requestOfOffset = new HashMap<>();
+        long expectedOffset = 1;
+        for (StoredEvent event : events) {
+            long offset = event.offset();
+            String key = event.key();
+            report.storedEvents++;
+            if (offset != expectedOffset) {
+                report.offsets.add("expected offset " + expectedOffset + ", found " + offset);
+            }
+            expectedOffset = offset + 1;
+            requestOfOffset.put(offset, event.requestId());
+            if (key == null || !key.equals(event.payloadKey())) {
+                report.misplaced.add("offset " + offset + " has dedup_key " + key + " but payload key "
+                        + event.payloadKey());
+            }
+            Long earlier = offsetOfKey.putIfAbsent(key, offset);
+            if (earlier != null) {
+                report.duplicated.add(key + " at offsets " + earlier + " and " + offset);
+            }
+        }
+        if (expectedOffset - 1 != report.head) {
+            report.offsets.add("the server reports head " + report.head + ", " + source + "'s last offset is "
+                    + (expectedOffset - 1));
+        }
         Set<String> requestsWithoutRecord = new TreeSet<>();
         for (Map.Entry<String, Ledger.Ack> entry : acknowledged.entrySet()) {
             String key = entry.getKey();
             Ledger.Ack ack = entry.getValue();
-            if (ack.requestId() != null && !publishRecords.contains(ack.requestId())) {
+            if (publishRecords != null && ack.requestId() != null && !publishRecords.contains(ack.requestId())) {
                 requestsWithoutRecord.add(ack.requestId());
             }
             Long offset = offsetOfKey.get(key);
@@ -210,7 +266,8 @@ final class DurabilityOracle {
             }
             if (offset != ack.offset()) {
                 report.misplaced.add(key + " acknowledged at offset " + ack.offset() + ", stored at " + offset);
-            } else if (ack.requestId() != null && !ack.requestId().equals(requestOfOffset.get(offset))) {
+            } else if (ack.requestId() != null && requestOfOffset.get(offset) != null
+                    && !ack.requestId().equals(requestOfOffset.get(offset))) {
                 report.misplaced.add(key + " acknowledged to request " + ack.requestId() + ", stored by "
                         + requestOfOffset.get(offset));
             }

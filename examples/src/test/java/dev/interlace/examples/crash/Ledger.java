@@ -12,7 +12,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  * not, but all or nothing), and every answer that breaks the contract on its own. Thread-safe: the load's client
  * threads write it concurrently.
  */
-final class Ledger {
+public final class Ledger {
 
     /**
      * An acknowledged key.
@@ -21,13 +21,13 @@ final class Ledger {
      * @param requestId the request that stored it, or null when a retry learned it was already stored by a request
      *     whose answer was lost
      */
-    record Ack(long offset, String requestId) {}
+    public record Ack(long offset, String requestId) {}
 
     private final Map<String, Ack> acknowledged = new ConcurrentHashMap<>();
     private final ConcurrentLinkedQueue<List<String>> inDoubt = new ConcurrentLinkedQueue<>();
     private final ConcurrentLinkedQueue<String> anomalies = new ConcurrentLinkedQueue<>();
 
-    void acknowledge(String key, long offset, String requestId) {
+    public void acknowledge(String key, long offset, String requestId) {
         Ack previous = acknowledged.putIfAbsent(key, new Ack(offset, requestId));
         if (previous != null) {
             anomaly("key " + key + " acknowledged twice: at offset " + previous.offset() + " and " + offset);
@@ -35,24 +35,24 @@ final class Ledger {
     }
 
     /** A request got no answer: its keys may all be stored or none may be (a request is atomic). */
-    void doubt(List<String> keys) {
+    public void doubt(List<String> keys) {
         inDoubt.add(List.copyOf(keys));
     }
 
-    void anomaly(String description) {
+    public void anomaly(String description) {
         anomalies.add(description);
     }
 
-    Map<String, Ack> acknowledged() {
+    public Map<String, Ack> acknowledged() {
         return Map.copyOf(acknowledged);
     }
 
-    int acknowledgedCount() {
+    public int acknowledgedCount() {
         return acknowledged.size();
     }
 
     /** Removes and returns the keys of every unanswered request, grouped by request. */
-    List<List<String>> takeInDoubt() {
+    public List<List<String>> takeInDoubt() {
         List<List<String>> requests = new ArrayList<>();
         List<String> keys;
         while ((keys = inDoubt.poll()) != null) {
@@ -62,7 +62,7 @@ final class Ledger {
     }
 
     /** Answers that break the contract on their own (a non-200 that was not expected, counts that do not add up). */
-    List<String> anomalies() {
+    public List<String> anomalies() {
         return new ArrayList<>(anomalies);
     }
 }

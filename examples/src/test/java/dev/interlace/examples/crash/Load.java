@@ -16,20 +16,27 @@ import java.util.SplittableRandom;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 
 /**
  * Concurrent publishers of fresh keys to {@code POST /streams/orders}: single events, small JSON-array batches and
  * the odd batch of a few hundred events, over keep-alive connections. Each client records its outcomes in the
- * {@link Ledger} and stops once the server refuses connections (it died), at the first answer that is not a 200, or
- * at its deadline.
+ * {@link Ledger}.
+ *
+ * <p>Against one server ({@link #start}) a client stops once the server refuses connections (it died), at the first
+ * answer that is not a 200, or at its deadline. Against several nodes of a cluster ({@link #failover}) a client sends
+ * each request to a node chosen at random and retries every failed or unanswered request, with the same events, on
+ * the next node until one answers 200, as a client behind a load balancer would; it stops at {@link #stop}.
  */
-final class Load {
+public final class Load {
 
     static final int CLIENTS = 16;
     private static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(15);
+    private static final long FAILOVER_PAUSE_MILLIS = 100;
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    private final URI publish;
+    private final List<URI> publish;
+    private final Duration requestTimeout;
     private final Ledger ledger;
     private final String keyPrefix;
     private final long deadlineNanos;
@@ -39,9 +46,13 @@ final class Load {
     private final AtomicLong acknowledgedEvents = new AtomicLong();
     private final AtomicLong unanswered = new AtomicLong();
     private final Map<String, Integer> errors = new ConcurrentHashMap<>();
+    private final Map<String, Integer> refusals = new ConcurrentHashMap<>();
+    private volatile boolean stopped;
 
-    private Load(URI server, Ledger ledger, String keyPrefix, Duration maxDuration, long seed) {
-        this.publish = server.resolve("/streams/orders");
+    private Load(List<URI> servers, boolean failover, int clientCount, Duration requestTimeout, Ledger ledger,
+            String keyPrefix, Duration maxDuration, long seed) {
+        this.publish = servers.stream().map(server -> server.resolve("/streams/orders")).toList();
+        this.requestTimeout = requestTimeout;
         this.ledger = ledger;
         this.keyPrefix = keyPrefix;
         this.deadlineNanos = System.nanoTime() + maxDuration.toNanos();
@@ -50,10 +61,16 @@ final class Load {
                 .connectTimeout(Duration.ofSeconds(5))
                 .build();
         SplittableRandom random = new SplittableRandom(seed);
-        for (int i = 0; i < CLIENTS; i++) {
+        for (int i = 0; i < clientCount; i++) {
             int client = i;
             SplittableRandom own = random.split();
-            Thread thread = new Thread(() -> run(client, own), "crash-client-" + keyPrefix + "-" + i);
+            Thread thread = new Thread(() -> {
+                if (failover) {
+                    runWithFailover(client, own);
+                } else {
+                    run(client, own);
+                }
+            }, "crash-client-" + keyPrefix + "-" + i);
             thread.setDaemon(true);
             clients.add(thread);
         }
@@ -61,29 +78,56 @@ final class Load {
 
     /** Starts {@value #CLIENTS} clients against {@code server}; each key is {@code keyPrefix-<client>-<n>}. */
     static Load start(URI server, Ledger ledger, String keyPrefix, Duration maxDuration, long seed) {
-        Load load = new Load(server, ledger, keyPrefix, maxDuration, seed);
+        Load load = new Load(List.of(server), false, CLIENTS, REQUEST_TIMEOUT, ledger, keyPrefix, maxDuration, seed);
         load.clients.forEach(Thread::start);
         return load;
     }
 
+    /**
+     * Starts {@code clients} clients that spread their requests over {@code nodes} and retry each failed request
+     * (an answer other than 200, or none within {@code requestTimeout}) on the next node until one answers 200 or
+     * the load is {@linkplain #stop stopped}; each key is {@code keyPrefix-<client>-<random>}. A retry may find its
+     * events stored already by an attempt whose answer was lost: then they are answered as duplicates, and recorded
+     * with their original offsets.
+     */
+    public static Load failover(List<URI> nodes, Ledger ledger, String keyPrefix, int clients,
+            Duration requestTimeout, long seed) {
+        Load load = new Load(nodes, true, clients, requestTimeout, ledger, keyPrefix, Duration.ofDays(1), seed);
+        load.clients.forEach(Thread::start);
+        return load;
+    }
+
+    /** Makes every client stop after its current request (one still being retried stays in doubt). */
+    public void stop() {
+        stopped = true;
+    }
+
+    /** A new request of fresh keys: half single objects, half arrays of 1 to 8 events, now and then a big batch. */
+    private record Batch(List<String> keys, String body) {}
+
+    private Batch batch(SplittableRandom random, Supplier<String> nextKey) {
+        boolean array = random.nextBoolean();
+        int size = !array ? 1 : random.nextInt(25) == 0 ? 100 + random.nextInt(300) : 1 + random.nextInt(8);
+        List<String> keys = new ArrayList<>(size);
+        StringBuilder body = new StringBuilder(array ? "[" : "");
+        for (int i = 0; i < size; i++) {
+            String key = nextKey.get();
+            keys.add(key);
+            body.append(i == 0 ? "" : ",").append(event(key, random));
+        }
+        body.append(array ? "]" : "");
+        return new Batch(keys, body.toString());
+    }
+
     private void run(int client, SplittableRandom random) {
-        long sequence = 0;
+        long[] sequence = {0};
         while (System.nanoTime() < deadlineNanos) {
-            // Half single objects, half arrays of 1 to 8 events, and now and then a batch spanning many pages.
-            boolean array = random.nextBoolean();
-            int size = !array ? 1 : random.nextInt(25) == 0 ? 100 + random.nextInt(300) : 1 + random.nextInt(8);
-            List<String> keys = new ArrayList<>(size);
-            StringBuilder body = new StringBuilder(array ? "[" : "");
-            for (int i = 0; i < size; i++) {
-                String key = keyPrefix + "-" + client + "-" + sequence++;
-                keys.add(key);
-                body.append(i == 0 ? "" : ",").append(event(key, random));
-            }
-            body.append(array ? "]" : "");
-            HttpRequest request = HttpRequest.newBuilder(publish)
+            Batch batch = batch(random, () -> keyPrefix + "-" + client + "-" + sequence[0]++);
+            List<String> keys = batch.keys();
+            HttpRequest request = HttpRequest.newBuilder(publish.get(0))
                     .timeout(REQUEST_TIMEOUT)
                     .header("Content-Type", "application/json")
-                    .POST(HttpRequest.BodyPublishers.ofString(body.toString()))
+                    .POST(HttpRequest.BodyPublishers.ofString(batch.body()))
                     .build();
             requests.incrementAndGet();
             HttpResponse<String> response;
@@ -111,7 +155,104 @@ final class Load {
         }
     }
 
-    static String event(String key, SplittableRandom random) {
+    private void runWithFailover(int client, SplittableRandom random) {
+        while (!stopped) {
+            Batch batch = batch(random, () -> keyPrefix + "-" + client + "-" + Long.toHexString(random.nextLong()));
+            int node = random.nextInt(publish.size());
+            boolean retry = false;
+            while (true) {
+                if (stopped) {
+                    ledger.doubt(batch.keys());
+                    return;
+                }
+                HttpRequest request = HttpRequest.newBuilder(URI.create(publish.get(node) + "?verbose=true"))
+                        .timeout(requestTimeout)
+                        .header("Content-Type", "application/json")
+                        .POST(HttpRequest.BodyPublishers.ofString(batch.body()))
+                        .build();
+                requests.incrementAndGet();
+                HttpResponse<String> response = null;
+                try {
+                    response = http.send(request, HttpResponse.BodyHandlers.ofString());
+                } catch (IOException e) {
+                    unanswered.incrementAndGet();
+                    errors.merge(e.getClass().getSimpleName(), 1, Integer::sum);
+                } catch (InterruptedException e) {
+                    ledger.doubt(batch.keys());
+                    Thread.currentThread().interrupt();
+                    return;
+                }
+                if (response != null && response.statusCode() == 200) {
+                    if (!recordVerbose(batch.keys(), response, retry)) {
+                        return;
+                    }
+                    break;
+                }
+                if (response != null && response.statusCode() < 500 && response.statusCode() != 429) {
+                    ledger.doubt(batch.keys());
+                    ledger.anomaly("HTTP " + response.statusCode() + " for keys " + batch.keys() + ": "
+                            + response.body());
+                    return;
+                }
+                if (response != null) {
+                    refusals.merge(response.statusCode() + " " + errorCode(response.body()), 1, Integer::sum);
+                }
+                retry = true;
+                node = (node + 1) % publish.size();
+                try {
+                    Thread.sleep(FAILOVER_PAUSE_MILLIS); // a client's back-off, not a wait for the test
+                } catch (InterruptedException e) {
+                    ledger.doubt(batch.keys());
+                    Thread.currentThread().interrupt();
+                    return;
+                }
+            }
+        }
+    }
+
+    private static String errorCode(String body) {
+        try {
+            return JSON.readTree(body).path("error").asText("?");
+        } catch (IOException e) {
+            return "?";
+        }
+    }
+
+    /**
+     * Records a verbose 200: each event accepted (at its offset, by this request) or, only for a retry, a duplicate
+     * stored by an earlier attempt (at its original offset). A request is atomic, so both at once is a torn request.
+     */
+    private boolean recordVerbose(List<String> keys, HttpResponse<String> response, boolean retry) {
+        JsonNode body;
+        try {
+            body = JSON.readTree(response.body());
+        } catch (IOException e) {
+            ledger.doubt(keys);
+            ledger.anomaly("unparsable 200 body for keys " + keys + ": " + response.body());
+            return false;
+        }
+        JsonNode results = body.path("results");
+        long accepted = body.path("accepted").asLong(-1);
+        long duplicates = body.path("deduplicated").asLong(-1);
+        boolean whole = accepted == keys.size() && duplicates == 0 || retry && duplicates == keys.size()
+                && accepted == 0;
+        if (!whole || results.size() != keys.size()) {
+            ledger.doubt(keys);
+            ledger.anomaly("200 with unexpected counts for " + (retry ? "retried" : "fresh") + " keys " + keys
+                    + ": " + response.body());
+            return false;
+        }
+        String requestId = body.path("request_id").asText(null);
+        for (int i = 0; i < keys.size(); i++) {
+            JsonNode result = results.get(i);
+            ledger.acknowledge(keys.get(i), result.path("offset").asLong(),
+                    accepted > 0 ? requestId : null);
+        }
+        acknowledgedEvents.addAndGet(keys.size());
+        return true;
+    }
+
+    public static String event(String key, SplittableRandom random) {
         return "{\"order_id\":\"" + key + "\",\"total\":" + random.nextInt(100_000) / 100.0
                 + ",\"meta\":{\"crash\":true}}";
     }
@@ -148,7 +289,7 @@ final class Load {
     }
 
     /** Waits (bounded) until at least {@code events} events were acknowledged by this load; false on timeout. */
-    boolean awaitAcknowledged(long events, Duration timeout) throws InterruptedException {
+    public boolean awaitAcknowledged(long events, Duration timeout) throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (acknowledgedEvents.get() < events) {
             if (System.nanoTime() > deadline || clients.stream().noneMatch(Thread::isAlive)) {
@@ -160,7 +301,7 @@ final class Load {
     }
 
     /** Waits for every client to finish; true when all did within {@code timeout}. */
-    boolean awaitEnd(Duration timeout) throws InterruptedException {
+    public boolean awaitEnd(Duration timeout) throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         for (Thread client : clients) {
             long remaining = deadline - System.nanoTime();
@@ -171,21 +312,26 @@ final class Load {
         return clients.stream().noneMatch(Thread::isAlive);
     }
 
-    long requests() {
+    public long requests() {
         return requests.get();
     }
 
-    long acknowledgedEvents() {
+    public long acknowledgedEvents() {
         return acknowledgedEvents.get();
     }
 
     /** Requests that reached the server (or may have) and got no answer. */
-    long unanswered() {
+    public long unanswered() {
         return unanswered.get();
     }
 
     /** Why requests got no answer, with how often. */
-    Map<String, Integer> errors() {
+    public Map<String, Integer> errors() {
         return Map.copyOf(errors);
+    }
+
+    /** Answers other than 200 that a failover client retried elsewhere, by status and error code, with how often. */
+    public Map<String, Integer> refusals() {
+        return Map.copyOf(refusals);
     }
 }

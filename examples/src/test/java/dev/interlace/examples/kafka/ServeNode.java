@@ -29,17 +29,22 @@ import java.util.function.Predicate;
 final class ServeNode implements AutoCloseable {
 
     static final ObjectMapper JSON = new ObjectMapper();
-    private static final String READY = "interlace listening on ";
+    static final String READY = "interlace listening on ";
+    private static final String SERVE = "dev.interlace.runtime.cli.Main";
 
     final URI uri;
+    private final List<String> command;
     private final Process process;
     private final Path output;
+    private final Path trustedCertificate;
     private final HttpClient client;
 
-    private ServeNode(URI uri, Process process, Path output, Path trustedCertificate) {
+    private ServeNode(URI uri, List<String> command, Process process, Path output, Path trustedCertificate) {
         this.uri = uri;
+        this.command = command;
         this.process = process;
         this.output = output;
+        this.trustedCertificate = trustedCertificate;
         HttpClient.Builder builder = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1);
         if (trustedCertificate != null) {
             builder.sslContext(TrustedCertificates.sslContext(trustedCertificate));
@@ -47,16 +52,27 @@ final class ServeNode implements AutoCloseable {
         this.client = builder.build();
     }
 
-    /** Starts {@code serve} on the Kafka log with one-replica topics under {@code prefix} and waits until it listens. */
+    /**
+     * Starts {@code serve} on the Kafka log under {@code prefix} and waits until it listens; its topics have one
+     * replica unless {@code flags} set {@code --kafka-replication-factor} and {@code --kafka-min-insync-replicas}.
+     */
     static ServeNode start(Path dataDirectory, String bootstrap, String prefix, String... flags) throws IOException {
-        ServeNode node = launch(dataDirectory, bootstrap, prefix, flags);
+        ServeNode node = launch(SERVE, dataDirectory, bootstrap, prefix, flags);
+        node.awaitReady();
+        return node;
+    }
+
+    /** The same with {@link UnfencedServeMain}: sequencers that fence nobody, for negative controls only. */
+    static ServeNode startUnfenced(Path dataDirectory, String bootstrap, String prefix, String... flags)
+            throws IOException {
+        ServeNode node = launch(UnfencedServeMain.class.getName(), dataDirectory, bootstrap, prefix, flags);
         node.awaitReady();
         return node;
     }
 
     /** Runs {@code serve} expecting it to refuse to start: its exit code, and its output after it. */
     static String refusedStart(Path dataDirectory, String bootstrap, String prefix) throws Exception {
-        ServeNode node = launch(dataDirectory, bootstrap, prefix);
+        ServeNode node = launch(SERVE, dataDirectory, bootstrap, prefix);
         if (!node.process.waitFor(90, TimeUnit.SECONDS)) {
             node.close();
             throw new IllegalStateException("serve did not stop within 90 s:\n" + node.output());
@@ -64,31 +80,56 @@ final class ServeNode implements AutoCloseable {
         return "exit " + node.process.exitValue() + "\n" + node.output();
     }
 
-    private static ServeNode launch(Path dataDirectory, String bootstrap, String prefix, String... flags)
-            throws IOException {
+    private static ServeNode launch(String main, Path dataDirectory, String bootstrap, String prefix,
+            String... flags) throws IOException {
         int port = freePort();
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
                 .toString(), "-Xmx256m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
                 "-Djava.io.tmpdir=" + Files.createDirectories(dataDirectory.resolve("tmp")),
-                "-cp", System.getProperty("java.class.path"), "dev.interlace.runtime.cli.Main", "serve",
+                "-cp", System.getProperty("java.class.path"), main, "serve",
                 "--port", Integer.toString(port), "--data-dir", dataDirectory.toString(),
                 "--log", "kafka", "--kafka-bootstrap", bootstrap, "--kafka-topic-prefix", prefix,
-                "--kafka-replication-factor", "1", "--kafka-min-insync-replicas", "1", "--flush-delay-ms", "10"));
+                "--flush-delay-ms", "10"));
+        if (!List.of(flags).contains("--kafka-replication-factor")) {
+            command.addAll(List.of("--kafka-replication-factor", "1", "--kafka-min-insync-replicas", "1"));
+        }
         command.addAll(List.of(flags));
         Path output = dataDirectory.resolve("serve-" + port + ".log");
-        Process process = new ProcessBuilder(command).redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.appendTo(output.toFile())).start();
         // With --tls-cert the node speaks https, and this client trusts that (self-signed) certificate.
         int tls = command.indexOf("--tls-cert");
         Path certificate = tls < 0 ? null : Path.of(command.get(tls + 1));
-        return new ServeNode(URI.create((certificate == null ? "http" : "https") + "://127.0.0.1:" + port), process,
-                output, certificate);
+        return new ServeNode(URI.create((certificate == null ? "http" : "https") + "://127.0.0.1:" + port), command,
+                run(command, output), output, certificate);
+    }
+
+    private static Process run(List<String> command, Path output) throws IOException {
+        return new ProcessBuilder(command).redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(output.toFile())).start();
+    }
+
+    /**
+     * Starts this node again after it died (or was stopped): the same command, so the same port, URL, data directory
+     * and flags; waits until it listens.
+     */
+    ServeNode restart() throws IOException {
+        if (process.isAlive()) {
+            throw new IllegalStateException("the node at " + uri + " still runs");
+        }
+        long listening = output().lines().filter(line -> line.contains(READY)).count();
+        ServeNode node = new ServeNode(uri, command, run(command, output), output, trustedCertificate);
+        node.awaitReady(listening + 1);
+        return node;
     }
 
     private void awaitReady() throws IOException {
+        awaitReady(1);
+    }
+
+    /** Waits until the output says {@code times} times that the node listens (a restarted node appends to it). */
+    private void awaitReady(long times) throws IOException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
         while (System.nanoTime() < deadline) {
-            if (Files.exists(output) && Files.readString(output).contains(READY)) {
+            if (Files.exists(output) && output().lines().filter(line -> line.contains(READY)).count() >= times) {
                 return;
             }
             if (!process.isAlive()) {
@@ -198,6 +239,23 @@ final class ServeNode implements AutoCloseable {
     void kill() throws InterruptedException {
         process.destroyForcibly();
         process.waitFor(30, TimeUnit.SECONDS);
+    }
+
+    /** Pauses the node (SIGSTOP), as a long GC pause or a frozen VM would; {@link #resume} lets it go on. */
+    void suspend() throws IOException, InterruptedException {
+        signal("STOP");
+    }
+
+    /** Lets a {@linkplain #suspend suspended} node go on (SIGCONT). */
+    void resume() throws IOException, InterruptedException {
+        signal("CONT");
+    }
+
+    private void signal(String signal) throws IOException, InterruptedException {
+        Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid())).inheritIO().start();
+        if (kill.waitFor() != 0) {
+            throw new IllegalStateException("kill -" + signal + " " + process.pid() + " failed");
+        }
     }
 
     @Override

@@ -102,6 +102,16 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
      *     {@link #watermarks()} add what the cluster's flusher committed
      */
     public KafkaStreamLog(KafkaLogSettings kafka, LogSettings settings, Watermarks materialised, Clock clock) {
+        this(kafka, settings, materialised, clock, Sequencer.Fencing.TRANSACTIONAL);
+    }
+
+    /**
+     * The same, with the sequencers fencing earlier holders as {@code fencing} says: always
+     * {@link Sequencer.Fencing#TRANSACTIONAL}, except for the negative control of the multi-node failure test (a
+     * test module reaches this constructor; no flag does).
+     */
+    KafkaStreamLog(KafkaLogSettings kafka, LogSettings settings, Watermarks materialised, Clock clock,
+            Sequencer.Fencing fencing) {
         this.kafka = kafka;
         this.settings = settings;
         this.watermarks = new ClusterWatermarks(materialised, views::get, kafka.nodeUrl(), clock);
@@ -129,7 +139,7 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
         }
         this.readers = new Readers(kafka.bootstrap(), kafka.topicPrefix() + "reader");
         this.context = new Sequencer.Context(kafka.bootstrap(), kafka.nodeUrl(), topics, tailer, publishes, settings,
-                watermarks, clock, this::sequencersChanged, this::appended, Sequencer.Fencing.TRANSACTIONAL);
+                watermarks, clock, this::sequencersChanged, this::appended, fencing);
         this.membership = !kafka.sequences() ? null : new Membership(kafka.bootstrap(), topics.sequencerGroup(),
                 kafka.nodeUrl(), kafka.sessionTimeout(), this::assigned, this::revoked);
     }
@@ -283,6 +293,12 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
                     return sequencer;
                 }
                 long remaining = deadline - System.nanoTime();
+                if (remaining <= 0 && !closed && sequencer != null && sequencer.state() == Sequencer.State.TAKING_OVER
+                        && sequencer.problem() != null) {
+                    // This node holds the stream but cannot write it: the cluster did not commit (too few in-sync
+                    // replicas, brokers gone), and the sequencer keeps trying to take the stream over again.
+                    throw new LogUnavailableException(sequencer.problem());
+                }
                 if (remaining <= 0 || closed) {
                     Optional<String> holder = closed ? Optional.empty() : holder(stream);
                     throw new NoSequencerException(stream, holder.map(url -> "stream " + stream + " is sequenced by "

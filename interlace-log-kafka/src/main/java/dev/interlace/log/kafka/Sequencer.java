@@ -81,7 +81,8 @@ final class Sequencer {
         TRANSACTIONAL,
         /**
          * None: a plain idempotent producer, each group flushed with {@code acks=all} instead of committed. Only
-         * the fencing test uses it, to show that without fencing a paused holder corrupts the stream.
+         * the negative controls of the fencing tests use it, to show that without fencing a paused holder corrupts
+         * the stream.
          */
         NONE_NEGATIVE_CONTROL
     }

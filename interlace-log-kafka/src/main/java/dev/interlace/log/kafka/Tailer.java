@@ -110,6 +110,12 @@ final class Tailer implements AutoCloseable {
                     }
                 } catch (WakeupException wakeup) {
                     continue;
+                } catch (org.apache.kafka.common.errors.TimeoutException noLeaderYet) {
+                    // A partition just followed has no leader to tell where it starts (a broker died and the
+                    // controller has not moved its partitions yet): ask again; whoever waits for the position has
+                    // a deadline of its own.
+                    LOG.log(Level.FINE, "the position of a followed partition is not known yet", noLeaderYet);
+                    continue;
                 }
                 synchronized (positions) {
                     positions.notifyAll();

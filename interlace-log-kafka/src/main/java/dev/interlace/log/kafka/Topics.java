@@ -29,6 +29,7 @@ import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.config.TopicConfig;
+import org.apache.kafka.common.errors.RetriableException;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 
@@ -163,8 +164,8 @@ final class Topics {
     Map<TopicPartition, Long> stableEnds(Collection<TopicPartition> partitions) {
         Map<TopicPartition, OffsetSpec> specs = new HashMap<>();
         partitions.forEach(partition -> specs.put(partition, OffsetSpec.latest()));
-        Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> infos = await(admin.listOffsets(specs,
-                new ListOffsetsOptions(IsolationLevel.READ_COMMITTED)).all(), "read the end of the log's topics");
+        Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> infos = awaitRetrying(() -> admin.listOffsets(
+                specs, new ListOffsetsOptions(IsolationLevel.READ_COMMITTED)).all(), "read the end of the log's topics");
         Map<TopicPartition, Long> ends = new HashMap<>();
         infos.forEach((partition, info) -> ends.put(partition, info.offset()));
         return ends;
@@ -221,8 +222,7 @@ final class Topics {
         Map<String, TopicDescription> descriptions = awaitTopics(wanted.keySet());
         List<ConfigResource> resources = wanted.keySet().stream()
                 .map(topic -> new ConfigResource(ConfigResource.Type.TOPIC, topic)).toList();
-        Map<ConfigResource, Config> configs = await(admin.describeConfigs(resources).all(),
-                "read the settings of the log's topics");
+        Map<ConfigResource, Config> configs = awaitConfigs(resources);
         for (Map.Entry<String, Map<String, String>> entry : wanted.entrySet()) {
             String topic = entry.getKey();
             TopicDescription description = descriptions.get(topic);
@@ -270,6 +270,42 @@ final class Topics {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw new LogUnavailableException("interrupted while describing topics", e);
+            }
+        }
+    }
+
+    /** Reads the topics' settings (see {@link #awaitRetrying}). */
+    private Map<ConfigResource, Config> awaitConfigs(Collection<ConfigResource> resources) {
+        return awaitRetrying(() -> admin.describeConfigs(resources).all(), "read the settings of the log's topics");
+    }
+
+    /**
+     * Runs an admin call until it answers, waiting out retriable errors for up to the admin timeout: on a cluster
+     * of several brokers a topic just created is unknown to a broker whose metadata lags, and a partition whose
+     * leader died has none until the controller moves it.
+     */
+    private <T> T awaitRetrying(java.util.function.Supplier<org.apache.kafka.common.KafkaFuture<T>> call,
+            String what) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(ADMIN_SECONDS);
+        while (true) {
+            try {
+                return call.get().get(ADMIN_SECONDS, TimeUnit.SECONDS);
+            } catch (ExecutionException e) {
+                if (!(e.getCause() instanceof RetriableException) || System.nanoTime() > deadline) {
+                    throw new LogUnavailableException("cannot " + what + ": " + e.getCause(), e.getCause());
+                }
+            } catch (TimeoutException e) {
+                throw new LogUnavailableException("the Kafka cluster did not " + what + " within " + ADMIN_SECONDS
+                        + " s", e);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new LogUnavailableException("interrupted while trying to " + what, e);
+            }
+            try {
+                Thread.sleep(100);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new LogUnavailableException("interrupted while trying to " + what, e);
             }
         }
     }

@@ -12,22 +12,34 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Optional;
 import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.ListTopicsOptions;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 
 /**
- * A real Apache Kafka cluster for tests: KRaft nodes, each a broker and a controller in one child JVM started from
- * the {@code kafka_2.13} jars on the test class path ({@code kafka.tools.StorageTool format}, then
- * {@code kafka.Kafka server.properties}), listening on free loopback ports, with their data in a temporary
- * directory.
+ * A real Apache Kafka cluster for tests: KRaft nodes in child JVMs started from the {@code kafka_2.13} jars on the
+ * test class path ({@code kafka.tools.StorageTool format}, then {@code kafka.Kafka server.properties}), listening on
+ * free loopback ports, with their data in a temporary directory.
  *
- * <p>Settings are those of a development cluster made for quick tests: the classic group protocol with short session
- * timeouts and {@code group.initial.rebalance.delay.ms=0}, one partition for the internal topics, topics never
+ * <p>One broker is a broker and the controller in one JVM. Several brokers get a controller of their own, in a JVM
+ * of its own, so that killing brokers never takes the metadata quorum with them: with two of three brokers dead the
+ * survivor is still told that the others are gone (after {@code broker.session.timeout.ms}, 9 s by default) and
+ * shrinks its partitions' in-sync replicas, which is what {@code min.insync.replicas} is about. Their topics and the
+ * internal ones get three replicas and {@code min.insync.replicas=2}, as in production.
+ *
+ * <p>Settings are otherwise those of a development cluster made for quick tests: the classic group protocol with short
+ * session timeouts and {@code group.initial.rebalance.delay.ms=0}, one partition for the internal topics, topics never
  * created automatically. Every child is destroyed and the directory deleted by {@link #close}, and by a shutdown
  * hook when the test JVM exits first (also on an exception or {@code System.exit}; only a SIGKILL of the test JVM
  * itself leaves children behind).
@@ -41,11 +53,17 @@ public final class KafkaCluster implements AutoCloseable {
     /** The nodes' JVM options for tests: a small heap and no C2 compiler, the quickest start on two cores. */
     private static final List<String> TEST_JVM_OPTIONS = List.of("-Xmx512m", "-XX:+UseSerialGC",
             "-XX:TieredStopAtLevel=1");
+    /** The controller's, which holds only the cluster's metadata. */
+    private static final List<String> CONTROLLER_JVM_OPTIONS = List.of("-Xmx256m", "-XX:+UseSerialGC",
+            "-XX:TieredStopAtLevel=1");
+    private static final int CONTROLLER_ID = 100;
     private static KafkaCluster shared;
 
     private final Path directory;
     private final List<String> jvmOptions;
     private final List<Node> nodes = new ArrayList<>();
+    /** The controller of a cluster of several brokers; null for one broker, which is its own controller. */
+    private Node controller;
     private final Thread cleanup;
     private volatile boolean closed;
 
@@ -88,7 +106,10 @@ public final class KafkaCluster implements AutoCloseable {
         return shared;
     }
 
-    /** Starts a cluster of {@code size} nodes (each a broker and a controller) and waits until all are up. */
+    /**
+     * Starts a cluster of {@code size} brokers and waits until all are up: one node that is also the controller, or
+     * several and a controller of their own.
+     */
     public static KafkaCluster start(int size) {
         return start(size, TEST_JVM_OPTIONS);
     }
@@ -120,6 +141,7 @@ public final class KafkaCluster implements AutoCloseable {
         return nodes.stream().map(node -> "127.0.0.1:" + node.port).collect(Collectors.joining(","));
     }
 
+    /** The brokers (the controller of several brokers is not among them). */
     public List<Node> nodes() {
         return List.copyOf(nodes);
     }
@@ -139,10 +161,59 @@ public final class KafkaCluster implements AutoCloseable {
         node.process.waitFor(30, TimeUnit.SECONDS);
     }
 
-    /** Starts {@code node} again on its old ports and data, after {@link #kill}. */
-    public void restart(Node node) throws IOException, InterruptedException {
-        node.process = startNode(node);
-        awaitUp(nodes.size());
+    /**
+     * Starts {@code brokers} again on their old ports and data, after {@link #kill}, all at once, and waits until
+     * each answers.
+     */
+    public void restart(Node... brokers) throws IOException, InterruptedException {
+        for (Node node : brokers) {
+            node.process = startNode(node);
+        }
+        for (Node node : brokers) {
+            awaitUp(node);
+        }
+    }
+
+    /** The broker leading {@code partition} now, if one does. */
+    public Optional<Node> leaderOf(TopicPartition partition) throws InterruptedException {
+        try (Admin admin = admin()) {
+            TopicDescription topic = admin.describeTopics(List.of(partition.topic())).allTopicNames()
+                    .get(20, TimeUnit.SECONDS).get(partition.topic());
+            org.apache.kafka.common.Node leader = topic.partitions().get(partition.partition()).leader();
+            return leader == null ? Optional.empty()
+                    : nodes.stream().filter(node -> node.id == leader.id()).findFirst();
+        } catch (ExecutionException | TimeoutException e) {
+            throw new IllegalStateException("cannot describe " + partition.topic() + ": " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Waits until every partition of every topic has all its replicas in sync (after a restart, the restarted broker
+     * has caught up), so that what a test does next starts from a whole cluster.
+     */
+    public void awaitInSync() throws InterruptedException {
+        long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
+        try (Admin admin = admin()) {
+            while (true) {
+                try {
+                    Set<String> names = admin.listTopics(new ListTopicsOptions().listInternal(true)).names()
+                            .get(20, TimeUnit.SECONDS);
+                    boolean inSync = admin.describeTopics(names).allTopicNames().get(20, TimeUnit.SECONDS).values()
+                            .stream().flatMap(topic -> topic.partitions().stream())
+                            .allMatch(partition -> partition.isr().size() == partition.replicas().size());
+                    if (inSync) {
+                        return;
+                    }
+                } catch (ExecutionException | TimeoutException e) {
+                    // a broker is still on its way
+                }
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException("the replicas of the Kafka cluster were not in sync within "
+                            + START_TIMEOUT);
+                }
+                Thread.sleep(200);
+            }
+        }
     }
 
     @Override
@@ -160,12 +231,13 @@ public final class KafkaCluster implements AutoCloseable {
             return;
         }
         closed = true;
-        for (Node node : nodes) {
+        List<Node> all = allNodes();
+        for (Node node : all) {
             if (node.process != null) {
                 node.process.destroyForcibly();
             }
         }
-        for (Node node : nodes) {
+        for (Node node : all) {
             if (node.process != null) {
                 try {
                     node.process.waitFor(30, TimeUnit.SECONDS);
@@ -177,15 +249,30 @@ public final class KafkaCluster implements AutoCloseable {
         deleteTree(directory);
     }
 
+    /** The brokers and the controller of their own, if any. */
+    private List<Node> allNodes() {
+        List<Node> all = new ArrayList<>(nodes);
+        if (controller != null) {
+            all.add(controller);
+        }
+        return all;
+    }
+
     private void launch(int size) throws IOException, InterruptedException {
         for (int id = 1; id <= size; id++) {
             nodes.add(new Node(id, freePort(), freePort(), Files.createDirectories(directory.resolve("node-" + id))));
         }
+        Node voter = nodes.get(0);
+        if (size > 1) {
+            controller = new Node(CONTROLLER_ID, 0, freePort(),
+                    Files.createDirectories(directory.resolve("controller")));
+            voter = controller;
+        }
         String clusterId = Uuid.randomUuid().toString();
-        String voters = nodes.stream().map(node -> node.id + "@127.0.0.1:" + node.controllerPort)
-                .collect(Collectors.joining(","));
+        String voters = voter.id + "@127.0.0.1:" + voter.controllerPort;
         List<Process> formats = new ArrayList<>();
-        for (Node node : nodes) {
+        List<Node> all = allNodes();
+        for (Node node : all) {
             writeProperties(node, voters, size);
             formats.add(java(node, "format", "kafka.tools.StorageTool", "format", "--ignore-formatted",
                     "--cluster-id", clusterId, "--config", node.directory.resolve("server.properties").toString()));
@@ -194,11 +281,11 @@ public final class KafkaCluster implements AutoCloseable {
             Process format = formats.get(i);
             if (!format.waitFor(START_TIMEOUT.toSeconds(), TimeUnit.SECONDS) || format.exitValue() != 0) {
                 format.destroyForcibly();
-                throw new IllegalStateException("formatting the storage of Kafka node " + nodes.get(i).id
-                        + " failed:\n" + tail(nodes.get(i).directory.resolve("format.log")));
+                throw new IllegalStateException("formatting the storage of Kafka node " + all.get(i).id
+                        + " failed:\n" + tail(all.get(i).directory.resolve("format.log")));
             }
         }
-        for (Node node : nodes) {
+        for (Node node : all) {
             node.process = startNode(node);
         }
         awaitUp(size);
@@ -212,13 +299,22 @@ public final class KafkaCluster implements AutoCloseable {
         int replicas = Math.min(size, 3);
         int minInsync = replicas > 1 ? 2 : 1;
         Properties properties = new Properties();
-        properties.put("process.roles", "broker,controller");
         properties.put("node.id", Integer.toString(node.id));
         properties.put("controller.quorum.voters", voters);
-        properties.put("listeners", "PLAINTEXT://127.0.0.1:" + node.port + ",CONTROLLER://127.0.0.1:"
-                + node.controllerPort);
-        properties.put("advertised.listeners", "PLAINTEXT://127.0.0.1:" + node.port);
         properties.put("controller.listener.names", "CONTROLLER");
+        if (node == controller) {
+            properties.put("process.roles", "controller");
+            properties.put("listeners", "CONTROLLER://127.0.0.1:" + node.controllerPort);
+        } else if (controller != null) {
+            properties.put("process.roles", "broker");
+            properties.put("listeners", "PLAINTEXT://127.0.0.1:" + node.port);
+            properties.put("advertised.listeners", "PLAINTEXT://127.0.0.1:" + node.port);
+        } else {
+            properties.put("process.roles", "broker,controller");
+            properties.put("listeners", "PLAINTEXT://127.0.0.1:" + node.port + ",CONTROLLER://127.0.0.1:"
+                    + node.controllerPort);
+            properties.put("advertised.listeners", "PLAINTEXT://127.0.0.1:" + node.port);
+        }
         properties.put("inter.broker.listener.name", "PLAINTEXT");
         properties.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT");
         properties.put("log.dirs", node.directory.resolve("data").toString());
@@ -250,7 +346,7 @@ public final class KafkaCluster implements AutoCloseable {
     private Process java(Node node, String name, String main, String... arguments) throws IOException {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        command.addAll(jvmOptions);
+        command.addAll(node == controller ? CONTROLLER_JVM_OPTIONS : jvmOptions);
         command.addAll(List.of("-Xshare:auto", "-Djava.awt.headless=true", "-Djava.io.tmpdir=" + node.directory,
                 "-cp", brokerClassPath(), main));
         command.addAll(List.of(arguments));
@@ -269,11 +365,40 @@ public final class KafkaCluster implements AutoCloseable {
                 .collect(Collectors.joining(File.pathSeparator));
     }
 
+    /** Waits until {@code node} answers a client that knows only it. */
+    private void awaitUp(Node node) throws InterruptedException {
+        long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
+        Properties properties = new Properties();
+        properties.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:" + node.port);
+        properties.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 5_000);
+        try (Admin admin = Admin.create(properties)) {
+            while (true) {
+                if (!node.process.isAlive()) {
+                    throw new IllegalStateException("Kafka node " + node.id + " exited with "
+                            + node.process.exitValue() + ":\n" + tail(node.directory.resolve("server.log")));
+                }
+                try {
+                    if (admin.describeCluster().nodes().get(5, TimeUnit.SECONDS).stream()
+                            .anyMatch(member -> member.id() == node.id)) {
+                        return;
+                    }
+                } catch (ExecutionException | TimeoutException e) {
+                    // not up yet
+                }
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException("Kafka node " + node.id + " did not come back within "
+                            + START_TIMEOUT + ":\n" + tail(node.directory.resolve("server.log")));
+                }
+                Thread.sleep(200);
+            }
+        }
+    }
+
     private void awaitUp(int size) throws InterruptedException {
         long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
         try (Admin admin = admin()) {
             while (true) {
-                for (Node node : nodes) {
+                for (Node node : allNodes()) {
                     if (node.process != null && !node.process.isAlive()) {
                         throw new IllegalStateException("Kafka node " + node.id + " exited with "
                                 + node.process.exitValue() + ":\n" + tail(node.directory.resolve("server.log")));
@@ -284,7 +409,7 @@ public final class KafkaCluster implements AutoCloseable {
                     if (up >= size) {
                         return;
                     }
-                } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+                } catch (ExecutionException | TimeoutException e) {
                     // not up yet
                 }
                 if (System.nanoTime() > deadline) {

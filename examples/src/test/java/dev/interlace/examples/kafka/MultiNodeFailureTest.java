@@ -1,0 +1,482 @@
+package dev.interlace.examples.kafka;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.interlace.examples.crash.DurabilityOracle;
+import dev.interlace.examples.crash.Ledger;
+import dev.interlace.examples.crash.Load;
+import dev.interlace.log.kafka.StreamTopic;
+import dev.interlace.log.kafka.testing.KafkaCluster;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.SplittableRandom;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.common.TopicPartition;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Interlace nodes on a cluster of three Kafka brokers (topics with three replicas, {@code min.insync.replicas=2}),
+ * every node and broker a child process, through the failures a cluster lives with: brokers dying, the sequencer of
+ * a stream dying, the warehouse node dying, a node paused past its ownership. Two nodes of {@code --role ingest}
+ * sequence the streams and take the publishes (forwarding each to the stream's sequencer, signed with the cluster
+ * secret); one of {@code --role warehouse} flushes them into DuckDB. The brokers start once for the class.
+ *
+ * <p>The oracle is the SQLite crash tests' ({@link DurabilityOracle}), fed by publishers ({@link Load#failover}) that
+ * spread random keys over the nodes and retry every failed or unanswered request on the other node: every
+ * acknowledged key is stored exactly once (in the stream's topic, and in {@code streams.orders} of the warehouse),
+ * at the offset its 200 reported; offsets are dense from 1 to the head; re-publishing any acknowledged key on any
+ * node answers {@code deduplicated} with its original offset. The negative control runs the pause with sequencers
+ * that fence nobody, and the oracle must catch it.
+ */
+class MultiNodeFailureTest {
+
+    private static final String[] REPLICATED = {"--kafka-replication-factor", "3", "--kafka-min-insync-replicas",
+            "2"};
+    private static final Duration OUTAGE_TIMEOUT = Duration.ofSeconds(120);
+    private static final int PUBLISHERS = 4;
+    /** Events acknowledged between one failure and the next: proof that publishing goes on, and little more. */
+    private static final int EVENTS_PER_PHASE = 150;
+    /**
+     * How long a publisher waits for an answer before it tries the other node: longer than a node waits for a
+     * takeover under way before it answers {@code no_sequencer} (5 s).
+     */
+    private static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(8);
+
+    private static KafkaCluster cluster;
+
+    @TempDir
+    Path directory;
+
+    private final String prefix = "multi-" + UUID.randomUUID().toString().substring(0, 8) + ".";
+    private final List<ServeNode> started = new CopyOnWriteArrayList<>();
+    private final Random random = new Random(16);
+    private final long startedAt = System.nanoTime();
+
+    @BeforeAll
+    static void startBrokers() {
+        cluster = KafkaCluster.start(3);
+    }
+
+    @AfterAll
+    static void stopBrokers() {
+        if (cluster != null) {
+            cluster.close();
+        }
+    }
+
+    /** Stops the nodes and brings back any broker a test left dead, so that the next test starts whole. */
+    @AfterEach
+    void restoreTheCluster() throws Exception {
+        started.forEach(ServeNode::close);
+        cluster.restart(cluster.nodes().stream().filter(broker -> !broker.alive())
+                .toArray(KafkaCluster.Node[]::new));
+        cluster.awaitInSync();
+    }
+
+    // ================================================================== brokers
+
+    @Test
+    void withTwoOfThreeBrokersDeadPublishesAreRefusedAsUnavailableAndSucceedOnceTheyAreBackWithNothingLost()
+            throws Exception {
+        ServeNode node = track(ServeNode.start(directory.resolve("node"), cluster.bootstrap(), prefix, REPLICATED));
+        Ledger ledger = new Ledger();
+        for (int i = 0; i < 5; i++) {
+            List<String> keys = List.of("before-" + i + "-a", "before-" + i + "-b");
+            acknowledge(ledger, keys, node.publish("orders", orders(keys)), node);
+        }
+
+        TopicPartition orders = new TopicPartition(prefix + "orders", 0);
+        KafkaCluster.Node leader = cluster.leaderOf(orders).orElseThrow();
+        List<KafkaCluster.Node> killed = new ArrayList<>(List.of(leader));
+        killed.add(cluster.nodes().stream().filter(broker -> broker != leader).findFirst().orElseThrow());
+        for (KafkaCluster.Node broker : killed) {
+            cluster.kill(broker);
+        }
+        long killedAt = System.nanoTime();
+
+        // Never a 200 while only one replica is left: each answer is a refusal, until the log says it is unavailable.
+        String during = orders(List.of("during-outage"));
+        Map<String, Integer> answers = new LinkedHashMap<>();
+        ServeNode.Response refused;
+        long deadline = System.nanoTime() + OUTAGE_TIMEOUT.toNanos();
+        do {
+            refused = node.publish("orders", during);
+            assertThat(refused.status()).as("a publish with one broker of three left: %s", refused.body())
+                    .isEqualTo(503);
+            answers.merge(refused.body().get("error").asText(), 1, Integer::sum);
+        } while (!refused.body().get("error").asText().equals("log_unavailable") && System.nanoTime() < deadline);
+        long firstRefusalMillis = (System.nanoTime() - killedAt) / 1_000_000;
+        assertThat(refused.body().get("error").asText()).as(node.output()).isEqualTo("log_unavailable");
+        assertThat(refused.header("Retry-After")).isNotNull();
+        ServeNode.Response again = node.publish("orders", during);
+        assertThat(again.status()).isEqualTo(503);
+        assertThat(again.body().get("error").asText()).as("while the brokers are still gone").isEqualTo(
+                "log_unavailable");
+        JsonNode notReady = node.await("/health/ready", body -> body.path("status").asText().equals("not_ready"));
+        assertThat(notReady.get("status").asText()).isEqualTo("not_ready");
+        assertThat(notReady.get("reasons").toString()).contains("log_unavailable");
+        System.out.println("two of three brokers killed: first log_unavailable after " + firstRefusalMillis
+                + " ms; answers before it " + answers + "; readiness " + notReady.get("reasons"));
+
+        cluster.restart(killed.toArray(KafkaCluster.Node[]::new));
+        long restartedAt = System.nanoTime();
+        ServeNode.Response accepted = node.publish("orders", during);
+        deadline = System.nanoTime() + OUTAGE_TIMEOUT.toNanos();
+        while (accepted.status() != 200 && System.nanoTime() < deadline) {
+            assertThat(accepted.status()).as("until the brokers are back: %s", accepted.body()).isEqualTo(503);
+            accepted = node.publish("orders", during);
+        }
+        assertThat(accepted.status()).as(node.output()).isEqualTo(200);
+        System.out.println("brokers restarted: publishes succeed again after "
+                + (System.nanoTime() - restartedAt) / 1_000_000 + " ms");
+        // The refused attempts stored nothing: the event is stored once, right after what was acknowledged before.
+        assertThat(accepted.body().get("accepted").asInt()).isEqualTo(1);
+        assertThat(accepted.body().get("last_offset").asLong()).isEqualTo(11);
+        acknowledge(ledger, List.of("during-outage"), accepted, node);
+        assertThat(node.await("/health/ready", body -> body.path("status").asText().equals("ready"))
+                .get("status").asText()).isEqualTo("ready");
+
+        Findings findings = oracle(ledger, List.of(node), null);
+        assertThat(findings.problems()).as(findings.toString()).isEmpty();
+    }
+
+    // ================================================================== nodes
+
+    @Test
+    void publishersFailingOverBetweenNodesLoseNothingWhenTheSequencerABrokerAndTheWarehouseAreKilled()
+            throws Exception {
+        Cluster nodes = new Cluster(false);
+        phase("nodes started");
+        Ledger ledger = new Ledger();
+        Load load = Load.failover(nodes.urls(), ledger, "multi", PUBLISHERS, REQUEST_TIMEOUT, random.nextLong());
+        try {
+            awaitMore(load, EVENTS_PER_PHASE);
+            phase(EVENTS_PER_PHASE + " events acknowledged");
+
+            ServeNode holder = nodes.holder();
+            ServeNode other = nodes.other(holder);
+            holder.kill();
+            long killedAt = System.nanoTime();
+            JsonNode taken = other.await("/streams/orders", body -> other.uri.toString()
+                    .equals(body.path("sequencer").asText(null)));
+            assertThat(taken.get("sequencer").asText()).as(other.output()).isEqualTo(other.uri.toString());
+            long takeoverMillis = (System.nanoTime() - killedAt) / 1_000_000;
+            System.out.println("takeover after SIGKILL of the sequencer under load (3 brokers): " + takeoverMillis
+                    + " ms");
+            CompletableFuture<Void> holderBack = nodes.restartInBackground(holder);
+            awaitMore(load, EVENTS_PER_PHASE);
+            phase(EVENTS_PER_PHASE + " more events acknowledged");
+            // One failure at a time: the node is back before a broker dies.
+            holderBack.get(2, TimeUnit.MINUTES);
+            phase("the killed node is back");
+
+            TopicPartition orders = new TopicPartition(prefix + "orders", 0);
+            KafkaCluster.Node leader = cluster.leaderOf(orders).orElseThrow();
+            cluster.kill(leader);
+            long brokerKilledAt = System.nanoTime();
+            awaitMore(load, EVENTS_PER_PHASE);
+            System.out.println("publishes acknowledged again " + (System.nanoTime() - brokerKilledAt) / 1_000_000
+                    + " ms or less after SIGKILL of the leader of the stream's partition");
+
+            ServeNode warehouse = nodes.warehouse();
+            warehouse.kill();
+            phase("warehouse node killed");
+            CompletableFuture<Void> warehouseBack = nodes.restartInBackground(warehouse);
+            cluster.restart(leader);
+            phase("broker restarted");
+            awaitMore(load, EVENTS_PER_PHASE);
+            phase(EVENTS_PER_PHASE + " more events acknowledged");
+            warehouseBack.get(2, TimeUnit.MINUTES);
+            phase("the warehouse node is back");
+            awaitMore(load, EVENTS_PER_PHASE);
+            phase(EVENTS_PER_PHASE + " more events acknowledged");
+        } finally {
+            load.stop();
+            assertThat(load.awaitEnd(Duration.ofSeconds(60))).as("the publishers stop").isTrue();
+        }
+        phase("publishers stopped");
+        System.out.println("load: " + load.requests() + " requests, " + load.acknowledgedEvents()
+                + " events acknowledged, " + load.unanswered() + " unanswered, refused " + load.refusals()
+                + ", errors " + load.errors());
+
+        Findings findings = oracle(ledger, nodes.republishOn(), nodes.warehouse());
+        phase("oracle done");
+        nodes.printWarnings();
+        System.out.println(findings);
+        assertThat(findings.problems()).isEmpty();
+    }
+
+    @Test
+    void negativeControlAnUnfencedSequencerPausedPastItsOwnershipCorruptsTheStreamAndTheOracleSaysSo()
+            throws Exception {
+        Cluster nodes = new Cluster(true);
+        phase("nodes started");
+        Ledger ledger = new Ledger();
+        Load load = Load.failover(nodes.urls(), ledger, "control", PUBLISHERS, REQUEST_TIMEOUT, random.nextLong());
+        try {
+            awaitMore(load, EVENTS_PER_PHASE);
+            ServeNode holder = nodes.holder();
+            ServeNode other = nodes.other(holder);
+            phase("negative control: SIGSTOP of the sequencer " + holder.uri);
+            long unanswered = load.unanswered();
+            holder.suspend();
+            JsonNode taken = other.await("/streams/orders", body -> other.uri.toString()
+                    .equals(body.path("sequencer").asText(null)));
+            assertThat(taken.get("sequencer").asText()).as(other.output()).isEqualTo(other.uri.toString());
+            phase("negative control: " + other.uri + " took the stream over");
+            // Publishers give up on requests the paused node has not read yet (some forwarded to it by the other node
+            // while it was still named the sequencer); it reads them when it goes on.
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (load.unanswered() < unanswered + 2 && System.nanoTime() < deadline) {
+                Thread.sleep(50);
+            }
+            phase("negative control: SIGCONT");
+            holder.resume();
+            awaitMore(load, EVENTS_PER_PHASE);
+            phase("negative control: " + EVENTS_PER_PHASE + " more events acknowledged");
+        } finally {
+            load.stop();
+            assertThat(load.awaitEnd(Duration.ofSeconds(60))).as("the publishers stop").isTrue();
+        }
+        phase("negative control: publishers stopped");
+        Findings findings = oracle(ledger, nodes.republishOn(), nodes.warehouse());
+        phase("negative control: oracle done");
+        System.out.println("negative control: " + findings);
+        assertThat(findings.problems()).as("the oracle must catch a paused holder that nobody fenced").isNotEmpty();
+    }
+
+    /**
+     * The Interlace nodes of a test, sharing a cluster secret: two of {@code --role ingest}, which sequence the
+     * streams and take the publishes ({@link #urls}), and one of {@code --role warehouse}, which flushes them.
+     *
+     * <p>The negative control has no warehouse node: the corruption is in the stream's topic, where the oracle looks
+     * first, and a warehouse copying it would only cost the test time.
+     */
+    private final class Cluster {
+
+        private final List<ServeNode> ingest = new CopyOnWriteArrayList<>();
+        private volatile ServeNode warehouse;
+
+        /**
+         * Starts the nodes; with {@code unfenced}, the ingest nodes' sequencers fence nobody and there is no
+         * warehouse node (negative control).
+         */
+        Cluster(boolean unfenced) throws Exception {
+            Path secret = directory.resolve("cluster.secret");
+            Files.writeString(secret, "the cluster secret of the multi-node failure test\n");
+            Files.setPosixFilePermissions(secret, PosixFilePermissions.fromString("rw-------"));
+            for (String name : List.of("first", "second")) {
+                Path data = directory.resolve(name);
+                String[] flags = flags(secret, "ingest");
+                ingest.add(track(unfenced ? ServeNode.startUnfenced(data, cluster.bootstrap(), prefix, flags)
+                        : ServeNode.start(data, cluster.bootstrap(), prefix, flags)));
+            }
+            holder();
+            if (unfenced) {
+                return;
+            }
+            warehouse = track(ServeNode.start(directory.resolve("warehouse"), cluster.bootstrap(), prefix,
+                    flags(secret, "warehouse")));
+        }
+
+        private static String[] flags(Path secret, String role) {
+            List<String> flags = new ArrayList<>(List.of(REPLICATED));
+            flags.addAll(List.of("--cluster-secret-file", secret.toString(), "--role", role));
+            return flags.toArray(String[]::new);
+        }
+
+        List<URI> urls() {
+            return ingest.stream().map(node -> node.uri).toList();
+        }
+
+        /** The ingest node sequencing orders, once one does. */
+        ServeNode holder() {
+            ServeNode asked = ingest.get(0);
+            JsonNode stream = asked.await("/streams/orders", body -> body.path("sequencer").isTextual());
+            String url = stream.path("sequencer").asText(null);
+            return ingest.stream().filter(node -> node.uri.toString().equals(url)).findFirst()
+                    .orElseThrow(() -> new AssertionError("no ingest node sequences orders: " + stream + "\n"
+                            + asked.output()));
+        }
+
+        ServeNode other(ServeNode node) {
+            return ingest.stream().filter(candidate -> candidate != node).findFirst().orElseThrow();
+        }
+
+        /**
+         * Starts a dead node again (the same port and data directory), while the test goes on; the node replaces the
+         * dead one once it listens.
+         */
+        CompletableFuture<Void> restartInBackground(ServeNode dead) {
+            return CompletableFuture.runAsync(() -> {
+                try {
+                    ServeNode restarted = track(dead.restart());
+                    if (dead == warehouse) {
+                        warehouse = restarted;
+                    } else {
+                        ingest.set(ingest.indexOf(dead), restarted);
+                    }
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+            });
+        }
+
+        /** Every node: a re-publish is answered on any of them (forwarded to the sequencer). */
+        List<ServeNode> republishOn() {
+            List<ServeNode> all = new ArrayList<>(ingest);
+            if (warehouse != null) {
+                all.add(warehouse);
+            }
+            return all;
+        }
+
+        /** The warehouse node; null in the negative control. */
+        ServeNode warehouse() {
+            return warehouse;
+        }
+
+        /** What the nodes logged beyond the routine, for the record of what an operator sees. */
+        void printWarnings() {
+            for (ServeNode node : republishOn()) {
+                node.output().lines().filter(line -> line.contains(" WARNING ") || line.contains(" SEVERE ")
+                        || line.contains("sequences stream orders")).forEach(line -> System.out.println(node.uri
+                        + " " + line));
+            }
+        }
+    }
+
+    /** Prints what the test is at, with the seconds since it started (the takeover figures come from these). */
+    private void phase(String what) {
+        System.out.printf("[%6.1f s] %s%n", (System.nanoTime() - startedAt) / 1e9, what);
+    }
+
+    private static void awaitMore(Load load, long events) throws InterruptedException {
+        long target = load.acknowledgedEvents() + events;
+        assertThat(load.awaitAcknowledged(target, Duration.ofSeconds(90))).as("%s more events acknowledged;"
+                + " refused %s, errors %s", events, load.refusals(), load.errors()).isTrue();
+    }
+
+    // ================================================================== oracle
+
+    /** What the oracle found, by copy checked. */
+    record Findings(Map<String, String> reports, List<String> problems) {
+        @Override
+        public String toString() {
+            StringBuilder text = new StringBuilder();
+            reports.forEach((what, report) -> text.append(what).append(": ").append(report).append('\n'));
+            return text.toString();
+        }
+    }
+
+    /**
+     * Checks the stream's topic and, when {@code warehouse} is given, its {@code streams.orders} (once it has caught
+     * up with the head) against the ledger, then re-publishes every acknowledged key on each of {@code nodes}.
+     */
+    private Findings oracle(Ledger ledger, List<ServeNode> nodes, ServeNode warehouse) throws Exception {
+        Map<String, String> reports = new LinkedHashMap<>();
+        List<String> problems = new ArrayList<>(ledger.anomalies());
+        long head = nodes.get(0).get("/streams/orders").body().get("head").asLong();
+
+        List<DurabilityOracle.StoredEvent> topic = new ArrayList<>();
+        for (StreamTopic.Event event : StreamTopic.read(cluster.bootstrap(), prefix, "orders")) {
+            topic.add(new DurabilityOracle.StoredEvent(event.offset(), event.key(), event.requestId(),
+                    ServeNode.JSON.readTree(event.payload()).path("order_id").asText(null)));
+        }
+        report(reports, problems, "topic " + prefix + "orders",
+                DurabilityOracle.checkEvents(ledger, "the topic", topic, head, null));
+
+        if (warehouse != null) {
+            JsonNode stream = warehouse.await("/streams/orders", body -> body.path("watermark").asLong() >= head);
+            if (stream.path("watermark").asLong() < head) {
+                problems.add("the warehouse did not catch up with head " + head + ": " + stream);
+            }
+            report(reports, problems, "streams.orders at " + warehouse.uri,
+                    DurabilityOracle.checkEvents(ledger, "streams.orders", warehouseRows(warehouse), head, null));
+        }
+        for (ServeNode node : nodes) {
+            try {
+                report(reports, problems, "re-published at " + node.uri,
+                        DurabilityOracle.republished(ledger, node.uri, random));
+            } catch (IllegalStateException refused) {
+                // A re-publish that is not answered 200 breaks the contract too (the stream may be corrupt).
+                reports.put("re-published at " + node.uri, refused.getMessage());
+                problems.add("re-publishing at " + node.uri + ": " + refused.getMessage());
+            }
+        }
+        return new Findings(reports, problems);
+    }
+
+    private static void report(Map<String, String> reports, List<String> problems, String what,
+            DurabilityOracle.Report report) {
+        reports.put(what, report.toString());
+        if (!report.isClean()) {
+            problems.add(what + ": " + report);
+        }
+    }
+
+    /** Every row of {@code streams.orders}, read through {@code /sql} a page at a time. */
+    private static List<DurabilityOracle.StoredEvent> warehouseRows(ServeNode warehouse) {
+        List<DurabilityOracle.StoredEvent> rows = new ArrayList<>();
+        int page = 10_000;
+        for (int from = 0; ; from += page) {
+            ServeNode.Response answer = warehouse.sql("SELECT _offset, order_id, _request_id FROM streams.orders"
+                    + " ORDER BY _offset, order_id LIMIT " + page + " OFFSET " + from);
+            assertThat(answer.status()).as(String.valueOf(answer.body())).isEqualTo(200);
+            for (JsonNode row : answer.body().get("rows")) {
+                rows.add(new DurabilityOracle.StoredEvent(row.get(0).asLong(), row.get(1).asText(),
+                        row.get(2).asText(), row.get(1).asText()));
+            }
+            if (answer.body().get("rows").size() < page) {
+                return rows;
+            }
+        }
+    }
+
+    // ================================================================== helpers
+
+    private ServeNode track(ServeNode node) {
+        started.add(node);
+        return node;
+    }
+
+    /** Records the events of a verbose 200 for the orders keyed {@code keys} in the ledger. */
+    private static void acknowledge(Ledger ledger, List<String> keys, ServeNode.Response response, ServeNode node) {
+        assertThat(response.status()).as(node.output()).isEqualTo(200);
+        String requestId = response.body().get("request_id").asText();
+        JsonNode results = response.body().get("results");
+        for (int i = 0; i < keys.size(); i++) {
+            JsonNode result = results.get(i);
+            ledger.acknowledge(keys.get(i), result.get("offset").asLong(),
+                    result.get("status").asText().equals("accepted") ? requestId : null);
+        }
+    }
+
+    /** A JSON array of orders keyed {@code keys}, as the publishers send them. */
+    private static String orders(List<String> keys) {
+        SplittableRandom random = new SplittableRandom(1);
+        StringBuilder body = new StringBuilder("[");
+        for (String key : keys) {
+            body.append(body.length() == 1 ? "" : ",").append(Load.event(key, random));
+        }
+        return body.append(']').toString();
+    }
+}
