@@ -98,8 +98,12 @@ final class ServeNode implements AutoCloseable {
         // With --tls-cert the node speaks https, and this client trusts that (self-signed) certificate.
         int tls = command.indexOf("--tls-cert");
         Path certificate = tls < 0 ? null : Path.of(command.get(tls + 1));
-        return new ServeNode(URI.create((certificate == null ? "http" : "https") + "://127.0.0.1:" + port), command,
-                run(command, output), output, certificate);
+        URI uri = URI.create((certificate == null ? "http" : "https") + "://127.0.0.1:" + port);
+        if (!command.contains("--advertise-url")) {
+            // As an operator would: needed off loopback (--bind 0.0.0.0), and the same as the default on it.
+            command.addAll(List.of("--advertise-url", uri.toString()));
+        }
+        return new ServeNode(uri, command, run(command, output), output, certificate);
     }
 
     private static Process run(List<String> command, Path output) throws IOException {
