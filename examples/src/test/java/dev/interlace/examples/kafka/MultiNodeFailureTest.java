@@ -59,6 +59,8 @@ class MultiNodeFailureTest {
      * takeover under way before it answers {@code no_sequencer} (5 s).
      */
     private static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(8);
+    /** How long publishing may take to resume after the SIGKILL of the stream's partition leader. */
+    private static final Duration BROKER_FAILOVER_TIMEOUT = Duration.ofSeconds(240);
 
     private static KafkaCluster cluster;
 
@@ -192,7 +194,8 @@ class MultiNodeFailureTest {
             KafkaCluster.Node leader = cluster.leaderOf(orders).orElseThrow();
             cluster.kill(leader);
             long brokerKilledAt = System.nanoTime();
-            awaitMore(load, EVENTS_PER_PHASE);
+            // Usually 12-19 s; once, in CI, more than 90 s (not explained yet): the nodes' warnings say why if so.
+            awaitMore(load, EVENTS_PER_PHASE, BROKER_FAILOVER_TIMEOUT, nodes);
             System.out.println("publishes acknowledged again " + (System.nanoTime() - brokerKilledAt) / 1_000_000
                     + " ms or less after SIGKILL of the leader of the stream's partition");
 
@@ -370,9 +373,19 @@ class MultiNodeFailureTest {
     }
 
     private static void awaitMore(Load load, long events) throws InterruptedException {
+        awaitMore(load, events, Duration.ofSeconds(90), null);
+    }
+
+    /** Waits for {@code events} more acknowledgements; on failure prints the nodes' warnings first, when given. */
+    private static void awaitMore(Load load, long events, Duration timeout, Cluster nodes)
+            throws InterruptedException {
         long target = load.acknowledgedEvents() + events;
-        assertThat(load.awaitAcknowledged(target, Duration.ofSeconds(90))).as("%s more events acknowledged;"
-                + " refused %s, errors %s", events, load.refusals(), load.errors()).isTrue();
+        boolean acknowledged = load.awaitAcknowledged(target, timeout);
+        if (!acknowledged && nodes != null) {
+            nodes.printWarnings();
+        }
+        assertThat(acknowledged).as("%s more events acknowledged within %s; refused %s, errors %s", events, timeout,
+                load.refusals(), load.errors()).isTrue();
     }
 
     // ================================================================== oracle
