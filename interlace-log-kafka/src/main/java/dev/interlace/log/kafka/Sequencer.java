@@ -173,7 +173,7 @@ final class Sequencer {
 
     private void run() {
         try {
-            takeOver();
+            takeOverUntilServing();
             while (state == State.ACTIVE) {
                 Task first;
                 try {
@@ -601,22 +601,34 @@ final class Sequencer {
         state = State.TAKING_OVER;
         context.stateChanged().run();
         closeProducer();
+        try {
+            takeOverUntilServing();
+        } catch (InterruptedException e) {
+            state = State.STOPPED;
+        }
+    }
+
+    /**
+     * Takes the stream over, and again every second while the cluster cannot be reached or does not answer in time
+     * (a broker gone, its coordinators moving), until this sequencer serves or is stopped. A first takeover that
+     * failed used to stop the sequencer for good while this node still held the stream, which then answered
+     * {@code no_sequencer} until the next rebalance.
+     */
+    private void takeOverUntilServing() throws InterruptedException {
         while (state == State.TAKING_OVER) {
             try {
                 takeOver();
-            } catch (InterruptedException e) {
-                state = State.STOPPED;
-                return;
+            } catch (ProducerFencedException | InvalidProducerEpochException e) {
+                throw e; // another node took the stream over meanwhile: stop, the group will say who holds it
             } catch (KafkaException | LogUnavailableException e) {
+                if (problem == null) {
+                    LOG.log(Level.WARNING, "taking stream " + view.name + " over failed; trying again every second",
+                            e);
+                }
                 problem = "the Kafka cluster cannot be reached: " + e.getMessage();
                 failQueuedAsUnavailable();
                 closeProducer();
-                try {
-                    Thread.sleep(1_000);
-                } catch (InterruptedException interrupted) {
-                    state = State.STOPPED;
-                    return;
-                }
+                Thread.sleep(1_000);
             }
         }
     }
