@@ -149,7 +149,9 @@ class ClusterKeysTest {
         revoke("b", shop.key().id());
         awaitTrue("node a refuses it", () -> a.authenticate(shop.secret()).isEmpty());
 
-        Files.copy(backup, fileOfA, StandardCopyOption.REPLACE_EXISTING);
+        // Restored in one step: node a's own thread may be rewriting the file at the same moment.
+        Path restored = Files.copy(backup, directory.resolve("a").resolve("keys.json.restored"));
+        Files.move(restored, fileOfA, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
         awaitTrue("node a's file is revoked again", () -> list("a").get(0).revoked());
         assertThat(a.authenticate(shop.secret())).isEmpty();
         assertThat(b.authenticate(shop.secret())).isEmpty();
