@@ -3,10 +3,8 @@ package dev.interlace.log.kafka;
 import dev.interlace.runtime.auth.ApiKey;
 import dev.interlace.runtime.auth.ApiKeys;
 import dev.interlace.runtime.auth.KeyFile;
-import dev.interlace.runtime.auth.Scope;
 import dev.interlace.runtime.auth.tck.ApiKeysContract;
 import java.nio.file.Path;
-import java.util.List;
 import java.util.Optional;
 
 /**
@@ -45,28 +43,6 @@ class ClusterKeysContractTest extends ApiKeysContract {
 
     @Override
     protected KeyAdministration administration(Path dataDirectory) {
-        return new KeyAdministration() {
-            @Override
-            public CreatedKey create(String name, List<Scope> scopes, double quotaEventsPerSecond) {
-                try (KeyFile keys = KeyFile.open(dataDirectory)) {
-                    KeyFile.CreatedKey created = keys.create(name, scopes, quotaEventsPerSecond);
-                    return new CreatedKey(created.key(), created.secret());
-                }
-            }
-
-            @Override
-            public void revoke(String nameOrId) {
-                try (KeyFile keys = KeyFile.open(dataDirectory)) {
-                    keys.revoke(nameOrId);
-                }
-            }
-
-            @Override
-            public List<ListedKey> list() {
-                try (KeyFile keys = KeyFile.open(dataDirectory)) {
-                    return keys.list().stream().map(listed -> new ListedKey(listed.key(), listed.revoked())).toList();
-                }
-            }
-        };
+        return KeyAdministration.ofKeyFile(dataDirectory);
     }
 }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.tuple;
 
 import dev.interlace.runtime.auth.ApiKey;
 import dev.interlace.runtime.auth.ApiKeys;
+import dev.interlace.runtime.auth.KeyFile;
 import dev.interlace.runtime.auth.Scope;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -73,6 +74,37 @@ public abstract class ApiKeysContract {
 
         /** Every key, live and revoked, oldest first. */
         List<ListedKey> list();
+
+        /**
+         * The administration of keys kept in a data directory's key file: a key file of its own for each change, as
+         * the {@code interlace keys} command does from another process.
+         */
+        static KeyAdministration ofKeyFile(Path dataDirectory) {
+            return new KeyAdministration() {
+                @Override
+                public CreatedKey create(String name, List<Scope> scopes, double quotaEventsPerSecond) {
+                    try (KeyFile keys = KeyFile.open(dataDirectory)) {
+                        KeyFile.CreatedKey created = keys.create(name, scopes, quotaEventsPerSecond);
+                        return new CreatedKey(created.key(), created.secret());
+                    }
+                }
+
+                @Override
+                public void revoke(String nameOrId) {
+                    try (KeyFile keys = KeyFile.open(dataDirectory)) {
+                        keys.revoke(nameOrId);
+                    }
+                }
+
+                @Override
+                public List<ListedKey> list() {
+                    try (KeyFile keys = KeyFile.open(dataDirectory)) {
+                        return keys.list().stream().map(listed -> new ListedKey(listed.key(), listed.revoked()))
+                                .toList();
+                    }
+                }
+            };
+        }
     }
 
     /** A key just created and its secret. */
