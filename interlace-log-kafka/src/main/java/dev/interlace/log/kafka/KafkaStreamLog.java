@@ -85,6 +85,13 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
     private final Object sequencerChanges = new Object();
     private final Tailer tailer;
     private final Readers readers;
+    /** Completes the sequencers' appends after their commits (see {@link Sequencer.Context#acknowledger}). */
+    private final java.util.concurrent.ExecutorService acknowledger =
+            java.util.concurrent.Executors.newSingleThreadExecutor(runnable -> {
+                Thread thread = new Thread(runnable, "interlace-kafka-ack");
+                thread.setDaemon(true);
+                return thread;
+            });
     /** This node's membership of the sequencer group; null on a node that sequences nothing. */
     private final Membership membership;
     private final Sequencer.Context context;
@@ -139,7 +146,7 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
         }
         this.readers = new Readers(kafka.bootstrap(), kafka.topicPrefix() + "reader");
         this.context = new Sequencer.Context(kafka.bootstrap(), kafka.nodeUrl(), topics, tailer, publishes, settings,
-                watermarks, clock, this::sequencersChanged, this::appended, fencing);
+                watermarks, clock, this::sequencersChanged, this::appended, acknowledger, fencing);
         this.membership = !kafka.sequences() ? null : new Membership(kafka.bootstrap(), topics.sequencerGroup(),
                 kafka.nodeUrl(), kafka.sessionTimeout(), this::assigned, this::revoked);
     }
@@ -675,6 +682,7 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
             sequencer.stop();
         }
         sequencers.clear();
+        acknowledger.shutdown();
         sequencersChanged();
         tailer.close();
         readers.close();

@@ -69,11 +69,14 @@ final class Sequencer {
     /**
      * What the log gives each of its sequencers.
      *
+     * @param acknowledger completes the appends' futures after their commit, off the sequencer's thread: the callers'
+     *     dependent stages (building the answers) run there, not before the next transaction
      * @param fencing {@link Fencing#TRANSACTIONAL} always, except in the negative control of the fencing test
      */
     record Context(String bootstrap, String nodeUrl, Topics topics, Tailer tailer, PublishStore publishes,
             LogSettings settings, Watermarks watermarks, Clock clock, Runnable stateChanged,
-            java.util.function.Consumer<String> appended, Fencing fencing) {}
+            java.util.function.Consumer<String> appended, java.util.concurrent.Executor acknowledger,
+            Fencing fencing) {}
 
     /** How a sequencer keeps an earlier holder of its stream from writing. */
     enum Fencing {
@@ -290,8 +293,15 @@ final class Sequencer {
             return;
         }
         boolean advanced = applyCommitted(sent);
-        for (int i = 0; i < tasks.size(); i++) {
-            tasks.get(i).future().complete(results.get(i));
+        Runnable acknowledge = () -> {
+            for (int i = 0; i < tasks.size(); i++) {
+                tasks.get(i).future().complete(results.get(i));
+            }
+        };
+        try {
+            context.acknowledger().execute(acknowledge);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            acknowledge.run(); // the log is closing
         }
         if (advanced) {
             context.appended().accept(view.name);

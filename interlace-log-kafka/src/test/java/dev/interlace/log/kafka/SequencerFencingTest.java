@@ -219,7 +219,7 @@ class SequencerFencingTest {
             tailer.follow(Set.of(topics.events("orders"), topics.quarantine("orders"), topics.state()));
             context = new Sequencer.Context(KafkaCluster.shared().bootstrap(), "http://" + name, topics, tailer,
                     new PublishStore(), SETTINGS, NOTHING_FLUSHED, Clock.systemUTC(), () -> { }, stream -> { },
-                    fencing);
+                    Runnable::run, fencing);
         }
 
         /** Takes the stream over and waits until the sequencer serves. */

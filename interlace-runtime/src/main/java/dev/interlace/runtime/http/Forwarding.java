@@ -47,6 +47,15 @@ final class Forwarding {
         this.peers = peers;
     }
 
+    /** Whether a request of {@code route} may be served by another node (asking which may wait on the cluster). */
+    boolean mayForward(Route route) {
+        return switch (route.placement()) {
+            case ANY -> false;
+            case SEQUENCER -> enabled && sequencers.isPresent();
+            case WAREHOUSE -> warehouse.isPresent();
+        };
+    }
+
     /**
      * The answer of the node that serves {@code route}, when that is another node; null when this node serves it.
      *

@@ -200,13 +200,14 @@ public final class HttpApi implements HttpDispatcher {
     }
 
     /**
-     * Runs the route's handler: on the event loop for an inline route, else on a worker — which first asks
-     * {@link Forwarding} whether another node serves the request, when {@code mayForward} (a forwarded request is
-     * not: one hop). The question may wait on the cluster, so it is never asked on the event loop.
+     * Runs the route's handler: on the event loop for a request the route serves inline (when no other node may
+     * serve it), else on a worker — which first asks {@link Forwarding} whether another node serves the request, when
+     * {@code mayForward} (a forwarded request is not: one hop). The question may wait on the cluster, so it is never
+     * asked on the event loop.
      */
     private CompletableFuture<HttpAnswer> run(Route route, List<String> parameters, HttpRequest request,
             String requestId, boolean mayForward) throws IOException {
-        if (route.inline()) {
+        if (route.inline().test(request) && !(mayForward && forwarding.mayForward(route))) {
             return route.handler().handle(request, parameters, requestId);
         }
         return CompletableFuture.supplyAsync(() -> {

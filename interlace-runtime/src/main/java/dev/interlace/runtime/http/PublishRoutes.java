@@ -39,10 +39,22 @@ final class PublishRoutes implements RouteSet {
         this.metrics = metrics;
     }
 
+    /**
+     * Uncompressed bodies up to this size (a few dozen events, parsed in microseconds) are published from the I/O
+     * thread that read them when the log only queues appends; larger or compressed ones on a worker.
+     */
+    static final int INLINE_BODY_BYTES = 16 * 1024;
+
     @Override
     public void register(List<Route> routes) {
         routes.add(Route.async("POST", "/streams/{name}", Access.PUBLISH_TO_STREAM, this::publish)
-                .placedOn(Route.Placement.SEQUENCER));
+                .placedOn(Route.Placement.SEQUENCER).inlineWhen(this::servedInline));
+    }
+
+    private boolean servedInline(HttpRequest request) {
+        byte[] body = request.body();
+        return body != null && body.length <= INLINE_BODY_BYTES && request.header("Content-Encoding") == null
+                && publisher.publishesWithoutWaiting();
     }
 
     private CompletableFuture<HttpAnswer> publish(HttpRequest request, List<String> path, String requestId) {

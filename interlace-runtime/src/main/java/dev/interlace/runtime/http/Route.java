@@ -3,16 +3,22 @@ package dev.interlace.runtime.http;
 import java.io.IOException;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Predicate;
 
 /**
  * A handler for one method and path pattern; {@code {name}} segments are passed in order.
  *
  * @param access who may call it
- * @param inline true for a handler that never blocks and may run on the transport's I/O thread (liveness), so it
- *     is answered even when every worker is busy
+ * @param inline which requests the handler serves without blocking, so that they may run on the transport's I/O
+ *     thread and skip the hand-off to a worker and back: every request of a liveness route (answered even when every
+ *     worker is busy), small publishes; none of a route that may block
  * @param placement which node of a cluster serves it: any node, the stream's sequencer, or the warehouse's node
  */
-record Route(String method, String pattern, Access access, Handler handler, boolean inline, Placement placement) {
+record Route(String method, String pattern, Access access, Handler handler, Predicate<HttpRequest> inline,
+        Placement placement) {
+
+    private static final Predicate<HttpRequest> ALWAYS = request -> true;
+    private static final Predicate<HttpRequest> NEVER = request -> false;
 
     /** Which node of a cluster serves a route; the router forwards the request there when it is another node. */
     enum Placement {
@@ -26,10 +32,18 @@ record Route(String method, String pattern, Access access, Handler handler, bool
 
     /** This route, served by the node {@code where} says. */
     Route placedOn(Placement where) {
-        if (inline && where != Placement.ANY) {
+        if (inline == ALWAYS && where != Placement.ANY) {
             throw new IllegalArgumentException("an inline route is served where it arrives: " + pattern);
         }
         return new Route(method, pattern, access, handler, inline, where);
+    }
+
+    /**
+     * This route, its requests that {@code when} accepts served on the I/O thread: the handler must neither block
+     * nor take long for them (and the route must not be forwarded: the router asks that on a worker).
+     */
+    Route inlineWhen(Predicate<HttpRequest> when) {
+        return new Route(method, pattern, access, handler, when, placement);
     }
 
     /** A route that answers when its work is done, without holding a thread meanwhile (publish, long polls). */
@@ -47,17 +61,17 @@ record Route(String method, String pattern, Access access, Handler handler, bool
 
     static Route blocking(String method, String pattern, Access access, BlockingHandler handler) {
         return new Route(method, pattern, access, (request, path, requestId) ->
-                CompletableFuture.completedFuture(handler.handle(request, path, requestId)), false,
+                CompletableFuture.completedFuture(handler.handle(request, path, requestId)), NEVER,
                 Placement.ANY);
     }
 
     static Route async(String method, String pattern, Access access, Handler handler) {
-        return new Route(method, pattern, access, handler, false, Placement.ANY);
+        return new Route(method, pattern, access, handler, NEVER, Placement.ANY);
     }
 
     static Route inline(String method, String pattern, Access access, BlockingHandler handler) {
         return new Route(method, pattern, access, (request, path, requestId) ->
-                CompletableFuture.completedFuture(handler.handle(request, path, requestId)), true,
+                CompletableFuture.completedFuture(handler.handle(request, path, requestId)), ALWAYS,
                 Placement.ANY);
     }
 

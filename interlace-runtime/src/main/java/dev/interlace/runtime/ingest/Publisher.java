@@ -12,7 +12,6 @@ import dev.interlace.runtime.ops.EpochMicros;
 import dev.interlace.runtime.records.SysRecord;
 import dev.interlace.runtime.records.SystemRecords;
 import dev.interlace.runtime.ops.DiskSpace;
-import dev.interlace.runtime.ops.Workers;
 import dev.interlace.runtime.stream.DecodeResult;
 import dev.interlace.runtime.stream.FieldError;
 import dev.interlace.runtime.stream.StreamCatalog;
@@ -46,15 +45,13 @@ public final class Publisher {
     private final DiskSpace disk;
     private final SystemRecords records;
     private final Clock clock;
-    private final Workers workers;
     private final Quotas quotas;
     /** Streams currently refusing publishes with 429: a system record marks each change. */
     private final java.util.Set<String> backpressured = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     @Inject
     public Publisher(StreamCatalog catalog, EventLog log, IngestLimits limits, DiskSpace disk,
-            SystemRecords records, Clock clock, Workers workers, Quotas quotas) {
-        this.workers = workers;
+            SystemRecords records, Clock clock, Quotas quotas) {
         this.quotas = quotas;
         this.catalog = catalog;
         this.log = log;
@@ -135,11 +132,20 @@ public final class Publisher {
         long receivedAtMicros = EpochMicros.of(receivedAt);
         AppendRequest request = new AppendRequest(stream.name(), requestId, receivedAtMicros,
                 stream.schemaVersion(), entries, caller.keyId(), caller.keyName());
-        // The log completes the future on its writer thread; the answer is built on a worker, never there.
+        // The outcome (and the answer after it) is built on the thread that completes the append: never the log's
+        // writer, by the log's contract, and no worker is woken up just to build a few hundred bytes.
         return log.append(request).orTimeout(APPEND_TIMEOUT_SECONDS, TimeUnit.SECONDS)
-                .handleAsync((result, failure) -> failure == null
+                .handle((result, failure) -> failure == null
                         ? outcome(stream, requestId, result, quarantineErrors)
-                        : unavailable(requestId, failure), workers.executor());
+                        : unavailable(requestId, failure));
+    }
+
+    /**
+     * Whether {@link #publish} returns without waiting for anything but the CPU (the log only queues the append), so
+     * that a small body may be published from the HTTP transport's I/O thread.
+     */
+    public boolean publishesWithoutWaiting() {
+        return log.appendReturnsAtOnce();
     }
 
     private PublishOutcome unavailable(String requestId, Throwable failure) {

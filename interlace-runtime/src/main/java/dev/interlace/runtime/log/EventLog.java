@@ -30,9 +30,19 @@ public interface EventLog extends AutoCloseable {
      * Appends one request's entries durably.
      *
      * @return a future completed with the outcome once the entries are durable (or refused); completed
-     *     exceptionally with {@link LogUnavailableException} when the log cannot write (disk full, I/O error)
+     *     exceptionally with {@link LogUnavailableException} when the log cannot write (disk full, I/O error). It is
+     *     completed on a thread of the log that is not its writer, so the caller's dependent stages run there: they
+     *     must be brief and must not block (building an answer is fine)
      */
     CompletableFuture<AppendResult> append(AppendRequest request);
+
+    /**
+     * Whether {@link #append} only queues the request and returns at once, never waiting (for a sequencer, a
+     * connection), so that it may be called from a thread that must not block: the HTTP transport's I/O thread.
+     */
+    default boolean appendReturnsAtOnce() {
+        return false;
+    }
 
     /**
      * Reads accepted events after {@code afterOffset}, oldest first, waiting up to {@code wait} for the first one

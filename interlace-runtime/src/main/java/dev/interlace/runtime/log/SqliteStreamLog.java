@@ -89,6 +89,12 @@ public final class SqliteStreamLog implements StreamLog {
         return writer.append(request);
     }
 
+    /** The writer's queue takes it; the writer thread does the rest. */
+    @Override
+    public boolean appendReturnsAtOnce() {
+        return true;
+    }
+
     @Override
     public CompletableFuture<ReplayResult> replay(ReplayRequest request) {
         if (!heads.containsKey(request.stream())) {
