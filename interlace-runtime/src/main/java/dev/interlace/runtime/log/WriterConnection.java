@@ -18,6 +18,8 @@ final class WriterConnection {
     private static final Logger LOG = Logger.getLogger(SqliteStreamLog.class.getName());
     /** What a probe writes (and removes again): room for a typical group of events. */
     private static final int PROBE_BYTES = 64 * 1024;
+    /** Changes nothing, but begins the transaction as a write (see {@link #ready}). */
+    private static final String TAKE_WRITE_LOCK = "UPDATE streams SET id = id WHERE 0";
     /** SQLite's primary result code for "database or disk is full". */
     private static final int SQLITE_FULL = 13;
 
@@ -34,6 +36,8 @@ final class WriterConnection {
     // Replaced after a failed write: SQLite may have ended the transaction itself (SQLITE_FULL, SQLITE_IOERR) and
     // the driver closes a statement that failed.
     private Connection connection;
+    /** See {@link #ready}: a write that changes nothing, run first in every transaction of the writer. */
+    private PreparedStatement takeWriteLock;
     /** A write failed: the connection is replaced before the next write. */
     private boolean broken;
     /** A commit's outcome is unknown: positions and keys are reread before the next write. */
@@ -50,6 +54,7 @@ final class WriterConnection {
             LogSchema.create(statement);
         }
         connection.setAutoCommit(false);
+        takeWriteLock = connection.prepareStatement(TAKE_WRITE_LOCK);
     }
 
     /** Sets who prepares statements on a fresh connection and rereads the state. */
@@ -93,13 +98,19 @@ final class WriterConnection {
         }
         fresh.setAutoCommit(false);
         connection = fresh;
+        takeWriteLock = connection.prepareStatement(TAKE_WRITE_LOCK);
         owner.prepare(connection);
         broken = false;
         stateUncertain = true;
     }
 
     /**
-     * Makes the writer ready after a failure: a fresh connection, positions and keys reread from the database.
+     * Makes the writer ready for its next transaction: after a failure a fresh connection, positions and keys reread
+     * from the database; and in every case the database's write lock taken before anything is read. The driver begins
+     * transactions DEFERRED, and a transaction that reads first (a deduplication candidate's row) and then writes while
+     * another connection holds the write lock (the background checkpointer's RESTART, which keeps it while it waits
+     * for readers to leave the WAL) gets SQLITE_BUSY at once: SQLite skips the busy handler there, to avoid a deadlock.
+     * A write that changes nothing, run first, waits for the lock within the busy timeout like any other write.
      *
      * @return null when ready, or why the log cannot write
      */
@@ -113,6 +124,7 @@ final class WriterConnection {
                 connection.commit();
                 stateUncertain = false;
             }
+            takeWriteLock.executeUpdate();
             return null;
         } catch (SQLException e) {
             failed(e);

@@ -300,6 +300,42 @@ class SqliteStreamLogTest {
     }
 
     @Test
+    void aGroupThatReadsBeforeItWritesWaitsForACheckpointHoldingTheWriteLockInsteadOfFailing() throws Exception {
+        SqliteStreamLog log = open();
+        append(log, "a");
+        String url = "jdbc:sqlite:" + dataDirectory.resolve("log.sqlite");
+        ExecutorService executor = Executors.newSingleThreadExecutor();
+        try (java.sql.Connection reader = java.sql.DriverManager.getConnection(url);
+                java.sql.Connection checkpointer = java.sql.DriverManager.getConnection(url + "?busy_timeout=20000")) {
+            // A reader holds a snapshot of the WAL, so a RESTART checkpoint takes the write lock and waits for it
+            // (what the log's own checkpointer does once the WAL passes its cap while the flusher reads).
+            reader.setAutoCommit(false);
+            try (java.sql.ResultSet row = reader.createStatement().executeQuery("SELECT count(*) FROM events")) {
+                row.next();
+            }
+            Future<?> restart = executor.submit(() -> {
+                try (java.sql.Statement statement = checkpointer.createStatement()) {
+                    statement.execute("PRAGMA wal_checkpoint(RESTART)");
+                }
+                return null;
+            });
+            Thread.sleep(300);
+            // A retry of "a" makes the group read its candidate row before it writes "b".
+            CompletableFuture<AppendResult> retryAndNew = log.append(request("a", "b"));
+            Thread.sleep(500);
+            reader.commit(); // the checkpoint finishes and lets writers in again
+            restart.get(20, java.util.concurrent.TimeUnit.SECONDS);
+            AppendResult.Committed committed = (AppendResult.Committed) retryAndNew.get(20,
+                    java.util.concurrent.TimeUnit.SECONDS);
+            assertThat(committed.entries()).extracting(AppendResult.EntryResult::status)
+                    .containsExactly(AppendResult.Status.DUPLICATE, AppendResult.Status.ACCEPTED);
+            assertThat(committed.entries()).extracting(AppendResult.EntryResult::offset).containsExactly(1L, 2L);
+        } finally {
+            executor.shutdownNow();
+        }
+    }
+
+    @Test
     void aPublishRecordWrittenJustBeforeAStopIsFoundAfterTheRestart() throws Exception {
         SqliteStreamLog log = open();
         // Right after opening: the record rides on its event row, not copied into publishes before the stop.
