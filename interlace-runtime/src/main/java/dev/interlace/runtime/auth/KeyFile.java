@@ -157,7 +157,13 @@ public final class KeyFile implements ApiKeys, AutoCloseable {
 
     @Override
     public boolean isEmpty() {
-        return snapshot.keys().stream().noneMatch(StoredKey::live);
+        // Asked on every request (is the server open?): a plain loop, no stream pipeline built each time.
+        for (StoredKey key : snapshot.keys()) {
+            if (key.live()) {
+                return false;
+            }
+        }
+        return true;
     }
 
     @Override

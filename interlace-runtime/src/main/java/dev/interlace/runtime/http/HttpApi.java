@@ -180,8 +180,9 @@ public final class HttpApi implements HttpDispatcher {
             path = path.substring(0, path.length() - 1);
         }
         List<String> allowed = new ArrayList<>();
+        String[] segments = Route.segments(path);
         for (Route route : routes) {
-            List<String> parameters = route.match(path);
+            List<String> parameters = route.match(segments);
             if (parameters == null) {
                 continue;
             }

@@ -3,9 +3,11 @@ package dev.interlace.runtime.http;
 import dev.interlace.runtime.auth.Caller;
 import dev.interlace.runtime.cluster.ForwardSignature;
 import java.net.URI;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
-import java.util.TreeMap;
 
 /**
  * A request as routes see it: method, raw path and query, headers, and the whole body, which the transport has
@@ -33,12 +35,21 @@ public final class HttpRequest {
         int question = target.indexOf('?');
         this.rawPath = question < 0 ? target : target.substring(0, question);
         this.rawQuery = question < 0 ? null : target.substring(question + 1);
-        TreeMap<String, List<String>> byName = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
-        TreeMap<String, List<String>> forwarding = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
-        headers.forEach((name, values) -> (isForwardHeader(name) ? forwarding : byName).put(name, values));
+        // Keyed by the lower-case name: one hash lookup per header read (a name sent twice in different cases is
+        // merged, first spelling first, as a case-insensitive map would).
+        Map<String, List<String>> byName = new HashMap<>();
+        Map<String, List<String>> forwarding = new HashMap<>();
+        headers.forEach((name, values) -> (isForwardHeader(name) ? forwarding : byName)
+                .merge(name.toLowerCase(Locale.ROOT), values, HttpRequest::concat));
         this.headers = byName;
         this.forwardHeaders = forwarding;
         this.body = body;
+    }
+
+    private static List<String> concat(List<String> first, List<String> then) {
+        List<String> both = new ArrayList<>(first);
+        both.addAll(then);
+        return both;
     }
 
     private static boolean isForwardHeader(String name) {
@@ -62,13 +73,13 @@ public final class HttpRequest {
 
     /** The first value of a header, or null. */
     public String header(String name) {
-        List<String> values = headers.get(name);
+        List<String> values = headers.get(name.toLowerCase(Locale.ROOT));
         return values == null || values.isEmpty() ? null : values.get(0);
     }
 
     /** The first value of an {@code Interlace-Forward-*} header, which only a signature makes worth believing. */
     String forwardHeader(String name) {
-        List<String> values = forwardHeaders.get(name);
+        List<String> values = forwardHeaders.get(name.toLowerCase(Locale.ROOT));
         return values == null || values.isEmpty() ? null : values.get(0);
     }
 

@@ -27,7 +27,6 @@ final class PublishMetrics {
     private final MeterRegistry registry;
     private final Map<String, StreamMeters> streams;
     private final Counter undeclared;
-    private final Map<String, Counter> byKey = new java.util.concurrent.ConcurrentHashMap<>();
 
     @Inject
     PublishMetrics(MeterRegistry registry, StreamCatalog catalog) {
@@ -77,13 +76,11 @@ final class PublishMetrics {
      * interlace_publish_requests_total{key, stream, status}}. Declared streams only, so the labels stay few.
      */
     void answeredBy(String stream, String key, int status) {
-        if (!streams.containsKey(stream)) {
+        StreamMeters meters = streams.get(stream);
+        if (meters == null || status < 100 || status > 599) {
             return;
         }
-        byKey.computeIfAbsent(key + '\n' + stream + '\n' + status, id -> Counter.builder("interlace.publish.requests")
-                .description("publish requests answered, by API key (its name, never the secret), stream and status")
-                .tag("key", key).tag("stream", stream).tag("status", Integer.toString(status))
-                .register(registry)).increment();
+        meters.answeredBy(registry, key, status).increment();
     }
 
     void answered(String stream, int status, long durationNanos) {
@@ -117,6 +114,8 @@ final class PublishMetrics {
         final Counter rejected;
         /** Refusals by status - 400, registered the first time a status occurs. */
         final AtomicReferenceArray<Counter> refused = new AtomicReferenceArray<>(200);
+        /** Answers by key name, then by status - 100: two lookups without building a string per request. */
+        final Map<String, AtomicReferenceArray<Counter>> byKey = new java.util.concurrent.ConcurrentHashMap<>();
 
         StreamMeters(MeterRegistry registry, String stream) {
             this.stream = stream;
@@ -129,6 +128,22 @@ final class PublishMetrics {
             deduplicated = events(registry, stream, "deduplicated");
             quarantined = events(registry, stream, "quarantined");
             rejected = events(registry, stream, "rejected");
+        }
+
+        Counter answeredBy(MeterRegistry registry, String key, int status) {
+            AtomicReferenceArray<Counter> byStatus = byKey.computeIfAbsent(key,
+                    name -> new AtomicReferenceArray<>(500));
+            Counter counter = byStatus.get(status - 100);
+            if (counter == null) {
+                // Registering is idempotent, so two threads racing here end up with the same counter.
+                counter = Counter.builder("interlace.publish.requests")
+                        .description("publish requests answered, by API key (its name, never the secret), stream and"
+                                + " status")
+                        .tag("key", key).tag("stream", stream).tag("status", Integer.toString(status))
+                        .register(registry);
+                byStatus.set(status - 100, counter);
+            }
+            return counter;
         }
 
         Counter refused(MeterRegistry registry, int status) {

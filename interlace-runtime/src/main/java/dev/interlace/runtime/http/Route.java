@@ -75,10 +75,14 @@ record Route(String method, String pattern, Access access, Handler handler, Pred
                 Placement.ANY);
     }
 
-    /** The path parameters if {@code path} matches the pattern, else null. */
-    List<String> match(String path) {
-        String[] want = pattern.split("/", -1);
-        String[] have = path.split("/", -1);
+    /** Every route's pattern split at {@code /}, worked out once: the router tries the routes on every request. */
+    private static final java.util.Map<String, String[]> SEGMENTS = new java.util.concurrent.ConcurrentHashMap<>();
+
+    /**
+     * The path parameters if the path, split at {@code /} ({@link #segments}), matches the pattern, else null.
+     */
+    List<String> match(String[] have) {
+        String[] want = SEGMENTS.computeIfAbsent(pattern, Route::segments);
         if (want.length != have.length) {
             return null;
         }
@@ -94,5 +98,10 @@ record Route(String method, String pattern, Access access, Handler handler, Pred
             }
         }
         return parameters;
+    }
+
+    /** A path or pattern split at {@code /}, empty segments kept. */
+    static String[] segments(String path) {
+        return path.split("/", -1);
     }
 }

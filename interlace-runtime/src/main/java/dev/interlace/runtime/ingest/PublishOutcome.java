@@ -22,19 +22,25 @@ public sealed interface PublishOutcome {
             List<List<dev.interlace.runtime.stream.FieldError>> quarantineErrors) implements PublishOutcome {
 
         public long count(AppendResult.Status status) {
-            return results.stream().filter(r -> r.status() == status).count();
+            long count = 0;
+            for (int i = 0; i < results.size(); i++) {
+                if (results.get(i).status() == status) {
+                    count++;
+                }
+            }
+            return count;
         }
 
         /** The highest offset among accepted and duplicate events, or null when there is none. */
         public Long lastOffset() {
-            Long last = null;
-            for (AppendResult.EntryResult result : results) {
-                if (result.status() != AppendResult.Status.QUARANTINED
-                        && (last == null || result.offset() > last)) {
+            long last = -1;
+            for (int i = 0; i < results.size(); i++) {
+                AppendResult.EntryResult result = results.get(i);
+                if (result.status() != AppendResult.Status.QUARANTINED && result.offset() > last) {
                     last = result.offset();
                 }
             }
-            return last;
+            return last < 0 ? null : last;
         }
     }
 
