@@ -46,6 +46,20 @@ public final class HttpRequest {
         this.body = body;
     }
 
+    /** Header names as the code asks for them ("Content-Type"), lower-cased once each rather than on every read. */
+    private static final Map<String, String> LOWER_CASE_NAMES = new java.util.concurrent.ConcurrentHashMap<>();
+
+    private static String lowerCase(String name) {
+        String lower = LOWER_CASE_NAMES.get(name);
+        if (lower == null) {
+            lower = name.toLowerCase(Locale.ROOT);
+            if (LOWER_CASE_NAMES.size() < 256) { // names come from the code, but stay bounded whatever a caller passes
+                LOWER_CASE_NAMES.put(name, lower);
+            }
+        }
+        return lower;
+    }
+
     private static List<String> concat(List<String> first, List<String> then) {
         List<String> both = new ArrayList<>(first);
         both.addAll(then);
@@ -73,13 +87,13 @@ public final class HttpRequest {
 
     /** The first value of a header, or null. */
     public String header(String name) {
-        List<String> values = headers.get(name.toLowerCase(Locale.ROOT));
+        List<String> values = headers.get(lowerCase(name));
         return values == null || values.isEmpty() ? null : values.get(0);
     }
 
     /** The first value of an {@code Interlace-Forward-*} header, which only a signature makes worth believing. */
     String forwardHeader(String name) {
-        List<String> values = forwardHeaders.get(name.toLowerCase(Locale.ROOT));
+        List<String> values = forwardHeaders.get(lowerCase(name));
         return values == null || values.isEmpty() ? null : values.get(0);
     }
 

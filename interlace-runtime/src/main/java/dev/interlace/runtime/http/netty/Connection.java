@@ -29,6 +29,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -198,9 +199,10 @@ final class Connection extends ChannelInboundHandlerAdapter {
         byte[] bytes = ByteBufUtil.getBytes(body);
         body.release();
         body = null;
+        // One pass over the header lines (names() and getAll(name) walk them again for every name).
         Map<String, List<String>> headers = new LinkedHashMap<>();
-        for (String name : head.headers().names()) {
-            headers.put(name, head.headers().getAll(name));
+        for (Map.Entry<String, String> header : head.headers()) {
+            headers.computeIfAbsent(header.getKey(), name -> new ArrayList<>(1)).add(header.getValue());
         }
         Complete complete = new Complete(new HttpRequest(head.method().name(), head.uri(), headers, bytes),
                 HttpUtil.isKeepAlive(head), bodyBytes);
