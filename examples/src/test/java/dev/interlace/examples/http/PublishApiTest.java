@@ -109,6 +109,39 @@ class PublishApiTest {
     }
 
     @Test
+    void bodiesJustUnderAndJustOverTheSizeParsedOnTheIoThreadAreServedAlike() {
+        // Up to 16 KiB uncompressed, a publish is parsed on the event loop that read it; beyond, on a worker.
+        for (int size : new int[] {16 * 1024, 16 * 1024 + 1}) {
+            StringBuilder events = new StringBuilder("[");
+            int count = 0;
+            while (events.length() < size - 64) {
+                events.append(count == 0 ? "" : ",").append("{\"order_id\":\"s").append(size).append('-')
+                        .append(count++).append("\",\"total\":1.5}");
+            }
+            events.append(']');
+            String body = events + " ".repeat(size - events.length()); // trailing whitespace: still one JSON array
+            assertThat(body).hasSize(size);
+            long headBefore = api.head("orders");
+
+            TestServer.Response first = api.postJson("/streams/orders", body);
+            assertThat(first.status()).as("%d bytes", size).isEqualTo(200);
+            assertThat(first.body().get("accepted").asInt()).isEqualTo(count);
+            assertThat(first.body().get("last_offset").asLong()).isEqualTo(headBefore + count);
+            assertThat(first.body().get("request_id").asText()).isEqualTo(first.header("X-Request-Id"));
+
+            TestServer.Response retry = api.postJson("/streams/orders", body);
+            assertThat(retry.status()).isEqualTo(200);
+            assertThat(retry.body().get("deduplicated").asInt()).isEqualTo(count);
+            assertThat(retry.body().get("last_offset").asLong()).isEqualTo(headBefore + count);
+
+            TestServer.Response malformed = api.postJson("/streams/orders", body.replace("}]", "]]"));
+            assertThat(malformed.status()).isEqualTo(400);
+            assertThat(malformed.body().get("error").asText()).isEqualTo("malformed_json");
+            assertThat(api.head("orders")).isEqualTo(headBefore + count);
+        }
+    }
+
+    @Test
     void anEmptyBodyOrArrayIsAcknowledgedWithZeroCounts() {
         for (String body : new String[] {"", "[]", "  \n"}) {
             TestServer.Response response = api.postJson("/streams/orders", body);
