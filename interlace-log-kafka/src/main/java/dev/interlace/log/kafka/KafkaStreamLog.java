@@ -682,7 +682,12 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
             sequencer.stop();
         }
         sequencers.clear();
-        acknowledger.shutdown();
+        acknowledger.shutdown(); // answers already committed are still given
+        try {
+            acknowledger.awaitTermination(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
         sequencersChanged();
         tailer.close();
         readers.close();

@@ -12,6 +12,7 @@ import dev.interlace.runtime.ops.EpochMicros;
 import dev.interlace.runtime.records.SysRecord;
 import dev.interlace.runtime.records.SystemRecords;
 import dev.interlace.runtime.ops.DiskSpace;
+import dev.interlace.runtime.ops.Workers;
 import dev.interlace.runtime.stream.DecodeResult;
 import dev.interlace.runtime.stream.FieldError;
 import dev.interlace.runtime.stream.StreamCatalog;
@@ -45,13 +46,15 @@ public final class Publisher {
     private final DiskSpace disk;
     private final SystemRecords records;
     private final Clock clock;
+    private final Workers workers;
     private final Quotas quotas;
     /** Streams currently refusing publishes with 429: a system record marks each change. */
     private final java.util.Set<String> backpressured = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     @Inject
     public Publisher(StreamCatalog catalog, EventLog log, IngestLimits limits, DiskSpace disk,
-            SystemRecords records, Clock clock, Quotas quotas) {
+            SystemRecords records, Clock clock, Workers workers, Quotas quotas) {
+        this.workers = workers;
         this.quotas = quotas;
         this.catalog = catalog;
         this.log = log;
@@ -132,13 +135,20 @@ public final class Publisher {
         long receivedAtMicros = EpochMicros.of(receivedAt);
         AppendRequest request = new AppendRequest(stream.name(), requestId, receivedAtMicros,
                 stream.schemaVersion(), entries, caller.keyId(), caller.keyName());
-        // The outcome (and the answer after it) is built on the thread that completes the append: never the log's
-        // writer, by the log's contract, and no worker is woken up just to build a few hundred bytes.
-        return log.append(request).orTimeout(APPEND_TIMEOUT_SECONDS, TimeUnit.SECONDS)
-                .handle((result, failure) -> failure == null
-                        ? outcome(stream, requestId, result, quarantineErrors)
-                        : unavailable(requestId, failure));
+        // The outcome (and the answer after it) is built on the thread that completes the append — never the log's
+        // writer, by the log's contract — so that no worker is woken up just to build a few hundred bytes; the answer
+        // of a request with many events (a verbose one lists them all) is built on a worker, so that it never holds up
+        // the answers of the requests committed after it.
+        CompletableFuture<AppendResult> appended = log.append(request).orTimeout(APPEND_TIMEOUT_SECONDS,
+                TimeUnit.SECONDS);
+        java.util.function.BiFunction<AppendResult, Throwable, PublishOutcome> decide = (result, failure) ->
+                failure == null ? outcome(stream, requestId, result, quarantineErrors) : unavailable(requestId, failure);
+        return entries.size() <= ANSWERED_WHERE_COMMITTED ? appended.handle(decide)
+                : appended.handleAsync(decide, workers.executor());
     }
+
+    /** Requests of up to this many events are answered on the thread that completes their append. */
+    static final int ANSWERED_WHERE_COMMITTED = 64;
 
     /**
      * Whether {@link #publish} returns without waiting for anything but the CPU (the log only queues the append), so

@@ -254,10 +254,7 @@ final class LogWriter {
                 // start the next write on a fresh connection with the state reread.
                 writerConnection.writerFailed(e);
                 LOG.log(Level.SEVERE, "stream log writer failed; answering the group 503", e);
-                LogUnavailableException unavailable = new LogUnavailableException(writerConnection.failure(), e);
-                for (Task task : group) {
-                    task.fail(unavailable);
-                }
+                failLater(group, new LogUnavailableException(writerConnection.failure(), e));
             }
         }
     }
@@ -294,7 +291,7 @@ final class LogWriter {
     private void commitGroup(List<AppendTask> group) {
         LogUnavailableException notReady = writerConnection.ready();
         if (notReady != null) {
-            group.forEach(task -> task.result.completeExceptionally(notReady));
+            failLater(group, notReady);
             return;
         }
         Connection connection = writerConnection.connection();
@@ -319,10 +316,7 @@ final class LogWriter {
             publishIndex.restore(indexBefore);
             writerConnection.failed(e);
             LOG.log(Level.WARNING, "stream log write failed; " + group.size() + " requests answered 503", e);
-            LogUnavailableException unavailable = new LogUnavailableException(writerConnection.failure(), e);
-            for (AppendTask task : group) {
-                task.result.completeExceptionally(unavailable);
-            }
+            failLater(group, new LogUnavailableException(writerConnection.failure(), e));
             return;
         }
         committed(group.size(), entries, pending);
@@ -385,6 +379,20 @@ final class LogWriter {
             acknowledger.execute(complete);
         } catch (RejectedExecutionException e) {
             complete.run(); // closing
+        }
+    }
+
+    /**
+     * Fails the tasks on the {@code interlace-log-ack} thread, like {@link #acknowledge}: the callers' dependent stages
+     * (building a 503 for each request) never run on the writer.
+     */
+    private void failLater(List<? extends Task> tasks, RuntimeException error) {
+        List<Task> failed = List.copyOf(tasks); // the writer reuses its group list
+        Runnable fail = () -> failed.forEach(task -> task.fail(error));
+        try {
+            acknowledger.execute(fail);
+        } catch (RejectedExecutionException e) {
+            fail.run(); // closing
         }
     }
 

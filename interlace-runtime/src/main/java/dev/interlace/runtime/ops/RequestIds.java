@@ -8,8 +8,9 @@ import java.util.regex.Pattern;
 /**
  * Request ids: a client's {@code X-Request-Id} when it is acceptable, otherwise a minted one. Minted ids are 26
  * characters of Crockford base32, time-ordered (48 bits of milliseconds, 80 random bits), so they sort by arrival.
- * They name requests, they do not protect anything: the random bits come from {@link ThreadLocalRandom} (seeded
- * from the system's entropy), which every request's thread reads without a lock or a system call.
+ * They name requests and protect nothing (a minted id is told to its client, and the runtime's own are listed by
+ * its routes), so the random bits come from {@link ThreadLocalRandom}, read without a lock or a system call; they
+ * are not unpredictable.
  */
 public final class RequestIds {
 
