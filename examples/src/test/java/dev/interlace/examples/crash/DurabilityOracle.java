@@ -330,7 +330,7 @@ public final class DurabilityOracle {
         List<String> problems = new ArrayList<>();
         for (int from = 0; from < keys.size(); from += REPUBLISH_BATCH) {
             List<String> batch = keys.subList(from, Math.min(keys.size(), from + REPUBLISH_BATCH));
-            HttpResponse<String> response = publish("?verbose=true", batchBody(batch));
+            HttpResponse<String> response = publish("?verbose=true", Load.batch(batch));
             if (response.statusCode() != 200) {
                 throw new IllegalStateException("retrying in-doubt keys answered " + response.statusCode() + ": "
                         + response.body());
@@ -365,7 +365,7 @@ public final class DurabilityOracle {
     }
 
     private JsonNode publishVerbose(List<String> keys) throws IOException, InterruptedException {
-        HttpResponse<String> response = publish("?verbose=true", batchBody(keys));
+        HttpResponse<String> response = publish("?verbose=true", Load.batch(keys));
         if (response.statusCode() != 200) {
             throw new IllegalStateException("re-publishing acknowledged keys answered " + response.statusCode() + ": "
                     + response.body());
@@ -376,15 +376,6 @@ public final class DurabilityOracle {
                     + response.body());
         }
         return results;
-    }
-
-    private static String batchBody(List<String> keys) {
-        SplittableRandom random = new SplittableRandom(1);
-        StringBuilder body = new StringBuilder("[");
-        for (String key : keys) {
-            body.append(body.length() == 1 ? "" : ",").append(Load.event(key, random));
-        }
-        return body.append(']').toString();
     }
 
     private HttpResponse<String> publish(String query, String body) throws IOException, InterruptedException {

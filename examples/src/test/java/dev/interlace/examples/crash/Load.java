@@ -223,12 +223,8 @@ public final class Load {
      * stored by an earlier attempt (at its original offset). A request is atomic, so both at once is a torn request.
      */
     private boolean recordVerbose(List<String> keys, HttpResponse<String> response, boolean retry) {
-        JsonNode body;
-        try {
-            body = JSON.readTree(response.body());
-        } catch (IOException e) {
-            ledger.doubt(keys);
-            ledger.anomaly("unparsable 200 body for keys " + keys + ": " + response.body());
+        JsonNode body = body200(keys, response);
+        if (body == null) {
             return false;
         }
         JsonNode results = body.path("results");
@@ -257,6 +253,27 @@ public final class Load {
                 + ",\"meta\":{\"crash\":true}}";
     }
 
+    /** A JSON array of orders keyed {@code keys}, as the publishers send them (the same totals for the same keys). */
+    public static String batch(List<String> keys) {
+        SplittableRandom random = new SplittableRandom(1);
+        StringBuilder body = new StringBuilder("[");
+        for (String key : keys) {
+            body.append(body.length() == 1 ? "" : ",").append(event(key, random));
+        }
+        return body.append(']').toString();
+    }
+
+    /** The body of a 200, or null (its keys in doubt, an anomaly noted) when it is not JSON. */
+    private JsonNode body200(List<String> keys, HttpResponse<String> response) {
+        try {
+            return JSON.readTree(response.body());
+        } catch (IOException e) {
+            ledger.doubt(keys);
+            ledger.anomaly("unparsable 200 body for keys " + keys + ": " + response.body());
+            return null;
+        }
+    }
+
     /** Records the answer to a request; false when it was not a 200. */
     private boolean record(List<String> keys, HttpResponse<String> response) {
         if (response.statusCode() != 200) {
@@ -264,12 +281,8 @@ public final class Load {
             ledger.anomaly("HTTP " + response.statusCode() + " for keys " + keys + ": " + response.body());
             return false;
         }
-        JsonNode body;
-        try {
-            body = JSON.readTree(response.body());
-        } catch (IOException e) {
-            ledger.doubt(keys);
-            ledger.anomaly("unparsable 200 body for keys " + keys + ": " + response.body());
+        JsonNode body = body200(keys, response);
+        if (body == null) {
             return false;
         }
         String requestId = body.path("request_id").asText(null);

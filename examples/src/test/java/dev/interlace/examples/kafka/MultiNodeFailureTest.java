@@ -20,7 +20,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import java.util.SplittableRandom;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -102,7 +101,7 @@ class MultiNodeFailureTest {
         Ledger ledger = new Ledger();
         for (int i = 0; i < 5; i++) {
             List<String> keys = List.of("before-" + i + "-a", "before-" + i + "-b");
-            acknowledge(ledger, keys, node.publish("orders", orders(keys)), node);
+            acknowledge(ledger, keys, node.publish("orders", Load.batch(keys)), node);
         }
 
         TopicPartition orders = new TopicPartition(prefix + "orders", 0);
@@ -115,7 +114,7 @@ class MultiNodeFailureTest {
         long killedAt = System.nanoTime();
 
         // Never a 200 while only one replica is left: each answer is a refusal, until the log says it is unavailable.
-        String during = orders(List.of("during-outage"));
+        String during = Load.batch(List.of("during-outage"));
         Map<String, Integer> answers = new LinkedHashMap<>();
         ServeNode.Response refused;
         long deadline = System.nanoTime() + OUTAGE_TIMEOUT.toNanos();
@@ -485,15 +484,5 @@ class MultiNodeFailureTest {
             ledger.acknowledge(keys.get(i), result.get("offset").asLong(),
                     result.get("status").asText().equals("accepted") ? requestId : null);
         }
-    }
-
-    /** A JSON array of orders keyed {@code keys}, as the publishers send them. */
-    private static String orders(List<String> keys) {
-        SplittableRandom random = new SplittableRandom(1);
-        StringBuilder body = new StringBuilder("[");
-        for (String key : keys) {
-            body.append(body.length() == 1 ? "" : ",").append(Load.event(key, random));
-        }
-        return body.append(']').toString();
     }
 }

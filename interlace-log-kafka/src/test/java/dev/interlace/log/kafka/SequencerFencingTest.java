@@ -12,21 +12,16 @@ import dev.interlace.runtime.log.ReplayResult;
 import dev.interlace.runtime.log.Watermarks;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -147,20 +142,8 @@ class SequencerFencingTest {
     /** Dense unique offsets from 1 in the topic, and each acknowledged event at its offset. */
     private List<String> oracle(TopicPartition events) {
         Map<Long, List<String>> stored = new HashMap<>();
-        Properties properties = new Properties();
-        properties.put("bootstrap.servers", KafkaCluster.shared().bootstrap());
-        properties.put("isolation.level", "read_committed");
-        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(properties, new ByteArrayDeserializer(),
-                new ByteArrayDeserializer())) {
-            consumer.assign(List.of(events));
-            consumer.seekToBeginning(List.of(events));
-            long end = consumer.endOffsets(List.of(events)).get(events);
-            while (consumer.position(events) < end) {
-                for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(200))) {
-                    stored.computeIfAbsent(Codec.longHeader(record.headers(), Codec.OFFSET), offset -> new ArrayList<>())
-                            .add(new String(record.value(), StandardCharsets.UTF_8));
-                }
-            }
+        for (StreamTopic.Event event : StreamTopic.read(KafkaCluster.shared().bootstrap(), events)) {
+            stored.computeIfAbsent(event.offset(), offset -> new ArrayList<>()).add(event.payload());
         }
         List<String> violations = new ArrayList<>();
         for (long offset = 1; offset <= stored.size(); offset++) {

@@ -23,7 +23,11 @@ public final class StreamTopic {
 
     /** Every event of stream {@code stream} in the topic {@code <prefix><stream>}, in the topic's order. */
     public static List<Event> read(String bootstrap, String prefix, String stream) {
-        TopicPartition events = new TopicPartition(prefix + stream, 0);
+        return read(bootstrap, new TopicPartition(prefix + stream, 0));
+    }
+
+    /** Every committed event of the stream topic partition {@code events}, in topic order. */
+    public static List<Event> read(String bootstrap, TopicPartition events) {
         Properties properties = new Properties();
         properties.put("bootstrap.servers", bootstrap);
         properties.put("isolation.level", "read_committed");

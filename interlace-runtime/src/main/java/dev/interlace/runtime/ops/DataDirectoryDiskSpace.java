@@ -16,9 +16,10 @@ public final class DataDirectoryDiskSpace implements DiskSpace {
     static final long REFRESH_MILLIS = 10;
 
     private final FileStore store;
-    private volatile long usable;
-    private volatile long readAtNanos;
-    private volatile boolean read;
+    /** The last figure and when it was read; null before the first call. */
+    private volatile Reading last;
+
+    private record Reading(long usableBytes, long atNanos) {}
 
     public DataDirectoryDiskSpace(Path dataDirectory) {
         try {
@@ -31,8 +32,9 @@ public final class DataDirectoryDiskSpace implements DiskSpace {
     @Override
     public long usableBytes() {
         long now = System.nanoTime();
-        if (read && now - readAtNanos < REFRESH_MILLIS * 1_000_000) {
-            return usable;
+        Reading reading = last;
+        if (reading != null && now - reading.atNanos() < REFRESH_MILLIS * 1_000_000) {
+            return reading.usableBytes();
         }
         long bytes;
         try {
@@ -40,9 +42,7 @@ public final class DataDirectoryDiskSpace implements DiskSpace {
         } catch (IOException e) {
             bytes = 0;
         }
-        usable = bytes;
-        readAtNanos = now;
-        read = true;
+        last = new Reading(bytes, now);
         return bytes;
     }
 }
