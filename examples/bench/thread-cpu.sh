@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# Where the CPU of a durable publish goes, by thread: starts the example server on a fresh data directory, warms it
+# up with wrk (single-event publishes, random keys: publish.lua), then samples /proc/<pid>/task/*/stat before and after
+# a measured wrk run and divides each thread group's CPU by the publishes the server counted
+# (interlace_log_group_requests_sum in /metrics). Also prints wrk's own CPU per request and the group commits.
+#
+# usage: examples/bench/thread-cpu.sh [--jar JAR] [--java PATH] [--seconds N] [--warmup N] [--connections N]
+#                                     [--work DIR] [-- extra serve options...]
+set -euo pipefail
+
+jar=""
+java_bin=java
+seconds=20
+warmup=8
+connections=64
+work=/var/tmp/interlace-thread-cpu
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --jar) jar=$2; shift 2 ;;
+    --java) java_bin=$2; shift 2 ;;
+    --seconds) seconds=$2; shift 2 ;;
+    --warmup) warmup=$2; shift 2 ;;
+    --connections) connections=$2; shift 2 ;;
+    --work) work=$2; shift 2 ;;
+    --) shift; break ;;
+    -h|--help) sed -n 2,9p "$0"; exit 0 ;;
+    *) echo "unknown option $1" >&2; exit 2 ;;
+  esac
+done
+
+repo=$(cd "$(dirname "$0")/../.." && pwd)
+script_dir="$repo/examples/bench"
+# shellcheck source=wrk-lib.sh
+. "$script_dir/wrk-lib.sh"
+ensure_wrk
+mkdir -p "$work"
+if [ -z "$jar" ]; then
+  (cd "$repo" && mvn -B -q -DskipTests package) >"$work/build.log" 2>&1 || { cat "$work/build.log"; exit 1; }
+  jar="$work/server.jar"
+  cp "$repo/examples/target/interlace-examples.jar" "$jar"
+fi
+
+rm -rf "$work/data" "$work/serve.out"
+"$java_bin" -jar "$jar" serve --port 0 --data-dir "$work/data" "$@" >"$work/serve.out" 2>&1 &
+server_pid=$!
+trap 'kill $server_pid 2>/dev/null || true; wait $server_pid 2>/dev/null || true' EXIT
+await_url "$work/serve.out" "$server_pid"
+
+# CPU ticks per thread group (thread names without their trailing number), summed.
+threads() {
+  for task in /proc/"$server_pid"/task/*; do
+    printf '%s %s\n' "$(sed -E 's/-?[0-9]+$//' "$task/comm" | tr ' ' '_')" "$(awk '{print $14 + $15}' "$task/stat")"
+  done | awk '{ticks[$1] += $2} END {for (name in ticks) print name, ticks[name]}' | sort
+}
+metric() {
+  curl -s "$url/metrics" | awk -v name="$1" '$1 == name {print $2; exit}'
+}
+
+wrk -t2 -c"$connections" -d"${warmup}s" -s "$script_dir/publish.lua" "$url" >/dev/null
+threads >"$work/before"
+publishes_before=$(metric interlace_log_group_requests_sum)
+commits_before=$(metric interlace_log_group_requests_count)
+commit_seconds_before=$(metric interlace_log_commit_duration_seconds_sum)
+wrk -t2 -c"$connections" -d"${seconds}s" --latency -s "$script_dir/publish.lua" "$url" >"$work/wrk.out" &
+wrk_pid=$!
+sleep 1
+wrk_ticks_before=$(awk '{print $14 + $15}' /proc/"$wrk_pid"/stat 2>/dev/null || echo 0)
+sleep $((seconds - 2))
+wrk_ticks_after=$(awk '{print $14 + $15}' /proc/"$wrk_pid"/stat 2>/dev/null || echo 0)
+wait "$wrk_pid"
+threads >"$work/after"
+publishes=$(awk -v a="$publishes_before" -v b="$(metric interlace_log_group_requests_sum)" 'BEGIN {print b - a}')
+commits=$(awk -v a="$commits_before" -v b="$(metric interlace_log_group_requests_count)" 'BEGIN {print b - a}')
+commit_seconds=$(awk -v a="$commit_seconds_before" -v b="$(metric interlace_log_commit_duration_seconds_sum)" \
+  'BEGIN {print b - a}')
+rate=$(awk '/^Requests\/sec/ {print $2}' "$work/wrk.out")
+hz=$(getconf CLK_TCK)
+
+echo "$(basename "$jar"), $("$java_bin" -version 2>&1 | head -1); wrk -t2 -c$connections, ${seconds} s after ${warmup} s"
+echo "publishes/s $rate; p50 $(wrk_percentile_ms 50% <"$work/wrk.out") ms, p99 $(wrk_percentile_ms 99% <"$work/wrk.out") ms"
+awk -v n="$publishes" -v c="$commits" -v s="$commit_seconds" 'BEGIN {
+  printf "group commits %d, %.1f publishes each, %.3f ms each on average\n", c, n / c, s * 1000 / c }'
+awk -v a="$wrk_ticks_before" -v b="$wrk_ticks_after" -v r="$rate" -v hz="$hz" -v t="$((seconds - 2))" 'BEGIN {
+  printf "wrk itself: %.1f us of CPU per request\n", (b - a) * 1e6 / hz / t / r }'
+echo "CPU per publish by thread (us):"
+join "$work/before" "$work/after" | awk -v n="$publishes" -v hz="$hz" '{
+  us = ($3 - $2) * 1e6 / hz / n; total += us; if ($1 !~ /^(C1_|C2_|GC_|G1_)/) work += us
+  if (us >= 0.1) printf "  %-30s %7.1f\n", $1, us }
+  END { printf "  %-30s %7.1f\n", "total", total; printf "  %-30s %7.1f\n", "total_without_JIT_and_GC", work }' |
+  sort -k2 -n -r
