@@ -26,7 +26,7 @@ final class AppendWriter {
     private final LogSettings settings;
     private final Watermarks watermarks;
     private final PublishIndex publishIndex;
-    private PreparedStatement insertEvent;
+    private final EventInserts eventInserts = new EventInserts();
     private PreparedStatement insertQuarantined;
     private PreparedStatement insertPublish;
     private PreparedStatement selectKey;
@@ -41,9 +41,7 @@ final class AppendWriter {
 
     /** Prepares the statements on {@code connection}: at start-up, and again whenever the writer replaces it. */
     void prepare(Connection connection) throws SQLException {
-        insertEvent = connection.prepareStatement("INSERT INTO events(stream_id, \"offset\", request_id,"
-                + " ingested_at, schema_version, dedup_key, key_hash, payload, publish)"
-                + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)");
+        eventInserts.prepare(connection);
         insertQuarantined = connection.prepareStatement("INSERT INTO quarantine(stream_id, seq, request_id,"
                 + " ingested_at, schema_version, payload, errors) VALUES (?, ?, ?, ?, ?, ?, ?)");
         insertPublish = connection.prepareStatement("INSERT INTO publishes(request_id, stream_id, accepted,"
@@ -54,10 +52,21 @@ final class AppendWriter {
                 "SELECT dedup_key, ingested_at FROM events WHERE stream_id = ? AND \"offset\" = ?");
     }
 
+    /** Starts a group commit's writes (drops what a failed group may have left). */
+    void beginGroup() {
+        eventInserts.begin();
+    }
+
+    /** Inserts the events accepted since {@link #beginGroup()}: once every request of the group is written. */
+    void insertEvents() throws SQLException {
+        eventInserts.insert();
+    }
+
     /**
      * Writes one request of a group inside the group's transaction: deduplicates its keys (against the window, the
-     * request and the group), checks backpressure, inserts its events, quarantined entries and publish record, and
-     * moves the stream's {@code pending} positions; the writer applies them once the group commits.
+     * request and the group), checks backpressure, queues its events for {@link #insertEvents()}, inserts its
+     * quarantined entries (and a publish record without events), and moves the stream's {@code pending} positions;
+     * the writer applies them once the group commits.
      */
     AppendResult write(AppendRequest request, long now, Map<StreamState, Pending> pendingByStream)
             throws SQLException {
@@ -127,25 +136,10 @@ final class AppendWriter {
             AppendRequest.Entry entry = request.entries().get(i);
             if (fate.status() == AppendResult.Status.ACCEPTED) {
                 AppendRequest.Event event = (AppendRequest.Event) entry;
-                insertEvent.setInt(1, state.id);
-                insertEvent.setLong(2, fate.offset());
-                insertEvent.setString(3, request.requestId());
-                insertEvent.setLong(4, request.receivedAtMicros());
-                insertEvent.setString(5, request.schemaVersion());
-                if (event.idempotencyKey() == null) {
-                    insertEvent.setNull(6, Types.VARCHAR);
-                    insertEvent.setNull(7, Types.BIGINT);
-                } else {
-                    insertEvent.setString(6, event.idempotencyKey());
-                    insertEvent.setLong(7, requestKeys.get(event.idempotencyKey()).hash);
-                }
-                insertEvent.setBytes(8, event.payload());
-                if (publish != null && fate.offset() == lastOffset) {
-                    insertEvent.setString(9, publish);
-                } else {
-                    insertEvent.setNull(9, Types.VARCHAR);
-                }
-                insertEvent.executeUpdate();
+                String key = event.idempotencyKey();
+                eventInserts.add(state.id, fate.offset(), request.requestId(), request.receivedAtMicros(),
+                        request.schemaVersion(), key, key == null ? 0 : requestKeys.get(key).hash, event.payload(),
+                        fate.offset() == lastOffset ? publish : null);
             } else if (fate.status() == AppendResult.Status.QUARANTINED) {
                 AppendRequest.Quarantined quarantined = (AppendRequest.Quarantined) entry;
                 insertQuarantined.setInt(1, state.id);

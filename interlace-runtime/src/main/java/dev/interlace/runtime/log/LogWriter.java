@@ -301,11 +301,13 @@ final class LogWriter {
         int entries = 0;
         PublishIndex.Mark indexBefore = publishIndex.mark();
         try {
+            appendWriter.beginGroup();
             for (AppendTask task : group) {
                 AppendResult result = appendWriter.write(task.request, now, pending);
                 results.add(result);
                 entries += task.request.size();
             }
+            appendWriter.insertEvents();
             writeKeyBlocks(pending);
             if (publishIndex.due()) {
                 publishIndex.index(connection);
@@ -447,7 +449,9 @@ final class LogWriter {
         PublishIndex.Mark indexBefore = publishIndex.mark();
         ReplayResult result;
         try {
+            appendWriter.beginGroup();
             result = quarantineWriter.write(task.request, now, pending);
+            appendWriter.insertEvents();
         } catch (SQLException | RuntimeException e) {
             publishIndex.restore(indexBefore);
             throw e;

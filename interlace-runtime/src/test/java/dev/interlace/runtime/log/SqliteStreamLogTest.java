@@ -217,6 +217,61 @@ class SqliteStreamLogTest {
     }
 
     @Test
+    void everyRowOfAGroupLargerThanOneInsertStatementIsStoredWithItsOwnRequestPayloadAndKey() throws Exception {
+        SqliteStreamLog log = open();
+        // One request of 70 events (more than two statements' worth), some without a key, one key twice.
+        List<AppendRequest.Entry> entries = new ArrayList<>();
+        for (int i = 0; i < 70; i++) {
+            String key = i == 40 ? "big-3" : i % 5 == 4 ? null : "big-" + i;
+            entries.add(new AppendRequest.Event(("{\"n\":" + i + "}").getBytes(StandardCharsets.UTF_8), key));
+        }
+        AppendResult.Committed big = (AppendResult.Committed) log.append(new AppendRequest("orders", "req-big",
+                clock.instant().getEpochSecond() * 1_000_000L, "v1", entries)).get();
+        assertThat(big.count(AppendResult.Status.ACCEPTED)).isEqualTo(69);
+        assertThat(big.entries().get(40)).isEqualTo(new AppendResult.EntryResult(AppendResult.Status.DUPLICATE, 4));
+        // Then 100 concurrent single-event requests, which the writer groups.
+        ExecutorService clients = Executors.newFixedThreadPool(16);
+        try {
+            List<Future<AppendResult>> singles = new ArrayList<>();
+            for (int i = 0; i < 100; i++) {
+                String key = "one-" + i;
+                singles.add(clients.submit(() -> log.append(request(key)).get()));
+            }
+            for (Future<AppendResult> single : singles) {
+                assertThat(single.get()).isInstanceOf(AppendResult.Committed.class);
+            }
+        } finally {
+            clients.shutdownNow();
+        }
+
+        List<LogEntry> stored = log.read("orders", 0, 1_000, Duration.ZERO);
+        assertThat(stored).extracting(LogEntry::offset)
+                .containsExactlyElementsOf(java.util.stream.LongStream.rangeClosed(1, 169).boxed().toList());
+        for (int i = 0; i < 69; i++) {
+            int n = i < 40 ? i : i + 1; // event 40 was the duplicate
+            assertThat(new String(stored.get(i).payload(), StandardCharsets.UTF_8)).isEqualTo("{\"n\":" + n + "}");
+            assertThat(stored.get(i).requestId()).isEqualTo("req-big");
+        }
+        for (LogEntry single : stored.subList(69, 169)) {
+            String key = single.requestId().substring("req-".length());
+            assertThat(new String(single.payload(), StandardCharsets.UTF_8)).isEqualTo("{\"id\":\"" + key + "\"}");
+            // Its key was stored with it: a retry is a duplicate of exactly this offset, also after a restart.
+            assertThat(append(log, key).entries().get(0))
+                    .isEqualTo(new AppendResult.EntryResult(AppendResult.Status.DUPLICATE, single.offset()));
+        }
+        PublishRecord record = log.publishes(new PublishRecord.Filter(null, "req-big", null, null, 10)).records()
+                .get(0);
+        assertThat(List.of(record.accepted(), record.deduplicated(), record.firstOffset(), record.lastOffset()))
+                .containsExactly(69L, 1L, 1L, 69L);
+        log.close();
+        opened.remove(log);
+        SqliteStreamLog reopened = open();
+        assertThat(append(reopened, "big-68", "one-99").entries()).extracting(AppendResult.EntryResult::status)
+                .containsOnly(AppendResult.Status.DUPLICATE);
+        assertThat(append(reopened, "big-4").entries().get(0).status()).isEqualTo(AppendResult.Status.ACCEPTED);
+    }
+
+    @Test
     void anAppendThatWouldExceedTheBacklogIsRefusedWithoutWritingAnything() throws Exception {
         SqliteStreamLog log = open(LogSettings.defaults(3), new Nothing(), CommitListener.NONE);
         append(log, "a", "b");
