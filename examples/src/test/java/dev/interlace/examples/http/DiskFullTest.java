@@ -124,7 +124,7 @@ class DiskFullTest {
                 Files.delete(filler);
                 assertThat(api.get("/health/ready").status()).isEqualTo(200);
                 TestServer.Response accepted = api.postJson("/streams/orders", batch(new ArrayList<>()));
-                assertThat(accepted.status()).isEqualTo(200);
+                assertThat(accepted.status()).as("%s", accepted.body()).isEqualTo(200);
                 assertThat(eventKeys(api)).doesNotContainAnyElementsOf(keys).doesNotHaveDuplicates();
             }
         }
