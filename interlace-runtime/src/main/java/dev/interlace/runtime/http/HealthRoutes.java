@@ -57,7 +57,7 @@ final class HealthRoutes implements RouteSet {
         if (!health.writable()) {
             reasons.add("log_unavailable: " + health.problem());
         }
-        long free = disk.usableBytes();
+        long free = disk.usableBytesNow();
         if (free < limits.minFreeDiskBytes()) {
             reasons.add("disk_below_floor: " + free + " bytes free, floor " + limits.minFreeDiskBytes());
         }

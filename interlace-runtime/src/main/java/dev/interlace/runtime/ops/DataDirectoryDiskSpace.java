@@ -5,6 +5,7 @@ import java.io.UncheckedIOException;
 import java.nio.file.FileStore;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * {@link DiskSpace} of the file system holding the data directory: one {@code statvfs} at most every
@@ -16,8 +17,8 @@ public final class DataDirectoryDiskSpace implements DiskSpace {
     static final long REFRESH_MILLIS = 10;
 
     private final FileStore store;
-    /** The last figure and when it was read; null before the first call. */
-    private volatile Reading last;
+    /** The newest figure and when its reading began; null before the first call. */
+    private final AtomicReference<Reading> last = new AtomicReference<>();
 
     private record Reading(long usableBytes, long atNanos) {}
 
@@ -31,18 +32,26 @@ public final class DataDirectoryDiskSpace implements DiskSpace {
 
     @Override
     public long usableBytes() {
-        long now = System.nanoTime();
-        Reading reading = last;
-        if (reading != null && now - reading.atNanos() < REFRESH_MILLIS * 1_000_000) {
+        Reading reading = last.get();
+        if (reading != null && System.nanoTime() - reading.atNanos() < REFRESH_MILLIS * 1_000_000) {
             return reading.usableBytes();
         }
+        return usableBytesNow();
+    }
+
+    @Override
+    public long usableBytesNow() {
+        long startedNanos = System.nanoTime();
         long bytes;
         try {
             bytes = store.getUsableSpace();
         } catch (IOException e) {
             bytes = 0;
         }
-        last = new Reading(bytes, now);
+        Reading reading = new Reading(bytes, startedNanos);
+        // Never replaced by a reading that began earlier (a slower thread's), which may predate freed space.
+        last.accumulateAndGet(reading, (current, fresh) ->
+                current == null || fresh.atNanos() - current.atNanos() >= 0 ? fresh : current);
         return bytes;
     }
 }
