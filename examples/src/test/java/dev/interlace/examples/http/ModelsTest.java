@@ -240,4 +240,51 @@ class ModelsTest {
             assertThat(rows(api, "SELECT sum(orders) FROM revenue_per_day").get(0).get(0).asLong()).isEqualTo(40);
         }
     }
+
+    @Test
+    void afterEachRunTheRunnerRestsTheRestRatioTimesTheRunsDuration() {
+        int ratio = 5;
+        try (TestServer api = TestServer.start(dataDirectory, "--flush-delay-ms", "0", "--flush-batch-rows", "1",
+                "--model-rest-ratio", Integer.toString(ratio))) {
+            // A publish every few milliseconds for a second and a half: each is flushed at once and triggers a run,
+            // most of them while the previous run goes on or rests.
+            long until = System.nanoTime() + Duration.ofMillis(1_500).toNanos();
+            int published = 0;
+            while (System.nanoTime() < until) {
+                api.postJson("/streams/orders", "{\"order_id\":\"o" + published++ + "\",\"total\":1}");
+                sleep(Duration.ofMillis(5));
+            }
+            settle(api);
+            List<long[]> runs = new ArrayList<>(); // started, finished (epoch µs), oldest first
+            for (JsonNode run : api.get("/runs?limit=1000").body().get("runs")) {
+                if (run.get("trigger").asText().startsWith("stream:orders:")) {
+                    runs.add(0, new long[] {micros(run.get("started_at")), micros(run.get("finished_at"))});
+                }
+            }
+            assertThat(runs).as("runs for the publishes of a second and a half").hasSizeGreaterThan(2);
+            for (int i = 1; i < runs.size(); i++) {
+                long duration = runs.get(i - 1)[1] - runs.get(i - 1)[0];
+                long gap = runs.get(i)[0] - runs.get(i - 1)[1];
+                // The runner times its rest on another clock than the records' (1 ms of leeway for the difference).
+                assertThat(gap).as("run %d started %d µs after run %d, which took %d µs", i, gap, i - 1, duration)
+                        .isGreaterThanOrEqualTo(ratio * duration - 1_000);
+            }
+            assertThat(rows(api, "SELECT sum(orders) FROM revenue_per_day").get(0).get(0).asLong())
+                    .as("the last run saw every order").isEqualTo(published);
+        }
+    }
+
+    private static void sleep(Duration duration) {
+        try {
+            Thread.sleep(duration.toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        }
+    }
+
+    private static long micros(JsonNode time) {
+        java.time.Instant instant = java.time.Instant.parse(time.asText());
+        return instant.getEpochSecond() * 1_000_000 + instant.getNano() / 1_000;
+    }
 }

@@ -19,6 +19,7 @@ import java.nio.file.Path;
  * @param recordRetentionMicros how long publish, flush and system records are kept; 0 keeps none
  * @param refusedRequests how many refused requests (4xx/5xx) the in-memory ring keeps
  * @param readyFlushFailingMillis how long a stream's flush may fail before {@code /health/ready} says 503
+ * @param modelRestRatio how many times a model run's duration the model runner waits before it starts the next run
  * @param exposure keys off loopback, accepted hosts and origins, TLS
  * @param log which stream log to run on (SQLite in the data directory, or Kafka) and its settings
  */
@@ -35,6 +36,7 @@ public record InterlaceConfig(
         long recordRetentionMicros,
         int refusedRequests,
         long readyFlushFailingMillis,
+        int modelRestRatio,
         Exposure exposure,
         LogOptions log) {
 
@@ -45,10 +47,11 @@ public record InterlaceConfig(
     /** A configuration on the SQLite log. */
     public InterlaceConfig(int port, String bind, Path dataDirectory, long maxBodyBytes, int maxEventsPerRequest,
             long maxPending, long minFreeDiskBytes, long flushDelayMillis, int flushBatchRows,
-            long recordRetentionMicros, int refusedRequests, long readyFlushFailingMillis, Exposure exposure) {
+            long recordRetentionMicros, int refusedRequests, long readyFlushFailingMillis, int modelRestRatio,
+            Exposure exposure) {
         this(port, bind, dataDirectory, maxBodyBytes, maxEventsPerRequest, maxPending, minFreeDiskBytes,
                 flushDelayMillis, flushBatchRows, recordRetentionMicros, refusedRequests, readyFlushFailingMillis,
-                exposure, LogOptions.sqlite());
+                modelRestRatio, exposure, LogOptions.sqlite());
     }
 
     /** The defaults, with data under {@code .interlace} in the working directory. */
@@ -59,19 +62,19 @@ public record InterlaceConfig(
     public InterlaceConfig withPort(int newPort) {
         return new InterlaceConfig(newPort, bind, dataDirectory, maxBodyBytes, maxEventsPerRequest, maxPending,
                 minFreeDiskBytes, flushDelayMillis, flushBatchRows, recordRetentionMicros, refusedRequests,
-                readyFlushFailingMillis, exposure, log);
+                readyFlushFailingMillis, modelRestRatio, exposure, log);
     }
 
     public InterlaceConfig withDataDirectory(Path directory) {
         return new InterlaceConfig(port, bind, directory, maxBodyBytes, maxEventsPerRequest, maxPending,
                 minFreeDiskBytes, flushDelayMillis, flushBatchRows, recordRetentionMicros, refusedRequests,
-                readyFlushFailingMillis, exposure, log);
+                readyFlushFailingMillis, modelRestRatio, exposure, log);
     }
 
     public InterlaceConfig withLog(LogOptions options) {
         return new InterlaceConfig(port, bind, dataDirectory, maxBodyBytes, maxEventsPerRequest, maxPending,
                 minFreeDiskBytes, flushDelayMillis, flushBatchRows, recordRetentionMicros, refusedRequests,
-                readyFlushFailingMillis, exposure, options);
+                readyFlushFailingMillis, modelRestRatio, exposure, options);
     }
 
     /**
@@ -100,6 +103,6 @@ public record InterlaceConfig(
     public InterlaceConfig withMaxPending(long pending) {
         return new InterlaceConfig(port, bind, dataDirectory, maxBodyBytes, maxEventsPerRequest, pending,
                 minFreeDiskBytes, flushDelayMillis, flushBatchRows, recordRetentionMicros, refusedRequests,
-                readyFlushFailingMillis, exposure, log);
+                readyFlushFailingMillis, modelRestRatio, exposure, log);
     }
 }

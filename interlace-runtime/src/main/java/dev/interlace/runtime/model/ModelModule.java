@@ -67,8 +67,8 @@ public final class ModelModule extends AbstractModule {
     @Provides
     @Singleton
     Optional<ModelRunner> runner(Optional<ModelGraph> graph, Optional<Warehouse> warehouse, Clock clock,
-            RequestIds ids, Set<ModelListener> listeners) {
+            RequestIds ids, Set<ModelListener> listeners, InterlaceConfig config) {
         return graph.map(models -> new ModelRunner(models, warehouse.get(), warehouse.get(), clock, ids,
-                ModelListener.all(listeners)));
+                ModelListener.all(listeners), config.modelRestRatio()));
     }
 }

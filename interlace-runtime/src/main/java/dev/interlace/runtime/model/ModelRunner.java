@@ -30,10 +30,11 @@ import java.util.logging.Logger;
 /**
  * Runs models after flushes: one run is one pass over the affected part of the DAG in topological order, on a thread
  * of its own so a slow model never delays flushing. At most one run waits at a time; triggers that arrive while one
- * waits join it ({@code triggers}). After a run the thread rests as long as the run took before starting the next one,
- * so that under a steady stream of flushes model runs take at most half of a core and cannot crowd out publishing
- * and flushing on a small machine; a quiet system's short runs barely wait. A failing model is recorded with its error and its dependants are skipped; the
- * rest of the run goes on, and the next trigger retries.
+ * waits join it ({@code triggers}). After a run the thread rests {@code model-rest-ratio} times as long as the run took
+ * before starting the next one (three by default), so that under a steady stream of flushes model runs take at most a
+ * quarter of the runner's time and cannot crowd out publishing and flushing on a small machine; a quiet system's
+ * short runs barely wait. A failing model is recorded with its error and its dependants are skipped; the rest of the
+ * run goes on, and the next trigger retries.
  *
  * <p>This class only schedules: what a model's output is written as, its watermarks and the run history belong to the
  * warehouse ({@link ModelStore}, {@link RunHistory}), which writes them in its own dialect. An incremental model's
@@ -50,7 +51,9 @@ public final class ModelRunner implements AutoCloseable {
     private final RequestIds ids;
     private final ModelListener listener;
     private final ScheduledExecutorService executor;
-    /** When the next run may start ({@link System#nanoTime()}): the last run's end plus its duration. */
+    /** How many times a run's duration the runner rests after it. */
+    private final int restRatio;
+    /** When the next run may start ({@link System#nanoTime()}): the last run's end plus its rest. */
     private volatile long restUntilNanos = System.nanoTime();
     private final ReentrantLock lock = new ReentrantLock();
     private PendingRun pending;
@@ -60,8 +63,12 @@ public final class ModelRunner implements AutoCloseable {
     private int active;
 
     public ModelRunner(ModelGraph graph, ModelStore store, RunHistory history, Clock clock, RequestIds ids,
-            ModelListener listener) {
+            ModelListener listener, int restRatio) {
+        if (restRatio < 0) {
+            throw new IllegalArgumentException("the rest ratio must not be negative, got " + restRatio);
+        }
         this.graph = graph;
+        this.restRatio = restRatio;
         this.store = store;
         this.history = history;
         this.clock = clock;
@@ -174,7 +181,7 @@ public final class ModelRunner implements AutoCloseable {
             execute(run);
         } finally {
             long ended = System.nanoTime();
-            restUntilNanos = ended + (ended - started);
+            restUntilNanos = ended + restRatio * (ended - started);
             lock.lock();
             try {
                 active--;

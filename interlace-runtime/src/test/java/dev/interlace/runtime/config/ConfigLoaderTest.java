@@ -35,6 +35,7 @@ class ConfigLoaderTest {
         assertThat(config.minFreeDiskBytes()).isEqualTo(268_435_456L);
         assertThat(config.flushDelayMillis()).isEqualTo(50);
         assertThat(config.flushBatchRows()).isEqualTo(5_000);
+        assertThat(config.modelRestRatio()).isEqualTo(3);
     }
 
     @Test
@@ -68,6 +69,9 @@ class ConfigLoaderTest {
         assertThatThrownBy(() -> load(Map.of("INTERLACE_MAX_PENDING", "0")))
                 .hasMessage("INTERLACE_MAX_PENDING must be between 1 and " + Long.MAX_VALUE / 2 + ", got 0");
         assertThatThrownBy(() -> load(Map.of(), "--port", "70000")).hasMessageContaining("between 0 and 65535");
+        assertThatThrownBy(() -> load(Map.of(), "--model-rest-ratio", "-1"))
+                .hasMessage("--model-rest-ratio must be between 0 and 100, got -1");
+        assertThat(load(Map.of("INTERLACE_MODEL_REST_RATIO", "0")).config().modelRestRatio()).isZero();
         Files.writeString(dataDirectory.resolve("interlace.properties"), "flush-batch-rows=-1\n");
         assertThatThrownBy(() -> load(Map.of()))
                 .hasMessageContaining("\"flush-batch-rows\" in interlace.properties must be between 1");
