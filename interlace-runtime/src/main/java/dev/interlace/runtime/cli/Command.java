@@ -15,6 +15,14 @@ interface Command {
     String summary();
 
     /**
+     * What {@code interlace <command> --help} prints after the usage line and the summary (each option explained);
+     * nothing more by default.
+     */
+    default String help() {
+        return "";
+    }
+
+    /**
      * Runs with the arguments after the command name.
      *
      * @return the exit code

@@ -110,8 +110,11 @@ public final class Main {
         }
         String name = args[0];
         if (name.equals("help") || name.equals("--help") || name.equals("-h")) {
-            out.print(usage());
-            return 0;
+            if (args.length == 1) {
+                out.print(usage());
+                return 0;
+            }
+            name = args[1]; // interlace help <command>
         }
         Command command = commands.get(name);
         if (command == null) {
@@ -120,6 +123,13 @@ public final class Main {
             return USAGE;
         }
         List<String> rest = Arrays.asList(args).subList(1, args.length);
+        if (!name.equals(args[0]) || rest.contains("--help") || rest.contains("-h")) {
+            out.println("usage: interlace " + name + " " + command.synopsis());
+            out.println();
+            out.println(command.summary());
+            out.print(command.help());
+            return 0;
+        }
         try {
             return command.run(rest, out);
         } catch (UsageException e) {
@@ -137,7 +147,8 @@ public final class Main {
         for (Command command : commands.values()) {
             text.append(String.format("  %-10s %s%n", command.name(), command.summary()));
         }
-        text.append(String.format("  %-10s %s%n", "help", "show this message"));
+        text.append(String.format("  %-10s %s%n", "help", "show this message; help <command> (or <command> --help):"
+                + " the command's options"));
         return text.toString();
     }
 }

@@ -28,9 +28,27 @@ final class ServeCommand implements Command {
     public String synopsis() {
         StringBuilder synopsis = new StringBuilder();
         for (ConfigLoader.Setting setting : ConfigLoader.SETTINGS) {
-            synopsis.append(synopsis.length() == 0 ? "" : " ").append("[--").append(setting.flag()).append(" N]");
+            synopsis.append(synopsis.length() == 0 ? "" : " ").append('[').append(option(setting)).append(']');
         }
-        return synopsis.toString().replace("[--bind N]", "[--bind ADDRESS]").replace("[--data-dir N]", "[--data-dir DIR]");
+        return synopsis.toString();
+    }
+
+    @Override
+    public String help() {
+        StringBuilder help = new StringBuilder("\noptions (each from its flag, else its environment variable, else"
+                + " <data-dir>/interlace.properties, else its default):\n");
+        for (ConfigLoader.Setting setting : ConfigLoader.SETTINGS) {
+            help.append("  ").append(option(setting)).append('\n')
+                    .append("      ").append(setting.description()).append(" (").append(setting.env())
+                    .append(setting.defaultValue().isEmpty() ? "" : "; default " + setting.defaultValue())
+                    .append(")\n");
+        }
+        return help.toString();
+    }
+
+    /** {@code --flag VALUE}, or {@code --flag} alone for a switch. */
+    private static String option(ConfigLoader.Setting setting) {
+        return "--" + setting.flag() + (setting.value().isEmpty() ? "" : " " + setting.value());
     }
 
     @Override

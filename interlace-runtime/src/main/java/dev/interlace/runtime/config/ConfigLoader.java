@@ -20,8 +20,11 @@ import java.util.Properties;
  */
 public final class ConfigLoader {
 
-    /** One setting: its flag name (without {@code --}), environment variable and default. */
-    public record Setting(String flag, String env, String defaultValue, String description) {
+    /**
+     * One setting: its flag name (without {@code --}), environment variable, default, what its value looks like in
+     * usage messages ({@code N}, {@code FILE}; empty for a switch, which needs none) and what it does.
+     */
+    public record Setting(String flag, String env, String defaultValue, String value, String description) {
         /** The key in {@code interlace.properties}: the flag name. */
         public String property() {
             return flag;
@@ -29,58 +32,61 @@ public final class ConfigLoader {
     }
 
     public static final List<Setting> SETTINGS = List.of(
-            new Setting("port", "INTERLACE_PORT", "8000", "HTTP port; 0 picks a free one"),
-            new Setting("bind", "INTERLACE_BIND", "127.0.0.1", "address to listen on"),
-            new Setting("data-dir", "INTERLACE_DATA_DIR", ".interlace", "where the log, warehouse and lock live"),
-            new Setting("max-body-bytes", "INTERLACE_MAX_BODY_BYTES", "10485760",
+            new Setting("port", "INTERLACE_PORT", "8000", "N", "HTTP port; 0 picks a free one"),
+            new Setting("bind", "INTERLACE_BIND", "127.0.0.1", "ADDRESS", "address to listen on"),
+            new Setting("data-dir", "INTERLACE_DATA_DIR", ".interlace", "DIR",
+                    "where the log, warehouse and lock live"),
+            new Setting("max-body-bytes", "INTERLACE_MAX_BODY_BYTES", "10485760", "BYTES",
                     "largest request body, after decompression"),
-            new Setting("max-events-per-request", "INTERLACE_MAX_EVENTS_PER_REQUEST", "10000",
+            new Setting("max-events-per-request", "INTERLACE_MAX_EVENTS_PER_REQUEST", "10000", "N",
                     "most events in one publish"),
-            new Setting("max-pending", "INTERLACE_MAX_PENDING", "100000",
+            new Setting("max-pending", "INTERLACE_MAX_PENDING", "100000", "N",
                     "most entries per stream waiting to be materialised before 429"),
-            new Setting("min-free-disk-bytes", "INTERLACE_MIN_FREE_DISK_BYTES", "268435456",
+            new Setting("min-free-disk-bytes", "INTERLACE_MIN_FREE_DISK_BYTES", "268435456", "BYTES",
                     "free disk below which publishes get 503"),
-            new Setting("flush-delay-ms", "INTERLACE_FLUSH_DELAY_MS", "50",
+            new Setting("flush-delay-ms", "INTERLACE_FLUSH_DELAY_MS", "50", "MS",
                     "how long the flusher waits to batch more events"),
-            new Setting("flush-batch-rows", "INTERLACE_FLUSH_BATCH_ROWS", "5000", "rows per flush transaction"),
-            new Setting("record-retention", "INTERLACE_RECORD_RETENTION", "7d",
+            new Setting("flush-batch-rows", "INTERLACE_FLUSH_BATCH_ROWS", "5000", "N", "rows per flush transaction"),
+            new Setting("record-retention", "INTERLACE_RECORD_RETENTION", "7d", "DURATION",
                     "how long publish, flush and system records are kept (<n><s|m|h|d|w>; 0 keeps none)"),
-            new Setting("refused-requests", "INTERLACE_REFUSED_REQUESTS", "10000",
+            new Setting("refused-requests", "INTERLACE_REFUSED_REQUESTS", "10000", "N",
                     "refused requests (4xx/5xx) kept in memory for GET /logs/api"),
-            new Setting("ready-flush-failing-ms", "INTERLACE_READY_FLUSH_FAILING_MS", "30000",
+            new Setting("ready-flush-failing-ms", "INTERLACE_READY_FLUSH_FAILING_MS", "30000", "MS",
                     "how long a stream's flush may fail before /health/ready answers 503"),
-            new Setting("model-rest-ratio", "INTERLACE_MODEL_REST_RATIO", "3",
+            new Setting("model-rest-ratio", "INTERLACE_MODEL_REST_RATIO", "3", "N",
                     "after a model run, wait this many times its duration before the next (0: back to back)"),
-            new Setting("insecure-no-auth", "INTERLACE_INSECURE_NO_AUTH", "false",
+            new Setting("insecure-no-auth", "INTERLACE_INSECURE_NO_AUTH", "false", "",
                     "serve without API keys on a non-loopback address (never do this on a network you do not trust)"),
-            new Setting("allowed-hosts", "INTERLACE_ALLOWED_HOSTS", "",
+            new Setting("allowed-hosts", "INTERLACE_ALLOWED_HOSTS", "", "HOST[,HOST...]",
                     "extra Host names accepted, comma-separated (the loopback names always are)"),
-            new Setting("cors-origins", "INTERLACE_CORS_ORIGINS", "",
+            new Setting("cors-origins", "INTERLACE_CORS_ORIGINS", "", "ORIGIN[,ORIGIN...]",
                     "browser origins allowed to call the API, comma-separated, e.g. https://app.example"),
-            new Setting("tls-cert", "INTERLACE_TLS_CERT", "", "PEM certificate chain: serve HTTPS (with --tls-key)"),
-            new Setting("tls-key", "INTERLACE_TLS_KEY", "", "PEM private key (PKCS#8) of --tls-cert"),
-            new Setting("log", "INTERLACE_LOG", "sqlite",
+            new Setting("tls-cert", "INTERLACE_TLS_CERT", "", "FILE",
+                    "PEM certificate chain: serve HTTPS (with --tls-key)"),
+            new Setting("tls-key", "INTERLACE_TLS_KEY", "", "FILE", "PEM private key (PKCS#8) of --tls-cert"),
+            new Setting("log", "INTERLACE_LOG", "sqlite", "sqlite|kafka",
                     "the stream log: sqlite (in the data directory) or kafka (needs --kafka-bootstrap)"),
-            new Setting("kafka-bootstrap", "INTERLACE_KAFKA_BOOTSTRAP", "",
+            new Setting("kafka-bootstrap", "INTERLACE_KAFKA_BOOTSTRAP", "", "HOST:PORT[,...]",
                     "Kafka brokers to contact first, HOST:PORT[,HOST:PORT...] (with --log kafka)"),
-            new Setting("kafka-topic-prefix", "INTERLACE_KAFKA_TOPIC_PREFIX", "interlace.",
+            new Setting("kafka-topic-prefix", "INTERLACE_KAFKA_TOPIC_PREFIX", "interlace.", "PREFIX",
                     "prefix of every topic the Kafka log creates"),
-            new Setting("kafka-replication-factor", "INTERLACE_KAFKA_REPLICATION_FACTOR", "3",
+            new Setting("kafka-replication-factor", "INTERLACE_KAFKA_REPLICATION_FACTOR", "3", "N",
                     "replicas of each topic the Kafka log creates"),
-            new Setting("kafka-min-insync-replicas", "INTERLACE_KAFKA_MIN_INSYNC_REPLICAS", "2",
+            new Setting("kafka-min-insync-replicas", "INTERLACE_KAFKA_MIN_INSYNC_REPLICAS", "2", "N",
                     "replicas that hold a record before a publish is acknowledged (min.insync.replicas)"),
-            new Setting("advertise-url", "INTERLACE_ADVERTISE_URL", "",
+            new Setting("advertise-url", "INTERLACE_ADVERTISE_URL", "", "URL",
                     "the URL other nodes reach this one at (default http(s)://<bind>:<port>)"),
-            new Setting("cluster-secret-file", "INTERLACE_CLUSTER_SECRET_FILE", "",
+            new Setting("cluster-secret-file", "INTERLACE_CLUSTER_SECRET_FILE", "", "FILE",
                     "the secret shared by a cluster's nodes (at least 32 bytes, owner-only); forward requests to them"),
-            new Setting("cluster-ca-file", "INTERLACE_CLUSTER_CA_FILE", "",
+            new Setting("cluster-ca-file", "INTERLACE_CLUSTER_CA_FILE", "", "FILE",
                     "PEM certificates trusted for https:// nodes, besides the JVM's defaults"),
-            new Setting("role", "INTERLACE_ROLE", "all",
+            new Setting("role", "INTERLACE_ROLE", "all", "all|ingest|warehouse",
                     "what this node runs with --log kafka: all, ingest (HTTP and sequencing) or warehouse (flusher,"
                             + " DuckDB, models, /sql)"));
 
-    /** Flags that may be given without a value, meaning {@code true}. */
-    private static final java.util.Set<String> SWITCHES = java.util.Set.of("insecure-no-auth");
+    /** Flags that may be given without a value, meaning {@code true}: the settings whose value shows as nothing. */
+    private static final java.util.Set<String> SWITCHES = SETTINGS.stream().filter(s -> s.value().isEmpty())
+            .map(Setting::flag).collect(java.util.stream.Collectors.toUnmodifiableSet());
 
     /**
      * The resolved configuration and the origin of every value ({@code flag}, {@code env}, {@code properties},
