@@ -100,10 +100,13 @@ final class ServerClient {
             case BROKEN -> "request to " + failure.uri() + " failed: " + failure.getCause().getMessage();
             case INTERRUPTED -> "interrupted";
             case STATUS, NOT_JSON -> {
-                if (failure.status() == 401 || failure.status() == 403) {
+                JsonNode json = failure.json();
+                // A 403 is about the key only when it says so (forbidden); read_only and origin_not_allowed are not.
+                boolean keyRefused = failure.status() == 401 || (failure.status() == 403
+                        && (json == null || json.path("error").asText().equals("forbidden")));
+                if (keyRefused) {
                     yield refusal(failure);
                 }
-                JsonNode json = failure.json();
                 if (json == null) {
                     yield "the server answered " + failure.status() + " with a body that is not JSON";
                 }
