@@ -56,7 +56,7 @@ class PublishCommandTest {
                     server.uri().toString());
 
             assertThat(code).as(cli.stdout() + cli.stderr()).isZero();
-            assertThat(cli.stdout()).contains("published 7 events to clicks in 3 requests", "accepted      5",
+            assertThat(cli.stdout()).contains("7 events for clicks in 3 requests", "accepted      5",
                     "deduplicated  1", "quarantined   1", "refused       0");
             assertThat(cli.stderr()).as("no progress line when stderr is not a terminal").isEmpty();
             JsonNode stream = cli.get(server, "/streams/clicks");
@@ -73,7 +73,7 @@ class PublishCommandTest {
             int code = cli.runWithInput(array, false, "publish", "orders", "-", "--server", server.uri().toString());
 
             assertThat(code).as(cli.stdout() + cli.stderr()).isZero();
-            assertThat(cli.stdout()).contains("published 2 events to orders in 1 request ", "accepted      2");
+            assertThat(cli.stdout()).contains("2 events for orders in 1 request ", "accepted      2");
             JsonNode recent = cli.get(server, "/streams/orders").get("recent");
             assertThat(recent.get(0).get("event").toString()).isEqualTo("{\"order_id\":\"o2\",\"total\":0.10,"
                     + "\"meta\":{\"big\":123456789012345678901234567890,\"exact\":49.50}}");
@@ -88,7 +88,7 @@ class PublishCommandTest {
             int code = cli.run("publish", "orders", input.toString(), "--server", server.uri().toString());
 
             assertThat(code).isEqualTo(Main.FAILED);
-            assertThat(cli.stdout()).contains("published 7 events to orders", "accepted      4", "refused       3",
+            assertThat(cli.stdout()).contains("7 events for orders", "accepted      4", "refused       3",
                     "line 2: total:", "(schema_violation)", "line 4: not valid JSON", "line 6: not a JSON object");
             assertThat(cli.get(server, "/streams/orders").get("head").asLong())
                     .as("the valid events of the refused batch are sent again and stored").isEqualTo(4);

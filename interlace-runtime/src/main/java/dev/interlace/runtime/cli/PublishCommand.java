@@ -346,8 +346,10 @@ final class PublishCommand implements Command {
 
         void printSummary(PrintStream out) {
             long nanos = System.nanoTime();
-            out.println(String.format(Locale.ROOT, "published %d events to %s in %d request%s (%.1f s, %.0f events/s)",
-                    read, stream, requests, requests == 1 ? "" : "s", (nanos - startedNanos) / 1e9, rate(read, nanos)));
+            // Not "published": the counts below say what became of them, refused ones included.
+            out.println(String.format(Locale.ROOT, "%d event%s for %s in %d request%s (%.1f s, %.0f events/s)",
+                    read, read == 1 ? "" : "s", stream, requests, requests == 1 ? "" : "s",
+                    (nanos - startedNanos) / 1e9, rate(read, nanos)));
             out.println("  accepted      " + accepted);
             out.println("  deduplicated  " + deduplicated);
             out.println("  quarantined   " + quarantined);
