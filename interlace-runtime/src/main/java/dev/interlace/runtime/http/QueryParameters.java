@@ -11,10 +11,10 @@ final class QueryParameters {
     private QueryParameters() {}
 
     static Map<String, String> parse(String query) {
-        Map<String, String> parameters = new LinkedHashMap<>();
         if (query == null || query.isEmpty()) {
-            return parameters;
+            return Map.of(); // most requests (every publish without ?verbose) have none
         }
+        Map<String, String> parameters = new LinkedHashMap<>();
         for (String pair : query.split("&")) {
             if (pair.isEmpty()) {
                 continue;

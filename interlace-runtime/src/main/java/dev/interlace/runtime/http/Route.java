@@ -86,18 +86,28 @@ record Route(String method, String pattern, Access access, Handler handler, Pred
         if (want.length != have.length) {
             return null;
         }
-        List<String> parameters = new java.util.ArrayList<>();
+        // Checked before anything is allocated: the router tries most routes on every request, and few match.
+        int parameterCount = 0;
         for (int i = 0; i < want.length; i++) {
             if (want[i].startsWith("{")) {
                 if (have[i].isEmpty()) {
                     return null;
                 }
-                parameters.add(have[i]);
+                parameterCount++;
             } else if (!want[i].equals(have[i])) {
                 return null;
             }
         }
-        return parameters;
+        if (parameterCount == 0) {
+            return List.of();
+        }
+        String[] parameters = new String[parameterCount];
+        for (int i = 0, p = 0; i < want.length; i++) {
+            if (want[i].startsWith("{")) {
+                parameters[p++] = have[i];
+            }
+        }
+        return java.util.Arrays.asList(parameters);
     }
 
     /** A path or pattern split at {@code /}, empty segments kept. */

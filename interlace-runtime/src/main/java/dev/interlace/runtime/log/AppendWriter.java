@@ -30,6 +30,15 @@ final class AppendWriter {
     private PreparedStatement insertQuarantined;
     private PreparedStatement insertPublish;
     private PreparedStatement selectKey;
+    /** The dedup index's candidates for the key being looked up: reused, as only the writer thread looks keys up. */
+    private long[] candidates = new long[4];
+    private int candidateCount;
+    private final java.util.function.LongConsumer collectCandidate = offset -> {
+        if (candidateCount == candidates.length) {
+            candidates = java.util.Arrays.copyOf(candidates, candidateCount * 2);
+        }
+        candidates[candidateCount++] = offset;
+    };
 
     AppendWriter(Map<String, StreamState> states, LogSettings settings, Watermarks watermarks,
             PublishIndex publishIndex) {
@@ -237,9 +246,10 @@ final class AppendWriter {
         if (inGroup != null) {
             return inGroup.offset;
         }
-        List<Long> candidates = new ArrayList<>(1);
-        state.dedup.candidates(hash, candidates::add);
-        for (long offset : candidates) {
+        candidateCount = 0;
+        state.dedup.candidates(hash, collectCandidate);
+        for (int i = 0; i < candidateCount; i++) {
+            long offset = candidates[i];
             selectKey.setInt(1, state.id);
             selectKey.setLong(2, offset);
             try (ResultSet row = selectKey.executeQuery()) {
