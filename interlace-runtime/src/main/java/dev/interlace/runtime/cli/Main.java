@@ -110,7 +110,7 @@ public final class Main {
         }
         String name = args[0];
         if (name.equals("help") || name.equals("--help") || name.equals("-h")) {
-            if (args.length == 1) {
+            if (args.length == 1 || args[1].equals("help")) {
                 out.print(usage());
                 return 0;
             }

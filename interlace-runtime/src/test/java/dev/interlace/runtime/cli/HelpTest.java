@@ -43,6 +43,14 @@ class HelpTest {
     }
 
     @Test
+    void helpAloneOrOnItselfListsTheCommands() {
+        for (String[] args : List.of(new String[] {"help"}, new String[] {"--help"}, new String[] {"help", "help"})) {
+            assertThat(cli.run(args)).isZero();
+            assertThat(cli.stdout()).startsWith("usage: interlace <command> [options]").contains("  serve ");
+        }
+    }
+
+    @Test
     void helpForAnUnknownCommandIsAUsageError() {
         assertThat(cli.run("help", "strems")).isEqualTo(Main.USAGE);
         assertThat(cli.stderr()).contains("unknown command \"strems\"").contains("usage: interlace <command>");
