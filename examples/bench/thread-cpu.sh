@@ -53,7 +53,8 @@ threads() {
   done | awk '{ticks[$1] += $2} END {for (name in ticks) print name, ticks[name]}' | sort
 }
 metric() {
-  curl -s "$url/metrics" | awk -v name="$1" '$1 == name {print $2; exit}'
+  # awk reads to the end: leaving early would let curl die of SIGPIPE, and pipefail would end the script.
+  curl -s "$url/metrics" | awk -v name="$1" '$1 == name && !found {value = $2; found = 1} END {print value}'
 }
 
 wrk -t2 -c"$connections" -d"${warmup}s" -s "$script_dir/publish.lua" "$url" >/dev/null
