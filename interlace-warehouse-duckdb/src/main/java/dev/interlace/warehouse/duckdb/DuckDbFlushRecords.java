@@ -3,7 +3,6 @@ package dev.interlace.warehouse.duckdb;
 import dev.interlace.runtime.warehouse.FlushRecord;
 import dev.interlace.runtime.warehouse.FlushRecords;
 import dev.interlace.runtime.warehouse.StreamTables.WarehouseException;
-import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -24,32 +23,36 @@ final class DuckDbFlushRecords implements FlushRecords {
         this.connections = connections;
     }
 
-    /** Inserts a flush record; a committed batch's commit time is now (UTC, like every stored time). */
-    static void insert(Connection c, FlushRecord record, boolean committed) throws SQLException {
-        try (PreparedStatement insert = c.prepareStatement("INSERT INTO interlace.flushes VALUES (?, ?, ?, ?, ?, ?,"
-                + " make_timestamp(?), make_timestamp(?), ?)")) {
-            insert.setString(1, record.id());
-            insert.setString(2, record.stream());
-            insert.setString(3, record.target().kind());
-            insert.setLong(4, record.firstOffset());
-            insert.setLong(5, record.lastOffset());
-            insert.setLong(6, record.rows());
-            insert.setLong(7, record.startedAtMicros());
-            if (committed) {
-                insert.setLong(8, Sql.nowMicros());
-            } else {
-                insert.setNull(8, java.sql.Types.BIGINT);
-            }
-            insert.setString(9, record.error());
-            insert.executeUpdate();
+    /** Inserts a flush record ({@link DuckDbConnections#prepared}: every flush writes one). */
+    static final String INSERT = "INSERT INTO interlace.flushes VALUES (?, ?, ?, ?, ?, ?, make_timestamp(?),"
+            + " make_timestamp(?), ?)";
+
+    /**
+     * Inserts a flush record with {@code insert}, {@link #INSERT} prepared; a committed batch's commit time is now (UTC,
+     * like every stored time).
+     */
+    static void insert(PreparedStatement insert, FlushRecord record, boolean committed) throws SQLException {
+        insert.setString(1, record.id());
+        insert.setString(2, record.stream());
+        insert.setString(3, record.target().kind());
+        insert.setLong(4, record.firstOffset());
+        insert.setLong(5, record.lastOffset());
+        insert.setLong(6, record.rows());
+        insert.setLong(7, record.startedAtMicros());
+        if (committed) {
+            insert.setLong(8, Sql.nowMicros());
+        } else {
+            insert.setNull(8, java.sql.Types.BIGINT);
         }
+        insert.setString(9, record.error());
+        insert.executeUpdate();
     }
 
     @Override
     public void recordFailedFlush(FlushRecord record) {
         DuckDBConnection c = connections.borrow();
         try {
-            DuckDbFlushRecords.insert(c, record, false);
+            insert(connections.prepared(c, INSERT), record, false);
         } catch (SQLException e) {
             throw new WarehouseException("cannot record the failed flush " + record.id() + ": " + e.getMessage(), e);
         } finally {

@@ -258,19 +258,16 @@ final class DuckDbStreamTables implements StreamTables {
         DuckDBConnection c = connections.borrow();
         try {
             c.setAutoCommit(false);
-            try (PreparedStatement advance = c.prepareStatement("UPDATE streams._watermarks"
-                    + " SET watermark = ?, updated_at = make_timestamp(?)"
-                    + " WHERE stream = ? AND watermark = ? AND fencing_token = ?")) {
-                advance.setLong(1, newWatermark);
-                advance.setLong(2, Sql.nowMicros());
-                advance.setString(3, target.key());
-                advance.setLong(4, expectedWatermark);
-                advance.setLong(5, fencingToken);
-                if (advance.executeUpdate() != 1) {
-                    c.rollback();
-                    throw new FencedException("the watermark of " + target.key() + " is no longer " + expectedWatermark
-                            + " with token " + fencingToken + ": another flusher took over");
-                }
+            PreparedStatement advance = connections.prepared(c, ADVANCE_WATERMARK);
+            advance.setLong(1, newWatermark);
+            advance.setLong(2, Sql.nowMicros());
+            advance.setString(3, target.key());
+            advance.setLong(4, expectedWatermark);
+            advance.setLong(5, fencingToken);
+            if (advance.executeUpdate() != 1) {
+                c.rollback();
+                throw new FencedException("the watermark of " + target.key() + " is no longer " + expectedWatermark
+                        + " with token " + fencingToken + ": another flusher took over");
             }
             listener.afterWatermarkUpdate(target, newWatermark);
             try (DuckDBAppender appender = c.createAppender("streams", target.table())) {
@@ -291,7 +288,7 @@ final class DuckDbStreamTables implements StreamTables {
                 }
             }
             if (record != null) {
-                DuckDbFlushRecords.insert(c, record, true);
+                DuckDbFlushRecords.insert(connections.prepared(c, DuckDbFlushRecords.INSERT), record, true);
             }
             listener.beforeCommit(target, newWatermark, rows.size());
             c.commit();
@@ -311,6 +308,10 @@ final class DuckDbStreamTables implements StreamTables {
             connections.release(c);
         }
     }
+
+    /** A flush's compare-and-set of its watermark, fenced by the flusher's token (prepared once per connection). */
+    private static final String ADVANCE_WATERMARK = "UPDATE streams._watermarks SET watermark = ?,"
+            + " updated_at = make_timestamp(?) WHERE stream = ? AND watermark = ? AND fencing_token = ?";
 
     private static final int OFFSET = -1;
     private static final int INGESTED_AT = -2;
