@@ -7,6 +7,7 @@ import com.google.inject.AbstractModule;
 import com.google.inject.multibindings.Multibinder;
 import dev.interlace.runtime.flush.Flusher;
 import dev.interlace.runtime.model.ModelListener;
+import dev.interlace.runtime.ops.EpochMicros;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -242,7 +243,7 @@ class ModelsTest {
     }
 
     @Test
-    void afterEachRunTheRunnerRestsTheRestRatioTimesTheRunsDuration() {
+    void afterEachRunTheRunnerRestsTheRestRatioTimesTheRunsDuration() throws InterruptedException {
         int ratio = 5;
         try (TestServer api = TestServer.start(dataDirectory, "--flush-delay-ms", "0", "--flush-batch-rows", "1",
                 "--model-rest-ratio", Integer.toString(ratio))) {
@@ -252,7 +253,7 @@ class ModelsTest {
             int published = 0;
             while (System.nanoTime() < until) {
                 api.postJson("/streams/orders", "{\"order_id\":\"o" + published++ + "\",\"total\":1}");
-                sleep(Duration.ofMillis(5));
+                Thread.sleep(5);
             }
             settle(api);
             List<long[]> runs = new ArrayList<>(); // started, finished (epoch µs), oldest first
@@ -274,17 +275,7 @@ class ModelsTest {
         }
     }
 
-    private static void sleep(Duration duration) {
-        try {
-            Thread.sleep(duration.toMillis());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new AssertionError(e);
-        }
-    }
-
     private static long micros(JsonNode time) {
-        java.time.Instant instant = java.time.Instant.parse(time.asText());
-        return instant.getEpochSecond() * 1_000_000 + instant.getNano() / 1_000;
+        return EpochMicros.of(java.time.Instant.parse(time.asText()));
     }
 }

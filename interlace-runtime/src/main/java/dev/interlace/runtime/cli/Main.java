@@ -109,7 +109,8 @@ public final class Main {
             return USAGE;
         }
         String name = args[0];
-        if (name.equals("help") || name.equals("--help") || name.equals("-h")) {
+        boolean helpAsked = name.equals("help") || name.equals("--help") || name.equals("-h");
+        if (helpAsked) {
             if (args.length == 1 || args[1].equals("help")) {
                 out.print(usage());
                 return 0;
@@ -123,7 +124,7 @@ public final class Main {
             return USAGE;
         }
         List<String> rest = Arrays.asList(args).subList(1, args.length);
-        if (!name.equals(args[0]) || rest.contains("--help") || rest.contains("-h")) {
+        if (helpAsked || rest.contains("--help") || rest.contains("-h")) {
             out.println("usage: interlace " + name + " " + command.synopsis());
             out.println();
             out.println(command.summary());

@@ -23,15 +23,17 @@ final class DuckDbFlushRecords implements FlushRecords {
         this.connections = connections;
     }
 
-    /** Inserts a flush record ({@link DuckDbConnections#prepared}: every flush writes one). */
-    static final String INSERT = "INSERT INTO interlace.flushes VALUES (?, ?, ?, ?, ?, ?, make_timestamp(?),"
+    /** Prepared once per connection ({@link DuckDbConnections#prepared}): every flush writes a record. */
+    private static final String INSERT = "INSERT INTO interlace.flushes VALUES (?, ?, ?, ?, ?, ?, make_timestamp(?),"
             + " make_timestamp(?), ?)";
 
     /**
-     * Inserts a flush record with {@code insert}, {@link #INSERT} prepared; a committed batch's commit time is now (UTC,
-     * like every stored time).
+     * Inserts a flush record on {@code c}, a connection borrowed from {@code connections}; a committed batch's commit
+     * time is now (UTC, like every stored time).
      */
-    static void insert(PreparedStatement insert, FlushRecord record, boolean committed) throws SQLException {
+    static void insert(DuckDbConnections connections, DuckDBConnection c, FlushRecord record, boolean committed)
+            throws SQLException {
+        PreparedStatement insert = connections.prepared(c, INSERT);
         insert.setString(1, record.id());
         insert.setString(2, record.stream());
         insert.setString(3, record.target().kind());
@@ -52,7 +54,7 @@ final class DuckDbFlushRecords implements FlushRecords {
     public void recordFailedFlush(FlushRecord record) {
         DuckDBConnection c = connections.borrow();
         try {
-            insert(connections.prepared(c, INSERT), record, false);
+            insert(connections, c, record, false);
         } catch (SQLException e) {
             throw new WarehouseException("cannot record the failed flush " + record.id() + ": " + e.getMessage(), e);
         } finally {

@@ -288,7 +288,7 @@ final class DuckDbStreamTables implements StreamTables {
                 }
             }
             if (record != null) {
-                DuckDbFlushRecords.insert(connections.prepared(c, DuckDbFlushRecords.INSERT), record, true);
+                DuckDbFlushRecords.insert(connections, c, record, true);
             }
             listener.beforeCommit(target, newWatermark, rows.size());
             c.commit();
