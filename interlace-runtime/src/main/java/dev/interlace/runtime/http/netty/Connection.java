@@ -63,7 +63,16 @@ final class Connection extends ChannelInboundHandlerAdapter {
     private final ArrayDeque<Complete> waiting = new ArrayDeque<>();
 
     private Reading reading = Reading.IDLE;
-    private ScheduledFuture<?> timer;
+    /**
+     * The connection's one deadline: for the next request (idle), for the headers or for the body being read. Moving
+     * it costs a clock read; the one check scheduled on the event loop fires no later than the shortest limit after it
+     * was scheduled, so it comes before any deadline set since, and schedules itself again while the deadline is ahead.
+     */
+    private boolean deadlineArmed;
+    private long deadlineNanos;
+    /** The 408's message at the deadline; {@code null} for the idle deadline, which closes without an answer. */
+    private String deadlineMessage;
+    private ScheduledFuture<?> deadlineCheck;
     private io.netty.handler.codec.http.HttpRequest head;
     private CompositeByteBuf body;
     private long bodyBytes;
@@ -110,7 +119,11 @@ final class Connection extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelInactive(ChannelHandlerContext context) {
-        cancelTimer();
+        disarm();
+        if (deadlineCheck != null) {
+            deadlineCheck.cancel(false);
+            deadlineCheck = null;
+        }
         discardBody();
         reading = Reading.CLOSING;
         for (Complete complete : waiting) {
@@ -152,7 +165,7 @@ final class Connection extends ChannelInboundHandlerAdapter {
             }
             return;
         }
-        cancelTimer();
+        disarm();
         long declared = HttpUtil.getContentLength(request, -1L);
         if (declared > limits.maxBodyBytes()) {
             refuseAndClose(request.method().name(), request.uri(), 413, "payload_too_large", "the body is "
@@ -195,7 +208,7 @@ final class Connection extends ChannelInboundHandlerAdapter {
     }
 
     private void finishReading() {
-        cancelTimer();
+        disarm();
         byte[] bytes = ByteBufUtil.getBytes(body);
         body.release();
         body = null;
@@ -216,6 +229,10 @@ final class Connection extends ChannelInboundHandlerAdapter {
                 return;
             }
             waiting.add(complete);
+            // A pipelined request: read no further until those before it are answered (the socket's buffer holds
+            // what comes next). Reading goes on while a request is answered only until then, so a client that does
+            // not pipeline costs no change of the socket's interest per request.
+            channel.config().setAutoRead(false);
             return;
         }
         answer(complete);
@@ -224,7 +241,6 @@ final class Connection extends ChannelInboundHandlerAdapter {
     private void answer(Complete complete) {
         answering = true;
         writing = true;
-        channel.config().setAutoRead(false); // one request at a time; the socket's buffer holds what comes next
         dispatcher.dispatch(complete.request()).whenComplete((answer, failure) -> channel.eventLoop().execute(() ->
                 write(answer != null ? answer : dispatcher.refuse(complete.request().method(),
                         complete.request().rawPath(), 500, "internal", "the server failed"), complete)));
@@ -278,9 +294,10 @@ final class Connection extends ChannelInboundHandlerAdapter {
 
     private void refuseAndClose(String method, String target, int status, String error, String message,
             String retryAfter) {
-        cancelTimer();
+        disarm();
         discardBody();
         reading = Reading.CLOSING;
+        channel.config().setAutoRead(false);
         if (answering) { // an answer is on its way; it closes the connection after it is written
             return;
         }
@@ -289,7 +306,6 @@ final class Connection extends ChannelInboundHandlerAdapter {
         if (retryAfter != null) {
             answer.header("Retry-After", retryAfter);
         }
-        channel.config().setAutoRead(false);
         channel.writeAndFlush(response(answer, false)).addListener(ChannelFutureListener.CLOSE);
     }
 
@@ -306,30 +322,51 @@ final class Connection extends ChannelInboundHandlerAdapter {
     }
 
     private void armIdle() {
-        cancelTimer();
-        timer = channel.eventLoop().schedule(() -> {
-            if (reading == Reading.IDLE && !answering) {
-                channel.close(); // a keep-alive connection nobody uses: nothing to answer
-            }
-        }, limits.idleTimeout().toNanos(), TimeUnit.NANOSECONDS);
+        arm(limits.idleTimeout(), null);
     }
 
     private void arm(Duration timeout, String message) {
-        cancelTimer();
-        timer = channel.eventLoop().schedule(() -> {
-            if (!answering && (reading == Reading.HEADERS || reading == Reading.BODY)) {
-                String method = head == null ? null : head.method().name();
-                String target = head == null ? null : head.uri();
-                refuseAndClose(method, target, 408, "request_timeout", message);
-            }
-        }, timeout.toNanos(), TimeUnit.NANOSECONDS);
+        deadlineArmed = true;
+        deadlineNanos = System.nanoTime() + timeout.toNanos();
+        deadlineMessage = message;
+        if (deadlineCheck == null) {
+            scheduleCheck(Math.min(timeout.toNanos(), shortestLimitNanos()));
+        }
     }
 
-    private void cancelTimer() {
-        if (timer != null) {
-            timer.cancel(false);
-            timer = null;
+    private void disarm() {
+        deadlineArmed = false; // the pending check, if any, finds nothing to do and ends
+    }
+
+    private void scheduleCheck(long delayNanos) {
+        deadlineCheck = channel.eventLoop().schedule(this::checkDeadline, delayNanos, TimeUnit.NANOSECONDS);
+    }
+
+    private void checkDeadline() {
+        deadlineCheck = null;
+        if (!deadlineArmed || !channel.isActive()) {
+            return;
         }
+        long left = deadlineNanos - System.nanoTime();
+        if (left > 0) {
+            scheduleCheck(Math.min(left, shortestLimitNanos()));
+            return;
+        }
+        deadlineArmed = false;
+        if (deadlineMessage == null) {
+            if (reading == Reading.IDLE && !answering) {
+                channel.close(); // a keep-alive connection nobody uses: nothing to answer
+            }
+        } else if (!answering && (reading == Reading.HEADERS || reading == Reading.BODY)) {
+            String method = head == null ? null : head.method().name();
+            String target = head == null ? null : head.uri();
+            refuseAndClose(method, target, 408, "request_timeout", deadlineMessage);
+        }
+    }
+
+    private long shortestLimitNanos() {
+        return Math.min(limits.idleTimeout().toNanos(),
+                Math.min(limits.headerTimeout().toNanos(), limits.bodyTimeout().toNanos()));
     }
 
     private void discardBody() {
