@@ -13,6 +13,7 @@ import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.socket.ChannelInputShutdownEvent;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpContent;
@@ -77,6 +78,8 @@ final class Connection extends ChannelInboundHandlerAdapter {
     private CompositeByteBuf body;
     private long bodyBytes;
     private boolean answering;
+    /** The client closed its sending half: what it sent whole is answered, then the connection closes. */
+    private boolean inputShutdown;
     private volatile boolean writing;
 
     Connection(Channel channel, HttpLimits limits, HttpDispatcher dispatcher, AtomicLong bufferedBodyBytes,
@@ -148,6 +151,22 @@ final class Connection extends ChannelInboundHandlerAdapter {
         } finally {
             ReferenceCountUtil.release(message);
         }
+    }
+
+    /**
+     * The client closed its sending half (a TCP FIN): it may still read, so the requests it sent whole are answered
+     * before the connection closes. Reading goes on while a request is answered, so the end of the input is often seen
+     * before the answer is ready.
+     */
+    @Override
+    public void userEventTriggered(ChannelHandlerContext context, Object event) {
+        if (event instanceof ChannelInputShutdownEvent) {
+            inputShutdown = true;
+            if (!answering && reading != Reading.CLOSING) {
+                channel.close(); // nothing to answer, and no request can come whole any more
+            }
+        }
+        context.fireUserEventTriggered(event);
     }
 
     private void startBody(io.netty.handler.codec.http.HttpRequest request) {
@@ -247,7 +266,7 @@ final class Connection extends ChannelInboundHandlerAdapter {
     }
 
     private void write(HttpAnswer answer, Complete complete) {
-        boolean keepAlive = complete.keepAlive() && reading != Reading.CLOSING
+        boolean keepAlive = complete.keepAlive() && reading != Reading.CLOSING && !(inputShutdown && waiting.isEmpty())
                 && !"close".equalsIgnoreCase(answer.headers().get("Connection"));
         FullHttpResponse response = response(answer, keepAlive);
         channel.writeAndFlush(response).addListener((ChannelFutureListener) written -> {
@@ -261,6 +280,10 @@ final class Connection extends ChannelInboundHandlerAdapter {
             Complete next = waiting.poll();
             if (next != null) {
                 answer(next);
+                return;
+            }
+            if (inputShutdown) { // the input ended while this answer was written
+                channel.close();
                 return;
             }
             channel.config().setAutoRead(true);

@@ -236,6 +236,52 @@ public abstract class HttpTransportContract {
     }
 
     @Test
+    void aClientThatClosesItsSendingHalfAfterItsRequestsGetsEveryAnswerThenTheConnectionCloses() throws Exception {
+        Server server = start(LIMITS);
+        RawConnection client = connect(server);
+        client.write("GET /later/only HTTP/1.1\r\nHost: localhost\r\n\r\n");
+        client.finishWriting();
+        Pending only = server.dispatcher.nextPending();
+        Thread.sleep(200); // the end of the client's stream has had time to arrive before the answer is ready
+        only.answer().complete(HttpAnswer.bytes(200, "text/plain", "only".getBytes(StandardCharsets.UTF_8)));
+        assertThat(client.read(WAIT).text()).isEqualTo("only");
+        assertThat(client.closedWithin(WAIT)).as("closed once nothing more can come").isTrue();
+
+        RawConnection pipelining = connect(server);
+        pipelining.write("GET /later/1 HTTP/1.1\r\nHost: localhost\r\n\r\n"
+                + "GET /second HTTP/1.1\r\nHost: localhost\r\n\r\n");
+        pipelining.finishWriting();
+        Pending first = server.dispatcher.nextPending();
+        Thread.sleep(200);
+        first.answer().complete(HttpAnswer.bytes(200, "text/plain", "first".getBytes(StandardCharsets.UTF_8)));
+        assertThat(pipelining.read(WAIT).text()).isEqualTo("first");
+        assertThat(pipelining.read(WAIT).header("X-Path")).isEqualTo("/second");
+        assertThat(pipelining.closedWithin(WAIT)).as("closed once nothing more can come").isTrue();
+
+        RawConnection idle = connect(server);
+        idle.write("GET /once HTTP/1.1\r\nHost: localhost\r\n\r\n");
+        assertThat(idle.read(WAIT).status()).isEqualTo(200);
+        idle.finishWriting();
+        assertThat(idle.closedWithin(WAIT)).as("an idle connection whose client is done").isTrue();
+    }
+
+    @Test
+    void aBodyCutShortByTheClientClosingIsNeverDispatched() {
+        Server server = start(LIMITS);
+        RawConnection client = connect(server);
+        client.write("POST /short HTTP/1.1\r\nHost: localhost\r\nContent-Length: 10\r\n\r\n12345");
+        client.finishWriting();
+        assertThat(client.closedWithin(WAIT)).isTrue();
+
+        RawConnection chunked = connect(server);
+        chunked.write("POST /chunked HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: chunked\r\n\r\n"
+                + "5\r\n12345\r\n");
+        chunked.finishWriting();
+        assertThat(chunked.closedWithin(WAIT)).isTrue();
+        assertThat(server.dispatcher.dispatched).as("no route sees a body that never arrived whole").isEmpty();
+    }
+
+    @Test
     void anAnswerThatFailsBecomesTheDispatchersJson500() {
         Server server = start(LIMITS);
         RawConnection client = connect(server);

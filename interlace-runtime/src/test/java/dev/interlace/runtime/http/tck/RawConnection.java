@@ -57,6 +57,15 @@ final class RawConnection implements AutoCloseable {
         }
     }
 
+    /** Closes the sending half (a TCP FIN), as a client does that has nothing more to ask; answers still arrive. */
+    void finishWriting() {
+        try {
+            socket.shutdownOutput();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
     /**
      * Reads one whole answer (status line, headers, {@code Content-Length} bytes of body), waiting at most
      * {@code wait}; fails when none arrives in time or the connection closes before one is whole.
