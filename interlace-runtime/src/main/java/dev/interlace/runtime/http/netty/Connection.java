@@ -61,6 +61,8 @@ final class Connection extends ChannelInboundHandlerAdapter {
     private final HttpDispatcher dispatcher;
     private final AtomicLong bufferedBodyBytes;
     private final long bodyBudgetBytes;
+    /** The shortest of the connection's time limits: the longest the deadline's check waits before it looks again. */
+    private final long checkPeriodNanos;
     private final ArrayDeque<Complete> waiting = new ArrayDeque<>();
 
     private Reading reading = Reading.IDLE;
@@ -89,6 +91,8 @@ final class Connection extends ChannelInboundHandlerAdapter {
         this.dispatcher = dispatcher;
         this.bufferedBodyBytes = bufferedBodyBytes;
         this.bodyBudgetBytes = bodyBudgetBytes;
+        this.checkPeriodNanos = Math.min(limits.idleTimeout().toNanos(),
+                Math.min(limits.headerTimeout().toNanos(), limits.bodyTimeout().toNanos()));
     }
 
     /** Whether {@code channel} has an answer being computed or written (shutdown waits for those). */
@@ -353,7 +357,7 @@ final class Connection extends ChannelInboundHandlerAdapter {
         deadlineNanos = System.nanoTime() + timeout.toNanos();
         deadlineMessage = message;
         if (deadlineCheck == null) {
-            scheduleCheck(Math.min(timeout.toNanos(), shortestLimitNanos()));
+            scheduleCheck(Math.min(timeout.toNanos(), checkPeriodNanos));
         }
     }
 
@@ -372,7 +376,7 @@ final class Connection extends ChannelInboundHandlerAdapter {
         }
         long left = deadlineNanos - System.nanoTime();
         if (left > 0) {
-            scheduleCheck(Math.min(left, shortestLimitNanos()));
+            scheduleCheck(Math.min(left, checkPeriodNanos));
             return;
         }
         deadlineArmed = false;
@@ -385,11 +389,6 @@ final class Connection extends ChannelInboundHandlerAdapter {
             String target = head == null ? null : head.uri();
             refuseAndClose(method, target, 408, "request_timeout", deadlineMessage);
         }
-    }
-
-    private long shortestLimitNanos() {
-        return Math.min(limits.idleTimeout().toNanos(),
-                Math.min(limits.headerTimeout().toNanos(), limits.bodyTimeout().toNanos()));
     }
 
     private void discardBody() {
