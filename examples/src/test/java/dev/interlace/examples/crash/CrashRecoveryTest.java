@@ -169,13 +169,16 @@ class CrashRecoveryTest {
     // ------------------------------------------------------------------------------------------------ helpers
 
     /**
-     * Arms {@code child}'s fault point, loads it until it halts itself there, and returns the fault marker it
-     * printed.
+     * Loads {@code child} until it has acknowledged some events, then arms its fault point, loads it until it halts
+     * itself there, and returns the fault marker it printed. Armed only then: a halt at the fifth commit after arming
+     * could otherwise come before any answer was written, leaving the oracle nothing acknowledged to check.
      */
     private String haltUnderLoad(CrashChild child, FaultPoint fault, int cycle) throws Exception {
-        child.arm();
         long loadStart = System.nanoTime();
         Load load = Load.start(child.uri(), ledger, key(fault.argument() + cycle), LOAD_LIMIT, random.nextLong());
+        assertThat(load.awaitAcknowledged(1, Duration.ofSeconds(10))).as("%s acknowledged a publish before arming",
+                child).isTrue();
+        child.arm();
         boolean clientsEnded = load.awaitEnd(LOAD_LIMIT.plus(CLIENTS_END));
         boolean halted = child.awaitExit(Duration.ofSeconds(10));
         child.close();
