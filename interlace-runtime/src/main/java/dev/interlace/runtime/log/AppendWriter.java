@@ -137,8 +137,11 @@ final class AppendWriter {
         AppendResult.Committed committed = new AppendResult.Committed(fates, now);
         // The publish record goes on the request's last event row: same page as the events, no extra page per commit.
         String publish = settings.publishRecords() && lastOffset > 0
-                ? publishText(publishIndex.nextId(), committed, now, firstOffset, lastOffset, duplicateOffsets,
-                        firstSeq, lastSeq, request)
+                ? publishIndex.carry(new PublishIndex.Carried(publishIndex.nextId(), request.requestId(), state.id,
+                        committed.count(AppendResult.Status.ACCEPTED), committed.count(AppendResult.Status.DUPLICATE),
+                        committed.count(AppendResult.Status.QUARANTINED), firstOffset, lastOffset,
+                        request.receivedAtMicros(), now, firstSeq, lastSeq, joined(duplicateOffsets), request.keyId(),
+                        request.keyName())).text()
                 : null;
         for (int i = 0; i < fates.size(); i++) {
             AppendResult.EntryResult fate = fates.get(i);
@@ -175,30 +178,6 @@ final class AppendWriter {
         return committed;
     }
 
-    /** A publish record as carried on an event row: {@code [id, accepted, deduplicated, quarantined, ...]}. */
-    private static String publishText(long id, AppendResult.Committed committed, long now, long firstOffset,
-            long lastOffset, java.util.SortedSet<Long> duplicateOffsets, long firstSeq, long lastSeq,
-            AppendRequest request) {
-        StringBuilder text = new StringBuilder(64).append('[').append(id)
-                .append(',').append(committed.count(AppendResult.Status.ACCEPTED))
-                .append(',').append(committed.count(AppendResult.Status.DUPLICATE))
-                .append(',').append(committed.count(AppendResult.Status.QUARANTINED))
-                .append(',').append(firstOffset).append(',').append(lastOffset).append(',').append(now)
-                .append(',').append(firstSeq).append(',').append(lastSeq).append(",\"");
-        if (duplicateOffsets != null) {
-            boolean first = true;
-            for (long offset : duplicateOffsets) {
-                text.append(first ? "" : ",").append(offset);
-                first = false;
-            }
-        }
-        text.append('"');
-        if (request.keyId() != null) { // ids and names are [A-Za-z0-9._-] (AppendRequest checks): no escaping
-            text.append(",\"").append(request.keyId()).append("\",\"").append(request.keyName()).append('"');
-        }
-        return text.append(']').toString();
-    }
-
     private void writePublish(AppendRequest request, StreamState state, AppendResult.Committed committed, long now,
             java.util.SortedSet<Long> duplicateOffsets, long firstSeq, long lastSeq) throws SQLException {
         insertPublish.setLong(13, publishIndex.nextId());
@@ -211,15 +190,7 @@ final class AppendWriter {
         insertPublish.setNull(7, Types.BIGINT);
         insertPublish.setLong(8, request.receivedAtMicros());
         insertPublish.setLong(9, now);
-        if (duplicateOffsets == null) {
-            insertPublish.setNull(10, Types.VARCHAR);
-        } else {
-            StringBuilder text = new StringBuilder();
-            for (long offset : duplicateOffsets) {
-                text.append(text.length() == 0 ? "" : ",").append(offset);
-            }
-            insertPublish.setString(10, text.toString());
-        }
+        insertPublish.setString(10, joined(duplicateOffsets)); // null when there were none
         if (firstSeq == 0) {
             insertPublish.setNull(11, Types.BIGINT);
             insertPublish.setNull(12, Types.BIGINT);
@@ -230,6 +201,18 @@ final class AppendWriter {
         insertPublish.setString(14, request.keyId());
         insertPublish.setString(15, request.keyName());
         insertPublish.executeUpdate();
+    }
+
+    /** The offsets comma separated, or null for none. */
+    private static String joined(java.util.SortedSet<Long> offsets) {
+        if (offsets == null) {
+            return null;
+        }
+        StringBuilder text = new StringBuilder();
+        for (long offset : offsets) {
+            text.append(text.length() == 0 ? "" : ",").append(offset);
+        }
+        return text.toString();
     }
 
     /**

@@ -9,13 +9,31 @@ package dev.interlace.runtime.log;
  * @param maxGroupRequests the most requests committed together in one transaction
  * @param publishRecords whether a publish record is written with every acknowledged request ({@code
  *     record-retention} 0 turns them off)
+ * @param publishIndexMillis how often a group commit copies the publish records written since the last copy into
+ *     {@code publishes} and indexes them by request id; the longer, the longer the group commit that does it
  */
-public record LogSettings(long maxPending, long walCapBytes, int maxGroupRequests, boolean publishRecords) {
+public record LogSettings(long maxPending, long walCapBytes, int maxGroupRequests, boolean publishRecords,
+        long publishIndexMillis) {
+
+    /** Publish records copied and indexed every 50 ms: a few milliseconds of the writer at most at full speed. */
+    public static final long PUBLISH_INDEX_MILLIS = 50;
 
     public LogSettings {
         if (maxPending < 1) {
             throw new IllegalArgumentException("maxPending must be at least 1, got " + maxPending);
         }
+        if (publishIndexMillis < 1) {
+            throw new IllegalArgumentException("publishIndexMillis must be at least 1, got " + publishIndexMillis);
+        }
+    }
+
+    public LogSettings(long maxPending, long walCapBytes, int maxGroupRequests, boolean publishRecords) {
+        this(maxPending, walCapBytes, maxGroupRequests, publishRecords, PUBLISH_INDEX_MILLIS);
+    }
+
+    /** These settings with publish records copied and indexed every {@code millis} ms. */
+    public LogSettings withPublishIndexMillis(long millis) {
+        return new LogSettings(maxPending, walCapBytes, maxGroupRequests, publishRecords, millis);
     }
 
     public static LogSettings defaults(long maxPending) {

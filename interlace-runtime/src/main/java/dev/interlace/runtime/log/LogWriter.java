@@ -53,7 +53,7 @@ final class LogWriter {
     private final WriterConnection writerConnection;
     private final Map<String, StreamState> states = new HashMap<>();
     private final StreamStates streams;
-    private final PublishIndex publishIndex = new PublishIndex(states);
+    private final PublishIndex publishIndex;
     private final AppendWriter appendWriter;
     private final QuarantineWriter quarantineWriter;
     private final KeyBlocks keyBlocks = new KeyBlocks();
@@ -75,6 +75,7 @@ final class LogWriter {
             Map<String, AtomicReference<CompletableFuture<Void>>> advances, List<AppendListener> appendListeners)
             throws SQLException {
         this.settings = settings;
+        this.publishIndex = new PublishIndex(states, settings.publishIndexMillis());
         this.watermarks = watermarks;
         this.listener = listener;
         this.clock = clock;
@@ -91,6 +92,7 @@ final class LogWriter {
                 appendWriter.prepare(connection);
                 quarantineWriter.prepare(connection);
                 keyBlocks.prepare(connection);
+                publishIndex.prepare(connection);
             }
 
             @Override
@@ -104,6 +106,7 @@ final class LogWriter {
         appendWriter.prepare(connection);
         quarantineWriter.prepare(connection);
         keyBlocks.prepare(connection);
+        publishIndex.prepare(connection);
         streams.load(connection);
         publishIndex.load(connection);
         connection.commit();
@@ -407,6 +410,7 @@ final class LogWriter {
             }
         }
         Connection connection = writerConnection.connection();
+        PublishIndex.Mark indexBefore = publishIndex.mark();
         try {
             if (task instanceof RegisterTask register) {
                 streams.register(connection, register.stream, micros());
@@ -429,9 +433,11 @@ final class LogWriter {
                 }
             }
         } catch (SQLException e) {
+            publishIndex.restore(indexBefore);
             writerConnection.failed(e);
             task.fail(new LogUnavailableException("stream log maintenance failed: " + e.getMessage(), e));
         } catch (RuntimeException e) {
+            publishIndex.restore(indexBefore);
             writerConnection.rollback();
             task.fail(new LogUnavailableException("stream log maintenance failed: " + e.getMessage(), e));
         }

@@ -77,11 +77,12 @@ class SqliteStreamLogTest {
 
     @Test
     void publishRecordsAreFoundByRequestIdWhetherTheBatchedIndexHasCaughtUpOrNot() throws Exception {
-        SqliteStreamLog log = open();
+        SqliteStreamLog log = open(LogSettings.defaults(1_000_000).withPublishIndexMillis(1_000), new Nothing(),
+                CommitListener.NONE);
         append(log, "a");
-        Thread.sleep(300); // the next group commit brings the request-id index up to date, itself included
+        Thread.sleep(1_100); // the next group commit brings the request-id index up to date, itself included
         append(log, "b");
-        append(log, "c"); // written after the index caught up: found by scanning the few records past it
+        append(log, "c"); // written before the index is due again: found by scanning the few records past it
         for (String request : List.of("req-a", "req-b", "req-c")) {
             PublishRecord.Page page = log.publishes(new PublishRecord.Filter(null, request, null, null, 10));
             assertThat(page.total()).as(request).isEqualTo(1);
@@ -401,6 +402,98 @@ class SqliteStreamLogTest {
         PublishRecord.Page found = reopened.publishes(new PublishRecord.Filter(null, "req-a", null, null, 10));
         assertThat(found.total()).isEqualTo(1);
         assertThat(found.records().get(0).lastOffset()).isEqualTo(1);
+    }
+
+    @Test
+    void publishRecordsCopiedByTheRunningLogEqualThoseCopiedFromTheEventRowsWhenTheLogOpens() throws Exception {
+        // The same requests at the same times, written to two logs: the first copies its publish records into
+        // publishes while it runs (from the writer's memory); the second stops before any copy and copies them from
+        // its event rows when it opens again. Both must hold the same records, column for column.
+        Path running = dataDirectory.resolve("running");
+        Path reopened = dataDirectory.resolve("reopened");
+        SqliteStreamLog first = new SqliteStreamLog(running, LogSettings.defaults(1_000_000), new Nothing(),
+                CommitListener.NONE, clock);
+        SqliteStreamLog second = new SqliteStreamLog(reopened, LogSettings.defaults(1_000_000), new Nothing(),
+                CommitListener.NONE, clock);
+        long micros = clock.instant().getEpochSecond() * 1_000_000L;
+        AppendRequest last = new AppendRequest("orders", "req-last", micros, "v1",
+                List.of(new AppendRequest.Event(bytes("{\"id\":\"z\"}"), "z")));
+        second.register(ORDERS);
+        writeVariedPublishes(second);
+        second.append(last).get();
+        second.close();
+        new SqliteStreamLog(reopened, LogSettings.defaults(1_000_000), new Nothing(), CommitListener.NONE, clock)
+                .close();
+        first.register(ORDERS);
+        writeVariedPublishes(first);
+        Thread.sleep(300); // the next group commit of the first log copies every record, its own included
+        first.append(last).get();
+        first.close();
+
+        List<List<Object>> copiedRunning = publishRows(running);
+        assertThat(publishRows(reopened)).isEqualTo(copiedRunning);
+        assertThat(copiedRunning).as("one record per request, the one without accepted events included").hasSize(6);
+        assertThat(copiedRunning).as("records with duplicates, quarantined events and an API key")
+                .anySatisfy(row -> assertThat(row.get(12)).isEqualTo("1"))
+                .anySatisfy(row -> assertThat(row.get(10)).isEqualTo(1))
+                .anySatisfy(row -> assertThat(row.get(13)).isEqualTo("key-1"));
+    }
+
+    @Test
+    void publishRecordsWhoseCopyWasRolledBackAreCopiedByTheNextCopy() throws Exception {
+        SqliteStreamLog log = open();
+        append(log, "a");
+        // A trim first copies the records riding on event rows (the rows may go); this one then fails (no such
+        // stream) and rolls back, its copy of req-a with it.
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> log.trim("no-such-stream", 1))
+                .isInstanceOf(LogUnavailableException.class);
+        Thread.sleep(300); // the next group commit copies what no committed copy holds yet
+        append(log, "b");
+        log.close();
+
+        assertThat(publishRows(dataDirectory)).extracting(row -> row.get(1)).containsExactly("req-a", "req-b");
+    }
+
+    private void writeVariedPublishes(SqliteStreamLog log) throws Exception {
+        long micros = clock.instant().getEpochSecond() * 1_000_000L;
+        List<FieldError> invalid = List.of(new FieldError("id", "is missing"));
+        log.append(new AppendRequest("orders", "req-1", micros, "v1", List.of(
+                new AppendRequest.Event(bytes("{\"id\":\"a\"}"), "a"),
+                new AppendRequest.Event(bytes("{\"id\":\"b\"}"), "b")))).get();
+        log.append(new AppendRequest("orders", "req-2", micros + 1, "v1", List.of(
+                new AppendRequest.Event(bytes("{\"id\":\"a\"}"), "a"),
+                new AppendRequest.Event(bytes("{\"id\":\"c\"}"), "c")), "key-1", "ingest.bot")).get();
+        log.append(new AppendRequest("orders", "req-3", micros + 2, "v1", List.of(
+                new AppendRequest.Quarantined(bytes("{}"), invalid),
+                new AppendRequest.Event(bytes("{\"id\":\"d\"}"), "d")))).get();
+        log.append(new AppendRequest("orders", "req-4", micros + 3, "v1", List.of(
+                new AppendRequest.Event(bytes("{\"id\":\"b\"}"), "b")))).get();
+        log.append(new AppendRequest("orders", "req-5", micros + 4, "v1", List.of(
+                new AppendRequest.Event(bytes("{}"), null)))).get();
+    }
+
+    private static byte[] bytes(String text) {
+        return text.getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static List<List<Object>> publishRows(Path directory) throws Exception {
+        List<List<Object>> rows = new ArrayList<>();
+        try (java.sql.Connection c = java.sql.DriverManager.getConnection("jdbc:sqlite:"
+                + directory.resolve("log.sqlite"));
+                java.sql.ResultSet row = c.createStatement().executeQuery("SELECT id, request_id, stream_id,"
+                        + " accepted, deduplicated, quarantined, first_offset, last_offset, received_at,"
+                        + " committed_at, first_seq, last_seq, duplicate_offsets, key_id, key_name,"
+                        + " (SELECT count(*) FROM publish_ids i WHERE i.publish_id = p.id"
+                        + " AND i.request_id = p.request_id) FROM publishes p ORDER BY id")) {
+            while (row.next()) {
+                List<Object> values = new ArrayList<>();
+                for (int column = 1; column <= 16; column++) {
+                    values.add(row.getObject(column));
+                }
+                rows.add(values);
+            }
+        }
+        return rows;
     }
 
     @Test
