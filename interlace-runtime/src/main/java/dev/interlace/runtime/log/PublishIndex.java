@@ -232,7 +232,8 @@ final class PublishIndex {
         String text() {
             StringBuilder text = new StringBuilder(64).append('[').append(id)
                     .append(',').append(accepted).append(',').append(deduplicated).append(',').append(quarantined)
-                    .append(',').append(firstOffset).append(',').append(lastOffset).append(',').append(committedAtMicros)
+                    .append(',').append(firstOffset).append(',').append(lastOffset)
+                    .append(',').append(committedAtMicros)
                     .append(',').append(firstSeq).append(',').append(lastSeq)
                     .append(",\"").append(duplicateOffsets == null ? "" : duplicateOffsets).append('"');
             if (keyId != null) { // ids and names are [A-Za-z0-9._-] (AppendRequest checks): no escaping
@@ -254,15 +255,15 @@ final class PublishIndex {
             statement.setLong(p++, record.lastOffset);
             statement.setLong(p++, record.receivedAtMicros);
             statement.setLong(p++, record.committedAtMicros);
-            p = setPositiveOrNull(statement, p, record.firstSeq);
-            p = setPositiveOrNull(statement, p, record.lastSeq);
+            p = setNullIfZero(statement, p, record.firstSeq);
+            p = setNullIfZero(statement, p, record.lastSeq);
             statement.setString(p++, record.duplicateOffsets);
             statement.setString(p++, record.keyId);
             statement.setString(p++, record.keyName);
             return p;
         }
 
-        private static int setPositiveOrNull(PreparedStatement statement, int p, long value) throws SQLException {
+        private static int setNullIfZero(PreparedStatement statement, int p, long value) throws SQLException {
             if (value == 0) {
                 statement.setNull(p, Types.BIGINT);
             } else {
