@@ -411,8 +411,6 @@ class SqliteStreamLogTest {
         // its event rows when it opens again. Both must hold the same records, column for column.
         Path running = dataDirectory.resolve("running");
         Path reopened = dataDirectory.resolve("reopened");
-        SqliteStreamLog first = new SqliteStreamLog(running, LogSettings.defaults(1_000_000), new Nothing(),
-                CommitListener.NONE, clock);
         SqliteStreamLog second = new SqliteStreamLog(reopened, LogSettings.defaults(1_000_000), new Nothing(),
                 CommitListener.NONE, clock);
         long micros = clock.instant().getEpochSecond() * 1_000_000L;
@@ -424,6 +422,8 @@ class SqliteStreamLogTest {
         second.close();
         new SqliteStreamLog(reopened, LogSettings.defaults(1_000_000), new Nothing(), CommitListener.NONE, clock)
                 .close();
+        SqliteStreamLog first = new SqliteStreamLog(running, LogSettings.defaults(1_000_000), new Nothing(),
+                CommitListener.NONE, clock);
         first.register(ORDERS);
         writeVariedPublishes(first);
         Thread.sleep(300); // the next group commit of the first log copies every record, its own included
