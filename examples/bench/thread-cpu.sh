@@ -49,7 +49,7 @@ await_url "$work/serve.out" "$server_pid"
 # CPU ticks per thread group (thread names without their trailing number), summed.
 threads() {
   for task in /proc/"$server_pid"/task/*; do
-    printf '%s %s\n' "$(sed -E 's/-?[0-9]+$//' "$task/comm" | tr ' ' '_')" "$(awk '{print $14 + $15}' "$task/stat")"
+    printf '%s %s\n' "$(sed -E 's/-?[0-9]+$//' "$task/comm" | tr ' ' '_')" "$(stat_ticks "$task/stat")"
   done | awk '{ticks[$1] += $2} END {for (name in ticks) print name, ticks[name]}' | sort
 }
 metric() {
@@ -65,9 +65,9 @@ commit_seconds_before=$(metric interlace_log_commit_duration_seconds_sum)
 wrk -t2 -c"$connections" -d"${seconds}s" --latency -s "$script_dir/publish.lua" "$url" >"$work/wrk.out" &
 wrk_pid=$!
 sleep 1
-wrk_ticks_before=$(awk '{print $14 + $15}' /proc/"$wrk_pid"/stat 2>/dev/null || echo 0)
+wrk_ticks_before=$(stat_ticks /proc/"$wrk_pid"/stat 2>/dev/null || echo 0)
 sleep $((seconds - 2))
-wrk_ticks_after=$(awk '{print $14 + $15}' /proc/"$wrk_pid"/stat 2>/dev/null || echo 0)
+wrk_ticks_after=$(stat_ticks /proc/"$wrk_pid"/stat 2>/dev/null || echo 0)
 wait "$wrk_pid"
 threads >"$work/after"
 publishes=$(awk -v a="$publishes_before" -v b="$(metric interlace_log_group_requests_sum)" 'BEGIN {print b - a}')

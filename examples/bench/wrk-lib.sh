@@ -25,6 +25,23 @@ await_url() {
   exit 1
 }
 
+# The CPU ticks (user + system) in the /proc stat file $1: fields 14 and 15, counted after the name in parentheses,
+# which may hold spaces ("C2 CompilerThre", "VM Thread").
+stat_ticks() {
+  sed -E 's/^.*\) //' "$1" | awk '{print $12 + $13}'
+}
+
+# The CPU ticks of process $1's JIT compiler threads (C1 and C2), summed.
+jit_ticks() {
+  local task total=0
+  for task in /proc/"$1"/task/*; do
+    case "$(cat "$task/comm" 2>/dev/null)" in
+      C1\ Compiler* | C2\ Compiler*) total=$((total + $(stat_ticks "$task/stat" 2>/dev/null || echo 0))) ;;
+    esac
+  done
+  echo "$total"
+}
+
 # One wrk run of $seconds against $url$path: prints "rate p99_ms failed p50_ms", failed counting the non-2xx answers
 # and the socket errors (timeouts included).
 # usage: measure THREADS CONNECTIONS PATH [LUA_SCRIPT [SCRIPT_ARGUMENTS...]]

@@ -7,13 +7,17 @@
 #   wrk -t2 -c64  GET /health/live                 (the HTTP layer alone)
 #   wrk -t2 -c64  POST /streams/orders, one event    (durable: each 200 follows the fsync of its group commit)
 #   wrk -t1 -c1   POST /streams/orders, one event    (one client: the ack latency of a lone publisher)
-# and prints each rate and p99, publishes ÷ /health/live per server, and current ÷ baseline publishes per round.
+# after --warmup seconds of publishes (60 by default: on a slow 2-core machine the JIT compiler is still busy for
+# well over a minute, and a server measured while it compiles is measured on one core less), and prints each rate and
+# p99, the share of a core the JIT's compiler threads took during the 64-client publishes, publishes ÷ /health/live
+# per server, and current ÷ baseline publishes per round.
 #
-# usage: examples/bench/wrk-publish.sh [--seconds N] [--rounds N] [--baseline COMMIT|none] [--java PATH]
-#                                      [--work DIR] [--jar JAR] [--baseline-jar JAR]
+# usage: examples/bench/wrk-publish.sh [--seconds N] [--warmup N] [--rounds N] [--baseline COMMIT|none]
+#                                      [--java PATH] [--work DIR] [--jar JAR] [--baseline-jar JAR]
 set -euo pipefail
 
 seconds=15
+warmup=60
 rounds=2
 baseline=c3c015b
 java_bin=java
@@ -23,13 +27,14 @@ baseline_jar=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --seconds) seconds=$2; shift 2 ;;
+    --warmup) warmup=$2; shift 2 ;;
     --rounds) rounds=$2; shift 2 ;;
     --baseline) baseline=$2; shift 2 ;;
     --java) java_bin=$2; shift 2 ;;
     --work) work=$2; shift 2 ;;
     --jar) jar=$2; shift 2 ;;
     --baseline-jar) baseline_jar=$2; shift 2 ;;
-    -h|--help) sed -n 2,14p "$0"; exit 0 ;;
+    -h|--help) sed -n 2,17p "$0"; exit 0 ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -92,12 +97,14 @@ run_one() {
   local name=$1 jar_file=$2 round=$3
   start_server "$jar_file" "$name"
   # Warm-up (JIT) of both paths, not measured.
-  wrk -t2 -c64 -d5s -s "$script_dir/publish.lua" "$url" >/dev/null
+  wrk -t2 -c64 -d"${warmup}s" -s "$script_dir/publish.lua" "$url" >/dev/null
   wrk -t2 -c64 -d3s "$url/health/live" >/dev/null
-  local idle_before health publish64 publish1
-  idle_before=$(awk '/^cpu / {print $5+$6}' /proc/stat)
+  local health publish64 publish1 jit_before jit
   health=$(measure 2 64 /health/live)
+  jit_before=$(jit_ticks "$server_pid")
   publish64=$(measure 2 64 "" "$script_dir/publish.lua")
+  jit=$(awk -v a="$jit_before" -v b="$(jit_ticks "$server_pid")" -v hz="$(getconf CLK_TCK)" -v s="$seconds" \
+    'BEGIN {printf "%.0f%%", (b - a) * 100 / hz / s}')
   publish1=$(measure 1 1 "" "$script_dir/publish.lua")
   stop_server
   read -r h hp hn _ <<<"$health"
@@ -105,15 +112,15 @@ run_one() {
   read -r q qp qn _ <<<"$publish1"
   local ratio
   ratio=$(awk -v p="$p" -v h="$h" 'BEGIN {printf "%.3f", p / h}')
-  printf "%-5s %-9s %12s %10s %14s %10s %8s %12s %10s %6s\n" "$round" "$name" "$h" "$hp" "$p" "$pp" "$ratio" "$q" "$qp" \
-    "$((pn + qn))" | tee -a "$results"
+  printf "%-5s %-9s %12s %10s %14s %10s %5s %8s %12s %10s %6s\n" "$round" "$name" "$h" "$hp" "$p" "$pp" "$jit" "$ratio" \
+    "$q" "$qp" "$((pn + qn))" | tee -a "$results"
 }
 
 results="$work/results.txt"
 : >"$results"
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg); java: $("$java_bin" -version 2>&1 | head -1)"
-printf "%-5s %-9s %12s %10s %14s %10s %8s %12s %10s %6s\n" round server "health/s" "p99 ms" "publish64/s" "p99 ms" \
-  "pub÷hlth" "publish1/s" "p99 ms" "non2xx"
+printf "%-5s %-9s %12s %10s %14s %10s %5s %8s %12s %10s %6s\n" round server "health/s" "p99 ms" "publish64/s" "p99 ms" \
+  "jit" "pub÷hlth" "publish1/s" "p99 ms" "non2xx"
 for round in $(seq 1 "$rounds"); do
   if [ "$baseline" = none ]; then
     run_one current "$jar" "$round"
