@@ -11,7 +11,7 @@ set -euo pipefail
 jar=""
 java_bin=java
 seconds=20
-warmup=8
+warmup=60  # the JIT compiler is busy for well over a minute on a slow 2-core machine (see wrk-publish.sh)
 connections=64
 work=/var/tmp/interlace-thread-cpu
 while [ $# -gt 0 ]; do
