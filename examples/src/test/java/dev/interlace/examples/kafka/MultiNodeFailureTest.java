@@ -43,7 +43,7 @@ import org.junit.jupiter.api.io.TempDir;
  * acknowledged key is stored exactly once (in the stream's topic, and in {@code streams.orders} of the warehouse),
  * at the offset its 200 reported; offsets are dense from 1 to the head; re-publishing any acknowledged key on any
  * node answers {@code deduplicated} with its original offset. The negative control runs the pause with sequencers
- * that fence nobody, and the oracle must catch it.
+ * that fence nobody and keep their streams when the group takes them away, and the oracle must catch it.
  */
 class MultiNodeFailureTest {
 
@@ -245,7 +245,9 @@ class MultiNodeFailureTest {
             assertThat(taken.get("sequencer").asText()).as(other.output()).isEqualTo(other.uri.toString());
             phase("negative control: " + other.uri + " took the stream over");
             // Publishers give up on requests the paused node has not read yet (some forwarded to it by the other node
-            // while it was still named the sequencer); it reads them when it goes on.
+            // while it was still named the sequencer); it reads them when it goes on. Its unfenced sequencer keeps the
+            // stream when the group takes it away, so from then on both nodes sequence it, and the oracle does not
+            // depend on whether the paused node writes before it notices the takeover.
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
             while (load.unanswered() < unanswered + 2 && System.nanoTime() < deadline) {
                 Thread.sleep(50);

@@ -268,6 +268,11 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
         if (route == null) {
             return;
         }
+        if (context.fencing() == Sequencer.Fencing.NONE_NEGATIVE_CONTROL) {
+            LOG.warning("negative control: this node keeps sequencing stream " + route.stream()
+                    + " although the sequencer group took it away");
+            return;
+        }
         Sequencer sequencer = sequencers.remove(route.stream());
         if (sequencer != null) {
             sequencer.stop();

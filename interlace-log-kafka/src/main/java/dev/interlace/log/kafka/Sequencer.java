@@ -83,9 +83,12 @@ final class Sequencer {
         /** A transactional producer per stream: the producer epoch fences any earlier holder. */
         TRANSACTIONAL,
         /**
-         * None: a plain idempotent producer, each group flushed with {@code acks=all} instead of committed. Only
-         * the negative controls of the fencing tests use it, to show that without fencing a paused holder corrupts
-         * the stream.
+         * None: a plain idempotent producer, each group flushed with {@code acks=all} instead of committed, and a
+         * holder that keeps its sequencer when the sequencer group takes the stream away, as a holder cut off from
+         * the group's coordinator but not from the stream's partition leader would. Only the negative controls of
+         * the fencing tests use it, to show that without fencing such a holder corrupts the stream: whether a holder
+         * that does learn of the revocation writes anything before it does is a race, and a control must not
+         * depend on one.
          */
         NONE_NEGATIVE_CONTROL
     }
