@@ -139,7 +139,7 @@ public final class Publisher {
         // writer, by the log's contract — so that no worker is woken up just to build a few hundred bytes; the answer
         // of a request with many events (a verbose one lists them all) is built on a worker, so that it never holds up
         // the answers of the requests committed after it.
-        CompletableFuture<AppendResult> appended = log.append(request).orTimeout(APPEND_TIMEOUT_SECONDS,
+        CompletableFuture<AppendResult> appended = Deadlines.within(log.append(request), APPEND_TIMEOUT_SECONDS,
                 TimeUnit.SECONDS);
         java.util.function.BiFunction<AppendResult, Throwable, PublishOutcome> decide = (result, failure) ->
                 failure == null ? outcome(stream, requestId, result, quarantineErrors) : unavailable(requestId, failure);

@@ -167,7 +167,7 @@ public final class QuarantineReplayer {
         ReplayRequest request = new ReplayRequest(streamName, requestId, EpochMicros.of(receivedAt),
                 stream.schemaVersion(), valid, caller.keyId(), caller.keyName(), dryRun);
         // The log completes the future on its writer thread; the answer is built on a worker, never there.
-        return quarantine.replay(request).orTimeout(Publisher.APPEND_TIMEOUT_SECONDS, TimeUnit.SECONDS)
+        return Deadlines.within(quarantine.replay(request), Publisher.APPEND_TIMEOUT_SECONDS, TimeUnit.SECONDS)
                 .handleAsync((result, failure) -> {
                     if (failure != null) {
                         return unavailable(requestId, failure);
