@@ -2218,9 +2218,9 @@ public final class PublishBenchmark {
                     String.format("%.3fx", side), side >= 0.95);
         }
         for (Drain d : drains) {
-            target("(e) flush >= 200 000 rows/s (backlog " + d.rows + ", --flush-batch-rows " + d.batchRows + ")",
+            target("(e) flush >= 250 000 rows/s (backlog " + d.rows + ", --flush-batch-rows " + d.batchRows + ")",
                     String.format("%,.0f rows/s from start(); %,.0f between first and last commit", d.rowsPerSecond(),
-                            d.flushes.steadyRate()), d.rowsPerSecond() >= 200_000);
+                            d.flushes.steadyRate()), d.rowsPerSecond() >= 250_000);
         }
         for (Batched b : flushed.values()) {
             target("(f) batch " + b.batch + ", default --max-pending: throughput",
@@ -2970,7 +2970,7 @@ public final class PublishBenchmark {
                 "  --client KIND        load generator: jdk (java.net.http.HttpClient, default) or raw (a minimal",
                 "                       blocking HTTP/1.1 keep-alive socket client, to measure the JDK client's cost)",
                 "  --flush-delay-ms N   the server's --flush-delay-ms in every scenario (default 50)",
-                "  --flush-batch-rows N the server's --flush-batch-rows in (a)-(d) and (f) (default 5000)",
+                "  --flush-batch-rows N the server's --flush-batch-rows in (a)-(d) and (f) (default 20000)",
                 "  --rate N             (d) events/s of the open-loop publisher (default 5000)",
                 "  --latency-batch N    (d) events per request (default 50: one request every 10 ms at 5000/s)",
                 "  --latency-seconds N  (d) how long to publish (default 30)",
@@ -2978,7 +2978,7 @@ public final class PublishBenchmark {
                 "  --poll-ms N          (d)/(g) pause between two polls (default 2)",
                 "  --orders-percent N   (g) orders published alongside the clicks, % of --rate (default 10; 0 = none)",
                 "  --backlog N          (e) events in the backlog (default 1000000)",
-                "  --drain-batch-rows LIST  (e) --flush-batch-rows values to drain the backlog with (default 5000,50000)",
+                "  --drain-batch-rows LIST  (e) --flush-batch-rows values to drain the backlog with (default 20000,20000)",
                 "  --metrics-clients LIST   (h), (i) client counts (default 16)",
                 "  --metrics-rounds N   (h), (i) pairs of runs (with, without the feature) per client count, alternating which",
                 "                       runs first, so an even number balances drift (default 4)",
@@ -3011,7 +3011,7 @@ public final class PublishBenchmark {
         int warmupSeconds = 10;
         String scenarios = "a,c,d,e,f,g";
         long flushDelayMillis = 50;
-        int flushBatchRows = 5000;
+        int flushBatchRows = 20000;
         int rate = 5000;
         int latencyBatch = 50;
         int latencySeconds = 30;
@@ -3019,7 +3019,7 @@ public final class PublishBenchmark {
         int pollMillis = 2;
         int ordersPercent = 10;
         long backlog = 1_000_000;
-        int[] drainBatchRows = {5000, 50000};
+        int[] drainBatchRows = {20000, 20000};
         int[] metricsClients = {16};
         int metricsRounds = 4;
         String transports = "netty,jetty,jdk";

@@ -46,7 +46,7 @@ public final class ConfigLoader {
                     "free disk below which publishes get 503"),
             new Setting("flush-delay-ms", "INTERLACE_FLUSH_DELAY_MS", "50", "MS",
                     "how long the flusher waits to batch more events"),
-            new Setting("flush-batch-rows", "INTERLACE_FLUSH_BATCH_ROWS", "5000", "N", "rows per flush transaction"),
+            new Setting("flush-batch-rows", "INTERLACE_FLUSH_BATCH_ROWS", "20000", "N", "rows per flush transaction"),
             new Setting("record-retention", "INTERLACE_RECORD_RETENTION", "7d", "DURATION",
                     "how long publish, flush and system records are kept (<n><s|m|h|d|w>; 0 keeps none)"),
             new Setting("refused-requests", "INTERLACE_REFUSED_REQUESTS", "10000", "N",

@@ -34,7 +34,7 @@ class ConfigLoaderTest {
         assertThat(config.maxPending()).isEqualTo(100_000);
         assertThat(config.minFreeDiskBytes()).isEqualTo(268_435_456L);
         assertThat(config.flushDelayMillis()).isEqualTo(50);
-        assertThat(config.flushBatchRows()).isEqualTo(5_000);
+        assertThat(config.flushBatchRows()).isEqualTo(20_000);
         assertThat(config.modelRestRatio()).isEqualTo(3);
     }
 
