@@ -23,7 +23,9 @@ public sealed interface DecodeResult<T extends StreamEvent> {
     record Valid<T extends StreamEvent>(T event, Map<String, String> undeclaredFields) implements DecodeResult<T> {
         public Valid {
             Objects.requireNonNull(event, "event");
-            undeclaredFields = Collections.unmodifiableMap(new LinkedHashMap<>(undeclaredFields));
+            // Almost every event has none: no copy for those (decoding runs at publish and again at flush).
+            undeclaredFields = undeclaredFields.isEmpty() ? Map.of()
+                    : Collections.unmodifiableMap(new LinkedHashMap<>(undeclaredFields));
         }
     }
 
