@@ -7,6 +7,7 @@ import dev.interlace.runtime.flush.FlushLease;
 import dev.interlace.runtime.flush.FlushListener;
 import dev.interlace.runtime.flush.FlushPositions;
 import dev.interlace.runtime.flush.Flusher;
+import dev.interlace.runtime.flush.RecentEvents;
 import dev.interlace.runtime.log.AppendRequest;
 import dev.interlace.runtime.log.AppendResult;
 import dev.interlace.runtime.log.CommitListener;
@@ -123,7 +124,7 @@ final class FlushRace implements AutoCloseable {
         SharedWarehouse view = new SharedWarehouse(warehouse, afterPrepare);
         Flusher flusher = new Flusher(catalog, log, log, Optional.of(view.view), new FlushPositions(), listener,
                 new FlushLease(name, LEASE_TTL), new RequestIds(Clock.systemUTC()), SystemRecords.DISCARD,
-                Clock.systemUTC(), config);
+                Clock.systemUTC(), config, RecentEvents.NONE);
         synchronized (this) {
             flushers.add(flusher);
             views.add(view);

@@ -21,8 +21,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Reads the flusher's batches from the log and turns them into warehouse rows, decoding each event again with the
- * stream's generated decoder. The next batch of a stream can be read ahead on a thread of its own
+ * Reads the flusher's batches and turns them into warehouse rows: the events this process acknowledged lately come
+ * from {@link RecentEvents}, decoded already; the others are read from the log and decoded again with the stream's
+ * generated decoder. The next batch of a stream can be read ahead on a thread of its own
  * ({@code interlace-flush-read-N}) while the current one is written to the warehouse, so that the log read and the
  * JSON decoding overlap with DuckDB's work instead of following it.
  */
@@ -32,11 +33,13 @@ final class FlushBatches implements AutoCloseable {
     private static final int READ_THREADS = 2;
 
     private final EventLog log;
+    private final RecentEvents recent;
     private final int batchRows;
     private final ExecutorService readAhead;
 
-    FlushBatches(EventLog log, int batchRows) {
+    FlushBatches(EventLog log, RecentEvents recent, int batchRows) {
         this.log = log;
+        this.recent = recent;
         this.batchRows = batchRows;
         AtomicInteger count = new AtomicInteger();
         this.readAhead = new ThreadPoolExecutor(READ_THREADS, READ_THREADS, 30, TimeUnit.SECONDS,
@@ -49,30 +52,37 @@ final class FlushBatches implements AutoCloseable {
     }
 
     /**
-     * A batch of rows after {@code watermark}: the rows, the watermark they lead to, and whether the batch was full
-     * (so that more may be waiting right behind it).
+     * A batch of rows after {@code watermark}: the rows, the watermark they lead to, whether the batch was full (so
+     * that more may be waiting right behind it), and whether its rows were read from the log (not kept in memory).
      */
-    record Batch(List<Warehouse.Row> rows, long newWatermark, boolean full) {
+    record Batch(List<Warehouse.Row> rows, long newWatermark, boolean full, boolean fromLog) {
         boolean isEmpty() {
             return rows.isEmpty();
         }
     }
 
-    /** Reads and decodes the events after {@code watermark}, on the calling thread. */
+    /**
+     * The events after {@code watermark}, on the calling thread: those kept decoded when the first of them is, else
+     * read from the log and decoded.
+     */
     Batch events(StreamDescriptor stream, long watermark) {
+        List<Warehouse.Row> kept = recent.take(stream.name(), watermark, batchRows);
+        if (!kept.isEmpty()) {
+            return new Batch(kept, kept.get(kept.size() - 1).offset(), kept.size() >= batchRows, false);
+        }
         List<LogEntry> entries;
         try {
             entries = log.read(stream.name(), watermark, batchRows, Duration.ZERO);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            return new Batch(List.of(), watermark, false);
+            return new Batch(List.of(), watermark, false, true);
         }
         List<Warehouse.Row> rows = new ArrayList<>(entries.size());
         for (LogEntry entry : entries) {
             rows.add(decode(stream, entry));
         }
         long newWatermark = entries.isEmpty() ? watermark : entries.get(entries.size() - 1).offset();
-        return new Batch(rows, newWatermark, entries.size() >= batchRows);
+        return new Batch(rows, newWatermark, entries.size() >= batchRows, true);
     }
 
     /** {@link #events} on the read-ahead thread: the next batch, read while the current one is written. */
@@ -101,7 +111,7 @@ final class FlushBatches implements AutoCloseable {
                     List.of(new String(entry.payload(), StandardCharsets.UTF_8), entry.errorsJson())));
         }
         long newWatermark = entries.isEmpty() ? watermark : entries.get(entries.size() - 1).seq();
-        return new Batch(rows, newWatermark, entries.size() >= batchRows);
+        return new Batch(rows, newWatermark, entries.size() >= batchRows, true);
     }
 
     /**

@@ -23,6 +23,12 @@ public interface FlushListener extends AppendSteps {
      */
     default void committed(Warehouse.Target target, int rows, long durationNanos) {}
 
+    /**
+     * Right after {@link #committed}, for a batch of events read back from the log and decoded again rather than taken
+     * from those kept in memory ({@link RecentEvents}).
+     */
+    default void committedFromLog(Warehouse.Target target, int rows) {}
+
     /** Tells every listener of {@code listeners}, in their order, of every step. */
     static FlushListener all(Collection<? extends FlushListener> listeners) {
         List<FlushListener> each = List.copyOf(listeners);
@@ -45,6 +51,11 @@ public interface FlushListener extends AppendSteps {
             @Override
             public void committed(Warehouse.Target target, int rows, long durationNanos) {
                 each.forEach(listener -> listener.committed(target, rows, durationNanos));
+            }
+
+            @Override
+            public void committedFromLog(Warehouse.Target target, int rows) {
+                each.forEach(listener -> listener.committedFromLog(target, rows));
             }
 
             @Override

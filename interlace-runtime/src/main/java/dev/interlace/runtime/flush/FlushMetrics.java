@@ -8,6 +8,7 @@ import dev.interlace.runtime.ops.Metrics;
 import dev.interlace.runtime.stream.StreamCatalog;
 import dev.interlace.runtime.stream.StreamDescriptor;
 import dev.interlace.runtime.warehouse.Warehouse;
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -31,7 +32,11 @@ public final class FlushMetrics implements FlushListener {
         for (StreamDescriptor stream : catalog.streams()) {
             String name = stream.name();
             meters.put(name, new StreamMeters(new BatchMeters(registry, name, "events"),
-                    new BatchMeters(registry, name, "quarantine")));
+                    new BatchMeters(registry, name, "quarantine"), Counter.builder("interlace.flush.rows.from.log")
+                            .description("Events materialised from the log, read back and decoded again, rather than"
+                                    + " from those kept in memory since their publish")
+                            .tag("stream", name)
+                            .register(registry)));
             Gauge.builder("interlace.pending", () -> pending(log, watermarks, name))
                     .description("Entries of the stream (events and quarantined events) in the log and not yet"
                             + " materialised in the warehouse: log head minus flushed watermark")
@@ -53,6 +58,14 @@ public final class FlushMetrics implements FlushListener {
         batch.rows.record(rows);
     }
 
+    @Override
+    public void committedFromLog(Warehouse.Target target, int rows) {
+        StreamMeters meters = streams.get(target.stream());
+        if (meters != null) {
+            meters.fromLog.increment(rows);
+        }
+    }
+
     private static long pending(EventLog log, Watermarks watermarks, String stream) {
         StreamHead head = log.heads().get(stream);
         if (head == null) {
@@ -61,7 +74,7 @@ public final class FlushMetrics implements FlushListener {
         return (head.head() - watermarks.events(stream)) + (head.quarantineHead() - watermarks.quarantine(stream));
     }
 
-    private record StreamMeters(BatchMeters events, BatchMeters quarantine) {}
+    private record StreamMeters(BatchMeters events, BatchMeters quarantine, Counter fromLog) {}
 
     /** The meters of one stream's events, or of its quarantine. */
     private static final class BatchMeters {

@@ -83,16 +83,29 @@ public final class FlushModule extends AbstractModule {
         return warehouse.map(Queries.class::cast);
     }
 
+    /**
+     * The acknowledged events kept decoded for this node's flusher: two batches' worth (the one being written and the
+     * next), never more than a stream may have pending; none where no warehouse runs.
+     */
+    @Provides
+    @Singleton
+    RecentEvents recentEvents(InterlaceConfig config) {
+        if (!config.role().runsWarehouse()) {
+            return RecentEvents.NONE;
+        }
+        return new RecentEvents((int) Math.min(2L * config.flushBatchRows(), config.maxPending()));
+    }
+
     @Provides
     @Singleton
     Flusher flusher(StreamCatalog catalog, EventLog log, ConsumerGroups groups, Optional<Sequencers> sequencers,
             Peers peers, Optional<Warehouse> warehouse, FlushPositions positions,
             Set<FlushListener> listeners, FlushLease lease, RequestIds ids, SystemRecords records, Clock clock,
-            InterlaceConfig config) {
+            InterlaceConfig config, RecentEvents recent) {
         // The flusher's lease, commit and release go to each stream's sequencer, wherever it runs.
         ConsumerGroups atSequencers = new SequencerConsumerGroups(groups, sequencers, peers, ids, config,
                 FlushLease.PEER_CALLER);
         return new Flusher(catalog, log, atSequencers, warehouse, positions, FlushListener.all(listeners), lease, ids,
-                records, clock, config);
+                records, clock, config, recent);
     }
 }

@@ -75,7 +75,7 @@ public final class Flusher implements AutoCloseable {
 
     public Flusher(StreamCatalog catalog, EventLog log, ConsumerGroups groups, Optional<Warehouse> warehouse,
             FlushPositions positions, FlushListener listener, FlushLease lease, RequestIds ids, SystemRecords records,
-            Clock clock, InterlaceConfig config) {
+            Clock clock, InterlaceConfig config, RecentEvents recent) {
         this.catalog = catalog;
         this.log = log;
         this.groups = groups;
@@ -91,7 +91,7 @@ public final class Flusher implements AutoCloseable {
         this.delayMillis = config.flushDelayMillis();
         this.batchRows = config.flushBatchRows();
         this.keepsRecords = config.keepsRecords();
-        this.batches = new FlushBatches(log, batchRows);
+        this.batches = new FlushBatches(log, recent, batchRows);
         AtomicInteger count = new AtomicInteger();
         ScheduledThreadPoolExecutor pool = new ScheduledThreadPoolExecutor(THREADS, runnable -> {
             Thread thread = new Thread(runnable, "interlace-flush-" + count.incrementAndGet());
@@ -450,6 +450,9 @@ public final class Flusher implements AutoCloseable {
         flush.lastFlushId = record.id();
         listener.afterCommit(target, newWatermark);
         listener.committed(target, rows.size(), durationNanos);
+        if (batch.fromLog() && !target.quarantine()) {
+            listener.committedFromLog(target, rows.size());
+        }
         if (!target.quarantine()) {
             // Before the position moves, so that whoever waits for the flush also sees what it triggered.
             for (FlushedListener flushed : flushedListeners) {

@@ -3,6 +3,7 @@ package dev.interlace.runtime.ingest;
 import dev.interlace.annotations.SchemaDrift;
 import dev.interlace.runtime.auth.Caller;
 import dev.interlace.runtime.auth.Quotas;
+import dev.interlace.runtime.flush.RecentEvents;
 import dev.interlace.runtime.log.AppendRequest;
 import dev.interlace.runtime.log.AppendResult;
 import dev.interlace.runtime.log.LogUnavailableException;
@@ -18,11 +19,14 @@ import dev.interlace.runtime.stream.FieldError;
 import dev.interlace.runtime.stream.StreamCatalog;
 import dev.interlace.runtime.stream.StreamDescriptor;
 import dev.interlace.runtime.stream.StreamEvent;
+import dev.interlace.runtime.warehouse.Warehouse;
 import jakarta.inject.Inject;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.concurrent.CompletableFuture;
@@ -48,13 +52,15 @@ public final class Publisher {
     private final Clock clock;
     private final Workers workers;
     private final Quotas quotas;
+    private final RecentEvents recent;
     /** Streams currently refusing publishes with 429: a system record marks each change. */
     private final java.util.Set<String> backpressured = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     @Inject
     public Publisher(StreamCatalog catalog, EventLog log, IngestLimits limits, DiskSpace disk,
-            SystemRecords records, Clock clock, Workers workers, Quotas quotas) {
+            SystemRecords records, Clock clock, Workers workers, Quotas quotas, RecentEvents recent) {
         this.workers = workers;
+        this.recent = recent;
         this.quotas = quotas;
         this.catalog = catalog;
         this.log = log;
@@ -91,6 +97,8 @@ public final class Publisher {
 
         List<AppendRequest.Entry> entries = new ArrayList<>(events.size());
         List<List<FieldError>> quarantineErrors = new ArrayList<>(events.size());
+        // Each valid event's warehouse values, handed to the flusher once durable (null: quarantined, or not kept).
+        List<DecodedRow> decoded = recent.keeps() ? new ArrayList<>(events.size()) : null;
         List<PublishOutcome.EventError> violations = new ArrayList<>();
         long violationCount = 0;
         int rejectedEvents = 0;
@@ -100,11 +108,17 @@ public final class Publisher {
                 String key = keyIndex < 0 ? null : IdempotencyKeys.canonical(valid.event().value(keyIndex));
                 entries.add(new AppendRequest.Event(event.payload(), key));
                 quarantineErrors.add(List.of());
+                if (decoded != null) {
+                    decoded.add(DecodedRow.of(stream, valid));
+                }
             } else if (event.result() instanceof DecodeResult.Invalid<? extends StreamEvent> invalid) {
                 if (stream.onSchemaDrift() == SchemaDrift.QUARANTINE) {
                     List<FieldError> kept = quarantinedErrors(invalid);
                     entries.add(new AppendRequest.Quarantined(event.payload(), kept));
                     quarantineErrors.add(kept);
+                    if (decoded != null) {
+                        decoded.add(null);
+                    }
                 } else {
                     rejectedEvents++;
                     violationCount += invalid.errorCount();
@@ -142,7 +156,8 @@ public final class Publisher {
         CompletableFuture<AppendResult> appended = Deadlines.within(log.append(request), APPEND_TIMEOUT_SECONDS,
                 TimeUnit.SECONDS);
         java.util.function.BiFunction<AppendResult, Throwable, PublishOutcome> decide = (result, failure) ->
-                failure == null ? outcome(stream, requestId, result, quarantineErrors) : unavailable(requestId, failure);
+                failure == null ? outcome(stream, request, result, quarantineErrors, decoded)
+                        : unavailable(requestId, failure);
         return entries.size() <= ANSWERED_WHERE_COMMITTED ? appended.handle(decide)
                 : appended.handleAsync(decide, workers.executor());
     }
@@ -176,8 +191,9 @@ public final class Publisher {
         throw new IllegalStateException("the stream log failed unexpectedly", cause);
     }
 
-    private PublishOutcome outcome(StreamDescriptor stream, String requestId, AppendResult result,
-            List<List<FieldError>> quarantineErrors) {
+    private PublishOutcome outcome(StreamDescriptor stream, AppendRequest request, AppendResult result,
+            List<List<FieldError>> quarantineErrors, List<DecodedRow> decoded) {
+        String requestId = request.requestId();
         if (result instanceof AppendResult.Backpressure backpressure) {
             if (backpressured.add(stream.name())) {
                 records.record(SysRecord.of(micros(), "backpressure_on", stream.name(), requestId, "stream "
@@ -192,7 +208,36 @@ public final class Publisher {
             records.record(SysRecord.of(micros(), "backpressure_off", stream.name(), requestId, "stream "
                     + stream.name() + " accepts publishes again"));
         }
+        if (decoded != null) {
+            keepRecent(stream, request, committed, decoded);
+        }
         return new PublishOutcome.Published(requestId, committed.entries(), quarantineErrors);
+    }
+
+    /** An accepted event's warehouse values, as the flusher would decode them from its payload. */
+    private record DecodedRow(List<Object> values, Map<String, String> undeclaredFields) {
+        static DecodedRow of(StreamDescriptor stream, DecodeResult.Valid<? extends StreamEvent> valid) {
+            Object[] values = new Object[stream.columns().size()];
+            for (int i = 0; i < values.length; i++) {
+                values[i] = valid.event().value(i);
+            }
+            return new DecodedRow(Arrays.asList(values), valid.undeclaredFields());
+        }
+    }
+
+    /** Hands the request's accepted events, now durable and with their offsets, to the flusher. */
+    private void keepRecent(StreamDescriptor stream, AppendRequest request, AppendResult.Committed committed,
+            List<DecodedRow> decoded) {
+        List<Warehouse.Row> rows = new ArrayList<>();
+        for (int i = 0; i < committed.entries().size(); i++) {
+            AppendResult.EntryResult entry = committed.entries().get(i);
+            if (entry.status() == AppendResult.Status.ACCEPTED) {
+                DecodedRow row = decoded.get(i);
+                rows.add(new Warehouse.Row(entry.offset(), request.receivedAtMicros(), request.requestId(),
+                        row.values(), row.undeclaredFields()));
+            }
+        }
+        recent.add(stream.name(), rows);
     }
 
     /**
