@@ -22,8 +22,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Reads the flusher's batches and turns them into warehouse rows: the events this process acknowledged lately come
- * from {@link RecentEvents}, decoded already; the others are read from the log and decoded again with the stream's
- * generated decoder. The next batch of a stream can be read ahead on a thread of its own
+ * from {@link RecentEvents}, decoded already; the rest of a batch is read from the log and decoded again with the
+ * stream's generated decoder. The next batch of a stream can be read ahead on a thread of its own
  * ({@code interlace-flush-read-N}) while the current one is written to the warehouse, so that the log read and the
  * JSON decoding overlap with DuckDB's work instead of following it.
  */
@@ -53,36 +53,36 @@ final class FlushBatches implements AutoCloseable {
 
     /**
      * A batch of rows after {@code watermark}: the rows, the watermark they lead to, whether the batch was full (so
-     * that more may be waiting right behind it), and whether its rows were read from the log (not kept in memory).
+     * that more may be waiting right behind it), and how many of its rows were read from the log rather than kept in
+     * memory.
      */
-    record Batch(List<Warehouse.Row> rows, long newWatermark, boolean full, boolean fromLog) {
+    record Batch(List<Warehouse.Row> rows, long newWatermark, boolean full, int rowsFromLog) {
         boolean isEmpty() {
             return rows.isEmpty();
         }
     }
 
     /**
-     * The events after {@code watermark}, on the calling thread: those kept decoded when the first of them is, else
-     * read from the log and decoded.
+     * The events after {@code watermark}, on the calling thread: first those kept decoded in memory, as far as they
+     * follow the watermark without a gap, then, up to a full batch, the next ones read from the log and decoded (those
+     * whose publishers have not handed them over yet, or that memory never held).
      */
     Batch events(StreamDescriptor stream, long watermark) {
-        List<Warehouse.Row> kept = recent.take(stream.name(), watermark, batchRows);
-        if (!kept.isEmpty()) {
-            return new Batch(kept, kept.get(kept.size() - 1).offset(), kept.size() >= batchRows, false);
+        List<Warehouse.Row> rows = new ArrayList<>(recent.take(stream.name(), watermark, batchRows));
+        long after = rows.isEmpty() ? watermark : rows.get(rows.size() - 1).offset();
+        List<LogEntry> entries = List.of();
+        if (rows.size() < batchRows) {
+            try {
+                entries = log.read(stream.name(), after, batchRows - rows.size(), Duration.ZERO);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
         }
-        List<LogEntry> entries;
-        try {
-            entries = log.read(stream.name(), watermark, batchRows, Duration.ZERO);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return new Batch(List.of(), watermark, false, true);
-        }
-        List<Warehouse.Row> rows = new ArrayList<>(entries.size());
         for (LogEntry entry : entries) {
             rows.add(decode(stream, entry));
         }
-        long newWatermark = entries.isEmpty() ? watermark : entries.get(entries.size() - 1).offset();
-        return new Batch(rows, newWatermark, entries.size() >= batchRows, true);
+        long newWatermark = rows.isEmpty() ? watermark : rows.get(rows.size() - 1).offset();
+        return new Batch(rows, newWatermark, rows.size() >= batchRows, entries.size());
     }
 
     /** {@link #events} on the read-ahead thread: the next batch, read while the current one is written. */
@@ -111,7 +111,7 @@ final class FlushBatches implements AutoCloseable {
                     List.of(new String(entry.payload(), StandardCharsets.UTF_8), entry.errorsJson())));
         }
         long newWatermark = entries.isEmpty() ? watermark : entries.get(entries.size() - 1).seq();
-        return new Batch(rows, newWatermark, entries.size() >= batchRows, true);
+        return new Batch(rows, newWatermark, entries.size() >= batchRows, entries.size());
     }
 
     /**

@@ -24,8 +24,8 @@ public interface FlushListener extends AppendSteps {
     default void committed(Warehouse.Target target, int rows, long durationNanos) {}
 
     /**
-     * Right after {@link #committed}, for a batch of events read back from the log and decoded again rather than taken
-     * from those kept in memory ({@link RecentEvents}).
+     * Right after {@link #committed}, for a batch of events: how many of its rows were read back from the log and
+     * decoded again rather than taken from those kept in memory ({@link RecentEvents}); not called when none were.
      */
     default void committedFromLog(Warehouse.Target target, int rows) {}
 

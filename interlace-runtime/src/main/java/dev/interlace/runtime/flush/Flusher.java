@@ -450,8 +450,8 @@ public final class Flusher implements AutoCloseable {
         flush.lastFlushId = record.id();
         listener.afterCommit(target, newWatermark);
         listener.committed(target, rows.size(), durationNanos);
-        if (batch.fromLog() && !target.quarantine()) {
-            listener.committedFromLog(target, rows.size());
+        if (batch.rowsFromLog() > 0 && !target.quarantine()) {
+            listener.committedFromLog(target, batch.rowsFromLog());
         }
         if (!target.quarantine()) {
             // Before the position moves, so that whoever waits for the flush also sees what it triggered.
