@@ -2792,6 +2792,7 @@ public final class PublishBenchmark {
         private long readNanos;
         private long appendNanos;
         private long commitNanos;
+        private long rowsFromLog;
         private final LatencyLog read = new LatencyLog();
         private final LatencyLog append = new LatencyLog();
         private final LatencyLog commit = new LatencyLog();
@@ -2833,11 +2834,17 @@ public final class PublishBenchmark {
             lastEnd = end;
         }
 
+        @Override
+        public synchronized void committedFromLog(Warehouse.Target target, int batchRows) {
+            rowsFromLog += batchRows;
+        }
+
         synchronized Snapshot snapshot() {
             return new Snapshot(count, rows, count < 2 ? Double.NaN : (rows - firstRows) / ((lastEnd - firstEnd) / 1e9),
-                    String.format(Locale.ROOT, "%,d flush commits, %,.0f rows/commit; per commit p50: read+decode+CAS"
-                            + " %s ms (after the first), append %s ms, commit %s ms; totals %.2f / %.2f / %.2f s",
-                            count, count == 0 ? 0.0 : (double) rows / count, ms(read.percentile(50)),
+                    String.format(Locale.ROOT, "%,d flush commits, %,.0f rows/commit (%,d read back from the log, the"
+                            + " rest kept in memory); per commit p50: read+decode+CAS %s ms (after the first), append"
+                            + " %s ms, commit %s ms; totals %.2f / %.2f / %.2f s",
+                            count, count == 0 ? 0.0 : (double) rows / count, rowsFromLog, ms(read.percentile(50)),
                             ms(append.percentile(50)), ms(commit.percentile(50)), readNanos / 1e9, appendNanos / 1e9,
                             commitNanos / 1e9));
         }

@@ -84,8 +84,9 @@ public final class FlushModule extends AbstractModule {
     }
 
     /**
-     * The acknowledged events kept decoded for this node's flusher: two batches' worth (the one being written and the
-     * next), never more than a stream may have pending; none where no warehouse runs.
+     * The acknowledged events kept decoded for this node's flusher: per stream two batches' worth (the one being
+     * written and the next), never more than a stream may have pending; in all at most 64 MiB or a sixteenth of the
+     * heap; none where no warehouse runs.
      */
     @Provides
     @Singleton
@@ -93,7 +94,8 @@ public final class FlushModule extends AbstractModule {
         if (!config.role().runsWarehouse()) {
             return RecentEvents.NONE;
         }
-        return new RecentEvents((int) Math.min(2L * config.flushBatchRows(), config.maxPending()));
+        return new RecentEvents((int) Math.min(2L * config.flushBatchRows(), config.maxPending()),
+                Math.min(64L << 20, Runtime.getRuntime().maxMemory() / 16));
     }
 
     @Provides

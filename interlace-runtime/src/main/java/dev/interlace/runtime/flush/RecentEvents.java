@@ -6,45 +6,60 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The events this process acknowledged lately, already decoded into warehouse rows, kept for the flusher so that it
  * need not read them back from the log and decode their JSON a second time.
  *
  * <p>The publisher adds each request's accepted events once their append is durable, with the offsets the log
- * assigned; the flusher takes the run of rows that starts right after its watermark and, wherever that run is not
- * here (after a restart, for events another node appended, for replays, or once rows were evicted), reads the log as
- * before. A row here is what the flusher would decode from the same bytes with the same decoder, so where a batch
- * comes from changes nothing in the warehouse. Each stream keeps at most {@code capacity} rows, the newest: a backlog
- * larger than that is read from the log up to the rows still held here.
+ * assigned; the flusher takes the run of rows that starts right after its watermark and reads the rest of a batch from
+ * the log (after a restart, for events another node appended, for replays, or once rows were evicted). A row here is
+ * what the flusher would decode from the same bytes with the same decoder, so where a batch comes from changes
+ * nothing in the warehouse.
+ *
+ * <p>Memory is bounded twice: each stream keeps at most {@code rowsPerStream} rows, the newest, and all streams
+ * together at most {@code maxBytes}, counting each row as its payload's size plus {@value #ROW_OVERHEAD_BYTES} bytes
+ * (a decoded row's objects); a request that would not fit is not kept, and its events are read from the log.
  */
 public final class RecentEvents {
 
-    /** Keeps nothing: for a process without a flusher ({@code --role ingest}) and for flushers built by hand. */
-    public static final RecentEvents NONE = new RecentEvents(0);
+    /** What a decoded row costs beyond its payload's bytes: the row, its value list and the values' headers. */
+    static final int ROW_OVERHEAD_BYTES = 256;
 
-    private final int capacity;
+    /** Keeps nothing: for a process without a flusher ({@code --role ingest}) and for flushers built by hand. */
+    public static final RecentEvents NONE = new RecentEvents(0, 0);
+
+    private final int rowsPerStream;
+    private final long maxBytes;
+    private final AtomicLong bytes = new AtomicLong();
     private final Map<String, Tail> tails = new ConcurrentHashMap<>();
 
-    /** @param capacity rows kept per stream at most; 0 keeps none */
-    public RecentEvents(int capacity) {
-        if (capacity < 0) {
-            throw new IllegalArgumentException("capacity must not be negative: " + capacity);
+    /**
+     * @param rowsPerStream rows kept per stream at most; 0 keeps none
+     * @param maxBytes bytes kept for all streams together at most (payloads plus a fixed cost per row)
+     */
+    public RecentEvents(int rowsPerStream, long maxBytes) {
+        if (rowsPerStream < 0 || maxBytes < 0) {
+            throw new IllegalArgumentException("limits must not be negative: " + rowsPerStream + " rows, "
+                    + maxBytes + " bytes");
         }
-        this.capacity = capacity;
+        this.rowsPerStream = rowsPerStream;
+        this.maxBytes = maxBytes;
     }
 
-    /** Whether anything added is kept (so that publishers need not build rows for nobody). */
+    /** Whether anything added may be kept (so that publishers need not build rows for nobody). */
     public boolean keeps() {
-        return capacity > 0;
+        return rowsPerStream > 0 && maxBytes > 0;
     }
 
     /**
-     * Keeps the rows of one acknowledged request. Their offsets must follow each other without a gap (a request's
-     * accepted events do); rows that do not are not kept, which only means they are read from the log.
+     * Keeps the rows of one acknowledged request, whose events' payloads took {@code payloadBytes}. Their offsets
+     * must follow each other without a gap (a request's accepted events do); rows that do not, or that do not fit,
+     * are not kept, which only means they are read from the log.
      */
-    public void add(String stream, List<Warehouse.Row> rows) {
-        if (capacity == 0 || rows.isEmpty() || rows.size() > capacity) {
+    public void add(String stream, List<Warehouse.Row> rows, long payloadBytes) {
+        if (!keeps() || rows.isEmpty() || rows.size() > rowsPerStream) {
             return;
         }
         for (int i = 1; i < rows.size(); i++) {
@@ -52,7 +67,8 @@ public final class RecentEvents {
                 return;
             }
         }
-        tails.computeIfAbsent(stream, name -> new Tail()).add(List.copyOf(rows), capacity);
+        long weight = payloadBytes + (long) ROW_OVERHEAD_BYTES * rows.size();
+        tails.computeIfAbsent(stream, name -> new Tail()).add(new Run(List.copyOf(rows), weight));
     }
 
     /**
@@ -71,48 +87,79 @@ public final class RecentEvents {
         return tail == null ? 0 : tail.size();
     }
 
+    /** Bytes held for all streams, as counted against the limit. */
+    public long bytes() {
+        return bytes.get();
+    }
+
+    /** Rows with consecutive offsets and what they count against the byte limit. */
+    private record Run(List<Warehouse.Row> rows, long weight) {
+        long firstOffset() {
+            return rows.get(0).offset();
+        }
+
+        /** The rows from index {@code from} on, with their share of the weight. */
+        Run from(int from) {
+            List<Warehouse.Row> rest = List.copyOf(rows.subList(from, rows.size()));
+            return new Run(rest, weight * rest.size() / rows.size());
+        }
+    }
+
     /** One stream's rows in runs of consecutive offsets, by their first offset. */
-    private static final class Tail {
-        private final TreeMap<Long, List<Warehouse.Row>> runs = new TreeMap<>();
+    private final class Tail {
+        private final TreeMap<Long, Run> runs = new TreeMap<>();
         private int size;
 
-        synchronized void add(List<Warehouse.Row> run, int capacity) {
-            List<Warehouse.Row> replaced = runs.put(run.get(0).offset(), run);
-            size += run.size() - (replaced == null ? 0 : replaced.size());
-            while (size > capacity) {
-                size -= runs.pollFirstEntry().getValue().size();
+        synchronized void add(Run run) {
+            // The oldest runs of this stream make room first; other streams' rows are never evicted for it.
+            while (!runs.isEmpty() && (size + run.rows().size() > rowsPerStream
+                    || bytes.get() + run.weight() > maxBytes)) {
+                remove(runs.firstEntry().getValue());
             }
+            if (bytes.get() + run.weight() > maxBytes) {
+                return;
+            }
+            Run replaced = runs.get(run.firstOffset());
+            if (replaced != null) {
+                remove(replaced);
+            }
+            runs.put(run.firstOffset(), run);
+            size += run.rows().size();
+            bytes.addAndGet(run.weight());
         }
 
         synchronized List<Warehouse.Row> take(long watermark, int limit) {
             List<Warehouse.Row> taken = new ArrayList<>(Math.min(limit, size));
             long next = watermark + 1;
             while (!runs.isEmpty() && taken.size() < limit) {
-                Map.Entry<Long, List<Warehouse.Row>> first = runs.firstEntry();
-                List<Warehouse.Row> run = first.getValue();
-                long firstOffset = first.getKey();
-                long lastOffset = firstOffset + run.size() - 1;
+                Run run = runs.firstEntry().getValue();
+                long lastOffset = run.firstOffset() + run.rows().size() - 1;
                 if (lastOffset < next) {
-                    runs.pollFirstEntry();
-                    size -= run.size();
+                    remove(run);
                     continue;
                 }
-                if (firstOffset > next) {
+                if (run.firstOffset() > next) {
                     break;
                 }
-                runs.pollFirstEntry();
-                size -= run.size();
-                int from = (int) (next - firstOffset);
-                int to = Math.min(run.size(), from + limit - taken.size());
-                taken.addAll(run.subList(from, to));
-                if (to < run.size()) {
-                    List<Warehouse.Row> rest = List.copyOf(run.subList(to, run.size()));
-                    runs.put(rest.get(0).offset(), rest);
-                    size += rest.size();
+                remove(run);
+                int from = (int) (next - run.firstOffset());
+                int to = Math.min(run.rows().size(), from + limit - taken.size());
+                taken.addAll(run.rows().subList(from, to));
+                if (to < run.rows().size()) {
+                    Run rest = run.from(to);
+                    runs.put(rest.firstOffset(), rest);
+                    size += rest.rows().size();
+                    bytes.addAndGet(rest.weight());
                 }
                 next = taken.get(taken.size() - 1).offset() + 1;
             }
             return taken;
+        }
+
+        private void remove(Run run) {
+            runs.remove(run.firstOffset());
+            size -= run.rows().size();
+            bytes.addAndGet(-run.weight());
         }
 
         synchronized int size() {

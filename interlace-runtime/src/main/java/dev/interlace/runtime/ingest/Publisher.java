@@ -109,7 +109,7 @@ public final class Publisher {
                 entries.add(new AppendRequest.Event(event.payload(), key));
                 quarantineErrors.add(List.of());
                 if (decoded != null) {
-                    decoded.add(DecodedRow.of(stream, valid));
+                    decoded.add(DecodedRow.of(stream, valid, event.payload()));
                 }
             } else if (event.result() instanceof DecodeResult.Invalid<? extends StreamEvent> invalid) {
                 if (stream.onSchemaDrift() == SchemaDrift.QUARANTINE) {
@@ -214,14 +214,15 @@ public final class Publisher {
         return new PublishOutcome.Published(requestId, committed.entries(), quarantineErrors);
     }
 
-    /** An accepted event's warehouse values, as the flusher would decode them from its payload. */
-    private record DecodedRow(List<Object> values, Map<String, String> undeclaredFields) {
-        static DecodedRow of(StreamDescriptor stream, DecodeResult.Valid<? extends StreamEvent> valid) {
+    /** An accepted event's warehouse values, as the flusher would decode them from its payload, and its size. */
+    private record DecodedRow(List<Object> values, Map<String, String> undeclaredFields, int payloadBytes) {
+        static DecodedRow of(StreamDescriptor stream, DecodeResult.Valid<? extends StreamEvent> valid,
+                byte[] payload) {
             Object[] values = new Object[stream.columns().size()];
             for (int i = 0; i < values.length; i++) {
                 values[i] = valid.event().value(i);
             }
-            return new DecodedRow(Arrays.asList(values), valid.undeclaredFields());
+            return new DecodedRow(Arrays.asList(values), valid.undeclaredFields(), payload.length);
         }
     }
 
@@ -229,15 +230,17 @@ public final class Publisher {
     private void keepRecent(StreamDescriptor stream, AppendRequest request, AppendResult.Committed committed,
             List<DecodedRow> decoded) {
         List<Warehouse.Row> rows = new ArrayList<>();
+        long payloadBytes = 0;
         for (int i = 0; i < committed.entries().size(); i++) {
             AppendResult.EntryResult entry = committed.entries().get(i);
             if (entry.status() == AppendResult.Status.ACCEPTED) {
                 DecodedRow row = decoded.get(i);
                 rows.add(new Warehouse.Row(entry.offset(), request.receivedAtMicros(), request.requestId(),
                         row.values(), row.undeclaredFields()));
+                payloadBytes += row.payloadBytes();
             }
         }
-        recent.add(stream.name(), rows);
+        recent.add(stream.name(), rows, payloadBytes);
     }
 
     /**
