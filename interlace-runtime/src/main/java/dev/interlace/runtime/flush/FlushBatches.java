@@ -131,13 +131,8 @@ final class FlushBatches implements AutoCloseable {
                     + " (schema version " + entry.schemaVersion() + ") does not match schema version "
                     + stream.schemaVersion() + ": " + invalid.errors());
         }
-        DecodeResult.Valid<? extends StreamEvent> valid = (DecodeResult.Valid<? extends StreamEvent>) result;
-        List<Object> values = new ArrayList<>(stream.columns().size());
-        for (int i = 0; i < stream.columns().size(); i++) {
-            values.add(valid.event().value(i));
-        }
-        return new Warehouse.Row(entry.offset(), entry.ingestedAtMicros(), entry.requestId(), values,
-                valid.undeclaredFields());
+        return Warehouse.Row.decoded(entry.offset(), entry.ingestedAtMicros(), entry.requestId(), stream,
+                (DecodeResult.Valid<? extends StreamEvent>) result);
     }
 
     @Override

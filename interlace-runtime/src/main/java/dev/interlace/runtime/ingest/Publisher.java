@@ -24,9 +24,7 @@ import jakarta.inject.Inject;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.concurrent.CompletableFuture;
@@ -97,8 +95,6 @@ public final class Publisher {
 
         List<AppendRequest.Entry> entries = new ArrayList<>(events.size());
         List<List<FieldError>> quarantineErrors = new ArrayList<>(events.size());
-        // Each valid event's warehouse values, handed to the flusher once durable (null: quarantined, or not kept).
-        List<DecodedRow> decoded = recent.keeps() ? new ArrayList<>(events.size()) : null;
         List<PublishOutcome.EventError> violations = new ArrayList<>();
         long violationCount = 0;
         int rejectedEvents = 0;
@@ -108,17 +104,11 @@ public final class Publisher {
                 String key = keyIndex < 0 ? null : IdempotencyKeys.canonical(valid.event().value(keyIndex));
                 entries.add(new AppendRequest.Event(event.payload(), key));
                 quarantineErrors.add(List.of());
-                if (decoded != null) {
-                    decoded.add(DecodedRow.of(stream, valid, event.payload()));
-                }
             } else if (event.result() instanceof DecodeResult.Invalid<? extends StreamEvent> invalid) {
                 if (stream.onSchemaDrift() == SchemaDrift.QUARANTINE) {
                     List<FieldError> kept = quarantinedErrors(invalid);
                     entries.add(new AppendRequest.Quarantined(event.payload(), kept));
                     quarantineErrors.add(kept);
-                    if (decoded != null) {
-                        decoded.add(null);
-                    }
                 } else {
                     rejectedEvents++;
                     violationCount += invalid.errorCount();
@@ -156,7 +146,7 @@ public final class Publisher {
         CompletableFuture<AppendResult> appended = Deadlines.within(log.append(request), APPEND_TIMEOUT_SECONDS,
                 TimeUnit.SECONDS);
         java.util.function.BiFunction<AppendResult, Throwable, PublishOutcome> decide = (result, failure) ->
-                failure == null ? outcome(stream, request, result, quarantineErrors, decoded)
+                failure == null ? outcome(stream, request, result, events, quarantineErrors)
                         : unavailable(requestId, failure);
         return entries.size() <= ANSWERED_WHERE_COMMITTED ? appended.handle(decide)
                 : appended.handleAsync(decide, workers.executor());
@@ -192,7 +182,7 @@ public final class Publisher {
     }
 
     private PublishOutcome outcome(StreamDescriptor stream, AppendRequest request, AppendResult result,
-            List<List<FieldError>> quarantineErrors, List<DecodedRow> decoded) {
+            List<EventParser.ParsedEvent> events, List<List<FieldError>> quarantineErrors) {
         String requestId = request.requestId();
         if (result instanceof AppendResult.Backpressure backpressure) {
             if (backpressured.add(stream.name())) {
@@ -208,36 +198,28 @@ public final class Publisher {
             records.record(SysRecord.of(micros(), "backpressure_off", stream.name(), requestId, "stream "
                     + stream.name() + " accepts publishes again"));
         }
-        if (decoded != null) {
-            keepRecent(stream, request, committed, decoded);
+        if (recent.keeps()) {
+            keepRecent(stream, request, committed, events);
         }
         return new PublishOutcome.Published(requestId, committed.entries(), quarantineErrors);
     }
 
-    /** An accepted event's warehouse values, as the flusher would decode them from its payload, and its size. */
-    private record DecodedRow(List<Object> values, Map<String, String> undeclaredFields, int payloadBytes) {
-        static DecodedRow of(StreamDescriptor stream, DecodeResult.Valid<? extends StreamEvent> valid,
-                byte[] payload) {
-            Object[] values = new Object[stream.columns().size()];
-            for (int i = 0; i < values.length; i++) {
-                values[i] = valid.event().value(i);
-            }
-            return new DecodedRow(Arrays.asList(values), valid.undeclaredFields(), payload.length);
-        }
-    }
-
-    /** Hands the request's accepted events, now durable and with their offsets, to the flusher. */
+    /**
+     * Hands the request's accepted events, now durable and with their offsets, to the flusher as the rows it would
+     * decode from them. The request's entries are its events in order (one that failed validation on a stream that
+     * rejects drift refused the whole request before the append), so the results and the events match by index.
+     */
     private void keepRecent(StreamDescriptor stream, AppendRequest request, AppendResult.Committed committed,
-            List<DecodedRow> decoded) {
+            List<EventParser.ParsedEvent> events) {
         List<Warehouse.Row> rows = new ArrayList<>();
         long payloadBytes = 0;
         for (int i = 0; i < committed.entries().size(); i++) {
             AppendResult.EntryResult entry = committed.entries().get(i);
-            if (entry.status() == AppendResult.Status.ACCEPTED) {
-                DecodedRow row = decoded.get(i);
-                rows.add(new Warehouse.Row(entry.offset(), request.receivedAtMicros(), request.requestId(),
-                        row.values(), row.undeclaredFields()));
-                payloadBytes += row.payloadBytes();
+            if (entry.status() == AppendResult.Status.ACCEPTED
+                    && events.get(i).result() instanceof DecodeResult.Valid<? extends StreamEvent> valid) {
+                rows.add(Warehouse.Row.decoded(entry.offset(), request.receivedAtMicros(), request.requestId(), stream,
+                        valid));
+                payloadBytes += events.get(i).payload().length;
             }
         }
         recent.add(stream.name(), rows, payloadBytes);

@@ -1,6 +1,8 @@
 package dev.interlace.runtime.warehouse;
 
+import dev.interlace.runtime.stream.DecodeResult;
 import dev.interlace.runtime.stream.StreamDescriptor;
+import dev.interlace.runtime.stream.StreamEvent;
 import java.util.List;
 
 /**
@@ -106,6 +108,17 @@ public interface StreamTables {
         /** A row without undeclared fields. */
         public Row(long offset, long ingestedAtMicros, String requestId, List<Object> values) {
             this(offset, ingestedAtMicros, requestId, values, java.util.Map.of());
+        }
+
+        /** The row of an event its stream's decoder accepted: the declared columns' values in order, and the rest. */
+        public static Row decoded(long offset, long ingestedAtMicros, String requestId, StreamDescriptor stream,
+                DecodeResult.Valid<? extends StreamEvent> valid) {
+            Object[] values = new Object[stream.columns().size()];
+            for (int i = 0; i < values.length; i++) {
+                values[i] = valid.event().value(i);
+            }
+            return new Row(offset, ingestedAtMicros, requestId, java.util.Arrays.asList(values),
+                    valid.undeclaredFields());
         }
     }
 
