@@ -211,6 +211,9 @@ public final class Publisher {
      */
     private void keepRecent(StreamDescriptor stream, AppendRequest request, AppendResult.Committed committed,
             List<EventParser.ParsedEvent> events) {
+        if (committed.entries().size() != events.size()) {
+            return; // not the request's events one for one: the flusher reads them from the log
+        }
         List<Warehouse.Row> rows = new ArrayList<>();
         long payloadBytes = 0;
         for (int i = 0; i < committed.entries().size(); i++) {
