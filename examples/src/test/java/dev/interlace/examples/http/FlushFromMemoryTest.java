@@ -77,6 +77,42 @@ class FlushFromMemoryTest {
                 "\"red\"");
     }
 
+    @Test
+    void aBacklogOfLargeEventsIsReadFromTheLogInBatchesBoundedByBytes() throws IOException {
+        String large = "x".repeat(20_000);
+        try (TestServer api = TestServer.startWith(first, CATALOG)) {
+            for (int i = 0; i < 12; i++) {
+                assertThat(api.postJson("/streams/decoding_all_types", "{\"s\":\"" + i + large + "\"}").status())
+                        .isEqualTo(200);
+            }
+        }
+        try (Stream<Path> files = Files.list(first)) {
+            for (Path file : files.filter(file -> !file.getFileName().toString().startsWith("warehouse"))
+                    .filter(Files::isRegularFile).toList()) {
+                Files.copy(file, second.resolve(file.getFileName()));
+            }
+        }
+        // 64 KiB a batch: three events of 20 kB stay under it, the fourth reaches it and ends the batch.
+        try (TestServer api = TestServer.startWith(second, CATALOG, "--flush-batch-bytes", "65536")) {
+            assertThat(api.awaitFlushed("decoding_all_types").get("pending").asLong()).isZero();
+            assertThat(fromLog(api, "decoding_all_types")).isEqualTo(12);
+            JsonNode rows = sql(api, "SELECT count(*), count(DISTINCT _offset), min(length(s)), max(length(s))"
+                    + " FROM streams.decoding_all_types");
+            assertThat(rows.toString()).isEqualTo("[[12,12,20001,20002]]");
+            JsonNode flushes = sql(api, "SELECT count(*), max(\"rows\"), sum(\"rows\") FROM interlace.flushes"
+                    + " WHERE stream = 'decoding_all_types' AND target = 'events' AND committed_at IS NOT NULL");
+            assertThat(flushes.get(0).get(0).asInt()).as(flushes.toString()).isGreaterThanOrEqualTo(3);
+            assertThat(flushes.get(0).get(1).asInt()).as(flushes.toString()).isEqualTo(4);
+            assertThat(flushes.get(0).get(2).asInt()).as(flushes.toString()).isEqualTo(12);
+        }
+    }
+
+    private static JsonNode sql(TestServer api, String query) {
+        TestServer.Response response = api.post("/sql", "text/plain", query);
+        assertThat(response.status()).as(response.body().toString()).isEqualTo(200);
+        return response.body().get("rows");
+    }
+
     /** Every column of both streams' rows, bookkeeping columns included, as the SQL route answers them. */
     private static String rows(TestServer api) {
         StringBuilder all = new StringBuilder();

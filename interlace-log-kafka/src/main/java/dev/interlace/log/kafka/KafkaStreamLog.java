@@ -374,7 +374,8 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
     }
 
     @Override
-    public List<LogEntry> read(String stream, long afterOffset, int limit, Duration wait) throws InterruptedException {
+    public List<LogEntry> read(String stream, long afterOffset, int limit, long maxBytes, Duration wait)
+            throws InterruptedException {
         StreamView view = views.get(stream);
         if (view == null || limit <= 0) {
             return List.of();
@@ -384,7 +385,7 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
             long head = view.headOffset();
             long from = Math.max(afterOffset + 1, view.earliest());
             if (from <= head) {
-                return entries(view, from, Math.min(head, from + limit - 1));
+                return entries(view, from, Math.min(head, from + limit - 1), maxBytes);
             }
             long remaining = deadline - System.nanoTime();
             if (remaining <= 0 || !view.awaitHeadAbove(Math.max(afterOffset, from - 1), remaining)) {
@@ -393,10 +394,10 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
         }
     }
 
-    private List<LogEntry> entries(StreamView view, long from, long through) {
+    private List<LogEntry> entries(StreamView view, long from, long through, long maxBytes) {
         List<LogEntry> entries = new ArrayList<>();
         for (ConsumerRecord<byte[], byte[]> record : readers.range(topics.events(view.name), view.kafkaOffset(from),
-                view.kafkaOffset(through))) {
+                view.kafkaOffset(through), maxBytes)) {
             LogEntry entry = Codec.entry(view.name, record);
             if (entry.offset() >= from && entry.offset() <= through) {
                 entries.add(entry);
@@ -442,7 +443,7 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
     }
 
     @Override
-    public List<QuarantineEntry> readQuarantine(String stream, long afterSeq, int limit) {
+    public List<QuarantineEntry> readQuarantine(String stream, long afterSeq, int limit, long maxBytes) {
         StreamView view = views.get(stream);
         if (view == null || limit <= 0) {
             return List.of();
@@ -455,7 +456,7 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
         long through = Math.min(head, from + limit - 1);
         List<QuarantineEntry> entries = new ArrayList<>();
         for (ConsumerRecord<byte[], byte[]> record : readers.range(topics.quarantine(stream),
-                view.quarantineKafkaOffset(from), view.quarantineKafkaOffset(through))) {
+                view.quarantineKafkaOffset(from), view.quarantineKafkaOffset(through), maxBytes)) {
             long seq = Codec.longHeader(record.headers(), Codec.SEQ);
             if (seq >= from && seq <= through) {
                 entries.add(Codec.quarantined(stream, record, replayOf(view, seq)));
@@ -495,7 +496,7 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
         if (from > head) {
             return List.of();
         }
-        List<LogEntry> entries = new ArrayList<>(entries(view, from, head));
+        List<LogEntry> entries = new ArrayList<>(entries(view, from, head, Long.MAX_VALUE));
         Collections.reverse(entries);
         return entries;
     }

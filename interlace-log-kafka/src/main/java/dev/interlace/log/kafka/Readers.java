@@ -34,20 +34,32 @@ final class Readers implements AutoCloseable {
 
     /** The records of {@code partition} from Kafka offset {@code from} through {@code through}, in order. */
     List<ConsumerRecord<byte[], byte[]>> range(TopicPartition partition, long from, long through) {
+        return range(partition, from, through, Long.MAX_VALUE);
+    }
+
+    /**
+     * The records of {@code partition} from Kafka offset {@code from} through {@code through}, in order, ending early
+     * with the record whose value brings their values' total to {@code maxBytes}.
+     */
+    List<ConsumerRecord<byte[], byte[]>> range(TopicPartition partition, long from, long through, long maxBytes) {
         KafkaConsumer<byte[], byte[]> consumer = borrow();
         try {
             consumer.assign(List.of(partition));
             consumer.seek(partition, from);
             List<ConsumerRecord<byte[], byte[]>> records = new ArrayList<>();
+            long bytes = 0;
             long deadline = System.nanoTime() + READ_TIMEOUT.toNanos();
-            while (consumer.position(partition) <= through) {
+            while (bytes < maxBytes && consumer.position(partition) <= through) {
                 if (System.nanoTime() > deadline) {
                     throw new LogUnavailableException("reading " + partition.topic() + " from offset " + from
                             + " did not reach offset " + through + " within " + READ_TIMEOUT.toSeconds() + " s");
                 }
+                // A poll holds what the consumer fetched at once (its fetch sizes bound that); the records after the
+                // one that reaches maxBytes are dropped with it.
                 for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(100))) {
-                    if (record.offset() >= from && record.offset() <= through) {
+                    if (bytes < maxBytes && record.offset() >= from && record.offset() <= through) {
                         records.add(record);
+                        bytes += record.value() == null ? 0 : record.value().length;
                     }
                 }
             }

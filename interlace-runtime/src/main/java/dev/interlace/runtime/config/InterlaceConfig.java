@@ -16,6 +16,8 @@ import java.nio.file.Path;
  * @param minFreeDiskBytes free disk below which publishes get 503
  * @param flushDelayMillis how long the flusher waits for more events after an append
  * @param flushBatchRows rows per flush transaction
+ * @param flushBatchBytes event bytes a flush batch reads from the log at most (it ends with the event that reaches
+ *     them)
  * @param recordRetentionMicros how long publish, flush and system records are kept; 0 keeps none
  * @param refusedRequests how many refused requests (4xx/5xx) the in-memory ring keeps
  * @param readyFlushFailingMillis how long a stream's flush may fail before {@code /health/ready} says 503
@@ -33,6 +35,7 @@ public record InterlaceConfig(
         long minFreeDiskBytes,
         long flushDelayMillis,
         int flushBatchRows,
+        long flushBatchBytes,
         long recordRetentionMicros,
         int refusedRequests,
         long readyFlushFailingMillis,
@@ -46,12 +49,12 @@ public record InterlaceConfig(
 
     /** A configuration on the SQLite log. */
     public InterlaceConfig(int port, String bind, Path dataDirectory, long maxBodyBytes, int maxEventsPerRequest,
-            long maxPending, long minFreeDiskBytes, long flushDelayMillis, int flushBatchRows,
+            long maxPending, long minFreeDiskBytes, long flushDelayMillis, int flushBatchRows, long flushBatchBytes,
             long recordRetentionMicros, int refusedRequests, long readyFlushFailingMillis, int modelRestRatio,
             Exposure exposure) {
         this(port, bind, dataDirectory, maxBodyBytes, maxEventsPerRequest, maxPending, minFreeDiskBytes,
-                flushDelayMillis, flushBatchRows, recordRetentionMicros, refusedRequests, readyFlushFailingMillis,
-                modelRestRatio, exposure, LogOptions.sqlite());
+                flushDelayMillis, flushBatchRows, flushBatchBytes, recordRetentionMicros, refusedRequests,
+                readyFlushFailingMillis, modelRestRatio, exposure, LogOptions.sqlite());
     }
 
     /** The defaults, with data under {@code .interlace} in the working directory. */
@@ -61,20 +64,20 @@ public record InterlaceConfig(
 
     public InterlaceConfig withPort(int newPort) {
         return new InterlaceConfig(newPort, bind, dataDirectory, maxBodyBytes, maxEventsPerRequest, maxPending,
-                minFreeDiskBytes, flushDelayMillis, flushBatchRows, recordRetentionMicros, refusedRequests,
-                readyFlushFailingMillis, modelRestRatio, exposure, log);
+                minFreeDiskBytes, flushDelayMillis, flushBatchRows, flushBatchBytes, recordRetentionMicros,
+                refusedRequests, readyFlushFailingMillis, modelRestRatio, exposure, log);
     }
 
     public InterlaceConfig withDataDirectory(Path directory) {
         return new InterlaceConfig(port, bind, directory, maxBodyBytes, maxEventsPerRequest, maxPending,
-                minFreeDiskBytes, flushDelayMillis, flushBatchRows, recordRetentionMicros, refusedRequests,
-                readyFlushFailingMillis, modelRestRatio, exposure, log);
+                minFreeDiskBytes, flushDelayMillis, flushBatchRows, flushBatchBytes, recordRetentionMicros,
+                refusedRequests, readyFlushFailingMillis, modelRestRatio, exposure, log);
     }
 
     public InterlaceConfig withLog(LogOptions options) {
         return new InterlaceConfig(port, bind, dataDirectory, maxBodyBytes, maxEventsPerRequest, maxPending,
-                minFreeDiskBytes, flushDelayMillis, flushBatchRows, recordRetentionMicros, refusedRequests,
-                readyFlushFailingMillis, modelRestRatio, exposure, options);
+                minFreeDiskBytes, flushDelayMillis, flushBatchRows, flushBatchBytes, recordRetentionMicros,
+                refusedRequests, readyFlushFailingMillis, modelRestRatio, exposure, options);
     }
 
     /**
@@ -102,7 +105,7 @@ public record InterlaceConfig(
 
     public InterlaceConfig withMaxPending(long pending) {
         return new InterlaceConfig(port, bind, dataDirectory, maxBodyBytes, maxEventsPerRequest, pending,
-                minFreeDiskBytes, flushDelayMillis, flushBatchRows, recordRetentionMicros, refusedRequests,
-                readyFlushFailingMillis, modelRestRatio, exposure, log);
+                minFreeDiskBytes, flushDelayMillis, flushBatchRows, flushBatchBytes, recordRetentionMicros,
+                refusedRequests, readyFlushFailingMillis, modelRestRatio, exposure, log);
     }
 }

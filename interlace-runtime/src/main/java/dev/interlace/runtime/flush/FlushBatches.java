@@ -25,7 +25,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * from {@link RecentEvents}, decoded already; the rest of a batch is read from the log and decoded again with the
  * stream's generated decoder. The next batch of a stream can be read ahead on a thread of its own
  * ({@code interlace-flush-read-N}) while the current one is written to the warehouse, so that the log read and the
- * JSON decoding overlap with DuckDB's work instead of following it.
+ * JSON decoding overlap with DuckDB's work instead of following it. A batch holds at most {@code flush-batch-rows}
+ * events, and reads no more from the log once its events reach {@code flush-batch-bytes}: an event may be as large as
+ * a request body, and two batches of a stream are in memory at once.
  */
 final class FlushBatches implements AutoCloseable {
 
@@ -35,12 +37,14 @@ final class FlushBatches implements AutoCloseable {
     private final EventLog log;
     private final RecentEvents recent;
     private final int batchRows;
+    private final long batchBytes;
     private final ExecutorService readAhead;
 
-    FlushBatches(EventLog log, RecentEvents recent, int batchRows) {
+    FlushBatches(EventLog log, RecentEvents recent, int batchRows, long batchBytes) {
         this.log = log;
         this.recent = recent;
         this.batchRows = batchRows;
+        this.batchBytes = batchBytes;
         AtomicInteger count = new AtomicInteger();
         this.readAhead = new ThreadPoolExecutor(READ_THREADS, READ_THREADS, 30, TimeUnit.SECONDS,
                 new LinkedBlockingQueue<>(), runnable -> {
@@ -52,9 +56,9 @@ final class FlushBatches implements AutoCloseable {
     }
 
     /**
-     * A batch of rows after {@code watermark}: the rows, the watermark they lead to, whether the batch was full (so
-     * that more may be waiting right behind it), and how many of its rows were read from the log rather than kept in
-     * memory.
+     * A batch of rows after {@code watermark}: the rows, the watermark they lead to, whether the batch was full, in
+     * rows or in bytes read (so that more may be waiting right behind it), and how many of its rows were read from
+     * the log rather than kept in memory.
      */
     record Batch(List<Warehouse.Row> rows, long newWatermark, boolean full, int rowsFromLog) {
         boolean isEmpty() {
@@ -65,7 +69,8 @@ final class FlushBatches implements AutoCloseable {
     /**
      * The events after {@code watermark}, on the calling thread: first those kept decoded in memory, as far as they
      * follow the watermark without a gap, then, up to a full batch, the next ones read from the log and decoded (those
-     * whose publishers have not handed them over yet, or that memory never held).
+     * whose publishers have not handed them over yet, or that memory never held), up to {@code flush-batch-bytes} of
+     * them.
      */
     Batch events(StreamDescriptor stream, long watermark) {
         List<Warehouse.Row> rows = new ArrayList<>(recent.take(stream.name(), watermark, batchRows));
@@ -73,16 +78,18 @@ final class FlushBatches implements AutoCloseable {
         List<LogEntry> entries = List.of();
         if (rows.size() < batchRows) {
             try {
-                entries = log.read(stream.name(), after, batchRows - rows.size(), Duration.ZERO);
+                entries = log.read(stream.name(), after, batchRows - rows.size(), batchBytes, Duration.ZERO);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
         }
+        long bytes = 0;
         for (LogEntry entry : entries) {
             rows.add(decode(stream, entry));
+            bytes += entry.payload().length;
         }
         long newWatermark = rows.isEmpty() ? watermark : rows.get(rows.size() - 1).offset();
-        return new Batch(rows, newWatermark, rows.size() >= batchRows, entries.size());
+        return new Batch(rows, newWatermark, rows.size() >= batchRows || bytes >= batchBytes, entries.size());
     }
 
     /** {@link #events} on the read-ahead thread: the next batch, read while the current one is written. */
@@ -104,14 +111,16 @@ final class FlushBatches implements AutoCloseable {
 
     /** Reads the quarantined entries after {@code watermark}: their payload as text and their errors. */
     Batch quarantine(StreamDescriptor stream, long watermark) {
-        List<QuarantineEntry> entries = log.readQuarantine(stream.name(), watermark, batchRows);
+        List<QuarantineEntry> entries = log.readQuarantine(stream.name(), watermark, batchRows, batchBytes);
         List<Warehouse.Row> rows = new ArrayList<>(entries.size());
+        long bytes = 0;
         for (QuarantineEntry entry : entries) {
             rows.add(new Warehouse.Row(entry.seq(), entry.ingestedAtMicros(), entry.requestId(),
                     List.of(new String(entry.payload(), StandardCharsets.UTF_8), entry.errorsJson())));
+            bytes += entry.payload().length;
         }
         long newWatermark = entries.isEmpty() ? watermark : entries.get(entries.size() - 1).seq();
-        return new Batch(rows, newWatermark, entries.size() >= batchRows, entries.size());
+        return new Batch(rows, newWatermark, entries.size() >= batchRows || bytes >= batchBytes, entries.size());
     }
 
     /**

@@ -91,7 +91,7 @@ public final class Flusher implements AutoCloseable {
         this.delayMillis = config.flushDelayMillis();
         this.batchRows = config.flushBatchRows();
         this.keepsRecords = config.keepsRecords();
-        this.batches = new FlushBatches(log, recent, batchRows);
+        this.batches = new FlushBatches(log, recent, batchRows, config.flushBatchBytes());
         AtomicInteger count = new AtomicInteger();
         ScheduledThreadPoolExecutor pool = new ScheduledThreadPoolExecutor(THREADS, runnable -> {
             Thread thread = new Thread(runnable, "interlace-flush-" + count.incrementAndGet());

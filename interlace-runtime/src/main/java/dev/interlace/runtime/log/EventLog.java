@@ -46,15 +46,30 @@ public interface EventLog extends AutoCloseable {
 
     /**
      * Reads accepted events after {@code afterOffset}, oldest first, waiting up to {@code wait} for the first one
-     * when there is none yet.
+     * when there is none yet: at most {@code limit} of them, and no more once their payloads reach
+     * {@code maxBytes} together. The entry that reaches it is the last one returned, so a read that finds any event
+     * returns at least one, however large, and holds less than {@code maxBytes} plus one event in memory.
      */
-    List<LogEntry> read(String stream, long afterOffset, int limit, Duration wait) throws InterruptedException;
+    List<LogEntry> read(String stream, long afterOffset, int limit, long maxBytes, Duration wait)
+            throws InterruptedException;
+
+    /** {@link #read(String, long, int, long, Duration)} without a bound on the bytes read. */
+    default List<LogEntry> read(String stream, long afterOffset, int limit, Duration wait)
+            throws InterruptedException {
+        return read(stream, afterOffset, limit, Long.MAX_VALUE, wait);
+    }
 
     /**
      * Quarantined events after sequence number {@code afterSeq}, oldest first, each with where it was replayed to
-     * ({@link QuarantineEntry#replay()}, null while it was not; see {@link QuarantineStore}).
+     * ({@link QuarantineEntry#replay()}, null while it was not; see {@link QuarantineStore}): at most {@code limit},
+     * ending with the one whose payload brings their payloads to {@code maxBytes}, as {@link #read} does.
      */
-    List<QuarantineEntry> readQuarantine(String stream, long afterSeq, int limit);
+    List<QuarantineEntry> readQuarantine(String stream, long afterSeq, int limit, long maxBytes);
+
+    /** {@link #readQuarantine(String, long, int, long)} without a bound on the bytes read. */
+    default List<QuarantineEntry> readQuarantine(String stream, long afterSeq, int limit) {
+        return readQuarantine(stream, afterSeq, limit, Long.MAX_VALUE);
+    }
 
     /** Registers a listener told whenever a stream advances. */
     void addAppendListener(AppendListener listener);

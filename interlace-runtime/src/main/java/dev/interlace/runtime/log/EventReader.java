@@ -33,7 +33,7 @@ final class EventReader {
         this.advances = advances;
     }
 
-    List<LogEntry> read(String stream, long afterOffset, int limit, Duration wait)
+    List<LogEntry> read(String stream, long afterOffset, int limit, long maxBytes, Duration wait)
             throws InterruptedException {
         long deadline = System.nanoTime() + wait.toNanos();
         while (true) {
@@ -42,7 +42,7 @@ final class EventReader {
             CompletableFuture<Void> next = advance.get();
             List<LogEntry> entries = query(stream, "SELECT \"offset\", request_id, ingested_at, schema_version,"
                     + " payload FROM events WHERE stream_id = (SELECT id FROM streams WHERE name = ?)"
-                    + " AND \"offset\" > ? ORDER BY \"offset\" LIMIT ?", afterOffset, limit);
+                    + " AND \"offset\" > ? ORDER BY \"offset\" LIMIT ?", afterOffset, limit, maxBytes);
             long remaining = deadline - System.nanoTime();
             if (!entries.isEmpty() || remaining <= 0) {
                 return entries;
@@ -57,22 +57,26 @@ final class EventReader {
         }
     }
 
-    List<QuarantineEntry> readQuarantine(String stream, long afterSeq, int limit) {
+    List<QuarantineEntry> readQuarantine(String stream, long afterSeq, int limit, long maxBytes) {
         return quarantine(stream, "seq > ? ORDER BY seq LIMIT ?", select -> {
             select.setLong(2, afterSeq);
             select.setInt(3, limit);
-        });
+        }, maxBytes);
     }
 
     List<QuarantineEntry> replayedBy(String stream, String requestId, int limit) {
         return quarantine(stream, "replayed_by = ? ORDER BY seq LIMIT ?", select -> {
             select.setString(2, requestId);
             select.setInt(3, limit);
-        });
+        }, Long.MAX_VALUE);
     }
 
-    /** Quarantined entries of {@code stream} matching {@code condition}, whose parameters start at 2. */
-    private List<QuarantineEntry> quarantine(String stream, String condition, Parameters parameters) {
+    /**
+     * Quarantined entries of {@code stream} matching {@code condition}, whose parameters start at 2, up to and
+     * including the one whose payload brings the total to {@code maxBytes}.
+     */
+    private List<QuarantineEntry> quarantine(String stream, String condition, Parameters parameters,
+            long maxBytes) {
         Connection reader = connections.borrowReader();
         try (PreparedStatement select = reader.prepareStatement("SELECT seq, request_id, ingested_at,"
                 + " schema_version, payload, errors, replayed_offset, replayed_by, replayed_at FROM quarantine"
@@ -80,13 +84,16 @@ final class EventReader {
             select.setString(1, stream);
             parameters.set(select);
             List<QuarantineEntry> entries = new ArrayList<>();
+            long bytes = 0;
             try (ResultSet rows = select.executeQuery()) {
-                while (rows.next()) {
+                while (bytes < maxBytes && rows.next()) {
                     String replayedBy = rows.getString(8);
                     QuarantineEntry.Replay replay = replayedBy == null ? null
                             : new QuarantineEntry.Replay(rows.getLong(7), replayedBy, rows.getLong(9));
+                    byte[] payload = rows.getBytes(5);
                     entries.add(new QuarantineEntry(stream, rows.getLong(1), rows.getString(2), rows.getLong(3),
-                            rows.getString(4), rows.getBytes(5), rows.getString(6), replay));
+                            rows.getString(4), payload, rows.getString(6), replay));
+                    bytes += payload.length;
                 }
             }
             return entries;
@@ -127,20 +134,25 @@ final class EventReader {
     List<LogEntry> latest(String stream, int limit) {
         return query(stream, "SELECT \"offset\", request_id, ingested_at, schema_version, payload FROM events"
                 + " WHERE stream_id = (SELECT id FROM streams WHERE name = ?) AND \"offset\" > ?"
-                + " ORDER BY \"offset\" DESC LIMIT ?", 0, limit);
+                + " ORDER BY \"offset\" DESC LIMIT ?", 0, limit, Long.MAX_VALUE);
     }
 
-    private List<LogEntry> query(String stream, String sql, long afterOffset, int limit) {
+    /** The entries {@code sql} selects, up to and including the one whose payload brings the total to maxBytes. */
+    private List<LogEntry> query(String stream, String sql, long afterOffset, int limit, long maxBytes) {
         Connection reader = connections.borrowReader();
         try (PreparedStatement select = reader.prepareStatement(sql)) {
             select.setString(1, stream);
             select.setLong(2, afterOffset);
             select.setInt(3, limit);
             List<LogEntry> entries = new ArrayList<>();
+            long bytes = 0;
+            // SQLite steps through the rows as they are fetched: stopping early reads no further.
             try (ResultSet rows = select.executeQuery()) {
-                while (rows.next()) {
+                while (bytes < maxBytes && rows.next()) {
+                    byte[] payload = rows.getBytes(5);
                     entries.add(new LogEntry(stream, rows.getLong(1), rows.getString(2), rows.getLong(3),
-                            rows.getString(4), rows.getBytes(5)));
+                            rows.getString(4), payload));
+                    bytes += payload.length;
                 }
             }
             return entries;

@@ -146,14 +146,14 @@ public final class SqliteStreamLog implements StreamLog {
     }
 
     @Override
-    public List<LogEntry> read(String stream, long afterOffset, int limit, Duration wait)
+    public List<LogEntry> read(String stream, long afterOffset, int limit, long maxBytes, Duration wait)
             throws InterruptedException {
-        return events.read(stream, afterOffset, limit, wait);
+        return events.read(stream, afterOffset, limit, maxBytes, wait);
     }
 
     @Override
-    public List<QuarantineEntry> readQuarantine(String stream, long afterSeq, int limit) {
-        return events.readQuarantine(stream, afterSeq, limit);
+    public List<QuarantineEntry> readQuarantine(String stream, long afterSeq, int limit, long maxBytes) {
+        return events.readQuarantine(stream, afterSeq, limit, maxBytes);
     }
 
     @Override

@@ -35,6 +35,7 @@ class ConfigLoaderTest {
         assertThat(config.minFreeDiskBytes()).isEqualTo(268_435_456L);
         assertThat(config.flushDelayMillis()).isEqualTo(50);
         assertThat(config.flushBatchRows()).isEqualTo(20_000);
+        assertThat(config.flushBatchBytes()).isEqualTo(16L << 20);
         assertThat(config.modelRestRatio()).isEqualTo(3);
     }
 

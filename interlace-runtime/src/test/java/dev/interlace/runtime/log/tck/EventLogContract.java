@@ -308,6 +308,34 @@ public abstract class EventLogContract extends LogContractSupport {
     }
 
     @Test
+    void aReadStopsWithTheEventThatReachesItsByteBudgetAndReturnsAtLeastOne() throws Exception {
+        StreamLog log = open();
+        append(log, ORDERS, event("a"), keyless("b".repeat(20_000)), event("c"), event("d"), event("e"));
+        List<LogEntry> all = log.read(ORDERS.name(), 0, 100, Duration.ZERO);
+        assertThat(all).hasSize(5);
+        long first = all.get(0).payload().length;
+        long big = all.get(1).payload().length;
+        assertThat(big).isGreaterThan(20_000);
+
+        // The event that reaches the budget is the last one; a budget below the first event still returns it.
+        assertThat(log.read(ORDERS.name(), 0, 100, first, Duration.ZERO)).extracting(LogEntry::offset)
+                .containsExactly(1L);
+        assertThat(log.read(ORDERS.name(), 0, 100, 1, Duration.ZERO)).extracting(LogEntry::offset)
+                .containsExactly(1L);
+        assertThat(log.read(ORDERS.name(), 0, 100, first + 1, Duration.ZERO)).extracting(LogEntry::offset)
+                .containsExactly(1L, 2L);
+        assertThat(log.read(ORDERS.name(), 1, 100, 1, Duration.ZERO)).extracting(LogEntry::offset)
+                .containsExactly(2L);
+        assertThat(log.read(ORDERS.name(), 2, 100, 1_000, Duration.ZERO)).extracting(LogEntry::offset)
+                .containsExactly(3L, 4L, 5L);
+        // The count limit still applies under a large budget, and the payloads are whole.
+        assertThat(log.read(ORDERS.name(), 0, 2, Long.MAX_VALUE, Duration.ZERO)).extracting(LogEntry::offset)
+                .containsExactly(1L, 2L);
+        assertThat(log.read(ORDERS.name(), 1, 100, big, Duration.ZERO)).singleElement()
+                .satisfies(entry -> assertThat(entry.payload()).isEqualTo(all.get(1).payload()));
+    }
+
+    @Test
     void latestReturnsTheNewestEventsNewestFirst() throws Exception {
         StreamLog log = open();
         assertThat(log.latest(ORDERS.name(), 3)).isEmpty();
@@ -335,6 +363,11 @@ public abstract class EventLogContract extends LogContractSupport {
         assertThat(log.readQuarantine(ORDERS.name(), 1, 1)).extracting(QuarantineEntry::seq).containsExactly(2L);
         assertThat(log.readQuarantine(ORDERS.name(), 3, 10)).isEmpty();
         assertThat(log.read(ORDERS.name(), 0, 10, Duration.ZERO)).extracting(LogEntry::offset).containsExactly(1L);
+        // A byte budget ends the read with the entry that reaches it, and never returns nothing when there is one.
+        assertThat(log.readQuarantine(ORDERS.name(), 0, 10, 1)).extracting(QuarantineEntry::seq)
+                .containsExactly(1L);
+        assertThat(log.readQuarantine(ORDERS.name(), 0, 10, first.payload().length + 1L))
+                .extracting(QuarantineEntry::seq).containsExactly(1L, 2L);
     }
 
     @Test
