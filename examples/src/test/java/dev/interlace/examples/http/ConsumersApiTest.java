@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -39,6 +40,25 @@ class ConsumersApiTest {
             assertThat(api.get("/streams/orders/events?after=4&wait_ms=50").body().get("count").asInt()).isZero();
             assertThat(api.get("/streams/orders/events?limit=0").status()).isEqualTo(400);
             assertThat(api.get("/streams/nope/events").status()).isEqualTo(404);
+        }
+    }
+
+    @Test
+    void aPageOfLargeEventsEndsWithTheOneThatReaches8MiBAndTheNextPageGoesOn() {
+        String large = "x".repeat(5 << 20);
+        try (TestServer api = TestServer.start(dataDirectory)) {
+            for (String id : List.of("a", "b", "c")) {
+                assertThat(api.postJson("/streams/orders", "{\"order_id\":\"" + id + "\",\"meta\":\"" + large
+                        + "\"}").status()).isEqualTo(200);
+            }
+            JsonNode first = api.get("/streams/orders/events?after=0&limit=1000").body();
+            assertThat(first.get("count").asInt()).as("5 MiB and 5 MiB reach 8 MiB").isEqualTo(2);
+            assertThat(first.get("next_after").asLong()).isEqualTo(2);
+            assertThat(first.get("total").asLong()).isEqualTo(3);
+            assertThat(first.get("events").get(1).get("event").get("meta").asText()).hasSize(5 << 20);
+            JsonNode second = api.get("/streams/orders/events?after=2&limit=1000").body();
+            assertThat(second.get("count").asInt()).isEqualTo(1);
+            assertThat(second.get("events").get(0).get("event").get("order_id").asText()).isEqualTo("c");
         }
     }
 

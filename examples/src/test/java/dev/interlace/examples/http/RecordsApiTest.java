@@ -110,6 +110,25 @@ class RecordsApiTest {
     }
 
     @Test
+    void aRetryOfLargeEventsLinksToEveryOriginalThoughTheLogIsReadInPartsOfAtMost8MiB() {
+        String large = "x".repeat(5 << 20);
+        try (TestServer api = TestServer.start(dataDirectory)) {
+            for (String id : List.of("a", "b", "c")) {
+                assertThat(publish(api, "/streams/orders", "req-" + id, "{\"order_id\":\"" + id + "\",\"meta\":\""
+                        + large + "\"}").status()).isEqualTo(200);
+            }
+            assertThat(publish(api, "/streams/orders", "req-retry",
+                    "[{\"order_id\":\"a\"},{\"order_id\":\"b\"},{\"order_id\":\"c\"}]").body()
+                    .get("deduplicated").asInt()).isEqualTo(3);
+            JsonNode deduplicated = api.get("/correlate?request_id=req-retry").body().get("deduplicated");
+            assertThat(deduplicated.get("first_written_by").findValuesAsText("request_id"))
+                    .containsExactlyInAnyOrder("req-a", "req-b", "req-c");
+            assertThat(deduplicated.get("trimmed_offsets")).as(deduplicated.toString()).isEmpty();
+            assertThat(deduplicated.get("completeness").asText()).isEqualTo("store");
+        }
+    }
+
+    @Test
     void aRetryLinksOnlyTheFlushesThatHoldItsEventsAndAReusedRequestIdListsEveryPublish() {
         try (TestServer api = TestServer.start(dataDirectory)) {
             assertThat(publish(api, "/streams/orders", "first", "[{\"order_id\":\"a\"},{\"order_id\":\"b\"}]")

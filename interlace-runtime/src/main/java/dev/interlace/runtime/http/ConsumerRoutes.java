@@ -136,7 +136,7 @@ final class ConsumerRoutes implements RouteSet {
 
     private List<LogEntry> read(String stream, long after, int limit) {
         try {
-            return log.read(stream, after, limit, Duration.ZERO);
+            return log.read(stream, after, limit, ListQuery.PAGE_BYTES, Duration.ZERO);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted reading " + stream, e);

@@ -24,6 +24,12 @@ final class ListQuery {
 
     /** Most items a list route returns unless it says otherwise. */
     static final int MAX_LIMIT = 1000;
+    /**
+     * The most bytes of stored events (as they were sent) one page of them holds: the page ends with the event that
+     * reaches this, so it always holds one, and {@code next_after} goes on from there. Events can be as large as a
+     * request body, and a page is built in memory.
+     */
+    static final long PAGE_BYTES = 8L << 20;
     /** Items returned when {@code limit} is not given. */
     static final int DEFAULT_LIMIT = 100;
 

@@ -61,7 +61,7 @@ final class QuarantineRoutes implements RouteSet {
         ListQuery query = ListQuery.of(request, requestId, LIST_FILTERS);
         long after = query.number("after", 0, 0, Long.MAX_VALUE);
         int limit = query.limit();
-        List<QuarantineEntry> entries = log.readQuarantine(stream, after, limit);
+        List<QuarantineEntry> entries = log.readQuarantine(stream, after, limit, ListQuery.PAGE_BYTES);
         ObjectNode body = HttpResponses.JSON.createObjectNode();
         ArrayNode items = body.putArray("items");
         long next = after;

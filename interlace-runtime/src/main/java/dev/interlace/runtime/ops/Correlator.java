@@ -41,6 +41,8 @@ public final class Correlator {
 
     /** Most items listed per section of a correlation; a section's {@code total} says how many there are. */
     public static final int SECTION_LIMIT = 100;
+    /** The most event bytes one read of the log holds while looking up which requests wrote some offsets. */
+    private static final long READ_BYTES = 8L << 20;
 
     private final StreamCatalog catalog;
     private final StreamLog log;
@@ -279,14 +281,21 @@ public final class Correlator {
     private TreeSet<Long> originalRequests(String stream, List<Long> offsets, Map<String, SortedSet<Long>> byRequest) {
         TreeSet<Long> missing = new TreeSet<>(offsets);
         for (long[] range : ranges(offsets)) {
-            for (long from = range[0]; from <= range[1]; from += 1_000) {
+            long from = range[0];
+            while (from <= range[1]) {
                 int length = (int) Math.min(1_000, range[1] - from + 1);
-                for (LogEntry entry : readQuietly(stream, from - 1, length)) {
+                List<LogEntry> entries = readQuietly(stream, from - 1, length);
+                if (entries.isEmpty()) {
+                    break;
+                }
+                for (LogEntry entry : entries) {
                     // A read after a trimmed offset returns later entries: keep only the offsets asked for.
                     if (missing.remove(entry.offset())) {
                         byRequest.computeIfAbsent(entry.requestId(), id -> new TreeSet<>()).add(entry.offset());
                     }
                 }
+                // A read ends early at its byte budget: go on after the last entry it returned.
+                from = entries.get(entries.size() - 1).offset() + 1;
             }
         }
         return missing;
@@ -319,7 +328,7 @@ public final class Correlator {
 
     private List<LogEntry> readQuietly(String stream, long after, int limit) {
         try {
-            return log.read(stream, after, limit, Duration.ZERO);
+            return log.read(stream, after, limit, READ_BYTES, Duration.ZERO);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return List.of();
