@@ -102,6 +102,10 @@ class MetricsTest {
                         .isEqualTo(metrics.value("interlace_flush_rows_count", "stream", stream, "kind", "events"))
                         .isGreaterThanOrEqualTo(1);
             }
+            // A bucket at the default --flush-batch-rows, so that full batches can be told from partial ones.
+            assertThat(metrics.value("interlace_flush_rows_bucket", "stream", "orders", "kind", "events", "le",
+                    "20000.0")).isEqualTo(metrics.value("interlace_flush_rows_count", "stream", "orders", "kind",
+                    "events"));
 
             assertModelMetricsMatchTheRunRecords(api, metrics);
             assertThat(metrics.value("interlace_model_results_total", "model", "order_sizes", "status", "succeeded"))

@@ -90,7 +90,7 @@ public final class FlushMetrics implements FlushListener {
             rows = DistributionSummary.builder("interlace.flush.rows")
                     .description("Rows per committed flush batch; the sum is every row materialised")
                     .tags("stream", stream, "kind", kind)
-                    .serviceLevelObjectives(1, 10, 100, 1_000, 5_000, 10_000, 50_000, 100_000)
+                    .serviceLevelObjectives(1, 10, 100, 1_000, 5_000, 10_000, 20_000, 50_000, 100_000)
                     .register(registry);
         }
     }
