@@ -179,6 +179,35 @@ class QuarantineApiTest {
     }
 
     @Test
+    void aReplayOfAllAppendsAtMostARequestBodysWorthAndSaysWhereToGoOn() {
+        String large = "r".repeat(40_000);
+        try (TestServer before = TestServer.start(data, "--max-body-bytes", "65536")) {
+            for (int i = 1; i <= 3; i++) {
+                assertThat(before.postJson("/streams/clicks", "{\"click_id\":\"c" + i + "\",\"url\":\"/\","
+                        + "\"at\":\"2026-12-01T09:00:00Z\",\"referrer\":\"" + large + "\"}").body().get("quarantined")
+                        .asInt()).isEqualTo(1);
+            }
+        }
+        try (TestServer after = TestServer.startWith(data, withReferrer, "--max-body-bytes", "65536")) {
+            // Two entries of 40 kB reach the 64 KiB a publish may carry: the replay ends with the second.
+            JsonNode first = replay(after, "{\"all\": true}");
+            assertThat(first.get("results")).extracting(result -> result.get("seq").asLong())
+                    .containsExactly(1L, 2L);
+            assertThat(first.get("accepted").asLong()).isEqualTo(2);
+            assertThat(first.get("next_after").asLong()).isEqualTo(2);
+            assertThat(first.get("more").asBoolean()).isTrue();
+
+            JsonNode rest = replay(after, "{\"all\": true, \"after\": 2}");
+            assertThat(rest.get("results")).extracting(result -> result.get("seq").asLong()).containsExactly(3L);
+            assertThat(rest.get("more").asBoolean()).isFalse();
+            assertThat(after.head("clicks")).isEqualTo(3);
+            JsonNode events = after.get("/streams/clicks/events?after=0").body().get("events");
+            assertThat(events).extracting(event -> event.get("event").get("referrer").asText().length())
+                    .containsExactly(40_000, 40_000, 40_000);
+        }
+    }
+
+    @Test
     void concurrentReplaysOfTheWholeQuarantineMoveEachEntryExactlyOnce() throws Exception {
         int entries = 30;
         try (TestServer before = TestServer.start(data)) {

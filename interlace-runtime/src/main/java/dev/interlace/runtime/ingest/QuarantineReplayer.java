@@ -104,8 +104,12 @@ public final class QuarantineReplayer {
             long after = ((Selection.All) selection).after();
             entries = new ArrayList<>();
             long examined = after;
-            while (entries.size() < MAX_ENTRIES) {
-                List<QuarantineEntry> page = quarantine(streamName, examined, MAX_ENTRIES);
+            // Like a publish, a replay appends at most a request body's worth of events (the entry that reaches it
+            // is the last); the answer's next_after goes on from there.
+            long bytes = 0;
+            while (entries.size() < MAX_ENTRIES && bytes < limits.maxBodyBytes()) {
+                List<QuarantineEntry> page = log.readQuarantine(streamName, examined, MAX_ENTRIES,
+                        limits.maxBodyBytes() - bytes);
                 if (page.isEmpty()) {
                     break;
                 }
@@ -113,7 +117,8 @@ public final class QuarantineReplayer {
                     examined = entry.seq();
                     if (entry.replay() == null) {
                         entries.add(entry);
-                        if (entries.size() == MAX_ENTRIES) {
+                        bytes += entry.payload().length;
+                        if (entries.size() == MAX_ENTRIES || bytes >= limits.maxBodyBytes()) {
                             break;
                         }
                     }
