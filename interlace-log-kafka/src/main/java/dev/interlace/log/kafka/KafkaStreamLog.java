@@ -20,7 +20,6 @@ import dev.interlace.runtime.stream.StreamDescriptor;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -486,18 +485,23 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
     }
 
     @Override
-    public List<LogEntry> latest(String stream, int limit) {
+    public List<LogEntry> latest(String stream, int limit, long maxBytes) {
         StreamView view = views.get(stream);
         if (view == null || limit <= 0) {
             return List.of();
         }
         long head = view.headOffset();
         long from = Math.max(view.earliest(), head - limit + 1);
-        if (from > head) {
-            return List.of();
+        // Newest first, one event a read: a record's size is known only once it is fetched, and the newest must be
+        // the ones kept when the budget ends the list.
+        List<LogEntry> entries = new ArrayList<>();
+        long bytes = 0;
+        for (long offset = head; offset >= from && bytes < maxBytes; offset--) {
+            for (LogEntry entry : entries(view, offset, offset, Long.MAX_VALUE)) {
+                entries.add(entry);
+                bytes += entry.payload().length;
+            }
         }
-        List<LogEntry> entries = new ArrayList<>(entries(view, from, head, Long.MAX_VALUE));
-        Collections.reverse(entries);
         return entries;
     }
 

@@ -79,7 +79,7 @@ final class StreamRoutes implements RouteSet {
         }
         ObjectNode body = describe(name, head);
         ArrayNode recent = body.putArray("recent");
-        for (LogEntry entry : log.latest(name, RECENT_EVENTS)) {
+        for (LogEntry entry : log.latest(name, RECENT_EVENTS, ListQuery.PAGE_BYTES)) {
             ObjectNode item = recent.addObject();
             item.put("offset", entry.offset());
             item.put("request_id", entry.requestId());

@@ -74,8 +74,16 @@ public interface EventLog extends AutoCloseable {
     /** Registers a listener told whenever a stream advances. */
     void addAppendListener(AppendListener listener);
 
-    /** The newest {@code limit} accepted events of a stream, newest first. */
-    List<LogEntry> latest(String stream, int limit);
+    /**
+     * The newest {@code limit} accepted events of a stream, newest first, ending with the one whose payload brings
+     * their payloads to {@code maxBytes} (at least one, if the stream has any).
+     */
+    List<LogEntry> latest(String stream, int limit, long maxBytes);
+
+    /** {@link #latest(String, int, long)} without a bound on the bytes read. */
+    default List<LogEntry> latest(String stream, int limit) {
+        return latest(stream, limit, Long.MAX_VALUE);
+    }
 
     /** The current head, quarantine head and earliest available offset of every registered stream. */
     Map<String, StreamHead> heads();

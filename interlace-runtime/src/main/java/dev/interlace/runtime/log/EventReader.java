@@ -131,10 +131,10 @@ final class EventReader {
         }
     }
 
-    List<LogEntry> latest(String stream, int limit) {
+    List<LogEntry> latest(String stream, int limit, long maxBytes) {
         return query(stream, "SELECT \"offset\", request_id, ingested_at, schema_version, payload FROM events"
                 + " WHERE stream_id = (SELECT id FROM streams WHERE name = ?) AND \"offset\" > ?"
-                + " ORDER BY \"offset\" DESC LIMIT ?", 0, limit, Long.MAX_VALUE);
+                + " ORDER BY \"offset\" DESC LIMIT ?", 0, limit, maxBytes);
     }
 
     /** The entries {@code sql} selects, up to and including the one whose payload brings the total to maxBytes. */

@@ -167,8 +167,8 @@ public final class SqliteStreamLog implements StreamLog {
     }
 
     @Override
-    public List<LogEntry> latest(String stream, int limit) {
-        return events.latest(stream, limit);
+    public List<LogEntry> latest(String stream, int limit, long maxBytes) {
+        return events.latest(stream, limit, maxBytes);
     }
 
     @Override

@@ -342,6 +342,12 @@ public abstract class EventLogContract extends LogContractSupport {
         append(log, ORDERS, event("a"), event("b"), event("c"), event("d"));
         assertThat(log.latest(ORDERS.name(), 3)).extracting(LogEntry::offset).containsExactly(4L, 3L, 2L);
         assertThat(log.latest(ORDERS.name(), 10)).extracting(LogEntry::offset).containsExactly(4L, 3L, 2L, 1L);
+        // A byte budget keeps the newest: the list ends with the event that reaches it, and holds at least one.
+        append(log, ORDERS, keyless("e".repeat(20_000)));
+        long newest = log.latest(ORDERS.name(), 1).get(0).payload().length;
+        assertThat(log.latest(ORDERS.name(), 10, 1)).extracting(LogEntry::offset).containsExactly(5L);
+        assertThat(log.latest(ORDERS.name(), 10, newest)).extracting(LogEntry::offset).containsExactly(5L);
+        assertThat(log.latest(ORDERS.name(), 10, newest + 1)).extracting(LogEntry::offset).containsExactly(5L, 4L);
     }
 
     @Test
