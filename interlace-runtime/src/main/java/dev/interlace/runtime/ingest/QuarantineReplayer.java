@@ -251,7 +251,7 @@ public final class QuarantineReplayer {
             while (wanted.contains(last + 1) && last - first + 1 < MAX_ENTRIES) {
                 last++;
             }
-            List<QuarantineEntry> page = quarantine(stream, first - 1, (int) (last - first + 1));
+            List<QuarantineEntry> page = log.readQuarantine(stream, first - 1, (int) (last - first + 1));
             if (page.isEmpty() || page.get(0).seq() != first) {
                 continue; // not in the quarantine: reported as unknown
             }
@@ -260,10 +260,6 @@ public final class QuarantineReplayer {
             }
         }
         return bySeq;
-    }
-
-    private List<QuarantineEntry> quarantine(String stream, long afterSeq, int limit) {
-        return log.readQuarantine(stream, afterSeq, limit);
     }
 
     private static CompletableFuture<ReplayOutcome> done(ReplayOutcome outcome) {
