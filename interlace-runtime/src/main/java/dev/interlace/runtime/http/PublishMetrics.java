@@ -68,10 +68,6 @@ final class PublishMetrics {
     }
 
     /**
-     * Records a publish request that was answered with {@code status}: its latency when it was a 200, else the
-     * refusal. A request that got no answer (the connection failed first) has status -1 and is not recorded.
-     */
-    /**
      * Counts a publish answer by the key that sent it ({@code none} without one): {@code
      * interlace_publish_requests_total{key, stream, status}}. Declared streams only, so the labels stay few.
      */
@@ -83,6 +79,10 @@ final class PublishMetrics {
         meters.answeredBy(registry, key, status).increment();
     }
 
+    /**
+     * Records a publish request that was answered with {@code status}: its latency when it was a 200, else the
+     * refusal. A request that got no answer (the connection failed first) has status -1 and is not recorded.
+     */
     void answered(String stream, int status, long durationNanos) {
         StreamMeters meters = streams.get(stream);
         if (meters == null) {
