@@ -208,6 +208,38 @@ class QuarantineApiTest {
     }
 
     @Test
+    void chosenEntriesLargerThanABodyAre413AndNothingOfThemIsReplayed() {
+        String large = "r".repeat(40_000);
+        try (TestServer before = TestServer.start(data, "--max-body-bytes", "65536")) {
+            for (int i = 1; i <= 3; i++) {
+                before.postJson("/streams/clicks", "{\"click_id\":\"c" + i + "\",\"url\":\"/\","
+                        + "\"at\":\"2026-12-01T09:00:00Z\",\"referrer\":\"" + large + "\"}");
+            }
+        }
+        try (TestServer after = TestServer.startWith(data, withReferrer, "--max-body-bytes", "65536")) {
+            // Entries 1 and 3 hold 80 kB of events, more than the 64 KiB a publish may carry; read in order, 3 is
+            // the first that does not fit.
+            TestServer.Response refused = after.postJson("/streams/clicks/quarantine/replay", "{\"seqs\": [3, 1]}");
+            assertThat(refused.status()).isEqualTo(413);
+            assertThat(refused.body().get("error").asText()).isEqualTo("payload_too_large");
+            assertThat(refused.body().get("seqs")).extracting(JsonNode::asLong).containsExactly(3L);
+            assertThat(refused.body().get("message").asText()).contains("65536", "nothing was replayed");
+            assertThat(after.postJson("/streams/clicks/quarantine/replay", "{\"seqs\": [1, 2, 3], \"dry_run\": true}")
+                    .body().get("seqs")).extracting(JsonNode::asLong).containsExactly(2L, 3L);
+            assertThat(after.head("clicks")).isZero();
+            assertThat(after.get("/streams/clicks/quarantine").body().get("items"))
+                    .allMatch(item -> item.get("replayed_offset").isNull());
+
+            // One at a time they fit, and each is replayed once.
+            for (long seq = 1; seq <= 3; seq++) {
+                JsonNode replayed = replay(after, "{\"seqs\": [" + seq + "]}");
+                assertThat(replayed.get("accepted").asLong()).isEqualTo(1);
+            }
+            assertThat(after.head("clicks")).isEqualTo(3);
+        }
+    }
+
+    @Test
     void concurrentReplaysOfTheWholeQuarantineMoveEachEntryExactlyOnce() throws Exception {
         int entries = 30;
         try (TestServer before = TestServer.start(data)) {

@@ -208,6 +208,14 @@ final class QuarantineRoutes implements RouteSet {
             ArrayNode seqs = body.putArray("seqs");
             unknown.seqs().forEach(seqs::add);
             return HttpResponses.json(404, body);
+        } else if (outcome instanceof ReplayOutcome.TooLarge tooLarge) {
+            ObjectNode body = HttpResponses.error("payload_too_large", "the events of the selected entries of "
+                    + tooLarge.stream() + " are larger than the limit of " + tooLarge.maxBytes() + " bytes (a"
+                    + " publish's); entries from " + tooLarge.seqs().get(0) + " on do not fit: replay them in another"
+                    + " request; nothing was replayed", requestId);
+            ArrayNode seqs = body.putArray("seqs");
+            tooLarge.seqs().forEach(seqs::add);
+            return HttpResponses.json(413, body);
         } else if (outcome instanceof ReplayOutcome.Backpressure backpressure) {
             ObjectNode body = HttpResponses.error("backpressure", "stream " + backpressure.stream() + " has "
                     + backpressure.pending() + " events waiting to be materialised (limit " + backpressure.maxPending()

@@ -25,7 +25,6 @@ import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -94,7 +93,12 @@ public final class QuarantineReplayer {
         Long nextAfter = null;
         boolean more = false;
         if (selection instanceof Selection.Seqs seqs) {
-            Map<Long, QuarantineEntry> bySeq = read(streamName, seqs.seqs());
+            Map<Long, QuarantineEntry> bySeq = new HashMap<>();
+            long beyond = read(streamName, seqs.seqs(), bySeq);
+            if (beyond > 0) {
+                return done(new ReplayOutcome.TooLarge(requestId, streamName, limits.maxBodyBytes(),
+                        seqs.seqs().stream().filter(seq -> seq >= beyond).distinct().sorted().toList()));
+            }
             List<Long> unknown = seqs.seqs().stream().filter(seq -> !bySeq.containsKey(seq)).distinct().toList();
             if (!unknown.isEmpty()) {
                 return done(new ReplayOutcome.UnknownSeqs(requestId, streamName, unknown, head.quarantineHead()));
@@ -237,29 +241,39 @@ public final class QuarantineReplayer {
         throw new IllegalStateException("the stream log failed unexpectedly", cause);
     }
 
-    /** The entries with these sequence numbers that the quarantine holds, read a contiguous run at a time. */
-    private Map<Long, QuarantineEntry> read(String stream, List<Long> seqs) {
-        Map<Long, QuarantineEntry> bySeq = new HashMap<>();
-        TreeSet<Long> wanted = new TreeSet<>(new LinkedHashSet<>(seqs));
+    /**
+     * Puts the entries with these sequence numbers that the quarantine holds into {@code bySeq}, read a contiguous run
+     * at a time, in ascending order, and no more than a publish may carry: returns 0, or the first selected number
+     * whose entry takes the events past {@code max-body-bytes} (nothing is read after it).
+     */
+    private long read(String stream, List<Long> seqs, Map<Long, QuarantineEntry> bySeq) {
+        TreeSet<Long> wanted = new TreeSet<>(seqs);
         wanted.removeIf(seq -> seq < 1);
+        long budget = limits.maxBodyBytes();
+        long bytes = 0;
         while (!wanted.isEmpty()) {
             long first = wanted.pollFirst();
-            if (bySeq.containsKey(first)) {
-                continue;
-            }
             long last = first;
             while (wanted.contains(last + 1) && last - first + 1 < MAX_ENTRIES) {
                 last++;
             }
-            List<QuarantineEntry> page = log.readQuarantine(stream, first - 1, (int) (last - first + 1));
-            if (page.isEmpty() || page.get(0).seq() != first) {
-                continue; // not in the quarantine: reported as unknown
-            }
+            // The read ends with the entry that brings the events to the budget, so one more byte tells "too much".
+            List<QuarantineEntry> page = log.readQuarantine(stream, first - 1, (int) (last - first + 1),
+                    budget - bytes + 1);
             for (QuarantineEntry entry : page) {
+                if (entry.seq() > last) {
+                    break; // some of the run are not in the quarantine: reported as unknown
+                }
+                bytes += entry.payload().length;
+                if (bytes > budget) {
+                    return entry.seq();
+                }
                 bySeq.put(entry.seq(), entry);
             }
+            // Not cut short by the budget (that returned above): every entry of the run that exists was read.
+            wanted.subSet(first, true, last, true).clear();
         }
-        return bySeq;
+        return 0;
     }
 
     private static CompletableFuture<ReplayOutcome> done(ReplayOutcome outcome) {

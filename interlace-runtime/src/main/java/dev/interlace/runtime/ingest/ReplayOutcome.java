@@ -67,6 +67,16 @@ public sealed interface ReplayOutcome {
         }
     }
 
+    /**
+     * The selected entries' events hold more than a publish may carry (413, {@code maxBytes}: the body limit); nothing
+     * was replayed. {@code seqs} are the selected numbers from the first that no longer fit.
+     */
+    record TooLarge(String requestId, String stream, long maxBytes, List<Long> seqs) implements ReplayOutcome {
+        public TooLarge {
+            seqs = List.copyOf(seqs);
+        }
+    }
+
     /** The stream's backlog is full (429); nothing was replayed; retry after {@code retryAfterSeconds}. */
     record Backpressure(String requestId, String stream, long pending, long maxPending, int retryAfterSeconds)
             implements ReplayOutcome {}
