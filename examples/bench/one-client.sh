@@ -3,7 +3,7 @@
 # of a lone publisher's tail the server itself sees.
 #
 # Starts the example server on a fresh data directory and runs on this same machine:
-#   the disk alone: 8 KiB writes, each followed by fsync (FsyncProbe.java, in the data directory's file system)
+#   the disk alone: 8 KiB writes, each followed by fsync (FsyncProbe, in the data directory's file system)
 #   wrk -t1 -c1  GET /health/live on the idle server (nothing published yet): the HTTP layer's own floor
 #   wrk -t2 -c16 POST /streams/orders for --warmup seconds (not measured)
 #   wrk -t1 -c1  POST /streams/orders, one event a request, with /metrics read before and after
@@ -48,7 +48,7 @@ fi
 data="$work/data"
 rm -rf "$data" "$work/serve.out"
 mkdir -p "$data"
-"$java_bin" "$script_dir/FsyncProbe.java" "$data"
+"$java_bin" -cp "$jar" dev.interlace.examples.bench.FsyncProbe "$data"
 
 "$java_bin" -jar "$jar" serve --port 0 --data-dir "$data" "$@" >"$work/serve.out" 2>&1 &
 server_pid=$!

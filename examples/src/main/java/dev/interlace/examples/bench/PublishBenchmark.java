@@ -30,12 +30,9 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -253,26 +250,7 @@ public final class PublishBenchmark {
         System.out.printf("load generator               %s, one keep-alive connection per client thread, closed loop,"
                 + " in this JVM%n", options.rawClient ? "raw socket HTTP/1.1 client" : "java.net.http.HttpClient (HTTP/1.1)");
         System.out.printf("options                      %s%n", options);
-        LatencyLog fsync = fsyncProbe(root.resolve("fsync-probe"), 500);
-        System.out.printf("fsync probe (4 KiB append + force, 500x)  p50 %s ms  p99 %s ms  (%.0f/s at p50)%n",
-                ms(fsync.percentile(50)), ms(fsync.percentile(99)), 1e9 / fsync.percentile(50));
-    }
-
-    private static LatencyLog fsyncProbe(Path file, int count) throws IOException {
-        LatencyLog log = new LatencyLog();
-        ByteBuffer block = ByteBuffer.allocate(4096);
-        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-                StandardOpenOption.TRUNCATE_EXISTING)) {
-            for (int i = 0; i < count; i++) {
-                block.clear();
-                channel.write(block);
-                long start = System.nanoTime();
-                channel.force(false);
-                log.add(System.nanoTime() - start, 0);
-            }
-        }
-        Files.deleteIfExists(file);
-        return log;
+        System.out.println(FsyncProbe.measure(root, 2_000));
     }
 
     /** JIT warm-up on a throwaway data dir, so each measured scenario starts on a fresh dir with compiled code. */
