@@ -39,11 +39,7 @@ script_dir="$repo/examples/bench"
 . "$script_dir/wrk-lib.sh"
 ensure_wrk
 mkdir -p "$work"
-if [ -z "$jar" ]; then
-  (cd "$repo" && mvn -B -q -DskipTests package) >"$work/build.log" 2>&1 || { cat "$work/build.log"; exit 1; }
-  jar="$work/server.jar"
-  cp "$repo/examples/target/interlace-examples.jar" "$jar"
-fi
+ensure_jar
 
 data="$work/data"
 rm -rf "$data" "$work/serve.out"

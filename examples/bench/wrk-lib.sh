@@ -9,6 +9,16 @@ ensure_wrk() {
   fi
 }
 
+# Sets $jar, when no --jar was given, to the example server built from the tree at $repo (copied into $work:
+# concurrent builds replace target/ jars).
+ensure_jar() {
+  if [ -z "$jar" ]; then
+    (cd "$repo" && mvn -B -q -DskipTests package) >"$work/build.log" 2>&1 || { cat "$work/build.log"; exit 1; }
+    jar="$work/server.jar"
+    cp "$repo/examples/target/interlace-examples.jar" "$jar"
+  fi
+}
+
 # Waits until the server whose output goes to file $1 prints the address it listens on (its ready line), or until its process $2
 # exits; sets $url. Exits the script when the server does not start within 60 s (or $3 s).
 await_url() {
