@@ -1,5 +1,6 @@
 package dev.interlace.runtime.log;
 
+import dev.interlace.runtime.dedup.KeyHash;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import dev.interlace.runtime.stream.FieldError;
@@ -93,7 +94,7 @@ final class AppendWriter {
         for (AppendRequest.Entry entry : request.entries()) {
             if (entry instanceof AppendRequest.Event event) {
                 String key = event.idempotencyKey();
-                long hash = key == null ? 0 : DedupIndex.hash(key);
+                long hash = key == null ? 0 : KeyHash.of(key);
                 Long original = key == null ? null : findKey(state, pending, requestKeys, key, hash, notBefore);
                 if (original != null) {
                     fates.add(new AppendResult.EntryResult(AppendResult.Status.DUPLICATE, original));
@@ -230,7 +231,7 @@ final class AppendWriter {
             return inGroup.offset;
         }
         candidateCount = 0;
-        state.dedup.candidates(hash, collectCandidate);
+        state.dedup.candidates(hash, notBefore, collectCandidate);
         for (int i = 0; i < candidateCount; i++) {
             long offset = candidates[i];
             selectKey.setInt(1, state.id);

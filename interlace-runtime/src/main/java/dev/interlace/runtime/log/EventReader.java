@@ -181,7 +181,7 @@ final class EventReader {
         try (PreparedStatement select = reader.prepareStatement("SELECT max(\"offset\") FROM events"
                 + " WHERE stream_id = (SELECT id FROM streams WHERE name = ?) AND key_hash = ? AND dedup_key = ?")) {
             select.setString(1, stream);
-            select.setLong(2, DedupIndex.hash(key));
+            select.setLong(2, dev.interlace.runtime.dedup.KeyHash.of(key));
             select.setString(3, key);
             try (ResultSet row = select.executeQuery()) {
                 return row.next() ? row.getLong(1) : 0;

@@ -25,7 +25,8 @@ final class LogSchema {
                 + " columns TEXT NOT NULL,"
                 + " registered_at INTEGER NOT NULL,"
                 + " PRIMARY KEY (stream_id, version)) WITHOUT ROWID");
-        // No secondary index on purpose: rows are appended in offset order, and keys are looked up in memory.
+        // No secondary index on purpose: rows are appended in offset order, and keys are looked up through the
+        // deduplication index (recent keys in memory, older ones in segment files with filters; see DedupIndex).
         statement.execute("CREATE TABLE IF NOT EXISTS events ("
                 + " stream_id INTEGER NOT NULL,"
                 + " \"offset\" INTEGER NOT NULL,"

@@ -1,5 +1,7 @@
 package dev.interlace.runtime.log;
 
+import dev.interlace.runtime.dedup.DedupIndex;
+
 /**
  * Limits of the log.
  *
@@ -11,9 +13,11 @@ package dev.interlace.runtime.log;
  *     record-retention} 0 turns them off)
  * @param publishIndexMillis how often a group commit copies the publish records written since the last copy into
  *     {@code publishes} and indexes them by request id; the longer, the longer the group commit that does it
+ * @param dedup how many deduplication keys each stream keeps in memory before sealing them to disk, and how
+ *     segments merge
  */
 public record LogSettings(long maxPending, long walCapBytes, int maxGroupRequests, boolean publishRecords,
-        long publishIndexMillis) {
+        long publishIndexMillis, DedupIndex.Settings dedup) {
 
     /** Publish records copied and indexed every 50 ms: a few milliseconds of the writer at most at full speed. */
     public static final long PUBLISH_INDEX_MILLIS = 50;
@@ -28,12 +32,18 @@ public record LogSettings(long maxPending, long walCapBytes, int maxGroupRequest
     }
 
     public LogSettings(long maxPending, long walCapBytes, int maxGroupRequests, boolean publishRecords) {
-        this(maxPending, walCapBytes, maxGroupRequests, publishRecords, PUBLISH_INDEX_MILLIS);
+        this(maxPending, walCapBytes, maxGroupRequests, publishRecords, PUBLISH_INDEX_MILLIS,
+                DedupIndex.Settings.DEFAULTS);
     }
 
     /** These settings with publish records copied and indexed every {@code millis} ms. */
     public LogSettings withPublishIndexMillis(long millis) {
-        return new LogSettings(maxPending, walCapBytes, maxGroupRequests, publishRecords, millis);
+        return new LogSettings(maxPending, walCapBytes, maxGroupRequests, publishRecords, millis, dedup);
+    }
+
+    /** These settings with the deduplication index's {@code dedup}. */
+    public LogSettings withDedup(DedupIndex.Settings dedup) {
+        return new LogSettings(maxPending, walCapBytes, maxGroupRequests, publishRecords, publishIndexMillis, dedup);
     }
 
     public static LogSettings defaults(long maxPending) {

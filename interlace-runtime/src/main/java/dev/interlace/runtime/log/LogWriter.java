@@ -2,6 +2,7 @@ package dev.interlace.runtime.log;
 
 import dev.interlace.runtime.ops.EpochMicros;
 import dev.interlace.runtime.stream.StreamDescriptor;
+import dev.interlace.runtime.dedup.SegmentListener;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -57,6 +58,7 @@ final class LogWriter {
     private final AppendWriter appendWriter;
     private final QuarantineWriter quarantineWriter;
     private final KeyBlocks keyBlocks = new KeyBlocks();
+    private final DedupIndexes dedupIndexes;
     /** Completes appends' futures after their commit, off the writer thread (see {@link #acknowledge}). */
     private final ExecutorService acknowledger = Executors.newSingleThreadExecutor(runnable -> {
         Thread thread = new Thread(runnable, "interlace-log-ack");
@@ -72,8 +74,8 @@ final class LogWriter {
      */
     LogWriter(LogConnections connections, LogSettings settings, Watermarks watermarks, CommitListener listener,
             Clock clock, Map<String, StreamHead> heads,
-            Map<String, AtomicReference<CompletableFuture<Void>>> advances, List<AppendListener> appendListeners)
-            throws SQLException {
+            Map<String, AtomicReference<CompletableFuture<Void>>> advances, List<AppendListener> appendListeners,
+            SegmentListener segmentListener) throws SQLException {
         this.settings = settings;
         this.publishIndex = new PublishIndex(states, settings.publishIndexMillis());
         this.watermarks = watermarks;
@@ -82,7 +84,9 @@ final class LogWriter {
         this.heads = heads;
         this.advances = advances;
         this.appendListeners = appendListeners;
-        this.streams = new StreamStates(states, heads, advances);
+        this.dedupIndexes = new DedupIndexes(connections.file().getParent(), connections, settings.dedup(),
+                segmentListener, clock);
+        this.streams = new StreamStates(states, heads, advances, dedupIndexes);
         this.appendWriter = new AppendWriter(states, settings, watermarks, publishIndex);
         this.quarantineWriter = new QuarantineWriter(states, appendWriter);
         this.writerConnection = new WriterConnection(connections, settings);
@@ -202,6 +206,8 @@ final class LogWriter {
                 append.result.completeExceptionally(new LogUnavailableException("the stream log is closed"));
             }
         }
+        dedupIndexes.close();
+        streams.close();
         beforeFinalCheckpoint.run();
         writerConnection.close();
     }
@@ -353,8 +359,11 @@ final class LogWriter {
             AppendWriter.Pending tentative = entry.getValue();
             state.head = tentative.head;
             state.quarantineHead = tentative.quarantineHead;
-            for (AppendWriter.NewKey key : tentative.newKeys.values()) {
-                state.dedup.add(key.hash(), key.offset());
+            if (state.dedup != null) {
+                for (AppendWriter.NewKey key : tentative.newKeys.values()) {
+                    state.dedup.add(key.hash(), key.offset());
+                }
+                state.dedup.committed(state.head);
             }
             streams.publishHead(state);
         }

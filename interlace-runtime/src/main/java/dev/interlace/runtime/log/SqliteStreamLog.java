@@ -1,6 +1,7 @@
 package dev.interlace.runtime.log;
 
 import dev.interlace.runtime.stream.StreamDescriptor;
+import dev.interlace.runtime.dedup.SegmentListener;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -58,6 +59,17 @@ public final class SqliteStreamLog implements StreamLog {
      */
     public SqliteStreamLog(Path dataDirectory, LogSettings settings, Watermarks watermarks, CommitListener listener,
             Clock clock) {
+        this(dataDirectory, settings, watermarks, listener, clock, SegmentListener.NONE);
+    }
+
+    /**
+     * Opens (creating if needed) {@code <dataDirectory>/log.sqlite}, telling {@code segmentListener} of the
+     * deduplication index's file steps.
+     *
+     * @throws LogUnavailableException when the database cannot be opened
+     */
+    public SqliteStreamLog(Path dataDirectory, LogSettings settings, Watermarks watermarks, CommitListener listener,
+            Clock clock, SegmentListener segmentListener) {
         this.file = dataDirectory.resolve(FILE_NAME);
         this.connections = new LogConnections(file);
         this.events = new EventReader(connections, heads, advances);
@@ -66,7 +78,7 @@ public final class SqliteStreamLog implements StreamLog {
         try {
             Files.createDirectories(dataDirectory);
             writer = new LogWriter(connections, settings, watermarks, listener, clock, heads, advances,
-                    appendListeners);
+                    appendListeners, segmentListener);
         } catch (SQLException | IOException e) {
             throw new LogUnavailableException("cannot open the stream log " + file + ": " + e.getMessage(), e);
         }

@@ -1,5 +1,7 @@
 package dev.interlace.runtime.log;
 
+import dev.interlace.runtime.dedup.DedupIndex;
+
 /**
  * The writer's view of one stream: its positions and its deduplication index. Owned by the writer thread; the
  * consumer-group decisions read it there.
@@ -12,7 +14,8 @@ final class StreamState {
     long trimmedThrough;
     long retentionMicros;
     boolean keyed;
-    DedupIndex dedup = new DedupIndex();
+    /** Null for a stream without idempotency key, and until the stream is registered. */
+    DedupIndex dedup;
 
     StreamState(int id, String name) {
         this.id = id;

@@ -29,11 +29,14 @@ final class StreamStates {
     /** Completed when a stream advances; long polls wait on them. */
     private final Map<String, AtomicReference<CompletableFuture<Void>>> advances;
 
+    private final DedupIndexes dedup;
+
     StreamStates(Map<String, StreamState> states, Map<String, StreamHead> heads,
-            Map<String, AtomicReference<CompletableFuture<Void>>> advances) {
+            Map<String, AtomicReference<CompletableFuture<Void>>> advances, DedupIndexes dedup) {
         this.states = states;
         this.heads = heads;
         this.advances = advances;
+        this.dedup = dedup;
     }
 
     /** Loads the registered streams' positions at start-up and publishes their heads. */
@@ -88,11 +91,14 @@ final class StreamStates {
         publishHead(state);
     }
 
-    /** Rebuilds a stream's deduplication index from the keys stored inside the window. */
-    private static void loadKeys(Connection connection, StreamState state, long now) throws SQLException {
-        state.dedup = new DedupIndex();
+    /** Opens a stream's deduplication index at registration (its segments checked, its recent keys read). */
+    private void loadKeys(Connection connection, StreamState state, long now) throws SQLException {
+        if (state.dedup != null) {
+            state.dedup.close();
+            state.dedup = null;
+        }
         if (state.keyed) {
-            KeyBlocks.load(connection, state, state.retentionMicros > 0 ? now - state.retentionMicros : Long.MIN_VALUE);
+            state.dedup = dedup.open(state, KeyBlocks.blocksFrom(connection, state));
         }
     }
 
@@ -114,7 +120,9 @@ final class StreamStates {
             }
         }
         for (StreamState state : states.values()) {
-            loadKeys(connection, state, now);
+            if (state.dedup != null) {
+                dedup.reload(state);
+            }
             publishHead(state);
         }
     }
@@ -144,9 +152,20 @@ final class StreamStates {
         }
         KeyBlocks.trim(connection, state, bound);
         state.trimmedThrough = bound;
-        state.dedup.removeThrough(bound);
+        if (state.dedup != null) {
+            state.dedup.removeThrough(bound);
+        }
         publishHead(state);
         return removed;
+    }
+
+    /** Closes the streams' deduplication indexes. */
+    void close() {
+        for (StreamState state : states.values()) {
+            if (state.dedup != null) {
+                state.dedup.close();
+            }
+        }
     }
 
     /** Publishes the stream's committed positions to readers and wakes its long polls. */

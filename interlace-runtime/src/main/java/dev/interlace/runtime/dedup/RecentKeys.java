@@ -1,63 +1,41 @@
-package dev.interlace.runtime.log;
+package dev.interlace.runtime.dedup;
 
-import java.nio.charset.StandardCharsets;
 import java.util.function.LongConsumer;
 
 /**
- * The in-memory side of deduplication for one stream: from a key's 64-bit hash to the offset of the event that first
- * carried it, in open-addressing tables of one {@code long} per slot: 8 bytes a slot, 11 to 21 bytes a key at the
- * tables' load factor of 0.375 to 0.75.
- *
- * <p>Why not a UNIQUE index in SQLite: random keys (UUIDs) make every insert touch a random B-tree page, and past
- * about a million keys the page cache misses drop thousand-event transactions from ~260 000 to ~21 000 rows/s. Here
- * the durable side is append-only (the key and its hash are columns of the event row, written in the same
- * transaction) and the lookup is in memory.
+ * The keys of a stream accepted since its last sealed segment, in memory: from a key's 64-bit hash to the offset of
+ * the event that first carried it, in open-addressing tables of one {@code long} per slot (8 bytes a slot, 11 to 21
+ * bytes a key at the tables' load factor of 0.375 to 0.75). Bounded: once it holds the index's
+ * {@code recentKeys}, the index freezes it and seals its keys into a segment on disk.
  *
  * <p>A slot packs 24 bits of the hash (its fingerprint, which also gives the slot's home position) with the offset
- * relative to the segment's base (40 bits: a window of a trillion events); the segment is chosen by 6 more bits. A
- * match is therefore only a candidate: the log reads the event at that offset and compares the full key stored with
- * it, and its acceptance time with the window, before declaring a duplicate. With 5 million keys about one lookup in
- * 200 meets a false candidate and costs one extra point read.
+ * relative to the table's base (40 bits); the table is chosen by 6 more bits. A match is therefore only a candidate,
+ * which the log confirms by the full key stored with the event.
  *
  * <p>Owned by the log's writer thread; not thread-safe.
  */
-final class DedupIndex {
+final class RecentKeys {
 
-    /** Segments, chosen by the hash's top bits, so that growing the index never rehashes every key at once. */
-    private static final int SEGMENTS = 64;
-    /** Bits of a slot that hold the offset (relative to the segment's base); the rest holds the fingerprint. */
+    /** Tables, chosen by the hash's top bits, so that growing never rehashes every key at once. */
+    private static final int TABLES = 64;
+    /** Bits of a slot that hold the offset (relative to the table's base); the rest holds the fingerprint. */
     private static final int OFFSET_BITS = 40;
     private static final long OFFSET_MASK = (1L << OFFSET_BITS) - 1;
     private static final int FINGERPRINT_BITS = 64 - OFFSET_BITS;
 
-    private final Segment[] segments = new Segment[SEGMENTS];
+    private final Table[] tables = new Table[TABLES];
 
-    DedupIndex() {
-        for (int i = 0; i < SEGMENTS; i++) {
-            segments[i] = new Segment();
+    RecentKeys() {
+        for (int i = 0; i < TABLES; i++) {
+            tables[i] = new Table();
         }
-    }
-
-    /** The 64-bit hash of a canonical key (FNV-1a over UTF-8 with a final avalanche). */
-    static long hash(String key) {
-        long h = 0xcbf29ce484222325L;
-        for (byte b : key.getBytes(StandardCharsets.UTF_8)) {
-            h ^= b & 0xff;
-            h *= 0x100000001b3L;
-        }
-        h ^= h >>> 33;
-        h *= 0xff51afd7ed558ccdL;
-        h ^= h >>> 33;
-        h *= 0xc4ceb9fe1a85ec53L;
-        h ^= h >>> 33;
-        return h;
     }
 
     /** How many keys are held. */
     int size() {
         int size = 0;
-        for (Segment segment : segments) {
-            size += segment.size;
+        for (Table table : tables) {
+            size += table.size;
         }
         return size;
     }
@@ -65,8 +43,8 @@ final class DedupIndex {
     /** Heap bytes used by the tables (array headers included). */
     long bytes() {
         long bytes = 0;
-        for (Segment segment : segments) {
-            bytes += 16L + 8L * segment.slots.length;
+        for (Table table : tables) {
+            bytes += 16L + 8L * table.slots.length;
         }
         return bytes;
     }
@@ -76,7 +54,7 @@ final class DedupIndex {
      * rarely one whose hash only shares the bits kept.
      */
     void candidates(long hash, LongConsumer candidate) {
-        segment(hash).candidates(fingerprint(hash), candidate);
+        table(hash).candidates(fingerprint(hash), candidate);
     }
 
     /** Adds a key's first acceptance at {@code offset} (at least 1). */
@@ -84,27 +62,27 @@ final class DedupIndex {
         if (offset < 1) {
             throw new IllegalArgumentException("offsets start at 1, not " + offset);
         }
-        segment(hash).add(fingerprint(hash), offset);
+        table(hash).add(fingerprint(hash), offset);
     }
 
     /** Drops the keys of events at or below {@code throughOffset} (trimmed from the log). */
     void removeThrough(long throughOffset) {
-        for (Segment segment : segments) {
-            segment.rehash(segment.slots.length, throughOffset);
+        for (Table table : tables) {
+            table.rehash(table.slots.length, throughOffset);
         }
     }
 
-    private Segment segment(long hash) {
-        return segments[(int) (hash >>> 58)];
+    private Table table(long hash) {
+        return tables[(int) (hash >>> 58)];
     }
 
-    /** The bits of the hash a slot keeps: below the segment's six. */
+    /** The bits of the hash a slot keeps: below the six that choose the table. */
     private static long fingerprint(long hash) {
         return (hash >>> (58 - FINGERPRINT_BITS)) & ((1L << FINGERPRINT_BITS) - 1);
     }
 
     /** One open-addressing table of packed slots (0 = empty); a resize moves only its own keys. */
-    private static final class Segment {
+    private static final class Table {
 
         private long[] slots = new long[1024];
         private int size;

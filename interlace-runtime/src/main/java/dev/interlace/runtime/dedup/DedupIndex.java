@@ -1,0 +1,583 @@
+package dev.interlace.runtime.dedup;
+
+import java.io.Closeable;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.PriorityQueue;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.LongConsumer;
+import java.util.function.LongSupplier;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * One stream's deduplication index: from a key's hash to the offsets of the events that may have carried it, with a
+ * heap that does not grow with the window. The keys accepted since the last seal are in memory ({@link RecentKeys},
+ * at most {@link Settings#recentKeys()} of them, about 21 bytes each); every older key is in a {@link SegmentFile} on
+ * disk, whose filter (1.5 bytes a key, memory-mapped) answers "not here" for a new key without reading the disk.
+ *
+ * <p>The index is derived data. The log's durable record of each group commit's keys ({@link KeySource}) is the
+ * authority: a full recent table is frozen and sealed into a segment from that record on a background thread while
+ * lookups go on; segments are merged in fours of similar size so that a lookup tests few filters (about 3 per
+ * factor of 4 in keys); a trim deletes the segments it empties. At start-up the segments are opened and checked, a
+ * missing or corrupt one is rebuilt from the log (and the log says so), and only the keys after the last segment are
+ * read.
+ *
+ * <p>Every candidate is only a candidate: the log confirms it by the key stored with the event, so a filter's false
+ * "maybe", a stale segment or a key in two segments never makes a duplicate of a new key; a key missing from every
+ * part would, which is why a segment is built only from committed keys and covers a range only once it holds all of
+ * them.
+ *
+ * <p>Owned by the log's writer thread (lookups, additions, trims); the background threads only write new files and
+ * hand them back through a queue the writer drains after each commit.
+ */
+public final class DedupIndex implements Closeable {
+
+    private static final Logger LOG = Logger.getLogger(DedupIndex.class.getName());
+    /** After a failed seal, how long the frozen keys wait before the next try. */
+    private static final long RETRY_SEAL_NANOS = TimeUnit.SECONDS.toNanos(10);
+
+    /**
+     * @param recentKeys how many keys the index keeps in memory before sealing them into a segment: the heap bound
+     *     (about 21 bytes a key, twice that while a seal runs) and the size of the smallest segments
+     * @param fanIn how many segments of similar size are merged into one
+     */
+    public record Settings(int recentKeys, int fanIn) {
+
+        /** A million keys in memory (about 21 MiB); segments merged four at a time. */
+        public static final Settings DEFAULTS = new Settings(1 << 20, 4);
+
+        public Settings {
+            if (recentKeys < 1 || fanIn < 2) {
+                throw new IllegalArgumentException("recentKeys must be at least 1 and fanIn at least 2, got "
+                        + recentKeys + " and " + fanIn);
+            }
+        }
+    }
+
+    private final Path directory;
+    private final KeySource source;
+    private final ExecutorService background;
+    private final SegmentListener listener;
+    private final Settings settings;
+    /** The window's start now (micros; {@link Long#MIN_VALUE} for a window without end). */
+    private final LongSupplier windowStart;
+    private final Queue<Runnable> finished = new ConcurrentLinkedQueue<>();
+
+    private RecentKeys recent = new RecentKeys();
+    /** The recent keys being sealed (still looked up until their segment is in use), or null. */
+    private RecentKeys frozen;
+    private long frozenThrough;
+    /** Every key up to this offset (and not trimmed) is in {@link #segments}. */
+    private long sealedThrough;
+    private long trimmedThrough;
+    /** By offset range. */
+    private final List<SegmentFile> segments = new ArrayList<>();
+    private boolean sealing;
+    private boolean merging;
+    private long retrySealAtNanos;
+    private boolean closed;
+
+    private DedupIndex(Path directory, KeySource source, ExecutorService background, SegmentListener listener,
+            Settings settings, LongSupplier windowStart) {
+        this.directory = directory;
+        this.source = source;
+        this.background = background;
+        this.listener = listener;
+        this.settings = settings;
+        this.windowStart = windowStart;
+    }
+
+    /**
+     * Opens the index in {@code directory} for a stream trimmed through {@code trimmedThrough} whose head is
+     * {@code head}: checks its segments, rebuilds what is missing from {@code source} and reads the keys after the
+     * last segment into memory (sealing them first when there are more than {@link Settings#recentKeys()}).
+     */
+    public static DedupIndex open(Path directory, KeySource source, long trimmedThrough, long head,
+            LongSupplier windowStart, Settings settings, ExecutorService background, SegmentListener listener)
+            throws IOException {
+        DedupIndex index = new DedupIndex(directory, source, background, listener, settings, windowStart);
+        try {
+            index.load(trimmedThrough, head);
+        } catch (IOException | RuntimeException e) {
+            index.close();
+            throw e;
+        }
+        return index;
+    }
+
+    /** The threads that seal and merge segments, for every index of a log; the log shuts it down. */
+    public static ExecutorService backgroundThreads() {
+        AtomicInteger number = new AtomicInteger();
+        ThreadPoolExecutor executor = new ThreadPoolExecutor(2, 2, 30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
+                runnable -> {
+                    Thread thread = new Thread(runnable, "interlace-dedup-" + number.incrementAndGet());
+                    thread.setDaemon(true);
+                    thread.setPriority(Thread.NORM_PRIORITY - 1);
+                    return thread;
+                });
+        executor.allowCoreThreadTimeOut(true);
+        return executor;
+    }
+
+    private void load(long trimmed, long head) throws IOException {
+        trimmedThrough = trimmed;
+        Files.createDirectories(directory);
+        List<SegmentFile> found = new ArrayList<>();
+        try (DirectoryStream<Path> files = Files.newDirectoryStream(directory)) {
+            for (Path file : files) {
+                String name = file.getFileName().toString();
+                if (name.endsWith(SegmentFile.TEMPORARY_SUFFIX)) {
+                    Files.deleteIfExists(file); // a seal or merge the last process did not finish
+                } else if (name.endsWith(SegmentFile.SUFFIX)) {
+                    try {
+                        found.add(SegmentFile.open(file));
+                    } catch (IOException e) {
+                        LOG.log(Level.WARNING, e.getMessage() + "; rebuilding its keys from the log");
+                        Files.deleteIfExists(file);
+                    }
+                }
+            }
+        }
+        // Widest first among equal starts: a merge's output wins over inputs it did not get to delete.
+        found.sort(Comparator.comparingLong(SegmentFile::afterOffset)
+                .thenComparing(Comparator.comparingLong(SegmentFile::throughOffset).reversed()));
+        long position = trimmed;
+        for (SegmentFile segment : found) {
+            if (segment.throughOffset() <= position) {
+                delete(segment); // trimmed, or merged into a segment already taken
+                continue;
+            }
+            if (segment.afterOffset() > position) {
+                LOG.warning("deduplication keys of offsets " + (position + 1) + " to " + segment.afterOffset()
+                        + " in " + directory + " have no segment; rebuilding them from the log");
+                segments.addAll(build(position, segment.afterOffset(), windowStart.getAsLong()));
+            }
+            segments.add(segment);
+            position = segment.throughOffset();
+        }
+        sealedThrough = position;
+        fillRecent(head, true);
+    }
+
+    /**
+     * Reads the keys after the sealed ones (through {@code head}) into {@link #recent}; at start-up ({@code seal}),
+     * whole {@link Settings#recentKeys()} of them are sealed into segments first.
+     */
+    private void fillRecent(long head, boolean seal) throws IOException {
+        recent = new RecentKeys();
+        long after = frozen != null ? frozenThrough : sealedThrough;
+        if (head <= after) {
+            return;
+        }
+        Collected collected = new Collected();
+        long[] chunkAfter = {after};
+        source.scan(after, windowStart.getAsLong(), (lastOffset, newest, keys) -> {
+            collected.addGroup(keys, chunkAfter[0], Long.MAX_VALUE, newest);
+            if (seal && collected.count >= settings.recentKeys()) {
+                segments.add(collected.write(chunkAfter[0], lastOffset));
+                chunkAfter[0] = lastOffset;
+                sealedThrough = lastOffset;
+                collected.clear();
+            }
+            return true;
+        });
+        for (int i = 0; i < collected.count; i++) {
+            recent.add(collected.hashes[i], collected.offsets[i]);
+        }
+    }
+
+    /** Segments of every key in {@code (after, through]} read from the source, each of at most a recent table. */
+    private List<SegmentFile> build(long after, long through, long notBefore) throws IOException {
+        List<SegmentFile> built = new ArrayList<>();
+        Collected collected = new Collected();
+        long[] chunkAfter = {after};
+        try {
+            source.scan(after, notBefore, (lastOffset, newest, keys) -> {
+                collected.addGroup(keys, chunkAfter[0], through, newest);
+                if (lastOffset >= through) {
+                    return false;
+                }
+                if (collected.count >= settings.recentKeys()) {
+                    built.add(collected.write(chunkAfter[0], lastOffset));
+                    chunkAfter[0] = lastOffset;
+                    collected.clear();
+                }
+                return true;
+            });
+            built.add(collected.write(chunkAfter[0], through));
+        } catch (IOException | RuntimeException e) {
+            for (SegmentFile segment : built) {
+                delete(segment);
+            }
+            throw e;
+        }
+        return built;
+    }
+
+    /**
+     * Calls {@code candidate} with the offset of every event that may have carried a key of this hash accepted after
+     * {@code notBeforeMicros}; the caller confirms each by the key stored with the event.
+     */
+    public void candidates(long hash, long notBeforeMicros, LongConsumer candidate) {
+        recent.candidates(hash, candidate);
+        if (frozen != null) {
+            frozen.candidates(hash, candidate);
+        }
+        for (int i = 0; i < segments.size(); i++) {
+            SegmentFile segment = segments.get(i);
+            if (segment.newestIngestedAtMicros() <= notBeforeMicros) {
+                continue; // every key in it is older than the window
+            }
+            try {
+                segment.candidates(hash, candidate);
+            } catch (IOException e) {
+                replaceUnreadable(i, e);
+                i--; // look the hash up again in what replaced it
+            }
+        }
+    }
+
+    /**
+     * Rebuilds segment {@code index}, which failed a read, from the source, here on the writer thread: until it is
+     * rebuilt no key of its range can be ruled out.
+     */
+    private void replaceUnreadable(int index, IOException failure) {
+        SegmentFile broken = segments.get(index);
+        LOG.log(Level.SEVERE, failure.getMessage() + "; rebuilding its keys from the log");
+        try {
+            List<SegmentFile> rebuilt = build(broken.afterOffset(), broken.throughOffset(), windowStart.getAsLong());
+            segments.remove(index);
+            delete(broken);
+            segments.addAll(index, rebuilt);
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot rebuild the deduplication segment " + broken.file() + ": "
+                    + e.getMessage(), e);
+        }
+    }
+
+    /** Adds a key first accepted at {@code offset}, once its commit is durable. */
+    public void add(long hash, long offset) {
+        recent.add(hash, offset);
+    }
+
+    /**
+     * After a durable commit that moved the stream's head to {@code head}: puts finished seals and merges in use,
+     * freezes the recent keys once there are enough of them, and starts the next seal or merge.
+     */
+    public void committed(long head) {
+        drainFinished();
+        if (frozen == null && recent.size() >= settings.recentKeys()) {
+            frozen = recent;
+            frozenThrough = head;
+            recent = new RecentKeys();
+        }
+        if (frozen != null && !sealing && System.nanoTime() - retrySealAtNanos >= 0) {
+            startSeal();
+        }
+        if (!merging) {
+            startMergeIfDue();
+        }
+    }
+
+    /** After a commit whose outcome is unknown: rereads the keys after the sealed and frozen ones from the source. */
+    public void reload(long head) throws IOException {
+        drainFinished();
+        fillRecent(head, false);
+    }
+
+    /** Forgets the keys of events at or below {@code throughOffset} (trimmed): deletes the segments it empties. */
+    public void removeThrough(long throughOffset) {
+        trimmedThrough = Math.max(trimmedThrough, throughOffset);
+        recent.removeThrough(throughOffset);
+        if (frozen != null) {
+            frozen.removeThrough(throughOffset);
+        }
+        segments.removeIf(segment -> {
+            if (segment.throughOffset() <= throughOffset) {
+                delete(segment);
+                return true;
+            }
+            return false;
+        });
+    }
+
+    private void startSeal() {
+        sealing = true;
+        long after = sealedThrough;
+        long through = frozenThrough;
+        long notBefore = windowStart.getAsLong();
+        background.execute(() -> {
+            try {
+                List<SegmentFile> built = build(after, through, notBefore);
+                finished.add(() -> sealed(built, through));
+            } catch (Throwable e) {
+                finished.add(() -> sealFailed(e));
+            }
+        });
+    }
+
+    private void sealed(List<SegmentFile> built, long through) {
+        sealing = false;
+        if (closed) {
+            built.forEach(DedupIndex::closeQuietly);
+            return;
+        }
+        for (SegmentFile segment : built) {
+            if (segment.throughOffset() <= trimmedThrough) {
+                delete(segment);
+            } else {
+                segments.add(segment);
+            }
+        }
+        sealedThrough = through;
+        frozen = null;
+    }
+
+    private void sealFailed(Throwable e) {
+        sealing = false;
+        retrySealAtNanos = System.nanoTime() + RETRY_SEAL_NANOS;
+        LOG.log(Level.WARNING, "sealing deduplication keys into " + directory + " failed; they stay in memory and"
+                + " the seal is retried in " + TimeUnit.NANOSECONDS.toSeconds(RETRY_SEAL_NANOS) + " s", e);
+    }
+
+    /** Merges the newest {@link Settings#fanIn()} segments when they are all of one size class. */
+    private void startMergeIfDue() {
+        int fanIn = settings.fanIn();
+        int count = segments.size();
+        if (count < fanIn) {
+            return;
+        }
+        List<SegmentFile> inputs = List.copyOf(segments.subList(count - fanIn, count));
+        int sizeClass = sizeClass(inputs.get(fanIn - 1));
+        long keys = 0;
+        for (SegmentFile input : inputs) {
+            if (sizeClass(input) != sizeClass) {
+                return;
+            }
+            keys += input.keys();
+        }
+        if (keys > SegmentFile.MAX_KEYS) {
+            return;
+        }
+        merging = true;
+        long totalKeys = keys;
+        background.execute(() -> {
+            try {
+                SegmentFile merged = merge(inputs, totalKeys);
+                finished.add(() -> merged(inputs, merged));
+            } catch (Throwable e) {
+                finished.add(() -> {
+                    merging = false;
+                    LOG.log(Level.WARNING, "merging deduplication segments " + inputs + " failed; they stay", e);
+                });
+            }
+        });
+    }
+
+    /** Which power of {@link Settings#fanIn()} times a recent table a segment's size is nearest below. */
+    private int sizeClass(SegmentFile segment) {
+        long units = Math.max(1, segment.keys() / settings.recentKeys());
+        int sizeClass = 0;
+        while (units >= settings.fanIn()) {
+            units /= settings.fanIn();
+            sizeClass++;
+        }
+        return sizeClass;
+    }
+
+    private SegmentFile merge(List<SegmentFile> inputs, long keys) throws IOException {
+        long after = inputs.get(0).afterOffset();
+        long through = inputs.get(inputs.size() - 1).throughOffset();
+        long newest = Long.MIN_VALUE;
+        List<SegmentFile.Cursor> cursors = new ArrayList<>();
+        Path file = directory.resolve(SegmentFile.name(after, through));
+        try (SegmentFile.Writer writer = new SegmentFile.Writer(file, after, through,
+                inputs.stream().mapToLong(SegmentFile::newestIngestedAtMicros).max().orElse(newest), keys)) {
+            PriorityQueue<SegmentFile.Cursor> byHash = new PriorityQueue<>(
+                    Comparator.comparingLong(SegmentFile.Cursor::hash).thenComparingLong(SegmentFile.Cursor::offset));
+            for (SegmentFile input : inputs) {
+                SegmentFile.Cursor cursor = input.cursor();
+                cursors.add(cursor);
+                if (cursor.next()) {
+                    byHash.add(cursor);
+                }
+            }
+            long lastHash = 0;
+            long lastOffset = -1;
+            while (!byHash.isEmpty()) {
+                SegmentFile.Cursor cursor = byHash.poll();
+                if (cursor.hash() != lastHash || cursor.offset() != lastOffset) {
+                    writer.add(cursor.hash(), cursor.offset());
+                    lastHash = cursor.hash();
+                    lastOffset = cursor.offset();
+                }
+                if (cursor.next()) {
+                    byHash.add(cursor);
+                }
+            }
+            writer.finish(listener);
+        } finally {
+            for (SegmentFile.Cursor cursor : cursors) {
+                cursor.close();
+            }
+        }
+        return SegmentFile.open(file);
+    }
+
+    private void merged(List<SegmentFile> inputs, SegmentFile merged) {
+        merging = false;
+        int at = segments.indexOf(inputs.get(0));
+        boolean stillThere = at >= 0 && at + inputs.size() <= segments.size();
+        for (int i = 0; stillThere && i < inputs.size(); i++) {
+            stillThere = segments.get(at + i) == inputs.get(i);
+        }
+        if (closed || !stillThere) {
+            // Closed, or a trim or a rebuild changed the inputs meanwhile: the merge is redone from what is there.
+            if (closed) {
+                closeQuietly(merged);
+            } else {
+                delete(merged);
+            }
+            return;
+        }
+        segments.subList(at, at + inputs.size()).clear();
+        segments.add(at, merged);
+        for (SegmentFile input : inputs) {
+            delete(input);
+        }
+    }
+
+    private void drainFinished() {
+        Runnable done;
+        while ((done = finished.poll()) != null) {
+            done.run();
+        }
+    }
+
+    private void delete(SegmentFile segment) {
+        closeQuietly(segment);
+        try {
+            listener.deleting(segment.file());
+            Files.deleteIfExists(segment.file());
+        } catch (IOException e) {
+            LOG.log(Level.WARNING, "cannot delete the deduplication segment " + segment.file()
+                    + "; the next start deletes it", e);
+        }
+    }
+
+    private static void closeQuietly(SegmentFile segment) {
+        try {
+            segment.close();
+        } catch (IOException e) {
+            LOG.log(Level.FINE, "closing " + segment.file(), e);
+        }
+    }
+
+    /** How many keys the index holds (in memory and in segments; keys older than the window included until trimmed). */
+    public long keys() {
+        long keys = recent.size() + (frozen == null ? 0 : frozen.size());
+        for (SegmentFile segment : segments) {
+            keys += segment.keys();
+        }
+        return keys;
+    }
+
+    /** Heap bytes of the keys in memory (the recent and frozen tables). */
+    public long heapBytes() {
+        return recent.bytes() + (frozen == null ? 0 : frozen.bytes());
+    }
+
+    /** Bytes of the segments' filters, fences and checksums: memory-mapped, resident while lookups touch them. */
+    public long mappedBytes() {
+        return segments.stream().mapToLong(SegmentFile::mappedBytes).sum();
+    }
+
+    /** Bytes of the segment files on disk. */
+    public long fileBytes() {
+        return segments.stream().mapToLong(SegmentFile::fileBytes).sum();
+    }
+
+    public int segmentCount() {
+        return segments.size();
+    }
+
+    /**
+     * Whether a seal or merge is running or waiting to be put in use; on the writer thread, which it lets put finished
+     * ones in use (for benchmarks and tests that wait them out).
+     */
+    public boolean busy() {
+        drainFinished();
+        return sealing || merging || !finished.isEmpty();
+    }
+
+    /** Closes the segments; seals and merges still running finish on their own, and the next start uses them. */
+    @Override
+    public void close() {
+        closed = true;
+        drainFinished();
+        for (SegmentFile segment : segments) {
+            closeQuietly(segment);
+        }
+    }
+
+    /** Keys read from the source for a segment or the recent table: parallel arrays, grown as needed. */
+    private final class Collected {
+        long[] hashes = new long[1024];
+        long[] offsets = new long[1024];
+        int count;
+        long newest = Long.MIN_VALUE;
+
+        /** Adds the pairs of one group whose offsets are in {@code (after, through]}. */
+        void addGroup(ByteBuffer keys, long after, long through, long newestIngestedAtMicros) {
+            ByteBuffer pairs = keys.duplicate();
+            while (pairs.remaining() >= 2 * Long.BYTES) {
+                long offset = pairs.getLong();
+                long hash = pairs.getLong();
+                if (offset > after && offset <= through && offset > trimmedThrough) {
+                    if (count == hashes.length) {
+                        hashes = java.util.Arrays.copyOf(hashes, count * 2);
+                        offsets = java.util.Arrays.copyOf(offsets, count * 2);
+                    }
+                    hashes[count] = hash;
+                    offsets[count] = offset;
+                    count++;
+                    newest = Math.max(newest, newestIngestedAtMicros);
+                }
+            }
+        }
+
+        SegmentFile write(long after, long through) throws IOException {
+            PairSort.sort(hashes, offsets, count);
+            Path file = directory.resolve(SegmentFile.name(after, through));
+            try (SegmentFile.Writer writer = new SegmentFile.Writer(file, after, through, newest, count)) {
+                for (int i = 0; i < count; i++) {
+                    writer.add(hashes[i], offsets[i]);
+                }
+                writer.finish(listener);
+            }
+            return SegmentFile.open(file);
+        }
+
+        void clear() {
+            count = 0;
+            newest = Long.MIN_VALUE;
+            if (hashes.length > 4 * settings.recentKeys()) {
+                hashes = new long[1024];
+                offsets = new long[1024];
+            }
+        }
+    }
+}

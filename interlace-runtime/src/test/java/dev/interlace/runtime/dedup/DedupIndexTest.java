@@ -1,0 +1,299 @@
+package dev.interlace.runtime.dedup;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.stream.Stream;
+import java.util.zip.CRC32C;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The index over a key source kept in memory the way the log keeps it (one block of new keys per group commit): what
+ * it answers after seals, merges, trims, restarts and damaged files. The log's own runs are in the contract suites.
+ */
+class DedupIndexTest {
+
+    @TempDir
+    Path directory;
+
+    private final ExecutorService background = DedupIndex.backgroundThreads();
+    private final Groups groups = new Groups();
+    private final List<DedupIndex> opened = new ArrayList<>();
+
+    @AfterEach
+    void close() {
+        opened.forEach(DedupIndex::close);
+        background.shutdownNow();
+    }
+
+    /** The committed groups of new keys, as the log's key blocks hold them. */
+    private static final class Groups implements KeySource {
+        final List<long[]> pairs = new ArrayList<>(); // per group: offset, hash, offset, hash, ...
+        long head;
+
+        /** Commits one group of new keys, returning their offsets. */
+        long[] commit(String... keys) {
+            long[] group = new long[keys.length * 2];
+            long[] offsets = new long[keys.length];
+            for (int i = 0; i < keys.length; i++) {
+                offsets[i] = ++head;
+                group[2 * i] = head;
+                group[2 * i + 1] = KeyHash.of(keys[i]);
+            }
+            pairs.add(group);
+            return offsets;
+        }
+
+        @Override
+        public void scan(long afterOffset, long notBeforeMicros, GroupVisitor visitor) throws IOException {
+            for (long[] group : pairs) {
+                long last = group[group.length - 2];
+                if (last <= afterOffset) {
+                    continue;
+                }
+                ByteBuffer keys = ByteBuffer.allocate(group.length * Long.BYTES);
+                for (long value : group) {
+                    keys.putLong(value);
+                }
+                if (!visitor.group(last, 1, keys.flip())) {
+                    return;
+                }
+            }
+        }
+    }
+
+    private DedupIndex open(int recentKeys) throws IOException {
+        return open(recentKeys, 0);
+    }
+
+    private DedupIndex open(int recentKeys, long trimmedThrough) throws IOException {
+        DedupIndex index = DedupIndex.open(directory, groups, trimmedThrough, groups.head, () -> Long.MIN_VALUE,
+                new DedupIndex.Settings(recentKeys, 2), background, SegmentListener.NONE);
+        opened.add(index);
+        return index;
+    }
+
+    /** Commits keys through the index as the log does: offsets assigned, then added once durable. */
+    private void commit(DedupIndex index, String... keys) {
+        long[] offsets = groups.commit(keys);
+        for (int i = 0; i < keys.length; i++) {
+            index.add(KeyHash.of(keys[i]), offsets[i]);
+        }
+        index.committed(groups.head);
+    }
+
+    private static List<Long> candidates(DedupIndex index, String key) {
+        List<Long> offsets = new ArrayList<>();
+        index.candidates(KeyHash.of(key), Long.MIN_VALUE, offsets::add);
+        return offsets;
+    }
+
+    private static void settle(DedupIndex index) throws InterruptedException {
+        for (int i = 0; i < 500 && index.busy(); i++) {
+            Thread.sleep(10);
+        }
+        assertThat(index.busy()).isFalse();
+    }
+
+    @Test
+    void keysSealedToDiskAreStillFoundWithTheirOffsetAndNewKeysFindNothing() throws Exception {
+        DedupIndex index = open(100);
+        for (int group = 0; group < 50; group++) {
+            String[] keys = new String[40];
+            for (int i = 0; i < keys.length; i++) {
+                keys[i] = "key-" + (group * 40 + i);
+            }
+            commit(index, keys);
+            settle(index);
+        }
+        assertThat(index.segmentCount()).isPositive();
+        assertThat(index.keys()).isEqualTo(2000);
+        for (int i = 0; i < 2000; i++) {
+            assertThat(candidates(index, "key-" + i)).as("key-" + i).contains((long) i + 1);
+        }
+        int withCandidates = 0;
+        for (int i = 0; i < 10_000; i++) {
+            withCandidates += candidates(index, "new-" + i).isEmpty() ? 0 : 1;
+        }
+        assertThat(withCandidates).isZero();
+    }
+
+    @Test
+    void mergingKeepsFewSegmentsAndEveryKey() throws Exception {
+        DedupIndex index = open(10);
+        for (int i = 0; i < 1000; i++) {
+            commit(index, "k" + (2 * i), "k" + (2 * i + 1));
+            settle(index);
+        }
+        settle(index);
+        // 200 seals of about 10 keys, merged in pairs: a handful of segments, not hundreds.
+        assertThat(index.segmentCount()).isLessThanOrEqualTo(12);
+        for (int i = 0; i < 2000; i++) {
+            assertThat(candidates(index, "k" + i)).containsExactly((long) i + 1);
+        }
+        try (Stream<Path> files = Files.list(directory)) {
+            assertThat(files.count()).isEqualTo(index.segmentCount());
+        }
+    }
+
+    @Test
+    void aRestartReadsOnlyTheKeysAfterTheLastSegment() throws Exception {
+        DedupIndex first = open(100);
+        for (int i = 0; i < 30; i++) {
+            commit(first, "a" + (3 * i), "a" + (3 * i + 1), "a" + (3 * i + 2));
+            settle(first);
+        }
+        first.close();
+        DedupIndex second = open(100);
+        assertThat(second.heapBytes()).isEqualTo(first.heapBytes());
+        assertThat(second.keys()).isEqualTo(90);
+        for (int i = 0; i < 90; i++) {
+            assertThat(candidates(second, "a" + i)).containsExactly((long) i + 1);
+        }
+    }
+
+    @Test
+    void aFilterThatSaysMaybeForEverythingStillAnswersExactly() throws Exception {
+        DedupIndex first = open(50);
+        for (int i = 0; i < 20; i++) {
+            String[] keys = new String[25];
+            for (int j = 0; j < keys.length; j++) {
+                keys[j] = "m" + (i * 25 + j);
+            }
+            commit(first, keys);
+            settle(first);
+        }
+        first.close();
+        try (Stream<Path> files = Files.list(directory)) {
+            for (Path file : files.toList()) {
+                saturateFilter(file);
+            }
+        }
+        DedupIndex second = open(50);
+        assertThat(second.segmentCount()).isPositive();
+        for (int i = 0; i < 500; i++) {
+            assertThat(candidates(second, "m" + i)).containsExactly((long) i + 1);
+        }
+        for (int i = 0; i < 5000; i++) {
+            assertThat(candidates(second, "absent-" + i)).isEmpty();
+        }
+    }
+
+    @Test
+    void aCorruptSegmentIsRebuiltFromTheLog() throws Exception {
+        DedupIndex first = open(20);
+        for (int i = 0; i < 10; i++) {
+            commit(first, "c" + (2 * i), "c" + (2 * i + 1));
+        }
+        for (int i = 10; i < 40; i++) {
+            commit(first, "c" + (2 * i), "c" + (2 * i + 1));
+            settle(first);
+        }
+        first.close();
+        Path damaged;
+        try (Stream<Path> files = Files.list(directory)) {
+            damaged = files.sorted().findFirst().orElseThrow();
+        }
+        try (FileChannel channel = FileChannel.open(damaged, StandardOpenOption.WRITE)) {
+            channel.write(ByteBuffer.wrap(new byte[] {1, 2, 3, 4}), 200); // inside the filter
+        }
+        DedupIndex second = open(20);
+        for (int i = 0; i < 80; i++) {
+            assertThat(candidates(second, "c" + i)).containsExactly((long) i + 1);
+        }
+        try (Stream<Path> files = Files.list(directory)) {
+            for (Path file : files.toList()) {
+                SegmentFile.open(file).close(); // the damaged one deleted, its keys in new, whole segments
+            }
+        }
+    }
+
+    @Test
+    void aDamagedRunBlockFoundDuringALookupIsRebuiltAndTheLookupAnswersExactly() throws Exception {
+        DedupIndex first = open(300);
+        String[] keys = new String[600];
+        for (int i = 0; i < keys.length; i++) {
+            keys[i] = "r" + i;
+        }
+        commit(first, keys);
+        settle(first);
+        first.close();
+        Path segment;
+        try (Stream<Path> files = Files.list(directory)) {
+            segment = files.findFirst().orElseThrow();
+        }
+        try (FileChannel channel = FileChannel.open(segment, StandardOpenOption.WRITE)) {
+            channel.write(ByteBuffer.wrap(new byte[] {9, 9, 9, 9}), channel.size() - 8); // the run's last block
+        }
+        DedupIndex second = open(300);
+        for (int i = 0; i < keys.length; i++) {
+            assertThat(candidates(second, keys[i])).containsExactly((long) i + 1);
+        }
+    }
+
+    @Test
+    void aTrimDeletesTheSegmentsItEmptiesAndForgetsTheirKeys() throws Exception {
+        DedupIndex index = open(10);
+        for (int i = 0; i < 20; i++) {
+            commit(index, "t" + (5 * i), "t" + (5 * i + 1), "t" + (5 * i + 2), "t" + (5 * i + 3), "t" + (5 * i + 4));
+            settle(index);
+        }
+        long filesBefore;
+        try (Stream<Path> files = Files.list(directory)) {
+            filesBefore = files.count();
+        }
+        index.removeThrough(60);
+        assertThat(candidates(index, "t10")).isEmpty(); // offset 11, trimmed (its segment gone or its key ruled out)
+        assertThat(candidates(index, "t80")).containsExactly(81L);
+        try (Stream<Path> files = Files.list(directory)) {
+            assertThat(files.count()).isLessThan(filesBefore);
+        }
+        index.close();
+        DedupIndex reopened = open(10, 60);
+        assertThat(candidates(reopened, "t80")).containsExactly(81L);
+        assertThat(candidates(reopened, "t99")).containsExactly(100L);
+    }
+
+    @Test
+    void anUnfinishedSegmentWriteIsIgnored() throws Exception {
+        DedupIndex first = open(1000);
+        commit(first, "u1", "u2");
+        first.close();
+        Files.write(directory.resolve(SegmentFile.name(0, 2).replace(SegmentFile.SUFFIX,
+                SegmentFile.TEMPORARY_SUFFIX)), new byte[] {1, 2, 3});
+        DedupIndex second = open(1000);
+        assertThat(candidates(second, "u2")).containsExactly(2L);
+        try (Stream<Path> files = Files.list(directory)) {
+            assertThat(files.toList()).isEmpty();
+        }
+    }
+
+    /** Sets every bit of a segment's filter and fixes its checksum, so that the filter says "maybe" for every hash. */
+    private static void saturateFilter(Path file) throws IOException {
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+            ByteBuffer header = ByteBuffer.allocate(128);
+            channel.read(header, 0);
+            long filterBytes = header.getLong(56);
+            long runOffset = header.getLong(88);
+            byte[] ones = new byte[(int) filterBytes];
+            java.util.Arrays.fill(ones, (byte) 0xFF);
+            channel.write(ByteBuffer.wrap(ones), 128);
+            ByteBuffer checked = ByteBuffer.allocate((int) (runOffset - 128));
+            channel.read(checked, 128);
+            CRC32C crc = new CRC32C();
+            crc.update(header.array(), 0, 104);
+            crc.update(checked.flip());
+            channel.write(ByteBuffer.allocate(4).putInt(0, (int) crc.getValue()), 104);
+        }
+    }
+}
