@@ -353,35 +353,40 @@ public final class DedupIndex implements Closeable {
                 + " the seal is retried in " + TimeUnit.NANOSECONDS.toSeconds(RETRY_SEAL_NANOS) + " s", e);
     }
 
-    /** Merges the newest {@link Settings#fanIn()} segments when they are all of one size class. */
+    /**
+     * Merges the oldest {@link Settings#fanIn()} neighbouring segments of one size class, if any: in steady state
+     * those are the newest (seals arrive one by one), after a start that sealed a backlog they are anywhere.
+     */
     private void startMergeIfDue() {
         int fanIn = settings.fanIn();
-        int count = segments.size();
-        if (count < fanIn) {
-            return;
-        }
-        List<SegmentFile> inputs = List.copyOf(segments.subList(count - fanIn, count));
-        int sizeClass = sizeClass(inputs.get(fanIn - 1));
+        List<SegmentFile> inputs = null;
         long keys = 0;
-        for (SegmentFile input : inputs) {
-            if (sizeClass(input) != sizeClass) {
-                return;
+        for (int first = 0; inputs == null && first + fanIn <= segments.size(); first++) {
+            int sizeClass = sizeClass(segments.get(first));
+            keys = 0;
+            boolean same = true;
+            for (int i = first; same && i < first + fanIn; i++) {
+                same = sizeClass(segments.get(i)) == sizeClass;
+                keys += segments.get(i).keys();
             }
-            keys += input.keys();
+            if (same && keys <= SegmentFile.MAX_KEYS) {
+                inputs = List.copyOf(segments.subList(first, first + fanIn));
+            }
         }
-        if (keys > SegmentFile.MAX_KEYS) {
+        if (inputs == null) {
             return;
         }
         merging = true;
         long totalKeys = keys;
+        List<SegmentFile> chosen = inputs;
         background.execute(() -> {
             try {
-                SegmentFile merged = merge(inputs, totalKeys);
-                finished.add(() -> merged(inputs, merged));
+                SegmentFile merged = merge(chosen, totalKeys);
+                finished.add(() -> merged(chosen, merged));
             } catch (Throwable e) {
                 finished.add(() -> {
                     merging = false;
-                    LOG.log(Level.WARNING, "merging deduplication segments " + inputs + " failed; they stay", e);
+                    LOG.log(Level.WARNING, "merging deduplication segments " + chosen + " failed; they stay", e);
                 });
             }
         });
