@@ -166,6 +166,34 @@ class CrashRecoveryTest {
         child.kill();
     }
 
+    @Test
+    void haltsWhileTheDedupIndexWritesPutsInUseOrDeletesASegmentLoseNoKey() throws Exception {
+        List<FaultPoint> faults = List.of(FaultPoint.SEGMENT_WRITING, FaultPoint.SEGMENT_WRITTEN,
+                FaultPoint.SEGMENT_DELETING);
+        CrashChild child = start(faults.get(0), 1 + random.nextInt(5));
+        for (int i = 0; i < faults.size(); i++) {
+            haltUnderLoad(child, faults.get(i), i + 1);
+            FaultPoint next = i + 1 < faults.size() ? faults.get(i + 1) : FaultPoint.NONE;
+            child = start(next, 1 + random.nextInt(5));
+            // Every acknowledged key re-published answers deduplicated at its offset, whatever the index's files.
+            verifyAndRetry(child, "after a halt at " + faults.get(i).argument());
+        }
+        child.stopGracefully();
+    }
+
+    @Test
+    void aSegmentSavedAheadOfTheKeysItClaimsIsCaughtByTheOracle() throws Exception {
+        CrashChild broken = start(FaultPoint.SEGMENT_AHEAD, 2 + random.nextInt(3));
+        String marker = haltUnderLoad(broken, FaultPoint.SEGMENT_AHEAD, 1);
+        CrashChild child = start(FaultPoint.NONE, 1);
+        DurabilityOracle.Report report = new DurabilityOracle(dataDirectory(), child.uri()).check(ledger, random);
+        summary.add("negative control (halted at " + marker + "): " + report);
+
+        assertThat(report.isClean()).as("the oracle must fail when a segment claims keys it does not hold").isFalse();
+        assertThat(report.notDeduplicated).as("re-published keys of the emptied segment stored anew").isNotEmpty();
+        child.kill();
+    }
+
     // ------------------------------------------------------------------------------------------------ helpers
 
     /**
@@ -188,7 +216,8 @@ class CrashRecoveryTest {
         assertThat(child.exitStatus()).isEqualTo(HaltingCommitListener.HALT_STATUS);
         String marker = child.faultMarker();
         assertThat(marker).as("the child halted at its fault point\n%s", child.diagnostics())
-                .startsWith(fault.argument() + " commit=" + child.triggerCommit() + " ");
+                .startsWith(fault.argument() + (fault.inDedupIndex() ? " step=" : " commit=") + child.triggerCommit()
+                        + " ");
         summary.add("halt at " + marker + " after " + describe(load, loadStart));
         return marker;
     }

@@ -13,7 +13,9 @@ import java.util.Map;
  * The server a crash test runs in a child JVM: {@code CrashServerMain DATA_DIR FAULT N} starts Interlace on an
  * ephemeral port over {@code DATA_DIR}, with a {@link HaltingCommitListener} that halts the process at {@code FAULT}
  * ({@code none}, {@code before-commit}, {@code after-commit}, {@code ack-before-commit}) on the {@code N}-th group
- * commit, and prints {@value #LISTENING}{@code <uri>} once ready.
+ * commit, or with a {@link HaltingSegmentListener} that halts it at the {@code N}-th step of the deduplication
+ * index's files ({@code segment-writing}, {@code segment-written}, {@code segment-deleting}, and the negative control
+ * {@code segment-ahead}), and prints {@value #LISTENING}{@code <uri>} once ready.
  *
  * <p>Commits count towards {@code N} only once the line {@value #ARM} arrives on standard input (acknowledged with
  * {@value #ARMED}). It exits when its standard input closes, so a child never outlives a test JVM that died without
@@ -32,7 +34,8 @@ public final class CrashServerMain {
 
     public static void main(String[] args) throws IOException {
         if (args.length != 3) {
-            System.err.println("usage: CrashServerMain DATA_DIR none|before-commit|after-commit|ack-before-commit N");
+            System.err.println("usage: CrashServerMain DATA_DIR none|before-commit|after-commit|ack-before-commit"
+                    + "|segment-writing|segment-written|segment-deleting|segment-ahead N");
             System.exit(2);
         }
         FaultPoint fault = FaultPoint.parse(args[1]);
@@ -41,9 +44,10 @@ public final class CrashServerMain {
         InterlaceConfig config = ConfigLoader.load(new String[] {"--port", "0", "--data-dir", args[0],
                 "--max-pending", MAX_PENDING}, Map.of()).config();
         HaltingCommitListener listener = new HaltingCommitListener(fault, triggerCommit);
+        HaltingSegmentListener segmentListener = new HaltingSegmentListener(fault, triggerCommit);
         Interlace server = Interlace.builder()
                 .config(config)
-                .override(FaultModule.of(fault, listener))
+                .override(FaultModule.of(fault, listener, segmentListener))
                 .start();
         Runtime.getRuntime().addShutdownHook(new Thread(server::close, "crash-server-shutdown"));
         System.out.println(LISTENING + server.uri());
@@ -54,6 +58,7 @@ public final class CrashServerMain {
         while ((line = parent.readLine()) != null) {
             if (line.strip().equals(ARM)) {
                 listener.arm();
+                segmentListener.arm();
                 System.out.println(ARMED);
                 System.out.flush();
             }

@@ -6,6 +6,8 @@ import com.google.inject.Provides;
 import com.google.inject.Singleton;
 import com.google.inject.multibindings.Multibinder;
 import dev.interlace.runtime.config.InterlaceConfig;
+import dev.interlace.runtime.dedup.DedupIndex;
+import dev.interlace.runtime.dedup.SegmentListener;
 import dev.interlace.runtime.log.CommitListener;
 import dev.interlace.runtime.log.LogSettings;
 import dev.interlace.runtime.log.SqliteStreamLog;
@@ -15,15 +17,50 @@ import java.time.Clock;
 import java.util.Set;
 
 /**
- * The bindings a crash-test child overrides: its halting commit listener, and for the negative control a log that
- * acknowledges too early.
+ * The bindings a crash-test child overrides: its halting commit listener, for the negative control a log that
+ * acknowledges too early, and for the deduplication index's faults a log that seals and merges often and tells a
+ * halting segment listener.
  */
 final class FaultModule {
 
     private FaultModule() {}
 
-    static Module of(FaultPoint fault, CommitListener listener) {
+    /**
+     * Keys a deduplication index of a child with an index fault keeps in memory: a few hundred, so that segments are
+     * sealed and merged many times a second under the crash tests' load.
+     */
+    static final int SMALL_RECENT_KEYS = 300;
+
+    static Module of(FaultPoint fault, CommitListener listener, SegmentListener segmentListener) {
+        if (fault.inDedupIndex()) {
+            return new IndexFault(listener, segmentListener);
+        }
         return fault == FaultPoint.ACK_BEFORE_COMMIT ? new AckBeforeCommit(listener) : new Listener(listener);
+    }
+
+    /** The production SQLite log with a small in-memory part of its index, telling the halting segment listener. */
+    private static final class IndexFault extends AbstractModule {
+        private final CommitListener listener;
+        private final SegmentListener segmentListener;
+
+        IndexFault(CommitListener listener, SegmentListener segmentListener) {
+            this.listener = listener;
+            this.segmentListener = segmentListener;
+        }
+
+        @Override
+        protected void configure() {
+            Multibinder.newSetBinder(binder(), CommitListener.class).addBinding().toInstance(listener);
+        }
+
+        @Provides
+        @Singleton
+        StreamLog streamLog(InterlaceConfig config, LogSettings settings, Watermarks watermarks,
+                Set<CommitListener> commitListeners, Clock clock) {
+            return new SqliteStreamLog(config.dataDirectory(),
+                    settings.withDedup(new DedupIndex.Settings(SMALL_RECENT_KEYS, 2)), watermarks,
+                    CommitListener.all(commitListeners), clock, segmentListener);
+        }
     }
 
     /** Binds the commit listener; the log itself is the production one. */

@@ -18,12 +18,32 @@ enum FaultPoint {
      * Negative control: the log acknowledges every append at once, before it is written, and the child halts before
      * a later commit; acknowledged events are lost, and the oracle must notice.
      */
-    ACK_BEFORE_COMMIT("ack-before-commit");
+    ACK_BEFORE_COMMIT("ack-before-commit"),
+    /**
+     * Halt on a deduplication background thread when a segment's contents (filter, fences, run) are written to its
+     * temporary file, before the fsync and the rename: a filter save cut short.
+     */
+    SEGMENT_WRITING("segment-writing"),
+    /** Halt when a segment is durable under its final name, before lookups use it: a rotation cut short. */
+    SEGMENT_WRITTEN("segment-written"),
+    /** Halt when a segment a merge made unnecessary is about to be deleted. */
+    SEGMENT_DELETING("segment-deleting"),
+    /**
+     * Negative control: a sealed segment is replaced by one that covers the same offsets but holds none of their keys
+     * (an index saved ahead of the keys it claims), then the child halts; re-published keys must come back as new,
+     * and the oracle must notice.
+     */
+    SEGMENT_AHEAD("segment-ahead");
 
     private final String argument;
 
     FaultPoint(String argument) {
         this.argument = argument;
+    }
+
+    /** Whether the fault fires in the deduplication index's file steps rather than in a group commit. */
+    boolean inDedupIndex() {
+        return this == SEGMENT_WRITING || this == SEGMENT_WRITTEN || this == SEGMENT_DELETING || this == SEGMENT_AHEAD;
     }
 
     /** The name used on the child's command line. */
@@ -37,7 +57,7 @@ enum FaultPoint {
                 return fault;
             }
         }
-        throw new IllegalArgumentException("unknown fault point \"" + argument + "\"; expected one of none,"
-                + " before-commit, after-commit, ack-before-commit");
+        throw new IllegalArgumentException("unknown fault point \"" + argument + "\"; expected one of "
+                + java.util.Arrays.stream(values()).map(FaultPoint::argument).toList());
     }
 }
