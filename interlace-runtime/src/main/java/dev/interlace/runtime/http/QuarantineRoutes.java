@@ -61,7 +61,11 @@ final class QuarantineRoutes implements RouteSet {
         ListQuery query = ListQuery.of(request, requestId, LIST_FILTERS);
         long after = query.number("after", 0, 0, Long.MAX_VALUE);
         int limit = query.limit();
-        List<QuarantineEntry> entries = log.readQuarantine(stream, after, limit, ListQuery.PAGE_BYTES);
+        AnswerBudget budget = new AnswerBudget(request);
+        List<QuarantineEntry> entries = log.readQuarantine(stream, after, limit, ListQuery.PAGE_BYTES, budget);
+        if (entries.isEmpty() && budget.refused()) {
+            throw AnswerBudget.overloaded("the next quarantined event of " + stream, requestId);
+        }
         ObjectNode body = HttpResponses.JSON.createObjectNode();
         ArrayNode items = body.putArray("items");
         long next = after;

@@ -48,9 +48,7 @@ final class EventReader {
             CompletableFuture<Void> next = advance.get();
             StreamHead head = heads.get(stream);
             List<LogEntry> entries = head != null && afterOffset >= head.head() ? List.of()
-                    : query(stream, "SELECT \"offset\", request_id, ingested_at, schema_version, payload FROM events"
-                            + " WHERE stream_id = (SELECT id FROM streams WHERE name = ?) AND \"offset\" > ?"
-                            + " ORDER BY \"offset\" LIMIT ?", afterOffset, limit, maxBytes);
+                    : query(stream, AFTER, afterOffset, limit, maxBytes, PayloadAllowance.UNLIMITED);
             long remaining = deadline - System.nanoTime();
             if (!entries.isEmpty() || remaining <= 0) {
                 return entries;
@@ -65,7 +63,19 @@ final class EventReader {
         }
     }
 
+    /** A page that asks {@code allowance} before it fetches each payload, and never waits. */
+    List<LogEntry> read(String stream, long afterOffset, int limit, long maxBytes, PayloadAllowance allowance) {
+        StreamHead head = heads.get(stream);
+        return head != null && afterOffset >= head.head() ? List.of()
+                : query(stream, AFTER, afterOffset, limit, maxBytes, allowance);
+    }
+
     List<QuarantineEntry> readQuarantine(String stream, long afterSeq, int limit, long maxBytes) {
+        return readQuarantine(stream, afterSeq, limit, maxBytes, PayloadAllowance.UNLIMITED);
+    }
+
+    List<QuarantineEntry> readQuarantine(String stream, long afterSeq, int limit, long maxBytes,
+            PayloadAllowance allowance) {
         StreamHead head = heads.get(stream);
         if (head != null && afterSeq >= head.quarantineHead()) {
             return List.of();
@@ -73,25 +83,27 @@ final class EventReader {
         return quarantine(stream, "seq > ? ORDER BY seq LIMIT ?", select -> {
             select.setLong(2, afterSeq);
             select.setInt(3, limit);
-        }, maxBytes);
+        }, maxBytes, allowance);
     }
 
     List<QuarantineEntry> replayedBy(String stream, String requestId, int limit) {
         return quarantine(stream, "replayed_by = ? ORDER BY seq LIMIT ?", select -> {
             select.setString(2, requestId);
             select.setInt(3, limit);
-        }, Long.MAX_VALUE);
+        }, Long.MAX_VALUE, PayloadAllowance.UNLIMITED);
     }
 
     /**
      * Quarantined entries of {@code stream} matching {@code condition}, whose parameters start at 2, up to and
-     * including the one whose payload brings the total to {@code maxBytes}.
+     * including the one whose payload brings the total to {@code maxBytes}, and before the first whose payload
+     * {@code allowance} refuses.
      */
     private List<QuarantineEntry> quarantine(String stream, String condition, Parameters parameters,
-            long maxBytes) {
+            long maxBytes, PayloadAllowance allowance) {
         Connection reader = connections.borrowReader();
         try (PreparedStatement select = reader.prepareStatement("SELECT seq, request_id, ingested_at,"
-                + " schema_version, payload, errors, replayed_offset, replayed_by, replayed_at FROM quarantine"
+                + " schema_version, payload, errors, replayed_offset, replayed_by, replayed_at, length(payload)"
+                + " FROM quarantine"
                 + " WHERE stream_id = (SELECT id FROM streams WHERE name = ?) AND " + condition)) {
             select.setString(1, stream);
             parameters.set(select);
@@ -99,6 +111,9 @@ final class EventReader {
             long bytes = 0;
             try (ResultSet rows = select.executeQuery()) {
                 while (bytes < maxBytes && rows.next()) {
+                    if (!allowance.admit(rows.getLong(10))) {
+                        break;
+                    }
                     String replayedBy = rows.getString(8);
                     QuarantineEntry.Replay replay = replayedBy == null ? null
                             : new QuarantineEntry.Replay(rows.getLong(7), replayedBy, rows.getLong(9));
@@ -143,14 +158,25 @@ final class EventReader {
         }
     }
 
-    List<LogEntry> latest(String stream, int limit, long maxBytes) {
-        return query(stream, "SELECT \"offset\", request_id, ingested_at, schema_version, payload FROM events"
-                + " WHERE stream_id = (SELECT id FROM streams WHERE name = ?) AND \"offset\" > ?"
-                + " ORDER BY \"offset\" DESC LIMIT ?", 0, limit, maxBytes);
+    List<LogEntry> latest(String stream, int limit, long maxBytes, PayloadAllowance allowance) {
+        return query(stream, NEWEST, 0, limit, maxBytes, allowance);
     }
 
-    /** The entries {@code sql} selects, up to and including the one whose payload brings the total to maxBytes. */
-    private List<LogEntry> query(String stream, String sql, long afterOffset, int limit, long maxBytes) {
+    /** Events after an offset, oldest first. */
+    private static final String AFTER = "SELECT \"offset\", request_id, ingested_at, schema_version, payload,"
+            + " length(payload) FROM events WHERE stream_id = (SELECT id FROM streams WHERE name = ?)"
+            + " AND \"offset\" > ? ORDER BY \"offset\" LIMIT ?";
+    /** The newest events, newest first. */
+    private static final String NEWEST = "SELECT \"offset\", request_id, ingested_at, schema_version, payload,"
+            + " length(payload) FROM events WHERE stream_id = (SELECT id FROM streams WHERE name = ?)"
+            + " AND \"offset\" > ? ORDER BY \"offset\" DESC LIMIT ?";
+
+    /**
+     * The entries {@code sql} selects, up to and including the one whose payload brings the total to maxBytes, and
+     * before the first whose payload {@code allowance} refuses: its length is asked for before its bytes are fetched.
+     */
+    private List<LogEntry> query(String stream, String sql, long afterOffset, int limit, long maxBytes,
+            PayloadAllowance allowance) {
         Connection reader = connections.borrowReader();
         try (PreparedStatement select = reader.prepareStatement(sql)) {
             select.setString(1, stream);
@@ -161,6 +187,9 @@ final class EventReader {
             // SQLite steps through the rows as they are fetched: stopping early reads no further.
             try (ResultSet rows = select.executeQuery()) {
                 while (bytes < maxBytes && rows.next()) {
+                    if (!allowance.admit(rows.getLong(6))) {
+                        break;
+                    }
                     byte[] payload = rows.getBytes(5);
                     entries.add(new LogEntry(stream, rows.getLong(1), rows.getString(2), rows.getLong(3),
                             rows.getString(4), payload));
