@@ -195,14 +195,20 @@ class InflightBudgetTest {
         private final AtomicBoolean running = new AtomicBoolean(true);
         private final ConcurrentLinkedQueue<String> failures = new ConcurrentLinkedQueue<>();
         private final Thread prober;
+        /** For the report only: no assertion is made on time. */
+        private volatile long slowestNanos;
+        private volatile int probes;
 
         Liveness(URI uri) {
             HttpClient own = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
             prober = new Thread(() -> {
                 while (running.get()) {
                     try {
+                        long sent = System.nanoTime();
                         HttpResponse<String> live = own.send(HttpRequest.newBuilder(uri.resolve("/health/live"))
                                 .timeout(Duration.ofSeconds(30)).GET().build(), HttpResponse.BodyHandlers.ofString());
+                        probes++;
+                        slowestNanos = Math.max(slowestNanos, System.nanoTime() - sent);
                         if (live.statusCode() != 200) {
                             failures.add(live.statusCode() + ": " + live.body());
                         }
@@ -226,6 +232,8 @@ class InflightBudgetTest {
             running.set(false);
             prober.interrupt();
             prober.join(60_000);
+            System.out.println("liveness: " + probes + " probes, the slowest answered in "
+                    + slowestNanos / 1_000_000 + " ms");
         }
     }
 }
