@@ -202,6 +202,62 @@ class HostileClientsTest {
     }
 
     @Test
+    void aBodyDeclaredOverTheLimitIsAnswered413AndThenReadAndThrownAwaySoThatItsClientCanFinishSending() {
+        try (TestServer api = start(); RawClient client = new RawClient(api.server.uri())) {
+            client.write("POST /streams/orders HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                    + "Content-Length: " + (11L << 20) + "\r\n\r\n");
+            RawClient.Answer answer = client.read(10_000);
+            assertThat(answer.status()).as(answer.head()).isEqualTo(413);
+            assertThat(answer.head()).containsIgnoringCase("connection: close");
+            String part = "x".repeat(64 * 1024);
+            int sent = 0;
+            while (sent < 64 && client.write(part)) { // 4 MiB of the body, as a client that sends before it reads
+                sent++;
+            }
+            assertThat(sent).as("parts of the body the server took after its answer").isEqualTo(64);
+            assertThat(client.closedWithin(30_000)).isTrue(); // once it has waited a few seconds for the rest
+        }
+    }
+
+    @Test
+    void aBodyThatDoesNotFitTheInflightBudgetIs503OverloadedBeforeItIsReadAndItsClientReadsTheAnswer() {
+        try (TestServer api = TestServer.start(dataDirectory, "--max-inflight-bytes", "1000000")) {
+            String head = "POST /streams/orders HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                    + "Content-Length: 200000\r\n\r\n";
+            RawClient holder = new RawClient(api.server.uri());
+            holder.write(head); // reserves its body's share of the budget, then sends nothing
+            RawClient.Answer answer = null;
+            for (int attempt = 0; attempt < 50 && answer == null; attempt++) { // until the holder's headers are read
+                try (RawClient refused = new RawClient(api.server.uri())) {
+                    refused.write(head);
+                    answer = refused.read(500);
+                    if (answer != null) {
+                        refused.write("x".repeat(200_000)); // the body, which the server reads and throws away
+                        assertThat(refused.closedWithin(10_000)).isTrue();
+                    }
+                }
+            }
+            assertThat(answer).isNotNull();
+            assertThat(answer.status()).as(answer.head()).isEqualTo(503);
+            assertThat(answer.head()).containsIgnoringCase("retry-after: 1").containsIgnoringCase(
+                    "connection: close");
+            assertThat(json(answer.body()).get("error").asText()).isEqualTo("overloaded");
+            holder.close(); // its reservation goes with its connection
+
+            String event = "{\"order_id\":\"after-the-holder\",\"meta\":\"" + "y".repeat(150_000) + "\"}";
+            TestServer.Response published = null;
+            for (int attempt = 0; attempt < 100; attempt++) {
+                published = api.postJson("/streams/orders", event);
+                if (published.status() != 503) {
+                    break;
+                }
+                sleep(50);
+            }
+            assertThat(published.status()).as(String.valueOf(published.body())).isEqualTo(200);
+        }
+    }
+
+    @Test
     void connectionsOverTheLimitAreAnswered503AndClosed() {
         try (TestServer api = start(limits(4, Duration.ofSeconds(10), Duration.ofSeconds(10),
                 Duration.ofSeconds(30)))) {

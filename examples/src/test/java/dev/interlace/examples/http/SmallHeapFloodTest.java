@@ -113,7 +113,8 @@ class SmallHeapFloodTest {
         }
     }
 
-    private static URI listening(Process server) throws IOException {
+    /** The address a child server prints once it is ready. */
+    static URI listening(Process server) throws IOException {
         BufferedReader out = new BufferedReader(new InputStreamReader(server.getInputStream(),
                 StandardCharsets.UTF_8));
         String line;
@@ -125,7 +126,7 @@ class SmallHeapFloodTest {
         throw new IllegalStateException("the server exited before it was ready");
     }
 
-    private static String java() {
+    static String java() {
         return Path.of(System.getProperty("java.home"), "bin", "java").toString();
     }
 }

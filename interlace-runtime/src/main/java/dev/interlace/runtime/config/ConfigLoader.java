@@ -38,6 +38,9 @@ public final class ConfigLoader {
                     "where the log, warehouse and lock live"),
             new Setting("max-body-bytes", "INTERLACE_MAX_BODY_BYTES", "10485760", "BYTES",
                     "largest request body, after decompression"),
+            new Setting("max-inflight-bytes", "INTERLACE_MAX_INFLIGHT_BYTES", "0", "BYTES",
+                    "bytes that HTTP requests in flight may hold together (bodies, pages, /sql results); beyond, 503"
+                            + " overloaded; 0: a quarter of the JVM's maximum heap"),
             new Setting("max-events-per-request", "INTERLACE_MAX_EVENTS_PER_REQUEST", "10000", "N",
                     "most events in one publish"),
             new Setting("max-pending", "INTERLACE_MAX_PENDING", "100000", "N",
@@ -148,6 +151,7 @@ public final class ConfigLoader {
                 bind(values.get("bind")),
                 Path.of(dataDir),
                 number(values, origins, "max-body-bytes", 1, Integer.MAX_VALUE - 16),
+                number(values, origins, "max-inflight-bytes", 0, Long.MAX_VALUE / 2),
                 (int) number(values, origins, "max-events-per-request", 1, 10_000_000),
                 number(values, origins, "max-pending", 1, Long.MAX_VALUE / 2),
                 number(values, origins, "min-free-disk-bytes", 0, Long.MAX_VALUE),

@@ -11,6 +11,8 @@ import java.nio.file.Path;
  * @param bind address to listen on
  * @param dataDirectory where the log, the warehouse and the lock live
  * @param maxBodyBytes largest request body, after decompression
+ * @param maxInflightBytes the bytes that HTTP requests in flight may hold together; 0 for the default, a quarter of
+ *     the JVM's maximum heap ({@link #inflightBudgetBytes()})
  * @param maxEventsPerRequest most events in one publish
  * @param maxPending most entries of one stream waiting to be materialised before publishes get 429
  * @param minFreeDiskBytes free disk below which publishes get 503
@@ -30,6 +32,7 @@ public record InterlaceConfig(
         String bind,
         Path dataDirectory,
         long maxBodyBytes,
+        long maxInflightBytes,
         int maxEventsPerRequest,
         long maxPending,
         long minFreeDiskBytes,
@@ -52,7 +55,7 @@ public record InterlaceConfig(
             long maxPending, long minFreeDiskBytes, long flushDelayMillis, int flushBatchRows, long flushBatchBytes,
             long recordRetentionMicros, int refusedRequests, long readyFlushFailingMillis, int modelRestRatio,
             Exposure exposure) {
-        this(port, bind, dataDirectory, maxBodyBytes, maxEventsPerRequest, maxPending, minFreeDiskBytes,
+        this(port, bind, dataDirectory, maxBodyBytes, 0, maxEventsPerRequest, maxPending, minFreeDiskBytes,
                 flushDelayMillis, flushBatchRows, flushBatchBytes, recordRetentionMicros, refusedRequests,
                 readyFlushFailingMillis, modelRestRatio, exposure, LogOptions.sqlite());
     }
@@ -63,20 +66,20 @@ public record InterlaceConfig(
     }
 
     public InterlaceConfig withPort(int newPort) {
-        return new InterlaceConfig(newPort, bind, dataDirectory, maxBodyBytes, maxEventsPerRequest, maxPending,
-                minFreeDiskBytes, flushDelayMillis, flushBatchRows, flushBatchBytes, recordRetentionMicros,
+        return new InterlaceConfig(newPort, bind, dataDirectory, maxBodyBytes, maxInflightBytes, maxEventsPerRequest,
+                maxPending, minFreeDiskBytes, flushDelayMillis, flushBatchRows, flushBatchBytes, recordRetentionMicros,
                 refusedRequests, readyFlushFailingMillis, modelRestRatio, exposure, log);
     }
 
     public InterlaceConfig withDataDirectory(Path directory) {
-        return new InterlaceConfig(port, bind, directory, maxBodyBytes, maxEventsPerRequest, maxPending,
-                minFreeDiskBytes, flushDelayMillis, flushBatchRows, flushBatchBytes, recordRetentionMicros,
+        return new InterlaceConfig(port, bind, directory, maxBodyBytes, maxInflightBytes, maxEventsPerRequest,
+                maxPending, minFreeDiskBytes, flushDelayMillis, flushBatchRows, flushBatchBytes, recordRetentionMicros,
                 refusedRequests, readyFlushFailingMillis, modelRestRatio, exposure, log);
     }
 
     public InterlaceConfig withLog(LogOptions options) {
-        return new InterlaceConfig(port, bind, dataDirectory, maxBodyBytes, maxEventsPerRequest, maxPending,
-                minFreeDiskBytes, flushDelayMillis, flushBatchRows, flushBatchBytes, recordRetentionMicros,
+        return new InterlaceConfig(port, bind, dataDirectory, maxBodyBytes, maxInflightBytes, maxEventsPerRequest,
+                maxPending, minFreeDiskBytes, flushDelayMillis, flushBatchRows, flushBatchBytes, recordRetentionMicros,
                 refusedRequests, readyFlushFailingMillis, modelRestRatio, exposure, options);
     }
 
@@ -98,14 +101,23 @@ public record InterlaceConfig(
         return log.role();
     }
 
+    /**
+     * The in-flight byte budget of the HTTP API: {@code --max-inflight-bytes}, or by default a quarter of the JVM's
+     * maximum heap, which leaves the rest to what other bounds govern (the flusher's batches, the recent events kept
+     * for it, the refused-requests ring) and to the collector's headroom.
+     */
+    public long inflightBudgetBytes() {
+        return maxInflightBytes > 0 ? maxInflightBytes : Math.max(1, Runtime.getRuntime().maxMemory() / 4);
+    }
+
     /** Whether publish, flush and system records are kept at all ({@code record-retention} is not 0). */
     public boolean keepsRecords() {
         return recordRetentionMicros > 0;
     }
 
     public InterlaceConfig withMaxPending(long pending) {
-        return new InterlaceConfig(port, bind, dataDirectory, maxBodyBytes, maxEventsPerRequest, pending,
-                minFreeDiskBytes, flushDelayMillis, flushBatchRows, flushBatchBytes, recordRetentionMicros,
+        return new InterlaceConfig(port, bind, dataDirectory, maxBodyBytes, maxInflightBytes, maxEventsPerRequest,
+                pending, minFreeDiskBytes, flushDelayMillis, flushBatchRows, flushBatchBytes, recordRetentionMicros,
                 refusedRequests, readyFlushFailingMillis, modelRestRatio, exposure, log);
     }
 }

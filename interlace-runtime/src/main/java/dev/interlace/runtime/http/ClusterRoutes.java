@@ -50,7 +50,7 @@ final class ClusterRoutes implements RouteSet {
                 : new Caller(inner.callerKeyId(), inner.callerKeyName(), null);
         request.caller(caller);
         return router.get().serveForwarded(new HttpRequest(inner.method(), inner.pathAndQuery(), headers(inner),
-                inner.body()), caller, inner.requestId());
+                inner.body(), request.hold()), caller, inner.requestId());
     }
 
     /** The headers of the forwarded request that routes read. */

@@ -95,17 +95,19 @@ final class ConsumerRoutes implements RouteSet {
             body.put("earliest", head.earliest());
             throw new Refusal(HttpResponses.json(410, body));
         }
-        return poll(stream, after, limit, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(waitMillis));
+        return poll(stream, after, limit, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(waitMillis),
+                new AnswerBudget(request), requestId);
     }
 
-    private CompletableFuture<HttpAnswer> poll(String stream, long after, int limit, long deadlineNanos) {
+    private CompletableFuture<HttpAnswer> poll(String stream, long after, int limit, long deadlineNanos,
+            AnswerBudget budget, String requestId) {
         // Parked before reading, so that an append between the read and the wait still wakes it.
         CompletableFuture<Void> wake = new CompletableFuture<>();
         Set<CompletableFuture<Void>> waiting = parked.computeIfAbsent(stream, name -> ConcurrentHashMap.newKeySet());
         waiting.add(wake);
         List<LogEntry> entries;
         try {
-            entries = read(stream, after, limit);
+            entries = read(stream, after, limit, budget, requestId);
         } catch (RuntimeException e) {
             waiting.remove(wake);
             throw e;
@@ -117,7 +119,8 @@ final class ConsumerRoutes implements RouteSet {
         }
         wake.completeOnTimeout(null, remaining, TimeUnit.NANOSECONDS)
                 .whenComplete((ignored, failure) -> waiting.remove(wake));
-        return wake.thenComposeAsync(ignored -> poll(stream, after, limit, deadlineNanos), workers.executor());
+        return wake.thenComposeAsync(ignored -> poll(stream, after, limit, deadlineNanos, budget, requestId),
+                workers.executor());
     }
 
     /** Told by the log (on its writer thread) that {@code stream} advanced: wakes its parked long polls. */
@@ -134,9 +137,14 @@ final class ConsumerRoutes implements RouteSet {
         parked.values().forEach(waiting -> waiting.forEach(wake -> wake.complete(null)));
     }
 
-    private List<LogEntry> read(String stream, long after, int limit) {
+    /** A page within what the answer may hold: the entries that fit, or a 503 overloaded when not even one does. */
+    private List<LogEntry> read(String stream, long after, int limit, AnswerBudget budget, String requestId) {
         try {
-            return log.read(stream, after, limit, ListQuery.PAGE_BYTES, Duration.ZERO);
+            List<LogEntry> entries = log.read(stream, after, limit, ListQuery.PAGE_BYTES, budget);
+            if (entries.isEmpty() && budget.refused()) {
+                throw AnswerBudget.overloaded("the next event of " + stream, requestId);
+            }
+            return entries;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted reading " + stream, e);

@@ -18,7 +18,8 @@ public final class HttpAnswer {
     private final int status;
     private final String contentType;
     private byte[] body;
-    private final ObjectNode json;
+    /** The JSON body as a tree until it is written; dropped then, so that an answer waiting to be sent holds one copy. */
+    private ObjectNode json;
     private final ObjectMapper mapper;
     private final Map<String, String> headers = new LinkedHashMap<>();
     private final String error;
@@ -79,6 +80,7 @@ public final class HttpAnswer {
         if (body == null && json != null) {
             try {
                 body = mapper.writeValueAsBytes(json);
+                json = null;
             } catch (JsonProcessingException e) {
                 throw new IllegalStateException("cannot write a JSON answer: " + e.getMessage(), e);
             }

@@ -21,6 +21,7 @@ public final class HttpRequest {
     private final Map<String, List<String>> headers;
     private final Map<String, List<String>> forwardHeaders;
     private final byte[] body;
+    private final InflightBytes.Hold hold;
     private volatile Caller caller = Caller.NONE;
 
     /**
@@ -31,6 +32,16 @@ public final class HttpRequest {
      * @param headers header values by name (looked up case-insensitively)
      */
     public HttpRequest(String method, String target, Map<String, List<String>> headers, byte[] body) {
+        this(method, target, headers, body, InflightBytes.UNLIMITED.hold());
+    }
+
+    /**
+     * A request whose memory counts against an in-flight budget: {@code hold} has its body reserved already, routes
+     * add what they build for its answer ({@link #reserve}), and the transport releases it once the answer is written.
+     */
+    public HttpRequest(String method, String target, Map<String, List<String>> headers, byte[] body,
+            InflightBytes.Hold hold) {
+        this.hold = hold;
         this.method = method;
         int question = target.indexOf('?');
         this.rawPath = question < 0 ? target : target.substring(0, question);
@@ -104,6 +115,19 @@ public final class HttpRequest {
 
     public byte[] body() {
         return body;
+    }
+
+    /**
+     * Reserves {@code bytes} of the in-flight budget for this request's answer, until the transport has written it;
+     * false when they do not fit now (the route answers {@code 503 overloaded}, or less).
+     */
+    public boolean reserve(long bytes) {
+        return hold.reserve(bytes);
+    }
+
+    /** What this request holds reserved: a request served on its behalf (a forwarded one) reserves into it too. */
+    InflightBytes.Hold hold() {
+        return hold;
     }
 
     /** Who sent it, once the router has checked its key ({@link Caller#NONE} until then, or without a key). */

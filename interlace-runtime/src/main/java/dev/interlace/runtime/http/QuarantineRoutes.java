@@ -3,6 +3,7 @@ package dev.interlace.runtime.http;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.interlace.runtime.ingest.IngestLimits;
 import dev.interlace.runtime.ingest.QuarantineReplayer;
 import dev.interlace.runtime.ingest.ReplayOutcome;
 import dev.interlace.runtime.log.EventLog;
@@ -36,9 +37,12 @@ final class QuarantineRoutes implements RouteSet {
     private final EventLog log;
     private final QuarantineReplayer replayer;
     private final Clock clock;
+    private final IngestLimits limits;
 
     @Inject
-    QuarantineRoutes(StreamCatalog catalog, EventLog log, QuarantineReplayer replayer, Clock clock) {
+    QuarantineRoutes(StreamCatalog catalog, EventLog log, QuarantineReplayer replayer, Clock clock,
+            IngestLimits limits) {
+        this.limits = limits;
         this.catalog = catalog;
         this.log = log;
         this.replayer = replayer;
@@ -61,7 +65,11 @@ final class QuarantineRoutes implements RouteSet {
         ListQuery query = ListQuery.of(request, requestId, LIST_FILTERS);
         long after = query.number("after", 0, 0, Long.MAX_VALUE);
         int limit = query.limit();
-        List<QuarantineEntry> entries = log.readQuarantine(stream, after, limit, ListQuery.PAGE_BYTES);
+        AnswerBudget budget = new AnswerBudget(request);
+        List<QuarantineEntry> entries = log.readQuarantine(stream, after, limit, ListQuery.PAGE_BYTES, budget);
+        if (entries.isEmpty() && budget.refused()) {
+            throw AnswerBudget.overloaded("the next quarantined event of " + stream, requestId);
+        }
         ObjectNode body = HttpResponses.JSON.createObjectNode();
         ArrayNode items = body.putArray("items");
         long next = after;
@@ -97,6 +105,10 @@ final class QuarantineRoutes implements RouteSet {
             return CompletableFuture.completedFuture(unknownStream(stream, requestId));
         }
         ReplayCommand command = command(request, requestId);
+        // A replay reads and appends up to a request body's worth of quarantined events, as a publish of that size.
+        if (!request.reserve(limits.maxBodyBytes() * InflightBytes.BODY_COPIES)) {
+            throw AnswerBudget.overloaded("a replay of up to " + limits.maxBodyBytes() + " bytes of events", requestId);
+        }
         return replayer.replay(stream, requestId, clock.instant(), command.selection(), command.dryRun(),
                 request.caller()).thenApply(QuarantineRoutes::respond);
     }

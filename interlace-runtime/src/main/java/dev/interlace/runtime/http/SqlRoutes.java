@@ -99,6 +99,11 @@ final class SqlRoutes implements RouteSet {
                 default -> refused;
             };
         }
+        // The rows are held already (bounded by the query limits and the queries running at once); their answer is
+        // written only once the in-flight budget can hold it.
+        if (!request.reserve(textBytes(result) * InflightBytes.ANSWER_COPIES)) {
+            throw AnswerBudget.overloaded("the answer of this query (" + result.rows().size() + " rows)", requestId);
+        }
         String accept = Optional.ofNullable(request.header("Accept")).orElse("")
                 .toLowerCase(Locale.ROOT);
         HttpAnswer answer;
@@ -116,6 +121,17 @@ final class SqlRoutes implements RouteSet {
             answer.header(ROWS_HEADER, Integer.toString(result.rows().size()));
         }
         return answer;
+    }
+
+    /** About the bytes of a result's answer: each value's text, and a few bytes of punctuation around it. */
+    private static long textBytes(QueryResult result) {
+        long bytes = 0;
+        for (List<Object> row : result.rows()) {
+            for (Object value : row) {
+                bytes += 8 + (value instanceof CharSequence text ? text.length() : 24);
+            }
+        }
+        return bytes;
     }
 
     /** Response header: {@code true} when the answer was cut at the row or byte bound. */

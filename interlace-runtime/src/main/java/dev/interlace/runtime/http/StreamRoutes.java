@@ -79,7 +79,13 @@ final class StreamRoutes implements RouteSet {
         }
         ObjectNode body = describe(name, head);
         ArrayNode recent = body.putArray("recent");
-        for (LogEntry entry : log.latest(name, RECENT_EVENTS, ListQuery.PAGE_BYTES)) {
+        // The newest events that the in-flight budget lets this answer hold: fewer, or none, when the server is busy.
+        AnswerBudget budget = new AnswerBudget(request);
+        List<LogEntry> latest = log.latest(name, RECENT_EVENTS, ListQuery.PAGE_BYTES, budget);
+        if (latest.isEmpty() && budget.refused()) {
+            throw AnswerBudget.overloaded("the recent events of " + name, requestId);
+        }
+        for (LogEntry entry : latest) {
             ObjectNode item = recent.addObject();
             item.put("offset", entry.offset());
             item.put("request_id", entry.requestId());

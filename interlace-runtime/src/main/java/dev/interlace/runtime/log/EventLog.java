@@ -53,6 +53,17 @@ public interface EventLog extends AutoCloseable {
     List<LogEntry> read(String stream, long afterOffset, int limit, long maxBytes, Duration wait)
             throws InterruptedException;
 
+    /**
+     * {@link #read(String, long, int, long, Duration)} without waiting, asking {@code allowance} before each entry's
+     * payload is held; the entries before the first one it refuses are returned (none when it refuses the first).
+     * This default reads the page and then asks, so the refused payloads are held briefly; the SQLite log asks before
+     * it fetches each payload.
+     */
+    default List<LogEntry> read(String stream, long afterOffset, int limit, long maxBytes,
+            PayloadAllowance allowance) throws InterruptedException {
+        return admitted(read(stream, afterOffset, limit, maxBytes, Duration.ZERO), LogEntry::payload, allowance);
+    }
+
     /** {@link #read(String, long, int, long, Duration)} without a bound on the bytes read. */
     default List<LogEntry> read(String stream, long afterOffset, int limit, Duration wait)
             throws InterruptedException {
@@ -65,6 +76,12 @@ public interface EventLog extends AutoCloseable {
      * ending with the one whose payload brings their payloads to {@code maxBytes}, as {@link #read} does.
      */
     List<QuarantineEntry> readQuarantine(String stream, long afterSeq, int limit, long maxBytes);
+
+    /** {@link #readQuarantine(String, long, int, long)} asking {@code allowance} first, as {@link #read} does. */
+    default List<QuarantineEntry> readQuarantine(String stream, long afterSeq, int limit, long maxBytes,
+            PayloadAllowance allowance) {
+        return admitted(readQuarantine(stream, afterSeq, limit, maxBytes), QuarantineEntry::payload, allowance);
+    }
 
     /** {@link #readQuarantine(String, long, int, long)} without a bound on the bytes read. */
     default List<QuarantineEntry> readQuarantine(String stream, long afterSeq, int limit) {
@@ -79,6 +96,22 @@ public interface EventLog extends AutoCloseable {
      * their payloads to {@code maxBytes} (at least one, if the stream has any).
      */
     List<LogEntry> latest(String stream, int limit, long maxBytes);
+
+    /** {@link #latest(String, int, long)} asking {@code allowance} first, as {@link #read} does. */
+    default List<LogEntry> latest(String stream, int limit, long maxBytes, PayloadAllowance allowance) {
+        return admitted(latest(stream, limit, maxBytes), LogEntry::payload, allowance);
+    }
+
+    /** The entries before the first whose payload {@code allowance} refuses. */
+    private static <T> List<T> admitted(List<T> entries, java.util.function.Function<T, byte[]> payload,
+            PayloadAllowance allowance) {
+        for (int i = 0; i < entries.size(); i++) {
+            if (!allowance.admit(payload.apply(entries.get(i)).length)) {
+                return entries.subList(0, i);
+            }
+        }
+        return entries;
+    }
 
     /** {@link #latest(String, int, long)} without a bound on the bytes read. */
     default List<LogEntry> latest(String stream, int limit) {

@@ -48,9 +48,7 @@ final class EventReader {
             CompletableFuture<Void> next = advance.get();
             StreamHead head = heads.get(stream);
             List<LogEntry> entries = head != null && afterOffset >= head.head() ? List.of()
-                    : query(stream, "SELECT \"offset\", request_id, ingested_at, schema_version, payload FROM events"
-                            + " WHERE stream_id = (SELECT id FROM streams WHERE name = ?) AND \"offset\" > ?"
-                            + " ORDER BY \"offset\" LIMIT ?", afterOffset, limit, maxBytes);
+                    : query(stream, false, afterOffset, limit, maxBytes, PayloadAllowance.UNLIMITED);
             long remaining = deadline - System.nanoTime();
             if (!entries.isEmpty() || remaining <= 0) {
                 return entries;
@@ -65,7 +63,19 @@ final class EventReader {
         }
     }
 
+    /** A page that asks {@code allowance} before it fetches each payload, and never waits. */
+    List<LogEntry> read(String stream, long afterOffset, int limit, long maxBytes, PayloadAllowance allowance) {
+        StreamHead head = heads.get(stream);
+        return head != null && afterOffset >= head.head() ? List.of()
+                : query(stream, false, afterOffset, limit, maxBytes, allowance);
+    }
+
     List<QuarantineEntry> readQuarantine(String stream, long afterSeq, int limit, long maxBytes) {
+        return readQuarantine(stream, afterSeq, limit, maxBytes, PayloadAllowance.UNLIMITED);
+    }
+
+    List<QuarantineEntry> readQuarantine(String stream, long afterSeq, int limit, long maxBytes,
+            PayloadAllowance allowance) {
         StreamHead head = heads.get(stream);
         if (head != null && afterSeq >= head.quarantineHead()) {
             return List.of();
@@ -73,25 +83,27 @@ final class EventReader {
         return quarantine(stream, "seq > ? ORDER BY seq LIMIT ?", select -> {
             select.setLong(2, afterSeq);
             select.setInt(3, limit);
-        }, maxBytes);
+        }, maxBytes, allowance);
     }
 
     List<QuarantineEntry> replayedBy(String stream, String requestId, int limit) {
         return quarantine(stream, "replayed_by = ? ORDER BY seq LIMIT ?", select -> {
             select.setString(2, requestId);
             select.setInt(3, limit);
-        }, Long.MAX_VALUE);
+        }, Long.MAX_VALUE, PayloadAllowance.UNLIMITED);
     }
 
     /**
      * Quarantined entries of {@code stream} matching {@code condition}, whose parameters start at 2, up to and
-     * including the one whose payload brings the total to {@code maxBytes}.
+     * including the one whose payload brings the total to {@code maxBytes}, and before the first whose payload
+     * {@code allowance} refuses.
      */
     private List<QuarantineEntry> quarantine(String stream, String condition, Parameters parameters,
-            long maxBytes) {
+            long maxBytes, PayloadAllowance allowance) {
         Connection reader = connections.borrowReader();
         try (PreparedStatement select = reader.prepareStatement("SELECT seq, request_id, ingested_at,"
-                + " schema_version, payload, errors, replayed_offset, replayed_by, replayed_at FROM quarantine"
+                + " schema_version, payload, errors, replayed_offset, replayed_by, replayed_at, length(payload)"
+                + " FROM quarantine"
                 + " WHERE stream_id = (SELECT id FROM streams WHERE name = ?) AND " + condition)) {
             select.setString(1, stream);
             parameters.set(select);
@@ -99,6 +111,9 @@ final class EventReader {
             long bytes = 0;
             try (ResultSet rows = select.executeQuery()) {
                 while (bytes < maxBytes && rows.next()) {
+                    if (!allowance.admit(rows.getLong(10))) {
+                        break;
+                    }
                     String replayedBy = rows.getString(8);
                     QuarantineEntry.Replay replay = replayedBy == null ? null
                             : new QuarantineEntry.Replay(rows.getLong(7), replayedBy, rows.getLong(9));
@@ -143,19 +158,77 @@ final class EventReader {
         }
     }
 
-    List<LogEntry> latest(String stream, int limit, long maxBytes) {
-        return query(stream, "SELECT \"offset\", request_id, ingested_at, schema_version, payload FROM events"
-                + " WHERE stream_id = (SELECT id FROM streams WHERE name = ?) AND \"offset\" > ?"
-                + " ORDER BY \"offset\" DESC LIMIT ?", 0, limit, maxBytes);
+    List<LogEntry> latest(String stream, int limit, long maxBytes, PayloadAllowance allowance) {
+        return query(stream, true, 0, limit, maxBytes, allowance);
     }
 
-    /** The entries {@code sql} selects, up to and including the one whose payload brings the total to maxBytes. */
-    private List<LogEntry> query(String stream, String sql, long afterOffset, int limit, long maxBytes) {
+    private static final String EVENTS = "SELECT \"offset\", request_id, ingested_at, schema_version, payload"
+            + " FROM events WHERE stream_id = (SELECT id FROM streams WHERE name = ?)";
+    private static final String SIZES = "SELECT \"offset\", length(payload)"
+            + " FROM events WHERE stream_id = (SELECT id FROM streams WHERE name = ?)";
+    private static final String AFTER = " AND \"offset\" > ? ORDER BY \"offset\" LIMIT ?";
+    private static final String NEWEST = " AND \"offset\" > ? ORDER BY \"offset\" DESC LIMIT ?";
+    private static final String BETWEEN = " AND \"offset\" BETWEEN ? AND ? ORDER BY \"offset\"";
+
+    /**
+     * The events after {@code afterOffset} (the newest first when {@code newest}), up to and including the one whose
+     * payload brings the total to {@code maxBytes}, and before the first whose payload {@code allowance} refuses.
+     * With an allowance, the payloads' lengths are read first (SQLite reads a blob's length without its bytes) and
+     * only the admitted events are fetched, so that a refused read costs no payload's bytes.
+     */
+    private List<LogEntry> query(String stream, boolean newest, long afterOffset, int limit, long maxBytes,
+            PayloadAllowance allowance) {
+        String order = newest ? NEWEST : AFTER;
+        if (allowance == PayloadAllowance.UNLIMITED) {
+            return entries(stream, EVENTS + order, select -> {
+                select.setLong(2, afterOffset);
+                select.setInt(3, limit);
+            }, maxBytes);
+        }
+        long first = -1;
+        long last = -1;
         Connection reader = connections.borrowReader();
-        try (PreparedStatement select = reader.prepareStatement(sql)) {
+        try (PreparedStatement select = reader.prepareStatement(SIZES + order)) {
             select.setString(1, stream);
             select.setLong(2, afterOffset);
             select.setInt(3, limit);
+            long bytes = 0;
+            try (ResultSet rows = select.executeQuery()) {
+                while (bytes < maxBytes && rows.next()) {
+                    long size = rows.getLong(2);
+                    if (!allowance.admit(size)) {
+                        break;
+                    }
+                    if (first < 0) {
+                        first = rows.getLong(1);
+                    }
+                    last = rows.getLong(1);
+                    bytes += size;
+                }
+            }
+        } catch (SQLException e) {
+            throw new LogUnavailableException("cannot read stream " + stream + ": " + e.getMessage(), e);
+        } finally {
+            connections.returnReader(reader);
+        }
+        if (first < 0) {
+            return List.of();
+        }
+        long low = Math.min(first, last);
+        long high = Math.max(first, last);
+        // Offsets are dense: the events between the first and the last admitted are the admitted ones.
+        return entries(stream, EVENTS + BETWEEN + (newest ? " DESC" : ""), select -> {
+            select.setLong(2, low);
+            select.setLong(3, high);
+        }, Long.MAX_VALUE);
+    }
+
+    /** The entries {@code sql} selects, up to and including the one whose payload brings the total to maxBytes. */
+    private List<LogEntry> entries(String stream, String sql, Parameters parameters, long maxBytes) {
+        Connection reader = connections.borrowReader();
+        try (PreparedStatement select = reader.prepareStatement(sql)) {
+            select.setString(1, stream);
+            parameters.set(select);
             List<LogEntry> entries = new ArrayList<>();
             long bytes = 0;
             // SQLite steps through the rows as they are fetched: stopping early reads no further.

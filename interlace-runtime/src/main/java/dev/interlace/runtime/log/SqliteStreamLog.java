@@ -169,6 +169,23 @@ public final class SqliteStreamLog implements StreamLog {
     }
 
     @Override
+    public List<LogEntry> read(String stream, long afterOffset, int limit, long maxBytes,
+            PayloadAllowance allowance) {
+        return events.read(stream, afterOffset, limit, maxBytes, allowance);
+    }
+
+    @Override
+    public List<QuarantineEntry> readQuarantine(String stream, long afterSeq, int limit, long maxBytes,
+            PayloadAllowance allowance) {
+        return events.readQuarantine(stream, afterSeq, limit, maxBytes, allowance);
+    }
+
+    @Override
+    public List<LogEntry> latest(String stream, int limit, long maxBytes, PayloadAllowance allowance) {
+        return events.latest(stream, limit, maxBytes, allowance);
+    }
+
+    @Override
     public long firstOffsetSince(String stream, long epochMicros) {
         return events.firstOffsetSince(stream, epochMicros);
     }
@@ -180,7 +197,7 @@ public final class SqliteStreamLog implements StreamLog {
 
     @Override
     public List<LogEntry> latest(String stream, int limit, long maxBytes) {
-        return events.latest(stream, limit, maxBytes);
+        return events.latest(stream, limit, maxBytes, PayloadAllowance.UNLIMITED);
     }
 
     @Override

@@ -3,6 +3,7 @@ package dev.interlace.runtime.http.netty;
 import dev.interlace.runtime.http.HttpAnswer;
 import dev.interlace.runtime.http.HttpDispatcher;
 import dev.interlace.runtime.http.HttpLimits;
+import dev.interlace.runtime.http.InflightBytes;
 import dev.interlace.runtime.http.HttpRequest;
 import dev.interlace.runtime.ops.FatalErrors;
 import io.netty.buffer.ByteBufUtil;
@@ -36,13 +37,18 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.logging.Level;
 
 /**
  * One connection's life: reads each request whole within the limits, hands it to the dispatcher, writes the answer,
  * and closes the connection of a client that is too slow, too large or idle too long. Everything but the answer's
  * completion runs on the connection's event loop, so no field needs a lock.
+ *
+ * <p>A body is reserved against the in-flight budget from its {@code Content-Length} before it is read (a chunked
+ * one as its chunks arrive); a request that does not fit is answered {@code 503 overloaded} before its body is read.
+ * A request refused before its body is read whole (too large, overloaded) gets its answer with
+ * {@code Connection: close} while the rest of its body is read and thrown away, within {@code --max-body-bytes} and
+ * {@link #DISCARD_SECONDS}: a client still sending would otherwise get a connection reset instead of the answer.
  */
 final class Connection extends ChannelInboundHandlerAdapter {
 
@@ -51,16 +57,18 @@ final class Connection extends ChannelInboundHandlerAdapter {
     /** Longest request target kept in a refusal's record. */
     private static final int MAX_TARGET_IN_REFUSAL = 256;
 
-    private enum Reading { IDLE, HEADERS, BODY, CLOSING }
+    /** Longest a refused request's remaining body is read and thrown away before the connection closes. */
+    static final int DISCARD_SECONDS = 5;
 
-    /** A request read whole, waiting for its turn. */
-    private record Complete(HttpRequest request, boolean keepAlive, long reservedBytes) {}
+    private enum Reading { IDLE, HEADERS, BODY, DISCARDING, CLOSING }
+
+    /** A request read whole, waiting for its turn, with what it holds of the in-flight budget. */
+    private record Complete(HttpRequest request, boolean keepAlive, InflightBytes.Hold hold) {}
 
     private final Channel channel;
     private final HttpLimits limits;
     private final HttpDispatcher dispatcher;
-    private final AtomicLong bufferedBodyBytes;
-    private final long bodyBudgetBytes;
+    private final InflightBytes budget;
     /** The shortest of the connection's time limits: the longest the deadline's check waits before it looks again. */
     private final long checkPeriodNanos;
     private final ArrayDeque<Complete> waiting = new ArrayDeque<>();
@@ -79,18 +87,23 @@ final class Connection extends ChannelInboundHandlerAdapter {
     private io.netty.handler.codec.http.HttpRequest head;
     private CompositeByteBuf body;
     private long bodyBytes;
+    /** What the request being read holds of the budget (its body, reserved before it arrives). */
+    private InflightBytes.Hold hold;
+    /** Bytes of a refused request's body thrown away so far. */
+    private long discardedBytes;
+    /** A refusal's answer is written and the rest of its body is thrown away: the connection closes when both are. */
+    private boolean refusalWritten;
+    private boolean discarded;
     private boolean answering;
     /** The client closed its sending half: what it sent whole is answered, then the connection closes. */
     private boolean inputShutdown;
     private volatile boolean writing;
 
-    Connection(Channel channel, HttpLimits limits, HttpDispatcher dispatcher, AtomicLong bufferedBodyBytes,
-            long bodyBudgetBytes) {
+    Connection(Channel channel, HttpLimits limits, HttpDispatcher dispatcher, InflightBytes budget) {
         this.channel = channel;
         this.limits = limits;
         this.dispatcher = dispatcher;
-        this.bufferedBodyBytes = bufferedBodyBytes;
-        this.bodyBudgetBytes = bodyBudgetBytes;
+        this.budget = budget;
         this.checkPeriodNanos = Math.min(limits.idleTimeout().toNanos(),
                 Math.min(limits.headerTimeout().toNanos(), limits.bodyTimeout().toNanos()));
     }
@@ -134,7 +147,7 @@ final class Connection extends ChannelInboundHandlerAdapter {
         discardBody();
         reading = Reading.CLOSING;
         for (Complete complete : waiting) {
-            bufferedBodyBytes.addAndGet(-complete.reservedBytes());
+            complete.hold().release();
         }
         waiting.clear();
         context.fireChannelInactive();
@@ -144,6 +157,10 @@ final class Connection extends ChannelInboundHandlerAdapter {
     public void channelRead(ChannelHandlerContext context, Object message) {
         try {
             if (reading == Reading.CLOSING) {
+                return;
+            }
+            if (reading == Reading.DISCARDING) {
+                discard(message);
                 return;
             }
             if (message instanceof io.netty.handler.codec.http.HttpRequest request) {
@@ -190,12 +207,17 @@ final class Connection extends ChannelInboundHandlerAdapter {
         }
         disarm();
         long declared = HttpUtil.getContentLength(request, -1L);
+        head = request;
         if (declared > limits.maxBodyBytes()) {
-            refuseAndClose(request.method().name(), request.uri(), 413, "payload_too_large", "the body is "
-                    + declared + " bytes; the limit is " + limits.maxBodyBytes() + " bytes");
+            refuseBeforeBody(413, "payload_too_large", "the body is " + declared + " bytes; the limit is "
+                    + limits.maxBodyBytes() + " bytes", null);
             return;
         }
-        head = request;
+        hold = budget.hold();
+        if (declared > 0 && !hold.reserve(declared * InflightBytes.BODY_COPIES)) {
+            refuseBeforeBody(503, "overloaded", overloaded(), "1");
+            return;
+        }
         body = channel.alloc().compositeBuffer(Integer.MAX_VALUE);
         bodyBytes = 0;
         reading = Reading.BODY;
@@ -212,14 +234,18 @@ final class Connection extends ChannelInboundHandlerAdapter {
         int size = content.content().readableBytes();
         if (size > 0) {
             if (bodyBytes + size > limits.maxBodyBytes()) {
-                refuseAndClose(head.method().name(), head.uri(), 413, "payload_too_large", "the body is larger"
-                        + " than the limit of " + limits.maxBodyBytes() + " bytes");
+                long received = bodyBytes;
+                refuseBeforeBody(413, "payload_too_large", "the body is larger than the limit of "
+                        + limits.maxBodyBytes() + " bytes", null);
+                discardRest(received, content);
                 return;
             }
-            if (bufferedBodyBytes.addAndGet(size) > bodyBudgetBytes) {
-                bufferedBodyBytes.addAndGet(-size);
-                refuseAndClose(head.method().name(), head.uri(), 503, "overloaded", "the server holds "
-                        + bodyBudgetBytes + " bytes of request bodies already; retry shortly", "1");
+            // A body without a Content-Length (chunked) is reserved as it arrives.
+            long unreserved = (bodyBytes + size) * InflightBytes.BODY_COPIES - hold.bytes();
+            if (unreserved > 0 && !hold.reserve(unreserved)) {
+                long received = bodyBytes;
+                refuseBeforeBody(503, "overloaded", overloaded(), "1");
+                discardRest(received, content);
                 return;
             }
             bodyBytes += size;
@@ -240,14 +266,15 @@ final class Connection extends ChannelInboundHandlerAdapter {
         for (Map.Entry<String, String> header : head.headers()) {
             headers.computeIfAbsent(header.getKey(), name -> new ArrayList<>(1)).add(header.getValue());
         }
-        Complete complete = new Complete(new HttpRequest(head.method().name(), head.uri(), headers, bytes),
-                HttpUtil.isKeepAlive(head), bodyBytes);
+        Complete complete = new Complete(new HttpRequest(head.method().name(), head.uri(), headers, bytes, hold),
+                HttpUtil.isKeepAlive(head), hold);
         head = null;
+        hold = null;
         bodyBytes = 0;
         reading = Reading.IDLE;
         if (answering) {
             if (waiting.size() >= MAX_PIPELINED) {
-                bufferedBodyBytes.addAndGet(-complete.reservedBytes());
+                complete.hold().release();
                 channel.close();
                 return;
             }
@@ -274,7 +301,7 @@ final class Connection extends ChannelInboundHandlerAdapter {
                 && !"close".equalsIgnoreCase(answer.headers().get("Connection"));
         FullHttpResponse response = response(answer, keepAlive);
         channel.writeAndFlush(response).addListener((ChannelFutureListener) written -> {
-            bufferedBodyBytes.addAndGet(-complete.reservedBytes());
+            complete.hold().release();
             answering = false;
             writing = false;
             if (!keepAlive || !written.isSuccess()) {
@@ -336,6 +363,64 @@ final class Connection extends ChannelInboundHandlerAdapter {
         channel.writeAndFlush(response(answer, false)).addListener(ChannelFutureListener.CLOSE);
     }
 
+    /**
+     * Refuses the request being read before its body is read whole: answers at once with {@code Connection: close},
+     * then reads and throws away the rest of the body (at most {@code --max-body-bytes}, for at most
+     * {@link #DISCARD_SECONDS}) so that a client still sending it reads the answer rather than a reset, and closes.
+     */
+    private void refuseBeforeBody(int status, String error, String message, String retryAfter) {
+        String method = head.method().name();
+        String target = head.uri();
+        boolean bodyWillCome = !HttpUtil.is100ContinueExpected(head);
+        if (answering || !bodyWillCome) {
+            refuseAndClose(method, target, status, error, message, retryAfter);
+            return;
+        }
+        disarm();
+        discardBody();
+        reading = Reading.DISCARDING;
+        discardedBytes = 0;
+        HttpAnswer answer = dispatcher.refuse(method, truncate(target, MAX_TARGET_IN_REFUSAL), status, error,
+                message);
+        if (retryAfter != null) {
+            answer.header("Retry-After", retryAfter);
+        }
+        channel.writeAndFlush(response(answer, false)).addListener((ChannelFutureListener) written -> {
+            refusalWritten = true;
+            if (discarded || !written.isSuccess()) {
+                channel.close();
+            }
+        });
+        channel.eventLoop().schedule(() -> channel.close(), DISCARD_SECONDS, TimeUnit.SECONDS);
+    }
+
+    /** Throws away a part of a refused request's body; the connection closes after its last part or the limit. */
+    private void discard(Object message) {
+        if (message instanceof HttpContent content) {
+            discardedBytes += content.content().readableBytes();
+            if (content instanceof LastHttpContent || discardedBytes > limits.maxBodyBytes()) {
+                discarded = true;
+                reading = Reading.CLOSING;
+                if (refusalWritten) {
+                    channel.close();
+                }
+            }
+        }
+    }
+
+    /** After a refusal in the middle of a body: counts what came before, and throws away the part at hand. */
+    private void discardRest(long received, HttpContent content) {
+        if (reading == Reading.DISCARDING) {
+            discardedBytes = received;
+            discard(content);
+        }
+    }
+
+    private String overloaded() {
+        return "the server holds " + budget.held() + " bytes for requests in flight, its limit being "
+                + budget.limit() + " (--max-inflight-bytes); nothing was read or stored, retry shortly";
+    }
+
     /** Writes an answer on a channel that has no HTTP codec (a connection refused as it opened), then closes. */
     static void writeRaw(Channel channel, HttpAnswer answer) {
         StringBuilder head = new StringBuilder("HTTP/1.1 ").append(answer.status()).append(' ')
@@ -395,8 +480,11 @@ final class Connection extends ChannelInboundHandlerAdapter {
         if (body != null) {
             body.release();
             body = null;
-            bufferedBodyBytes.addAndGet(-bodyBytes);
             bodyBytes = 0;
+        }
+        if (hold != null) {
+            hold.release();
+            hold = null;
         }
         head = null;
     }

@@ -6,6 +6,7 @@ import dev.interlace.runtime.http.HttpAnswer;
 import dev.interlace.runtime.http.HttpDispatcher;
 import dev.interlace.runtime.http.HttpLimits;
 import dev.interlace.runtime.http.HttpTransport;
+import dev.interlace.runtime.http.InflightBytes;
 import dev.interlace.runtime.ops.FatalErrors;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
@@ -33,7 +34,6 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.logging.Logger;
 
 /**
@@ -50,8 +50,7 @@ public final class NettyTransport implements HttpTransport {
     private final HttpLimits limits;
     private final Exposure exposure;
     private final AtomicInteger openConnections = new AtomicInteger();
-    private final AtomicLong bufferedBodyBytes = new AtomicLong();
-    private final long bodyBudgetBytes;
+    private final InflightBytes budget;
     private EventLoopGroup acceptor;
     private EventLoopGroup io;
     private Channel server;
@@ -62,8 +61,7 @@ public final class NettyTransport implements HttpTransport {
     public NettyTransport(HttpLimits limits, InterlaceConfig config) {
         this.limits = limits;
         this.exposure = config.exposure();
-        // Request bodies held at once, all connections together: a quarter of the heap, and at least one full body.
-        this.bodyBudgetBytes = Math.max(limits.maxBodyBytes() * 2, Runtime.getRuntime().maxMemory() / 4);
+        this.budget = new InflightBytes(config.inflightBudgetBytes());
     }
 
     @Override
@@ -96,8 +94,7 @@ public final class NettyTransport implements HttpTransport {
                             return;
                         }
                         channel.closeFuture().addListener(closed -> openConnections.decrementAndGet());
-                        Connection connection = new Connection(channel, limits, dispatcher, bufferedBodyBytes,
-                                bodyBudgetBytes);
+                        Connection connection = new Connection(channel, limits, dispatcher, budget);
                         if (tls != null) {
                             channel.pipeline().addLast("tls", tls.newHandler(channel.alloc()));
                         }
@@ -167,6 +164,11 @@ public final class NettyTransport implements HttpTransport {
     @Override
     public String description() {
         return "netty (nio, " + ioThreads + " event loops)";
+    }
+
+    /** The in-flight byte budget the connections reserve against. */
+    public InflightBytes budget() {
+        return budget;
     }
 
     /** Connections open now (for tests and the benchmark). */

@@ -1,0 +1,239 @@
+package dev.interlace.examples.http;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.interlace.runtime.cli.Main;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Many clients whose requests together hold far more than a small heap, against a server in a child JVM with its
+ * default limits: each request is bounded, and so must their sum be. Every request gets an answer (200, or 503 with
+ * {@code Retry-After}), liveness keeps answering, the process lives, and every acknowledged event is stored.
+ */
+class InflightBudgetTest {
+
+    private static final String HEAP = "-Xmx256m";
+    /** An event of about 9 MB: most of the default 10 MiB body limit. */
+    private static final int EVENT_BYTES = 9_000_000;
+
+    @TempDir
+    Path scratch;
+
+    private Process server;
+    private final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(30)).build();
+
+    @AfterEach
+    void stopServer() throws InterruptedException {
+        if (server != null) {
+            server.destroy();
+            if (!server.waitFor(30, TimeUnit.SECONDS)) {
+                server.destroyForcibly();
+            }
+        }
+    }
+
+    @Test
+    void eightyConcurrentNineMegabytePublishesOnA256MiBHeapAreEachAnsweredAndNoneAcknowledgedIsLost()
+            throws Exception {
+        URI uri = startServer();
+        List<CompletableFuture<String>> publishes = new ArrayList<>();
+        try (Liveness liveness = new Liveness(uri)) {
+            for (int i = 0; i < 80; i++) {
+                publishes.add(answer(client.sendAsync(publish(uri, "big-" + i), HttpResponse.BodyHandlers.ofString()),
+                        response -> Integer.toString(response.statusCode())));
+            }
+            Map<String, Integer> statuses = tally(publishes);
+
+            assertThat(server.isAlive()).as(stderr()).isTrue();
+            assertThat(statuses.keySet()).as(statuses.toString()).isSubsetOf("200", "503 overloaded");
+            assertThat(statuses).containsKey("200");
+            assertThat(liveness.failures()).as(stderr()).isEmpty();
+            JsonNode stream = TestServer.JSON.readTree(get(uri, "/streams/orders").body());
+            assertThat(stream.get("head").asLong()).isEqualTo(statuses.get("200").longValue());
+        }
+    }
+
+    @Test
+    void fourHundredConcurrentReadersOfANineMegabyteEventOnA256MiBHeapAreEachAnswered() throws Exception {
+        URI uri = startServer();
+        HttpResponse<String> seeded = client.send(publish(uri, "big"), HttpResponse.BodyHandlers.ofString());
+        assertThat(seeded.statusCode()).as(seeded.body()).isEqualTo(200);
+        List<CompletableFuture<String>> reads = new ArrayList<>();
+        try (Liveness liveness = new Liveness(uri)) {
+            for (int i = 0; i < 400; i++) {
+                String path = i % 4 == 0 ? "/streams/orders" : "/streams/orders/events?after=0&limit=1";
+                reads.add(answer(client.sendAsync(HttpRequest.newBuilder(uri.resolve(path))
+                        .timeout(Duration.ofSeconds(180)).GET().build(), HttpResponse.BodyHandlers.ofInputStream()),
+                        InflightBudgetTest::readWhole));
+            }
+            Map<String, Integer> statuses = tally(reads);
+
+            assertThat(server.isAlive()).as(stderr()).isTrue();
+            assertThat(statuses.keySet()).as(statuses.toString()).isSubsetOf("200 with the event",
+                    "503 overloaded");
+            assertThat(statuses).containsKey("200 with the event");
+            assertThat(liveness.failures()).as(stderr()).isEmpty();
+        }
+    }
+
+    private URI startServer() throws IOException {
+        server = new ProcessBuilder(SmallHeapFloodTest.java(), HEAP, "-cp", System.getProperty("java.class.path"),
+                Main.class.getName(), "serve", "--port", "0", "--data-dir", scratch.resolve("data").toString())
+                .redirectError(scratch.resolve("stderr.txt").toFile()).start();
+        return SmallHeapFloodTest.listening(server);
+    }
+
+    private static HttpRequest publish(URI uri, String orderId) {
+        StringBuilder body = new StringBuilder(EVENT_BYTES + 100).append("{\"order_id\":\"").append(orderId)
+                .append("\",\"meta\":{\"note\":\"");
+        while (body.length() < EVENT_BYTES) {
+            body.append("0123456789abcdef");
+        }
+        body.append("\"}}");
+        return HttpRequest.newBuilder(uri.resolve("/streams/orders")).timeout(Duration.ofSeconds(180))
+                .header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(body.toString())).build();
+    }
+
+    /** What a read's answer was: a page with the event, or a 503 overloaded with Retry-After, or what else came. */
+    private static String readWhole(HttpResponse<InputStream> response) {
+        long bytes = 0;
+        StringBuilder start = new StringBuilder();
+        try (InputStream body = response.body()) {
+            byte[] buffer = new byte[64 * 1024];
+            int read;
+            while ((read = body.read(buffer)) >= 0) {
+                if (start.length() < 2_000) {
+                    start.append(new String(buffer, 0, Math.min(read, 2_000), StandardCharsets.UTF_8));
+                }
+                bytes += read;
+            }
+        } catch (IOException e) {
+            return "failed while reading the body: " + e;
+        }
+        if (response.statusCode() == 200) {
+            return bytes > EVENT_BYTES ? "200 with the event" : "200 with " + bytes + " bytes: " + cut(start);
+        }
+        return describe(response.statusCode(), response.headers().firstValue("Retry-After").orElse(null), start);
+    }
+
+    private static String describe(int status, String retryAfter, CharSequence body) {
+        if (status == 503 && retryAfter != null && body.toString().contains("\"overloaded\"")) {
+            return "503 overloaded";
+        }
+        return status + " (Retry-After " + retryAfter + "): " + cut(body);
+    }
+
+    private static String cut(CharSequence text) {
+        return text.length() <= 300 ? text.toString() : text.subSequence(0, 300) + "…";
+    }
+
+    /** Each answer described by {@code describe}, or the failure that came instead of an answer. */
+    private static <T> CompletableFuture<String> answer(CompletableFuture<HttpResponse<T>> sent,
+            java.util.function.Function<HttpResponse<T>, String> describe) {
+        return sent.handle((response, failure) -> {
+            if (failure != null) {
+                return "no answer: " + failure;
+            }
+            if (response.statusCode() != 200 && response.body() instanceof String text) {
+                return describe(response.statusCode(), response.headers().firstValue("Retry-After").orElse(null),
+                        text);
+            }
+            return describe.apply(response);
+        });
+    }
+
+    private static Map<String, Integer> tally(List<CompletableFuture<String>> answers) throws Exception {
+        CompletableFuture.allOf(answers.toArray(CompletableFuture[]::new)).get(600, TimeUnit.SECONDS);
+        Map<String, Integer> counts = new TreeMap<>();
+        for (CompletableFuture<String> answer : answers) {
+            counts.merge(answer.get(), 1, Integer::sum);
+        }
+        System.out.println("answers: " + counts); // the mix, for the report; the assertions do not depend on it
+        return counts;
+    }
+
+    private HttpResponse<String> get(URI uri, String path) throws IOException, InterruptedException {
+        return client.send(HttpRequest.newBuilder(uri.resolve(path)).timeout(Duration.ofSeconds(60)).GET().build(),
+                HttpResponse.BodyHandlers.ofString());
+    }
+
+    private String stderr() {
+        try {
+            String text = Files.readString(scratch.resolve("stderr.txt"));
+            return text.length() <= 4_000 ? text : "…" + text.substring(text.length() - 4_000);
+        } catch (IOException e) {
+            return "(no stderr: " + e + ")";
+        }
+    }
+
+    /** Asks {@code /health/live} over and over on its own connection while the flood runs; keeps what was not 200. */
+    private static final class Liveness implements AutoCloseable {
+
+        private final AtomicBoolean running = new AtomicBoolean(true);
+        private final ConcurrentLinkedQueue<String> failures = new ConcurrentLinkedQueue<>();
+        private final Thread prober;
+        /** For the report only: no assertion is made on time. */
+        private volatile long slowestNanos;
+        private volatile int probes;
+
+        Liveness(URI uri) {
+            HttpClient own = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+            prober = new Thread(() -> {
+                while (running.get()) {
+                    try {
+                        long sent = System.nanoTime();
+                        HttpResponse<String> live = own.send(HttpRequest.newBuilder(uri.resolve("/health/live"))
+                                .timeout(Duration.ofSeconds(30)).GET().build(), HttpResponse.BodyHandlers.ofString());
+                        probes++;
+                        slowestNanos = Math.max(slowestNanos, System.nanoTime() - sent);
+                        if (live.statusCode() != 200) {
+                            failures.add(live.statusCode() + ": " + live.body());
+                        }
+                        Thread.sleep(200);
+                    } catch (IOException e) {
+                        failures.add(e.toString());
+                    } catch (InterruptedException e) {
+                        return;
+                    }
+                }
+            }, "liveness-prober");
+            prober.start();
+        }
+
+        List<String> failures() {
+            return List.copyOf(failures);
+        }
+
+        @Override
+        public void close() throws InterruptedException {
+            running.set(false);
+            prober.interrupt();
+            prober.join(60_000);
+            System.out.println("liveness: " + probes + " probes, the slowest answered in "
+                    + slowestNanos / 1_000_000 + " ms");
+        }
+    }
+}

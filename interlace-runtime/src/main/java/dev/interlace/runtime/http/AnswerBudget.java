@@ -1,0 +1,40 @@
+package dev.interlace.runtime.http;
+
+import dev.interlace.runtime.log.PayloadAllowance;
+
+/**
+ * What one request's answer may hold of the in-flight budget, asked by a read before it fetches each payload: the
+ * payload's {@link InflightBytes#ANSWER_COPIES} are reserved into the request, until its answer is written. A page
+ * that does not fit whole is answered in part (its {@code next_after} says where to go on); one whose first entry
+ * does not fit is refused {@code 503 overloaded}.
+ */
+final class AnswerBudget implements PayloadAllowance {
+
+    private final HttpRequest request;
+    private boolean refused;
+
+    AnswerBudget(HttpRequest request) {
+        this.request = request;
+    }
+
+    @Override
+    public boolean admit(long payloadBytes) {
+        if (request.reserve(payloadBytes * InflightBytes.ANSWER_COPIES)) {
+            return true;
+        }
+        refused = true;
+        return false;
+    }
+
+    /** Whether a payload was refused: the page ended early for want of memory. */
+    boolean refused() {
+        return refused;
+    }
+
+    /** The refusal of a request whose answer cannot be held now. */
+    static Refusal overloaded(String what, String requestId) {
+        return new Refusal(HttpResponses.error(503, "overloaded", "the server holds as much as it may for requests"
+                + " in flight (--max-inflight-bytes) and cannot hold " + what + " now; retry shortly", requestId)
+                .header("Retry-After", "1"));
+    }
+}

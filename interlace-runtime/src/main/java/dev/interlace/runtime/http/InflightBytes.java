@@ -1,0 +1,118 @@
+package dev.interlace.runtime.http;
+
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The one memory budget of the HTTP API: the bytes that requests in flight hold, all connections together — bodies
+ * being read and the events decoded from them, pages of events and {@code /sql} results being built and written.
+ * Each request is bounded by its own limits; this bounds their sum, so that no mix of clients can take the heap.
+ *
+ * <p>A request reserves what it will hold before it holds it (a body from its {@code Content-Length}, before it is
+ * read; a page entry by entry, before each payload is fetched), into its {@link Hold}, which the transport releases
+ * once the request's answer is written or its connection is gone, whatever happened in between. A reservation that
+ * does not fit is refused, never waited for: the request is answered {@code 503 overloaded} with
+ * {@code Retry-After} (or a reader gets a shorter page). One reservation larger than the whole budget is granted when
+ * nothing else is held, so that a request the other limits allow is never refused for ever.
+ *
+ * <p>What is reserved is an estimate of the heap a request's bytes take, counting the copies that exist at once:
+ * {@link #BODY_COPIES} for a body, {@link #ANSWER_COPIES} for an answer's payload bytes.
+ */
+public final class InflightBytes {
+
+    /**
+     * Copies of a request body that exist at once, at worst: the bytes as read, the body handed to the route, and the
+     * events decoded from it (their payloads and their decoded values, a string counted twice when it is not Latin-1).
+     */
+    public static final int BODY_COPIES = 4;
+    /**
+     * Copies of the stored bytes an answer carries that exist at once: the payloads read from the log, the JSON being
+     * written (a growing buffer, then its final array), and the copy the network layer writes from.
+     */
+    public static final int ANSWER_COPIES = 3;
+
+    /** No budget: every reservation is granted (requests built by hand, benchmarks' transports). */
+    public static final InflightBytes UNLIMITED = new InflightBytes(Long.MAX_VALUE);
+
+    private final long limit;
+    private final AtomicLong held = new AtomicLong();
+
+    /** @param limit bytes that requests in flight may hold together */
+    public InflightBytes(long limit) {
+        if (limit < 1) {
+            throw new IllegalArgumentException("the in-flight byte budget must be positive: " + limit);
+        }
+        this.limit = limit;
+    }
+
+    /** A new, empty reservation for one request. */
+    public Hold hold() {
+        return new Hold();
+    }
+
+    /** The budget's size in bytes. */
+    public long limit() {
+        return limit;
+    }
+
+    /** Bytes reserved now, all requests together. */
+    public long held() {
+        return held.get();
+    }
+
+    private boolean tryReserve(long bytes) {
+        if (limit == Long.MAX_VALUE) {
+            return true;
+        }
+        while (true) {
+            long now = held.get();
+            if (now > 0 && now + bytes > limit) {
+                return false;
+            }
+            if (held.compareAndSet(now, now + bytes)) {
+                return true;
+            }
+        }
+    }
+
+    private void release(long bytes) {
+        if (limit != Long.MAX_VALUE) {
+            held.addAndGet(-bytes);
+        }
+    }
+
+    /**
+     * What one request reserved: added to while it is read and served (from the transport's thread and the route's),
+     * released all at once by the transport when the request's memory is gone. Releasing twice releases nothing more.
+     */
+    public final class Hold {
+
+        private final AtomicLong bytes = new AtomicLong();
+
+        private Hold() {}
+
+        /** Reserves {@code more} bytes for this request; false (and nothing reserved) when they do not fit. */
+        public boolean reserve(long more) {
+            if (more <= 0) {
+                return true;
+            }
+            if (!tryReserve(more)) {
+                return false;
+            }
+            bytes.addAndGet(more);
+            return true;
+        }
+
+        /** Bytes this request holds reserved. */
+        public long bytes() {
+            return bytes.get();
+        }
+
+        /** Gives back everything this request reserved. */
+        public void release() {
+            long reserved = bytes.getAndSet(0);
+            if (reserved > 0) {
+                InflightBytes.this.release(reserved);
+            }
+        }
+    }
+}
