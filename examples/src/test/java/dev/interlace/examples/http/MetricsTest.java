@@ -122,6 +122,21 @@ class MetricsTest {
     }
 
     @Test
+    void theDedupIndexGaugesCountTheKeysAcceptedAndTheirHeap() {
+        try (TestServer api = TestServer.stalled(dataDirectory)) {
+            api.postJson("/streams/orders", "[{\"order_id\":\"a\"},{\"order_id\":\"b\"},{\"order_id\":\"a\"}]");
+            api.postJson("/streams/orders", "{\"order_id\":\"c\"}");
+            PrometheusText metrics = awaitMetrics(api, m -> m.value("interlace_dedup_keys", "stream", "orders") == 3);
+            assertThat(metrics.value("interlace_dedup_keys", "stream", "orders")).as("a, b, c; the retry of a is no key")
+                    .isEqualTo(3);
+            assertThat(metrics.value("interlace_dedup_heap_bytes", "stream", "orders")).isPositive();
+            assertThat(metrics.value("interlace_dedup_segments", "stream", "orders")).as("a million fit in memory")
+                    .isZero();
+            assertThat(metrics.value("interlace_dedup_mapped_bytes", "stream", "orders")).isZero();
+        }
+    }
+
+    @Test
     void pendingIsWhatTheWarehouseHasNotTakenQuarantineIncluded() {
         try (TestServer api = TestServer.stalled(dataDirectory, "--max-pending", "5")) {
             api.postJson("/streams/orders", "[{\"order_id\":\"a\"},{\"order_id\":\"b\"},{\"order_id\":\"c\"}]");

@@ -90,6 +90,19 @@ public final class DedupIndex implements Closeable {
     private long retrySealAtNanos;
     private boolean closed;
 
+    /**
+     * What the index holds, as a gauge reads it from any thread: refreshed by the writer after each change.
+     *
+     * @param keys keys in memory and in segments (those older than the window included until trimmed)
+     * @param heapBytes the recent (and frozen) keys' tables
+     * @param mappedBytes the segments' filters, fences and checksums, memory-mapped
+     * @param fileBytes the segment files on disk
+     * @param segments how many segment files are in use
+     */
+    public record Stats(long keys, long heapBytes, long mappedBytes, long fileBytes, int segments) {}
+
+    private volatile Stats stats = new Stats(0, 0, 0, 0, 0);
+
     private DedupIndex(Path directory, KeySource source, ExecutorService background, SegmentListener listener,
             Settings settings, LongSupplier windowStart) {
         this.directory = directory;
@@ -170,6 +183,7 @@ public final class DedupIndex implements Closeable {
         }
         sealedThrough = position;
         fillRecent(head, true);
+        refreshStats();
     }
 
     /**
@@ -290,12 +304,14 @@ public final class DedupIndex implements Closeable {
         if (!merging) {
             startMergeIfDue();
         }
+        refreshStats();
     }
 
     /** After a commit whose outcome is unknown: rereads the keys after the sealed and frozen ones from the source. */
     public void reload(long head) throws IOException {
         drainFinished();
         fillRecent(head, false);
+        refreshStats();
     }
 
     /** Forgets the keys of events at or below {@code throughOffset} (trimmed): deletes the segments it empties. */
@@ -312,6 +328,16 @@ public final class DedupIndex implements Closeable {
             }
             return false;
         });
+        refreshStats();
+    }
+
+    /** The latest {@link Stats}; any thread. */
+    public Stats stats() {
+        return stats;
+    }
+
+    private void refreshStats() {
+        stats = new Stats(keys(), heapBytes(), mappedBytes(), fileBytes(), segments.size());
     }
 
     private void startSeal() {

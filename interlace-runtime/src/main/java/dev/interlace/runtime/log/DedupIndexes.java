@@ -6,6 +6,9 @@ import dev.interlace.runtime.ops.EpochMicros;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
 
@@ -24,6 +27,8 @@ final class DedupIndexes {
     private final SegmentListener listener;
     private final Clock clock;
     private final ExecutorService background = DedupIndex.backgroundThreads();
+    /** The open indexes by stream name, for gauges on other threads. */
+    private final Map<String, DedupIndex> byStream = new ConcurrentHashMap<>();
 
     DedupIndexes(Path dataDirectory, LogConnections connections, DedupIndex.Settings settings,
             SegmentListener listener, Clock clock) {
@@ -37,13 +42,20 @@ final class DedupIndexes {
     /** Opens the index of a registered, keyed stream whose keys are in blocks from {@code blocksFrom} on. */
     DedupIndex open(StreamState state, long blocksFrom) {
         try {
-            return DedupIndex.open(directory.resolve(Integer.toString(state.id)),
+            DedupIndex index = DedupIndex.open(directory.resolve(Integer.toString(state.id)),
                     KeyBlocks.source(connections, state.id, blocksFrom), state.trimmedThrough, state.head,
                     () -> windowStart(state), settings, background, listener);
+            byStream.put(state.name, index);
+            return index;
         } catch (IOException e) {
             throw new LogUnavailableException("cannot open the deduplication index of stream " + state.name + ": "
                     + e.getMessage(), e);
         }
+    }
+
+    /** What the index of {@code stream} holds, if the stream is keyed and registered; any thread. */
+    Optional<DedupIndex.Stats> stats(String stream) {
+        return Optional.ofNullable(byStream.get(stream)).map(DedupIndex::stats);
     }
 
     /** Rereads a stream's recent keys after a commit whose outcome is unknown. */

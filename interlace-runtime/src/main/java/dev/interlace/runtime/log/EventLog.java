@@ -1,9 +1,12 @@
 package dev.interlace.runtime.log;
 
+import dev.interlace.runtime.dedup.DedupIndex;
+
 import dev.interlace.runtime.stream.StreamDescriptor;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -141,6 +144,14 @@ public interface EventLog extends AutoCloseable {
      * text), or 0 when none is stored. Not limited to the deduplication window.
      */
     long offsetOfKey(String stream, String key);
+
+    /**
+     * What the deduplication index of {@code stream} holds now (for gauges; any thread), or empty when the log keeps
+     * no such index for it (a stream without idempotency key, or a backend without one).
+     */
+    default Optional<DedupIndex.Stats> dedupStats(String stream) {
+        return Optional.empty();
+    }
 
     /** Whether the log can currently accept writes; the reason when it cannot. */
     Health health();

@@ -20,6 +20,7 @@ public final class LogModule extends AbstractModule {
         bind(CommitMetrics.class).in(Singleton.class);
         Multibinder.newSetBinder(binder(), CommitListener.class).addBinding().to(CommitMetrics.class);
         bind(EventLog.class).to(StreamLog.class);
+        bind(DedupMetrics.class).asEagerSingleton();
         bind(ConsumerGroups.class).to(StreamLog.class);
         bind(PublishRecords.class).to(StreamLog.class);
         bind(QuarantineStore.class).to(StreamLog.class);

@@ -2,6 +2,7 @@ package dev.interlace.runtime.log;
 
 import dev.interlace.runtime.ops.EpochMicros;
 import dev.interlace.runtime.stream.StreamDescriptor;
+import dev.interlace.runtime.dedup.DedupIndex;
 import dev.interlace.runtime.dedup.SegmentListener;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -12,6 +13,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -126,6 +128,11 @@ final class LogWriter {
         RegisterTask task = new RegisterTask(stream);
         submit(task);
         await(task.done);
+    }
+
+    /** What the deduplication index of {@code stream} holds; any thread. */
+    Optional<DedupIndex.Stats> dedupStats(String stream) {
+        return dedupIndexes.stats(stream);
     }
 
     /** Queues one request for the next group commit. */

@@ -1,6 +1,7 @@
 package dev.interlace.runtime.log;
 
 import dev.interlace.runtime.stream.StreamDescriptor;
+import dev.interlace.runtime.dedup.DedupIndex;
 import dev.interlace.runtime.dedup.SegmentListener;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -10,6 +11,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -89,6 +91,11 @@ public final class SqliteStreamLog implements StreamLog {
     @Override
     public void register(StreamDescriptor stream) {
         writer.register(stream);
+    }
+
+    @Override
+    public Optional<DedupIndex.Stats> dedupStats(String stream) {
+        return writer.dedupStats(stream);
     }
 
     @Override
