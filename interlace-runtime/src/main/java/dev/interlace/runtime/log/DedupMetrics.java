@@ -1,6 +1,7 @@
 package dev.interlace.runtime.log;
 
 import com.google.inject.Inject;
+import com.google.inject.Provider;
 import dev.interlace.runtime.dedup.DedupIndex;
 import dev.interlace.runtime.stream.StreamCatalog;
 import dev.interlace.runtime.stream.StreamDescriptor;
@@ -15,8 +16,9 @@ import java.util.function.ToDoubleFunction;
  */
 public final class DedupMetrics {
 
+    /** The log through a provider: the gauges are registered while the injector is built, before the log opens. */
     @Inject
-    DedupMetrics(MeterRegistry registry, StreamCatalog catalog, EventLog log) {
+    DedupMetrics(MeterRegistry registry, StreamCatalog catalog, Provider<EventLog> log) {
         for (StreamDescriptor stream : catalog.streams()) {
             if (stream.idempotencyKey() == null) {
                 continue;
@@ -33,9 +35,9 @@ public final class DedupMetrics {
         }
     }
 
-    private static void gauge(MeterRegistry registry, EventLog log, String stream, String metric, String unit,
+    private static void gauge(MeterRegistry registry, Provider<EventLog> log, String stream, String metric, String unit,
             ToDoubleFunction<DedupIndex.Stats> value, String description) {
-        Gauge.builder(metric, () -> log.dedupStats(stream).map(value::applyAsDouble).orElse(0.0))
+        Gauge.builder(metric, () -> log.get().dedupStats(stream).map(value::applyAsDouble).orElse(0.0))
                 .description(description)
                 .baseUnit(unit)
                 .tag("stream", stream)
