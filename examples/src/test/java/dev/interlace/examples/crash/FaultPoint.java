@@ -18,7 +18,12 @@ enum FaultPoint {
      * Negative control: the log acknowledges every append at once, before it is written, and the child halts before
      * a later commit; acknowledged events are lost, and the oracle must notice.
      */
-    ACK_BEFORE_COMMIT("ack-before-commit");
+    ACK_BEFORE_COMMIT("ack-before-commit"),
+    /**
+     * The writer thread runs out of memory (a thrown {@link OutOfMemoryError}) after the group's rows are written,
+     * before its COMMIT: the process must end itself with status 3 rather than answer 503 forever.
+     */
+    OOM_BEFORE_COMMIT("oom-before-commit");
 
     private final String argument;
 
@@ -38,6 +43,6 @@ enum FaultPoint {
             }
         }
         throw new IllegalArgumentException("unknown fault point \"" + argument + "\"; expected one of none,"
-                + " before-commit, after-commit, ack-before-commit");
+                + " before-commit, after-commit, ack-before-commit, oom-before-commit");
     }
 }
