@@ -2,6 +2,7 @@ package dev.interlace.examples.crash;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.interlace.runtime.ops.FatalErrors;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Files;
@@ -149,6 +150,28 @@ class CrashRecoveryTest {
         child = start(FaultPoint.NONE, 1);
         verifyAndRetry(child, "after a graceful stop");
         child.kill();
+    }
+
+    @Test
+    void anOutOfMemoryErrorOnTheWriterEndsTheProcessWithStatus3AndLosesNothingAcknowledged() throws Exception {
+        CrashChild child = start(FaultPoint.OOM_BEFORE_COMMIT, 5 + random.nextInt(60));
+        long loadStart = System.nanoTime();
+        Load load = Load.start(child.uri(), ledger, key("oom"), LOAD_LIMIT, random.nextLong());
+        assertThat(load.awaitAcknowledged(1, Duration.ofSeconds(10))).as("acknowledged before arming").isTrue();
+        child.arm();
+        boolean exited = child.awaitExit(LOAD_LIMIT);
+        boolean clientsEnded = load.awaitEnd(CLIENTS_END);
+        child.close();
+        assertThat(exited).as("%s exited on its own after the writer's OutOfMemoryError\n%s", child,
+                child.diagnostics()).isTrue();
+        assertThat(clientsEnded).as("every client stopped").isTrue();
+        assertThat(child.exitStatus()).as(child.diagnostics()).isEqualTo(FatalErrors.OUT_OF_MEMORY_STATUS);
+        assertThat(child.faultMarker()).as("the fault fired on the writer").startsWith("oom-before-commit commit=");
+        summary.add("out of memory on the writer after " + describe(load, loadStart));
+
+        child = start(FaultPoint.NONE, 1);
+        verifyAndRetry(child, "after an OutOfMemoryError on the writer");
+        child.stopGracefully();
     }
 
     @Test

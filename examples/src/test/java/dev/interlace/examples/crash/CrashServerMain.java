@@ -35,7 +35,7 @@ public final class CrashServerMain {
     public static void main(String[] args) throws IOException {
         if (args.length != 3) {
             System.err.println("usage: CrashServerMain DATA_DIR none|before-commit|after-commit|ack-before-commit"
-                    + "|segment-writing|segment-written|segment-deleting|segment-ahead N");
+                    + "|oom-before-commit|segment-writing|segment-written|segment-deleting|segment-ahead N");
             System.exit(2);
         }
         FaultPoint fault = FaultPoint.parse(args[1]);

@@ -33,7 +33,12 @@ enum FaultPoint {
      * (an index saved ahead of the keys it claims), then the child halts; re-published keys must come back as new,
      * and the oracle must notice.
      */
-    SEGMENT_AHEAD("segment-ahead");
+    SEGMENT_AHEAD("segment-ahead"),
+    /**
+     * The writer thread runs out of memory (a thrown {@link OutOfMemoryError}) after the group's rows are written,
+     * before its COMMIT: the process must end itself with status 3 rather than answer 503 forever.
+     */
+    OOM_BEFORE_COMMIT("oom-before-commit");
 
     private final String argument;
 

@@ -39,7 +39,8 @@ final class HaltingCommitListener implements CommitListener {
 
     @Override
     public void beforeCommit(int requests, int entries) {
-        if (fault == FaultPoint.BEFORE_COMMIT || fault == FaultPoint.ACK_BEFORE_COMMIT) {
+        if (fault == FaultPoint.BEFORE_COMMIT || fault == FaultPoint.ACK_BEFORE_COMMIT
+                || fault == FaultPoint.OOM_BEFORE_COMMIT) {
             countAndMaybeHalt(requests, entries);
         }
     }
@@ -63,6 +64,9 @@ final class HaltingCommitListener implements CommitListener {
             System.out.flush();
             if (fault == FaultPoint.ACK_BEFORE_COMMIT) {
                 stall();
+            }
+            if (fault == FaultPoint.OOM_BEFORE_COMMIT) {
+                throw new OutOfMemoryError("test: the writer ran out of memory before commit " + commits);
             }
             Runtime.getRuntime().halt(HALT_STATUS);
         }

@@ -2,6 +2,7 @@ package dev.interlace.runtime.flush;
 
 import dev.interlace.runtime.config.InterlaceConfig;
 import dev.interlace.runtime.ops.EpochMicros;
+import dev.interlace.runtime.ops.FatalErrors;
 import dev.interlace.runtime.ops.RequestIds;
 import dev.interlace.runtime.records.SysRecord;
 import dev.interlace.runtime.records.SystemRecords;
@@ -338,6 +339,11 @@ public final class Flusher implements AutoCloseable {
         } catch (RuntimeException e) {
             failed(flush, e);
             return;
+        } catch (Error e) {
+            // Out of memory ends the process (see FatalErrors); the executor would otherwise swallow the error and
+            // leave the stream's lock held, so that it is never flushed again while health says nothing.
+            FatalErrors.exitOnOutOfMemory(e);
+            throw e;
         }
         flush.lock.unlock();
         // Appends seen while the lock was held did not schedule: the next flush starts flush-delay-ms after this one

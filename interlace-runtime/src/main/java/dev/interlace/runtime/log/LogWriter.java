@@ -1,6 +1,7 @@
 package dev.interlace.runtime.log;
 
 import dev.interlace.runtime.ops.EpochMicros;
+import dev.interlace.runtime.ops.FatalErrors;
 import dev.interlace.runtime.stream.StreamDescriptor;
 import dev.interlace.runtime.dedup.DedupIndex;
 import dev.interlace.runtime.dedup.SegmentListener;
@@ -266,8 +267,12 @@ final class LogWriter {
                     return;
                 }
             } catch (Throwable e) {
-                // Never let the writer die: every queued caller would wait forever. Fail this group's callers and
-                // start the next write on a fresh connection with the state reread.
+                // Out of memory: any thread may have died half way, so the process ends (status 3) and a supervisor
+                // restarts it; what was acknowledged is fsynced already. Halting is safe for the log: an uncommitted
+                // transaction in the WAL (synchronous=FULL) is discarded on the next open, as after a power cut.
+                FatalErrors.exitOnOutOfMemory(e);
+                // Otherwise never let the writer die: every queued caller would wait forever. Fail this group's
+                // callers and start the next write on a fresh connection with the state reread.
                 writerConnection.writerFailed(e);
                 LOG.log(Level.SEVERE, "stream log writer failed; answering the group 503", e);
                 failLater(group, new LogUnavailableException(writerConnection.failure(), e));
@@ -392,8 +397,13 @@ final class LogWriter {
      */
     private void acknowledge(List<AppendTask> group, List<AppendResult> results) {
         Runnable complete = () -> {
-            for (int i = 0; i < group.size(); i++) {
-                group.get(i).result.complete(results.get(i));
+            try {
+                for (int i = 0; i < group.size(); i++) {
+                    group.get(i).result.complete(results.get(i));
+                }
+            } catch (Error e) {
+                FatalErrors.exitOnOutOfMemory(e);
+                throw e;
             }
         };
         try {
