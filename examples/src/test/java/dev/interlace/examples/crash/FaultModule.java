@@ -39,18 +39,12 @@ final class FaultModule {
     }
 
     /** The production SQLite log with a small in-memory part of its index, telling the halting segment listener. */
-    private static final class IndexFault extends AbstractModule {
-        private final CommitListener listener;
+    private static final class IndexFault extends Listener {
         private final SegmentListener segmentListener;
 
         IndexFault(CommitListener listener, SegmentListener segmentListener) {
-            this.listener = listener;
+            super(listener);
             this.segmentListener = segmentListener;
-        }
-
-        @Override
-        protected void configure() {
-            Multibinder.newSetBinder(binder(), CommitListener.class).addBinding().toInstance(listener);
         }
 
         @Provides
@@ -64,7 +58,7 @@ final class FaultModule {
     }
 
     /** Binds the commit listener; the log itself is the production one. */
-    private static final class Listener extends AbstractModule {
+    private static class Listener extends AbstractModule {
         private final CommitListener listener;
 
         Listener(CommitListener listener) {
@@ -78,16 +72,10 @@ final class FaultModule {
     }
 
     /** Binds the commit listener and wraps the production SQLite log in {@link AckBeforeCommitLog}. */
-    private static final class AckBeforeCommit extends AbstractModule {
-        private final CommitListener listener;
+    private static final class AckBeforeCommit extends Listener {
 
         AckBeforeCommit(CommitListener listener) {
-            this.listener = listener;
-        }
-
-        @Override
-        protected void configure() {
-            Multibinder.newSetBinder(binder(), CommitListener.class).addBinding().toInstance(listener);
+            super(listener);
         }
 
         @Provides
