@@ -24,7 +24,10 @@ import org.apache.kafka.common.header.internals.RecordHeaders;
  * request once all of it is read), {@code request}, {@code at} (arrival, epoch microseconds) and
  * {@code schema}. A quarantined event: value = the payload, headers {@code seq}, {@code request}, {@code at},
  * {@code schema}, {@code errors} (JSON). A publish record: JSON of {@link PublishRecord}. On {@code _state}: JSON of
- * {@link GroupState} under {@code group/<stream>/<group>}, of {@link TrimPoint} under {@code trim/<stream>}.
+ * {@link GroupState} under {@code group/<stream>/<group>}, of {@link TrimPoint} under {@code trim/<stream>}. A key
+ * block (one per transaction that accepted keyed events): value = each new key's offset and hash (16 bytes a key),
+ * headers {@code last} (the newest key's offset), {@code at} (when its request arrived) and {@code covers_after} (the
+ * stream's head before the transaction: the blocks cover every key after it).
  */
 final class Codec {
 
@@ -37,6 +40,7 @@ final class Codec {
     static final String AT = "at";
     static final String SCHEMA = "schema";
     static final String ERRORS = "errors";
+    static final String COVERS_AFTER = "covers_after";
 
     private Codec() {}
 
@@ -61,6 +65,14 @@ final class Codec {
         headers.add(REQUEST, text(requestId));
         headers.add(AT, longBytes(atMicros));
         headers.add(SCHEMA, text(schemaVersion));
+        return headers;
+    }
+
+    static Headers keyBlockHeaders(long lastOffset, long atMicros, long coversAfter) {
+        RecordHeaders headers = new RecordHeaders();
+        headers.add(LAST, longBytes(lastOffset));
+        headers.add(AT, longBytes(atMicros));
+        headers.add(COVERS_AFTER, longBytes(coversAfter));
         return headers;
     }
 

@@ -1,6 +1,7 @@
 package dev.interlace.log.kafka;
 
 import dev.interlace.runtime.config.InterlaceConfig;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Objects;
 
@@ -17,9 +18,11 @@ import java.util.Objects;
  *     {@code no_sequencer}
  * @param sequences whether this node joins the sequencer group (false on {@code --role warehouse}: it reads the
  *     topics, never appends)
+ * @param dataDirectory this node's data directory: the deduplication indexes of the streams it sequences are in its
+ *     {@code dedup/kafka/} folder
  */
 public record KafkaLogSettings(String bootstrap, String topicPrefix, int replicationFactor, int minInsyncReplicas,
-        String nodeUrl, Duration sessionTimeout, Duration sequencerWait, boolean sequences) {
+        String nodeUrl, Duration sessionTimeout, Duration sequencerWait, boolean sequences, Path dataDirectory) {
 
     /** Takeover within ten seconds of a node's death: the session timeout plus a rebalance and a catch-up. */
     public static final Duration DEFAULT_SESSION_TIMEOUT = Duration.ofSeconds(6);
@@ -34,19 +37,25 @@ public record KafkaLogSettings(String bootstrap, String topicPrefix, int replica
         Objects.requireNonNull(bootstrap, "bootstrap");
         Objects.requireNonNull(topicPrefix, "topicPrefix");
         Objects.requireNonNull(nodeUrl, "nodeUrl");
+        Objects.requireNonNull(dataDirectory, "dataDirectory");
     }
 
     /** Settings of a node that may sequence streams (every role but {@code warehouse}). */
     public KafkaLogSettings(String bootstrap, String topicPrefix, int replicationFactor, int minInsyncReplicas,
-            String nodeUrl, Duration sessionTimeout, Duration sequencerWait) {
+            String nodeUrl, Duration sessionTimeout, Duration sequencerWait, Path dataDirectory) {
         this(bootstrap, topicPrefix, replicationFactor, minInsyncReplicas, nodeUrl, sessionTimeout, sequencerWait,
-                true);
+                true, dataDirectory);
+    }
+
+    /** Where this node keeps the deduplication indexes of the streams it sequences. */
+    Path indexDirectory() {
+        return dataDirectory.resolve("dedup").resolve("kafka");
     }
 
     /** The settings of {@code serve --log kafka}. */
     public static KafkaLogSettings from(InterlaceConfig config) {
         return new KafkaLogSettings(config.log().kafkaBootstrap(), config.log().kafkaTopicPrefix(),
                 config.log().kafkaReplicationFactor(), config.log().kafkaMinInsyncReplicas(), config.advertisedUrl(),
-                DEFAULT_SESSION_TIMEOUT, DEFAULT_SEQUENCER_WAIT, config.role().sequences());
+                DEFAULT_SESSION_TIMEOUT, DEFAULT_SEQUENCER_WAIT, config.role().sequences(), config.dataDirectory());
     }
 }

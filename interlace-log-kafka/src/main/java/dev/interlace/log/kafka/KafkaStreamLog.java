@@ -1,5 +1,7 @@
 package dev.interlace.log.kafka;
 
+import dev.interlace.runtime.dedup.DedupIndex;
+import dev.interlace.runtime.dedup.SegmentListener;
 import dev.interlace.runtime.log.AppendListener;
 import dev.interlace.runtime.log.AppendRequest;
 import dev.interlace.runtime.log.AppendResult;
@@ -84,6 +86,8 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
     private final Object sequencerChanges = new Object();
     private final Tailer tailer;
     private final Readers readers;
+    /** The deduplication indexes of the streams this node sequences. */
+    private final SequencerIndexes indexes;
     /** Completes the sequencers' appends after their commits (see {@link Sequencer.Context#acknowledger}). */
     private final java.util.concurrent.ExecutorService acknowledger =
             java.util.concurrent.Executors.newSingleThreadExecutor(runnable -> {
@@ -144,8 +148,9 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
             throw (RuntimeException) e;
         }
         this.readers = new Readers(kafka.bootstrap(), kafka.topicPrefix() + "reader");
+        this.indexes = new SequencerIndexes(kafka.indexDirectory(), settings.dedup(), SegmentListener.NONE, clock);
         this.context = new Sequencer.Context(kafka.bootstrap(), kafka.nodeUrl(), topics, tailer, publishes, settings,
-                watermarks, clock, this::sequencersChanged, this::appended, acknowledger, fencing);
+                watermarks, clock, this::sequencersChanged, this::appended, acknowledger, fencing, readers, indexes);
         this.membership = !kafka.sequences() ? null : new Membership(kafka.bootstrap(), topics.sequencerGroup(),
                 kafka.nodeUrl(), kafka.sessionTimeout(), this::assigned, this::revoked);
     }
@@ -171,7 +176,7 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
         long retentionMicros = stream.retentionMillis().isPresent() ? stream.retentionMillis().getAsLong() * 1_000
                 : 0;
         StreamView view = view(stream.name());
-        view.retentionMicros(retentionMicros);
+        view.registered(retentionMicros, stream.idempotencyKey() != null);
         topics.ensureStreamTopics(stream.name());
         TopicPartition events = topics.events(stream.name());
         TopicPartition quarantine = topics.quarantine(stream.name());
@@ -238,8 +243,7 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
             } else {
                 long before = view.headOffset();
                 view.applyEvent(Codec.longHeader(record.headers(), Codec.OFFSET), record.offset(),
-                        Codec.longHeader(record.headers(), Codec.AT), Codec.text(record.key()),
-                        Codec.longHeader(record.headers(), Codec.LAST));
+                        Codec.longHeader(record.headers(), Codec.AT), Codec.longHeader(record.headers(), Codec.LAST));
                 if (view.headOffset() > before) {
                     appended(route.stream());
                 }
@@ -517,7 +521,8 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
     @Override
     public long trim(String stream, long throughOffset) {
         StreamView view = registeredView(stream);
-        return await(activeSequencer(stream).control(now -> {
+        Sequencer sequencer = activeSequencer(stream);
+        return await(sequencer.control(now -> {
             long through = Math.min(throughOffset, view.headOffset());
             long trimmed = view.trimmedThrough();
             if (through <= trimmed) {
@@ -529,6 +534,7 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
                     Codec.text(Codec.trimKey(stream)), Codec.json(new Codec.TrimPoint(stream, through)));
             return new Sequencer.Decision<>(through - trimmed, List.of(record), position -> {
                 view.applyTrim(through);
+                sequencer.trimmed(through);
                 try {
                     topics.deleteBefore(topics.events(stream), before);
                 } catch (LogUnavailableException e) {
@@ -548,7 +554,17 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
     @Override
     public long offsetOfKey(String stream, String key) {
         StreamView view = views.get(stream);
-        return view == null ? 0 : view.offsetOfKey(key);
+        if (view == null || !view.keyed()) {
+            return 0;
+        }
+        // Only the node that sequences the stream holds its keys; elsewhere this is no_sequencer, naming the holder.
+        return await(activeSequencer(stream).offsetOfKey(key), "look up a key of " + stream);
+    }
+
+    @Override
+    public Optional<DedupIndex.Stats> dedupStats(String stream) {
+        Sequencer sequencer = sequencers.get(stream);
+        return sequencer == null ? Optional.empty() : sequencer.dedupStats();
     }
 
     @Override
@@ -699,6 +715,7 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
             Thread.currentThread().interrupt();
         }
         sequencersChanged();
+        indexes.close();
         tailer.close();
         readers.close();
         if (tombstones != null) {

@@ -76,6 +76,64 @@ final class Readers implements AutoCloseable {
         }
     }
 
+    /** Receives the records of a {@link #scan}, one at a time. */
+    interface RecordVisitor {
+        /** @return whether to go on */
+        boolean record(ConsumerRecord<byte[], byte[]> record) throws java.io.IOException;
+    }
+
+    /**
+     * Hands {@code visitor} the records of {@code partition} from Kafka offset {@code from} up to (not including)
+     * {@code end}, in order, without holding more than one poll of them: how the deduplication index reads a
+     * stream's keys, which may be hundreds of millions.
+     */
+    void scan(TopicPartition partition, long from, long end, RecordVisitor visitor) throws java.io.IOException {
+        KafkaConsumer<byte[], byte[]> consumer = borrow();
+        try {
+            consumer.assign(List.of(partition));
+            consumer.seek(partition, from);
+            long deadline = System.nanoTime() + READ_TIMEOUT.toNanos();
+            while (consumer.position(partition) < end) {
+                if (System.nanoTime() > deadline) {
+                    throw new LogUnavailableException("reading " + partition.topic() + " from offset " + from
+                            + " made no progress towards offset " + end + " for " + READ_TIMEOUT.toSeconds() + " s");
+                }
+                for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(100))) {
+                    deadline = System.nanoTime() + READ_TIMEOUT.toNanos();
+                    if (record.offset() >= end || !visitor.record(record)) {
+                        return;
+                    }
+                }
+            }
+        } catch (KafkaException e) {
+            throw new LogUnavailableException("cannot read " + partition.topic() + ": " + e.getMessage(), e);
+        } finally {
+            consumer.unsubscribe();
+            if (closed) {
+                consumer.close();
+            } else {
+                idle.add(consumer);
+            }
+        }
+    }
+
+    /**
+     * The first committed record of {@code partition} at or after Kafka offset {@code from} and before {@code end},
+     * or null when there is none.
+     */
+    ConsumerRecord<byte[], byte[]> first(TopicPartition partition, long from, long end) {
+        List<ConsumerRecord<byte[], byte[]>> found = new ArrayList<>(1);
+        try {
+            scan(partition, from, end, record -> {
+                found.add(record);
+                return false;
+            });
+        } catch (java.io.IOException e) {
+            throw new IllegalStateException(e); // the visitor throws none
+        }
+        return found.isEmpty() ? null : found.get(0);
+    }
+
     private KafkaConsumer<byte[], byte[]> borrow() {
         if (closed) {
             throw new LogUnavailableException("the log is closed");

@@ -1,5 +1,7 @@
 package dev.interlace.log.kafka;
 
+import dev.interlace.runtime.dedup.DedupIndex;
+import dev.interlace.runtime.dedup.KeyHash;
 import dev.interlace.runtime.log.AppendRequest;
 import dev.interlace.runtime.log.AppendResult;
 import dev.interlace.runtime.log.LogSettings;
@@ -34,6 +36,7 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.AuthorizationException;
 import org.apache.kafka.common.errors.InvalidProducerEpochException;
 import org.apache.kafka.common.errors.ProducerFencedException;
@@ -50,7 +53,11 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * head, the deduplication window, the consumer groups) is exactly what was committed; only then does it serve.
  *
  * <p>It decides everything a publish answer depends on as the SQLite writer does: dense offsets, duplicates (within
- * the request, the group and the window), backpressure from the watermarks. Each group of queued appends is one
+ * the request, the group and the window), backpressure from the watermarks. The window's keys are in a
+ * {@link DedupIndex} that only the holder keeps, opened at the takeover from the segment files it has and the
+ * stream's key blocks after them ({@link KeyBlockTopic}); each transaction that accepts keyed events writes their
+ * block. Every candidate the index gives is confirmed by the key and arrival stored with the event, read back from
+ * the topic (all candidates of a group in as few reads as they allow), so the index never decides alone. Each group of queued appends is one
  * Kafka transaction (events, quarantined events and publish records), committed with {@code acks=all}; futures
  * complete only after the commit. A quarantine replay is a transaction of its own: its events appended as one
  * request (the same decisions and records as a publish) and a replay mark per entry on {@code _state}, so the marks
@@ -63,6 +70,8 @@ final class Sequencer {
     private static final Logger LOG = Logger.getLogger(Sequencer.class.getName());
     private static final Duration CATCH_UP_TIMEOUT = Duration.ofSeconds(60);
     private static final int RETRY_AFTER_SECONDS = 1;
+    /** Candidates at most this many offsets apart are confirmed in one read of the events between them. */
+    private static final long CONFIRM_RUN_GAP = 256;
 
     enum State { TAKING_OVER, ACTIVE, STOPPED }
 
@@ -76,7 +85,7 @@ final class Sequencer {
     record Context(String bootstrap, String nodeUrl, Topics topics, Tailer tailer, PublishStore publishes,
             LogSettings settings, Watermarks watermarks, Clock clock, Runnable stateChanged,
             java.util.function.Consumer<String> appended, java.util.concurrent.Executor acknowledger,
-            Fencing fencing) {}
+            Fencing fencing, Readers readers, SequencerIndexes indexes) {}
 
     /** How a sequencer keeps an earlier holder of its stream from writing. */
     enum Fencing {
@@ -119,10 +128,14 @@ final class Sequencer {
     private volatile State state = State.TAKING_OVER;
     private volatile String problem;
     private KafkaProducer<byte[], byte[]> producer;
+    private final KeyBlockTopic keyBlocks;
+    /** The stream's deduplication index while this sequencer serves a keyed stream; its thread's alone. */
+    private volatile DedupIndex dedup;
 
     Sequencer(StreamView view, Context context) {
         this.view = view;
         this.context = context;
+        this.keyBlocks = new KeyBlockTopic(view, context.topics(), context.readers());
         this.thread = new Thread(this::run, "interlace-kafka-sequencer-" + view.name);
         this.thread.setDaemon(true);
     }
@@ -204,7 +217,15 @@ final class Sequencer {
             state = State.STOPPED;
             failQueued();
             closeProducer();
+            closeIndex();
             context.stateChanged().run();
+        }
+    }
+
+    private void closeIndex() {
+        if (dedup != null) {
+            context.indexes().closed(view, dedup);
+            dedup = null;
         }
     }
 
@@ -231,6 +252,10 @@ final class Sequencer {
                 context.topics().quarantine(view.name), context.topics().state())), CATCH_UP_TIMEOUT);
         if (state == State.STOPPED) {
             return;
+        }
+        closeIndex();
+        if (view.keyed()) {
+            dedup = context.indexes().open(view, keyBlocks);
         }
         state = State.ACTIVE;
         problem = null;
@@ -268,7 +293,160 @@ final class Sequencer {
     private record Sent(Future<RecordMetadata> metadata, Kind kind, long position, long lastOfRequest,
             long atMicros, String key, String publishKey, PublishRecord publish, Codec.ReplayMark mark) {}
 
-    private enum Kind { EVENT, QUARANTINED, PUBLISH, REPLAY_MARK }
+    private enum Kind { EVENT, QUARANTINED, PUBLISH, REPLAY_MARK, KEY_BLOCK }
+
+    /**
+     * For each key of {@code requests} already stored within the window: the offset of its newest acceptance. The
+     * index gives candidates; each is confirmed by the key and the arrival its event carries, read from the topic in
+     * runs of nearby offsets (a retried batch's originals are usually one run).
+     */
+    private Map<String, Long> storedKeys(List<AppendRequest> requests, long now) {
+        if (dedup == null) {
+            return Map.of();
+        }
+        long notBefore = view.retentionMicros() > 0 ? now - view.retentionMicros() : Long.MIN_VALUE;
+        Map<String, List<Long>> candidatesByKey = new HashMap<>();
+        TreeSet<Long> wanted = new TreeSet<>();
+        for (AppendRequest request : requests) {
+            for (AppendRequest.Entry entry : request.entries()) {
+                if (entry instanceof AppendRequest.Event event && event.idempotencyKey() != null
+                        && !candidatesByKey.containsKey(event.idempotencyKey())) {
+                    List<Long> candidates = new ArrayList<>(1);
+                    dedup.candidates(KeyHash.of(event.idempotencyKey()), notBefore, candidates::add);
+                    candidatesByKey.put(event.idempotencyKey(), candidates);
+                    wanted.addAll(candidates);
+                }
+            }
+        }
+        if (wanted.isEmpty()) {
+            return Map.of();
+        }
+        Map<Long, String> keyAt = confirmable(wanted, notBefore);
+        Map<String, Long> stored = new HashMap<>();
+        candidatesByKey.forEach((key, candidates) -> {
+            for (long offset : candidates) {
+                if (key.equals(keyAt.get(offset))) {
+                    stored.merge(key, offset, Math::max);
+                }
+            }
+        });
+        return stored;
+    }
+
+    /** The key of each event of {@code offsets} that arrived after {@code notBefore}, read from the topic. */
+    private Map<Long, String> confirmable(TreeSet<Long> candidates, long notBefore) {
+        Map<Long, String> keys = new HashMap<>();
+        // A segment that straddles a trim still names trimmed offsets; their events are gone.
+        java.util.NavigableSet<Long> offsets = candidates.subSet(view.trimmedThrough(), false, view.headOffset(),
+                true);
+        if (offsets.isEmpty()) {
+            return keys;
+        }
+        TopicPartition events = context.topics().events(view.name);
+        long end = view.kafkaOffset(view.headOffset()) + 1;
+        java.util.Iterator<Long> it = offsets.iterator();
+        long next = it.next();
+        while (next != 0) {
+            long first = next;
+            long last = next;
+            next = 0;
+            while (it.hasNext()) {
+                long candidate = it.next();
+                if (candidate - last > CONFIRM_RUN_GAP) {
+                    next = candidate;
+                    break;
+                }
+                last = candidate;
+            }
+            long through = last;
+            try {
+                context.readers().scan(events, view.kafkaOffset(first), Math.min(end,
+                        view.kafkaOffset(through) + 1), record -> {
+                    long offset = Codec.longHeader(record.headers(), Codec.OFFSET);
+                    if (offsets.contains(offset) && Codec.longHeader(record.headers(), Codec.AT) > notBefore) {
+                        keys.put(offset, Codec.text(record.key()));
+                    }
+                    return offset < through;
+                });
+            } catch (java.io.IOException e) {
+                throw new LogUnavailableException("cannot read the events of stream " + view.name + ": "
+                        + e.getMessage(), e);
+            }
+        }
+        return keys;
+    }
+
+    /** Sends the block of the keys {@code sent} accepts, in its transaction (nothing when it accepts none). */
+    private void sendKeyBlock(List<Sent> sent, long coversAfter) {
+        if (dedup == null) {
+            return;
+        }
+        long[] pairs = new long[16];
+        int keys = 0;
+        long newestAt = 0;
+        for (Sent record : sent) {
+            if (record.kind() == Kind.EVENT && record.key() != null) {
+                if (2 * keys + 2 > pairs.length) {
+                    pairs = java.util.Arrays.copyOf(pairs, pairs.length * 2);
+                }
+                pairs[2 * keys] = record.position();
+                pairs[2 * keys + 1] = KeyHash.of(record.key());
+                keys++;
+                newestAt = Math.max(newestAt, record.atMicros());
+            }
+        }
+        ProducerRecord<byte[], byte[]> block = keyBlocks.record(pairs, keys, newestAt, coversAfter);
+        if (block != null) {
+            sent.add(new Sent(producer.send(block), Kind.KEY_BLOCK, 0, 0, 0, null, null, null, null));
+        }
+    }
+
+    /**
+     * After a trim through {@code throughOffset} is committed (on this thread): the index forgets the trimmed keys and
+     * their key blocks are deleted.
+     */
+    void trimmed(long throughOffset) {
+        if (dedup == null) {
+            return;
+        }
+        dedup.removeThrough(throughOffset);
+        try {
+            keyBlocks.deleteThrough(throughOffset);
+        } catch (LogUnavailableException e) {
+            // The trim point is durable; the blocks go at the next trim.
+            LOG.log(Level.WARNING, "deleting the trimmed key blocks of " + view.name + " failed", e);
+        }
+    }
+
+    /**
+     * The newest stored offset carrying {@code key} (0 when none), looked up on this thread: candidates of every
+     * age, confirmed by the events.
+     */
+    CompletableFuture<Long> offsetOfKey(String key) {
+        return control(now -> {
+            if (dedup == null) {
+                return Decision.answerOnly(0L);
+            }
+            TreeSet<Long> candidates = new TreeSet<>();
+            dedup.candidates(KeyHash.of(key), Long.MIN_VALUE, candidates::add);
+            if (candidates.isEmpty()) {
+                return Decision.answerOnly(0L);
+            }
+            long found = 0;
+            for (Map.Entry<Long, String> entry : confirmable(candidates, Long.MIN_VALUE).entrySet()) {
+                if (key.equals(entry.getValue())) {
+                    found = Math.max(found, entry.getKey());
+                }
+            }
+            return Decision.answerOnly(found);
+        });
+    }
+
+    /** What the index holds now, if this sequencer has one; any thread. */
+    java.util.Optional<DedupIndex.Stats> dedupStats() {
+        DedupIndex index = dedup;
+        return index == null ? java.util.Optional.empty() : java.util.Optional.of(index.stats());
+    }
 
     private void appendGroup(List<AppendTask> tasks) {
         long now = micros();
@@ -277,11 +455,20 @@ final class Sequencer {
         Map<String, Long> groupKeys = new HashMap<>();
         List<Sent> sent = new ArrayList<>();
         List<AppendResult> results = new ArrayList<>();
+        Map<String, Long> stored;
+        try {
+            stored = storedKeys(tasks.stream().map(AppendTask::request).toList(), now);
+        } catch (RuntimeException e) {
+            fail(tasks, e instanceof LogUnavailableException unavailable ? unavailable
+                    : new LogUnavailableException("cannot read the stream's keys: " + e.getMessage(), e));
+            return;
+        }
         try {
             begin();
             for (AppendTask task : tasks) {
                 Map<String, Long> requestKeys = new HashMap<>();
-                AppendResult result = decide(task.request(), head, quarantineHead, groupKeys, requestKeys, now);
+                AppendResult result = decide(task.request(), head, quarantineHead, groupKeys, requestKeys, stored,
+                        now);
                 results.add(result);
                 if (result instanceof AppendResult.Committed committed) {
                     send(task.request(), committed, sent);
@@ -290,6 +477,7 @@ final class Sequencer {
                     groupKeys.putAll(requestKeys);
                 }
             }
+            sendKeyBlock(sent, view.headOffset());
             commit(sent.stream().map(Sent::metadata).toList());
         } catch (KafkaException e) {
             failed(tasks, e);
@@ -314,12 +502,13 @@ final class Sequencer {
     /**
      * Decides one request against the stream as the group has left it so far ({@code head}, {@code quarantineHead},
      * the keys accepted earlier in the group): dense offsets, duplicates within the request, the group and the
-     * window, and backpressure from the watermarks. Fills {@code requestKeys} with the keys it accepts.
+     * window ({@code stored}: the window's offset of each key of the group already stored, see {@link #storedKeys}),
+     * and backpressure from the watermarks. Fills {@code requestKeys} with the keys it accepts.
      *
      * @return the request's fates, or its refusal
      */
     private AppendResult decide(AppendRequest request, long head, long quarantineHead, Map<String, Long> groupKeys,
-            Map<String, Long> requestKeys, long now) {
+            Map<String, Long> requestKeys, Map<String, Long> stored, long now) {
         List<AppendResult.EntryResult> fates = new ArrayList<>(request.size());
         long nextOffset = head + 1;
         long nextSeq = quarantineHead + 1;
@@ -331,7 +520,7 @@ final class Sequencer {
                     original = groupKeys.get(key);
                 }
                 if (key != null && original == null) {
-                    original = view.duplicateOf(key, now);
+                    original = stored.get(key);
                 }
                 if (original != null) {
                     fates.add(new AppendResult.EntryResult(AppendResult.Status.DUPLICATE, original));
@@ -363,8 +552,10 @@ final class Sequencer {
                 long kafkaOffset = record.metadata().get().offset();
                 switch (record.kind()) {
                     case EVENT -> {
-                        view.applyEvent(record.position(), kafkaOffset, record.atMicros(), record.key(),
-                                record.lastOfRequest());
+                        view.applyEvent(record.position(), kafkaOffset, record.atMicros(), record.lastOfRequest());
+                        if (dedup != null && record.key() != null) {
+                            dedup.add(KeyHash.of(record.key()), record.position());
+                        }
                         advanced = true;
                     }
                     case QUARANTINED -> {
@@ -373,7 +564,11 @@ final class Sequencer {
                     }
                     case PUBLISH -> context.publishes().apply(record.publishKey(), record.publish(), kafkaOffset);
                     case REPLAY_MARK -> view.applyReplay(record.mark());
+                    case KEY_BLOCK -> { }
                 }
+            }
+            if (dedup != null && advanced) {
+                dedup.committed(view.headOffset());
             }
         } catch (InterruptedException | ExecutionException e) {
             // Cannot happen after a successful commit: every send completed before it.
@@ -418,7 +613,14 @@ final class Sequencer {
         AppendRequest append = new AppendRequest(request.stream(), request.requestId(), request.receivedAtMicros(),
                 request.schemaVersion(), toAppend.stream().map(entry -> (AppendRequest.Entry) entry.event())
                         .toList(), request.keyId(), request.keyName());
-        AppendResult decided = decide(append, view.headOffset(), quarantineHead, Map.of(), new HashMap<>(), now);
+        AppendResult decided;
+        try {
+            decided = decide(append, view.headOffset(), quarantineHead, Map.of(), new HashMap<>(),
+                    storedKeys(List.of(append), now), now);
+        } catch (LogUnavailableException e) {
+            task.future().completeExceptionally(e);
+            return;
+        }
         if (decided instanceof AppendResult.Backpressure refused) {
             task.future().complete(new ReplayResult.Backpressure(refused.pending(), refused.newEntries(),
                     refused.maxPending()));
@@ -449,6 +651,7 @@ final class Sequencer {
                         Codec.text(Codec.replayKey(view.name, mark.seq())), Codec.json(mark))), Kind.REPLAY_MARK,
                         0, 0, 0, null, null, null, mark));
             }
+            sendKeyBlock(sent, view.headOffset());
             commit(sent.stream().map(Sent::metadata).toList());
         } catch (KafkaException e) {
             failed(List.of(task), e);

@@ -13,8 +13,8 @@ import java.util.TreeSet;
 /**
  * What this node knows of one stream, built from its topics (by the tailer) and from its own commits (by the
  * sequencer): the head, the quarantine head, the trim point, where each offset sits in the topic, each event's
- * arrival, the newest acceptance of each idempotency key, the stream's consumer groups, and the replay marks of its
- * quarantined entries.
+ * arrival, the stream's consumer groups, and the replay marks of its quarantined entries. Its idempotency keys are
+ * not here: only the node that sequences the stream holds them, in its deduplication index (see {@link Sequencer}).
  *
  * <p>Every change is applied at most once however many times it is seen: an event only when its offset is past the
  * head, a group state only when its record is newer than the one applied, a replay mark only when its entry has
@@ -25,6 +25,7 @@ final class StreamView {
 
     final String name;
     private volatile long retentionMicros;
+    private volatile boolean keyed;
 
     /** The highest offset readers may see: the last offset of the newest complete request. */
     private long head;
@@ -42,8 +43,6 @@ final class StreamView {
     /** Arrival (epoch microseconds) of the request of offset {@code base + i + 1}. */
     private long[] arrivals = new long[64];
     private long[] quarantineOffsets = new long[16];
-    /** Key to {offset, first acceptance micros} of its newest acceptance. */
-    private final Map<String, long[]> keys = new HashMap<>();
     private final Map<String, Codec.GroupState> groups = new TreeMap<>();
     private final Map<String, Long> groupRecordOffsets = new HashMap<>();
     /** Quarantine sequence number to where it was replayed; an entry is marked at most once. */
@@ -56,16 +55,27 @@ final class StreamView {
         this.retentionMicros = retentionMicros;
     }
 
-    /** The stream's deduplication window (0: forever), known once the stream is registered. */
-    void retentionMicros(long micros) {
-        retentionMicros = micros;
+    /** The stream's deduplication window (0: forever) and whether it has keys, known once it is registered. */
+    void registered(long retentionMicros, boolean keyed) {
+        this.retentionMicros = retentionMicros;
+        this.keyed = keyed;
+    }
+
+    /** Whether the stream's events carry idempotency keys (so that its sequencer keeps a deduplication index). */
+    boolean keyed() {
+        return keyed;
+    }
+
+    /** The stream's deduplication window in microseconds (0: forever). */
+    long retentionMicros() {
+        return retentionMicros;
     }
 
     /**
      * Applies an accepted event; readers see it once the last event of its request ({@code lastOfRequest}) is
      * applied too, so a request is never half-visible.
      */
-    synchronized void applyEvent(long offset, long kafkaOffset, long atMicros, String key, long lastOfRequest) {
+    synchronized void applyEvent(long offset, long kafkaOffset, long atMicros, long lastOfRequest) {
         if (offset <= applied) {
             return;
         }
@@ -74,9 +84,6 @@ final class StreamView {
         arrivals = grow(arrivals, offset - base);
         eventOffsets[index(offset)] = kafkaOffset;
         arrivals[index(offset)] = atMicros;
-        if (key != null && offset > trimmedThrough) {
-            keys.put(key, new long[] {offset, atMicros});
-        }
         if (offset >= lastOfRequest) {
             head = offset;
             notifyAll();
@@ -99,7 +106,6 @@ final class StreamView {
         trimmedThrough = throughOffset;
         head = Math.max(head, throughOffset);
         applied = Math.max(applied, throughOffset);
-        keys.values().removeIf(entry -> entry[0] <= throughOffset);
         dropThrough(throughOffset);
         notifyAll();
     }
@@ -181,27 +187,6 @@ final class StreamView {
 
     synchronized long quarantineKafkaOffset(long seq) {
         return quarantineOffsets[(int) (seq - 1)];
-    }
-
-    /**
-     * The offset of the event that first carried {@code key} if that acceptance is younger than the retention at
-     * {@code nowMicros} (strictly), else null.
-     */
-    synchronized Long duplicateOf(String key, long nowMicros) {
-        long[] accepted = keys.get(key);
-        if (accepted == null) {
-            return null;
-        }
-        if (retentionMicros > 0 && accepted[1] <= nowMicros - retentionMicros) {
-            return null;
-        }
-        return accepted[0];
-    }
-
-    /** The newest stored offset carrying {@code key}, 0 when none. */
-    synchronized long offsetOfKey(String key) {
-        long[] accepted = keys.get(key);
-        return accepted == null ? 0 : accepted[0];
     }
 
     synchronized long firstOffsetSince(long epochMicros) {

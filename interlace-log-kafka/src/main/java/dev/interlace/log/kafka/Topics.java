@@ -38,8 +38,8 @@ import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
  * when present (a topic with other settings stops start-up with a message naming the setting), end offsets and
  * record deletion.
  *
- * <p>Per stream: {@code <prefix><stream>} (accepted events) and {@code <prefix><stream>__quarantine}, one partition
- * each so that a stream's order is one sequence, kept until Interlace deletes records ({@code retention.ms=-1}).
+ * <p>Per stream: {@code <prefix><stream>} (accepted events), {@code <prefix><stream>__quarantine} and
+ * {@code <prefix><stream>__keys} (the key blocks the deduplication index is built from), one partition each so that a stream's order is one sequence, kept until Interlace deletes records ({@code retention.ms=-1}).
  * For the whole log: {@code <prefix>_publishes} (publish records) and {@code <prefix>_state} (consumer groups and
  * trim points), compacted, keyed so that only the newest value of each key matters. For the cluster's API keys:
  * {@code <prefix>_keys}, compacted, keyed by key id ({@link ClusterKeys}).
@@ -66,6 +66,11 @@ final class Topics {
 
     TopicPartition quarantine(String stream) {
         return new TopicPartition(prefix + stream + "__quarantine", 0);
+    }
+
+    /** The stream's key blocks: the durable record its deduplication index is built from. */
+    TopicPartition keyBlocks(String stream) {
+        return new TopicPartition(prefix + stream + "__keys", 0);
     }
 
     TopicPartition publishes() {
@@ -157,6 +162,7 @@ final class Topics {
         Map<String, Map<String, String>> wanted = new LinkedHashMap<>();
         wanted.put(events(stream).topic(), kept());
         wanted.put(quarantine(stream).topic(), kept());
+        wanted.put(keyBlocks(stream).topic(), kept());
         ensure(wanted);
     }
 
@@ -169,6 +175,21 @@ final class Topics {
         Map<TopicPartition, Long> ends = new HashMap<>();
         infos.forEach((partition, info) -> ends.put(partition, info.offset()));
         return ends;
+    }
+
+    /**
+     * The cluster's id of {@code partition}'s topic: a topic deleted and created again under the same name has
+     * another, so that what a node derived from the old one (its deduplication segments) is not taken for the new.
+     */
+    String topicId(TopicPartition partition) {
+        return awaitTopics(List.of(partition.topic())).get(partition.topic()).topicId().toString();
+    }
+
+    /** The first offset of {@code partition} still stored (after the records deleted before it). */
+    long start(TopicPartition partition) {
+        Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> infos = awaitRetrying(() -> admin.listOffsets(
+                Map.of(partition, OffsetSpec.earliest())).all(), "read the start of " + partition.topic());
+        return infos.get(partition).offset();
     }
 
     /** Deletes the records of {@code partition} before {@code offset} (Kafka offsets). */

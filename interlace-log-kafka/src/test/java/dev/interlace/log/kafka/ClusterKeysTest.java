@@ -69,7 +69,7 @@ class ClusterKeysTest {
 
     private KafkaLogSettings settings() {
         return new KafkaLogSettings(KafkaCluster.shared().bootstrap(), prefix, 1, 1, "http://node.test",
-                Duration.ofSeconds(6), Duration.ofSeconds(20));
+                Duration.ofSeconds(6), Duration.ofSeconds(20), directory);
     }
 
     /** What {@code interlace keys create} does on a node's data directory. */

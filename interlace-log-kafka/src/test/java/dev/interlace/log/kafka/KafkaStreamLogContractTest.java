@@ -25,6 +25,6 @@ class KafkaStreamLogContractTest extends StreamLogContract {
     static KafkaLogSettings settingsFor(Path dataDirectory) {
         String namespace = "t" + Integer.toUnsignedString(dataDirectory.toAbsolutePath().toString().hashCode(), 36);
         return new KafkaLogSettings(KafkaCluster.shared().bootstrap(), namespace + ".", 1, 1,
-                "http://" + namespace + ".test", Duration.ofSeconds(6), Duration.ofSeconds(20));
+                "http://" + namespace + ".test", Duration.ofSeconds(6), Duration.ofSeconds(20), dataDirectory);
     }
 }

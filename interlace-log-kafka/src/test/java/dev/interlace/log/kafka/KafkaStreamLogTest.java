@@ -14,6 +14,7 @@ import dev.interlace.runtime.stream.Column;
 import dev.interlace.runtime.stream.ColumnType;
 import dev.interlace.runtime.stream.StreamDescriptor;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
@@ -27,6 +28,7 @@ import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.ConfigResource;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** What the Kafka log does on the cluster itself: the topics it creates or refuses, and the records it deletes. */
 class KafkaStreamLogTest {
@@ -49,11 +51,14 @@ class KafkaStreamLogTest {
         }
     };
 
+    @TempDir
+    Path directory;
+
     private final String prefix = "log-" + UUID.randomUUID().toString().substring(0, 8) + ".";
 
     private KafkaStreamLog open() {
         return new KafkaStreamLog(new KafkaLogSettings(KafkaCluster.shared().bootstrap(), prefix, 1, 1,
-                "http://node.test", Duration.ofSeconds(6), Duration.ofSeconds(20)), LogSettings.defaults(1000),
+                "http://node.test", Duration.ofSeconds(6), Duration.ofSeconds(20), directory), LogSettings.defaults(1000),
                 NOTHING_FLUSHED, Clock.systemUTC());
     }
 

@@ -3,6 +3,7 @@ package dev.interlace.log.kafka;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.interlace.log.kafka.testing.KafkaCluster;
+import dev.interlace.runtime.dedup.SegmentListener;
 import dev.interlace.runtime.log.AppendRequest;
 import dev.interlace.runtime.log.AppendResult;
 import dev.interlace.runtime.log.LogSettings;
@@ -11,6 +12,7 @@ import dev.interlace.runtime.log.ReplayRequest;
 import dev.interlace.runtime.log.ReplayResult;
 import dev.interlace.runtime.log.Watermarks;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -24,6 +26,7 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Two sequencers of one stream, as after a holder was paused past its ownership: the old one took the stream over
@@ -49,6 +52,9 @@ class SequencerFencingTest {
 
     private final String prefix = "fence-" + UUID.randomUUID().toString().substring(0, 8) + ".";
     private final List<AutoCloseable> opened = new ArrayList<>();
+
+    @TempDir
+    Path directory;
     /** Offset to payload of every acknowledged event. */
     private final Map<Long, String> acknowledged = new HashMap<>();
 
@@ -189,8 +195,7 @@ class SequencerFencingTest {
             tailer = new Tailer(KafkaCluster.shared().bootstrap(), prefix + name, record -> {
                 if (record.topic().equals(topics.events("orders").topic())) {
                     view.applyEvent(Codec.longHeader(record.headers(), Codec.OFFSET), record.offset(),
-                            Codec.longHeader(record.headers(), Codec.AT), Codec.text(record.key()),
-                            Codec.longHeader(record.headers(), Codec.LAST));
+                            Codec.longHeader(record.headers(), Codec.AT), Codec.longHeader(record.headers(), Codec.LAST));
                 } else if (record.topic().equals(topics.quarantine("orders").topic())) {
                     view.applyQuarantine(Codec.longHeader(record.headers(), Codec.SEQ), record.offset());
                 } else if (record.topic().equals(topics.state().topic()) && record.value() != null
@@ -200,9 +205,15 @@ class SequencerFencingTest {
             });
             opened.add(tailer);
             tailer.follow(Set.of(topics.events("orders"), topics.quarantine("orders"), topics.state()));
+            view.registered(0, true);
+            Readers readers = new Readers(KafkaCluster.shared().bootstrap(), prefix + name + "-reader");
+            opened.add(readers);
+            SequencerIndexes indexes = new SequencerIndexes(directory.resolve(name), SETTINGS.dedup(),
+                    SegmentListener.NONE, Clock.systemUTC());
+            opened.add(indexes::close);
             context = new Sequencer.Context(KafkaCluster.shared().bootstrap(), "http://" + name, topics, tailer,
                     new PublishStore(), SETTINGS, NOTHING_FLUSHED, Clock.systemUTC(), () -> { }, stream -> { },
-                    Runnable::run, fencing);
+                    Runnable::run, fencing, readers, indexes);
         }
 
         /** Takes the stream over and waits until the sequencer serves. */

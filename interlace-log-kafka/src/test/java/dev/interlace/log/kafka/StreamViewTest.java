@@ -11,7 +11,7 @@ class StreamViewTest {
     void positionsAndArrivalsOfKeptOffsetsSurviveRepeatedTrims() {
         StreamView view = new StreamView("orders", 0);
         for (long offset = 1; offset <= 10_000; offset++) {
-            view.applyEvent(offset, 2 * offset + 7, 1_000 + offset, "k" + offset, offset);
+            view.applyEvent(offset, 2 * offset + 7, 1_000 + offset, offset);
             if (offset % 1_500 == 0) {
                 view.applyTrim(offset - 1_000);
             }
@@ -25,24 +25,21 @@ class StreamViewTest {
         }
         assertThat(view.firstOffsetSince(1_000 + 9_500)).isEqualTo(9_500);
         assertThat(view.firstOffsetSince(0)).isEqualTo(9_001);
-        assertThat(view.offsetOfKey("k9000")).isZero();
-        assertThat(view.offsetOfKey("k9001")).isEqualTo(9_001);
     }
 
     @Test
     void aTrimPastEverythingAppliedLeavesTheNextEventsInPlace() {
         StreamView view = new StreamView("orders", 0);
-        view.applyEvent(1, 10, 1, "a", 1);
+        view.applyEvent(1, 10, 1, 1);
         view.applyTrim(100); // a trim point read before the events it covers
 
-        view.applyEvent(50, 500, 2, "old", 50); // below the trim point: ignored
-        view.applyEvent(101, 1_010, 3, "b", 101);
-        view.applyEvent(102, 1_020, 4, "c", 102);
+        view.applyEvent(50, 500, 2, 50); // below the trim point: ignored
+        view.applyEvent(101, 1_010, 3, 101);
+        view.applyEvent(102, 1_020, 4, 102);
 
         assertThat(view.earliest()).isEqualTo(101);
         assertThat(view.headOffset()).isEqualTo(102);
         assertThat(view.kafkaOffset(101)).isEqualTo(1_010);
         assertThat(view.kafkaOffset(102)).isEqualTo(1_020);
-        assertThat(view.offsetOfKey("old")).isZero();
     }
 }
