@@ -399,12 +399,25 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
 
     private List<LogEntry> entries(StreamView view, long from, long through, long maxBytes) {
         List<LogEntry> entries = new ArrayList<>();
-        for (ConsumerRecord<byte[], byte[]> record : readers.range(topics.events(view.name), view.kafkaOffset(from),
-                view.kafkaOffset(through), maxBytes)) {
-            LogEntry entry = Codec.entry(view.name, record);
-            if (entry.offset() >= from && entry.offset() <= through) {
-                entries.add(entry);
-            }
+        long[] bytes = {0};
+        long[] last = {0, 0};
+        try {
+            readers.scan(topics.events(view.name), view.readFrom(from), view.readEnd(through), record -> {
+                long offset = Codec.longHeader(record.headers(), Codec.OFFSET);
+                if (offset >= from && offset <= through) {
+                    entries.add(Codec.entry(view.name, record));
+                    bytes[0] += record.value() == null ? 0 : record.value().length;
+                    last[0] = offset;
+                    last[1] = record.offset();
+                }
+                // Ends with the record whose value brings the total to maxBytes.
+                return offset < through && bytes[0] < maxBytes;
+            });
+        } catch (java.io.IOException e) {
+            throw new IllegalStateException(e); // the visitor throws none
+        }
+        if (last[0] > 0) {
+            view.learn(last[0], last[1]);
         }
         return entries;
     }
@@ -528,8 +541,8 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
             if (through <= trimmed) {
                 return Sequencer.Decision.answerOnly(0L);
             }
-            long before = through == view.headOffset() ? view.kafkaOffset(through) + 1
-                    : view.kafkaOffset(through + 1);
+            // At or before the first kept event's position (the records between go at the next trim).
+            long before = view.readFrom(through + 1);
             ProducerRecord<byte[], byte[]> record = new ProducerRecord<>(topics.state().topic(), 0,
                     Codec.text(Codec.trimKey(stream)), Codec.json(new Codec.TrimPoint(stream, through)));
             return new Sequencer.Decision<>(through - trimmed, List.of(record), position -> {

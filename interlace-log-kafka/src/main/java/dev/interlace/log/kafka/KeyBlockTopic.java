@@ -119,7 +119,7 @@ final class KeyBlockTopic implements KeySource {
         long[] newest = {0, 0}; // offset, arrival
         boolean[] goOn = {true};
         long end = topics.stableEnds(List.of(events)).get(events);
-        readers.scan(events, view.kafkaOffset(from), end, record -> {
+        readers.scan(events, view.readFrom(from), end, record -> {
             long offset = Codec.longHeader(record.headers(), Codec.OFFSET);
             if (offset > through) {
                 return false;

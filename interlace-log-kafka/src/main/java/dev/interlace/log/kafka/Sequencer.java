@@ -343,7 +343,6 @@ final class Sequencer {
             return keys;
         }
         TopicPartition events = context.topics().events(view.name);
-        long end = view.kafkaOffset(view.headOffset()) + 1;
         java.util.Iterator<Long> it = offsets.iterator();
         long next = it.next();
         while (next != 0) {
@@ -360,11 +359,13 @@ final class Sequencer {
             }
             long through = last;
             try {
-                context.readers().scan(events, view.kafkaOffset(first), Math.min(end,
-                        view.kafkaOffset(through) + 1), record -> {
+                context.readers().scan(events, view.readFrom(first), view.readEnd(through), record -> {
                     long offset = Codec.longHeader(record.headers(), Codec.OFFSET);
-                    if (offsets.contains(offset) && Codec.longHeader(record.headers(), Codec.AT) > notBefore) {
-                        keys.put(offset, Codec.text(record.key()));
+                    if (offsets.contains(offset)) {
+                        view.learn(offset, record.offset());
+                        if (Codec.longHeader(record.headers(), Codec.AT) > notBefore) {
+                            keys.put(offset, Codec.text(record.key()));
+                        }
                     }
                     return offset < through;
                 });

@@ -33,15 +33,8 @@ final class StreamView {
     private long applied;
     private long quarantineHead;
     private long trimmedThrough;
-    /**
-     * The offset just before the first one {@link #eventOffsets} and {@link #arrivals} hold: what a trim removed is
-     * dropped from them too, so they hold the retention window, not the stream's whole history.
-     */
-    private long base;
-    /** Kafka offset of Interlace offset {@code base + i + 1}. */
-    private long[] eventOffsets = new long[64];
-    /** Arrival (epoch microseconds) of the request of offset {@code base + i + 1}. */
-    private long[] arrivals = new long[64];
+    /** Where the events sit in the topic and when they arrived, in bounded memory. */
+    private final EventPositions positions = new EventPositions();
     private long[] quarantineOffsets = new long[16];
     private final Map<String, Codec.GroupState> groups = new TreeMap<>();
     private final Map<String, Long> groupRecordOffsets = new HashMap<>();
@@ -80,10 +73,7 @@ final class StreamView {
             return;
         }
         applied = offset;
-        eventOffsets = grow(eventOffsets, offset - base);
-        arrivals = grow(arrivals, offset - base);
-        eventOffsets[index(offset)] = kafkaOffset;
-        arrivals[index(offset)] = atMicros;
+        positions.record(offset, kafkaOffset, atMicros);
         if (offset >= lastOfRequest) {
             head = offset;
             notifyAll();
@@ -106,22 +96,8 @@ final class StreamView {
         trimmedThrough = throughOffset;
         head = Math.max(head, throughOffset);
         applied = Math.max(applied, throughOffset);
-        dropThrough(throughOffset);
+        positions.trim(throughOffset);
         notifyAll();
-    }
-
-    /** Forgets where the trimmed offsets sit and when they arrived, keeping the arrays about twice what is left. */
-    private void dropThrough(long throughOffset) {
-        int kept = (int) (applied - throughOffset);
-        int capacity = Math.max(64, Integer.highestOneBit(Math.max(kept, 1)) * 2);
-        int from = Math.min(index(throughOffset + 1), eventOffsets.length); // past the end: all of it was trimmed
-        eventOffsets = Arrays.copyOfRange(eventOffsets, from, from + capacity);
-        arrivals = Arrays.copyOfRange(arrivals, from, from + capacity);
-        base = throughOffset;
-    }
-
-    private int index(long offset) {
-        return (int) (offset - 1 - base);
     }
 
     synchronized void applyGroup(Codec.GroupState state, long recordOffset) {
@@ -180,22 +156,36 @@ final class StreamView {
         return trimmedThrough;
     }
 
-    /** The Kafka offset of Interlace offset {@code offset} (stored, not trimmed). */
-    synchronized long kafkaOffset(long offset) {
-        return eventOffsets[index(offset)];
+    /** A Kafka offset from which reading the events topic forward reaches offset {@code offset}. */
+    synchronized long readFrom(long offset) {
+        return positions.readFrom(offset);
+    }
+
+    /** A Kafka offset where a read through offset {@code offset} may stop (exclusive). */
+    synchronized long readEnd(long offset) {
+        return positions.readEnd(offset);
+    }
+
+    /** Remembers where a read found offset {@code offset}, so that the next read after it starts there. */
+    synchronized void learn(long offset, long kafkaOffset) {
+        positions.learn(offset, kafkaOffset);
+    }
+
+    /** What the positions take of the heap. */
+    synchronized long positionBytes() {
+        return positions.heapBytes();
     }
 
     synchronized long quarantineKafkaOffset(long seq) {
         return quarantineOffsets[(int) (seq - 1)];
     }
 
+    /**
+     * An offset such that every event before it arrived before {@code epochMicros} (see
+     * {@link EventPositions#firstSince}): exact for recent arrivals, at most a checkpoint early for older ones.
+     */
     synchronized long firstOffsetSince(long epochMicros) {
-        for (long offset = trimmedThrough + 1; offset <= head; offset++) {
-            if (arrivals[index(offset)] >= epochMicros) {
-                return offset;
-            }
-        }
-        return head + 1;
+        return positions.firstSince(epochMicros, head);
     }
 
     synchronized Codec.GroupState group(String group) {

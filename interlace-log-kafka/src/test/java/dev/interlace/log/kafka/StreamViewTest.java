@@ -4,27 +4,69 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import org.junit.jupiter.api.Test;
 
-/** What a node knows of a stream stays right across trims, which drop the trimmed offsets from memory. */
+/**
+ * What a node knows of a stream stays right across trims, and where its events sit in the topic takes memory that
+ * does not grow with the stream: exact positions for the newest offsets, bounds that a forward read narrows for the
+ * older ones.
+ */
 class StreamViewTest {
 
+    /** Kafka offset of Interlace offset {@code offset} in these tests: gaps as transaction markers leave. */
+    private static long kafkaOf(long offset) {
+        return 2 * offset + 7;
+    }
+
     @Test
-    void positionsAndArrivalsOfKeptOffsetsSurviveRepeatedTrims() {
+    void everyKeptOffsetIsReachedByReadingForwardFromWhereTheViewSaysAndTrimsForgetTheRest() {
         StreamView view = new StreamView("orders", 0);
-        for (long offset = 1; offset <= 10_000; offset++) {
-            view.applyEvent(offset, 2 * offset + 7, 1_000 + offset, offset);
-            if (offset % 1_500 == 0) {
+        for (long offset = 1; offset <= 30_000; offset++) {
+            view.applyEvent(offset, kafkaOf(offset), 1_000 + offset, offset);
+            if (offset % 1_500 == 0 && offset <= 10_000) {
                 view.applyTrim(offset - 1_000);
             }
         }
         view.applyTrim(9_000);
 
         assertThat(view.earliest()).isEqualTo(9_001);
-        assertThat(view.headOffset()).isEqualTo(10_000);
-        for (long offset = 9_001; offset <= 10_000; offset++) {
-            assertThat(view.kafkaOffset(offset)).isEqualTo(2 * offset + 7);
+        assertThat(view.headOffset()).isEqualTo(30_000);
+        for (long offset = 9_001; offset <= 30_000; offset++) {
+            assertThat(view.readFrom(offset)).as("read start of %d", offset).isLessThanOrEqualTo(kafkaOf(offset))
+                    .isGreaterThanOrEqualTo(kafkaOf(offset - EventPositions.SPARSE));
+            assertThat(view.readEnd(offset)).as("read end of %d", offset).isGreaterThan(kafkaOf(offset))
+                    .isLessThanOrEqualTo(kafkaOf(offset + EventPositions.SPARSE));
         }
-        assertThat(view.firstOffsetSince(1_000 + 9_500)).isEqualTo(9_500);
+        for (long offset = 30_000 - EventPositions.DENSE + 1; offset <= 30_000; offset++) {
+            assertThat(view.readFrom(offset)).isEqualTo(kafkaOf(offset));
+            assertThat(view.readEnd(offset)).isEqualTo(kafkaOf(offset) + 1);
+        }
+        assertThat(view.firstOffsetSince(1_000 + 29_500)).isEqualTo(29_500);
         assertThat(view.firstOffsetSince(0)).isEqualTo(9_001);
+        // Older than the exact window: an answer at most a checkpoint early, never late.
+        assertThat(view.firstOffsetSince(1_000 + 12_000)).isBetween(12_000L - EventPositions.SPARSE, 12_000L);
+    }
+
+    @Test
+    void aReadThatEndedSomewhereOldStartsTheNextReadThere() {
+        StreamView view = new StreamView("orders", 0);
+        for (long offset = 1; offset <= 100_000; offset++) {
+            view.applyEvent(offset, kafkaOf(offset), offset, offset);
+        }
+        assertThat(view.readFrom(5_001)).isLessThan(kafkaOf(5_001));
+
+        view.learn(5_000, kafkaOf(5_000));
+
+        assertThat(view.readFrom(5_001)).isEqualTo(kafkaOf(5_000));
+        assertThat(view.readEnd(4_999)).isEqualTo(kafkaOf(5_000));
+    }
+
+    @Test
+    void positionsOfTenMillionEventsTakeWellUnderAByteAnEvent() {
+        StreamView view = new StreamView("orders", 0);
+        for (long offset = 1; offset <= 10_000_000; offset++) {
+            view.applyEvent(offset, kafkaOf(offset), offset, offset);
+        }
+        // The dense window (128 KiB) and a checkpoint every 1 024 events (24 bytes each, arrays grown by doubling).
+        assertThat(view.positionBytes()).isLessThan(1_000_000);
     }
 
     @Test
@@ -39,7 +81,8 @@ class StreamViewTest {
 
         assertThat(view.earliest()).isEqualTo(101);
         assertThat(view.headOffset()).isEqualTo(102);
-        assertThat(view.kafkaOffset(101)).isEqualTo(1_010);
-        assertThat(view.kafkaOffset(102)).isEqualTo(1_020);
+        assertThat(view.readFrom(101)).isEqualTo(1_010);
+        assertThat(view.readFrom(102)).isEqualTo(1_020);
+        assertThat(view.readEnd(102)).isEqualTo(1_021);
     }
 }
