@@ -60,7 +60,8 @@ final class EventPositions {
     private void growRing() {
         long[] grownKafka = new long[kafka.length * 2];
         long[] grownArrivals = new long[kafka.length * 2];
-        for (long offset = Math.max(runFrom, newest - kafka.length + 1); offset < newest; offset++) {
+        // Called with the new offset already the newest: the ring holds the kafka.length offsets before it.
+        for (long offset = Math.max(runFrom, newest - kafka.length); offset < newest; offset++) {
             grownKafka[(int) (offset & (grownKafka.length - 1))] = kafka[(int) (offset & (kafka.length - 1))];
             grownArrivals[(int) (offset & (grownKafka.length - 1))] = arrivals[(int) (offset & (kafka.length - 1))];
         }

@@ -46,6 +46,18 @@ class StreamViewTest {
     }
 
     @Test
+    void whileTheExactWindowGrowsEveryOffsetInItKeepsItsPositionTheFirstIncluded() {
+        StreamView view = new StreamView("orders", 0);
+        for (long offset = 1; offset <= EventPositions.DENSE; offset++) {
+            view.applyEvent(offset, kafkaOf(offset), offset, offset);
+        }
+        for (long offset = 1; offset <= EventPositions.DENSE; offset++) {
+            assertThat(view.readFrom(offset)).as("read start of %d", offset).isEqualTo(kafkaOf(offset));
+            assertThat(view.readEnd(offset)).as("read end of %d", offset).isEqualTo(kafkaOf(offset) + 1);
+        }
+    }
+
+    @Test
     void aReadThatEndedSomewhereOldStartsTheNextReadThere() {
         StreamView view = new StreamView("orders", 0);
         for (long offset = 1; offset <= 100_000; offset++) {
