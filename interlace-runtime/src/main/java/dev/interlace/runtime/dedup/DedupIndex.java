@@ -17,6 +17,7 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
 import java.util.function.LongConsumer;
 import java.util.function.LongSupplier;
 import java.util.logging.Level;
@@ -48,6 +49,8 @@ public final class DedupIndex implements Closeable {
     private static final Logger LOG = Logger.getLogger(DedupIndex.class.getName());
     /** After a failed seal, how long the frozen keys wait before the next try. */
     private static final long RETRY_SEAL_NANOS = TimeUnit.SECONDS.toNanos(10);
+    /** How many keys a merge writes between two looks at whether it is cancelled. */
+    private static final long CANCEL_CHECK_KEYS = 1 << 16;
 
     /**
      * @param recentKeys how many keys the index keeps in memory before sealing them into a segment: the heap bound
@@ -75,6 +78,8 @@ public final class DedupIndex implements Closeable {
     /** The window's start now (micros; {@link Long#MIN_VALUE} for a window without end). */
     private final LongSupplier windowStart;
     private final Queue<Runnable> finished = new ConcurrentLinkedQueue<>();
+    /** Seals and merges running on the background threads (they go on after a close). */
+    private final AtomicInteger running = new AtomicInteger();
 
     private RecentKeys recent = new RecentKeys();
     /** The recent keys being sealed (still looked up until their segment is in use), or null. */
@@ -145,7 +150,36 @@ public final class DedupIndex implements Closeable {
         return executor;
     }
 
+    /**
+     * Brings the segments in {@code directory} up to date with {@code source} without keeping any key in memory, for a
+     * node that may take the stream over (a standby): seals whole recent tables of the keys after the last segment
+     * and merges what is due, on the calling thread, then closes the segments. The keys after the last whole table
+     * are read and dropped; the index that opens the directory later reads only those. Stops early, leaving only
+     * complete segments, once {@code cancelled} says so (the stream is being taken over).
+     *
+     * @return the offset through which the segments now hold every key
+     */
+    public static long sealAhead(Path directory, KeySource source, long trimmedThrough, LongSupplier windowStart,
+            Settings settings, SegmentListener listener, BooleanSupplier cancelled) throws IOException {
+        DedupIndex index = new DedupIndex(directory, source, null, listener, settings, windowStart);
+        try {
+            index.loadSegments(trimmedThrough);
+            index.sealWholeTables(cancelled);
+            index.mergeAllDue(cancelled);
+            return index.sealedThrough;
+        } finally {
+            index.close();
+        }
+    }
+
     private void load(long trimmed, long head) throws IOException {
+        loadSegments(trimmed);
+        fillRecent(head, true);
+        refreshStats();
+    }
+
+    /** Opens and checks the segments of the directory, rebuilding missing ranges; sets {@link #sealedThrough}. */
+    private void loadSegments(long trimmed) throws IOException {
         trimmedThrough = trimmed;
         Files.createDirectories(directory);
         List<SegmentFile> found = new ArrayList<>();
@@ -182,8 +216,38 @@ public final class DedupIndex implements Closeable {
             position = segment.throughOffset();
         }
         sealedThrough = position;
-        fillRecent(head, true);
-        refreshStats();
+    }
+
+    /** Seals the keys after the last segment into segments of a whole recent table each; drops the rest. */
+    private void sealWholeTables(BooleanSupplier cancelled) throws IOException {
+        Collected collected = new Collected();
+        long[] chunkAfter = {sealedThrough};
+        source.scan(sealedThrough, windowStart.getAsLong(), (lastOffset, newest, keys) -> {
+            if (cancelled.getAsBoolean()) {
+                return false;
+            }
+            collected.addGroup(keys, chunkAfter[0], Long.MAX_VALUE, newest);
+            if (collected.count >= settings.recentKeys()) {
+                segments.add(collected.write(chunkAfter[0], lastOffset));
+                chunkAfter[0] = lastOffset;
+                sealedThrough = lastOffset;
+                collected.clear();
+            }
+            return true;
+        });
+    }
+
+    /** Runs every merge that is due, one after another on the calling thread, until none is or it is cancelled. */
+    private void mergeAllDue(BooleanSupplier cancelled) throws IOException {
+        List<SegmentFile> inputs;
+        while (!cancelled.getAsBoolean() && (inputs = dueMerge()) != null) {
+            long keys = inputs.stream().mapToLong(SegmentFile::keys).sum();
+            SegmentFile merged = merge(inputs, keys, cancelled);
+            if (merged == null) {
+                return;
+            }
+            merged(inputs, merged);
+        }
     }
 
     /**
@@ -345,12 +409,15 @@ public final class DedupIndex implements Closeable {
         long after = sealedThrough;
         long through = frozenThrough;
         long notBefore = windowStart.getAsLong();
+        running.incrementAndGet();
         background.execute(() -> {
             try {
                 List<SegmentFile> built = build(after, through, notBefore);
                 finished.add(() -> sealed(built, through));
             } catch (Throwable e) {
                 finished.add(() -> sealFailed(e));
+            } finally {
+                running.decrementAndGet();
             }
         });
     }
@@ -384,6 +451,30 @@ public final class DedupIndex implements Closeable {
      * those are the newest (seals arrive one by one), after a start that sealed a backlog they are anywhere.
      */
     private void startMergeIfDue() {
+        List<SegmentFile> inputs = dueMerge();
+        if (inputs == null) {
+            return;
+        }
+        merging = true;
+        long totalKeys = inputs.stream().mapToLong(SegmentFile::keys).sum();
+        running.incrementAndGet();
+        background.execute(() -> {
+            try {
+                SegmentFile merged = merge(inputs, totalKeys, () -> false);
+                finished.add(() -> merged(inputs, merged));
+            } catch (Throwable e) {
+                finished.add(() -> {
+                    merging = false;
+                    LOG.log(Level.WARNING, "merging deduplication segments " + inputs + " failed; they stay", e);
+                });
+            } finally {
+                running.decrementAndGet();
+            }
+        });
+    }
+
+    /** The oldest {@link Settings#fanIn()} neighbouring segments of one size class, or null when none are due. */
+    private List<SegmentFile> dueMerge() {
         int fanIn = settings.fanIn();
         List<SegmentFile> inputs = null;
         long keys = 0;
@@ -399,23 +490,7 @@ public final class DedupIndex implements Closeable {
                 inputs = List.copyOf(segments.subList(first, first + fanIn));
             }
         }
-        if (inputs == null) {
-            return;
-        }
-        merging = true;
-        long totalKeys = keys;
-        List<SegmentFile> chosen = inputs;
-        background.execute(() -> {
-            try {
-                SegmentFile merged = merge(chosen, totalKeys);
-                finished.add(() -> merged(chosen, merged));
-            } catch (Throwable e) {
-                finished.add(() -> {
-                    merging = false;
-                    LOG.log(Level.WARNING, "merging deduplication segments " + chosen + " failed; they stay", e);
-                });
-            }
-        });
+        return inputs;
     }
 
     /** Which power of {@link Settings#fanIn()} times a recent table a segment's size is nearest below. */
@@ -429,7 +504,8 @@ public final class DedupIndex implements Closeable {
         return sizeClass;
     }
 
-    private SegmentFile merge(List<SegmentFile> inputs, long keys) throws IOException {
+    /** The merged segment of {@code inputs}, or null when {@code cancelled} said so first (nothing is left behind). */
+    private SegmentFile merge(List<SegmentFile> inputs, long keys, BooleanSupplier cancelled) throws IOException {
         long after = inputs.get(0).afterOffset();
         long through = inputs.get(inputs.size() - 1).throughOffset();
         long newest = Long.MIN_VALUE;
@@ -448,7 +524,11 @@ public final class DedupIndex implements Closeable {
             }
             long lastHash = 0;
             long lastOffset = -1;
+            long written = 0;
             while (!byHash.isEmpty()) {
+                if (++written % CANCEL_CHECK_KEYS == 0 && cancelled.getAsBoolean()) {
+                    return null; // the writer's close deletes the unfinished file
+                }
                 SegmentFile.Cursor cursor = byHash.poll();
                 if (cursor.hash() != lastHash || cursor.offset() != lastOffset) {
                     writer.add(cursor.hash(), cursor.offset());
@@ -552,6 +632,14 @@ public final class DedupIndex implements Closeable {
     public boolean busy() {
         drainFinished();
         return sealing || merging || !finished.isEmpty();
+    }
+
+    /**
+     * Whether a seal or merge of this index is still writing files (any thread): another index must not open the
+     * directory until none is, even after this one is closed.
+     */
+    public boolean writingInBackground() {
+        return running.get() > 0;
     }
 
     /** Closes the segments; seals and merges still running finish on their own, and the next start uses them. */

@@ -167,6 +167,50 @@ class DedupIndexTest {
     }
 
     @Test
+    void sealingAheadLeavesWholeTablesOnDiskAndTheIndexOpenedLaterStartsFromThem() throws Exception {
+        for (int i = 0; i < 95; i++) {
+            groups.commit("s" + (2 * i), "s" + (2 * i + 1));
+        }
+        long sealed = DedupIndex.sealAhead(directory, groups, 0, () -> Long.MIN_VALUE, new DedupIndex.Settings(20, 2),
+                SegmentListener.NONE, () -> false);
+        // 190 keys in tables of 20: nine whole tables sealed, the last ten keys left to the source.
+        assertThat(sealed).isEqualTo(180);
+        long[] scannedAfter = {-1};
+        KeySource recorded = (afterOffset, notBefore, visitor) -> {
+            scannedAfter[0] = afterOffset;
+            groups.scan(afterOffset, notBefore, visitor);
+        };
+        DedupIndex index = DedupIndex.open(directory, recorded, 0, groups.head, () -> Long.MIN_VALUE,
+                new DedupIndex.Settings(20, 2), background, SegmentListener.NONE);
+        opened.add(index);
+        assertThat(scannedAfter[0]).as("only the keys after the sealed ones are read").isEqualTo(180);
+        assertThat(index.segmentCount()).as("merged in pairs").isLessThan(9);
+        assertThat(index.keys()).isEqualTo(190);
+        for (int i = 0; i < 190; i++) {
+            assertThat(candidates(index, "s" + i)).containsExactly((long) i + 1);
+        }
+    }
+
+    @Test
+    void aCancelledSealAheadLeavesOnlyCompleteSegments() throws Exception {
+        for (int i = 0; i < 100; i++) {
+            groups.commit("c" + i);
+        }
+        int[] looks = {0};
+        long sealed = DedupIndex.sealAhead(directory, groups, 0, () -> Long.MIN_VALUE, new DedupIndex.Settings(10, 2),
+                SegmentListener.NONE, () -> ++looks[0] > 35);
+        assertThat(sealed).isEqualTo(30);
+        try (Stream<Path> files = Files.list(directory)) {
+            assertThat(files.map(file -> file.getFileName().toString())).allMatch(name -> name.endsWith(".seg"));
+        }
+        DedupIndex index = open(10);
+        assertThat(index.keys()).isEqualTo(100);
+        for (int i = 0; i < 100; i++) {
+            assertThat(candidates(index, "c" + i)).containsExactly((long) i + 1);
+        }
+    }
+
+    @Test
     void aFilterThatSaysMaybeForEverythingStillAnswersExactly() throws Exception {
         DedupIndex first = open(50);
         for (int i = 0; i < 20; i++) {
