@@ -69,6 +69,8 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
     private static final Duration CATCH_UP_TIMEOUT = Duration.ofSeconds(60);
     private static final long OPERATION_SECONDS = 30;
     private static final long HOLDER_CACHE_NANOS = TimeUnit.SECONDS.toNanos(1);
+    /** How often a node that may sequence streams looks whether its standby segments need new keys. */
+    private static final Duration STANDBY_PERIOD = Duration.ofSeconds(5);
 
     private final KafkaLogSettings kafka;
     private final LogSettings settings;
@@ -95,6 +97,11 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
                 thread.setDaemon(true);
                 return thread;
             });
+    /**
+     * Keeps the standby deduplication segments of the keyed streams this node may take over up to date (see
+     * {@link SequencerIndexes#standby}); null on a node that sequences nothing.
+     */
+    private final java.util.concurrent.ScheduledExecutorService standby;
     /** This node's membership of the sequencer group; null on a node that sequences nothing. */
     private final Membership membership;
     private final Sequencer.Context context;
@@ -153,6 +160,36 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
                 watermarks, clock, this::sequencersChanged, this::appended, acknowledger, fencing, readers, indexes);
         this.membership = !kafka.sequences() ? null : new Membership(kafka.bootstrap(), topics.sequencerGroup(),
                 kafka.nodeUrl(), kafka.sessionTimeout(), this::assigned, this::revoked);
+        if (kafka.sequences()) {
+            standby = java.util.concurrent.Executors.newSingleThreadScheduledExecutor(runnable -> {
+                Thread thread = new Thread(runnable, "interlace-kafka-standby");
+                thread.setDaemon(true);
+                thread.setPriority(Thread.NORM_PRIORITY - 1);
+                return thread;
+            });
+            standby.scheduleWithFixedDelay(this::standbyRound, STANDBY_PERIOD.toMillis(), STANDBY_PERIOD.toMillis(),
+                    TimeUnit.MILLISECONDS);
+        } else {
+            standby = null;
+        }
+    }
+
+    /** One look at every keyed stream this node follows without sequencing it (see {@link SequencerIndexes#standby}). */
+    private void standbyRound() {
+        for (String stream : registered) {
+            StreamView view = views.get(stream);
+            if (closed) {
+                return;
+            }
+            if (view != null && view.keyed() && !sequencers.containsKey(stream)) {
+                indexes.standby(view, new KeyBlockTopic(view, topics, readers));
+            }
+        }
+    }
+
+    /** Where this node's standby segments of {@code stream} reach (-1 before the first run); for benchmarks. */
+    long standbySealedThrough(String stream) {
+        return indexes.standbySealedThrough(stream);
     }
 
     /**
@@ -728,7 +765,17 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
             Thread.currentThread().interrupt();
         }
         sequencersChanged();
-        indexes.close();
+        if (standby != null) {
+            standby.shutdownNow();
+        }
+        indexes.close(); // a standby run under way stops at its next group of keys
+        if (standby != null) {
+            try {
+                standby.awaitTermination(30, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
         tailer.close();
         readers.close();
         if (tombstones != null) {

@@ -12,15 +12,24 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 
 /**
  * The deduplication indexes of the streams this node sequences: each in {@code <directory>/<stream>-<topic id>/},
- * built from
- * the stream's key blocks ({@link KeyBlockTopic}), sealed and merged by the log's two background threads. A node
- * holds an index only while it sequences its stream; it keeps the segment files when it loses the stream, so that
- * taking it over again reads only the key blocks written meanwhile.
+ * built from the stream's key blocks ({@link KeyBlockTopic}), sealed and merged by the log's two background threads.
+ * A node holds an index only while it sequences its stream; it keeps the segment files when it loses the stream, so
+ * that taking it over again reads only the key blocks written meanwhile.
+ *
+ * <p>A node that may sequence a stream it does not hold keeps that stream's segments up to date on its disk as a
+ * standby ({@link #standby}): every {@link DedupIndex.Settings#recentKeys()} new keys it seals them from the key
+ * blocks and merges what is due, holding nothing in its heap between two such runs. So whichever node takes a stream
+ * over reads at most that many keys' blocks, not the whole window: a takeover does not grow with the window.
  */
 final class SequencerIndexes {
+
+    private static final Logger LOG = Logger.getLogger(SequencerIndexes.class.getName());
 
     private final Path directory;
     private final DedupIndex.Settings settings;
@@ -29,6 +38,21 @@ final class SequencerIndexes {
     private final ExecutorService background = DedupIndex.backgroundThreads();
     /** The open indexes by stream name, for gauges on other threads. */
     private final Map<String, DedupIndex> byStream = new ConcurrentHashMap<>();
+    private final Map<String, Folder> folders = new ConcurrentHashMap<>();
+    private volatile boolean closed;
+
+    /** Who uses a stream's folder on this node: its sequencer's index, or a standby run, never both. */
+    private static final class Folder {
+        final ReentrantLock lock = new ReentrantLock();
+        /** This node's sequencer has the index open (or is opening it): a standby run stops. */
+        volatile boolean held;
+        /** The index this node closed last, whose seals and merges may still be writing files. */
+        volatile DedupIndex lastClosed;
+        /** What the last standby run left: the segments hold every key through this offset (-1: unknown). */
+        long sealedThrough = -1;
+        /** The stream's head when the last standby run started. */
+        long runAtHead = -1;
+    }
 
     SequencerIndexes(Path directory, DedupIndex.Settings settings, SegmentListener listener, Clock clock) {
         this.directory = directory;
@@ -42,14 +66,20 @@ final class SequencerIndexes {
      * the stream and the id of its key blocks' topic.
      */
     DedupIndex open(StreamView view, KeyBlockTopic blocks) {
+        Folder folder = folder(view.name);
+        folder.held = true;
+        folder.lock.lock(); // a standby run under way sees held and stops at its next group of keys
         try {
-            DedupIndex index = DedupIndex.open(directory.resolve(view.name + "-" + blocks.topicId()), blocks, view.trimmedThrough(),
-                    view.headOffset(), () -> windowStart(view), settings, background, listener);
+            DedupIndex index = DedupIndex.open(path(view, blocks), blocks, view.trimmedThrough(), view.headOffset(),
+                    () -> windowStart(view), settings, background, listener);
             byStream.put(view.name, index);
             return index;
         } catch (IOException e) {
+            folder.held = false;
             throw new LogUnavailableException("cannot open the deduplication index of stream " + view.name + ": "
                     + e.getMessage(), e);
+        } finally {
+            folder.lock.unlock();
         }
     }
 
@@ -57,6 +87,62 @@ final class SequencerIndexes {
     void closed(StreamView view, DedupIndex index) {
         byStream.remove(view.name, index);
         index.close();
+        Folder folder = folder(view.name);
+        folder.lastClosed = index;
+        folder.sealedThrough = -1;
+        folder.held = false;
+    }
+
+    /**
+     * For a keyed stream this node may sequence but does not: once at least a recent table's worth of offsets came
+     * after what its segments hold, seals the new keys into segments and merges what is due, here on the caller's
+     * thread (the log's standby thread). Skipped while this node's own index of the stream, or its last seals, use
+     * the folder.
+     */
+    void standby(StreamView view, KeyBlockTopic blocks) {
+        Folder folder = folder(view.name);
+        DedupIndex previous = folder.lastClosed;
+        if (folder.held || closed || previous != null && previous.writingInBackground()) {
+            return;
+        }
+        long head = view.headOffset();
+        if (folder.sealedThrough >= 0
+                && head - Math.max(folder.sealedThrough, folder.runAtHead) < settings.recentKeys()) {
+            return;
+        }
+        if (!folder.lock.tryLock()) {
+            return;
+        }
+        try {
+            if (folder.held) {
+                return;
+            }
+            folder.runAtHead = head;
+            long started = System.nanoTime();
+            folder.sealedThrough = DedupIndex.sealAhead(path(view, blocks), blocks, view.trimmedThrough(),
+                    () -> windowStart(view), settings, listener, () -> folder.held || closed);
+            LOG.fine(() -> "standby deduplication segments of stream " + view.name + " hold every key through offset "
+                    + folder.sealedThrough + " (" + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started)
+                    + " ms)");
+        } catch (IOException | RuntimeException e) {
+            LOG.log(Level.WARNING, "keeping the standby deduplication segments of stream " + view.name
+                    + " up to date failed; the next run tries again", e);
+        } finally {
+            folder.lock.unlock();
+        }
+    }
+
+    /** Where the standby segments of {@code stream} reach (-1 before the first run); for tests and benchmarks. */
+    long standbySealedThrough(String stream) {
+        return folder(stream).sealedThrough;
+    }
+
+    private Folder folder(String stream) {
+        return folders.computeIfAbsent(stream, name -> new Folder());
+    }
+
+    private Path path(StreamView view, KeyBlockTopic blocks) {
+        return directory.resolve(view.name + "-" + blocks.topicId());
     }
 
     Optional<DedupIndex.Stats> stats(String stream) {
@@ -74,6 +160,7 @@ final class SequencerIndexes {
 
     /** Lets running seals and merges finish, then stops the threads. */
     void close() {
+        closed = true;
         background.shutdown();
         try {
             background.awaitTermination(30, TimeUnit.SECONDS);
