@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# What a large deduplication window costs a Kafka node: writes KEYS keyed events and their key blocks to one stream
+# in bulk (not through HTTP), then measures a following node's heap, the takeover by a node that never held the
+# stream, a second node's standby segments and its takeover, the sequencers' heap per key, and retries of old keys
+# against new publishes
+# (TakeoverBenchmark, on the examples' test class path, which holds the kafka_2.13 jars and the KafkaCluster harness).
+#
+# usage: examples/bench/kafka-takeover.sh [--offline] [--heap SIZE] KEYS     (defaults: --heap 1g; work in
+#        /var/tmp/interlace-kafka-takeover, deleted first)
+set -euo pipefail
+repo=$(cd "$(dirname "$0")/../.." && pwd)
+mvn_flags=(-B -q)
+heap=1g
+while [ $# -gt 1 ]; do
+  case "$1" in
+    --offline) mvn_flags+=(-o); shift ;;
+    --heap) heap=$2; shift 2 ;;
+    *) echo "unknown option $1" >&2; exit 2 ;;
+  esac
+done
+keys=${1:?usage: kafka-takeover.sh [--offline] [--heap SIZE] KEYS}
+work=/var/tmp/interlace-kafka-takeover
+rm -rf "$work" && mkdir -p "$work"
+(cd "$repo" && mvn "${mvn_flags[@]}" -pl examples -am -DskipTests package \
+  org.apache.maven.plugins:maven-dependency-plugin:3.11.0:build-classpath -Dmdep.includeScope=test \
+  -Dmdep.outputFile=target/bench-classpath.txt) >"$work/build.log" 2>&1 || { cat "$work/build.log"; exit 1; }
+classpath="$repo/examples/target/test-classes:$repo/examples/target/classes:$(cat "$repo/examples/target/bench-classpath.txt")"
+echo "$(date -u +%FT%TZ) $(git -C "$repo" rev-parse --short HEAD), $(nproc) cores, -Xmx$heap, $keys keys"
+exec java -Xmx"$heap" -XX:+UseG1GC -cp "$classpath" dev.interlace.log.kafka.TakeoverBenchmark "$work/nodes" "$keys"

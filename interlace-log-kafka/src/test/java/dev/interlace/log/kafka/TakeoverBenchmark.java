@@ -1,0 +1,264 @@
+package dev.interlace.log.kafka;
+
+import dev.interlace.log.kafka.testing.KafkaCluster;
+import dev.interlace.runtime.dedup.DedupIndex;
+import dev.interlace.runtime.dedup.KeyHash;
+import dev.interlace.runtime.log.AppendRequest;
+import dev.interlace.runtime.log.AppendResult;
+import dev.interlace.runtime.log.LogSettings;
+import dev.interlace.runtime.log.Watermarks;
+import dev.interlace.runtime.stream.Column;
+import dev.interlace.runtime.stream.ColumnType;
+import dev.interlace.runtime.stream.StreamDescriptor;
+import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.Properties;
+import java.util.SplittableRandom;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+
+/**
+ * What a window of many keys costs a Kafka node (not a test: {@code examples/bench/kafka-takeover.sh} runs it):
+ * writes {@code KEYS} keyed events and their key blocks to a stream's topics in bulk, as the sequencer would have
+ * (big transactions, not through HTTP), then measures
+ * <ul>
+ *   <li>what a node that only follows the stream holds;</li>
+ *   <li>the first takeover, by a node that never held the stream (its index built from every key block), from the
+ *       log's opening to the first publish answered, and its sequencer's heap per key;</li>
+ *   <li>a second node that may sequence the stream: how long its standby segments take, its heap, and its takeover
+ *       once the holder leaves, to the first publish answered;</li>
+ *   <li>publishes of new keys against retries of keys stored long ago on the new holder (p50 and p99).</li>
+ * </ul>
+ * usage: {@code TakeoverBenchmark WORK_DIR KEYS}
+ */
+public final class TakeoverBenchmark {
+
+    private static final int EVENTS_PER_TRANSACTION = 20_000;
+    private static final String STREAM = "orders";
+    private static final StreamDescriptor ORDERS = StreamDescriptor.builder(STREAM)
+            .column(Column.of("id", ColumnType.STRING, true)).idempotencyKey("id").schemaVersion("v1")
+            .declaredBy(TakeoverBenchmark.class.getName())
+            .decoder(parser -> {
+                throw new UnsupportedOperationException("a log never decodes");
+            }).build();
+    private static final Watermarks EVERYTHING_FLUSHED = new Watermarks() {
+        @Override
+        public long events(String stream) {
+            return Long.MAX_VALUE / 4;
+        }
+
+        @Override
+        public long quarantine(String stream) {
+            return Long.MAX_VALUE / 4;
+        }
+    };
+
+    private TakeoverBenchmark() {}
+
+    public static void main(String[] args) throws Exception {
+        Path work = Path.of(args[0]);
+        long keys = Long.parseLong(args[1]);
+        Files.createDirectories(work);
+        try (KafkaCluster cluster = KafkaCluster.start(1, List.of("-Xms1g", "-Xmx1g", "-XX:+UseG1GC"))) {
+            String prefix = "bench.";
+            long started = System.nanoTime();
+            try (KafkaStreamLog creator = open(cluster, prefix, work.resolve("creator"), false)) {
+                creator.register(ORDERS); // creates the topics
+            }
+            bulkWrite(cluster.bootstrap(), prefix, keys);
+            System.out.printf(Locale.ROOT, "wrote %,d keyed events in %.1f s%n", keys, seconds(started));
+
+            try (KafkaStreamLog follower = open(cluster, prefix, work.resolve("follower"), false)) {
+                long before = heapAfterGc();
+                long opening = System.nanoTime();
+                follower.register(ORDERS);
+                System.out.printf(Locale.ROOT, "a node that follows the stream without sequencing it: caught up in"
+                        + " %.1f s, heap %+.1f MB for %,d events (%.3f bytes an event)%n", seconds(opening),
+                        (heapAfterGc() - before) / 1e6, keys, (double) (heapAfterGc() - before) / keys);
+            }
+
+            long heapBefore = heapAfterGc();
+            KafkaStreamLog holder = open(cluster, prefix, work.resolve("a"), true);
+            long opened = System.nanoTime();
+            holder.register(ORDERS);
+            AppendResult first = appendUntilServed(holder, "fresh-" + System.nanoTime());
+            System.out.printf(Locale.ROOT, "a node that never held the stream (its index built from every key"
+                    + " block): first publish answered %.2f s after opening (%s); its takeover line above%n",
+                    seconds(opened), first.getClass().getSimpleName());
+            waitForSeals();
+            heap("  its sequencer", holder, heapAfterGc() - heapBefore, keys);
+
+            long standbyBefore = heapAfterGc();
+            try (KafkaStreamLog standby = open(cluster, prefix, work.resolve("b"), true)) {
+                long following = System.nanoTime();
+                standby.register(ORDERS);
+                long due = keys + 1 - DedupIndex.Settings.DEFAULTS.recentKeys();
+                while (standby.standbySealedThrough(STREAM) < due) {
+                    Thread.sleep(100);
+                }
+                System.out.printf(Locale.ROOT, "a second node that may sequence the stream: caught up and sealed its"
+                        + " standby segments through offset %,d in %.1f s; heap %+.1f MB (%.3f bytes a key)%n",
+                        standby.standbySealedThrough(STREAM), seconds(following),
+                        (heapAfterGc() - standbyBefore) / 1e6, (double) (heapAfterGc() - standbyBefore) / keys);
+                long closing = System.nanoTime();
+                holder.close(); // leaves the sequencer group at once: no session timeout to wait out
+                AppendResult taken = appendUntilServed(standby, "taken-" + System.nanoTime());
+                System.out.printf(Locale.ROOT, "takeover by that node: first publish answered %.2f s after the"
+                        + " holder began to close (%s)%n", seconds(closing), taken.getClass().getSimpleName());
+                waitForSeals();
+                heap("  its sequencer", standby, heapAfterGc() - standbyBefore, keys);
+                latencies(standby, keys);
+            } finally {
+                holder.close();
+            }
+        }
+    }
+
+    private static void heap(String label, KafkaStreamLog log, long heap, long keys) {
+        var stats = log.dedupStats(STREAM).orElseThrow();
+        System.out.printf(Locale.ROOT, "%s: heap %+.1f MB for %,d keys (%.3f bytes a key); index: %,d keys, %d"
+                + " segments, %.1f MB heap, %.1f MB mapped%n", label, heap / 1e6, keys, (double) heap / keys,
+                stats.keys(), stats.segments(), stats.heapBytes() / 1e6, stats.mappedBytes() / 1e6);
+    }
+
+    /** New keys one at a time, then retries of random old keys one at a time, alternating rounds. */
+    private static void latencies(KafkaStreamLog log, long keys) throws Exception {
+        SplittableRandom random = new SplittableRandom(7);
+        int rounds = 4;
+        int each = 500;
+        long[] fresh = new long[rounds * each];
+        long[] retried = new long[rounds * each];
+        for (int round = 0; round < rounds; round++) {
+            for (int i = 0; i < each; i++) {
+                long t = System.nanoTime();
+                AppendResult result = log.append(request("new-" + round + "-" + i + "-" + System.nanoTime()))
+                        .get(30, TimeUnit.SECONDS);
+                fresh[round * each + i] = System.nanoTime() - t;
+                check(result, AppendResult.Status.ACCEPTED);
+            }
+            for (int i = 0; i < each; i++) {
+                long key = 1 + random.nextLong(keys);
+                long t = System.nanoTime();
+                AppendResult result = log.append(request(key(key))).get(30, TimeUnit.SECONDS);
+                retried[round * each + i] = System.nanoTime() - t;
+                check(result, AppendResult.Status.DUPLICATE);
+                long offset = ((AppendResult.Committed) result).entries().get(0).offset();
+                if (offset != key) {
+                    throw new IllegalStateException("key " + key + " deduplicated to offset " + offset);
+                }
+            }
+        }
+        Arrays.sort(fresh);
+        Arrays.sort(retried);
+        System.out.printf(Locale.ROOT, "  publish of a new key: p50 %.2f ms, p99 %.2f ms; retry of a key stored long"
+                + " ago (deduplicated to its original offset): p50 %.2f ms, p99 %.2f ms; p99 ratio %.2f%n",
+                fresh[fresh.length / 2] / 1e6, fresh[fresh.length * 99 / 100] / 1e6, retried[retried.length / 2] / 1e6,
+                retried[retried.length * 99 / 100] / 1e6,
+                (double) retried[retried.length * 99 / 100] / fresh[fresh.length * 99 / 100]);
+    }
+
+    private static void check(AppendResult result, AppendResult.Status expected) {
+        if (!(result instanceof AppendResult.Committed committed)
+                || committed.entries().get(0).status() != expected) {
+            throw new IllegalStateException("expected " + expected + ", got " + result);
+        }
+    }
+
+    private static AppendResult appendUntilServed(KafkaStreamLog log, String key) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(10);
+        while (true) {
+            try {
+                return log.append(request(key)).get(60, TimeUnit.SECONDS);
+            } catch (java.util.concurrent.ExecutionException e) {
+                if (System.nanoTime() > deadline) {
+                    throw e;
+                }
+                Thread.sleep(5);
+            }
+        }
+    }
+
+    private static void waitForSeals() throws InterruptedException {
+        // The seals and merges the takeover started run on background threads; the heap is measured after them.
+        Thread.sleep(2_000);
+    }
+
+    private static KafkaStreamLog open(KafkaCluster cluster, String prefix, Path directory, boolean sequences) {
+        return new KafkaStreamLog(new KafkaLogSettings(cluster.bootstrap(), prefix, 1, 1, "http://" + directory
+                .getFileName(), Duration.ofSeconds(6), Duration.ofSeconds(30), sequences, directory),
+                LogSettings.defaults(Long.MAX_VALUE / 8), EVERYTHING_FLUSHED, Clock.systemUTC());
+    }
+
+    private static AppendRequest request(String key) {
+        return new AppendRequest(STREAM, "req-" + key, now(), "v1", List.of(new AppendRequest.Event(
+                ("{\"id\":\"" + key + "\"}").getBytes(StandardCharsets.UTF_8), key)));
+    }
+
+    private static String key(long offset) {
+        return "order-" + offset;
+    }
+
+    /**
+     * Writes events 1..keys (key {@code order-<offset>}) and their key blocks with the stream's transactional id, as
+     * the sequencer does, {@value #EVENTS_PER_TRANSACTION} events a transaction.
+     */
+    private static void bulkWrite(String bootstrap, String prefix, long keys) {
+        Topics names = new Topics(null, prefix, 1, 1);
+        Properties properties = new Properties();
+        properties.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        properties.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, names.transactionalId(STREAM));
+        properties.put(ProducerConfig.ACKS_CONFIG, "all");
+        properties.put(ProducerConfig.LINGER_MS_CONFIG, "5");
+        properties.put(ProducerConfig.BATCH_SIZE_CONFIG, Integer.toString(512 * 1024));
+        properties.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
+        long at = now() - TimeUnit.DAYS.toMicros(6);
+        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(properties, new ByteArraySerializer(),
+                new ByteArraySerializer())) {
+            producer.initTransactions();
+            KeyBlockTopic blocks = new KeyBlockTopic(new StreamView(STREAM, 0), names, null);
+            long[] pairs = new long[2 * EVENTS_PER_TRANSACTION];
+            for (long first = 1; first <= keys; first += EVENTS_PER_TRANSACTION) {
+                long last = Math.min(keys, first + EVENTS_PER_TRANSACTION - 1);
+                producer.beginTransaction();
+                int n = 0;
+                for (long offset = first; offset <= last; offset++) {
+                    String key = key(offset);
+                    producer.send(new ProducerRecord<>(names.events(STREAM).topic(), 0, null, Codec.text(key),
+                            ("{\"id\":\"" + key + "\"}").getBytes(StandardCharsets.UTF_8),
+                            Codec.eventHeaders(offset, offset, "bulk-" + offset, at, "v1")));
+                    pairs[2 * n] = offset;
+                    pairs[2 * n + 1] = KeyHash.of(key);
+                    n++;
+                }
+                producer.send(blocks.record(pairs, n, at, first - 1));
+                producer.commitTransaction();
+            }
+        }
+    }
+
+    private static long heapAfterGc() throws InterruptedException {
+        for (int i = 0; i < 3; i++) {
+            System.gc();
+            Thread.sleep(100);
+        }
+        return ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
+    }
+
+    private static long now() {
+        return System.currentTimeMillis() * 1_000;
+    }
+
+    private static double seconds(long startedNanos) {
+        return (System.nanoTime() - startedNanos) / 1e9;
+    }
+}
