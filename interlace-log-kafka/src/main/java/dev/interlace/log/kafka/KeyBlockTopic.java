@@ -32,6 +32,12 @@ final class KeyBlockTopic implements KeySource {
     private final Readers readers;
     private final TopicPartition blocks;
     private final TopicPartition events;
+    /**
+     * The Kafka offset of the newest block this node's sequencer committed (-1: none): a scan reads at least through
+     * it. A commit returns before the brokers have written its markers, so for a moment the topic's stable end can
+     * still be before a block just committed; a seal started then must not cover offsets whose block it did not read.
+     */
+    private volatile long committedBlock = -1;
 
     KeyBlockTopic(StreamView view, Topics topics, Readers readers) {
         this.view = view;
@@ -98,14 +104,25 @@ final class KeyBlockTopic implements KeySource {
         return low;
     }
 
+    /** Records that the block at Kafka offset {@code kafkaOffset} is committed (by this node's sequencer). */
+    void committed(long kafkaOffset) {
+        if (kafkaOffset > committedBlock) {
+            committedBlock = kafkaOffset;
+        }
+    }
+
     /** Deletes the blocks whose keys are all at or below {@code throughOffset} (trimmed). */
     void deleteThrough(long throughOffset) {
         long end = end();
         topics.deleteBefore(blocks, firstBlockAfter(throughOffset, topics.start(blocks), end));
     }
 
+    /**
+     * Where a scan ends (exclusive): the topic's stable end, or just past the newest block this node committed if
+     * that is later; reading there waits until the block's transaction markers are written and it is readable.
+     */
     private long end() {
-        return topics.stableEnds(List.of(blocks)).get(blocks);
+        return Math.max(topics.stableEnds(List.of(blocks)).get(blocks), committedBlock + 1);
     }
 
     /** The keys of events in {@code (afterOffset, through]}, read from the events; whether to go on. */

@@ -565,7 +565,7 @@ final class Sequencer {
                     }
                     case PUBLISH -> context.publishes().apply(record.publishKey(), record.publish(), kafkaOffset);
                     case REPLAY_MARK -> view.applyReplay(record.mark());
-                    case KEY_BLOCK -> { }
+                    case KEY_BLOCK -> keyBlocks.committed(kafkaOffset);
                 }
             }
             if (dedup != null && advanced) {
