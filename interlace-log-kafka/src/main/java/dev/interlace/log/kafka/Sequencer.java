@@ -126,6 +126,11 @@ final class Sequencer {
     private final BlockingQueue<Task> queue = new LinkedBlockingQueue<>();
     private final Thread thread;
     private volatile State state = State.TAKING_OVER;
+    /** How long a sequencer that failed unexpectedly waits before it takes its stream over again, at first. */
+    private static final long FIRST_RESTART_MILLIS = 1_000;
+    private static final long MAX_RESTART_MILLIS = 30_000;
+    /** A sequencer that served this long since its last failure starts again from the first wait. */
+    private static final long CALM_NANOS = TimeUnit.MINUTES.toNanos(10);
     private volatile String problem;
     private KafkaProducer<byte[], byte[]> producer;
     private final KeyBlockTopic keyBlocks;
@@ -191,28 +196,29 @@ final class Sequencer {
     }
 
     private void run() {
+        long restartMillis = FIRST_RESTART_MILLIS;
+        long lastFailure = System.nanoTime() - CALM_NANOS;
         try {
-            takeOverUntilServing();
-            while (state == State.ACTIVE) {
-                Task first;
+            while (state != State.STOPPED) {
                 try {
-                    first = queue.poll(200, TimeUnit.MILLISECONDS);
-                } catch (InterruptedException e) {
-                    break;
+                    serve();
+                } catch (ProducerFencedException | InvalidProducerEpochException e) {
+                    problem = "fenced: " + e.getMessage();
+                    LOG.log(Level.WARNING, "the sequencer of stream " + view.name + " was fenced", e);
+                    return;
+                } catch (RuntimeException e) {
+                    // Not the cluster (those failures are retried where they happen): a fault of this process. The
+                    // sequencer does not stay dead while this node holds the stream: it takes the stream over again,
+                    // which fences its own open transaction and rereads what was committed.
+                    if (System.nanoTime() - lastFailure >= CALM_NANOS) {
+                        restartMillis = FIRST_RESTART_MILLIS;
+                    }
+                    lastFailure = System.nanoTime();
+                    restartMillis = restartAfterFailure(e, restartMillis);
                 }
-                if (first == null) {
-                    continue;
-                }
-                List<Task> batch = new ArrayList<>();
-                batch.add(first);
-                queue.drainTo(batch, context.settings().maxGroupRequests() - 1);
-                process(batch);
             }
         } catch (InterruptedException e) {
-            // stopped while taking over
-        } catch (RuntimeException e) {
-            problem = e.getMessage();
-            LOG.log(Level.SEVERE, "the sequencer of stream " + view.name + " stopped", e);
+            // stopped while taking over or waiting to restart
         } finally {
             state = State.STOPPED;
             failQueued();
@@ -220,6 +226,53 @@ final class Sequencer {
             closeIndex();
             context.stateChanged().run();
         }
+    }
+
+    /** Takes the stream over, then serves queued tasks until the sequencer stops. */
+    private void serve() throws InterruptedException {
+        takeOverUntilServing();
+        while (state == State.ACTIVE) {
+            Task first = queue.poll(200, TimeUnit.MILLISECONDS);
+            if (first == null) {
+                continue;
+            }
+            List<Task> batch = new ArrayList<>();
+            batch.add(first);
+            queue.drainTo(batch, context.settings().maxGroupRequests() - 1);
+            try {
+                process(batch);
+            } catch (RuntimeException e) {
+                // Whatever the batch did not answer is answered now (a retry is deduplicated).
+                fail(batch, new LogUnavailableException("the sequencer of stream " + view.name + " failed: " + e,
+                        e));
+                throw e;
+            }
+        }
+    }
+
+    /**
+     * After an unexpected failure: says why on {@link #problem} (the log's health reports it), waits, and sets the
+     * sequencer to take the stream over again; returns the next wait, doubled up to {@link #MAX_RESTART_MILLIS}.
+     */
+    private long restartAfterFailure(RuntimeException failure, long waitMillis) throws InterruptedException {
+        if (state == State.STOPPED) {
+            return waitMillis;
+        }
+        problem = "the sequencer of stream " + view.name + " failed (" + failure + "); it takes the stream over"
+                + " again in " + waitMillis + " ms";
+        LOG.log(Level.SEVERE, problem, failure);
+        state = State.TAKING_OVER;
+        failQueuedAsUnavailable();
+        closeProducer();
+        context.stateChanged().run();
+        long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(waitMillis);
+        while (state != State.STOPPED && System.nanoTime() < until) {
+            Thread.sleep(50);
+        }
+        if (state != State.STOPPED) {
+            state = State.TAKING_OVER;
+        }
+        return Math.min(MAX_RESTART_MILLIS, waitMillis * 2);
     }
 
     private void closeIndex() {

@@ -22,6 +22,8 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.AfterEach;
@@ -132,6 +134,37 @@ class SequencerFencingTest {
         return oracle(current.topics.events("orders"));
     }
 
+    @Test
+    void aSequencerThatFailsUnexpectedlyTakesItsStreamOverAgainAndLosesNothingAcknowledged() throws Exception {
+        AtomicInteger faults = new AtomicInteger(1);
+        Node node = new Node("restarting", Sequencer.Fencing.TRANSACTIONAL, stream -> {
+            if (faults.getAndDecrement() > 0) {
+                throw new IllegalStateException("test: a fault in this process after a commit");
+            }
+        });
+        Sequencer sequencer = node.sequencer();
+        AppendResult.Committed first = append(sequencer, "a"); // committed and answered, then the fault
+
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (sequencer.problem() == null && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        assertThat(sequencer.problem()).as("the failure is reported while it lasts").contains("test: a fault");
+        while (sequencer.state() != Sequencer.State.ACTIVE && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
+        assertThat(sequencer.state()).as("the sequencer serves again").isEqualTo(Sequencer.State.ACTIVE);
+        assertThat(sequencer.problem()).isNull();
+
+        AppendResult.Committed retried = (AppendResult.Committed) sequencer.append(request("a"))
+                .get(30, TimeUnit.SECONDS);
+        assertThat(retried.entries()).containsExactly(new AppendResult.EntryResult(AppendResult.Status.DUPLICATE,
+                first.entries().get(0).offset()));
+        assertThat(append(sequencer, "b").entries()).containsExactly(new AppendResult.EntryResult(
+                AppendResult.Status.ACCEPTED, first.entries().get(0).offset() + 1));
+        assertThat(oracle(node.topics.events("orders"))).isEmpty();
+    }
+
     private AppendResult.Committed append(Sequencer sequencer, String id) throws Exception {
         AppendResult.Committed committed = (AppendResult.Committed) sequencer.append(request(id))
                 .get(30, TimeUnit.SECONDS);
@@ -187,6 +220,11 @@ class SequencerFencingTest {
         final Sequencer.Context context;
 
         Node(String name, Sequencer.Fencing fencing) {
+            this(name, fencing, stream -> { });
+        }
+
+        /** With {@code appended} called after each commit that moved the head, as the log's flush trigger is. */
+        Node(String name, Sequencer.Fencing fencing, Consumer<String> appended) {
             Admin admin = KafkaCluster.shared().admin();
             opened.add(admin);
             topics = new Topics(admin, prefix, 1, 1);
@@ -212,7 +250,7 @@ class SequencerFencingTest {
                     SegmentListener.NONE, Clock.systemUTC());
             opened.add(indexes::close);
             context = new Sequencer.Context(KafkaCluster.shared().bootstrap(), "http://" + name, topics, tailer,
-                    new PublishStore(), SETTINGS, NOTHING_FLUSHED, Clock.systemUTC(), () -> { }, stream -> { },
+                    new PublishStore(), SETTINGS, NOTHING_FLUSHED, Clock.systemUTC(), () -> { }, appended,
                     Runnable::run, fencing, readers, indexes);
         }
 
