@@ -13,6 +13,7 @@ import dev.interlace.runtime.http.HttpApi;
 import dev.interlace.runtime.log.StreamLog;
 import dev.interlace.runtime.model.ModelRunner;
 import dev.interlace.runtime.ops.EpochMicros;
+import dev.interlace.runtime.ops.FatalErrors;
 import dev.interlace.runtime.ops.Metrics;
 import dev.interlace.runtime.records.Boot;
 import dev.interlace.runtime.records.SysRecord;
@@ -22,6 +23,7 @@ import dev.interlace.runtime.stream.StreamDescriptor;
 import jakarta.inject.Inject;
 import jakarta.inject.Provider;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Optional;
@@ -88,6 +90,7 @@ final class Lifecycle {
             keys = keyFile.get();
             authenticating = apiKeys.get();
             checkExposure(authenticating, records.get(), boot.get().id());
+            recordPreviousFatalExit(records.get(), boot.get().id());
             openedLog = log.get();
             for (StreamDescriptor stream : catalog.streams()) {
                 openedLog.register(stream);
@@ -215,6 +218,21 @@ final class Lifecycle {
             LOG.warning(warning);
             System.err.println("interlace: warning: " + warning);
         }
+    }
+
+    /**
+     * Turns the reason the previous run ended on a fatal error (out of memory), which it left in the data directory,
+     * into a {@code fatal_exit} system record, and arms the same for this run.
+     */
+    private void recordPreviousFatalExit(SystemRecords systemRecords, String bootId) throws IOException {
+        if (!Files.isDirectory(config.dataDirectory())) {
+            return;
+        }
+        FatalErrors.takePreviousAndWatch(config.dataDirectory()).ifPresent(reason -> {
+            String message = "the previous run ended on a fatal error: " + reason;
+            LOG.warning(message);
+            systemRecords.record(SysRecord.of(micros(), "fatal_exit", null, bootId, message));
+        });
     }
 
     private static long micros() {

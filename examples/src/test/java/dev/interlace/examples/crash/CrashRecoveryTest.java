@@ -5,6 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.interlace.runtime.ops.FatalErrors;
 import java.io.IOException;
 import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.SQLException;
@@ -167,10 +170,18 @@ class CrashRecoveryTest {
         assertThat(clientsEnded).as("every client stopped").isTrue();
         assertThat(child.exitStatus()).as(child.diagnostics()).isEqualTo(FatalErrors.OUT_OF_MEMORY_STATUS);
         assertThat(child.faultMarker()).as("the fault fired on the writer").startsWith("oom-before-commit commit=");
+        assertThat(dataDirectory().resolve(FatalErrors.MARKER)).as("the halt left its reason").exists();
         summary.add("out of memory on the writer after " + describe(load, loadStart));
 
         child = start(FaultPoint.NONE, 1);
         verifyAndRetry(child, "after an OutOfMemoryError on the writer");
+        HttpResponse<String> records = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+                child.uri().resolve("/logs/sys?event=fatal_exit")).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(records.statusCode()).as(records.body()).isEqualTo(200);
+        assertThat(records.body()).as("the next start recorded why the last run ended")
+                .contains("the previous run ended on a fatal error").contains("out of memory")
+                .contains("interlace-log-writer");
+        assertThat(dataDirectory().resolve(FatalErrors.MARKER)).as("recorded once").doesNotExist();
         child.stopGracefully();
     }
 

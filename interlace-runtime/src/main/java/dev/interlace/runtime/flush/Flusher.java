@@ -342,7 +342,7 @@ public final class Flusher implements AutoCloseable {
         } catch (Error e) {
             // Out of memory ends the process (see FatalErrors); the executor would otherwise swallow the error and
             // leave the stream's lock held, so that it is never flushed again while health says nothing.
-            FatalErrors.exitOnOutOfMemory(e);
+            FatalErrors.exitIfFatal(e);
             throw e;
         }
         flush.lock.unlock();

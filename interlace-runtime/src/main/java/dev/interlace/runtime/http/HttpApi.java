@@ -247,7 +247,7 @@ public final class HttpApi implements HttpDispatcher {
                     .header("Retry-After", Integer.toString(none.retryAfterSeconds()));
         }
         if (cause != null || routed == null) {
-            FatalErrors.exitOnOutOfMemory(cause);
+            FatalErrors.exitIfFatal(cause);
             LOG.log(Level.SEVERE, "request " + requestId + " (" + request.method() + " " + request.rawPath()
                     + ") failed", cause);
             return internalError(requestId);

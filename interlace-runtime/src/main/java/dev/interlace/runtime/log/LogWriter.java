@@ -270,7 +270,7 @@ final class LogWriter {
                 // Out of memory: any thread may have died half way, so the process ends (status 3) and a supervisor
                 // restarts it; what was acknowledged is fsynced already. Halting is safe for the log: an uncommitted
                 // transaction in the WAL (synchronous=FULL) is discarded on the next open, as after a power cut.
-                FatalErrors.exitOnOutOfMemory(e);
+                FatalErrors.exitIfFatal(e);
                 // Otherwise never let the writer die: every queued caller would wait forever. Fail this group's
                 // callers and start the next write on a fresh connection with the state reread.
                 writerConnection.writerFailed(e);
@@ -402,7 +402,7 @@ final class LogWriter {
                     group.get(i).result.complete(results.get(i));
                 }
             } catch (Error e) {
-                FatalErrors.exitOnOutOfMemory(e);
+                FatalErrors.exitIfFatal(e);
                 throw e;
             }
         };

@@ -70,7 +70,7 @@ public final class RetentionSweep implements AutoCloseable {
             } catch (RuntimeException e) {
                 LOG.log(Level.WARNING, "retention sweep failed; retried at the next interval", e);
             } catch (Error e) {
-                FatalErrors.exitOnOutOfMemory(e); // the executor would swallow it and never sweep again
+                FatalErrors.exitIfFatal(e); // the executor would swallow it and never sweep again
                 throw e;
             }
         }, INTERVAL_SECONDS, INTERVAL_SECONDS, TimeUnit.SECONDS);

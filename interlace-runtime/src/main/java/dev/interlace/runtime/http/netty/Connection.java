@@ -491,7 +491,7 @@ final class Connection extends ChannelInboundHandlerAdapter {
 
     @Override
     public void exceptionCaught(ChannelHandlerContext context, Throwable cause) {
-        FatalErrors.exitOnOutOfMemory(cause);
+        FatalErrors.exitIfFatal(cause);
         boolean clientSide = cause instanceof IOException || cause instanceof javax.net.ssl.SSLException
                 || cause.getCause() instanceof javax.net.ssl.SSLException
                 || cause instanceof io.netty.handler.ssl.NotSslRecordException;

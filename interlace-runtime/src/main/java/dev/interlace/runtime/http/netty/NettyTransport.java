@@ -201,7 +201,7 @@ public final class NettyTransport implements HttpTransport {
 
         @Override
         public void exceptionCaught(ChannelHandlerContext context, Throwable cause) {
-            FatalErrors.exitOnOutOfMemory(cause);
+            FatalErrors.exitIfFatal(cause);
             context.close();
         }
     }
