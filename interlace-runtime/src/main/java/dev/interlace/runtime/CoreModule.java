@@ -23,7 +23,12 @@ final class CoreModule extends AbstractModule {
     protected void configure() {
         bind(InterlaceConfig.class).toInstance(config);
         bind(StreamCatalog.class).toInstance(catalog);
-        bind(QueryLimits.class).toInstance(QueryLimits.DEFAULTS);
+    }
+
+    @Provides
+    @Singleton
+    QueryLimits queryLimits() {
+        return QueryLimits.DEFAULTS.withTimeout(java.time.Duration.ofMillis(config.sqlTimeoutMillis()));
     }
 
     @Provides

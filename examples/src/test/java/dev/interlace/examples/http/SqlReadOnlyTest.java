@@ -142,8 +142,30 @@ class SqlReadOnlyTest {
             failed("SELECT * FROM read_json('/etc/passwd')"),
             failed("SELECT * FROM read_blob('/etc/passwd')"),
             failed("SELECT * FROM glob('/etc/*')"),
-            failed("SELECT * FROM query('DELETE FROM streams.orders')"),
-            failed("SELECT * FROM force_checkpoint()"));
+            readOnly("SELECT * FROM query('DELETE FROM streams.orders')"),
+            readOnly("SELECT * FROM force_checkpoint()"),
+            // Table and scalar functions that act, run SQL of their own, or show the host.
+            readOnly("SELECT * FROM checkpoint()"),
+            readOnly("SELECT * FROM CHECKPOINT()"),
+            readOnly("SELECT * FROM truncate_duckdb_logs()"),
+            readOnly("SELECT * FROM query('SELECT * FROM checkpoint()')"),
+            readOnly("SELECT * FROM query_table('streams.orders')"),
+            readOnly("SELECT * FROM json_execute_serialized_sql(json_serialize_sql('SELECT 1'))"),
+            readOnly("SELECT setseed(0.5)"),
+            readOnly("SELECT * FROM duckdb_settings()"),
+            readOnly("SELECT value FROM duckdb_settings() WHERE name = 'temp_directory'"),
+            readOnly("SELECT current_setting('temp_directory')"),
+            readOnly("SELECT current_setting('TEMP_DIRECTORY')"),
+            readOnly("SELECT current_setting(lower('TEMP_DIRECTORY'))"),
+            readOnly("SELECT 'temp_directory'.current_setting()"),
+            readOnly("SELECT (SELECT current_setting('home_directory'))"),
+            readOnly("SELECT path FROM duckdb_databases()"),
+            readOnly("FROM pragma_database_list"),
+            readOnly("FROM pg_catalog.pg_settings"),
+            readOnly("SELECT * FROM duckdb_extensions()"),
+            readOnly("SELECT * FROM duckdb_temporary_files()"),
+            readOnly("SELECT * FROM duckdb_secrets()"),
+            readOnly("FROM duckdb_logs"));
 
     /** Queries that must still answer 200 after the corpus. */
     private static final List<String> LEGITIMATE = List.of(
@@ -164,6 +186,8 @@ class SqlReadOnlyTest {
             "SELECT $$; DELETE FROM streams.orders$$",
             "SELECT E'\\'' AS quote",
             "SELECT current_setting('memory_limit')",
+            "SELECT levenshtein('kitten', 'sitting'), jaro_similarity('martha', 'marhta', 0.5)",
+            "SELECT max(levenshtein(repeat('a', 400) || i::VARCHAR, repeat('b', 400))) FROM range(100) t(i)",
             "SELECT stream, watermark FROM streams._watermarks");
 
     @Test
@@ -182,6 +206,8 @@ class SqlReadOnlyTest {
                     softly.assertThat(response.status()).as("status of %s", hostile.sql()).isEqualTo(hostile.status());
                     softly.assertThat(response.body() == null ? null : response.body().path("error").asText())
                             .as("error of %s", hostile.sql()).isEqualTo(hostile.error());
+                    softly.assertThat(String.valueOf(response.body())).as("answer to %s", hostile.sql())
+                            .doesNotContain(dataDirectory.toAbsolutePath().toString());
                     // The same statement as JSON takes the same path.
                     TestServer.Response asJson = api.postJson("/sql", TestServer.JSON.createObjectNode()
                             .put("sql", hostile.sql()).toString());
@@ -332,6 +358,63 @@ class SqlReadOnlyTest {
             assertThat(api.awaitFlushed("orders").get("watermark").asLong()).isEqualTo(1);
             assertThat(sql(api, "SELECT count(*) FROM streams.orders").body().get("rows").get(0).get(0).asLong())
                     .isEqualTo(1);
+        }
+    }
+
+    @Test
+    void aBoundedStringDistanceAnswersUnderItsOwnNameAndAnUnboundedOneIsRefusedAtOnce() {
+        try (TestServer api = TestServer.start(dataDirectory)) {
+            TestServer.Response small = sql(api, "SELECT levenshtein('kitten', 'sitting')");
+            assertThat(small.status()).as("%s", small.body()).isEqualTo(200);
+            assertThat(small.body().get("columns").get(0).get("name").asText())
+                    .isEqualTo("levenshtein('kitten', 'sitting')");
+            assertThat(small.body().get("rows").get(0).get(0).asInt()).isEqualTo(3);
+
+            // Tens of seconds per row inside one vector, where DuckDB cannot cancel: refused before it runs long.
+            long started = System.nanoTime();
+            TestServer.Response huge = sql(api, WORST_LEVENSHTEIN);
+            long tookMillis = (System.nanoTime() - started) / 1_000_000;
+            assertThat(huge.status()).as("%s", huge.body()).isEqualTo(400);
+            assertThat(huge.body().get("error").asText()).isEqualTo("query_failed");
+            assertThat(huge.body().get("message").asText()).contains("levenshtein of texts of 45001 and 45000");
+            assertThat(tookMillis).as("answered well within the 30 s limit").isLessThan(30_000);
+        }
+    }
+
+    /** The worst of the corpus that outlived the 30 s limit by half a minute. */
+    private static final String WORST_LEVENSHTEIN = "SELECT max(levenshtein(repeat('a',45000)||i::VARCHAR,"
+            + " repeat('b',45000))) FROM range(16) t(i)";
+
+    @Test
+    void noQueryOutlivesItsDeadlineByMoreThanTwoSecondsAndPublishesAndHealthAnswerMeanwhile() throws Exception {
+        long limitMillis = 2_000;
+        try (TestServer api = TestServer.start(dataDirectory, "--sql-timeout-ms", Long.toString(limitMillis))) {
+            // Each vector of 2 048 rows of bounded distances takes about a second, and there are 20 of them.
+            String slow = "SELECT max(levenshtein(repeat('a', 499) || i::VARCHAR, repeat('b', 499)))"
+                    + " FROM range(40960) t(i)";
+            List<CompletableFuture<long[]>> queries = new java.util.ArrayList<>();
+            for (String query : List.of(slow, WORST_LEVENSHTEIN, slow, WORST_LEVENSHTEIN)) {
+                queries.add(CompletableFuture.supplyAsync(() -> {
+                    long started = System.nanoTime();
+                    int status = sql(api, query).status();
+                    return new long[] {status, (System.nanoTime() - started) / 1_000_000};
+                }));
+            }
+            int published = 0;
+            while (!CompletableFuture.allOf(queries.toArray(CompletableFuture[]::new)).isDone()) {
+                assertThat(api.get("/health/live").status()).isEqualTo(200);
+                TestServer.Response publish = api.postJson("/streams/orders", "{\"order_id\":\"o" + published
+                        + "\"}");
+                assertThat(publish.status()).as("%s", publish.body()).isEqualTo(200);
+                published++;
+            }
+            for (CompletableFuture<long[]> query : queries) {
+                long[] answer = query.join();
+                assertThat(answer[0]).as("status").isIn(408L, 400L);
+                assertThat(answer[1]).as("answered within the limit and two seconds").isLessThan(limitMillis + 2_000);
+            }
+            assertThat(published).as("publishes answered while the queries ran").isPositive();
+            assertThat(api.awaitFlushed("orders").get("watermark").asLong()).isEqualTo(published);
         }
     }
 

@@ -24,6 +24,7 @@ import java.nio.file.Path;
  * @param refusedRequests how many refused requests (4xx/5xx) the in-memory ring keeps
  * @param readyFlushFailingMillis how long a stream's flush may fail before {@code /health/ready} says 503
  * @param modelRestRatio how many times a model run's duration the model runner waits before it starts the next run
+ * @param sqlTimeoutMillis how long a {@code POST /sql} query may run before it is cancelled and answered as timed out
  * @param exposure keys off loopback, accepted hosts and origins, TLS
  * @param log which stream log to run on (SQLite in the data directory, or Kafka) and its settings
  */
@@ -43,8 +44,12 @@ public record InterlaceConfig(
         int refusedRequests,
         long readyFlushFailingMillis,
         int modelRestRatio,
+        long sqlTimeoutMillis,
         Exposure exposure,
         LogOptions log) {
+
+    /** The default of {@code --sql-timeout-ms}. */
+    public static final long DEFAULT_SQL_TIMEOUT_MILLIS = 30_000;
 
     public InterlaceConfig {
         java.util.Objects.requireNonNull(log, "log");
@@ -57,7 +62,7 @@ public record InterlaceConfig(
             Exposure exposure) {
         this(port, bind, dataDirectory, maxBodyBytes, 0, maxEventsPerRequest, maxPending, minFreeDiskBytes,
                 flushDelayMillis, flushBatchRows, flushBatchBytes, recordRetentionMicros, refusedRequests,
-                readyFlushFailingMillis, modelRestRatio, exposure, LogOptions.sqlite());
+                readyFlushFailingMillis, modelRestRatio, DEFAULT_SQL_TIMEOUT_MILLIS, exposure, LogOptions.sqlite());
     }
 
     /** The defaults, with data under {@code .interlace} in the working directory. */
@@ -68,19 +73,19 @@ public record InterlaceConfig(
     public InterlaceConfig withPort(int newPort) {
         return new InterlaceConfig(newPort, bind, dataDirectory, maxBodyBytes, maxInflightBytes, maxEventsPerRequest,
                 maxPending, minFreeDiskBytes, flushDelayMillis, flushBatchRows, flushBatchBytes, recordRetentionMicros,
-                refusedRequests, readyFlushFailingMillis, modelRestRatio, exposure, log);
+                refusedRequests, readyFlushFailingMillis, modelRestRatio, sqlTimeoutMillis, exposure, log);
     }
 
     public InterlaceConfig withDataDirectory(Path directory) {
         return new InterlaceConfig(port, bind, directory, maxBodyBytes, maxInflightBytes, maxEventsPerRequest,
                 maxPending, minFreeDiskBytes, flushDelayMillis, flushBatchRows, flushBatchBytes, recordRetentionMicros,
-                refusedRequests, readyFlushFailingMillis, modelRestRatio, exposure, log);
+                refusedRequests, readyFlushFailingMillis, modelRestRatio, sqlTimeoutMillis, exposure, log);
     }
 
     public InterlaceConfig withLog(LogOptions options) {
         return new InterlaceConfig(port, bind, dataDirectory, maxBodyBytes, maxInflightBytes, maxEventsPerRequest,
                 maxPending, minFreeDiskBytes, flushDelayMillis, flushBatchRows, flushBatchBytes, recordRetentionMicros,
-                refusedRequests, readyFlushFailingMillis, modelRestRatio, exposure, options);
+                refusedRequests, readyFlushFailingMillis, modelRestRatio, sqlTimeoutMillis, exposure, options);
     }
 
     /**
@@ -118,6 +123,6 @@ public record InterlaceConfig(
     public InterlaceConfig withMaxPending(long pending) {
         return new InterlaceConfig(port, bind, dataDirectory, maxBodyBytes, maxInflightBytes, maxEventsPerRequest,
                 pending, minFreeDiskBytes, flushDelayMillis, flushBatchRows, flushBatchBytes, recordRetentionMicros,
-                refusedRequests, readyFlushFailingMillis, modelRestRatio, exposure, log);
+                refusedRequests, readyFlushFailingMillis, modelRestRatio, sqlTimeoutMillis, exposure, log);
     }
 }

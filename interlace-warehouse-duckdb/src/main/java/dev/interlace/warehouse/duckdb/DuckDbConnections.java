@@ -143,7 +143,14 @@ final class DuckDbConnections {
             return c;
         }
         try {
-            return (DuckDBConnection) connection.duplicate();
+            DuckDBConnection fresh = (DuckDBConnection) connection.duplicate();
+            try {
+                BoundedFunctions.install(fresh);
+            } catch (SQLException e) {
+                closeQuietly(fresh);
+                throw e;
+            }
+            return fresh;
         } catch (SQLException e) {
             throw new QueryException("cannot open a connection to " + file + ": " + e.getMessage(), false, e);
         }

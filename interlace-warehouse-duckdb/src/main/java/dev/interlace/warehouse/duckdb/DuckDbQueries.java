@@ -21,6 +21,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ConcurrentHashMap;
@@ -68,8 +69,14 @@ final class DuckDbQueries implements Queries {
             throw shuttingDown();
         }
         DuckDBConnection c = connections.borrowForQuery();
+        String toRun = sql;
+        List<String> columnNames = null;
         try {
-            QueryClassifier.requireOneQuery(c, sql);
+            Optional<JsonNode> tree = QueryClassifier.requireOneQuery(c, sql);
+            if (tree.isPresent() && BoundedFunctions.bound(tree.get())) {
+                toRun = deserialize(c, tree.get());
+                columnNames = columnNames(c, sql);
+            }
         } catch (QueryException refused) {
             connections.releaseForQuery(c); // classification ran one SELECT in auto-commit: no transaction is left open
             throw refused;
@@ -94,8 +101,8 @@ final class DuckDbQueries implements Queries {
                 }
             }, Math.max(1, limits.timeout().toMillis()), TimeUnit.MILLISECONDS);
             QueryResult result;
-            try (ResultSet rows = statement.executeQuery(sql)) {
-                result = collect(rows, limits);
+            try (ResultSet rows = statement.executeQuery(toRun)) {
+                result = collect(rows, limits, columnNames);
             }
             deadline.cancel(false);
             statement.execute("ROLLBACK");
@@ -139,12 +146,48 @@ final class DuckDbQueries implements Queries {
                 + " cancelled; retry against the restarted server", null);
     }
 
-    /** Reads rows until the result ends, {@code maxRows} are read, or the values reach {@code maxAnswerBytes}. */
-    private static QueryResult collect(ResultSet rows, QueryLimits limits) throws SQLException {
+    /** The text of {@code tree}, a serialised parse tree, from DuckDB's own deserialiser. */
+    private static String deserialize(DuckDBConnection c, JsonNode tree) {
+        try (PreparedStatement deserialize = c.prepareStatement("SELECT json_deserialize_sql(?::JSON)")) {
+            deserialize.setString(1, JSON.writeValueAsString(tree));
+            try (ResultSet row = deserialize.executeQuery()) {
+                row.next();
+                return row.getString(1);
+            }
+        } catch (SQLException | IOException e) {
+            throw new QueryException("cannot bound the query's functions: " + e.getMessage(), false, e);
+        }
+    }
+
+    /**
+     * The names of the columns {@code sql} answers with, as written: a query run through {@link BoundedFunctions}
+     * would otherwise name a column {@code levenshtein(a, b)} after the macro that replaced the call. Only binds;
+     * null when the text cannot be described (then the columns keep the names the rewritten query gives them).
+     */
+    private static List<String> columnNames(DuckDBConnection c, String sql) {
+        List<String> names = new ArrayList<>();
+        try (Statement describe = c.createStatement();
+                ResultSet columns = describe.executeQuery("DESCRIBE " + sql)) {
+            while (columns.next()) {
+                names.add(columns.getString("column_name"));
+            }
+            return names;
+        } catch (SQLException e) {
+            return null;
+        }
+    }
+
+    /**
+     * Reads rows until the result ends, {@code maxRows} are read, or the values reach {@code maxAnswerBytes}; the
+     * columns are named {@code names} when given.
+     */
+    private static QueryResult collect(ResultSet rows, QueryLimits limits, List<String> names) throws SQLException {
         ResultSetMetaData meta = rows.getMetaData();
         List<QueryResult.ResultColumn> columns = new ArrayList<>();
         for (int i = 1; i <= meta.getColumnCount(); i++) {
-            columns.add(new QueryResult.ResultColumn(meta.getColumnName(i), meta.getColumnTypeName(i)));
+            String name = names != null && names.size() == meta.getColumnCount() ? names.get(i - 1)
+                    : meta.getColumnName(i);
+            columns.add(new QueryResult.ResultColumn(name, meta.getColumnTypeName(i)));
         }
         List<List<Object>> values = new ArrayList<>();
         long bytes = 0;

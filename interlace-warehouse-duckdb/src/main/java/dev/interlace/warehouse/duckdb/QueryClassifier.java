@@ -10,6 +10,8 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.regex.Matcher;
@@ -35,16 +37,48 @@ final class QueryClassifier {
     private static final Pattern EXPLAIN = Pattern.compile("\\A[ \\t\\r\\n]*EXPLAIN[ \\t\\r\\n]+",
             Pattern.CASE_INSENSITIVE);
     private static final String ALLOWED = "SELECT, WITH, VALUES, FROM, DESCRIBE, SHOW, SUMMARIZE, EXPLAIN";
+    private static final String EFFECT = "it changes the database or the connection";
+    private static final String OTHER_SQL = "it runs SQL that is not checked here";
+    private static final String HOST = "it shows the server's files, settings or secrets";
+    /**
+     * Functions a query may not call, and why: the ones that act (a checkpoint rewrites the warehouse file), the ones
+     * that run other SQL past this check, and the ones that show the host (paths of the data directory, settings,
+     * extensions, secrets, logs). Each is refused as a table function, as a scalar function and, for the catalog
+     * views of the same name, as a table.
+     */
+    private static final Map<String, String> REFUSED_FUNCTIONS = Map.ofEntries(
+            Map.entry("checkpoint", EFFECT), Map.entry("force_checkpoint", EFFECT),
+            Map.entry("truncate_duckdb_logs", EFFECT), Map.entry("enable_logging", EFFECT),
+            Map.entry("disable_logging", EFFECT), Map.entry("setseed", EFFECT), Map.entry("nextval", EFFECT),
+            Map.entry("set_variable", EFFECT),
+            Map.entry("query", OTHER_SQL), Map.entry("query_table", OTHER_SQL),
+            Map.entry("json_execute_serialized_sql", OTHER_SQL),
+            Map.entry("duckdb_settings", HOST), Map.entry("pg_settings", HOST),
+            Map.entry("getenv", HOST), Map.entry("duckdb_databases", HOST), Map.entry("pragma_database_list", HOST),
+            Map.entry("duckdb_extensions", HOST), Map.entry("duckdb_temporary_files", HOST),
+            Map.entry("duckdb_secrets", HOST), Map.entry("which_secret", HOST), Map.entry("duckdb_logs", HOST),
+            Map.entry("duckdb_log_contexts", HOST), Map.entry("duckdb_secret_types", HOST));
+    /**
+     * The settings {@code current_setting} may read, named by a constant: sizes, counts and modes. The others name
+     * directories of the host (the data directory's temporary files, extensions, secrets) or credentials.
+     */
+    private static final Set<String> READABLE_SETTINGS = Set.of("memory_limit", "max_memory", "threads",
+            "worker_threads", "timezone", "calendar", "checkpoint_threshold", "wal_autocheckpoint", "default_order",
+            "default_null_order", "preserve_insertion_order", "enable_external_access", "lock_configuration",
+            "access_mode", "max_temp_directory_size", "max_expression_depth", "errors_as_json");
+    /** Schemas where DuckDB's catalog views live: a table of a refused name there is the view, not a user table. */
+    private static final Set<String> CATALOG_SCHEMAS = Set.of("", "main", "pg_catalog", "information_schema");
 
     private QueryClassifier() {}
 
     /**
-     * Returns when {@code sql} is exactly one query.
+     * Returns when {@code sql} is exactly one query that calls no refused function.
      *
+     * @return the query's parse tree as DuckDB serialises it; empty for an {@code EXPLAIN}, which runs nothing
      * @throws QueryException {@link Reason#INVALID_SQL} when it is not one statement DuckDB can parse,
-     *     {@link Reason#NOT_READ_ONLY} when it is one statement but not a query
+     *     {@link Reason#NOT_READ_ONLY} when it is one statement but not a query, or calls a refused function
      */
-    static void requireOneQuery(Connection c, String sql) {
+    static Optional<JsonNode> requireOneQuery(Connection c, String sql) {
         Matcher explain = EXPLAIN.matcher(sql);
         if (explain.lookingAt()) {
             String explained = sql.substring(explain.end());
@@ -53,12 +87,12 @@ final class QueryClassifier {
                         + " EXPLAIN of a query runs here", null);
             }
             requireOneQuery(c, explained, sql);
-        } else {
-            requireOneQuery(c, sql, sql);
+            return Optional.empty();
         }
+        return Optional.of(requireOneQuery(c, sql, sql));
     }
 
-    private static void requireOneQuery(Connection c, String sql, String original) {
+    private static JsonNode requireOneQuery(Connection c, String sql, String original) {
         JsonNode tree = serialize(c, sql);
         if (tree.path("error").asBoolean()) {
             String message = tree.path("error_message").asText("the statement cannot be parsed");
@@ -85,6 +119,49 @@ final class QueryClassifier {
             throw new QueryException(Reason.NOT_READ_ONLY, "only queries run here; this one contains a statement"
                     + " that writes (" + writing.get() + ")", null);
         }
+        Optional<String> refused = refusedFunction(tree.path("statements").get(0));
+        if (refused.isPresent()) {
+            throw new QueryException(Reason.NOT_READ_ONLY, refused.get() + " is not available here: "
+                    + REFUSED_FUNCTIONS.getOrDefault(refused.get(), "of the settings, only these are readable, each"
+                    + " named by a constant: " + new java.util.TreeSet<>(READABLE_SETTINGS)), null);
+        }
+        return tree;
+    }
+
+    /** Whether the arguments of a {@code current_setting} call are one constant naming a readable setting. */
+    private static boolean readableSetting(JsonNode arguments) {
+        JsonNode argument = arguments.path(0).path("expression");
+        return arguments.size() == 1 && "VALUE_CONSTANT".equals(argument.path("type").asText())
+                && READABLE_SETTINGS.contains(argument.path("literal").path("text").asText("")
+                        .toLowerCase(Locale.ROOT));
+    }
+
+    /** The name of the first refused function called, or catalog view read, anywhere in the tree. */
+    private static Optional<String> refusedFunction(JsonNode node) {
+        if (node.isObject()) {
+            String name = null;
+            if ("FUNCTION".equals(node.path("class").asText())) {
+                name = node.path("function_name").asText("");
+            } else if ("BASE_TABLE".equals(node.path("type").asText())
+                    && CATALOG_SCHEMAS.contains(node.path("schema_name").asText("").toLowerCase(Locale.ROOT))) {
+                name = node.path("table_name").asText("");
+            }
+            if (name != null && REFUSED_FUNCTIONS.containsKey(name.toLowerCase(Locale.ROOT))) {
+                return Optional.of(name.toLowerCase(Locale.ROOT));
+            }
+            if ("current_setting".equalsIgnoreCase(name) && !readableSetting(node.path("arguments"))) {
+                return Optional.of("current_setting");
+            }
+        }
+        if (node.isContainerNode()) {
+            for (JsonNode child : node) {
+                Optional<String> found = refusedFunction(child);
+                if (found.isPresent()) {
+                    return found;
+                }
+            }
+        }
+        return Optional.empty();
     }
 
     /** The type of the first query node that is not a reading one, anywhere in the tree. */
