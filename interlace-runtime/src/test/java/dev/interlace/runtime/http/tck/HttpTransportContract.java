@@ -176,6 +176,75 @@ public abstract class HttpTransportContract {
         assertRefused(server, client, 408, "request_timeout");
     }
 
+    // ================================================================== malformed requests
+
+    @Test
+    void aChunkedBodyWhoseFramingBreaksAfterAValidChunkIs400AndNoRouteSeesAnyOfIt() {
+        Server server = start(LIMITS);
+        String head = "POST /broken-chunks HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: chunked\r\n\r\n"
+                + "6\r\nline-1\r\n";
+        for (String broken : List.of("zz\r\nline-2\r\n0\r\n\r\n", // a size line that is not hex
+                "6\r\nline-2XX6\r\nline-3\r\n0\r\n\r\n", // no CRLF after a chunk's data
+                "ffffffffffffffffffff\r\nline-2\r\n0\r\n\r\n")) { // a size no integer holds
+            RawConnection client = connect(server);
+            client.write(head + broken);
+            assertRefused(server, client, 400, "bad_request");
+        }
+    }
+
+    @Test
+    void aBrokenChunkedBodyBehindAPipelinedRequestIsAnswered400AfterItThenTheConnectionCloses() {
+        Server server = start(LIMITS);
+        RawConnection client = connect(server);
+        client.write("GET /later/first HTTP/1.1\r\nHost: localhost\r\n\r\n"
+                + "POST /broken-chunks HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: chunked\r\n\r\n"
+                + "6\r\nline-1\r\nzz\r\n");
+        server.dispatcher.nextPending().answer().complete(HttpAnswer.bytes(200, "text/plain",
+                "first".getBytes(StandardCharsets.UTF_8)));
+        assertThat(client.read(WAIT).text()).isEqualTo("first");
+        RawConnection.Answer refused = client.read(WAIT);
+        assertThat(refused.status()).isEqualTo(400);
+        assertThat(refused.text()).contains("\"error\":\"bad_request\"");
+        assertThat(client.closedWithin(WAIT)).isTrue();
+        assertThat(server.dispatcher.dispatched).as("no route saw the broken request").isEmpty();
+    }
+
+    @Test
+    void everyPipelinedRequestIsAnsweredInOrderThoseBeyondTheBoundWith429() {
+        Server server = start(LIMITS);
+        RawConnection client = connect(server);
+        int count = 40;
+        StringBuilder burst = new StringBuilder("GET /later/1 HTTP/1.1\r\nHost: localhost\r\n\r\n");
+        for (int i = 2; i <= count; i++) {
+            burst.append("GET /pipelined/").append(i).append(" HTTP/1.1\r\nHost: localhost\r\n\r\n");
+        }
+        client.write(burst.toString());
+        server.dispatcher.nextPending().answer().complete(HttpAnswer.bytes(200, "text/plain",
+                "first".getBytes(StandardCharsets.UTF_8)));
+        assertThat(client.read(WAIT).text()).isEqualTo("first");
+        int echoed = 1;
+        int refused = 0;
+        for (int i = 2; i <= count; i++) {
+            RawConnection.Answer answer = client.read(WAIT);
+            if (answer.status() == 200) {
+                assertThat(refused).as("no echo after the first refusal").isZero();
+                assertThat(answer.header("X-Path")).as("answers in order").isEqualTo("/pipelined/" + i);
+                echoed++;
+            } else {
+                assertThat(answer.status()).as("answer %d", i).isEqualTo(429);
+                assertThat(answer.header("Content-Type")).isEqualTo("application/json");
+                assertThat(answer.text()).contains("\"error\":\"too_many_pipelined\"");
+                refused++;
+            }
+        }
+        assertThat(echoed).as("the bound: the request answered and the ones waiting behind it")
+                .isGreaterThanOrEqualTo(17);
+        assertThat(refused).as("beyond the bound, each its own refusal").isPositive();
+        assertThat(server.dispatcher.dispatched).as("no route saw a refused request").hasSize(echoed - 1);
+        client.write("GET /afterwards HTTP/1.1\r\nHost: localhost\r\n\r\n");
+        assertThat(client.read(WAIT).header("X-Path")).as("the connection is kept").isEqualTo("/afterwards");
+    }
+
     // ================================================================== connections
 
     @Test
