@@ -51,8 +51,8 @@ import java.util.logging.Level;
  * {@link #DISCARD_SECONDS}: a client still sending would otherwise get a connection reset instead of the answer.
  *
  * <p>A request reaches the dispatcher only when it is well formed and whole: a chunked body whose framing breaks, a
- * is refused here {@code 400}, and the connection is closed, since nothing after a framing error can be trusted to
- * start a request. Every request on
+ * request line of another HTTP version, control bytes in the target or a second {@code Host} are refused here, and
+ * the connection is closed, since nothing after a framing error can be trusted to start a request. Every request on
  * the connection gets an answer, in order: one that arrives while {@link #MAX_PIPELINED} wait is refused
  * {@code 429 too_many_pipelined} in its turn, and a refusal decided while an earlier request is being answered waits
  * behind it rather than cutting it off.
@@ -237,6 +237,13 @@ final class Connection extends ChannelInboundHandlerAdapter {
         }
         disarm();
         head = request;
+        String malformed = malformed(request);
+        if (malformed != null) {
+            boolean version = request.protocolVersion().majorVersion() != 1;
+            refuseBeforeBody(version ? 505 : 400, version ? "http_version_not_supported" : "bad_request",
+                    malformed, null);
+            return;
+        }
         long declared = HttpUtil.getContentLength(request, -1L);
         if (declared > limits.maxBodyBytes()) {
             refuseBeforeBody(413, "payload_too_large", "the body is " + declared + " bytes; the limit is "
@@ -258,6 +265,32 @@ final class Connection extends ChannelInboundHandlerAdapter {
         if (HttpUtil.is100ContinueExpected(request)) {
             channel.writeAndFlush(new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.CONTINUE));
         }
+    }
+
+    /**
+     * Why a request whose head was read cannot be served, or null when it can: an HTTP version other than 1.x (served
+     * as 1.1 it would be misunderstood), control bytes in its target (they reach records and terminals as they are),
+     * or more than one {@code Host} (which one the checks saw and which one a proxy used could differ).
+     */
+    private static String malformed(io.netty.handler.codec.http.HttpRequest request) {
+        HttpVersion version = request.protocolVersion();
+        if (version.majorVersion() != 1) {
+            return "HTTP/" + version.majorVersion() + "." + version.minorVersion() + " is not supported; this"
+                    + " server speaks HTTP/1.1 (and 1.0)";
+        }
+        String target = request.uri();
+        for (int i = 0; i < target.length(); i++) {
+            char c = target.charAt(i);
+            if (c < 0x20 || c == 0x7f) {
+                return "the request target contains the control byte 0x" + String.format("%02X", (int) c)
+                        + "; percent-encode it";
+            }
+        }
+        int hosts = request.headers().getAll(HttpHeaderNames.HOST).size();
+        if (hosts > 1) {
+            return "the request has " + hosts + " Host headers; send one";
+        }
+        return null;
     }
 
     private void append(HttpContent content) {

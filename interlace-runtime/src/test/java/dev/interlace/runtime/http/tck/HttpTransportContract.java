@@ -210,6 +210,37 @@ public abstract class HttpTransportContract {
     }
 
     @Test
+    void controlBytesInTheRequestTargetAre400AndTheRefusalKeepsThemEscaped() {
+        Server server = start(LIMITS);
+        for (String target : List.of("/logs\u001b[2J\u001b[H", "/nul\u0000byte", "/del\u007f",
+                "/query?q=\u0001")) {
+            RawConnection client = connect(server);
+            client.write("GET " + target + " HTTP/1.1\r\nHost: localhost\r\n\r\n");
+            Refusal refusal = assertRefused(server, client, 400, "bad_request");
+            assertThat(String.valueOf(refusal.target())).as("no raw control byte reaches a record")
+                    .doesNotContainPattern("[\\x00-\\x1f\\x7f]");
+        }
+    }
+
+    @Test
+    void twoHostHeadersAre400() {
+        Server server = start(LIMITS);
+        RawConnection client = connect(server);
+        client.write("GET /two-hosts HTTP/1.1\r\nHost: localhost\r\nHost: evil.example\r\n\r\n");
+        assertRefused(server, client, 400, "bad_request");
+    }
+
+    @Test
+    void requestLinesOfAnHttpVersionOtherThan10Or11Are505() {
+        Server server = start(LIMITS);
+        for (String version : List.of("HTTP/2.0", "HTTP/9.9", "HTTP/0.9")) {
+            RawConnection client = connect(server);
+            client.write("GET /version HTTP/" + version.substring(5) + "\r\nHost: localhost\r\n\r\n");
+            assertRefused(server, client, 505, "http_version_not_supported");
+        }
+    }
+
+    @Test
     void everyPipelinedRequestIsAnsweredInOrderThoseBeyondTheBoundWith429() {
         Server server = start(LIMITS);
         RawConnection client = connect(server);
