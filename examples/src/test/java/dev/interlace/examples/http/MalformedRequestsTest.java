@@ -3,12 +3,15 @@ package dev.interlace.examples.http;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.http.HttpRequest;
 import java.nio.charset.Charset;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.zip.GZIPOutputStream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -97,6 +100,22 @@ class MalformedRequestsTest {
     }
 
     @Test
+    void bytesAfterTheEndOfAGzipBodyAre400AndNothingIsStored() {
+        byte[] gzipped = gzip("{\"order_id\":\"z1\"}");
+        byte[] withGarbage = concat(gzipped, "trailing garbage".getBytes(StandardCharsets.US_ASCII));
+        TestServer.Response refused = postGzipped("application/json", withGarbage);
+        assertThat(refused.status()).isEqualTo(400);
+        assertThat(refused.body().get("message").asText()).contains("after the gzip data");
+        assertThat(api.head("orders")).isZero();
+
+        TestServer.Response twoMembers = postGzipped("application/x-ndjson",
+                concat(gzip("{\"order_id\":\"z1\"}\n"), gzip("{\"order_id\":\"z2\"}\n")));
+        assertThat(twoMembers.status()).as("two gzip members, one after the other, are one body (RFC 1952)")
+                .isEqualTo(200);
+        assertThat(twoMembers.body().get("accepted").asInt()).isEqualTo(2);
+    }
+
+    @Test
     void eighteenPipelinedRequestsGetEighteenAnswersInOrder() {
         int count = 18;
         try (RawClient client = new RawClient(api.server.uri())) {
@@ -110,6 +129,28 @@ class MalformedRequestsTest {
                 }
             }
         }
+    }
+
+    private TestServer.Response postGzipped(String contentType, byte[] body) {
+        return api.send(api.request("/streams/orders").header("Content-Type", contentType)
+                .header("Content-Encoding", "gzip").POST(HttpRequest.BodyPublishers.ofByteArray(body)).build());
+    }
+
+    private static byte[] gzip(String text) {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        try (GZIPOutputStream gzip = new GZIPOutputStream(bytes)) {
+            gzip.write(text.getBytes(StandardCharsets.UTF_8));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return bytes.toByteArray();
+    }
+
+    private static byte[] concat(byte[] first, byte[] second) {
+        ByteArrayOutputStream joined = new ByteArrayOutputStream();
+        joined.writeBytes(first);
+        joined.writeBytes(second);
+        return joined.toByteArray();
     }
 
     private static JsonNode json(String body) {
