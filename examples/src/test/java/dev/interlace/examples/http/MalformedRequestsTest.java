@@ -131,6 +131,20 @@ class MalformedRequestsTest {
         }
     }
 
+    @Test
+    void aBadKeyDoesNotCloseTheHealthRoutesOrTheConsole() {
+        for (String authorization : List.of("Bearer ilk_" + "A".repeat(43), "Basic dXNlcjpwYXNz", "Bearer")) {
+            for (String path : List.of("/health/live", "/health/ready", "/ui", "/ui/index.html")) {
+                TestServer.Response response = api.send(api.request(path).header("Authorization", authorization)
+                        .GET().build());
+                assertThat(response.status()).as("%s with %s", path, authorization).isIn(200, 503);
+            }
+        }
+        TestServer.Response guarded = api.send(api.request("/streams").header("Authorization",
+                "Bearer ilk_" + "A".repeat(43)).GET().build());
+        assertThat(guarded.status()).as("a route that needs a key still refuses a bad one").isEqualTo(401);
+    }
+
     private TestServer.Response postGzipped(String contentType, byte[] body) {
         return api.send(api.request("/streams/orders").header("Content-Type", contentType)
                 .header("Content-Encoding", "gzip").POST(HttpRequest.BodyPublishers.ofByteArray(body)).build());
