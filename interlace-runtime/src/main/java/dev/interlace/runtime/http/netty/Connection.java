@@ -63,7 +63,7 @@ final class Connection extends ChannelInboundHandlerAdapter {
      * Requests read ahead while one is being answered (HTTP pipelining); each one beyond waits as a refusal of a few
      * hundred bytes. Reading stops while anything waits, so what waits is bounded by one read from the socket.
      */
-    static final int MAX_PIPELINED = 16;
+    private static final int MAX_PIPELINED = 16;
     /** Longest request target kept in a refusal's record. */
     private static final int MAX_TARGET_IN_REFUSAL = 256;
 

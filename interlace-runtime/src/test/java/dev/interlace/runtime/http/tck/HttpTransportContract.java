@@ -33,8 +33,11 @@ import org.junit.jupiter.api.Timeout;
  * headers and body reach the client exactly; that the bounds of {@link HttpLimits} are answered through
  * {@link HttpDispatcher#refuse} with their statuses — 414 for a long request line, 431 for large headers, 413 for a
  * declared body over the limit before any of it is sent, 408 for headers or a body that do not arrive in time — and
- * that such a connection is closed without the request reaching a route; that a keep-alive connection serves request
- * after request, pipelined ones answered in order, and an idle one is closed; that an answer completed later, on
+ * that such a connection is closed without the request reaching a route; that a malformed request never reaches a
+ * route either — a chunked body whose framing breaks after a valid chunk, control bytes in the target, two
+ * {@code Host} headers are 400, another HTTP version 505 — and its connection is closed; that a keep-alive connection
+ * serves request after request, pipelined ones answered in order (each beyond 16 waiting with its own
+ * {@code 429 too_many_pipelined}, never an empty reply), and an idle one is closed; that an answer completed later, on
  * another thread, is delivered while other connections are served; that an answer future that fails becomes the
  * dispatcher's 500 {@code internal}; that connections over the cap are refused 503 and closed, and a freed place is
  * given to the next one; and that {@code stop} closes every connection and the port.
