@@ -101,12 +101,19 @@ final class Gate {
 
     /**
      * Who the caller is, for a route that needs one of {@code anyOf}; refuses 401 without a valid key and 403 for a
-     * key without the scope.
+     * key without the scope. A route open to all ({@code anyOf} empty: health, the console's page) is served whatever
+     * key comes with it, a valid one only naming the caller: a probe or a browser that sends a stale key must still
+     * see whether the server lives, and the console must load to ask for a better key.
      */
     Caller admit(HttpRequest request, List<Scope> anyOf, String requestId) {
         String authorization = request.header("Authorization");
+        if (anyOf.isEmpty()) {
+            return authorization == null || !authorization.regionMatches(true, 0, "Bearer ", 0, 7)
+                    ? Caller.NONE
+                    : keys.authenticate(authorization.substring(7).strip()).map(Caller::of).orElse(Caller.NONE);
+        }
         if (authorization == null) {
-            if (anyOf.isEmpty() || open()) {
+            if (open()) {
                 return Caller.NONE;
             }
             throw unauthorized("this server needs an API key: send Authorization: Bearer <key> (create one with"
@@ -119,7 +126,7 @@ final class Gate {
         if (key.isEmpty()) {
             throw unauthorized("the API key is not known to this server, or was revoked", requestId);
         }
-        if (!anyOf.isEmpty() && anyOf.stream().noneMatch(key.get()::allows)) {
+        if (anyOf.stream().noneMatch(key.get()::allows)) {
             request.caller(Caller.of(key.get())); // the refusal is recorded with the key that was refused
             String needed = anyOf.stream().map(Scope::toString).collect(Collectors.joining(" or "));
             throw new Refusal(HttpResponses.error(403, "forbidden", "key " + key.get().name() + " ("

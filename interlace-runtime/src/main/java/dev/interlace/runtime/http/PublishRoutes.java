@@ -8,16 +8,12 @@ import dev.interlace.runtime.ingest.Publisher;
 import dev.interlace.runtime.log.AppendResult;
 import dev.interlace.runtime.stream.FieldError;
 import jakarta.inject.Inject;
-import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.InputStream;
 import java.time.Instant;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.zip.GZIPInputStream;
 
 /** {@code POST /streams/{name}}: the publish endpoint (docs/rest-api.md). */
 final class PublishRoutes implements RouteSet {
@@ -92,7 +88,7 @@ final class PublishRoutes implements RouteSet {
         byte[] body = request.body();
         if (gzip) {
             try {
-                body = gunzip(body);
+                body = GzipBody.decompress(body, limits.maxBodyBytes());
             } catch (IOException e) {
                 return done(HttpResponses.error(400, "malformed_json", "the body is not valid gzip: "
                         + e.getMessage(), requestId));
@@ -225,24 +221,6 @@ final class PublishRoutes implements RouteSet {
                     requestId).header("Retry-After", Integer.toString(none.retryAfterSeconds()));
         }
         throw new IllegalStateException("unknown publish outcome " + outcome);
-    }
-
-    /** The decompressed body, or null when it is longer than the limit once decompressed. */
-    private byte[] gunzip(byte[] compressed) throws IOException {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        byte[] buffer = new byte[16 * 1024];
-        long total = 0;
-        try (InputStream in = new GZIPInputStream(new ByteArrayInputStream(compressed))) {
-            int read;
-            while ((read = in.read(buffer)) >= 0) {
-                total += read;
-                if (total > limits.maxBodyBytes()) {
-                    return null;
-                }
-                out.write(buffer, 0, read);
-            }
-        }
-        return out.toByteArray();
     }
 
     /** The body formats, from the Content-Type header. */

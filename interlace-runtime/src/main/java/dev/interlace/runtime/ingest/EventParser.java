@@ -19,7 +19,10 @@ import java.util.List;
  * Splits a request body into events and decodes each with the stream's decoder in the same pass, keeping every
  * event's bytes exactly as sent.
  *
- * <p>Bodies are a JSON object, a JSON array of objects, or NDJSON (one object per line; blank lines are skipped).
+ * <p>Bodies are a JSON object, a JSON array of objects, or NDJSON (one object per line; blank lines are skipped),
+ * in UTF-8. Jackson would read a UTF-16 or UTF-32 body too, guessing its encoding from the first bytes, but then its
+ * offsets count characters rather than bytes and the events' bytes cannot be sliced out of the body: such a body is
+ * refused, naming its encoding, before a parser is made.
  */
 final class EventParser {
 
@@ -61,6 +64,7 @@ final class EventParser {
         List<ParsedEvent> events = new ArrayList<>();
         int index = 0;
         JsonParser parser = null;
+        refuseIfNotUtf8(body, 0, body.length, 0);
         try {
             parser = EventJson.FACTORY.createParser(body);
             JsonToken first = parser.nextToken();
@@ -127,6 +131,7 @@ final class EventParser {
 
     private ParsedEvent parseLine(byte[] body, int start, int end, int index, int line) throws BodyException {
         JsonParser parser = null;
+        refuseIfNotUtf8(body, start, end, line);
         try {
             parser = EventJson.FACTORY.createParser(body, start, end - start);
             JsonToken first = parser.nextToken();
@@ -178,6 +183,50 @@ final class EventParser {
         DecodeResult<? extends StreamEvent> result = decoder.decode(parser);
         int end = base + (int) parser.currentLocation().getByteOffset();
         return new ParsedEvent(index, line, Arrays.copyOfRange(body, start, end), result);
+    }
+
+    /**
+     * Refuses the bytes from {@code start} to {@code end} when they begin the way UTF-16 or UTF-32 text does: a byte
+     * order mark, or a zero byte among the first four, which is where Jackson looks. UTF-8 JSON never has a zero byte
+     * outside a string nor an {@code FE} or {@code FF} byte anywhere, so no valid body is refused.
+     */
+    private static void refuseIfNotUtf8(byte[] body, int start, int end, int line) throws BodyException {
+        int length = Math.min(4, end - start);
+        boolean suspect = false;
+        for (int i = start; i < start + length; i++) {
+            int b = body[i] & 0xff;
+            suspect |= b == 0x00 || b == 0xfe || b == 0xff;
+        }
+        if (suspect) {
+            throw new BodyException(PublishOutcome.BadBody.notUtf8(line, encoding(body, start, length)));
+        }
+    }
+
+    /** The encoding that text starting with these bytes is in, as a byte order mark or zero bytes tell it. */
+    private static String encoding(byte[] body, int start, int length) {
+        int[] b = new int[4];
+        for (int i = 0; i < 4; i++) {
+            b[i] = i < length ? body[start + i] & 0xff : -1;
+        }
+        boolean bom = (b[0] == 0xfe && b[1] == 0xff) || (b[0] == 0xff && b[1] == 0xfe)
+                || (b[0] == 0 && b[1] == 0 && b[2] == 0xfe && b[3] == 0xff);
+        String withBom = bom ? " with a byte order mark" : "";
+        if (b[0] == 0 && b[1] == 0 && (b[2] == 0xfe || b[2] == 0)) {
+            return "UTF-32BE" + withBom;
+        }
+        if (b[0] == 0xff && b[1] == 0xfe && b[2] == 0 && b[3] == 0) {
+            return "UTF-32LE" + withBom;
+        }
+        if (b[0] != 0 && b[1] == 0 && b[2] == 0 && b[3] == 0) {
+            return "UTF-32LE";
+        }
+        if (b[0] == 0xfe && b[1] == 0xff || b[0] == 0 && b[1] != 0) {
+            return "UTF-16BE" + withBom;
+        }
+        if (b[0] == 0xff && b[1] == 0xfe || b[0] != 0 && b[1] == 0) {
+            return "UTF-16LE" + withBom;
+        }
+        return "not UTF-8";
     }
 
     private void checkCount(int count) throws BodyException {

@@ -88,6 +88,14 @@ public sealed interface PublishOutcome {
                     + "\" appears twice in one object; send each field once", index, line, field);
         }
 
+        /** A body (or an NDJSON line) that is in another encoding than UTF-8, e.g. {@code UTF-16LE}. */
+        static BadBody notUtf8(int line, String encoding) {
+            String what = encoding.startsWith("not ") ? "the body is " + encoding : "the body is " + encoding
+                    + ", not UTF-8";
+            return new BadBody(null, Kind.UNSUPPORTED_MEDIA_TYPE, "unsupported_media_type", what
+                    + (line > 0 ? " (line " + line + ")" : "") + "; send it as UTF-8", -1, line, null);
+        }
+
         static BadBody tooManyEvents(int max) {
             return new BadBody(null, Kind.TOO_LARGE, "too_many_events", "the request has more than " + max
                     + " events; split it into smaller requests", -1, 0, null);

@@ -49,10 +49,20 @@ import java.util.logging.Level;
  * A request refused before its body is read whole (too large, overloaded) gets its answer with
  * {@code Connection: close} while the rest of its body is read and thrown away, within {@code --max-body-bytes} and
  * {@link #DISCARD_SECONDS}: a client still sending would otherwise get a connection reset instead of the answer.
+ *
+ * <p>A request reaches the dispatcher only when it is well formed and whole: a chunked body whose framing breaks, a
+ * request line of another HTTP version, control bytes in the target or a second {@code Host} are refused here, and
+ * the connection is closed, since nothing after a framing error can be trusted to start a request. Every request on
+ * the connection gets an answer, in order: one that arrives while {@link #MAX_PIPELINED} wait is refused
+ * {@code 429 too_many_pipelined} in its turn, and a refusal decided while an earlier request is being answered waits
+ * behind it rather than cutting it off.
  */
 final class Connection extends ChannelInboundHandlerAdapter {
 
-    /** Requests read ahead while one is being answered (HTTP pipelining); more close the connection. */
+    /**
+     * Requests read ahead while one is being answered (HTTP pipelining); each one beyond waits as a refusal of a few
+     * hundred bytes. Reading stops while anything waits, so what waits is bounded by one read from the socket.
+     */
     private static final int MAX_PIPELINED = 16;
     /** Longest request target kept in a refusal's record. */
     private static final int MAX_TARGET_IN_REFUSAL = 256;
@@ -62,8 +72,20 @@ final class Connection extends ChannelInboundHandlerAdapter {
 
     private enum Reading { IDLE, HEADERS, BODY, DISCARDING, CLOSING }
 
+    /** What waits for its turn to be answered: a request read whole, or a refusal decided while others waited. */
+    private sealed interface Turn permits Complete, Refused {}
+
     /** A request read whole, waiting for its turn, with what it holds of the in-flight budget. */
-    private record Complete(HttpRequest request, boolean keepAlive, InflightBytes.Hold hold) {}
+    private record Complete(HttpRequest request, boolean keepAlive, InflightBytes.Hold hold) implements Turn {}
+
+    /**
+     * A refusal decided here rather than by a route: its answer is the dispatcher's JSON error; the connection stays
+     * open after it only when {@code keepAlive} (a request refused whole, its framing intact).
+     *
+     * @param target the request target as it may be recorded (control bytes escaped, cut), or null
+     */
+    private record Refused(String method, String target, int status, String error, String message,
+            String retryAfter, boolean keepAlive) implements Turn {}
 
     private final Channel channel;
     private final HttpLimits limits;
@@ -71,7 +93,7 @@ final class Connection extends ChannelInboundHandlerAdapter {
     private final InflightBytes budget;
     /** The shortest of the connection's time limits: the longest the deadline's check waits before it looks again. */
     private final long checkPeriodNanos;
-    private final ArrayDeque<Complete> waiting = new ArrayDeque<>();
+    private final ArrayDeque<Turn> waiting = new ArrayDeque<>();
 
     private Reading reading = Reading.IDLE;
     /**
@@ -146,8 +168,10 @@ final class Connection extends ChannelInboundHandlerAdapter {
         }
         discardBody();
         reading = Reading.CLOSING;
-        for (Complete complete : waiting) {
-            complete.hold().release();
+        for (Turn turn : waiting) {
+            if (turn instanceof Complete complete) {
+                complete.hold().release();
+            }
         }
         waiting.clear();
         context.fireChannelInactive();
@@ -167,7 +191,13 @@ final class Connection extends ChannelInboundHandlerAdapter {
                 startBody(request);
             }
             if (message instanceof HttpContent content && head != null) {
-                append(content);
+                if (content.decoderResult().isFailure()) {
+                    refuseAndClose(head.method().name(), head.uri(), 400, "bad_request", "the request body's "
+                            + "framing is broken (" + printable(String.valueOf(content.decoderResult().cause()
+                                    .getMessage()), 200) + "); nothing of it was read");
+                } else {
+                    append(content);
+                }
             }
         } finally {
             ReferenceCountUtil.release(message);
@@ -201,13 +231,20 @@ final class Connection extends ChannelInboundHandlerAdapter {
                         "the request headers are larger than " + limits.maxHeaderBytes() + " bytes");
             } else {
                 refuseAndClose(null, null, 400, "bad_request", "the request is not valid HTTP/1.1: "
-                        + truncate(String.valueOf(cause.getMessage()), 200));
+                        + printable(String.valueOf(cause.getMessage()), 200));
             }
             return;
         }
         disarm();
-        long declared = HttpUtil.getContentLength(request, -1L);
         head = request;
+        String malformed = malformed(request);
+        if (malformed != null) {
+            boolean version = request.protocolVersion().majorVersion() != 1;
+            refuseBeforeBody(version ? 505 : 400, version ? "http_version_not_supported" : "bad_request",
+                    malformed, null);
+            return;
+        }
+        long declared = HttpUtil.getContentLength(request, -1L);
         if (declared > limits.maxBodyBytes()) {
             refuseBeforeBody(413, "payload_too_large", "the body is " + declared + " bytes; the limit is "
                     + limits.maxBodyBytes() + " bytes", null);
@@ -228,6 +265,32 @@ final class Connection extends ChannelInboundHandlerAdapter {
         if (HttpUtil.is100ContinueExpected(request)) {
             channel.writeAndFlush(new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.CONTINUE));
         }
+    }
+
+    /**
+     * Why a request whose head was read cannot be served, or null when it can: an HTTP version other than 1.x (served
+     * as 1.1 it would be misunderstood), control bytes in its target (they reach records and terminals as they are),
+     * or more than one {@code Host} (which one the checks saw and which one a proxy used could differ).
+     */
+    private static String malformed(io.netty.handler.codec.http.HttpRequest request) {
+        HttpVersion version = request.protocolVersion();
+        if (version.majorVersion() != 1) {
+            return "HTTP/" + version.majorVersion() + "." + version.minorVersion() + " is not supported; this"
+                    + " server speaks HTTP/1.1 (and 1.0)";
+        }
+        String target = request.uri();
+        for (int i = 0; i < target.length(); i++) {
+            char c = target.charAt(i);
+            if (c < 0x20 || c == 0x7f) {
+                return "the request target contains the control byte 0x" + String.format("%02X", (int) c)
+                        + "; percent-encode it";
+            }
+        }
+        int hosts = request.headers().getAll(HttpHeaderNames.HOST).size();
+        if (hosts > 1) {
+            return "the request has " + hosts + " Host headers; send one";
+        }
+        return null;
     }
 
     private void append(HttpContent content) {
@@ -258,6 +321,14 @@ final class Connection extends ChannelInboundHandlerAdapter {
 
     private void finishReading() {
         disarm();
+        if (answering && waiting.size() >= MAX_PIPELINED) {
+            waiting.add(new Refused(head.method().name(), forRecord(head.uri()), 429, "too_many_pipelined",
+                    MAX_PIPELINED + " requests already wait on this connection for the answers before them; send"
+                            + " this one again once those have arrived", "1", HttpUtil.isKeepAlive(head)));
+            discardBody();
+            reading = Reading.IDLE;
+            return;
+        }
         byte[] bytes = ByteBufUtil.getBytes(body);
         body.release();
         body = null;
@@ -273,11 +344,6 @@ final class Connection extends ChannelInboundHandlerAdapter {
         bodyBytes = 0;
         reading = Reading.IDLE;
         if (answering) {
-            if (waiting.size() >= MAX_PIPELINED) {
-                complete.hold().release();
-                channel.close();
-                return;
-            }
             waiting.add(complete);
             // A pipelined request: read no further until those before it are answered (the socket's buffer holds
             // what comes next). Reading goes on while a request is answered only until then, so a client that does
@@ -288,27 +354,52 @@ final class Connection extends ChannelInboundHandlerAdapter {
         answer(complete);
     }
 
-    private void answer(Complete complete) {
+    private void answer(Turn turn) {
         answering = true;
         writing = true;
+        if (turn instanceof Refused refused) {
+            write(answerTo(refused), refused.keepAlive(), null);
+            return;
+        }
+        Complete complete = (Complete) turn;
         dispatcher.dispatch(complete.request()).whenComplete((answer, failure) -> channel.eventLoop().execute(() ->
                 write(answer != null ? answer : dispatcher.refuse(complete.request().method(),
-                        complete.request().rawPath(), 500, "internal", "the server failed"), complete)));
+                        complete.request().rawPath(), 500, "internal", "the server failed"), complete.keepAlive(),
+                        complete.hold())));
     }
 
-    private void write(HttpAnswer answer, Complete complete) {
-        boolean keepAlive = complete.keepAlive() && reading != Reading.CLOSING && !(inputShutdown && waiting.isEmpty())
+    /** The dispatcher's JSON error for a refusal decided here. */
+    private HttpAnswer answerTo(Refused refused) {
+        HttpAnswer answer = dispatcher.refuse(refused.method(), refused.target(), refused.status(), refused.error(),
+                refused.message());
+        if (refused.retryAfter() != null) {
+            answer.header("Retry-After", refused.retryAfter());
+        }
+        return answer;
+    }
+
+    /**
+     * Writes the answer to the request whose turn it is, then starts the next one's; the connection stays open after
+     * it when the request allows it and something may still follow (a request waiting, or more input to come).
+     *
+     * @param hold what the request holds of the in-flight budget, released once the answer is written; null for none
+     */
+    private void write(HttpAnswer answer, boolean requestKeepAlive, InflightBytes.Hold hold) {
+        boolean nothingMayFollow = waiting.isEmpty() && (reading == Reading.CLOSING || inputShutdown);
+        boolean keepAlive = requestKeepAlive && !nothingMayFollow
                 && !"close".equalsIgnoreCase(answer.headers().get("Connection"));
         FullHttpResponse response = response(answer, keepAlive);
         channel.writeAndFlush(response).addListener((ChannelFutureListener) written -> {
-            complete.hold().release();
+            if (hold != null) {
+                hold.release();
+            }
             answering = false;
             writing = false;
             if (!keepAlive || !written.isSuccess()) {
                 channel.close();
                 return;
             }
-            Complete next = waiting.poll();
+            Turn next = waiting.poll();
             if (next != null) {
                 answer(next);
                 return;
@@ -341,7 +432,10 @@ final class Connection extends ChannelInboundHandlerAdapter {
         return response;
     }
 
-    /** Answers a refusal decided here (not by a route) and closes the connection once it is written. */
+    /**
+     * Answers a refusal decided here (not by a route) and closes the connection once it is written; nothing more is
+     * read. While an earlier request is being answered, the refusal waits for its turn behind those before it.
+     */
     private void refuseAndClose(String method, String target, int status, String error, String message) {
         refuseAndClose(method, target, status, error, message, null);
     }
@@ -352,15 +446,12 @@ final class Connection extends ChannelInboundHandlerAdapter {
         discardBody();
         reading = Reading.CLOSING;
         channel.config().setAutoRead(false);
-        if (answering) { // an answer is on its way; it closes the connection after it is written
+        Refused refused = new Refused(method, forRecord(target), status, error, message, retryAfter, false);
+        if (answering) {
+            waiting.add(refused);
             return;
         }
-        HttpAnswer answer = dispatcher.refuse(method, target == null ? null : truncate(target,
-                MAX_TARGET_IN_REFUSAL), status, error, message);
-        if (retryAfter != null) {
-            answer.header("Retry-After", retryAfter);
-        }
-        channel.writeAndFlush(response(answer, false)).addListener(ChannelFutureListener.CLOSE);
+        answer(refused);
     }
 
     /**
@@ -380,11 +471,8 @@ final class Connection extends ChannelInboundHandlerAdapter {
         discardBody();
         reading = Reading.DISCARDING;
         discardedBytes = 0;
-        HttpAnswer answer = dispatcher.refuse(method, truncate(target, MAX_TARGET_IN_REFUSAL), status, error,
-                message);
-        if (retryAfter != null) {
-            answer.header("Retry-After", retryAfter);
-        }
+        HttpAnswer answer = answerTo(new Refused(method, forRecord(target), status, error, message, retryAfter,
+                false));
         channel.writeAndFlush(response(answer, false)).addListener((ChannelFutureListener) written -> {
             refusalWritten = true;
             if (discarded || !written.isSuccess()) {
@@ -507,7 +595,32 @@ final class Connection extends ChannelInboundHandlerAdapter {
         return Math.max(1, duration.toSeconds());
     }
 
-    private static String truncate(String text, int max) {
-        return text.length() <= max ? text : text.substring(0, max) + "…";
+    /** A request target as a refusal's record may keep it: control bytes percent-encoded, cut; null stays null. */
+    private static String forRecord(String target) {
+        return target == null ? null : printable(target, MAX_TARGET_IN_REFUSAL);
+    }
+
+    /**
+     * {@code text} cut to {@code max} characters with its control bytes percent-encoded ({@code %1B}): what a client
+     * sent goes into records that an operator reads on a terminal, where raw escapes would be obeyed.
+     */
+    private static String printable(String text, int max) {
+        String cut = text.length() <= max ? text : text.substring(0, max) + "…";
+        StringBuilder escaped = null;
+        for (int i = 0; i < cut.length(); i++) {
+            char c = cut.charAt(i);
+            boolean control = c < 0x20 || c == 0x7f;
+            if (control && escaped == null) {
+                escaped = new StringBuilder(cut.length() + 8).append(cut, 0, i);
+            }
+            if (escaped != null) {
+                if (control) {
+                    escaped.append('%').append(String.format("%02X", (int) c));
+                } else {
+                    escaped.append(c);
+                }
+            }
+        }
+        return escaped == null ? cut : escaped.toString();
     }
 }

@@ -33,8 +33,11 @@ import org.junit.jupiter.api.Timeout;
  * headers and body reach the client exactly; that the bounds of {@link HttpLimits} are answered through
  * {@link HttpDispatcher#refuse} with their statuses — 414 for a long request line, 431 for large headers, 413 for a
  * declared body over the limit before any of it is sent, 408 for headers or a body that do not arrive in time — and
- * that such a connection is closed without the request reaching a route; that a keep-alive connection serves request
- * after request, pipelined ones answered in order, and an idle one is closed; that an answer completed later, on
+ * that such a connection is closed without the request reaching a route; that a malformed request never reaches a
+ * route either — a chunked body whose framing breaks after a valid chunk, control bytes in the target, two
+ * {@code Host} headers are 400, another HTTP version 505 — and its connection is closed; that a keep-alive connection
+ * serves request after request, pipelined ones answered in order (each beyond 16 waiting with its own
+ * {@code 429 too_many_pipelined}, never an empty reply), and an idle one is closed; that an answer completed later, on
  * another thread, is delivered while other connections are served; that an answer future that fails becomes the
  * dispatcher's 500 {@code internal}; that connections over the cap are refused 503 and closed, and a freed place is
  * given to the next one; and that {@code stop} closes every connection and the port.
@@ -174,6 +177,106 @@ public abstract class HttpTransportContract {
         RawConnection client = connect(server);
         client.write("POST /slow-body HTTP/1.1\r\nHost: localhost\r\nContent-Length: 10\r\n\r\nabc");
         assertRefused(server, client, 408, "request_timeout");
+    }
+
+    // ================================================================== malformed requests
+
+    @Test
+    void aChunkedBodyWhoseFramingBreaksAfterAValidChunkIs400AndNoRouteSeesAnyOfIt() {
+        Server server = start(LIMITS);
+        String head = "POST /broken-chunks HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: chunked\r\n\r\n"
+                + "6\r\nline-1\r\n";
+        for (String broken : List.of("zz\r\nline-2\r\n0\r\n\r\n", // a size line that is not hex
+                "6\r\nline-2XX6\r\nline-3\r\n0\r\n\r\n", // no CRLF after a chunk's data
+                "ffffffffffffffffffff\r\nline-2\r\n0\r\n\r\n")) { // a size no integer holds
+            RawConnection client = connect(server);
+            client.write(head + broken);
+            assertRefused(server, client, 400, "bad_request");
+        }
+    }
+
+    @Test
+    void aBrokenChunkedBodyBehindAPipelinedRequestIsAnswered400AfterItThenTheConnectionCloses() {
+        Server server = start(LIMITS);
+        RawConnection client = connect(server);
+        client.write("GET /later/first HTTP/1.1\r\nHost: localhost\r\n\r\n"
+                + "POST /broken-chunks HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: chunked\r\n\r\n"
+                + "6\r\nline-1\r\nzz\r\n");
+        server.dispatcher.nextPending().answer().complete(HttpAnswer.bytes(200, "text/plain",
+                "first".getBytes(StandardCharsets.UTF_8)));
+        assertThat(client.read(WAIT).text()).isEqualTo("first");
+        RawConnection.Answer refused = client.read(WAIT);
+        assertThat(refused.status()).isEqualTo(400);
+        assertThat(refused.text()).contains("\"error\":\"bad_request\"");
+        assertThat(client.closedWithin(WAIT)).isTrue();
+        assertThat(server.dispatcher.dispatched).as("no route saw the broken request").isEmpty();
+    }
+
+    @Test
+    void controlBytesInTheRequestTargetAre400AndTheRefusalKeepsThemEscaped() {
+        Server server = start(LIMITS);
+        for (String target : List.of("/logs\u001b[2J\u001b[H", "/nul\u0000byte", "/del\u007f",
+                "/query?q=\u0001")) {
+            RawConnection client = connect(server);
+            client.write("GET " + target + " HTTP/1.1\r\nHost: localhost\r\n\r\n");
+            Refusal refusal = assertRefused(server, client, 400, "bad_request");
+            assertThat(String.valueOf(refusal.target())).as("no raw control byte reaches a record")
+                    .doesNotContainPattern("[\\x00-\\x1f\\x7f]");
+        }
+    }
+
+    @Test
+    void twoHostHeadersAre400() {
+        Server server = start(LIMITS);
+        RawConnection client = connect(server);
+        client.write("GET /two-hosts HTTP/1.1\r\nHost: localhost\r\nHost: evil.example\r\n\r\n");
+        assertRefused(server, client, 400, "bad_request");
+    }
+
+    @Test
+    void requestLinesOfAnHttpVersionOtherThan10Or11Are505() {
+        Server server = start(LIMITS);
+        for (String version : List.of("HTTP/2.0", "HTTP/9.9", "HTTP/0.9")) {
+            RawConnection client = connect(server);
+            client.write("GET /version HTTP/" + version.substring(5) + "\r\nHost: localhost\r\n\r\n");
+            assertRefused(server, client, 505, "http_version_not_supported");
+        }
+    }
+
+    @Test
+    void everyPipelinedRequestIsAnsweredInOrderThoseBeyondTheBoundWith429() {
+        Server server = start(LIMITS);
+        RawConnection client = connect(server);
+        int count = 40;
+        StringBuilder burst = new StringBuilder("GET /later/1 HTTP/1.1\r\nHost: localhost\r\n\r\n");
+        for (int i = 2; i <= count; i++) {
+            burst.append("GET /pipelined/").append(i).append(" HTTP/1.1\r\nHost: localhost\r\n\r\n");
+        }
+        client.write(burst.toString());
+        server.dispatcher.nextPending().answer().complete(HttpAnswer.bytes(200, "text/plain",
+                "first".getBytes(StandardCharsets.UTF_8)));
+        assertThat(client.read(WAIT).text()).isEqualTo("first");
+        int echoed = 1;
+        int refused = 0;
+        for (int i = 2; i <= count; i++) {
+            RawConnection.Answer answer = client.read(WAIT);
+            if (answer.status() == 200) {
+                assertThat(refused).as("no echo after the first refusal").isZero();
+                assertThat(answer.header("X-Path")).as("answers in order").isEqualTo("/pipelined/" + i);
+                echoed++;
+            } else {
+                assertThat(answer.status()).as("answer %d", i).isEqualTo(429);
+                assertThat(answer.header("Content-Type")).isEqualTo("application/json");
+                assertThat(answer.text()).contains("\"error\":\"too_many_pipelined\"");
+                refused++;
+            }
+        }
+        assertThat(echoed).as("the bound: the request answered and the ones waiting behind it")
+                .isGreaterThanOrEqualTo(17);
+        assertThat(refused).as("beyond the bound, each its own refusal").isPositive();
+        assertThat(server.dispatcher.dispatched).as("no route saw a refused request").hasSize(echoed - 1);
+        client.write("GET /afterwards HTTP/1.1\r\nHost: localhost\r\n\r\n");
+        assertThat(client.read(WAIT).header("X-Path")).as("the connection is kept").isEqualTo("/afterwards");
     }
 
     // ================================================================== connections
