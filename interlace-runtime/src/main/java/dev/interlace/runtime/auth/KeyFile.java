@@ -194,13 +194,25 @@ public final class KeyFile implements ApiKeys, AutoCloseable {
     }
 
     /**
-     * Creates a key and its secret.
+     * Creates a key and its secret, with no quota in bytes.
      *
-     * @param quotaEventsPerSecond its publish quota, 0 for none
+     * @param quotaEventsPerSecond its publish quota in events per second, 0 for none
      * @throws IllegalArgumentException for a name that is not valid ({@link #checkName}), no scopes or a negative quota
      * @throws IllegalStateException when a live key already has the name
      */
     public CreatedKey create(String name, List<Scope> scopes, double quotaEventsPerSecond) {
+        return create(name, scopes, quotaEventsPerSecond, 0);
+    }
+
+    /**
+     * Creates a key and its secret.
+     *
+     * @param quotaEventsPerSecond its publish quota in events per second, 0 for none
+     * @param quotaBytesPerSecond its publish quota in bytes of request body per second, 0 for none
+     * @throws IllegalArgumentException for a name that is not valid ({@link #checkName}), no scopes or a negative quota
+     * @throws IllegalStateException when a live key already has the name
+     */
+    public CreatedKey create(String name, List<Scope> scopes, double quotaEventsPerSecond, long quotaBytesPerSecond) {
         checkName(name);
         if (scopes.isEmpty()) {
             throw new IllegalArgumentException("a key needs at least one scope");
@@ -208,6 +220,10 @@ public final class KeyFile implements ApiKeys, AutoCloseable {
         if (!(quotaEventsPerSecond >= 0) || Double.isInfinite(quotaEventsPerSecond)) {
             throw new IllegalArgumentException("the quota is events per second, 0 or more (0 for none), not "
                     + quotaEventsPerSecond);
+        }
+        if (quotaBytesPerSecond < 0) {
+            throw new IllegalArgumentException("the byte quota is bytes per second, 0 or more (0 for none), not "
+                    + quotaBytesPerSecond);
         }
         byte[] secretBytes = new byte[SECRET_BYTES];
         random.nextBytes(secretBytes);
@@ -225,7 +241,8 @@ public final class KeyFile implements ApiKeys, AutoCloseable {
                 random.nextBytes(idBytes);
                 id = "key_" + HexFormat.of().formatHex(idBytes);
             } while (idTaken(keys, id));
-            StoredKey key = new StoredKey(id, name, List.copyOf(scopes), hash, now, 0, quotaEventsPerSecond, 0);
+            StoredKey key = new StoredKey(id, name, List.copyOf(scopes), hash, now, 0, quotaEventsPerSecond,
+                    quotaBytesPerSecond, 0);
             keys.add(key);
             return new CreatedKey(key.apiKey(0), secret);
         });

@@ -20,8 +20,10 @@ import java.util.regex.Pattern;
 
 /**
  * The format of {@code keys.json} (format 1): a JSON object with {@code format}, a {@code comment} for people and
- * {@code keys}, each key's id, name, scopes, SHA-256, quota and times (RFC 3339). Reading checks every field, so a file
- * edited by hand into something else is an error that says where, never a silently different set of keys.
+ * {@code keys}, each key's id, name, scopes, SHA-256, quotas ({@code quota} in events per second, {@code quota_bytes}
+ * in bytes per second, which a file written before byte quotas lacks) and times (RFC 3339). Reading checks every
+ * field, so a file edited by hand into something else is an error that says where, never a silently different set of
+ * keys.
  */
 final class KeyFileFormat {
 
@@ -109,8 +111,15 @@ final class KeyFileFormat {
         if (quota == null || !quota.isNumber() || quota.asDouble() < 0) {
             throw new IOException(where + ": \"quota\" is not a number of events per second (0 for none)");
         }
+        // Absent from keys written before byte quotas existed: those keys have none.
+        JsonNode quotaBytes = key.get("quota_bytes");
+        if (quotaBytes != null && !(quotaBytes.isIntegralNumber() && quotaBytes.canConvertToLong()
+                && quotaBytes.asLong() >= 0)) {
+            throw new IOException(where + ": \"quota_bytes\" is not a whole number of bytes per second (0 for none)");
+        }
         return new StoredKey(id, name, scopes, HexFormat.of().parseHex(hash), micros(key, "created_at", where, false),
-                micros(key, "last_used_at", where, true), quota.asDouble(), micros(key, "revoked_at", where, true));
+                micros(key, "last_used_at", where, true), quota.asDouble(),
+                quotaBytes == null ? 0 : quotaBytes.asLong(), micros(key, "revoked_at", where, true));
     }
 
     private static String text(JsonNode key, String field, String where) throws IOException {
@@ -167,6 +176,7 @@ final class KeyFileFormat {
         node.put("created_at", instant(key.createdAtMicros()));
         node.put("last_used_at", key.lastUsedAtMicros() == 0 ? null : instant(key.lastUsedAtMicros()));
         node.put("quota", key.quotaEventsPerSecond());
+        node.put("quota_bytes", key.quotaBytesPerSecond());
         node.put("revoked_at", key.live() ? null : instant(key.revokedAtMicros()));
         return node;
     }

@@ -9,16 +9,18 @@ import java.util.Objects;
  * One key as it is stored — in {@code keys.json}, or on a log that shares keys between nodes: never the secret, only
  * its SHA-256.
  *
- * <p>A key's definition (id, name, scopes, hash, creation time, quota) never changes once created; only its last use
+ * <p>A key's definition (id, name, scopes, hash, creation time, quotas) never changes once created; only its last use
  * and its revocation do, and both only one way: {@link #mergedWith} keeps the later last use and the earlier
  * revocation, so copies of a key that travel between stores in any order agree in the end, and a revoked key never
  * comes back to life.
  *
  * @param lastUsedAtMicros when it last authenticated a request, epoch microseconds; 0 when never
+ * @param quotaEventsPerSecond its publish quota in events per second, 0 for none
+ * @param quotaBytesPerSecond its publish quota in bytes of request body per second, 0 for none
  * @param revokedAtMicros when it was revoked, epoch microseconds; 0 while live
  */
 public record StoredKey(String id, String name, List<Scope> scopes, byte[] sha256, long createdAtMicros,
-        long lastUsedAtMicros, double quotaEventsPerSecond, long revokedAtMicros) {
+        long lastUsedAtMicros, double quotaEventsPerSecond, long quotaBytesPerSecond, long revokedAtMicros) {
 
     public StoredKey {
         scopes = List.copyOf(scopes);
@@ -33,14 +35,15 @@ public record StoredKey(String id, String name, List<Scope> scopes, byte[] sha25
     /** The key as the server and {@code interlace keys list} see it, with the later of the two last uses. */
     public ApiKey apiKey(long lastUsedAtMicros) {
         return new ApiKey(id, name, scopes, createdAtMicros, Math.max(lastUsedAtMicros, this.lastUsedAtMicros),
-                quotaEventsPerSecond);
+                quotaEventsPerSecond, quotaBytesPerSecond);
     }
 
     /** Whether {@code other} is a copy of the same key: the same id and the same definition. */
     public boolean sameDefinition(StoredKey other) {
         return id.equals(other.id) && name.equals(other.name) && scopes.equals(other.scopes)
                 && Arrays.equals(sha256, other.sha256) && createdAtMicros == other.createdAtMicros
-                && Double.compare(quotaEventsPerSecond, other.quotaEventsPerSecond) == 0;
+                && Double.compare(quotaEventsPerSecond, other.quotaEventsPerSecond) == 0
+                && quotaBytesPerSecond == other.quotaBytesPerSecond;
     }
 
     /**
@@ -56,7 +59,8 @@ public record StoredKey(String id, String name, List<Scope> scopes, byte[] sha25
         long revoked = live() ? other.revokedAtMicros
                 : other.live() ? revokedAtMicros : Math.min(revokedAtMicros, other.revokedAtMicros);
         return new StoredKey(id, name, scopes, sha256, createdAtMicros,
-                Math.max(lastUsedAtMicros, other.lastUsedAtMicros), quotaEventsPerSecond, revoked);
+                Math.max(lastUsedAtMicros, other.lastUsedAtMicros), quotaEventsPerSecond, quotaBytesPerSecond,
+                revoked);
     }
 
     /** The key as one JSON object, the same as one entry of {@code keys.json} (hash included, never a secret). */
@@ -75,12 +79,12 @@ public record StoredKey(String id, String name, List<Scope> scopes, byte[] sha25
 
     StoredKey usedAt(long micros) {
         return new StoredKey(id, name, scopes, sha256, createdAtMicros, Math.max(micros, lastUsedAtMicros),
-                quotaEventsPerSecond, revokedAtMicros);
+                quotaEventsPerSecond, quotaBytesPerSecond, revokedAtMicros);
     }
 
     StoredKey revokedAt(long micros) {
         return new StoredKey(id, name, scopes, sha256, createdAtMicros, lastUsedAtMicros, quotaEventsPerSecond,
-                micros);
+                quotaBytesPerSecond, micros);
     }
 
     /** Whether {@code presentedSha256} is this key's hash, compared in constant time. */

@@ -43,7 +43,8 @@ final class KeysCommand implements Command {
 
     @Override
     public String synopsis() {
-        return "create --name N --scope S[,S...] [--quota EVENTS_PER_S] [--data-dir DIR] [--json]"
+        return "create --name N --scope S[,S...] [--quota EVENTS_PER_S] [--quota-bytes BYTES_PER_S] [--data-dir DIR]"
+                + " [--json]"
                 + " | list [--data-dir DIR] [--json] | revoke NAME|ID [--data-dir DIR]";
     }
 
@@ -57,6 +58,7 @@ final class KeysCommand implements Command {
         String name;
         final List<Scope> scopes = new ArrayList<>();
         Double quota;
+        Long quotaBytes;
         String dataDirectory;
         boolean json;
         final List<String> arguments = new ArrayList<>();
@@ -92,7 +94,7 @@ final class KeysCommand implements Command {
             }
             switch (name) {
                 case "--json" -> options.json = true;
-                case "--name", "--scope", "--quota", "--data-dir" -> {
+                case "--name", "--scope", "--quota", "--quota-bytes", "--data-dir" -> {
                     if (value == null) {
                         if (i + 1 == args.size()) {
                             throw new UsageException(name + " needs a value");
@@ -103,6 +105,7 @@ final class KeysCommand implements Command {
                         case "--name" -> options.name = value;
                         case "--scope" -> options.scopes.addAll(scopes(value));
                         case "--quota" -> options.quota = quota(value);
+                        case "--quota-bytes" -> options.quotaBytes = quotaBytes(value);
                         default -> options.dataDirectory = value;
                     }
                 }
@@ -141,6 +144,19 @@ final class KeysCommand implements Command {
         throw new UsageException("--quota is events per second, 0 or more (0 for none), not " + text);
     }
 
+    private static long quotaBytes(String text) {
+        try {
+            long quota = Long.parseLong(text);
+            if (quota >= 0) {
+                return quota;
+            }
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        throw new UsageException("--quota-bytes is bytes per second, a whole number 0 or more (0 for none), not "
+                + text);
+    }
+
     private int create(Options options, Path dataDirectory, PrintStream out) {
         if (!options.arguments.isEmpty()) {
             throw new UsageException("unexpected argument " + options.arguments.get(0) + " (name the key with --name)");
@@ -158,7 +174,8 @@ final class KeysCommand implements Command {
         }
         KeyFile.CreatedKey created;
         try (KeyFile keys = KeyFile.open(dataDirectory)) {
-            created = keys.create(options.name, options.scopes, options.quota == null ? 0 : options.quota);
+            created = keys.create(options.name, options.scopes, options.quota == null ? 0 : options.quota,
+                    options.quotaBytes == null ? 0 : options.quotaBytes);
         }
         ApiKey key = created.key();
         if (options.json) {
@@ -169,7 +186,8 @@ final class KeysCommand implements Command {
             return 0;
         }
         out.println("created " + key.id() + " \"" + key.name() + "\" with scopes " + scopes(key)
-                + (key.quotaEventsPerSecond() > 0 ? ", quota " + quota(key) + " events/s" : "") + " in "
+                + (key.quotaEventsPerSecond() > 0 ? ", quota " + quota(key) + " events/s" : "")
+                + (key.quotaBytesPerSecond() > 0 ? ", quota " + key.quotaBytesPerSecond() + " bytes/s" : "") + " in "
                 + KeyFile.file(dataDirectory));
         out.println();
         out.println("  " + created.secret());
@@ -181,7 +199,7 @@ final class KeysCommand implements Command {
 
     private int list(Options options, Path dataDirectory, PrintStream out) {
         if (!options.arguments.isEmpty() || options.name != null || !options.scopes.isEmpty()
-                || options.quota != null) {
+                || options.quota != null || options.quotaBytes != null) {
             throw new UsageException("list takes only --data-dir and --json");
         }
         List<KeyFile.ListedKey> listed;
@@ -202,7 +220,7 @@ final class KeysCommand implements Command {
         for (KeyFile.ListedKey entry : listed) {
             ApiKey key = entry.key();
             rows.add(List.of(key.id(), key.name(), scopes(key),
-                    key.quotaEventsPerSecond() > 0 ? quota(key) : "none", seconds(key.createdAtMicros()),
+                    quotas(key), seconds(key.createdAtMicros()),
                     key.lastUsedAtMicros() == 0 ? "never" : seconds(key.lastUsedAtMicros()),
                     entry.revoked() ? seconds(entry.revokedAtMicros()) : ""));
         }
@@ -215,7 +233,7 @@ final class KeysCommand implements Command {
 
     private int revoke(Options options, Path dataDirectory, PrintStream out) {
         if (options.arguments.size() != 1 || options.name != null || !options.scopes.isEmpty()
-                || options.quota != null) {
+                || options.quota != null || options.quotaBytes != null) {
             throw new UsageException(options.arguments.isEmpty() ? "say which key to revoke: its name or id"
                     : "revoke takes one key name or id, and --data-dir");
         }
@@ -238,6 +256,7 @@ final class KeysCommand implements Command {
         ArrayNode scopes = json.putArray("scopes");
         key.scopes().forEach(scope -> scopes.add(scope.toString()));
         json.put("quota", key.quotaEventsPerSecond());
+        json.put("quota_bytes", key.quotaBytesPerSecond());
         json.put("created_at", instant(key.createdAtMicros()));
         json.put("last_used_at", key.lastUsedAtMicros() == 0 ? null : instant(key.lastUsedAtMicros()));
         json.put("revoked_at", revokedAtMicros == 0 ? null : instant(revokedAtMicros));
@@ -246,6 +265,18 @@ final class KeysCommand implements Command {
 
     private static String scopes(ApiKey key) {
         return String.join(",", key.scopes().stream().map(Scope::toString).toList());
+    }
+
+    /** The quota column of {@code keys list}: {@code 500} (events/s), {@code 1048576 B/s}, both, or {@code none}. */
+    private static String quotas(ApiKey key) {
+        List<String> quotas = new ArrayList<>();
+        if (key.quotaEventsPerSecond() > 0) {
+            quotas.add(quota(key));
+        }
+        if (key.quotaBytesPerSecond() > 0) {
+            quotas.add(key.quotaBytesPerSecond() + " B/s");
+        }
+        return quotas.isEmpty() ? "none" : String.join(", ", quotas);
     }
 
     private static String quota(ApiKey key) {

@@ -4,7 +4,11 @@ import com.fasterxml.jackson.databind.JsonNode;
 import java.io.PrintStream;
 import java.util.List;
 
-/** Prints rows as an aligned text table, the way every human-facing CLI listing looks. */
+/**
+ * Prints rows as an aligned text table, the way every human-facing CLI listing looks. Every header and cell goes
+ * through {@link TerminalText#escape} here, whichever command built it, so that no table prints a control character
+ * a client stored (and so that the widths count what the terminal shows).
+ */
 final class Table {
 
     private static final int MAX_CELL = 60;
@@ -12,6 +16,8 @@ final class Table {
     private Table() {}
 
     static void print(List<String> header, List<List<String>> rows, PrintStream out) {
+        header = escaped(header);
+        rows = rows.stream().map(Table::escaped).toList();
         int[] widths = new int[header.size()];
         for (int i = 0; i < header.size(); i++) {
             widths[i] = header.get(i).length();
@@ -43,6 +49,10 @@ final class Table {
     static String fullCell(JsonNode value) {
         String text = value == null || value.isNull() ? "NULL" : value.isTextual() ? value.asText() : value.toString();
         return text.replace('\n', ' ');
+    }
+
+    private static List<String> escaped(List<String> cells) {
+        return cells.stream().map(TerminalText::escape).toList();
     }
 
     private static String line(List<String> cells, int[] widths) {

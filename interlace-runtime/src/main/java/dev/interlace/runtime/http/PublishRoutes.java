@@ -2,6 +2,7 @@ package dev.interlace.runtime.http;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.interlace.runtime.auth.Quotas;
 import dev.interlace.runtime.ingest.IngestLimits;
 import dev.interlace.runtime.ingest.PublishOutcome;
 import dev.interlace.runtime.ingest.Publisher;
@@ -207,10 +208,14 @@ final class PublishRoutes implements RouteSet {
             return HttpResponses.json(429, body).header("Retry-After",
                     Integer.toString(backpressure.retryAfterSeconds()));
         } else if (outcome instanceof PublishOutcome.RateLimited limited) {
+            String allowed = limited.limit() == Quotas.Limit.BYTES
+                    ? limited.quotaBytesPerSecond() + " bytes per second (of request body, after gzip decompression)"
+                    : limited.quotaEventsPerSecond() + " events per second";
             ObjectNode body = HttpResponses.error("rate_limited", "key " + limited.keyName() + " may publish "
-                    + limited.quotaEventsPerSecond() + " events per second; nothing was stored, retry after "
-                    + limited.retryAfterSeconds() + " s", requestId);
+                    + allowed + "; nothing was stored, retry after " + limited.retryAfterSeconds() + " s", requestId);
+            body.put("limit", limited.limit().wireName());
             body.put("quota_events_per_second", limited.quotaEventsPerSecond());
+            body.put("quota_bytes_per_second", limited.quotaBytesPerSecond());
             return HttpResponses.json(429, body).header("Retry-After", Integer.toString(limited.retryAfterSeconds()));
         } else if (outcome instanceof PublishOutcome.Unavailable unavailable) {
             return HttpResponses.error(503, "log_unavailable", unavailable.reason()

@@ -201,16 +201,41 @@ final class SqlRoutes implements RouteSet {
     private static byte[] csv(QueryResult result) {
         StringBuilder out = new StringBuilder();
         for (int i = 0; i < result.columns().size(); i++) {
-            out.append(i == 0 ? "" : ",").append(csvField(result.columns().get(i).name()));
+            out.append(i == 0 ? "" : ",").append(csvField(withoutFormula(result.columns().get(i).name())));
         }
         out.append("\r\n");
         for (List<Object> row : result.rows()) {
             for (int i = 0; i < row.size(); i++) {
-                out.append(i == 0 ? "" : ",").append(row.get(i) == null ? "" : csvField(text(row.get(i))));
+                out.append(i == 0 ? "" : ",").append(row.get(i) == null ? "" : csvField(csvText(row.get(i))));
             }
             out.append("\r\n");
         }
         return out.toString().getBytes(StandardCharsets.UTF_8);
+    }
+
+    /**
+     * A value as a CSV cell's text: a number as it is (a negative one stays a number), any other value without a
+     * leading character that makes a spreadsheet read the cell as a formula.
+     */
+    private static String csvText(Object value) {
+        String text = text(value);
+        return value instanceof Number || value instanceof Boolean ? text : withoutFormula(text);
+    }
+
+    /**
+     * {@code text} behind a {@code '} when it begins with {@code =}, {@code +}, {@code -}, {@code @}, a tab or a
+     * carriage return, else as it is. A spreadsheet opening the CSV (the console's "Download CSV") would otherwise
+     * run published text such as {@code =HYPERLINK(...)} as a formula; the quote makes it text, as OWASP's advice on
+     * CSV injection has it. JSON and NDJSON answers keep the value as it is.
+     */
+    static String withoutFormula(String text) {
+        if (text.isEmpty()) {
+            return text;
+        }
+        return switch (text.charAt(0)) {
+            case '=', '+', '-', '@', '\t', '\r' -> "'" + text;
+            default -> text;
+        };
     }
 
     private static String csvField(String value) {

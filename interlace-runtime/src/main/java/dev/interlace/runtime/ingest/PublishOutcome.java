@@ -1,5 +1,6 @@
 package dev.interlace.runtime.ingest;
 
+import dev.interlace.runtime.auth.Quotas;
 import dev.interlace.runtime.log.AppendResult;
 import java.util.List;
 
@@ -135,9 +136,12 @@ public sealed interface PublishOutcome {
     record Backpressure(String requestId, String stream, long pending, long maxPending, int retryAfterSeconds)
             implements PublishOutcome {}
 
-    /** The caller's key is over its publish quota (429); nothing is stored; retry after {@code retryAfterSeconds}. */
-    record RateLimited(String requestId, String keyName, double quotaEventsPerSecond, int retryAfterSeconds)
-            implements PublishOutcome {}
+    /**
+     * The caller's key is over one of its publish quotas, {@code limit} (429); nothing is stored; retry after
+     * {@code retryAfterSeconds}.
+     */
+    record RateLimited(String requestId, String keyName, Quotas.Limit limit, double quotaEventsPerSecond,
+            long quotaBytesPerSecond, int retryAfterSeconds) implements PublishOutcome {}
 
     /** The log cannot make the events durable right now (503); nothing is stored. */
     record Unavailable(String requestId, String reason, int retryAfterSeconds) implements PublishOutcome {}

@@ -26,7 +26,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.OptionalInt;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -126,10 +125,12 @@ public final class Publisher {
             return CompletableFuture.completedFuture(new PublishOutcome.SchemaViolation(requestId, violations,
                     violationCount, rejectedEvents));
         }
-        OptionalInt wait = quotas.take(caller, entries.size());
-        if (wait.isPresent()) {
+        // The body as decompressed is what the log and the warehouse will hold, so that is what the byte quota counts.
+        Optional<Quotas.Refusal> refusal = quotas.take(caller, entries.size(), body.length);
+        if (refusal.isPresent()) {
             return CompletableFuture.completedFuture(new PublishOutcome.RateLimited(requestId, caller.keyName(),
-                    caller.key().quotaEventsPerSecond(), wait.getAsInt()));
+                    refusal.get().limit(), caller.key().quotaEventsPerSecond(), caller.key().quotaBytesPerSecond(),
+                    refusal.get().retryAfterSeconds()));
         }
         if (!entries.isEmpty() && disk.usableBytes() < limits.minFreeDiskBytes()) {
             return CompletableFuture.completedFuture(new PublishOutcome.Unavailable(requestId, "free disk space is"

@@ -104,7 +104,33 @@ class KeyFileTest {
                     .isInstanceOf(IllegalArgumentException.class);
             assertThatThrownBy(() -> keys.create("ok", List.of(Scope.of(Scope.Kind.READ)), Double.NaN))
                     .isInstanceOf(IllegalArgumentException.class);
+            assertThatThrownBy(() -> keys.create("ok", List.of(Scope.of(Scope.Kind.READ)), 0, -1))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("bytes per second");
         }
+    }
+
+    @Test
+    void aByteQuotaIsStoredAsQuotaBytesAndAFileWrittenBeforeByteQuotasReadsAsNone() throws Exception {
+        StoredKey bulky;
+        try (KeyFile keys = KeyFile.open(dataDirectory)) {
+            keys.create("bulky", List.of(Scope.of(Scope.Kind.PUBLISH)), 0, 1_048_576);
+            bulky = keys.stored().get(0);
+            assertThat(keys.list().get(0).key().quotaBytesPerSecond()).isEqualTo(1_048_576);
+        }
+        String file = Files.readString(KeyFile.file(dataDirectory));
+        assertThat(file).contains("\"quota_bytes\" : 1048576");
+        assertThat(StoredKey.fromJson(bulky.toJson())).as("the form a Kafka cluster shares keys in carries it")
+                .isEqualTo(bulky);
+
+        Files.writeString(KeyFile.file(dataDirectory), file.replace("\"quota_bytes\" : 1048576,", ""));
+        try (KeyFile keys = KeyFile.open(dataDirectory)) {
+            assertThat(keys.list().get(0).key().quotaBytesPerSecond()).isZero();
+        }
+        Files.writeString(KeyFile.file(dataDirectory), file.replace("1048576", "-1"));
+        assertThatThrownBy(() -> KeyFile.open(dataDirectory)).isInstanceOf(KeyFileException.class)
+                .hasMessageContaining("\"quota_bytes\" is not a whole number of bytes per second");
+        Files.writeString(KeyFile.file(dataDirectory), file.replace("1048576", "1.5"));
+        assertThatThrownBy(() -> KeyFile.open(dataDirectory)).isInstanceOf(KeyFileException.class);
     }
 
     @Test
@@ -299,7 +325,7 @@ class KeyFileTest {
             assertThat(live.mergedWith(revoked)).isEqualTo(revoked.mergedWith(live));
 
             StoredKey impostor = new StoredKey(live.id(), "other", live.scopes(), new byte[32], live.createdAtMicros(),
-                    0, 0, 0);
+                    0, 0, 0, 0);
             assertThat(here.merge(List.of(impostor))).as("a different key with the same id is left out")
                     .containsExactly(live.id());
             assertThat(here.stored()).extracting(StoredKey::name).containsExactly("ingest");
