@@ -310,6 +310,21 @@ class SqlReadOnlyTest {
     }
 
     @Test
+    void blobsAreAnsweredAsBase64InJsonAndCsv() {
+        try (TestServer api = TestServer.start(dataDirectory)) {
+            String query = "SELECT '\\xAA\\x00hi'::BLOB AS b, NULL::BLOB AS n";
+            TestServer.Response json = sql(api, query);
+            assertThat(json.status()).as("%s", json.body()).isEqualTo(200);
+            assertThat(json.body().get("columns").get(0).get("type").asText()).isEqualTo("BLOB");
+            assertThat(json.body().get("rows").get(0).get(0).asText()).isEqualTo("qgBoaQ==");
+            assertThat(json.body().get("rows").get(0).get(1).isNull()).isTrue();
+            TestServer.Response csv = api.send(api.request("/sql").header("Accept", "text/csv")
+                    .POST(HttpRequest.BodyPublishers.ofString(query)).build());
+            assertThat(csv.body().asText()).isEqualTo("b,n\r\nqgBoaQ==,\r\n");
+        }
+    }
+
+    @Test
     void anAnswerStopsAtItsByteBoundAndSaysItWasTruncated() {
         try (TestServer api = TestServer.start(dataDirectory)) {
             long bound = QueryLimits.DEFAULTS.maxAnswerBytes();

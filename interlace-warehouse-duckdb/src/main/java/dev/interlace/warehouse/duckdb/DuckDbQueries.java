@@ -18,6 +18,7 @@ import java.time.LocalDateTime;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -220,7 +221,10 @@ final class DuckDbQueries implements Queries {
         return value.toString().length() + 3L;
     }
 
-    /** A column value in a JSON-friendly Java type: timestamps as UTC instants, dates as local dates. */
+    /**
+     * A column value in a JSON-friendly Java type: timestamps as UTC instants, dates as local dates, bytes as base64
+     * text.
+     */
     private static Object value(ResultSet rows, int index, String type) throws SQLException {
         Object value = rows.getObject(index);
         if (value == null) {
@@ -234,6 +238,10 @@ final class DuckDbQueries implements Queries {
         }
         if (type.equals("DATE")) {
             return rows.getObject(index, LocalDate.class);
+        }
+        if (type.equals("BLOB")) {
+            // Bytes have no text of their own: base64 (RFC 4648, with padding) in every answer format.
+            return Base64.getEncoder().encodeToString(rows.getBytes(index));
         }
         return value;
     }
