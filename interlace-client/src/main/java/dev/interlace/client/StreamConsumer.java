@@ -157,9 +157,9 @@ public final class StreamConsumer {
             return null;
         }
         JsonNode body = answer.get("body");
-        Lease lease = new Lease(body.get("token").asLong(), body.get("committed_offset").asLong(),
+        Lease lease = new Lease(body.get("token").asText(), body.get("committed_offset").asLong(),
                 System.nanoTime() + ttl.toNanos() / 2);
-        if (current != null && current.token == lease.token) {
+        if (current != null && current.token.equals(lease.token)) {
             lease.committed = Math.max(lease.committed, current.committed);
         }
         return lease;
@@ -193,11 +193,12 @@ public final class StreamConsumer {
     }
 
     private static final class Lease {
-        final long token;
+        /** The lease's token, {@code <epoch>.<secret>}: a credential, sent back only to the server. */
+        final String token;
         long committed;
         final long renewAtNanos;
 
-        Lease(long token, long committed, long renewAtNanos) {
+        Lease(String token, long committed, long renewAtNanos) {
             this.token = token;
             this.committed = committed;
             this.renewAtNanos = renewAtNanos;

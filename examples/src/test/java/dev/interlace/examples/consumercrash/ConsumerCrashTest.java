@@ -204,7 +204,7 @@ class ConsumerCrashTest {
         long maxToken = ops.stream().filter(op -> op.grantedLease() || op.acceptedCommit()).mapToLong(Op::token)
                 .max().orElseThrow();
         JsonNode end = group("race");
-        assertThat(end.get("token").asLong()).isGreaterThanOrEqualTo(maxToken);
+        assertThat(end.get("epoch").asLong()).isGreaterThanOrEqualTo(maxToken);
         long duplicates = files.stream().mapToLong(List::size).sum() - total;
         System.out.println("[consumer-crash] race over " + total + " events: " + figures + "; processed twice: "
                 + duplicates + "; final " + end);
@@ -216,17 +216,17 @@ class ConsumerCrashTest {
         publish(1, 30);
         String group = "/streams/orders/consumers/fence";
         JsonNode a = post(group + "/lease", "{\"owner\":\"A\",\"ttl_ms\":1000}", 200);
-        long t1 = a.get("token").asLong();
+        String t1 = a.get("token").toString(); // quoted: "<epoch>.<secret>"
         post(group + "/commit", "{\"token\":" + t1 + ",\"offset\":10}", 200);
-        assertThat(post(group + "/lease", "{\"owner\":\"A\",\"ttl_ms\":1000}", 200).get("token").asLong())
+        assertThat(post(group + "/lease", "{\"owner\":\"A\",\"ttl_ms\":1000}", 200).get("token").toString())
                 .as("renewing keeps the token").isEqualTo(t1);
         assertThat(post(group + "/lease", "{\"owner\":\"B\",\"ttl_ms\":1000}", 409).get("error").asText())
                 .isEqualTo("lease_held");
 
         Thread.sleep(1300); // A's lease expires
         JsonNode b = post(group + "/lease", "{\"owner\":\"B\",\"ttl_ms\":30000}", 200);
-        long t2 = b.get("token").asLong();
-        assertThat(t2).isGreaterThan(t1);
+        String t2 = b.get("token").toString();
+        assertThat(epoch(t2)).isGreaterThan(epoch(t1));
         assertThat(b.get("committed_offset").asLong()).isEqualTo(10);
 
         JsonNode stale = post(group + "/commit", "{\"token\":" + t1 + ",\"offset\":20}", 409);
@@ -242,9 +242,14 @@ class ConsumerCrashTest {
                 .asLong()).isEqualTo(20);
         JsonNode end = group("fence");
         assertThat(end.get("holder").asText()).isEqualTo("B");
-        assertThat(end.get("token").asLong()).isEqualTo(t2);
+        assertThat(end.get("epoch").asLong()).isEqualTo(epoch(t2));
         System.out.println("[consumer-crash] fencing: A token " + t1 + " expired, B token " + t2
                 + ", A's commit -> 409 " + stale.get("error").asText() + ", B's commit -> 200; group " + end);
+    }
+
+    /** The fencing epoch of a quoted {@code "<epoch>.<secret>"} token. */
+    private static long epoch(String quotedToken) {
+        return Long.parseLong(quotedToken.substring(1, quotedToken.indexOf('.')));
     }
 
     /** The fencing oracle itself must catch a stale holder's late commit and interleaved holders. */

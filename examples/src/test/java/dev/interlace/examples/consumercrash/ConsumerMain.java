@@ -110,7 +110,7 @@ public final class ConsumerMain {
                 Thread.sleep(Math.min(1000, settings.ttl / 4));
                 continue;
             }
-            long token = granted.get("token").asLong();
+            String token = granted.get("token").toString(); // quoted: "<epoch>.<secret>"
             long committed = granted.get("committed_offset").asLong();
             HttpResponse<byte[]> page = http.send(HttpRequest.newBuilder(URI.create(proxy + "/streams/orders/events?after="
                     + committed + "&limit=" + settings.batch + "&wait_ms=" + settings.poll)).GET().build(),

@@ -107,6 +107,17 @@ final class RecordingProxy implements AutoCloseable {
         }
     }
 
+    /** The fencing epoch of a {@code "<epoch>.<secret>"} token, which is what the oracle orders by; -1 for none. */
+    private static long epoch(JsonNode token) {
+        String text = token.asText("");
+        int dot = text.indexOf('.');
+        try {
+            return Long.parseLong(dot < 0 ? text : text.substring(0, dot));
+        } catch (NumberFormatException e) {
+            return -1;
+        }
+    }
+
     private void record(String op, byte[] requestBody, HttpResponse<byte[]> response, long sent, long received)
             throws IOException {
         JsonNode request = read(requestBody);
@@ -116,15 +127,15 @@ final class RecordingProxy implements AutoCloseable {
         long value;
         switch (op) {
             case "lease" -> {
-                token = status == 200 ? answer.path("token").asLong(-1) : -1;
+                token = status == 200 ? epoch(answer.path("token")) : -1;
                 value = status == 200 ? answer.path("committed_offset").asLong(-1) : -1;
             }
             case "commit" -> {
-                token = request.path("token").asLong(-1);
+                token = epoch(request.path("token"));
                 value = request.path("offset").asLong(-1);
             }
             default -> {
-                token = request.path("token").asLong(-1);
+                token = epoch(request.path("token"));
                 value = -1;
             }
         }

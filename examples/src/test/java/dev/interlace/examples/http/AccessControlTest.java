@@ -42,9 +42,9 @@ class AccessControlTest {
             new Call("GET", "/streams/orders/consumers", null, Set.of("read", "consume", "consume:orders")),
             new Call("POST", "/streams/orders/consumers/g1/lease", "{\"owner\":\"w\"}",
                     Set.of("consume", "consume:orders")),
-            new Call("POST", "/streams/orders/consumers/g1/commit", "{\"token\":0,\"offset\":0}",
+            new Call("POST", "/streams/orders/consumers/g1/commit", "{\"token\":\"1.x\",\"offset\":0}",
                     Set.of("consume", "consume:orders")),
-            new Call("POST", "/streams/orders/consumers/g1/release", "{\"token\":0}",
+            new Call("POST", "/streams/orders/consumers/g1/release", "{\"token\":\"1.x\"}",
                     Set.of("consume", "consume:orders")),
             new Call("GET", "/streams/clicks/quarantine", null, Set.of("read")),
             new Call("POST", "/streams/clicks/quarantine/replay", "{\"seqs\":[1]}", Set.of("operate")),
@@ -95,7 +95,11 @@ class AccessControlTest {
                 for (int i = 0; i < SCOPES.size(); i++) {
                     TestServer.Response response = send(api, call, scoped.get(i));
                     if (call.grantedBy().contains(SCOPES.get(i))) {
-                        assertThat(response.status()).as("%s with %s", what, SCOPES.get(i)).isNotIn(401, 403);
+                        // The scope admitted it; g1 belongs to the first consume key that leased it, so the other
+                        // consume keys are refused by the group (ConsumerGroupAuthorizationTest), not by scope.
+                        if (!"group_forbidden".equals(response.body().path("error").asText())) {
+                            assertThat(response.status()).as("%s with %s", what, SCOPES.get(i)).isNotIn(401, 403);
+                        }
                     } else {
                         assertThat(response.status()).as("%s with %s", what, SCOPES.get(i)).isEqualTo(403);
                         assertThat(response.body().get("error").asText()).isEqualTo("forbidden");

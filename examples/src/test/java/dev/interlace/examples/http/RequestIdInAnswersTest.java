@@ -47,7 +47,7 @@ class RequestIdInAnswersTest {
             TestServer.Response lease = api.postJson("/streams/orders/consumers/billing/lease",
                     "{\"owner\":\"w1\",\"ttl_ms\":30000}");
             carriesItsRequestId(lease, "POST …/lease");
-            long token = lease.body().get("token").asLong();
+            String token = lease.body().get("token").toString(); // quoted: "<epoch>.<secret>"
             carriesItsRequestId(api.postJson("/streams/orders/consumers/billing/commit",
                     "{\"token\":" + token + ",\"offset\":1}"), "POST …/commit");
             carriesItsRequestId(api.postJson("/streams/orders/consumers/billing/release",

@@ -142,6 +142,16 @@ public final class ClusterKeys implements ApiKeys, AutoCloseable {
     }
 
     @Override
+    public Optional<ApiKey> live(String id) {
+        for (StoredKey key : union) {
+            if (key.live() && key.id().equals(id)) {
+                return Optional.of(file.live(id).orElse(key.apiKey(0)));
+            }
+        }
+        return Optional.empty();
+    }
+
+    @Override
     public Optional<ApiKey> authenticate(String secret) {
         if (secret == null) {
             return Optional.empty();

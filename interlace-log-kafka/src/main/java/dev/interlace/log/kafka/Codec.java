@@ -2,6 +2,7 @@ package dev.interlace.log.kafka;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
+import dev.interlace.runtime.log.Leases;
 import dev.interlace.runtime.log.LogEntry;
 import dev.interlace.runtime.log.PublishRecord;
 import dev.interlace.runtime.log.QuarantineEntry;
@@ -44,9 +45,22 @@ final class Codec {
 
     private Codec() {}
 
-    /** A consumer group's state as the sequencer of its stream last decided it. */
+    /**
+     * A consumer group's state as the sequencer of its stream last decided it; {@code secret} and {@code keys} are
+     * absent (null) in records written before groups had owners (see {@link Leases.Group}).
+     */
     record GroupState(String stream, String group, long committedOffset, long token, String holder,
-            long expiresAtMicros) {}
+            long expiresAtMicros, String secret, List<String> keys) {
+
+        static GroupState of(Leases.Group group) {
+            return new GroupState(group.stream(), group.group(), group.committedOffset(), group.token(),
+                    group.holder(), group.expiresAtMicros(), group.secret(), group.keys());
+        }
+
+        Leases.Group toGroup() {
+            return new Leases.Group(stream, group, committedOffset, token, holder, expiresAtMicros, secret, keys);
+        }
+    }
 
     /** Everything of {@code stream} up to and including {@code throughOffset} is trimmed. */
     record TrimPoint(String stream, long throughOffset) {}

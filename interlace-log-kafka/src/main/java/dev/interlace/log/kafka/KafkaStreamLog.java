@@ -5,6 +5,7 @@ import dev.interlace.runtime.dedup.SegmentListener;
 import dev.interlace.runtime.log.AppendListener;
 import dev.interlace.runtime.log.AppendRequest;
 import dev.interlace.runtime.log.AppendResult;
+import dev.interlace.runtime.log.GroupRules;
 import dev.interlace.runtime.log.Leases;
 import dev.interlace.runtime.log.LogEntry;
 import dev.interlace.runtime.log.LogSettings;
@@ -633,65 +634,49 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
     // ================================================================== ConsumerGroups
 
     @Override
-    public Leases.LeaseResult lease(String stream, String group, String owner, Duration ttl) {
+    public Leases.LeaseResult lease(String stream, String group, String owner, Duration ttl, Leases.Actor actor) {
         StreamView view = registeredView(stream);
-        return await(activeSequencer(stream).control(now -> {
-            long expires = now + ttl.toNanos() / 1_000;
-            Codec.GroupState current = view.group(group);
-            if (current == null) {
-                return write(view, new Codec.GroupState(stream, group, 0, 1, owner, expires),
-                        new Leases.Granted(1, 0, expires));
-            }
-            boolean held = current.holder() != null && current.expiresAtMicros() > now;
-            if (held && !current.holder().equals(owner)) {
-                return Sequencer.Decision.answerOnly(new Leases.Held(current.holder(), current.expiresAtMicros()));
-            }
-            long token = held ? current.token() : current.token() + 1;
-            return write(view, new Codec.GroupState(stream, group, current.committedOffset(), token, owner, expires),
-                    new Leases.Granted(token, current.committedOffset(), expires));
-        }), "lease " + stream + "/" + group);
+        return await(activeSequencer(stream).control(now -> write(view,
+                GroupRules.lease(stream, group, view.groupState(group), owner, ttl, actor, now))),
+                "lease " + stream + "/" + group);
     }
 
     @Override
-    public Leases.CommitResult commit(String stream, String group, long token, long offset) {
+    public Leases.CommitResult commit(String stream, String group, Leases.Token token, long offset,
+            Leases.Actor actor) {
         StreamView view = registeredView(stream);
-        return await(activeSequencer(stream).control(now -> {
-            Codec.GroupState current = view.group(group);
-            if (current == null || current.token() != token) {
-                return Sequencer.Decision.answerOnly(new Leases.StaleToken(current == null ? 0 : current.token()));
-            }
-            if (current.holder() == null || current.expiresAtMicros() <= now) {
-                return Sequencer.Decision.answerOnly(new Leases.LeaseExpired(current.expiresAtMicros()));
-            }
-            if (offset < current.committedOffset()) {
-                return Sequencer.Decision.answerOnly(new Leases.OffsetRegressed(current.committedOffset()));
-            }
-            if (offset > view.headOffset()) {
-                return Sequencer.Decision.answerOnly(new Leases.BeyondHead(view.headOffset()));
-            }
-            return write(view, new Codec.GroupState(stream, group, offset, token, current.holder(),
-                    current.expiresAtMicros()), new Leases.Committed(offset));
-        }), "commit " + stream + "/" + group);
+        return await(activeSequencer(stream).control(now -> write(view,
+                GroupRules.commit(view.groupState(group), token, offset, view.headOffset(), actor, now))),
+                "commit " + stream + "/" + group);
     }
 
     @Override
-    public boolean release(String stream, String group, long token) {
+    public Leases.ReleaseResult release(String stream, String group, Leases.Token token, Leases.Actor actor) {
         StreamView view = registeredView(stream);
-        return await(activeSequencer(stream).control(now -> {
-            Codec.GroupState current = view.group(group);
-            if (current == null || current.token() != token || current.holder() == null) {
-                return Sequencer.Decision.answerOnly(false);
-            }
-            return write(view, new Codec.GroupState(stream, group, current.committedOffset(), token, null, now),
-                    true);
-        }), "release " + stream + "/" + group);
+        return await(activeSequencer(stream).control(now -> write(view,
+                GroupRules.release(view.groupState(group), token, actor, now))), "release " + stream + "/" + group);
     }
 
-    /** A decision that stores {@code state} on {@code _state} and applies it to the view once committed. */
-    private <T> Sequencer.Decision<T> write(StreamView view, Codec.GroupState state, T answer) {
+    @Override
+    public Leases.Group grant(String stream, String group, String keyId) {
+        StreamView view = registeredView(stream);
+        return await(activeSequencer(stream).control(now -> write(view,
+                GroupRules.grant(stream, group, view.groupState(group), keyId))), "grant " + stream + "/" + group);
+    }
+
+    /**
+     * A decision that stores the group's new state on {@code _state} and applies it to the view once committed;
+     * only an answer when nothing changes.
+     */
+    private <T> Sequencer.Decision<T> write(StreamView view, GroupRules.Decision<T> decision) {
+        if (decision.next() == null) {
+            return Sequencer.Decision.answerOnly(decision.answer());
+        }
+        Codec.GroupState state = Codec.GroupState.of(decision.next());
         ProducerRecord<byte[], byte[]> record = new ProducerRecord<>(topics.state().topic(), 0,
                 Codec.text(Codec.groupKey(state.stream(), state.group())), Codec.json(state));
-        return new Sequencer.Decision<>(answer, List.of(record), position -> view.applyGroup(state, position));
+        return new Sequencer.Decision<>(decision.answer(), List.of(record),
+                position -> view.applyGroup(state, position));
     }
 
     @Override

@@ -192,11 +192,16 @@ final class StreamView {
         return groups.get(group);
     }
 
+    /** The group's state as {@link dev.interlace.runtime.log.GroupRules} decides on it, or null when none. */
+    synchronized Leases.Group groupState(String group) {
+        Codec.GroupState state = groups.get(group);
+        return state == null ? null : state.toGroup();
+    }
+
     synchronized List<Leases.Group> groups() {
         List<Leases.Group> list = new ArrayList<>();
         for (Codec.GroupState state : groups.values()) {
-            list.add(new Leases.Group(name, state.group(), state.committedOffset(), state.token(), state.holder(),
-                    state.expiresAtMicros()));
+            list.add(state.toGroup());
         }
         return list;
     }

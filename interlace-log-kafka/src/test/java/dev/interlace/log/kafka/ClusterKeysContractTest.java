@@ -35,6 +35,11 @@ class ClusterKeysContractTest extends ApiKeysContract {
         }
 
         @Override
+        public Optional<ApiKey> live(String id) {
+            return keys.live(id);
+        }
+
+        @Override
         public void close() {
             keys.close();
             file.close();

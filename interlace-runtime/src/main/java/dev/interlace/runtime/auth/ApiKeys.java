@@ -17,4 +17,10 @@ public interface ApiKeys {
      * as the key's last use, at most once a minute per key.
      */
     Optional<ApiKey> authenticate(String secret);
+
+    /**
+     * The live key with this id, or empty: for a request another node forwarded, which names its key by id only,
+     * and for an admin naming a key to grant a consumer group to.
+     */
+    Optional<ApiKey> live(String id);
 }

@@ -167,6 +167,16 @@ public final class KeyFile implements ApiKeys, AutoCloseable {
     }
 
     @Override
+    public Optional<ApiKey> live(String id) {
+        for (StoredKey key : snapshot.keys()) {
+            if (key.live() && key.id().equals(id)) {
+                return Optional.of(key.apiKey(Math.max(key.lastUsedAtMicros(), lastUses.getOrDefault(id, 0L))));
+            }
+        }
+        return Optional.empty();
+    }
+
+    @Override
     public Optional<ApiKey> authenticate(String secret) {
         if (secret == null) {
             return Optional.empty();

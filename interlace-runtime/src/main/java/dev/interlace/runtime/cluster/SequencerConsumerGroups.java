@@ -57,35 +57,46 @@ public final class SequencerConsumerGroups implements ConsumerGroups {
     }
 
     @Override
-    public Leases.LeaseResult lease(String stream, String group, String owner, Duration ttl) {
+    public Leases.LeaseResult lease(String stream, String group, String owner, Duration ttl, Leases.Actor actor) {
         Optional<String> holder = remoteSequencer(stream);
         if (holder.isEmpty()) {
-            return local.lease(stream, group, owner, ttl);
+            return local.lease(stream, group, owner, ttl, actor);
         }
         ObjectNode command = JSON.createObjectNode().put("owner", owner).put("ttl_ms", ttl.toMillis());
         Reply reply = send(holder.get(), stream, group, "lease", command);
         if (reply.status() == 200) {
-            return new Leases.Granted(reply.body().path("token").asLong(),
+            Optional<Leases.Token> token = Leases.Token.parse(reply.body().path("token").asText(null));
+            if (token.isEmpty()) {
+                throw reply.failure(stream, "lease");
+            }
+            return new Leases.Granted(token.get(),
                     reply.body().path("committed_offset").asLong(), micros(reply.body().path("expires_at")));
         }
         if (reply.is(409, "lease_held")) {
             return new Leases.Held(reply.body().path("holder").asText(), micros(reply.body().path("expires_at")));
         }
+        if (reply.is(403, "group_forbidden")) {
+            return new Leases.Forbidden();
+        }
         throw reply.failure(stream, "lease");
     }
 
     @Override
-    public Leases.CommitResult commit(String stream, String group, long token, long offset) {
+    public Leases.CommitResult commit(String stream, String group, Leases.Token token, long offset,
+            Leases.Actor actor) {
         Optional<String> holder = remoteSequencer(stream);
         if (holder.isEmpty()) {
-            return local.commit(stream, group, token, offset);
+            return local.commit(stream, group, token, offset, actor);
         }
-        ObjectNode command = JSON.createObjectNode().put("token", token).put("offset", offset);
+        ObjectNode command = JSON.createObjectNode().put("token", String.valueOf(token)).put("offset", offset);
         Reply reply = send(holder.get(), stream, group, "commit", command);
         if (reply.status() == 200) {
             return new Leases.Committed(reply.body().path("committed_offset").asLong());
         }
-        // The routes do not say the current token or the expiry; 0 stands for "not told".
+        if (reply.is(403, "group_forbidden")) {
+            return new Leases.Forbidden();
+        }
+        // The routes do not say the current epoch or the expiry; 0 stands for "not told".
         if (reply.is(409, "stale_token")) {
             return new Leases.StaleToken(0);
         }
@@ -102,19 +113,29 @@ public final class SequencerConsumerGroups implements ConsumerGroups {
     }
 
     @Override
-    public boolean release(String stream, String group, long token) {
+    public Leases.ReleaseResult release(String stream, String group, Leases.Token token, Leases.Actor actor) {
         Optional<String> holder = remoteSequencer(stream);
         if (holder.isEmpty()) {
-            return local.release(stream, group, token);
+            return local.release(stream, group, token, actor);
         }
-        Reply reply = send(holder.get(), stream, group, "release", JSON.createObjectNode().put("token", token));
+        Reply reply = send(holder.get(), stream, group, "release",
+                JSON.createObjectNode().put("token", String.valueOf(token)));
         if (reply.status() == 200) {
-            return true;
+            return new Leases.Released();
         }
         if (reply.is(409, "stale_token")) {
-            return false;
+            return new Leases.StaleToken(0);
+        }
+        if (reply.is(403, "group_forbidden")) {
+            return new Leases.Forbidden();
         }
         throw reply.failure(stream, "release");
+    }
+
+    /** Granting is an admin's act over HTTP, which reaches the sequencer by forwarding; the flusher never grants. */
+    @Override
+    public Leases.Group grant(String stream, String group, String keyId) {
+        return local.grant(stream, group, keyId);
     }
 
     /** Every node reads the groups from the log. */

@@ -15,8 +15,10 @@ final class StreamFlush {
     final AtomicBoolean queued = new AtomicBoolean();
     final ReentrantLock lock = new ReentrantLock();
     volatile FlushStatus status = FlushStatus.IDLE;
-    /** The fencing token of this flusher's lease on the stream; 0 while it holds none. */
+    /** The fencing epoch of this flusher's lease on the stream (what the warehouse records); 0 while it holds none. */
     long token;
+    /** The whole token of that lease, which its commits and its release present; null while it holds none. */
+    dev.interlace.runtime.log.Leases.Token leaseToken;
     /** When the lease is to be renewed ({@link System#nanoTime()}). */
     long renewAt;
     /** While standing by: when the other holder's lease expires, epoch microseconds. */

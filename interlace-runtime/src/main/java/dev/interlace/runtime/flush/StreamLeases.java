@@ -61,7 +61,7 @@ final class StreamLeases {
         String name = flush.stream.name();
         Leases.LeaseResult result;
         try {
-            result = groups.lease(name, FlushLease.GROUP, lease.owner(), lease.ttl());
+            result = groups.lease(name, FlushLease.GROUP, lease.owner(), lease.ttl(), Leases.Actor.SERVER);
         } catch (NoSequencerException elsewhere) {
             // A log with one sequencer per stream (Kafka), and this node does not hold this one: stand by.
             flush.token = 0;
@@ -82,11 +82,11 @@ final class StreamLeases {
             return false;
         }
         Leases.Granted granted = (Leases.Granted) result;
-        if (granted.token() != flush.token) {
+        if (granted.token().epoch() != flush.token) {
             for (Warehouse.Target target : targets(name)) {
                 long committed;
                 try {
-                    committed = warehouse.claim(target, granted.token());
+                    committed = warehouse.claim(target, granted.token().epoch());
                 } catch (Warehouse.FencedException e) {
                     throw new IllegalStateException(e.getMessage(), e); // not a takeover: retried with backoff
                 }
@@ -94,16 +94,18 @@ final class StreamLeases {
             }
             if (flush.status.standby()) {
                 records.record(SysRecord.of(micros(), "flush_takeover", name, ids.mintWithPrefix("flush-"),
-                        lease.owner() + " took the flush lease of " + name + " over with token " + granted.token()));
+                        lease.owner() + " took the flush lease of " + name + " over with token " + granted.token().epoch()));
             }
-            flush.token = granted.token();
+            flush.token = granted.token().epoch();
             flush.committedToGroup = granted.committedOffset();
         }
+        flush.leaseToken = granted.token();
         flush.renewAt = now + lease.renewEveryNanos();
         long flushed = positions.events(name);
         try {
             if (flushed > flush.committedToGroup
-                    && groups.commit(name, FlushLease.GROUP, flush.token, flushed) instanceof Leases.Committed) {
+                    && groups.commit(name, FlushLease.GROUP, flush.leaseToken, flushed, Leases.Actor.SERVER)
+                            instanceof Leases.Committed) {
                 flush.committedToGroup = flushed;
             }
         } catch (NoSequencerException | LogUnavailableException e) {
@@ -137,13 +139,14 @@ final class StreamLeases {
         try {
             long flushed = positions.events(name);
             if (flushed > flush.committedToGroup) {
-                groups.commit(name, FlushLease.GROUP, flush.token, flushed);
+                groups.commit(name, FlushLease.GROUP, flush.leaseToken, flushed, Leases.Actor.SERVER);
             }
-            groups.release(name, FlushLease.GROUP, flush.token);
+            groups.release(name, FlushLease.GROUP, flush.leaseToken, Leases.Actor.SERVER);
         } catch (RuntimeException e) {
             LOG.log(Level.FINE, "releasing the flush lease of " + name + " failed; it expires by itself", e);
         }
         flush.token = 0;
+        flush.leaseToken = null;
     }
 
     private static List<Warehouse.Target> targets(String stream) {

@@ -15,6 +15,8 @@ interface Access {
     Access READ = path -> List.of(Scope.of(Scope.Kind.READ));
     Access OPERATE = path -> List.of(Scope.of(Scope.Kind.OPERATE));
     Access METRICS = path -> List.of(Scope.of(Scope.Kind.METRICS));
+    /** Only an admin key: granting a consumer group to a key. */
+    Access ADMIN = path -> List.of(Scope.of(Scope.Kind.ADMIN));
     /** {@code publish} or {@code publish:<stream>}, the stream being the first path parameter. */
     Access PUBLISH_TO_STREAM = path -> List.of(Scope.publish(path.get(0)));
     /** {@code consume} or {@code consume:<stream>}: leases and commits. */

@@ -3,6 +3,10 @@ package dev.interlace.runtime.http;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.interlace.runtime.auth.ApiKey;
+import dev.interlace.runtime.auth.ApiKeys;
+import dev.interlace.runtime.auth.Caller;
+import dev.interlace.runtime.auth.Scope;
 import dev.interlace.runtime.flush.FlushLease;
 import dev.interlace.runtime.log.Leases;
 import dev.interlace.runtime.log.LogEntry;
@@ -28,6 +32,11 @@ import java.util.regex.Pattern;
 /**
  * Reading a stream over HTTP and consumer groups with leases and fencing tokens (docs/consumers.md): at-least-once
  * consumption for services other than the warehouse.
+ *
+ * <p>A group belongs to the key that created it and to the keys an admin granted it to ({@code POST .../grant}):
+ * any other key is refused {@code 403 group_forbidden} on the routes that act on it, whatever the body says, since a
+ * consume key is otherwise a credential for every group of its streams. Positions are readable by every read or
+ * consume key; tokens are shown only in the lease answer, to the holder.
  */
 final class ConsumerRoutes implements RouteSet {
 
@@ -44,14 +53,16 @@ final class ConsumerRoutes implements RouteSet {
     private final SystemRecords records;
     private final java.time.Clock clock;
     private final Workers workers;
+    private final ApiKeys keys;
     /** The waits of parked long polls by stream: completed when the stream advances, or at shutdown. */
     private final Map<String, Set<CompletableFuture<Void>>> parked = new ConcurrentHashMap<>();
     private volatile boolean stopping;
 
     @Inject
     ConsumerRoutes(EventLog log, ConsumerGroups consumerGroups, SystemRecords records, java.time.Clock clock,
-            Workers workers) {
+            Workers workers, ApiKeys keys) {
         this.workers = workers;
+        this.keys = keys;
         log.addAppendListener(this::appended);
         this.log = log;
         this.consumerGroups = consumerGroups;
@@ -63,12 +74,16 @@ final class ConsumerRoutes implements RouteSet {
     public void register(List<Route> routes) {
         routes.add(Route.async("GET", "/streams/{name}/events", Access.READ_OR_CONSUME_STREAM, this::events));
         routes.add(Route.blocking("GET", "/streams/{name}/consumers", Access.READ_OR_CONSUME_STREAM, this::consumers));
+        routes.add(Route.blocking("GET", "/streams/{name}/consumers/{group}", Access.READ_OR_CONSUME_STREAM,
+                this::position));
         routes.add(Route.blocking("POST", "/streams/{name}/consumers/{group}/lease",
                 Access.CONSUME_STREAM, this::lease).placedOn(Route.Placement.SEQUENCER));
         routes.add(Route.blocking("POST", "/streams/{name}/consumers/{group}/commit",
                 Access.CONSUME_STREAM, this::commit).placedOn(Route.Placement.SEQUENCER));
         routes.add(Route.blocking("POST", "/streams/{name}/consumers/{group}/release",
                 Access.CONSUME_STREAM, this::release).placedOn(Route.Placement.SEQUENCER));
+        routes.add(Route.blocking("POST", "/streams/{name}/consumers/{group}/grant",
+                Access.ADMIN, this::grant).placedOn(Route.Placement.SEQUENCER));
     }
 
     /** The stream's head; refuses 404 when there is no such stream. */
@@ -182,19 +197,7 @@ final class ConsumerRoutes implements RouteSet {
         ArrayNode consumers = body.putArray("consumers");
         List<Leases.Group> groups = consumerGroups.groups(path.get(0));
         for (Leases.Group group : groups) {
-            boolean held = group.holder() != null && group.expiresAtMicros() > now;
-            ObjectNode item = consumers.addObject();
-            item.put("group", group.group());
-            item.put("committed_offset", group.committedOffset());
-            item.put("lag", head.head() - group.committedOffset());
-            item.put("token", group.token());
-            item.put("holder", held ? group.holder() : null);
-            if (held) {
-                item.put("expires_at", HttpResponses.time(group.expiresAtMicros()));
-            } else {
-                item.putNull("expires_at");
-            }
-            item.put("lapped", group.committedOffset() + 1 < head.earliest());
+            describe(consumers.addObject(), group, head, now);
         }
         body.put("count", groups.size());
         body.put("total", groups.size());
@@ -202,26 +205,59 @@ final class ConsumerRoutes implements RouteSet {
         return HttpResponses.json(200, body);
     }
 
+    /** One group's position, as the listing shows it. */
+    private HttpAnswer position(HttpRequest request, List<String> path, String requestId) throws IOException {
+        StreamHead head = head(path.get(0), requestId);
+        ListQuery.of(request, requestId, Set.of());
+        Leases.Group group = group(path.get(0), path.get(1));
+        if (group == null) {
+            return HttpResponses.error(404, "unknown_group", "stream " + path.get(0) + " has no consumer group \""
+                    + path.get(1) + "\"; GET /streams/" + path.get(0) + "/consumers lists them", requestId);
+        }
+        ObjectNode body = HttpResponses.JSON.createObjectNode();
+        describe(body, group, head, micros());
+        return HttpResponses.json(200, body);
+    }
+
+    /** A group as anyone who may read the stream sees it: never its token, which only the holder was given. */
+    private static void describe(ObjectNode item, Leases.Group group, StreamHead head, long now) {
+        boolean held = group.holder() != null && group.expiresAtMicros() > now;
+        item.put("group", group.group());
+        item.put("committed_offset", group.committedOffset());
+        item.put("lag", head.head() - group.committedOffset());
+        item.put("epoch", group.token());
+        item.put("holder", held ? group.holder() : null);
+        if (held) {
+            item.put("expires_at", HttpResponses.time(group.expiresAtMicros()));
+        } else {
+            item.putNull("expires_at");
+        }
+        item.put("lapped", group.committedOffset() + 1 < head.earliest());
+        ArrayNode owners = item.putArray("keys");
+        group.keys().forEach(owners::add);
+    }
+
     private HttpAnswer lease(HttpRequest request, List<String> path, String requestId) throws IOException {
-        JsonNode command = body(request, path, requestId);
+        Leases.Actor actor = actor(request.caller());
+        JsonNode command = body(request, path, actor, requestId);
         String owner = command.path("owner").asText("");
         long ttl = command.path("ttl_ms").asLong(DEFAULT_TTL_MS);
         if (owner.isEmpty() || owner.length() > 128 || ttl < 1000 || ttl > MAX_TTL_MS) {
             return HttpResponses.error(400, "invalid_lease", "send {\"owner\": \"<1-128 characters>\", \"ttl_ms\":"
                     + " 1000.." + MAX_TTL_MS + "}", requestId);
         }
-        Leases.Group before = consumerGroups.groups(path.get(0)).stream()
-                .filter(group -> group.group().equals(path.get(1))).findFirst().orElse(null);
-        Leases.LeaseResult result = consumerGroups.lease(path.get(0), path.get(1), owner, Duration.ofMillis(ttl));
+        Leases.Group before = group(path.get(0), path.get(1));
+        Leases.LeaseResult result = consumerGroups.lease(path.get(0), path.get(1), owner, Duration.ofMillis(ttl),
+                actor);
         if (result instanceof Leases.Granted granted) {
             if (before != null && before.holder() != null && !before.holder().equals(owner)
-                    && granted.token() > before.token()) {
+                    && granted.token().epoch() > before.token()) {
                 records.record(SysRecord.of(micros(), "lease_takeover", path.get(0), requestId, owner
-                        + " took group " + path.get(1) + " over from " + before.holder() + " with token "
-                        + granted.token() + " at committed offset " + granted.committedOffset()));
+                        + " took group " + path.get(1) + " over from " + before.holder() + " with epoch "
+                        + granted.token().epoch() + " at committed offset " + granted.committedOffset()));
             }
             ObjectNode body = HttpResponses.JSON.createObjectNode();
-            body.put("token", granted.token());
+            body.put("token", granted.token().toString());
             body.put("committed_offset", granted.committedOffset());
             body.put("expires_at", HttpResponses.time(granted.expiresAtMicros()));
             return HttpResponses.json(200, body);
@@ -231,54 +267,125 @@ final class ConsumerRoutes implements RouteSet {
             body.put("holder", held.holder());
             body.put("expires_at", HttpResponses.time(held.expiresAtMicros()));
             return HttpResponses.json(409, body);
+        } else if (result instanceof Leases.Forbidden) {
+            return groupForbidden(path, requestId);
         }
         throw new IllegalStateException("unknown lease result " + result);
     }
 
     private HttpAnswer commit(HttpRequest request, List<String> path, String requestId) throws IOException {
-        JsonNode command = body(request, path, requestId);
-        if (!command.path("token").canConvertToLong() || !command.path("offset").canConvertToLong()) {
-            return HttpResponses.error(400, "invalid_commit", "send {\"token\": <lease token>, \"offset\":"
+        Leases.Actor actor = actor(request.caller());
+        JsonNode command = body(request, path, actor, requestId);
+        if (!command.hasNonNull("token") || !command.path("offset").canConvertToLong()) {
+            return HttpResponses.error(400, "invalid_commit", "send {\"token\": \"<the lease's token>\", \"offset\":"
                     + " <last processed offset>}", requestId);
         }
-        Leases.CommitResult result = consumerGroups.commit(path.get(0), path.get(1), command.get("token").asLong(),
-                command.get("offset").asLong());
+        long offset = command.get("offset").asLong();
+        Leases.CommitResult result = consumerGroups.commit(path.get(0), path.get(1), token(command), offset, actor);
         if (result instanceof Leases.Committed committed) {
             ObjectNode body = HttpResponses.JSON.createObjectNode();
             body.put("committed_offset", committed.committedOffset());
             return HttpResponses.json(200, body);
-        } else if (result instanceof Leases.StaleToken stale) {
-            return HttpResponses.error(409, "stale_token", "token " + command.get("token").asLong()
-                    + " is not current (another consumer took over); lease again", requestId);
+        } else if (result instanceof Leases.StaleToken) {
+            return staleToken(requestId);
         } else if (result instanceof Leases.LeaseExpired expired) {
             return HttpResponses.error(409, "lease_expired", "the lease expired at "
                     + HttpResponses.time(expired.expiredAtMicros()) + "; lease again", requestId);
         } else if (result instanceof Leases.OffsetRegressed regressed) {
-            ObjectNode body = HttpResponses.error("offset_regressed", "offset " + command.get("offset").asLong()
+            ObjectNode body = HttpResponses.error("offset_regressed", "offset " + offset
                     + " is below the committed offset " + regressed.committedOffset(), requestId);
             body.put("committed_offset", regressed.committedOffset());
             return HttpResponses.json(409, body);
         } else if (result instanceof Leases.BeyondHead beyond) {
-            ObjectNode body = HttpResponses.error("offset_beyond_head", "offset " + command.get("offset").asLong()
+            ObjectNode body = HttpResponses.error("offset_beyond_head", "offset " + offset
                     + " is past the head " + beyond.head(), requestId);
             body.put("head", beyond.head());
             return HttpResponses.json(422, body);
+        } else if (result instanceof Leases.Forbidden) {
+            return groupForbidden(path, requestId);
         }
         throw new IllegalStateException("unknown commit result " + result);
     }
 
     private HttpAnswer release(HttpRequest request, List<String> path, String requestId) throws IOException {
-        JsonNode command = body(request, path, requestId);
-        if (!consumerGroups.release(path.get(0), path.get(1), command.path("token").asLong(-1))) {
-            return HttpResponses.error(409, "stale_token", "the token is not the current lease's", requestId);
+        Leases.Actor actor = actor(request.caller());
+        JsonNode command = body(request, path, actor, requestId);
+        Leases.ReleaseResult result = consumerGroups.release(path.get(0), path.get(1), token(command), actor);
+        if (result instanceof Leases.Released) {
+            ObjectNode body = HttpResponses.JSON.createObjectNode();
+            body.put("released", true);
+            return HttpResponses.json(200, body);
+        } else if (result instanceof Leases.StaleToken) {
+            return staleToken(requestId);
+        } else if (result instanceof Leases.Forbidden) {
+            return groupForbidden(path, requestId);
         }
+        throw new IllegalStateException("unknown release result " + result);
+    }
+
+    /** An admin gives a group to one more key (making the group, never leased, when it does not exist). */
+    private HttpAnswer grant(HttpRequest request, List<String> path, String requestId) throws IOException {
+        JsonNode command = body(request, path, Leases.Actor.SERVER, requestId);
+        String keyId = command.path("key").asText("");
+        if (keyId.isEmpty()) {
+            return HttpResponses.error(400, "invalid_grant", "send {\"key\": \"<key id>\"} (interlace keys list shows"
+                    + " the ids)", requestId);
+        }
+        if (keys.live(keyId).isEmpty()) {
+            return HttpResponses.error(404, "unknown_key", "no live key has the id \"" + keyId
+                    + "\"; interlace keys list shows them", requestId);
+        }
+        Leases.Group group = consumerGroups.grant(path.get(0), path.get(1), keyId);
+        records.record(SysRecord.of(micros(), "group_granted", path.get(0), requestId, "group " + path.get(1)
+                + " granted to key " + keyId + " by " + request.caller().label() + "; it belongs to "
+                + String.join(", ", group.keys())));
         ObjectNode body = HttpResponses.JSON.createObjectNode();
-        body.put("released", true);
+        body.put("group", group.group());
+        ArrayNode owners = body.putArray("keys");
+        group.keys().forEach(owners::add);
         return HttpResponses.json(200, body);
     }
 
-    /** The JSON body of a group operation; refuses an unknown stream, a bad or reserved group, a bad body. */
-    private JsonNode body(HttpRequest request, List<String> path, String requestId) {
+    /** The token a command carries, or null when it carries none or no token could be this text. */
+    private static Leases.Token token(JsonNode command) {
+        JsonNode token = command.path("token");
+        return token.isTextual() ? Leases.Token.parse(token.asText()).orElse(null) : null;
+    }
+
+    /**
+     * Who acts, for group ownership: no key is open mode (or a request an open node forwarded), the flusher of
+     * another node acts for the server, and a key acts on every group when it is an admin key. A forwarded request
+     * names its key by id only, so the key is looked up; one revoked meanwhile acts on its own groups only.
+     */
+    private Leases.Actor actor(Caller caller) {
+        if (caller.keyId() == null || FlushLease.PEER_CALLER.equals(caller.keyId())) {
+            return Leases.Actor.SERVER;
+        }
+        ApiKey key = caller.key() != null ? caller.key() : keys.live(caller.keyId()).orElse(null);
+        return new Leases.Actor(caller.keyId(), key != null && key.allows(Scope.of(Scope.Kind.ADMIN)));
+    }
+
+    private Leases.Group group(String stream, String group) {
+        return consumerGroups.groups(stream).stream().filter(each -> each.group().equals(group)).findFirst()
+                .orElse(null);
+    }
+
+    private static HttpAnswer groupForbidden(List<String> path, String requestId) {
+        return HttpResponses.error(403, "group_forbidden", "consumer group " + path.get(1) + " of stream "
+                + path.get(0) + " belongs to other keys; an admin key may grant it to this one (POST /streams/"
+                + path.get(0) + "/consumers/" + path.get(1) + "/grant)", requestId);
+    }
+
+    private static HttpAnswer staleToken(String requestId) {
+        return HttpResponses.error(409, "stale_token", "the token is not the current lease's (another consumer took"
+                + " over, or it is not a token); lease again", requestId);
+    }
+
+    /**
+     * The JSON body of a group operation; refuses an unknown stream, a bad or reserved group, a group {@code actor}
+     * may not act on (before the body is looked at, so that what it says makes no difference) and a bad body.
+     */
+    private JsonNode body(HttpRequest request, List<String> path, Leases.Actor actor, String requestId) {
         head(path.get(0), requestId);
         if (!GROUP.matcher(path.get(1)).matches()) {
             throw new Refusal(HttpResponses.error(400, "invalid_group", "group names are 1-128 characters of"
@@ -288,6 +395,9 @@ final class ConsumerRoutes implements RouteSet {
             throw new Refusal(HttpResponses.error(400, "reserved_group", "group names starting with __ are"
                     + " reserved (" + FlushLease.GROUP + " is the flusher's own lease); choose another name",
                     requestId));
+        }
+        if (!actor.mayActOn(group(path.get(0), path.get(1)))) {
+            throw new Refusal(groupForbidden(path, requestId));
         }
         try {
             JsonNode json = request.body().length > MAX_COMMAND_BYTES ? null

@@ -104,6 +104,9 @@ final class LogSchema {
                 + " lease_expires_at INTEGER,"
                 + " updated_at INTEGER NOT NULL,"
                 + " PRIMARY KEY (stream_id, group_name)) WITHOUT ROWID");
+        // Added with group ownership: the current lease's secret and the keys the group belongs to (space-separated);
+        // null for groups written before, which match no token and belong to the first key that leases them.
+        addMissingColumns(statement, "consumer_groups", "lease_secret TEXT", "owner_keys TEXT");
         // Each group's new deduplication keys (offset and hash, 16 bytes each), read at start-up (see KeyBlocks).
         statement.execute("CREATE TABLE IF NOT EXISTS key_blocks ("
                 + " stream_id INTEGER NOT NULL,"

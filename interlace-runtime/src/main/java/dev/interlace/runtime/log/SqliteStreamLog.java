@@ -134,21 +134,28 @@ public final class SqliteStreamLog implements StreamLog {
     }
 
     @Override
-    public Leases.LeaseResult lease(String stream, String group, String owner, Duration ttl) {
-        return writer.group(stream,
-                (connection, state, now) -> consumerGroups.lease(connection, state, group, owner, ttl, now));
+    public Leases.LeaseResult lease(String stream, String group, String owner, Duration ttl, Leases.Actor actor) {
+        return writer.group(stream, (connection, state, now) -> consumerGroups.decide(connection, state, group, now,
+                current -> GroupRules.lease(stream, group, current, owner, ttl, actor, now)));
     }
 
     @Override
-    public Leases.CommitResult commit(String stream, String group, long token, long offset) {
-        return writer.group(stream,
-                (connection, state, now) -> consumerGroups.commit(connection, state, group, token, offset, now));
+    public Leases.CommitResult commit(String stream, String group, Leases.Token token, long offset,
+            Leases.Actor actor) {
+        return writer.group(stream, (connection, state, now) -> consumerGroups.decide(connection, state, group, now,
+                current -> GroupRules.commit(current, token, offset, state.head, actor, now)));
     }
 
     @Override
-    public boolean release(String stream, String group, long token) {
-        return writer.group(stream,
-                (connection, state, now) -> consumerGroups.release(connection, state, group, token, now));
+    public Leases.ReleaseResult release(String stream, String group, Leases.Token token, Leases.Actor actor) {
+        return writer.group(stream, (connection, state, now) -> consumerGroups.decide(connection, state, group, now,
+                current -> GroupRules.release(current, token, actor, now)));
+    }
+
+    @Override
+    public Leases.Group grant(String stream, String group, String keyId) {
+        return writer.group(stream, (connection, state, now) -> consumerGroups.decide(connection, state, group, now,
+                current -> GroupRules.grant(stream, group, current, keyId)));
     }
 
     @Override

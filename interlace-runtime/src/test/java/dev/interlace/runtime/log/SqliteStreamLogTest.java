@@ -1,5 +1,6 @@
 package dev.interlace.runtime.log;
 
+import static dev.interlace.runtime.log.Leases.Actor.SERVER;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.interlace.runtime.stream.Column;
@@ -534,28 +535,29 @@ class SqliteStreamLogTest {
     void leasesAreExclusiveAndEveryNewHolderGetsAHigherToken() throws Exception {
         SqliteStreamLog log = open();
         append(log, "a", "b", "c");
-        Leases.Granted first = (Leases.Granted) log.lease("orders", "billing", "worker-1", Duration.ofSeconds(30));
+        Leases.Granted first = (Leases.Granted) log.lease("orders", "billing", "worker-1", Duration.ofSeconds(30), SERVER);
         assertThat(first.committedOffset()).isZero();
-        assertThat(log.lease("orders", "billing", "worker-2", Duration.ofSeconds(30)))
+        assertThat(log.lease("orders", "billing", "worker-2", Duration.ofSeconds(30), SERVER))
                 .isEqualTo(new Leases.Held("worker-1", first.expiresAtMicros()));
-        Leases.Granted renewed = (Leases.Granted) log.lease("orders", "billing", "worker-1", Duration.ofSeconds(60));
+        Leases.Granted renewed = (Leases.Granted) log.lease("orders", "billing", "worker-1", Duration.ofSeconds(60), SERVER);
         assertThat(renewed.token()).isEqualTo(first.token());
-        assertThat(log.commit("orders", "billing", first.token(), 2)).isEqualTo(new Leases.Committed(2));
+        assertThat(log.commit("orders", "billing", first.token(), 2, SERVER)).isEqualTo(new Leases.Committed(2));
 
         clock.advance(Duration.ofSeconds(61));
-        assertThat(log.commit("orders", "billing", first.token(), 3)).isInstanceOf(Leases.LeaseExpired.class);
-        Leases.Granted second = (Leases.Granted) log.lease("orders", "billing", "worker-2", Duration.ofSeconds(30));
-        assertThat(second.token()).isGreaterThan(first.token());
+        assertThat(log.commit("orders", "billing", first.token(), 3, SERVER)).isInstanceOf(Leases.LeaseExpired.class);
+        Leases.Granted second = (Leases.Granted) log.lease("orders", "billing", "worker-2", Duration.ofSeconds(30), SERVER);
+        assertThat(second.token().epoch()).isGreaterThan(first.token().epoch());
         assertThat(second.committedOffset()).isEqualTo(2);
-        assertThat(log.commit("orders", "billing", first.token(), 3)).isEqualTo(new Leases.StaleToken(second.token()));
-        assertThat(log.commit("orders", "billing", second.token(), 1)).isEqualTo(new Leases.OffsetRegressed(2));
-        assertThat(log.commit("orders", "billing", second.token(), 4)).isEqualTo(new Leases.BeyondHead(3));
-        assertThat(log.commit("orders", "billing", second.token(), 3)).isEqualTo(new Leases.Committed(3));
+        assertThat(log.commit("orders", "billing", first.token(), 3, SERVER))
+                .isEqualTo(new Leases.StaleToken(second.token().epoch()));
+        assertThat(log.commit("orders", "billing", second.token(), 1, SERVER)).isEqualTo(new Leases.OffsetRegressed(2));
+        assertThat(log.commit("orders", "billing", second.token(), 4, SERVER)).isEqualTo(new Leases.BeyondHead(3));
+        assertThat(log.commit("orders", "billing", second.token(), 3, SERVER)).isEqualTo(new Leases.Committed(3));
 
-        assertThat(log.release("orders", "billing", first.token())).isFalse();
-        assertThat(log.release("orders", "billing", second.token())).isTrue();
-        Leases.Granted third = (Leases.Granted) log.lease("orders", "billing", "worker-1", Duration.ofSeconds(30));
-        assertThat(third.token()).isGreaterThan(second.token());
+        assertThat(log.release("orders", "billing", first.token(), SERVER)).isInstanceOf(Leases.StaleToken.class);
+        assertThat(log.release("orders", "billing", second.token(), SERVER)).isInstanceOf(Leases.Released.class);
+        Leases.Granted third = (Leases.Granted) log.lease("orders", "billing", "worker-1", Duration.ofSeconds(30), SERVER);
+        assertThat(third.token().epoch()).isGreaterThan(second.token().epoch());
         assertThat(log.groups("orders")).extracting(Leases.Group::group, Leases.Group::committedOffset,
                 Leases.Group::holder).containsExactly(org.assertj.core.groups.Tuple.tuple("billing", 3L, "worker-1"));
     }
@@ -564,15 +566,15 @@ class SqliteStreamLogTest {
     void tokensAndCommittedOffsetsSurviveARestart() throws Exception {
         SqliteStreamLog log = open();
         append(log, "a", "b");
-        Leases.Granted granted = (Leases.Granted) log.lease("orders", "g", "w", Duration.ofSeconds(30));
-        log.commit("orders", "g", granted.token(), 2);
+        Leases.Granted granted = (Leases.Granted) log.lease("orders", "g", "w", Duration.ofSeconds(30), SERVER);
+        log.commit("orders", "g", granted.token(), 2, SERVER);
         log.close();
         opened.remove(log);
         SqliteStreamLog reopened = open();
-        assertThat(reopened.commit("orders", "g", granted.token(), 2)).isEqualTo(new Leases.Committed(2));
+        assertThat(reopened.commit("orders", "g", granted.token(), 2, SERVER)).isEqualTo(new Leases.Committed(2));
         clock.advance(Duration.ofMinutes(1));
-        Leases.Granted next = (Leases.Granted) reopened.lease("orders", "g", "other", Duration.ofSeconds(30));
-        assertThat(next.token()).isEqualTo(granted.token() + 1);
+        Leases.Granted next = (Leases.Granted) reopened.lease("orders", "g", "other", Duration.ofSeconds(30), SERVER);
+        assertThat(next.token().epoch()).isEqualTo(granted.token().epoch() + 1);
         assertThat(next.committedOffset()).isEqualTo(2);
     }
 

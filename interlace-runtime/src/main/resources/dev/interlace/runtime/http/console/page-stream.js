@@ -234,10 +234,10 @@ async function loadConsumers(target, path) {
       attributes: {'data-group': c.group},
       cells: [el('span', {class: 'mono nowrap'}, c.group), String(c.committed_offset), String(c.lag),
         c.holder ? el('span', {}, c.holder, el('span', {class: 'muted'}, ' until ', time(c.expires_at))) : 'none',
-        String(c.token ?? '—'), c.lapped ? badge('lapped', 'warn') : ''],
+        String(c.epoch ?? '—'), c.lapped ? badge('lapped', 'warn') : ''],
     }));
     target.append(completeness(body), rows.length
-      ? table(['group', '#committed', '#lag', 'lease holder', '#token', ''], rows)
+      ? table(['group', '#committed', '#lag', 'lease holder', '#epoch', ''], rows)
       : el('p', {class: 'empty'}, 'No consumer groups.'));
   } catch (error) {
     target.append(failure(error));

@@ -207,6 +207,9 @@ public abstract class ApiKeysContract {
         admin().revoke("ingest");
         waitUntil("the revoked key is refused", () -> keys.authenticate(ingest.secret()).isEmpty());
         assertThat(keys.authenticate(reader.secret())).isPresent();
+        assertThat(keys.live(ingest.key().id())).as("a revoked key is not live by its id").isEmpty();
+        assertThat(keys.live(reader.key().id()).map(ApiKey::scopes)).contains(List.of(Scope.of(Scope.Kind.READ)));
+        assertThat(keys.live("key_nope")).isEmpty();
         assertThat(keys.isEmpty()).isFalse();
         assertThat(admin().list()).extracting(listed -> listed.key().name(), ListedKey::revoked).containsExactly(
                 tuple("ingest", true),
