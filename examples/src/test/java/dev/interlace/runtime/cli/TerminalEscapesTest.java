@@ -42,7 +42,8 @@ class TerminalEscapesTest {
             server.instance(Flusher.class).drain(Duration.ofSeconds(20));
 
             assertThat(cli.run("logs", "api", "--server", url)).as(cli.stderr()).isZero();
-            assertEscaped(cli.stdout()).contains("/streams/no" + ERASE_ESCAPED + "pe");
+            // The HTTP layer refuses a target holding control bytes and records it percent-encoded.
+            assertEscaped(cli.stdout()).contains("/streams/no%1B[2J%1B[2Kpe");
 
             assertThat(cli.run("quarantine", "list", "clicks", "--server", url)).as(cli.stderr()).isZero();
             assertEscaped(cli.stdout()).contains(ERASE_ESCAPED);

@@ -9,7 +9,8 @@ import java.util.List;
  * @param atMicros when, epoch microseconds
  * @param event what happened: {@code startup}, {@code shutdown}, {@code migration}, {@code flush_failing},
  *     {@code flush_recovered}, {@code flush_standby}, {@code flush_takeover}, {@code backpressure_on},
- *     {@code backpressure_off}, {@code retention_sweep}, {@code lease_takeover}, {@code group_granted}
+ *     {@code backpressure_off}, {@code retention_sweep}, {@code lease_takeover}, {@code group_granted},
+ *     {@code quarantine_replay}, {@code fatal_exit}
  * @param stream the stream concerned, or null
  * @param id the id of the work that caused it: a sentinel id ({@code boot-}, {@code flush-}, {@code run-},
  *     {@code sched-}) or the request id of the request that did
