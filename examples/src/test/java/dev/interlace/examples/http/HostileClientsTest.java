@@ -24,7 +24,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Clients that try to stop the server: slow headers, bodies shorter than they claim, hundreds of parked long polls,
- * oversized request lines and headers, too many connections. Each is cut off or parked without a thread, and a
+ * oversized request lines and headers (too many connections: {@link ConnectionSharesTest}). Each is cut off or parked without a thread, and a
  * normal client is answered meanwhile. The bounds on the normal client's waits are generous (liveness, not speed:
  * the real figures are in the benchmark).
  */
@@ -254,33 +254,6 @@ class HostileClientsTest {
                 sleep(50);
             }
             assertThat(published.status()).as(String.valueOf(published.body())).isEqualTo(200);
-        }
-    }
-
-    @Test
-    void connectionsOverTheLimitAreAnswered503AndClosed() {
-        try (TestServer api = start(limits(4, Duration.ofSeconds(10), Duration.ofSeconds(10),
-                Duration.ofSeconds(30)))) {
-            List<RawClient> held = new ArrayList<>();
-            try {
-                for (int i = 0; i < 4; i++) {
-                    RawClient client = new RawClient(api.server.uri());
-                    held.add(client);
-                    // Served before the next one opens: connections are counted as each event loop takes them up.
-                    client.write("GET /health/live HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
-                    assertThat(client.read(5_000).status()).isEqualTo(200);
-                }
-                try (RawClient extra = new RawClient(api.server.uri())) {
-                    RawClient.Answer answer = extra.read(5_000);
-                    assertThat(answer.status()).isEqualTo(503);
-                    assertThat(json(answer.body()).get("error").asText()).isEqualTo("too_many_connections");
-                    assertThat(answer.head()).contains("Retry-After: 1");
-                }
-            } finally {
-                held.forEach(RawClient::close);
-            }
-            sleep(200); // the server notices the closed connections
-            assertThat(api.get("/health/live").status()).isEqualTo(200);
         }
     }
 

@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
@@ -24,8 +25,16 @@ final class RawClient implements AutoCloseable {
     private final ByteArrayOutputStream received = new ByteArrayOutputStream();
 
     RawClient(URI server) {
+        this(server, null);
+    }
+
+    /** A client whose connection leaves from {@code local} (another loopback address, 127.0.0.2, say); null: any. */
+    RawClient(URI server, InetAddress local) {
         try {
             socket = new Socket();
+            if (local != null) {
+                socket.bind(new InetSocketAddress(local, 0));
+            }
             socket.connect(new InetSocketAddress(server.getHost(), server.getPort()), 5_000);
             socket.setTcpNoDelay(true);
             out = socket.getOutputStream();

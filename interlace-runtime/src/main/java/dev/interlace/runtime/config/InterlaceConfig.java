@@ -25,6 +25,7 @@ import java.nio.file.Path;
  * @param readyFlushFailingMillis how long a stream's flush may fail before {@code /health/ready} says 503
  * @param modelRestRatio how many times a model run's duration the model runner waits before it starts the next run
  * @param sqlTimeoutMillis how long a {@code POST /sql} query may run before it is cancelled and answered as timed out
+ * @param connections how many HTTP connections may be open, in all and from one client address
  * @param exposure keys off loopback, accepted hosts and origins, TLS
  * @param log which stream log to run on (SQLite in the data directory, or Kafka) and its settings
  */
@@ -45,6 +46,7 @@ public record InterlaceConfig(
         long readyFlushFailingMillis,
         int modelRestRatio,
         long sqlTimeoutMillis,
+        Connections connections,
         Exposure exposure,
         LogOptions log) {
 
@@ -53,6 +55,7 @@ public record InterlaceConfig(
 
     public InterlaceConfig {
         java.util.Objects.requireNonNull(log, "log");
+        java.util.Objects.requireNonNull(connections, "connections");
     }
 
     /** A configuration on the SQLite log. */
@@ -62,7 +65,8 @@ public record InterlaceConfig(
             Exposure exposure) {
         this(port, bind, dataDirectory, maxBodyBytes, 0, maxEventsPerRequest, maxPending, minFreeDiskBytes,
                 flushDelayMillis, flushBatchRows, flushBatchBytes, recordRetentionMicros, refusedRequests,
-                readyFlushFailingMillis, modelRestRatio, DEFAULT_SQL_TIMEOUT_MILLIS, exposure, LogOptions.sqlite());
+                readyFlushFailingMillis, modelRestRatio, DEFAULT_SQL_TIMEOUT_MILLIS, Connections.DEFAULTS, exposure,
+                LogOptions.sqlite());
     }
 
     /** The defaults, with data under {@code .interlace} in the working directory. */
@@ -73,19 +77,20 @@ public record InterlaceConfig(
     public InterlaceConfig withPort(int newPort) {
         return new InterlaceConfig(newPort, bind, dataDirectory, maxBodyBytes, maxInflightBytes, maxEventsPerRequest,
                 maxPending, minFreeDiskBytes, flushDelayMillis, flushBatchRows, flushBatchBytes, recordRetentionMicros,
-                refusedRequests, readyFlushFailingMillis, modelRestRatio, sqlTimeoutMillis, exposure, log);
+                refusedRequests, readyFlushFailingMillis, modelRestRatio, sqlTimeoutMillis, connections, exposure, log);
     }
 
     public InterlaceConfig withDataDirectory(Path directory) {
         return new InterlaceConfig(port, bind, directory, maxBodyBytes, maxInflightBytes, maxEventsPerRequest,
                 maxPending, minFreeDiskBytes, flushDelayMillis, flushBatchRows, flushBatchBytes, recordRetentionMicros,
-                refusedRequests, readyFlushFailingMillis, modelRestRatio, sqlTimeoutMillis, exposure, log);
+                refusedRequests, readyFlushFailingMillis, modelRestRatio, sqlTimeoutMillis, connections, exposure, log);
     }
 
     public InterlaceConfig withLog(LogOptions options) {
         return new InterlaceConfig(port, bind, dataDirectory, maxBodyBytes, maxInflightBytes, maxEventsPerRequest,
                 maxPending, minFreeDiskBytes, flushDelayMillis, flushBatchRows, flushBatchBytes, recordRetentionMicros,
-                refusedRequests, readyFlushFailingMillis, modelRestRatio, sqlTimeoutMillis, exposure, options);
+                refusedRequests, readyFlushFailingMillis, modelRestRatio, sqlTimeoutMillis, connections, exposure,
+                options);
     }
 
     /**
@@ -123,6 +128,6 @@ public record InterlaceConfig(
     public InterlaceConfig withMaxPending(long pending) {
         return new InterlaceConfig(port, bind, dataDirectory, maxBodyBytes, maxInflightBytes, maxEventsPerRequest,
                 pending, minFreeDiskBytes, flushDelayMillis, flushBatchRows, flushBatchBytes, recordRetentionMicros,
-                refusedRequests, readyFlushFailingMillis, modelRestRatio, sqlTimeoutMillis, exposure, log);
+                refusedRequests, readyFlushFailingMillis, modelRestRatio, sqlTimeoutMillis, connections, exposure, log);
     }
 }

@@ -4,6 +4,7 @@ import com.google.inject.AbstractModule;
 import com.google.inject.Provides;
 import com.google.inject.Singleton;
 import com.google.inject.multibindings.Multibinder;
+import dev.interlace.runtime.config.InterlaceConfig;
 import dev.interlace.runtime.http.netty.NettyTransport;
 import dev.interlace.runtime.ingest.IngestLimits;
 
@@ -28,12 +29,13 @@ public final class HttpModule extends AbstractModule {
         routes.addBinding().to(MetricsRoutes.class);
         routes.addBinding().to(ConsoleRoutes.class);
         routes.addBinding().to(ClusterRoutes.class);
+        bind(NettyTransport.class).in(Singleton.class);
         bind(HttpTransport.class).to(NettyTransport.class);
     }
 
     @Provides
     @Singleton
-    HttpLimits httpLimits(IngestLimits limits) {
-        return HttpLimits.defaults(limits.maxBodyBytes());
+    HttpLimits httpLimits(IngestLimits limits, InterlaceConfig config) {
+        return HttpLimits.defaults(limits.maxBodyBytes(), config.connections());
     }
 }

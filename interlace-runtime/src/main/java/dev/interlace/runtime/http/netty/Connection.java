@@ -91,6 +91,9 @@ final class Connection extends ChannelInboundHandlerAdapter {
     private final HttpLimits limits;
     private final HttpDispatcher dispatcher;
     private final InflightBytes budget;
+    private final ConnectionShares shares;
+    /** What the connection may do: everything, or only {@code /health/*} when it opened over a connection limit. */
+    private final ConnectionShares.Admission admission;
     /** The shortest of the connection's time limits: the longest the deadline's check waits before it looks again. */
     private final long checkPeriodNanos;
     private final ArrayDeque<Turn> waiting = new ArrayDeque<>();
@@ -121,13 +124,17 @@ final class Connection extends ChannelInboundHandlerAdapter {
     private boolean inputShutdown;
     private volatile boolean writing;
 
-    Connection(Channel channel, HttpLimits limits, HttpDispatcher dispatcher, InflightBytes budget) {
+    Connection(Channel channel, HttpLimits limits, HttpDispatcher dispatcher, InflightBytes budget,
+            ConnectionShares shares, ConnectionShares.Admission admission) {
         this.channel = channel;
         this.limits = limits;
         this.dispatcher = dispatcher;
         this.budget = budget;
-        this.checkPeriodNanos = Math.min(limits.idleTimeout().toNanos(),
-                Math.min(limits.headerTimeout().toNanos(), limits.bodyTimeout().toNanos()));
+        this.shares = shares;
+        this.admission = admission;
+        this.checkPeriodNanos = Math.min(Math.min(limits.idleTimeout().toNanos(),
+                limits.firstRequestTimeout().toNanos()), Math.min(limits.headerTimeout().toNanos(),
+                        limits.bodyTimeout().toNanos()));
     }
 
     /** Whether {@code channel} has an answer being computed or written (shutdown waits for those). */
@@ -155,7 +162,7 @@ final class Connection extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelActive(ChannelHandlerContext context) {
-        armIdle();
+        arm(limits.firstRequestTimeout(), null); // a connection that sends nothing is closed in seconds
         context.fireChannelActive();
     }
 
@@ -362,10 +369,32 @@ final class Connection extends ChannelInboundHandlerAdapter {
             return;
         }
         Complete complete = (Complete) turn;
+        if (admission.healthOnly()) {
+            answerHealthOnly(complete);
+            return;
+        }
         dispatcher.dispatch(complete.request()).whenComplete((answer, failure) -> channel.eventLoop().execute(() ->
                 write(answer != null ? answer : dispatcher.refuse(complete.request().method(),
                         complete.request().rawPath(), 500, "internal", "the server failed"), complete.keepAlive(),
                         complete.hold())));
+    }
+
+    /**
+     * On a connection opened over a connection limit: {@code /health/*} is answered, anything else refused 503
+     * {@code too_many_connections}; either way the connection closes after this one answer.
+     */
+    private void answerHealthOnly(Complete complete) {
+        HttpRequest request = complete.request();
+        String path = request.rawPath();
+        if (path.equals("/health") || path.startsWith("/health/")) {
+            dispatcher.dispatch(request).whenComplete((answer, failure) -> channel.eventLoop().execute(() ->
+                    write(answer != null ? answer : dispatcher.refuse(request.method(), path, 500, "internal",
+                            "the server failed"), false, complete.hold())));
+            return;
+        }
+        shares.refused(admission);
+        write(dispatcher.refuse(request.method(), path, 503, "too_many_connections", admission.message()
+                + "; /health/* is still served").header("Retry-After", "1"), false, complete.hold());
     }
 
     /** The dispatcher's JSON error for a refusal decided here. */

@@ -8,6 +8,7 @@ import dev.interlace.runtime.http.HttpLimits;
 import dev.interlace.runtime.http.HttpTransport;
 import dev.interlace.runtime.http.InflightBytes;
 import dev.interlace.runtime.ops.FatalErrors;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
@@ -33,7 +34,6 @@ import jakarta.inject.Inject;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.logging.Logger;
 
 /**
@@ -49,7 +49,7 @@ public final class NettyTransport implements HttpTransport {
 
     private final HttpLimits limits;
     private final Exposure exposure;
-    private final AtomicInteger openConnections = new AtomicInteger();
+    private final ConnectionShares shares;
     private final InflightBytes budget;
     private EventLoopGroup acceptor;
     private EventLoopGroup io;
@@ -58,8 +58,9 @@ public final class NettyTransport implements HttpTransport {
     private int ioThreads;
 
     @Inject
-    public NettyTransport(HttpLimits limits, InterlaceConfig config) {
+    public NettyTransport(HttpLimits limits, InterlaceConfig config, MeterRegistry registry) {
         this.limits = limits;
+        this.shares = new ConnectionShares(limits, registry);
         this.exposure = config.exposure();
         this.budget = new InflightBytes(config.inflightBudgetBytes());
     }
@@ -88,13 +89,13 @@ public final class NettyTransport implements HttpTransport {
                     @Override
                     protected void initChannel(SocketChannel channel) {
                         channels.add(channel);
-                        if (openConnections.incrementAndGet() > limits.maxConnections()) {
-                            channel.closeFuture().addListener(closed -> openConnections.decrementAndGet());
-                            channel.pipeline().addLast(new TooManyConnections(dispatcher, limits.maxConnections()));
+                        ConnectionShares.Admission admission = shares.admit(channel);
+                        if (admission.refused()) {
+                            channel.pipeline().addLast(new TooManyConnections(dispatcher, admission.message()));
                             return;
                         }
-                        channel.closeFuture().addListener(closed -> openConnections.decrementAndGet());
-                        Connection connection = new Connection(channel, limits, dispatcher, budget);
+                        Connection connection = new Connection(channel, limits, dispatcher, budget, shares,
+                                admission);
                         if (tls != null) {
                             channel.pipeline().addLast("tls", tls.newHandler(channel.alloc()));
                         }
@@ -173,24 +174,24 @@ public final class NettyTransport implements HttpTransport {
 
     /** Connections open now (for tests and the benchmark). */
     public int openConnections() {
-        return openConnections.get();
+        return shares.open();
     }
 
-    /** Answers every request on a connection beyond the limit with 503, then closes it. */
+    /** Answers a connection beyond the limits and their reserve with 503 as it opens, then closes it. */
     private static final class TooManyConnections extends ChannelInboundHandlerAdapter {
 
         private final HttpDispatcher dispatcher;
-        private final int limit;
+        private final String message;
 
-        TooManyConnections(HttpDispatcher dispatcher, int limit) {
+        TooManyConnections(HttpDispatcher dispatcher, String message) {
             this.dispatcher = dispatcher;
-            this.limit = limit;
+            this.message = message;
         }
 
         @Override
         public void channelActive(ChannelHandlerContext context) {
-            HttpAnswer answer = dispatcher.refuse(null, null, 503, "too_many_connections", "the server has "
-                    + limit + " connections open, its limit; retry shortly").header("Retry-After", "1");
+            HttpAnswer answer = dispatcher.refuse(null, null, 503, "too_many_connections", message)
+                    .header("Retry-After", "1");
             Connection.writeRaw(context.channel(), answer);
         }
 
