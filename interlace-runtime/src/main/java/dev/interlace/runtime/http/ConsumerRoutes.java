@@ -20,6 +20,7 @@ import dev.interlace.runtime.records.SysRecord;
 import dev.interlace.runtime.records.SystemRecords;
 import jakarta.inject.Inject;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -54,14 +55,16 @@ final class ConsumerRoutes implements RouteSet {
     private final java.time.Clock clock;
     private final Workers workers;
     private final ApiKeys keys;
+    private final PageSlots pageSlots;
     /** The waits of parked long polls by stream: completed when the stream advances, or at shutdown. */
     private final Map<String, Set<CompletableFuture<Void>>> parked = new ConcurrentHashMap<>();
     private volatile boolean stopping;
 
     @Inject
     ConsumerRoutes(EventLog log, ConsumerGroups consumerGroups, SystemRecords records, java.time.Clock clock,
-            Workers workers, ApiKeys keys) {
+            Workers workers, ApiKeys keys, PageSlots pageSlots) {
         this.workers = workers;
+        this.pageSlots = pageSlots;
         this.keys = keys;
         log.addAppendListener(this::appended);
         this.log = log;
@@ -120,18 +123,25 @@ final class ConsumerRoutes implements RouteSet {
         CompletableFuture<Void> wake = new CompletableFuture<>();
         Set<CompletableFuture<Void>> waiting = parked.computeIfAbsent(stream, name -> ConcurrentHashMap.newKeySet());
         waiting.add(wake);
-        List<LogEntry> entries;
+        HttpAnswer answered;
         try {
-            entries = read(stream, after, limit, budget, requestId);
+            answered = pageSlots.render("the next events of " + stream, requestId, () -> {
+                List<LogEntry> entries = read(stream, after, limit, budget, requestId);
+                boolean answerNow = !entries.isEmpty() || deadlineNanos - System.nanoTime() <= 0 || stopping;
+                return answerNow ? page(stream, after, entries) : null;
+            });
+        } catch (IOException e) {
+            waiting.remove(wake);
+            throw new UncheckedIOException(e);
         } catch (RuntimeException e) {
             waiting.remove(wake);
             throw e;
         }
-        long remaining = deadlineNanos - System.nanoTime();
-        if (!entries.isEmpty() || remaining <= 0 || stopping) {
+        if (answered != null) {
             waiting.remove(wake);
-            return CompletableFuture.completedFuture(page(stream, after, entries));
+            return CompletableFuture.completedFuture(answered);
         }
+        long remaining = deadlineNanos - System.nanoTime();
         wake.completeOnTimeout(null, remaining, TimeUnit.NANOSECONDS)
                 .whenComplete((ignored, failure) -> waiting.remove(wake));
         return wake.thenComposeAsync(ignored -> poll(stream, after, limit, deadlineNanos, budget, requestId),

@@ -23,7 +23,7 @@ public record HttpLimits(long maxBodyBytes, int maxHeaderBytes, int maxUrlBytes,
 
     public static final int MAX_HEADER_BYTES = 16 * 1024;
     public static final int MAX_URL_BYTES = 8 * 1024;
-    public static final Duration FIRST_REQUEST_TIMEOUT = Duration.ofSeconds(5);
+    public static final Duration FIRST_REQUEST_TIMEOUT = Duration.ofSeconds(10);
 
     /** Limits without a cap per address, a new connection waiting for its first request as long as an idle one. */
     public HttpLimits(long maxBodyBytes, int maxHeaderBytes, int maxUrlBytes, int maxConnections,

@@ -38,10 +38,12 @@ final class QuarantineRoutes implements RouteSet {
     private final QuarantineReplayer replayer;
     private final Clock clock;
     private final IngestLimits limits;
+    private final PageSlots pageSlots;
 
     @Inject
     QuarantineRoutes(StreamCatalog catalog, EventLog log, QuarantineReplayer replayer, Clock clock,
-            IngestLimits limits) {
+            IngestLimits limits, PageSlots pageSlots) {
+        this.pageSlots = pageSlots;
         this.limits = limits;
         this.catalog = catalog;
         this.log = log;
@@ -51,7 +53,9 @@ final class QuarantineRoutes implements RouteSet {
 
     @Override
     public void register(List<Route> routes) {
-        routes.add(Route.blocking("GET", "/streams/{name}/quarantine", Access.READ, this::list));
+        routes.add(Route.blocking("GET", "/streams/{name}/quarantine", Access.READ, (request, path, requestId) ->
+                pageSlots.render("the quarantine of " + path.get(0), requestId,
+                        () -> list(request, path, requestId))));
         routes.add(Route.async("POST", "/streams/{name}/quarantine/replay", Access.OPERATE, this::replay)
                 .placedOn(Route.Placement.SEQUENCER));
     }

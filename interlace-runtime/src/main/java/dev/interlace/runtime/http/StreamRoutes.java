@@ -36,10 +36,12 @@ final class StreamRoutes implements RouteSet {
     private final Flusher flusher;
     private final Optional<StreamTables> warehouse;
     private final Optional<Sequencers> sequencers;
+    private final PageSlots pageSlots;
 
     @Inject
     StreamRoutes(StreamCatalog catalog, EventLog log, Watermarks watermarks, Flusher flusher,
-            Optional<StreamTables> warehouse, Optional<Sequencers> sequencers) {
+            Optional<StreamTables> warehouse, Optional<Sequencers> sequencers, PageSlots pageSlots) {
+        this.pageSlots = pageSlots;
         this.catalog = catalog;
         this.log = log;
         this.watermarks = watermarks;
@@ -51,7 +53,9 @@ final class StreamRoutes implements RouteSet {
     @Override
     public void register(List<Route> routes) {
         routes.add(Route.blocking("GET", "/streams", Access.READ, this::list));
-        routes.add(Route.blocking("GET", "/streams/{name}", Access.READ, this::show));
+        routes.add(Route.blocking("GET", "/streams/{name}", Access.READ, (request, path, requestId) ->
+                pageSlots.render("the recent events of " + path.get(0), requestId,
+                        () -> show(request, path, requestId))));
     }
 
     private HttpAnswer list(HttpRequest request, List<String> path, String requestId) throws IOException {
