@@ -485,15 +485,8 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
             return List.of();
         }
         Set<Long> wanted = Set.copyOf(seqs);
-        List<QuarantineEntry> entries = new ArrayList<>();
-        for (ConsumerRecord<byte[], byte[]> record : readers.range(topics.quarantine(stream),
-                view.quarantineKafkaOffset(seqs.get(0)), view.quarantineKafkaOffset(seqs.get(seqs.size() - 1)))) {
-            long seq = Codec.longHeader(record.headers(), Codec.SEQ);
-            if (wanted.contains(seq)) {
-                entries.add(Codec.quarantined(stream, record, replayOf(view, seq)));
-            }
-        }
-        return entries;
+        long last = seqs.get(seqs.size() - 1);
+        return quarantined(view, seqs.get(0), last, Long.MAX_VALUE, wanted::contains);
     }
 
     @Override
@@ -508,13 +501,35 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
             return List.of();
         }
         long through = Math.min(head, from + limit - 1);
+        return quarantined(view, from, through, maxBytes, seq -> true);
+    }
+
+    /**
+     * The quarantined entries from {@code from} through {@code through} that {@code wanted} takes, read forward from
+     * the nearest position the view knows, up to and including the one whose payload brings the total to maxBytes.
+     */
+    private List<QuarantineEntry> quarantined(StreamView view, long from, long through, long maxBytes,
+            java.util.function.LongPredicate wanted) {
         List<QuarantineEntry> entries = new ArrayList<>();
-        for (ConsumerRecord<byte[], byte[]> record : readers.range(topics.quarantine(stream),
-                view.quarantineKafkaOffset(from), view.quarantineKafkaOffset(through), maxBytes)) {
-            long seq = Codec.longHeader(record.headers(), Codec.SEQ);
-            if (seq >= from && seq <= through) {
-                entries.add(Codec.quarantined(stream, record, replayOf(view, seq)));
-            }
+        long[] bytes = {0};
+        long[] last = {0, 0};
+        try {
+            readers.scan(topics.quarantine(view.name), view.quarantineReadFrom(from), view.quarantineReadEnd(through),
+                    record -> {
+                        long seq = Codec.longHeader(record.headers(), Codec.SEQ);
+                        if (seq >= from && seq <= through && wanted.test(seq)) {
+                            entries.add(Codec.quarantined(view.name, record, replayOf(view, seq)));
+                            bytes[0] += record.value() == null ? 0 : record.value().length;
+                            last[0] = seq;
+                            last[1] = record.offset();
+                        }
+                        return seq < through && bytes[0] < maxBytes;
+                    });
+        } catch (java.io.IOException e) {
+            throw new IllegalStateException(e); // the visitor throws none
+        }
+        if (last[0] > 0) {
+            view.learnQuarantine(last[0], last[1]);
         }
         return entries;
     }

@@ -3,7 +3,6 @@ package dev.interlace.log.kafka;
 import dev.interlace.runtime.log.Leases;
 import dev.interlace.runtime.log.StreamHead;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -35,7 +34,8 @@ final class StreamView {
     private long trimmedThrough;
     /** Where the events sit in the topic and when they arrived, in bounded memory. */
     private final EventPositions positions = new EventPositions();
-    private long[] quarantineOffsets = new long[16];
+    /** Where the quarantined entries sit in the quarantine topic, by sequence number, in bounded memory as well. */
+    private final EventPositions quarantinePositions = new EventPositions();
     private final Map<String, Codec.GroupState> groups = new TreeMap<>();
     private final Map<String, Long> groupRecordOffsets = new HashMap<>();
     /** Quarantine sequence number to where it was replayed; an entry is marked at most once. */
@@ -85,8 +85,7 @@ final class StreamView {
             return;
         }
         quarantineHead = seq;
-        quarantineOffsets = grow(quarantineOffsets, seq);
-        quarantineOffsets[(int) (seq - 1)] = kafkaOffset;
+        quarantinePositions.record(seq, kafkaOffset, 0);
     }
 
     synchronized void applyTrim(long throughOffset) {
@@ -173,11 +172,22 @@ final class StreamView {
 
     /** What the positions take of the heap. */
     synchronized long positionBytes() {
-        return positions.heapBytes();
+        return positions.heapBytes() + quarantinePositions.heapBytes();
     }
 
-    synchronized long quarantineKafkaOffset(long seq) {
-        return quarantineOffsets[(int) (seq - 1)];
+    /** A Kafka offset of the quarantine topic from which reading forward reaches entry {@code seq}. */
+    synchronized long quarantineReadFrom(long seq) {
+        return quarantinePositions.readFrom(seq);
+    }
+
+    /** A Kafka offset of the quarantine topic where a read through entry {@code seq} may stop (exclusive). */
+    synchronized long quarantineReadEnd(long seq) {
+        return quarantinePositions.readEnd(seq);
+    }
+
+    /** Remembers where a read found entry {@code seq}, so that the next page after it starts there. */
+    synchronized void learnQuarantine(long seq, long kafkaOffset) {
+        quarantinePositions.learn(seq, kafkaOffset);
     }
 
     /**
@@ -217,13 +227,6 @@ final class StreamView {
             wait(Math.max(1, remaining / 1_000_000));
         }
         return true;
-    }
-
-    private static long[] grow(long[] array, long needed) {
-        if (needed <= array.length) {
-            return array;
-        }
-        return Arrays.copyOf(array, (int) Math.max(needed, array.length * 2L));
     }
 
     /** The state of every group, by name, for a sequencer deciding a lease. */

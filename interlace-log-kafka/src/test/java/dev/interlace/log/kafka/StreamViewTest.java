@@ -82,6 +82,21 @@ class StreamViewTest {
     }
 
     @Test
+    void positionsOfTenMillionQuarantinedEntriesTakeWellUnderAByteAnEntryAndOldOnesAreStillReached() {
+        StreamView view = new StreamView("orders", 0);
+        for (long seq = 1; seq <= 10_000_000; seq++) {
+            view.applyQuarantine(seq, kafkaOf(seq));
+        }
+        // Was an array of 8 bytes an entry, for ever (80 MB here).
+        assertThat(view.positionBytes()).isLessThan(1_000_000);
+        for (long seq : new long[] {1, 2, 1_023, 1_025, 5_000_000, 10_000_000 - EventPositions.DENSE, 10_000_000}) {
+            assertThat(view.quarantineReadFrom(seq)).as("read start of %d", seq).isLessThanOrEqualTo(kafkaOf(seq))
+                    .isGreaterThanOrEqualTo(kafkaOf(Math.max(1, seq - EventPositions.SPARSE)));
+            assertThat(view.quarantineReadEnd(seq)).as("read end of %d", seq).isGreaterThan(kafkaOf(seq));
+        }
+    }
+
+    @Test
     void aTrimPastEverythingAppliedLeavesTheNextEventsInPlace() {
         StreamView view = new StreamView("orders", 0);
         view.applyEvent(1, 10, 1, 1);

@@ -40,6 +40,39 @@ public abstract class QuarantineStoreContract extends LogContractSupport {
     private final AtomicInteger replayIds = new AtomicInteger();
 
     @Test
+    void moreQuarantinedEntriesThanAReaderKeepsExactPositionsForAreAllPagedThroughInOrder() throws Exception {
+        StreamLog log = open();
+        int perRequest = 1_000;
+        int total = 12_000; // past the 8 192 newest entries a Kafka node knows the exact place of
+        for (int first = 1; first <= total; first += perRequest) {
+            List<AppendRequest.Entry> entries = new ArrayList<>();
+            for (int n = first; n < first + perRequest; n++) {
+                entries.add(quarantined("q-" + n));
+            }
+            append(log, request(ORDERS, entries.toArray(AppendRequest.Entry[]::new)));
+        }
+
+        List<Long> seen = new ArrayList<>();
+        long after = 0;
+        while (true) {
+            List<QuarantineEntry> page = log.readQuarantine(ORDERS.name(), after, 700);
+            if (page.isEmpty()) {
+                break;
+            }
+            for (QuarantineEntry entry : page) {
+                assertThat(text(entry.payload())).as("entry %d", entry.seq()).contains("\"q-" + entry.seq() + "\"");
+                seen.add(entry.seq());
+            }
+            after = page.get(page.size() - 1).seq();
+        }
+        assertThat(seen).hasSize(total);
+        assertThat(seen).isSorted().doesNotHaveDuplicates();
+        // An old entry asked for directly, without a read that ended just before it.
+        assertThat(log.readQuarantine(ORDERS.name(), 500, 3)).extracting(QuarantineEntry::seq)
+                .containsExactly(501L, 502L, 503L);
+    }
+
+    @Test
     void aReplayAppendsTheEntriesAfterTheHeadAndMarksThemReplayedWithTheirOffsets() throws Exception {
         StreamLog log = open();
         append(log, ORDERS, event("a"), quarantined("q1"), quarantined("q2"));
