@@ -54,6 +54,18 @@ class TerminalEscapesTest {
         }
     }
 
+    @Test
+    void correlateShowsTheControlCharactersOfAQuarantinedFieldNameEscaped() throws Exception {
+        try (Interlace server = CliHarness.start(dataDirectory, List.of())) {
+            assertThat(cli.publish(server, "clicks", "drifted-2", "{\"click_id\":\"c2\",\"url\":\"/\","
+                    + "\"at\":\"2026-12-01T00:00:00Z\",\"" + json(ERASE) + "\":1}")).isEqualTo(200);
+
+            assertThat(cli.run("correlate", "drifted-2", "--server", server.uri().toString())).as(cli.stderr())
+                    .isZero();
+            assertEscaped(cli.stdout()).contains(ERASE_ESCAPED);
+        }
+    }
+
     /** Asserts that {@code output} holds no control character but its line ends. */
     private static org.assertj.core.api.AbstractStringAssert<?> assertEscaped(String output) {
         assertThat(output.codePoints().filter(c -> c != '\n' && Character.getType(c) == Character.CONTROL)

@@ -64,7 +64,11 @@ final class CorrelateCommand implements Command {
         if (json) {
             out.println(body.toPrettyString());
         } else {
-            printReport(body, out);
+            // The report quotes what clients sent (paths, messages, keys, request ids): each line is printed with
+            // its control characters escaped, as the tables are.
+            ByteArrayOutputStream report = new ByteArrayOutputStream();
+            printReport(body, new PrintStream(report, true, StandardCharsets.UTF_8));
+            report.toString(StandardCharsets.UTF_8).lines().forEach(line -> out.println(TerminalText.escape(line)));
         }
         return 0;
     }

@@ -277,7 +277,8 @@ final class Connection extends ChannelInboundHandlerAdapter {
     /**
      * Why a request whose head was read cannot be served, or null when it can: an HTTP version other than 1.x (served
      * as 1.1 it would be misunderstood), control bytes in its target (they reach records and terminals as they are),
-     * or more than one {@code Host} (which one the checks saw and which one a proxy used could differ).
+     * more than one {@code Host} (which one the checks saw and which one a proxy used could differ), or none in an
+     * HTTP/1.1 request (the {@code Host} check would have nothing to check).
      */
     private static String malformed(io.netty.handler.codec.http.HttpRequest request) {
         HttpVersion version = request.protocolVersion();
@@ -296,6 +297,9 @@ final class Connection extends ChannelInboundHandlerAdapter {
         int hosts = request.headers().getAll(HttpHeaderNames.HOST).size();
         if (hosts > 1) {
             return "the request has " + hosts + " Host headers; send one";
+        }
+        if (hosts == 0 && version.minorVersion() >= 1) {
+            return "an HTTP/1.1 request must have a Host header (the checks against DNS rebinding read it)";
         }
         return null;
     }

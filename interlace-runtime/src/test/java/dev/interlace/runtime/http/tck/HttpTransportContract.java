@@ -234,6 +234,18 @@ public abstract class HttpTransportContract {
     }
 
     @Test
+    void anHttp11RequestWithoutHostIs400AndAnHttp10OneIsServed() {
+        Server server = start(LIMITS);
+        RawConnection client = connect(server);
+        client.write("GET /no-host HTTP/1.1\r\nAccept: */*\r\n\r\n");
+        assertRefused(server, client, 400, "bad_request");
+
+        RawConnection old = connect(server);
+        old.write("GET /no-host HTTP/1.0\r\n\r\n");
+        assertThat(old.read(WAIT).status()).as("HTTP/1.0 has no Host to require").isEqualTo(200);
+    }
+
+    @Test
     void requestLinesOfAnHttpVersionOtherThan10Or11Are505() {
         Server server = start(LIMITS);
         for (String version : List.of("HTTP/2.0", "HTTP/9.9", "HTTP/0.9")) {
