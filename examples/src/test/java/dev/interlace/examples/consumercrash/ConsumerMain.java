@@ -120,12 +120,12 @@ public final class ConsumerMain {
             if (events.isEmpty()) {
                 continue;
             }
-            batch++;
             long first = events.get(0).get("offset").asLong();
             long last = events.get(events.size() - 1).get("offset").asLong();
             if (post(http, json, group + "/commit", "{\"token\":" + token + ",\"offset\":" + last + "}") == null) {
-                continue;
+                continue; // the lease lapsed (a slow machine): the same batch is read again, and counted once
             }
+            batch++;
             if (batch == settings.haltAtBatch) {
                 halt(batch, first, last); // committed, never processed
             }

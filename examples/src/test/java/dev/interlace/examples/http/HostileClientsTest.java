@@ -225,9 +225,14 @@ class HostileClientsTest {
             String head = "POST /streams/orders HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
                     + "Content-Length: 200000\r\n\r\n";
             RawClient holder = new RawClient(api.server.uri());
-            holder.write(head); // reserves its body's share of the budget, then sends nothing
+            // Reserves its body's share of the budget, then sends nothing. Its 100 Continue says the reservation is
+            // made: a request read before it would take the budget instead, and the holder would be the one refused.
+            holder.write(head.replace("\r\n\r\n", "\r\nExpect: 100-continue\r\n\r\n"));
+            RawClient.Answer reserved = holder.read(10_000);
+            assertThat(reserved).isNotNull();
+            assertThat(reserved.status()).as(reserved.head()).isEqualTo(100);
             RawClient.Answer answer = null;
-            for (int attempt = 0; attempt < 50 && answer == null; attempt++) { // until the holder's headers are read
+            for (int attempt = 0; attempt < 50 && answer == null; attempt++) {
                 try (RawClient refused = new RawClient(api.server.uri())) {
                     refused.write(head);
                     answer = refused.read(500);
