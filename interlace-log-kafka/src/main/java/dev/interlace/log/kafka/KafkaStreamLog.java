@@ -103,6 +103,8 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
      * {@link SequencerIndexes#standby}); null on a node that sequences nothing.
      */
     private final java.util.concurrent.ScheduledExecutorService standby;
+    /** Answers what waits on a sequencer the cluster does not answer ({@link Sequencer#checkStall}); null likewise. */
+    private final java.util.concurrent.ScheduledExecutorService watchdog;
     /** This node's membership of the sequencer group; null on a node that sequences nothing. */
     private final Membership membership;
     private final Sequencer.Context context;
@@ -170,8 +172,16 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
             });
             standby.scheduleWithFixedDelay(this::standbyRound, STANDBY_PERIOD.toMillis(), STANDBY_PERIOD.toMillis(),
                     TimeUnit.MILLISECONDS);
+            watchdog = java.util.concurrent.Executors.newSingleThreadScheduledExecutor(runnable -> {
+                Thread thread = new Thread(runnable, "interlace-kafka-watchdog");
+                thread.setDaemon(true);
+                return thread;
+            });
+            watchdog.scheduleWithFixedDelay(() -> sequencers.values().forEach(Sequencer::checkStall), 500, 500,
+                    TimeUnit.MILLISECONDS);
         } else {
             standby = null;
+            watchdog = null;
         }
     }
 
@@ -346,6 +356,9 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
                     return sequencer;
                 }
                 long remaining = deadline - System.nanoTime();
+                if (!closed && sequencer != null && sequencer.stall() != null) {
+                    throw new LogUnavailableException(sequencer.stall()); // the cluster does not answer it
+                }
                 if (remaining <= 0 && !closed && sequencer != null && sequencer.state() == Sequencer.State.TAKING_OVER
                         && sequencer.problem() != null) {
                     // This node holds the stream but cannot write it: the cluster did not commit (too few in-sync
@@ -639,6 +652,10 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
             return new Health(false, "the log is closed");
         }
         for (Sequencer sequencer : sequencers.values()) {
+            String stall = sequencer.stall();
+            if (stall != null) {
+                return new Health(false, stall);
+            }
             if (sequencer.state() != Sequencer.State.ACTIVE && sequencer.problem() != null) {
                 return new Health(false, sequencer.problem());
             }
@@ -765,6 +782,9 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
             Thread.currentThread().interrupt();
         }
         sequencersChanged();
+        if (watchdog != null) {
+            watchdog.shutdownNow();
+        }
         if (standby != null) {
             standby.shutdownNow();
         }

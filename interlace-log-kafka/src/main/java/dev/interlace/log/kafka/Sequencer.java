@@ -132,6 +132,15 @@ final class Sequencer {
     /** A sequencer that served this long since its last failure starts again from the first wait. */
     private static final long CALM_NANOS = TimeUnit.MINUTES.toNanos(10);
     private volatile String problem;
+    /**
+     * How long the cluster may leave a group's transaction or a takeover's {@code initTransactions} unanswered before
+     * the sequencer says it cannot write: a commit takes milliseconds, a broker's failover a few seconds.
+     */
+    static final long STALL_NANOS = TimeUnit.SECONDS.toNanos(5);
+    /** When the cluster was last asked something the sequencer waits on (a commit, an epoch); 0 while not waiting. */
+    private volatile long waitingSince;
+    /** The tasks of the group in hand, answered by {@link #checkStall} when the cluster does not answer. */
+    private volatile List<Task> inHand = List.of();
     private KafkaProducer<byte[], byte[]> producer;
     private final KeyBlockTopic keyBlocks;
     /** The stream's deduplication index while this sequencer serves a keyed stream; its thread's alone. */
@@ -177,9 +186,49 @@ final class Sequencer {
     }
 
     private void submit(Task task) {
+        String stall = stall();
+        if (stall != null) {
+            future(task).completeExceptionally(new LogUnavailableException(stall));
+            return;
+        }
         queue.add(task);
         if (state == State.STOPPED) {
             failQueued();
+        }
+    }
+
+    /**
+     * Why this sequencer cannot write now because the cluster has not answered it for {@link #STALL_NANOS} (a
+     * network partition between this node and the brokers, brokers that stopped), or null.
+     */
+    String stall() {
+        long since = waitingSince;
+        long waited = since == 0 ? 0 : System.nanoTime() - since;
+        if (waited < STALL_NANOS) {
+            return null;
+        }
+        return "the Kafka cluster has not answered this node's sequencer of stream " + view.name + " for "
+                + TimeUnit.NANOSECONDS.toSeconds(waited) + " s (cut off from the brokers, or the brokers stopped);"
+                + " nothing waits on it: retry shortly, a retried publish is deduplicated";
+    }
+
+    /**
+     * Called twice a second off the sequencer's thread: while the cluster does not answer, the requests of the group
+     * in hand and those queued behind it are answered {@code 503 log_unavailable} at once rather than when the
+     * client's or the cluster's timeout ends (their events may still commit: a retry is deduplicated).
+     */
+    void checkStall() {
+        String stall = stall();
+        if (stall == null) {
+            return;
+        }
+        LogUnavailableException unavailable = new LogUnavailableException(stall);
+        for (Task task : inHand) {
+            future(task).completeExceptionally(unavailable);
+        }
+        Task task;
+        while ((task = queue.poll()) != null) {
+            future(task).completeExceptionally(unavailable);
         }
     }
 
@@ -239,6 +288,8 @@ final class Sequencer {
             List<Task> batch = new ArrayList<>();
             batch.add(first);
             queue.drainTo(batch, context.settings().maxGroupRequests() - 1);
+            inHand = batch;
+            waitingSince = System.nanoTime();
             try {
                 process(batch);
             } catch (RuntimeException e) {
@@ -246,6 +297,9 @@ final class Sequencer {
                 fail(batch, new LogUnavailableException("the sequencer of stream " + view.name + " failed: " + e,
                         e));
                 throw e;
+            } finally {
+                waitingSince = 0;
+                inHand = List.of();
             }
         }
     }
@@ -258,10 +312,12 @@ final class Sequencer {
         if (state == State.STOPPED) {
             return waitMillis;
         }
+        // The state first, then the problem (and the reverse when it serves again): whoever sees the problem sees
+        // that the sequencer does not serve.
+        state = State.TAKING_OVER;
         problem = "the sequencer of stream " + view.name + " failed (" + failure + "); it takes the stream over"
                 + " again in " + waitMillis + " ms";
         LOG.log(Level.SEVERE, problem, failure);
-        state = State.TAKING_OVER;
         failQueuedAsUnavailable();
         closeProducer();
         context.stateChanged().run();
@@ -299,7 +355,12 @@ final class Sequencer {
         properties.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, "30000");
         producer = new KafkaProducer<>(properties, new ByteArraySerializer(), new ByteArraySerializer());
         if (context.fencing() == Fencing.TRANSACTIONAL) {
-            producer.initTransactions();
+            waitingSince = System.nanoTime();
+            try {
+                producer.initTransactions();
+            } finally {
+                waitingSince = 0;
+            }
         }
         context.tailer().awaitCaughtUp(context.topics().stableEnds(List.of(context.topics().events(view.name),
                 context.topics().quarantine(view.name), context.topics().state())), CATCH_UP_TIMEOUT);
@@ -310,8 +371,8 @@ final class Sequencer {
         if (view.keyed()) {
             dedup = context.indexes().open(view, keyBlocks);
         }
-        state = State.ACTIVE;
         problem = null;
+        state = State.ACTIVE;
         LOG.info("this node (" + context.nodeUrl() + ") sequences stream " + view.name + " from offset "
                 + (view.headOffset() + 1) + "; taking over took "
                 + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started) + " ms");

@@ -162,6 +162,26 @@ public final class KafkaCluster implements AutoCloseable {
     }
 
     /**
+     * Freezes {@code node} (SIGSTOP): its sockets stay open and nothing answers, as a network that drops every packet
+     * between the clients and the broker would look to them; {@link #resume} lets it go on.
+     */
+    public void suspend(Node node) throws IOException, InterruptedException {
+        signal(node, "STOP");
+    }
+
+    /** Lets a {@linkplain #suspend suspended} node go on (SIGCONT). */
+    public void resume(Node node) throws IOException, InterruptedException {
+        signal(node, "CONT");
+    }
+
+    private static void signal(Node node, String signal) throws IOException, InterruptedException {
+        Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(node.process.pid())).inheritIO().start();
+        if (kill.waitFor() != 0) {
+            throw new IllegalStateException("kill -" + signal + " " + node.process.pid() + " failed");
+        }
+    }
+
+    /**
      * Starts {@code brokers} again on their old ports and data, after {@link #kill}, all at once, and waits until
      * each answers.
      */
