@@ -88,6 +88,16 @@ class UnreachableClusterTest {
                 assertThat(ready.get("reasons").toString()).contains("log_unavailable")
                         .contains("has not answered");
                 assertThat(get(node, "/health/live").status()).isEqualTo(200);
+                // Reads answer from what the node has, saying what they could not read.
+                long asked = System.nanoTime();
+                Answer described = get(node, "/streams/orders");
+                long describedMillis = (System.nanoTime() - asked) / 1_000_000;
+                assertThat(described).as("GET /streams/orders during the cut answered within 12 s").isNotNull();
+                assertThat(described.status()).as(described.body().toString()).isEqualTo(200);
+                assertThat(described.body().get("head").asLong()).isGreaterThanOrEqualTo(20);
+                assertThat(described.body().get("recent_unavailable").asText()).contains("no progress");
+                System.out.printf("[unreachable-cluster] GET /streams/orders during the cut: 200 in %d ms%n",
+                        describedMillis);
             } finally {
                 cluster.resume(broker);
             }

@@ -85,6 +85,11 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
     /** Which stream and kind each followed topic holds. */
     private final Map<String, Route> routes = new ConcurrentHashMap<>();
     private final Map<String, Sequencer> sequencers = new ConcurrentHashMap<>();
+    /**
+     * How long a read of events for an answer (a page, the recent events, the quarantine) may see no record come
+     * before it fails {@code log_unavailable}: a client waits seconds, not the 30 s the log's own reads allow.
+     */
+    private static final Duration ANSWER_PATIENCE = Duration.ofSeconds(5);
     private final List<AppendListener> listeners = new CopyOnWriteArrayList<>();
     private final Object sequencerChanges = new Object();
     private final Tailer tailer;
@@ -400,7 +405,7 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
     private Map<String, String> readHolders() {
         try {
             ConsumerGroupDescription group = admin.describeConsumerGroups(List.of(topics.sequencerGroup()))
-                    .all().get(5, TimeUnit.SECONDS).get(topics.sequencerGroup());
+                    .all().get(2, TimeUnit.SECONDS).get(topics.sequencerGroup());
             Map<String, String> byTopic = new TreeMap<>();
             for (MemberDescription member : group.members()) {
                 member.assignment().topicPartitions().forEach(partition ->
@@ -453,17 +458,18 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
         long[] bytes = {0};
         long[] last = {0, 0};
         try {
-            readers.scan(topics.events(view.name), view.readFrom(from), view.readEnd(through), record -> {
-                long offset = Codec.longHeader(record.headers(), Codec.OFFSET);
-                if (offset >= from && offset <= through) {
-                    entries.add(Codec.entry(view.name, record));
-                    bytes[0] += record.value() == null ? 0 : record.value().length;
-                    last[0] = offset;
-                    last[1] = record.offset();
-                }
-                // Ends with the record whose value brings the total to maxBytes.
-                return offset < through && bytes[0] < maxBytes;
-            });
+            readers.scan(topics.events(view.name), view.readFrom(from), view.readEnd(through), ANSWER_PATIENCE,
+                    record -> {
+                        long offset = Codec.longHeader(record.headers(), Codec.OFFSET);
+                        if (offset >= from && offset <= through) {
+                            entries.add(Codec.entry(view.name, record));
+                            bytes[0] += record.value() == null ? 0 : record.value().length;
+                            last[0] = offset;
+                            last[1] = record.offset();
+                        }
+                        // Ends with the record whose value brings the total to maxBytes.
+                        return offset < through && bytes[0] < maxBytes;
+                    });
         } catch (java.io.IOException e) {
             throw new IllegalStateException(e); // the visitor throws none
         }
@@ -528,7 +534,7 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
         long[] last = {0, 0};
         try {
             readers.scan(topics.quarantine(view.name), view.quarantineReadFrom(from), view.quarantineReadEnd(through),
-                    record -> {
+                    ANSWER_PATIENCE, record -> {
                         long seq = Codec.longHeader(record.headers(), Codec.SEQ);
                         if (seq >= from && seq <= through && wanted.test(seq)) {
                             entries.add(Codec.quarantined(view.name, record, replayOf(view, seq)));

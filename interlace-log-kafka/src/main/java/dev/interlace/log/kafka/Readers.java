@@ -88,18 +88,25 @@ final class Readers implements AutoCloseable {
      * stream's keys, which may be hundreds of millions.
      */
     void scan(TopicPartition partition, long from, long end, RecordVisitor visitor) throws java.io.IOException {
+        scan(partition, from, end, READ_TIMEOUT, visitor);
+    }
+
+    /** As {@link #scan(TopicPartition, long, long, RecordVisitor)}, failing once no record came for {@code patience}.
+     */
+    void scan(TopicPartition partition, long from, long end, Duration patience, RecordVisitor visitor)
+            throws java.io.IOException {
         KafkaConsumer<byte[], byte[]> consumer = borrow();
         try {
             consumer.assign(List.of(partition));
             consumer.seek(partition, from);
-            long deadline = System.nanoTime() + READ_TIMEOUT.toNanos();
+            long deadline = System.nanoTime() + patience.toNanos();
             while (consumer.position(partition) < end) {
                 if (System.nanoTime() > deadline) {
                     throw new LogUnavailableException("reading " + partition.topic() + " from offset " + from
-                            + " made no progress towards offset " + end + " for " + READ_TIMEOUT.toSeconds() + " s");
+                            + " made no progress towards offset " + end + " for " + patience.toSeconds() + " s");
                 }
                 for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(100))) {
-                    deadline = System.nanoTime() + READ_TIMEOUT.toNanos();
+                    deadline = System.nanoTime() + patience.toNanos();
                     if (record.offset() >= end || !visitor.record(record)) {
                         return;
                     }

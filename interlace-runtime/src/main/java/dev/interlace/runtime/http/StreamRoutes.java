@@ -7,6 +7,7 @@ import dev.interlace.annotations.SchemaDrift;
 import dev.interlace.runtime.flush.FlushStatus;
 import dev.interlace.runtime.flush.Flusher;
 import dev.interlace.runtime.log.LogEntry;
+import dev.interlace.runtime.log.LogUnavailableException;
 import dev.interlace.runtime.log.StreamHead;
 import dev.interlace.runtime.log.EventLog;
 import dev.interlace.runtime.log.Sequencers;
@@ -85,7 +86,15 @@ final class StreamRoutes implements RouteSet {
         ArrayNode recent = body.putArray("recent");
         // The newest events that the in-flight budget lets this answer hold: fewer, or none, when the server is busy.
         AnswerBudget budget = new AnswerBudget(request);
-        List<LogEntry> latest = log.latest(name, RECENT_EVENTS, ListQuery.PAGE_BYTES, budget);
+        List<LogEntry> latest;
+        try {
+            latest = log.latest(name, RECENT_EVENTS, ListQuery.PAGE_BYTES, budget);
+            body.putNull("recent_unavailable");
+        } catch (LogUnavailableException e) {
+            // What this node knows of the stream is still worth answering; only the events could not be read.
+            latest = List.of();
+            body.put("recent_unavailable", e.getMessage());
+        }
         if (latest.isEmpty() && budget.refused()) {
             throw AnswerBudget.overloaded("the recent events of " + name, requestId);
         }
