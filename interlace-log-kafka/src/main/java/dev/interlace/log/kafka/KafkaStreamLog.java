@@ -85,6 +85,8 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
     /** Which stream and kind each followed topic holds. */
     private final Map<String, Route> routes = new ConcurrentHashMap<>();
     private final Map<String, Sequencer> sequencers = new ConcurrentHashMap<>();
+    /** The streams the sequencer group assigns this node now (their partitions are this member's). */
+    private final Set<String> assignedHere = ConcurrentHashMap.newKeySet();
     /**
      * How long a read of events for an answer (a page, the recent events, the quarantine) may see no record come
      * before it fails {@code log_unavailable}: a client waits seconds, not the 30 s the log's own reads allow.
@@ -182,8 +184,7 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
                 thread.setDaemon(true);
                 return thread;
             });
-            watchdog.scheduleWithFixedDelay(() -> sequencers.values().forEach(Sequencer::checkStall), 500, 500,
-                    TimeUnit.MILLISECONDS);
+            watchdog.scheduleWithFixedDelay(this::watch, 500, 500, TimeUnit.MILLISECONDS);
         } else {
             standby = null;
             watchdog = null;
@@ -311,6 +312,7 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
         if (route == null || closed) {
             return;
         }
+        assignedHere.add(route.stream());
         Sequencer sequencer = new Sequencer(view(route.stream()), context);
         Sequencer previous = sequencers.put(route.stream(), sequencer);
         if (previous != null) {
@@ -324,6 +326,7 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
         if (route == null) {
             return;
         }
+        assignedHere.remove(route.stream());
         if (context.fencing() == Sequencer.Fencing.NONE_NEGATIVE_CONTROL) {
             LOG.warning("negative control: this node keeps sequencing stream " + route.stream()
                     + " although the sequencer group took it away");
@@ -334,6 +337,38 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
             sequencer.stop();
         }
         sequencersChanged();
+    }
+
+    /**
+     * The watchdog's round: answers what waits on a sequencer the cluster does not answer
+     * ({@link Sequencer#checkStall}), and takes back a stream whose sequencer was fenced while the group still assigns
+     * it here. A legitimate new holder gets the stream from the group, which revokes it here first (cooperative
+     * rebalancing); a fence without a revocation within the session timeout came from a node the group does not
+     * assign it to (one cut off from the group, or gone since), and without this the stream would have no writer
+     * until the next rebalance.
+     */
+    private void watch() {
+        try {
+            for (Map.Entry<String, Sequencer> entry : sequencers.entrySet()) {
+                Sequencer sequencer = entry.getValue();
+                sequencer.checkStall();
+                long fenced = sequencer.fencedNanosAgo();
+                if (!closed && fenced > kafka.sessionTimeout().toNanos()
+                        && sequencer.state() == Sequencer.State.STOPPED && assignedHere.contains(entry.getKey())) {
+                    Sequencer again = new Sequencer(view(entry.getKey()), context);
+                    if (sequencers.replace(entry.getKey(), sequencer, again)) {
+                        LOG.warning("the sequencer of stream " + entry.getKey() + " was fenced "
+                                + TimeUnit.NANOSECONDS.toMillis(fenced) + " ms ago by a holder the sequencer group"
+                                + " does not know, and the group still assigns the stream to this node: taking it"
+                                + " back");
+                        again.start();
+                        sequencersChanged();
+                    }
+                }
+            }
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "the Kafka log's watchdog round failed", e);
+        }
     }
 
     private void sequencersChanged() {

@@ -139,6 +139,8 @@ final class Sequencer {
     static final long STALL_NANOS = TimeUnit.SECONDS.toNanos(5);
     /** When the cluster was last asked something the sequencer waits on (a commit, an epoch); 0 while not waiting. */
     private volatile long waitingSince;
+    /** When another producer of the stream's transactional id fenced this sequencer; 0 while it was not. */
+    private volatile long fencedAt;
     /** The tasks of the group in hand, answered by {@link #checkStall} when the cluster does not answer. */
     private volatile List<Task> inHand = List.of();
     private KafkaProducer<byte[], byte[]> producer;
@@ -197,6 +199,12 @@ final class Sequencer {
         }
     }
 
+    /** How long ago another holder fenced this sequencer (which then stopped), or -1 when none did. */
+    long fencedNanosAgo() {
+        long at = fencedAt;
+        return at == 0 ? -1 : System.nanoTime() - at;
+    }
+
     /**
      * Why this sequencer cannot write now because the cluster has not answered it for {@link #STALL_NANOS} (a
      * network partition between this node and the brokers, brokers that stopped), or null.
@@ -253,6 +261,7 @@ final class Sequencer {
                     serve();
                 } catch (ProducerFencedException | InvalidProducerEpochException e) {
                     problem = "fenced: " + e.getMessage();
+                    fencedAt = System.nanoTime();
                     LOG.log(Level.WARNING, "the sequencer of stream " + view.name + " was fenced", e);
                     return;
                 } catch (RuntimeException e) {
@@ -875,6 +884,7 @@ final class Sequencer {
                         + " sequences stream " + view.name + " (another node took it over)", RETRY_AFTER_SECONDS));
                 state = State.STOPPED;
                 problem = "fenced: " + fenced.getMessage();
+                fencedAt = System.nanoTime();
                 return;
             } catch (KafkaException e) {
                 failAndResync(List.of(), e);
@@ -988,6 +998,7 @@ final class Sequencer {
                     + " (another node took it over)", RETRY_AFTER_SECONDS));
             state = State.STOPPED;
             problem = "fenced: " + cause.getMessage();
+            fencedAt = System.nanoTime();
             return;
         }
         failAndResync(tasks, cause);

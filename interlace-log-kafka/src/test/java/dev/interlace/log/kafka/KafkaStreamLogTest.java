@@ -19,14 +19,18 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Properties;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -103,6 +107,49 @@ class KafkaStreamLogTest {
             assertThatThrownBy(() -> log.register(ORDERS)).isInstanceOf(ConfigException.class)
                     .hasMessageContaining("has retention.ms=86400000; the Interlace log needs retention.ms=-1");
         }
+    }
+
+    @Test
+    void aNodeFencedByAHolderTheGroupDoesNotKnowTakesItsStreamBackWithinFifteenSeconds() throws Exception {
+        try (KafkaStreamLog log = open()) {
+            log.register(ORDERS);
+            AppendResult.Committed first = (AppendResult.Committed) append(log, "a").get(30, TimeUnit.SECONDS);
+
+            // A holder outside the sequencer group takes the stream over — a node cut off from the group that timed
+            // its stuck transaction out and started again — and is gone at once: it fences this node's producer.
+            Properties properties = new Properties();
+            properties.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, KafkaCluster.shared().bootstrap());
+            properties.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, prefix + "sequencer.orders");
+            try (KafkaProducer<byte[], byte[]> stale = new KafkaProducer<>(properties, new ByteArraySerializer(),
+                    new ByteArraySerializer())) {
+                stale.initTransactions();
+            }
+
+            long fenced = System.nanoTime();
+            AppendResult accepted = null;
+            while (System.nanoTime() - fenced < TimeUnit.SECONDS.toNanos(15)) {
+                try {
+                    accepted = append(log, "b").get(30, TimeUnit.SECONDS);
+                    break;
+                } catch (java.util.concurrent.ExecutionException refused) {
+                    Thread.sleep(200); // no_sequencer while this node's sequencer is fenced
+                }
+            }
+            assertThat(accepted).as("this node, still assigned the stream, sequences it again within 15 s")
+                    .isInstanceOf(AppendResult.Committed.class);
+            System.out.printf("[fenced-by-a-stranger] writing again %d ms after the fence%n",
+                    (System.nanoTime() - fenced) / 1_000_000);
+            AppendResult.Committed retried = (AppendResult.Committed) append(log, "a").get(30, TimeUnit.SECONDS);
+            assertThat(retried.entries()).containsExactly(new AppendResult.EntryResult(AppendResult.Status.DUPLICATE,
+                    first.entries().get(0).offset()));
+            assertThat(((AppendResult.Committed) accepted).entries().get(0).offset())
+                    .isEqualTo(first.entries().get(0).offset() + 1);
+        }
+    }
+
+    private static java.util.concurrent.CompletableFuture<AppendResult> append(KafkaStreamLog log, String id) {
+        return log.append(new AppendRequest("orders", "req-" + id + "-" + UUID.randomUUID(), 1L, "v1",
+                List.of(new AppendRequest.Event(("{\"id\":\"" + id + "\"}").getBytes(StandardCharsets.UTF_8), id))));
     }
 
     @Test
