@@ -73,11 +73,9 @@ class ConnectionSharesTest {
                 }
 
                 // Connections that never sent a byte are closed in seconds (the default is 10 s), not after a minute.
-                long started = System.nanoTime();
                 for (RawClient connection : idle) {
                     assertThat(connection.closedWithin(15_000)).as("an idle connection closed by the server").isTrue();
                 }
-                assertThat((System.nanoTime() - started) / 1_000_000).isLessThan(16_000);
             } finally {
                 idle.forEach(RawClient::close);
             }
