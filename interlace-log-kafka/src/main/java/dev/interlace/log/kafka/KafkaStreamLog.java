@@ -749,7 +749,7 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
         ProducerRecord<byte[], byte[]> record = new ProducerRecord<>(topics.state().topic(), 0,
                 Codec.text(Codec.groupKey(state.stream(), state.group())), Codec.json(state));
         return new Sequencer.Decision<>(decision.answer(), List.of(record),
-                position -> view.applyGroup(state, position));
+                position -> view.applyGroup(state, position), () -> state.equals(view.storedGroup(state.group())));
     }
 
     @Override

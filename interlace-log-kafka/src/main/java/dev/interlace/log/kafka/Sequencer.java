@@ -103,11 +103,16 @@ final class Sequencer {
     }
 
     /**
-     * A decision on {@code _state}: the answer, the records that make it durable, and what to apply once committed
-     * (given the Kafka offset of the first record written).
+     * A decision on {@code _state}: the answer, the records that make it durable, what to apply once committed (given
+     * the Kafka offset of the first record written), and how to tell, after a transaction whose outcome is unknown
+     * and a resync, whether the records landed after all.
      */
     record Decision<T>(T answer, List<ProducerRecord<byte[], byte[]>> writes,
-            java.util.function.LongConsumer afterCommit) {
+            java.util.function.LongConsumer afterCommit, java.util.function.BooleanSupplier landed) {
+        Decision(T answer, List<ProducerRecord<byte[], byte[]>> writes, java.util.function.LongConsumer afterCommit) {
+            this(answer, writes, afterCommit, () -> false);
+        }
+
         static <T> Decision<T> answerOnly(T answer) {
             return new Decision<>(answer, List.of(), position -> { });
         }
@@ -860,7 +865,17 @@ final class Sequencer {
 
     // ================================================================== leases, commits, trims
 
+    /**
+     * Decides and commits a control task. A transaction that failed with its outcome unknown (a broker's transient
+     * refusal, a timeout) is resolved by a resync; the task then has its answer if its records landed, or is decided
+     * once more on what was committed, so that a lease, a commit or a release is not refused for the cluster's
+     * hiccup. A second failure is the caller's {@code log_unavailable}.
+     */
     private <T> void control(ControlTask<T> task) {
+        control(task, true);
+    }
+
+    private <T> void control(ControlTask<T> task, boolean mayRetry) {
         Decision<T> decision;
         try {
             decision = task.decide().apply(micros());
@@ -888,8 +903,14 @@ final class Sequencer {
                 return;
             } catch (KafkaException e) {
                 failAndResync(List.of(), e);
-                task.future().completeExceptionally(new LogUnavailableException("the Kafka cluster did not commit: "
-                        + e.getMessage(), e));
+                if (state == State.ACTIVE && decision.landed().getAsBoolean()) {
+                    task.future().complete(decision.answer());
+                } else if (state == State.ACTIVE && mayRetry) {
+                    control(task, false);
+                } else {
+                    task.future().completeExceptionally(new LogUnavailableException(
+                            "the Kafka cluster did not commit: " + e.getMessage(), e));
+                }
                 return;
             } catch (InterruptedException | ExecutionException e) {
                 throw new IllegalStateException("a committed send has no metadata", e);

@@ -208,6 +208,11 @@ final class StreamView {
         return state == null ? null : state.toGroup();
     }
 
+    /** The group's state as last read or written here, or null. */
+    synchronized Codec.GroupState storedGroup(String group) {
+        return groups.get(group);
+    }
+
     synchronized List<Leases.Group> groups() {
         List<Leases.Group> list = new ArrayList<>();
         for (Codec.GroupState state : groups.values()) {
