@@ -115,7 +115,8 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
     /** This node's membership of the sequencer group; null on a node that sequences nothing. */
     private final Membership membership;
     private final Sequencer.Context context;
-    private volatile KafkaProducer<byte[], byte[]> tombstones;
+    /** Writes what needs no fencing: publish records of retries and tombstones of old ones; made when first used. */
+    private volatile KafkaProducer<byte[], byte[]> plain;
     private volatile Map<String, String> holders = Map.of();
     private volatile long holdersReadAt;
     private volatile boolean closed;
@@ -167,7 +168,8 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
         this.readers = new Readers(kafka.bootstrap(), kafka.topicPrefix() + "reader");
         this.indexes = new SequencerIndexes(kafka.indexDirectory(), settings.dedup(), SegmentListener.NONE, clock);
         this.context = new Sequencer.Context(kafka.bootstrap(), kafka.nodeUrl(), topics, tailer, publishes, settings,
-                watermarks, clock, this::sequencersChanged, this::appended, acknowledger, fencing, readers, indexes);
+                watermarks, clock, this::sequencersChanged, this::appended, acknowledger, fencing, readers, indexes,
+                this::plainProducer);
         this.membership = !kafka.sequences() ? null : new Membership(kafka.bootstrap(), topics.sequencerGroup(),
                 kafka.nodeUrl(), kafka.sessionTimeout(), this::assigned, this::revoked);
         if (kafka.sequences()) {
@@ -771,7 +773,7 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
         if (keys.isEmpty()) {
             return 0;
         }
-        KafkaProducer<byte[], byte[]> producer = tombstoneProducer();
+        KafkaProducer<byte[], byte[]> producer = plainProducer();
         try {
             List<java.util.concurrent.Future<?>> sends = new ArrayList<>();
             for (String key : keys) {
@@ -790,15 +792,27 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
         return keys.size();
     }
 
-    private synchronized KafkaProducer<byte[], byte[]> tombstoneProducer() {
-        if (tombstones == null) {
-            Properties properties = new Properties();
-            properties.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrap());
-            properties.put(ProducerConfig.CLIENT_ID_CONFIG, kafka.topicPrefix() + "record-retention");
-            properties.put(ProducerConfig.ACKS_CONFIG, "all");
-            tombstones = new KafkaProducer<>(properties, new ByteArraySerializer(), new ByteArraySerializer());
+    private KafkaProducer<byte[], byte[]> plainProducer() {
+        KafkaProducer<byte[], byte[]> producer = plain;
+        if (producer != null) {
+            return producer;
         }
-        return tombstones;
+        synchronized (this) {
+            if (plain == null) {
+                Properties properties = new Properties();
+                properties.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrap());
+                properties.put(ProducerConfig.CLIENT_ID_CONFIG, kafka.topicPrefix() + "plain");
+                properties.put(ProducerConfig.ACKS_CONFIG, "all");
+                properties.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
+                properties.put(ProducerConfig.LINGER_MS_CONFIG, "0");
+                // A sequencer's thread sends through it: never block it for long on a cluster that does not answer.
+                properties.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, "5000");
+                properties.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, "5000");
+                properties.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, "10000");
+                plain = new KafkaProducer<>(properties, new ByteArraySerializer(), new ByteArraySerializer());
+            }
+            return plain;
+        }
     }
 
     // ================================================================== closing
@@ -839,8 +853,8 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
         }
         tailer.close();
         readers.close();
-        if (tombstones != null) {
-            tombstones.close(Duration.ofSeconds(5));
+        if (plain != null) {
+            plain.close(Duration.ofSeconds(5));
         }
         admin.close(Duration.ofSeconds(5));
     }

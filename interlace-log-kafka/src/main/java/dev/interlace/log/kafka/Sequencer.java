@@ -59,7 +59,9 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * block. Every candidate the index gives is confirmed by the key and arrival stored with the event, read back from
  * the topic (all candidates of a group in as few reads as they allow), so the index never decides alone. Each group of queued appends is one
  * Kafka transaction (events, quarantined events and publish records), committed with {@code acks=all}; futures
- * complete only after the commit. A quarantine replay is a transaction of its own: its events appended as one
+ * complete only after the commit. A request settled by what is already committed (every entry a duplicate of an
+ * event stored before the group) needs no transaction: its publish record goes through the node's plain producer and
+ * it is answered once that record is acknowledged. A quarantine replay is a transaction of its own: its events appended as one
  * request (the same decisions and records as a publish) and a replay mark per entry on {@code _state}, so the marks
  * commit exactly when the events do; the marks it applies before deciding the next task make a second replay of an
  * entry {@code already_replayed}. Lease, commit, release and trim decisions are transactions of their own on
@@ -81,11 +83,13 @@ final class Sequencer {
      * @param acknowledger completes the appends' futures after their commit, off the sequencer's thread: the callers'
      *     dependent stages (building the answers) run there, not before the next transaction
      * @param fencing {@link Fencing#TRANSACTIONAL} always, except in the negative control of the fencing test
+     * @param plainProducer the node's producer outside any transaction, for the publish records of settled retries
      */
     record Context(String bootstrap, String nodeUrl, Topics topics, Tailer tailer, PublishStore publishes,
             LogSettings settings, Watermarks watermarks, Clock clock, Runnable stateChanged,
             java.util.function.Consumer<String> appended, java.util.concurrent.Executor acknowledger,
-            Fencing fencing, Readers readers, SequencerIndexes indexes) {}
+            Fencing fencing, Readers readers, SequencerIndexes indexes,
+            java.util.function.Supplier<KafkaProducer<byte[], byte[]>> plainProducer) {}
 
     /** How a sequencer keeps an earlier holder of its stream from writing. */
     enum Fencing {
@@ -582,8 +586,6 @@ final class Sequencer {
         long head = view.headOffset();
         long quarantineHead = view.quarantineHeadSeq();
         Map<String, Long> groupKeys = new HashMap<>();
-        List<Sent> sent = new ArrayList<>();
-        List<AppendResult> results = new ArrayList<>();
         Map<String, Long> stored;
         try {
             stored = storedKeys(tasks.stream().map(AppendTask::request).toList(), now);
@@ -592,39 +594,104 @@ final class Sequencer {
                     : new LogUnavailableException("cannot read the stream's keys: " + e.getMessage(), e));
             return;
         }
+        List<AppendTask> transacted = new ArrayList<>();
+        List<AppendResult> results = new ArrayList<>();
+        for (AppendTask task : tasks) {
+            Map<String, Long> requestKeys = new HashMap<>();
+            AppendResult result = decide(task.request(), head, quarantineHead, groupKeys, requestKeys, stored, now);
+            if (result instanceof AppendResult.Committed committed && settled(committed)) {
+                answerSettled(task, committed);
+                continue;
+            }
+            transacted.add(task);
+            results.add(result);
+            if (result instanceof AppendResult.Committed committed) {
+                head += committed.count(AppendResult.Status.ACCEPTED);
+                quarantineHead += committed.count(AppendResult.Status.QUARANTINED);
+                groupKeys.putAll(requestKeys);
+            }
+        }
+        if (transacted.isEmpty()) {
+            return;
+        }
+        List<Sent> sent = new ArrayList<>();
         try {
             begin();
-            for (AppendTask task : tasks) {
-                Map<String, Long> requestKeys = new HashMap<>();
-                AppendResult result = decide(task.request(), head, quarantineHead, groupKeys, requestKeys, stored,
-                        now);
-                results.add(result);
-                if (result instanceof AppendResult.Committed committed) {
-                    send(task.request(), committed, sent);
-                    head += committed.count(AppendResult.Status.ACCEPTED);
-                    quarantineHead += committed.count(AppendResult.Status.QUARANTINED);
-                    groupKeys.putAll(requestKeys);
+            for (int i = 0; i < transacted.size(); i++) {
+                if (results.get(i) instanceof AppendResult.Committed committed) {
+                    send(transacted.get(i).request(), committed, sent);
                 }
             }
             sendKeyBlock(sent, view.headOffset());
             commit(sent.stream().map(Sent::metadata).toList());
         } catch (KafkaException e) {
-            failed(tasks, e);
+            failed(transacted, e);
             return;
         }
         boolean advanced = applyCommitted(sent);
         Runnable acknowledge = () -> {
-            for (int i = 0; i < tasks.size(); i++) {
-                tasks.get(i).future().complete(results.get(i));
+            for (int i = 0; i < transacted.size(); i++) {
+                transacted.get(i).future().complete(results.get(i));
             }
         };
+        acknowledge(acknowledge);
+        if (advanced) {
+            context.appended().accept(view.name);
+        }
+    }
+
+    private void acknowledge(Runnable acknowledge) {
         try {
             context.acknowledger().execute(acknowledge);
         } catch (java.util.concurrent.RejectedExecutionException e) {
             acknowledge.run(); // the log is closing
         }
-        if (advanced) {
-            context.appended().accept(view.name);
+    }
+
+    /**
+     * Whether a request is settled by what is already committed: every entry a duplicate of an event stored before
+     * this group. Its answer depends on nothing this group writes, so it needs no transaction.
+     */
+    private boolean settled(AppendResult.Committed committed) {
+        if (committed.entries().isEmpty()) {
+            return false;
+        }
+        long committedHead = view.headOffset();
+        for (AppendResult.EntryResult fate : committed.entries()) {
+            if (fate.status() != AppendResult.Status.DUPLICATE || fate.offset() > committedHead) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Answers a settled request (a retry of events already stored) without a transaction: its publish record goes
+     * through the node's plain producer, and the answer once the cluster has acknowledged the record. A retry then
+     * costs one produce instead of a transaction's commit, and the sequencer does not wait for it.
+     */
+    private void answerSettled(AppendTask task, AppendResult.Committed committed) {
+        if (!context.settings().publishRecords()) {
+            acknowledge(() -> task.future().complete(committed));
+            return;
+        }
+        PublishRecord publish = PublishRecord.of(view.name, task.request(), committed);
+        String key = view.name + "/" + UUID.randomUUID();
+        try {
+            context.plainProducer().get().send(new ProducerRecord<>(context.topics().publishes().topic(), 0,
+                    Codec.text(key), Codec.json(publish)), (metadata, error) -> acknowledge(() -> {
+                        if (error != null) {
+                            task.future().completeExceptionally(new LogUnavailableException(
+                                    "the Kafka cluster did not store the publish record: " + error.getMessage(),
+                                    error));
+                            return;
+                        }
+                        context.publishes().apply(key, publish, metadata.offset());
+                        task.future().complete(committed);
+                    }));
+        } catch (KafkaException e) {
+            task.future().completeExceptionally(new LogUnavailableException(
+                    "the Kafka cluster did not store the publish record: " + e.getMessage(), e));
         }
     }
 
@@ -813,11 +880,6 @@ final class Sequencer {
     }
 
     private void send(AppendRequest request, AppendResult.Committed committed, List<Sent> sent) {
-        long firstOffset = 0;
-        long lastOffset = 0;
-        long firstSeq = 0;
-        long lastSeq = 0;
-        TreeSet<Long> duplicateOffsets = new TreeSet<>();
         long lastOfRequest = 0;
         for (AppendResult.EntryResult fate : committed.entries()) {
             if (fate.status() == AppendResult.Status.ACCEPTED) {
@@ -829,8 +891,6 @@ final class Sequencer {
             AppendRequest.Entry entry = request.entries().get(i);
             if (fate.status() == AppendResult.Status.ACCEPTED) {
                 AppendRequest.Event event = (AppendRequest.Event) entry;
-                firstOffset = firstOffset == 0 ? fate.offset() : firstOffset;
-                lastOffset = fate.offset();
                 ProducerRecord<byte[], byte[]> record = new ProducerRecord<>(
                         context.topics().events(view.name).topic(), 0, null, Codec.text(event.idempotencyKey()),
                         event.payload(), Codec.eventHeaders(fate.offset(), lastOfRequest, request.requestId(),
@@ -839,24 +899,16 @@ final class Sequencer {
                         request.receivedAtMicros(), event.idempotencyKey(), null, null, null));
             } else if (fate.status() == AppendResult.Status.QUARANTINED) {
                 AppendRequest.Quarantined quarantined = (AppendRequest.Quarantined) entry;
-                firstSeq = firstSeq == 0 ? fate.offset() : firstSeq;
-                lastSeq = fate.offset();
                 ProducerRecord<byte[], byte[]> record = new ProducerRecord<>(
                         context.topics().quarantine(view.name).topic(), 0, null, null, quarantined.payload(),
                         Codec.quarantineHeaders(fate.offset(), request.requestId(), request.receivedAtMicros(),
                                 request.schemaVersion(), quarantined.errors()));
                 sent.add(new Sent(producer.send(record), Kind.QUARANTINED, fate.offset(), 0, 0, null, null, null,
                         null));
-            } else {
-                duplicateOffsets.add(fate.offset());
             }
         }
         if (context.settings().publishRecords()) {
-            PublishRecord publish = new PublishRecord(request.requestId(), view.name,
-                    committed.count(AppendResult.Status.ACCEPTED), committed.count(AppendResult.Status.DUPLICATE),
-                    committed.count(AppendResult.Status.QUARANTINED), firstOffset, lastOffset,
-                    List.copyOf(duplicateOffsets), firstSeq, lastSeq, request.receivedAtMicros(),
-                    committed.committedAtMicros(), request.keyId(), request.keyName());
+            PublishRecord publish = PublishRecord.of(view.name, request, committed);
             String key = view.name + "/" + UUID.randomUUID();
             sent.add(new Sent(producer.send(new ProducerRecord<>(context.topics().publishes().topic(), 0,
                     Codec.text(key), Codec.json(publish))), Kind.PUBLISH, 0, 0, 0, null, key, publish, null));

@@ -25,7 +25,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -218,6 +221,7 @@ class SequencerFencingTest {
         final Tailer tailer;
         final StreamView view = new StreamView("orders", 0);
         final Sequencer.Context context;
+        final KafkaProducer<byte[], byte[]> plain;
 
         Node(String name, Sequencer.Fencing fencing) {
             this(name, fencing, stream -> { });
@@ -249,9 +253,13 @@ class SequencerFencingTest {
             SequencerIndexes indexes = new SequencerIndexes(directory.resolve(name), SETTINGS.dedup(),
                     SegmentListener.NONE, Clock.systemUTC());
             opened.add(indexes::close);
+            plain = new KafkaProducer<>(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, KafkaCluster.shared()
+                    .bootstrap(), ProducerConfig.ACKS_CONFIG, "all"), new ByteArraySerializer(),
+                    new ByteArraySerializer());
+            opened.add(plain);
             context = new Sequencer.Context(KafkaCluster.shared().bootstrap(), "http://" + name, topics, tailer,
                     new PublishStore(), SETTINGS, NOTHING_FLUSHED, Clock.systemUTC(), () -> { }, appended,
-                    Runnable::run, fencing, readers, indexes);
+                    Runnable::run, fencing, readers, indexes, () -> plain);
         }
 
         /** Takes the stream over and waits until the sequencer serves. */

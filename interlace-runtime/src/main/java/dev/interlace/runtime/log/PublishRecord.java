@@ -1,9 +1,11 @@
 package dev.interlace.runtime.log;
 
 import java.util.List;
+import java.util.TreeSet;
 
 /**
- * The durable record of one acknowledged publish, written in the same transaction as its events.
+ * The durable record of one acknowledged publish, written in the same transaction as its events (a request whose
+ * events were all stored before has none to write with it, and may be recorded on its own).
  *
  * @param firstOffset lowest offset the request's accepted events got, 0 when none was accepted
  * @param lastOffset highest offset the request's accepted events got, 0 when none was accepted
@@ -17,6 +19,32 @@ import java.util.List;
 public record PublishRecord(String requestId, String stream, long accepted, long deduplicated, long quarantined,
         long firstOffset, long lastOffset, List<Long> duplicateOffsets, long firstSeq, long lastSeq,
         long receivedAtMicros, long committedAtMicros, String keyId, String keyName) {
+
+    /** The record of {@code request} to {@code stream}, as {@code committed} decided it. */
+    public static PublishRecord of(String stream, AppendRequest request, AppendResult.Committed committed) {
+        long firstOffset = 0;
+        long lastOffset = 0;
+        long firstSeq = 0;
+        long lastSeq = 0;
+        TreeSet<Long> duplicateOffsets = new TreeSet<>();
+        for (AppendResult.EntryResult fate : committed.entries()) {
+            switch (fate.status()) {
+                case ACCEPTED -> {
+                    firstOffset = firstOffset == 0 ? fate.offset() : firstOffset;
+                    lastOffset = fate.offset();
+                }
+                case QUARANTINED -> {
+                    firstSeq = firstSeq == 0 ? fate.offset() : firstSeq;
+                    lastSeq = fate.offset();
+                }
+                case DUPLICATE -> duplicateOffsets.add(fate.offset());
+            }
+        }
+        return new PublishRecord(request.requestId(), stream, committed.count(AppendResult.Status.ACCEPTED),
+                committed.count(AppendResult.Status.DUPLICATE), committed.count(AppendResult.Status.QUARANTINED),
+                firstOffset, lastOffset, List.copyOf(duplicateOffsets), firstSeq, lastSeq, request.receivedAtMicros(),
+                committed.committedAtMicros(), request.keyId(), request.keyName());
+    }
 
     /**
      * Which publish records to list: every non-null field must match exactly; times are a half-open window

@@ -73,6 +73,27 @@ public abstract class PublishRecordsContract extends LogContractSupport {
                 .as("durable").isEqualTo(2);
     }
 
+    @Test
+    void aRetryOfStoredEventsOnlyIsRecordedWithTheOffsetsThatFirstCarriedItsKeys() throws Exception {
+        StreamLog log = open();
+        append(log, request(ORDERS, event("a"), event("b"), event("c")));
+        clock.advance(Duration.ofSeconds(1));
+        AppendRequest retry = request(ORDERS, event("c"), event("a"), event("c"));
+        AppendResult.Committed committed = append(log, retry);
+        assertThat(committed.entries()).extracting(AppendResult.EntryResult::status).containsOnly(
+                AppendResult.Status.DUPLICATE);
+        assertThat(committed.entries()).extracting(AppendResult.EntryResult::offset).containsExactly(3L, 1L, 3L);
+
+        PublishRecord record = only(log.publishes(new PublishRecord.Filter(null, retry.requestId(), null, null, 10)));
+        assertThat(List.of(record.accepted(), record.deduplicated(), record.quarantined()))
+                .containsExactly(0L, 3L, 0L);
+        assertThat(List.of(record.firstOffset(), record.lastOffset())).containsExactly(0L, 0L);
+        assertThat(record.duplicateOffsets()).containsExactly(1L, 3L);
+        assertThat(record.receivedAtMicros()).isEqualTo(retry.receivedAtMicros());
+        assertThat(reopen(log).publishes(new PublishRecord.Filter(null, retry.requestId(), null, null, 10))
+                .records()).as("durable").containsExactly(record);
+    }
+
     private static PublishRecord only(PublishRecord.Page page) {
         assertThat(page.records()).hasSize(1);
         assertThat(page.total()).isEqualTo(1);
