@@ -19,7 +19,7 @@ import java.util.Objects;
  * @param sequences whether this node joins the sequencer group (false on {@code --role warehouse}: it reads the
  *     topics, never appends)
  * @param dataDirectory this node's data directory: the deduplication indexes of the streams it sequences are in its
- *     {@code dedup/kafka/} folder
+ *     {@code dedup/kafka/} folder, its copy of the publish records in {@code kafka/publishes.sqlite}
  */
 public record KafkaLogSettings(String bootstrap, String topicPrefix, int replicationFactor, int minInsyncReplicas,
         String nodeUrl, Duration sessionTimeout, Duration sequencerWait, boolean sequences, Path dataDirectory) {
@@ -50,6 +50,14 @@ public record KafkaLogSettings(String bootstrap, String topicPrefix, int replica
     /** Where this node keeps the deduplication indexes of the streams it sequences. */
     Path indexDirectory() {
         return dataDirectory.resolve("dedup").resolve("kafka");
+    }
+
+    /**
+     * Where this node keeps its copy of the publish records ({@link PublishStore}), made anew from the topic at each
+     * start.
+     */
+    Path publishStoreFile() {
+        return dataDirectory.resolve("kafka").resolve("publishes.sqlite");
     }
 
     /** The settings of {@code serve --log kafka}. */

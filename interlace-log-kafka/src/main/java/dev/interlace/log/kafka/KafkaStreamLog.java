@@ -72,6 +72,8 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
     private static final long HOLDER_CACHE_NANOS = TimeUnit.SECONDS.toNanos(1);
     /** How often a node that may sequence streams looks whether its standby segments need new keys. */
     private static final Duration STANDBY_PERIOD = Duration.ofSeconds(5);
+    /** How many old publish records one round of a trim removes: what a trim holds in memory at once. */
+    private static final int TRIM_KEYS_PER_ROUND = 10_000;
 
     private final KafkaLogSettings kafka;
     private final LogSettings settings;
@@ -79,7 +81,7 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
     private final Clock clock;
     private final Admin admin;
     private final Topics topics;
-    private final PublishStore publishes = new PublishStore();
+    private final PublishStore publishes;
     private final Map<String, StreamView> views = new ConcurrentHashMap<>();
     private final Set<String> registered = ConcurrentHashMap.newKeySet();
     /** Which stream and kind each followed topic holds. */
@@ -146,6 +148,7 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
         this.clock = clock;
         this.admin = Topics.connect(kafka, kafka.topicPrefix() + "admin");
         this.topics = new Topics(admin, kafka.topicPrefix(), kafka.replicationFactor(), kafka.minInsyncReplicas());
+        this.publishes = PublishStore.create(kafka.publishStoreFile());
         Tailer startedTailer = null;
         try {
             topics.ensureLogTopics();
@@ -158,6 +161,7 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
             if (startedTailer != null) {
                 startedTailer.close();
             }
+            publishes.close();
             admin.close();
             if (e instanceof InterruptedException) {
                 Thread.currentThread().interrupt();
@@ -769,27 +773,31 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
 
     @Override
     public long trimPublishes(long beforeMicros) {
-        List<String> keys = publishes.keysReceivedBefore(beforeMicros);
-        if (keys.isEmpty()) {
-            return 0;
-        }
-        KafkaProducer<byte[], byte[]> producer = plainProducer();
-        try {
-            List<java.util.concurrent.Future<?>> sends = new ArrayList<>();
-            for (String key : keys) {
-                sends.add(producer.send(new ProducerRecord<>(topics.publishes().topic(), 0, Codec.text(key), null)));
+        long removed = 0;
+        while (true) {
+            List<String> keys = publishes.keysReceivedBefore(beforeMicros, TRIM_KEYS_PER_ROUND);
+            if (keys.isEmpty()) {
+                return removed;
             }
-            for (java.util.concurrent.Future<?> send : sends) {
-                send.get(OPERATION_SECONDS, TimeUnit.SECONDS);
+            KafkaProducer<byte[], byte[]> producer = plainProducer();
+            try {
+                List<java.util.concurrent.Future<?>> sends = new ArrayList<>();
+                for (String key : keys) {
+                    sends.add(producer.send(new ProducerRecord<>(topics.publishes().topic(), 0, Codec.text(key),
+                            null)));
+                }
+                for (java.util.concurrent.Future<?> send : sends) {
+                    send.get(OPERATION_SECONDS, TimeUnit.SECONDS);
+                }
+            } catch (ExecutionException | TimeoutException | KafkaException e) {
+                throw new LogUnavailableException("cannot remove old publish records: " + e.getMessage(), e);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new LogUnavailableException("interrupted while removing old publish records", e);
             }
-        } catch (ExecutionException | TimeoutException | KafkaException e) {
-            throw new LogUnavailableException("cannot remove old publish records: " + e.getMessage(), e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new LogUnavailableException("interrupted while removing old publish records", e);
+            keys.forEach(publishes::remove);
+            removed += keys.size();
         }
-        keys.forEach(publishes::remove);
-        return keys.size();
     }
 
     private KafkaProducer<byte[], byte[]> plainProducer() {
@@ -853,6 +861,7 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
         }
         tailer.close();
         readers.close();
+        publishes.close(); // after the tailer, which applies what it reads to it
         if (plain != null) {
             plain.close(Duration.ofSeconds(5));
         }

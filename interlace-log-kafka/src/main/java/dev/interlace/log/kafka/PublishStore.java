@@ -1,85 +1,257 @@
 package dev.interlace.log.kafka;
 
+import dev.interlace.runtime.log.LogUnavailableException;
 import dev.interlace.runtime.log.PublishRecord;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
-import java.util.NavigableMap;
-import java.util.TreeMap;
+import java.util.Properties;
 
 /**
  * The publish records this node has seen on {@code _publishes}, in the topic's order (the order their transactions
  * committed), keyed as on the topic so that a record seen twice (from the sequencer and the tailer) is kept once and
  * a tombstone removes it.
+ *
+ * <p>The records live in a SQLite file of this node's data directory, not in the heap: a week of publish records is
+ * as many records as requests, and a node's heap must not grow with them. The file is a copy of the topic, which is
+ * the authority: it is made anew each time the log opens (the tailer reads the whole compacted topic at start-up
+ * anyway), so it is written without fsyncs. Writes (the tailer's and the sequencers') share one connection and are
+ * committed every {@link #WRITES_PER_COMMIT} of them; a read first commits what was written, then runs on a
+ * connection of its own, so that a long count does not hold up the writers.
  */
-final class PublishStore {
+final class PublishStore implements AutoCloseable {
 
-    /** Position of each record in commit order: its Kafka offset on {@code _publishes}. */
-    private final NavigableMap<Long, Stored> byPosition = new TreeMap<>();
-    private final Map<String, Long> positionOfKey = new HashMap<>();
+    /** How many writes share one transaction: SQLite's cost is per commit far more than per row. */
+    private static final int WRITES_PER_COMMIT = 1_000;
 
-    private record Stored(String key, PublishRecord record) {}
+    private final Path file;
+    private final Connection connection;
+    private final Connection reader;
+    private final PreparedStatement upsert;
+    private final PreparedStatement deleteOlder;
+    private final PreparedStatement delete;
+    private int uncommitted;
 
-    synchronized void apply(String key, PublishRecord record, long position) {
-        Long previous = positionOfKey.get(key);
-        if (previous != null) {
-            if (previous >= position) {
-                return;
-            }
-            byPosition.remove(previous);
+    private PublishStore(Path file) throws SQLException {
+        this.file = file;
+        Properties properties = new Properties();
+        properties.setProperty("journal_mode", "WAL");
+        properties.setProperty("synchronous", "OFF");
+        properties.setProperty("busy_timeout", "10000");
+        properties.setProperty("jdbc.get_generated_keys", "false");
+        this.connection = DriverManager.getConnection("jdbc:sqlite:" + file, properties);
+        try (Statement statement = connection.createStatement()) {
+            statement.executeUpdate("CREATE TABLE publishes (key TEXT PRIMARY KEY, position INTEGER NOT NULL, "
+                    + "stream TEXT NOT NULL, request_id TEXT, received_at INTEGER NOT NULL, record BLOB NOT NULL)");
+            statement.executeUpdate("CREATE INDEX publishes_position ON publishes (position)");
+            statement.executeUpdate("CREATE INDEX publishes_stream ON publishes (stream, position)");
+            statement.executeUpdate("CREATE INDEX publishes_request ON publishes (request_id)");
+            statement.executeUpdate("CREATE INDEX publishes_received ON publishes (received_at)");
         }
+        this.reader = DriverManager.getConnection("jdbc:sqlite:" + file, properties);
+        connection.setAutoCommit(false);
+        this.upsert = connection.prepareStatement("INSERT INTO publishes "
+                + "(key, position, stream, request_id, received_at, record) VALUES (?, ?, ?, ?, ?, ?) "
+                + "ON CONFLICT (key) DO UPDATE SET position = excluded.position, stream = excluded.stream, "
+                + "request_id = excluded.request_id, received_at = excluded.received_at, record = excluded.record "
+                + "WHERE excluded.position > publishes.position");
+        this.deleteOlder = connection.prepareStatement("DELETE FROM publishes WHERE key = ? AND position < ?");
+        this.delete = connection.prepareStatement("DELETE FROM publishes WHERE key = ?");
+    }
+
+    /**
+     * An empty store in {@code file}, replacing whatever a previous run left there (the topic it copies is read from
+     * its start when the log opens).
+     */
+    static PublishStore create(Path file) {
+        try {
+            Files.createDirectories(file.toAbsolutePath().getParent());
+            deleteFiles(file);
+            return new PublishStore(file);
+        } catch (IOException | SQLException e) {
+            throw new LogUnavailableException("cannot create the publish records' store " + file + ": "
+                    + e.getMessage(), e);
+        }
+    }
+
+    /** Keeps {@code record} (null: a tombstone) under {@code key} unless a record at a later position replaced it. */
+    synchronized void apply(String key, PublishRecord record, long position) {
         if (record == null) {
-            positionOfKey.remove(key);
+            applyTombstone(key, position);
             return;
         }
-        positionOfKey.put(key, position);
-        byPosition.put(position, new Stored(key, record));
+        try {
+            upsert.setString(1, key);
+            upsert.setLong(2, position);
+            upsert.setString(3, record.stream());
+            upsert.setString(4, record.requestId());
+            upsert.setLong(5, record.receivedAtMicros());
+            upsert.setBytes(6, Codec.json(record));
+            upsert.executeUpdate();
+            wrote();
+        } catch (SQLException e) {
+            throw failed("keep a publish record", e);
+        }
     }
 
-    synchronized PublishRecord.Page page(PublishRecord.Filter filter) {
-        List<PublishRecord> records = new ArrayList<>();
-        long total = 0;
-        for (Stored stored : byPosition.descendingMap().values()) {
-            PublishRecord record = stored.record();
-            if (filter.stream() != null && !filter.stream().equals(record.stream())
-                    || filter.requestId() != null && !filter.requestId().equals(record.requestId())
-                    || filter.sinceMicros() != null && record.receivedAtMicros() < filter.sinceMicros()
-                    || filter.untilMicros() != null && record.receivedAtMicros() >= filter.untilMicros()) {
-                continue;
-            }
-            total++;
-            if (records.size() < filter.limit()) {
-                records.add(record);
-            }
+    PublishRecord.Page page(PublishRecord.Filter filter) {
+        commit();
+        List<Object> arguments = new ArrayList<>();
+        StringBuilder where = new StringBuilder(" WHERE 1 = 1");
+        if (filter.stream() != null) {
+            where.append(" AND stream = ?");
+            arguments.add(filter.stream());
         }
-        return new PublishRecord.Page(records, total);
+        if (filter.requestId() != null) {
+            where.append(" AND request_id = ?");
+            arguments.add(filter.requestId());
+        }
+        if (filter.sinceMicros() != null) {
+            where.append(" AND received_at >= ?");
+            arguments.add(filter.sinceMicros());
+        }
+        if (filter.untilMicros() != null) {
+            where.append(" AND received_at < ?");
+            arguments.add(filter.untilMicros());
+        }
+        synchronized (reader) {
+            return page(filter, where.toString(), arguments);
+        }
     }
 
-    /** The keys of records received before {@code beforeMicros}. */
-    synchronized List<String> keysReceivedBefore(long beforeMicros) {
-        List<String> keys = new ArrayList<>();
-        for (Stored stored : byPosition.values()) {
-            if (stored.record().receivedAtMicros() < beforeMicros) {
-                keys.add(stored.key());
+    private PublishRecord.Page page(PublishRecord.Filter filter, String where, List<Object> arguments) {
+        try {
+            List<PublishRecord> records = new ArrayList<>();
+            try (PreparedStatement select = reader.prepareStatement(
+                    "SELECT record FROM publishes" + where + " ORDER BY position DESC LIMIT ?")) {
+                int index = bind(select, arguments);
+                select.setInt(index, filter.limit());
+                try (ResultSet rows = select.executeQuery()) {
+                    while (rows.next()) {
+                        records.add(Codec.json(rows.getBytes(1), PublishRecord.class));
+                    }
+                }
             }
+            long total;
+            try (PreparedStatement count = reader.prepareStatement("SELECT count(*) FROM publishes" + where)) {
+                bind(count, arguments);
+                try (ResultSet rows = count.executeQuery()) {
+                    rows.next();
+                    total = rows.getLong(1);
+                }
+            }
+            return new PublishRecord.Page(records, total);
+        } catch (SQLException e) {
+            throw failed("read publish records", e);
         }
-        return keys;
+    }
+
+    /** At most {@code limit} keys of records received before {@code beforeMicros}, oldest first. */
+    List<String> keysReceivedBefore(long beforeMicros, int limit) {
+        commit();
+        synchronized (reader) {
+            return keysReceivedBefore(reader, beforeMicros, limit);
+        }
+    }
+
+    private List<String> keysReceivedBefore(Connection reader, long beforeMicros, int limit) {
+        try (PreparedStatement select = reader.prepareStatement(
+                "SELECT key FROM publishes WHERE received_at < ? ORDER BY received_at LIMIT ?")) {
+            select.setLong(1, beforeMicros);
+            select.setInt(2, limit);
+            List<String> keys = new ArrayList<>();
+            try (ResultSet rows = select.executeQuery()) {
+                while (rows.next()) {
+                    keys.add(rows.getString(1));
+                }
+            }
+            return keys;
+        } catch (SQLException e) {
+            throw failed("find old publish records", e);
+        }
     }
 
     /** Forgets {@code key} at once (its tombstone is on its way to the topic). */
     synchronized void remove(String key) {
-        Long position = positionOfKey.remove(key);
-        if (position != null) {
-            byPosition.remove(position);
+        try {
+            delete.setString(1, key);
+            delete.executeUpdate();
+            wrote();
+        } catch (SQLException e) {
+            throw failed("remove a publish record", e);
         }
     }
 
     /** A tombstone of {@code key} at {@code position}: drops the record unless a newer one replaced it. */
     synchronized void applyTombstone(String key, long position) {
-        Long current = positionOfKey.get(key);
-        if (current != null && current < position) {
-            remove(key);
+        try {
+            deleteOlder.setString(1, key);
+            deleteOlder.setLong(2, position);
+            deleteOlder.executeUpdate();
+            wrote();
+        } catch (SQLException e) {
+            throw failed("apply a publish record's tombstone", e);
         }
+    }
+
+    /** Closes the store and removes its file: the next run makes it anew from the topic. */
+    @Override
+    public void close() {
+        synchronized (reader) {
+            synchronized (this) {
+                try {
+                    reader.close();
+                    connection.close();
+                    deleteFiles(file);
+                } catch (SQLException | IOException e) {
+                    // a file left behind is replaced at the next start
+                }
+            }
+        }
+    }
+
+    /** Makes what was written visible to the reading connection. */
+    private synchronized void commit() {
+        try {
+            if (uncommitted > 0) {
+                connection.commit();
+                uncommitted = 0;
+            }
+        } catch (SQLException e) {
+            throw failed("commit publish records", e);
+        }
+    }
+
+    private void wrote() throws SQLException {
+        if (++uncommitted >= WRITES_PER_COMMIT) {
+            connection.commit();
+            uncommitted = 0;
+        }
+    }
+
+    private static void deleteFiles(Path file) throws IOException {
+        for (String suffix : new String[] {"", "-wal", "-shm"}) {
+            Files.deleteIfExists(file.resolveSibling(file.getFileName() + suffix));
+        }
+    }
+
+    private static int bind(PreparedStatement statement, List<Object> arguments) throws SQLException {
+        int index = 1;
+        for (Object argument : arguments) {
+            statement.setObject(index++, argument);
+        }
+        return index;
+    }
+
+    private LogUnavailableException failed(String what, SQLException e) {
+        return new LogUnavailableException("cannot " + what + " in " + file + ": " + e.getMessage(), e);
     }
 }

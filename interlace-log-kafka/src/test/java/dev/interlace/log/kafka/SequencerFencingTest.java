@@ -258,7 +258,7 @@ class SequencerFencingTest {
                     new ByteArraySerializer());
             opened.add(plain);
             context = new Sequencer.Context(KafkaCluster.shared().bootstrap(), "http://" + name, topics, tailer,
-                    new PublishStore(), SETTINGS, NOTHING_FLUSHED, Clock.systemUTC(), () -> { }, appended,
+                    PublishStore.create(directory.resolve(name + "-publishes.sqlite")), SETTINGS, NOTHING_FLUSHED, Clock.systemUTC(), () -> { }, appended,
                     Runnable::run, fencing, readers, indexes, () -> plain);
         }
 
