@@ -61,6 +61,21 @@ public final class DedupIndex implements Closeable {
 
         /** A million keys in memory (about 21 MiB); segments merged four at a time. */
         public static final Settings DEFAULTS = new Settings(1 << 20, 4);
+        /** The fewest recent keys {@link #forHeap} gives a stream: below it, segments would be sealed too often. */
+        static final int MIN_RECENT_KEYS = 1 << 13;
+        /** Heap a recent key takes, counting the frozen table a seal holds beside the live one. */
+        static final long HEAP_BYTES_PER_RECENT_KEY = 2 * 21;
+
+        /**
+         * The settings for {@code keyedStreams} streams sharing {@code heapBytes} of heap for their recent keys:
+         * each gets its share, at most {@link #DEFAULTS}' million and at least {@link #MIN_RECENT_KEYS}, so that
+         * the heap the index takes depends on the heap given, not on how many streams are declared.
+         */
+        public static Settings forHeap(long heapBytes, int keyedStreams) {
+            long share = heapBytes / HEAP_BYTES_PER_RECENT_KEY / Math.max(1, keyedStreams);
+            int recentKeys = (int) Math.max(MIN_RECENT_KEYS, Math.min(DEFAULTS.recentKeys(), share));
+            return new Settings(recentKeys, DEFAULTS.fanIn());
+        }
 
         public Settings {
             if (recentKeys < 1 || fanIn < 2) {

@@ -5,6 +5,8 @@ import com.google.inject.Provides;
 import com.google.inject.Singleton;
 import com.google.inject.multibindings.Multibinder;
 import dev.interlace.runtime.config.InterlaceConfig;
+import dev.interlace.runtime.dedup.DedupIndex;
+import dev.interlace.runtime.stream.StreamCatalog;
 import java.time.Clock;
 import java.util.Set;
 
@@ -28,12 +30,17 @@ public final class LogModule extends AbstractModule {
         com.google.inject.multibindings.OptionalBinder.newOptionalBinder(binder(), Sequencers.class);
     }
 
+    /** The share of the heap every keyed stream's recent deduplication keys take together, at most. */
+    static final int DEDUP_HEAP_FRACTION = 16;
+
     @Provides
     @Singleton
-    LogSettings settings(InterlaceConfig config) {
+    LogSettings settings(InterlaceConfig config, StreamCatalog catalog) {
         LogSettings defaults = LogSettings.defaults(config.maxPending());
+        int keyedStreams = (int) catalog.streams().stream().filter(stream -> stream.idempotencyKey() != null).count();
         return new LogSettings(defaults.maxPending(), defaults.walCapBytes(), defaults.maxGroupRequests(),
-                config.keepsRecords());
+                config.keepsRecords()).withDedup(DedupIndex.Settings.forHeap(
+                        Runtime.getRuntime().maxMemory() / DEDUP_HEAP_FRACTION, keyedStreams));
     }
 
     @Provides

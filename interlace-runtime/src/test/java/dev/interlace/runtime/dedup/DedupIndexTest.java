@@ -110,6 +110,21 @@ class DedupIndexTest {
     }
 
     @Test
+    void theRecentKeysOfEveryKeyedStreamTogetherTakeTheHeapShareGivenNotMoreWithMoreStreams() {
+        long mebibyte = 1 << 20;
+        assertThat(DedupIndex.Settings.forHeap(384 * mebibyte, 2).recentKeys()).as("a 6 GiB heap's share, 2 streams")
+                .isEqualTo(DedupIndex.Settings.DEFAULTS.recentKeys());
+        for (int streams : new int[] {1, 2, 10, 40}) {
+            DedupIndex.Settings settings = DedupIndex.Settings.forHeap(16 * mebibyte, streams);
+            assertThat((long) settings.recentKeys() * streams * DedupIndex.Settings.HEAP_BYTES_PER_RECENT_KEY)
+                    .as("%d streams on a 256 MiB heap's share", streams).isLessThanOrEqualTo(16 * mebibyte);
+            assertThat(settings.fanIn()).isEqualTo(DedupIndex.Settings.DEFAULTS.fanIn());
+        }
+        assertThat(DedupIndex.Settings.forHeap(mebibyte, 1_000).recentKeys()).as("never too small to seal well")
+                .isEqualTo(DedupIndex.Settings.MIN_RECENT_KEYS);
+    }
+
+    @Test
     void keysSealedToDiskAreStillFoundWithTheirOffsetAndNewKeysFindNothing() throws Exception {
         DedupIndex index = open(100);
         for (int group = 0; group < 50; group++) {
