@@ -89,7 +89,7 @@ public final class Interlace implements AutoCloseable {
     }
 
     /**
-     * An instance from the server's object graph, e.g. the {@link StreamLog}: for tests and embedders; the server's
+     * An instance from the server's object graph, e.g. the {@link dev.interlace.runtime.log.StreamLog}: for tests and embedders; the server's
      * own components are constructor-injected into {@link Lifecycle}.
      */
     public <T> T instance(Class<T> type) {
@@ -166,7 +166,7 @@ public final class Interlace implements AutoCloseable {
         /**
          * Starts the server.
          *
-         * @throws DataDirectoryLock.LockedException wrapped in {@link UncheckedIOException} when another server
+         * @throws UncheckedIOException wrapping a {@link DataDirectoryLock.LockedException} when another server
          *     uses the data directory
          */
         public Interlace start() {
