@@ -48,6 +48,19 @@ class ShadedJarTest {
     }
 
     @Test
+    void theJarNamesItsModuleAndTellsGradleItIsAnAggregatingProcessor() throws IOException {
+        try (JarFile jar = new JarFile(processorJar.toFile())) {
+            assertThat(jar.getManifest().getMainAttributes().getValue("Automatic-Module-Name"))
+                    .isEqualTo("dev.interlace.processor");
+            // One registry per compilation lists every stream and model: the output depends on many inputs.
+            String gradle = new String(jar.getInputStream(jar.getEntry(
+                    "META-INF/gradle/incremental.annotation.processors")).readAllBytes(),
+                    java.nio.charset.StandardCharsets.UTF_8);
+            assertThat(gradle.strip()).isEqualTo(InterlaceProcessor.class.getName() + ",aggregating");
+        }
+    }
+
+    @Test
     void aUserProjectWithAnotherJavaparserVersionCompilesAndGetsItsSources(@TempDir Path project) throws Exception {
         String log = compileUserProject(project, processorJar);
         assertThat(log).doesNotContain("error:");
