@@ -248,6 +248,10 @@ public final class ConfigLoader {
                 throw new ConfigException("--log kafka on --bind " + config.bind() + " needs --advertise-url: the URL"
                         + " the other nodes reach this one at, https:// off loopback (e.g. https://node1.example:8000)");
             }
+            if (config.log().backend().equals(LogOptions.KAFKA) && config.port() == 0) {
+                throw new ConfigException("--log kafka with --port 0 needs --advertise-url or a port of its own: the"
+                        + " cluster names this node by its URL before the port is chosen (e.g. --port 8000)");
+            }
             return;
         }
         String host = java.net.URI.create(advertised).getHost();

@@ -7,8 +7,10 @@ import java.time.format.DateTimeFormatter;
 import java.util.logging.ConsoleHandler;
 import java.util.logging.Formatter;
 import java.util.logging.Handler;
+import java.util.logging.Level;
 import java.util.logging.LogManager;
 import java.util.logging.LogRecord;
+import java.util.logging.Logger;
 
 /**
  * Formats a log record as one line: UTC timestamp, level, logger, message, e.g.
@@ -22,6 +24,7 @@ public final class OneLineLogFormatter extends Formatter {
 
     private static final DateTimeFormatter TIMESTAMP =
             DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss.SSSX").withZone(ZoneOffset.UTC);
+    private static final Logger KAFKA = Logger.getLogger("org.apache.kafka");
 
     /**
      * Puts this format on the root logger's console handlers, unless the user configured java.util.logging
@@ -42,6 +45,9 @@ public final class OneLineLogFormatter extends Formatter {
                 handler.setFormatter(new OneLineLogFormatter());
             }
         }
+        // Kafka's client logs every connection and its whole configuration at INFO; its warnings are what an
+        // operator needs (java.util.logging holds loggers weakly: the field keeps the level set).
+        KAFKA.setLevel(Level.WARNING);
     }
 
     @Override

@@ -148,6 +148,10 @@ class ConfigLoaderTest {
                 .hasMessageStartingWith("INTERLACE_ADVERTISE_URL: \"http://node1.example:8000\" is plain http://");
         assertThatThrownBy(() -> load(Map.of(), "--log", "kafka", "--kafka-bootstrap", "k1:9092", "--bind",
                 "0.0.0.0")).hasMessageStartingWith("--log kafka on --bind 0.0.0.0 needs --advertise-url");
+        assertThatThrownBy(() -> load(Map.of(), "--log", "kafka", "--kafka-bootstrap", "k1:9092", "--port", "0"))
+                .hasMessageStartingWith("--log kafka with --port 0 needs --advertise-url or a port of its own");
+        assertThat(load(Map.of(), "--log", "kafka", "--kafka-bootstrap", "k1:9092", "--port", "0",
+                "--advertise-url", "http://127.0.0.1:8123").config().advertisedUrl()).isEqualTo("http://127.0.0.1:8123");
     }
 
     @Test
