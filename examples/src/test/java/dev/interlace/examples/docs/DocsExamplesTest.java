@@ -36,7 +36,7 @@ import org.junit.jupiter.api.io.TempDir;
 class DocsExamplesTest {
 
     /** The project's root: the nearest directory above the working directory holding README.md and docs/. */
-    private static final Path ROOT = projectRoot();
+    private static final Path ROOT = ProjectRoot.find();
     private static final Pattern STATUS = Pattern.compile("@@docs-check status (\\d{3})@@");
     private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -44,15 +44,6 @@ class DocsExamplesTest {
     Path temporary;
 
     private final HttpClient http = HttpClient.newHttpClient();
-
-    private static Path projectRoot() {
-        for (Path directory = Path.of("").toAbsolutePath(); directory != null; directory = directory.getParent()) {
-            if (Files.isRegularFile(directory.resolve("README.md")) && Files.isDirectory(directory.resolve("docs"))) {
-                return directory;
-            }
-        }
-        throw new IllegalStateException("no README.md and docs/ above " + Path.of("").toAbsolutePath());
-    }
 
     @TestFactory
     Stream<DynamicTest> everyServerExampleInTheDocsAnswersAsTheDocShows() throws Exception {

@@ -4,10 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.interlace.examples.docs.ProjectRoot;
 import dev.interlace.log.kafka.testing.KafkaCluster;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -39,7 +42,7 @@ class KafkaJarIT {
 
     @Test
     void theDocsCommandsServeTheExampleStreamsOnKafkaFromTheJar() throws Exception {
-        List<String> commands = docBlock(projectRoot().resolve("docs/kafka.md"));
+        List<String> commands = docBlock(ProjectRoot.find().resolve("docs/kafka.md"));
         assertThat(commands).as("the block: serve, then the requests").hasSizeGreaterThanOrEqualTo(3);
         String serve = commands.get(0);
         assertThat(serve).startsWith(JAR + " serve --log kafka").contains("--kafka-bootstrap 127.0.0.1:9092");
@@ -131,17 +134,8 @@ class KafkaJarIT {
     }
 
     private static int freePort() throws IOException {
-        try (java.net.ServerSocket socket = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             return socket.getLocalPort();
         }
-    }
-
-    private static Path projectRoot() {
-        for (Path directory = Path.of("").toAbsolutePath(); directory != null; directory = directory.getParent()) {
-            if (Files.isRegularFile(directory.resolve("README.md")) && Files.isDirectory(directory.resolve("docs"))) {
-                return directory;
-            }
-        }
-        throw new IllegalStateException("no README.md and docs/ above " + Path.of("").toAbsolutePath());
     }
 }
