@@ -50,18 +50,21 @@ final class PublishStore implements AutoCloseable {
         this.connection = DriverManager.getConnection("jdbc:sqlite:" + file, properties);
         try (Statement statement = connection.createStatement()) {
             statement.executeUpdate("CREATE TABLE publishes (key TEXT PRIMARY KEY, position INTEGER NOT NULL, "
-                    + "stream TEXT NOT NULL, request_id TEXT, received_at INTEGER NOT NULL, record BLOB NOT NULL)");
+                    + "stream TEXT NOT NULL, request_id TEXT, received_at INTEGER NOT NULL, trace_id TEXT, "
+                    + "record BLOB NOT NULL)");
             statement.executeUpdate("CREATE INDEX publishes_position ON publishes (position)");
             statement.executeUpdate("CREATE INDEX publishes_stream ON publishes (stream, position)");
             statement.executeUpdate("CREATE INDEX publishes_request ON publishes (request_id)");
             statement.executeUpdate("CREATE INDEX publishes_received ON publishes (received_at)");
+            statement.executeUpdate("CREATE INDEX publishes_trace ON publishes (trace_id)");
         }
         this.reader = DriverManager.getConnection("jdbc:sqlite:" + file, properties);
         connection.setAutoCommit(false);
         this.upsert = connection.prepareStatement("INSERT INTO publishes "
-                + "(key, position, stream, request_id, received_at, record) VALUES (?, ?, ?, ?, ?, ?) "
+                + "(key, position, stream, request_id, received_at, trace_id, record) VALUES (?, ?, ?, ?, ?, ?, ?) "
                 + "ON CONFLICT (key) DO UPDATE SET position = excluded.position, stream = excluded.stream, "
-                + "request_id = excluded.request_id, received_at = excluded.received_at, record = excluded.record "
+                + "request_id = excluded.request_id, received_at = excluded.received_at, "
+                + "trace_id = excluded.trace_id, record = excluded.record "
                 + "WHERE excluded.position > publishes.position");
         this.deleteOlder = connection.prepareStatement("DELETE FROM publishes WHERE key = ? AND position < ?");
         this.delete = connection.prepareStatement("DELETE FROM publishes WHERE key = ?");
@@ -94,7 +97,8 @@ final class PublishStore implements AutoCloseable {
             upsert.setString(3, record.stream());
             upsert.setString(4, record.requestId());
             upsert.setLong(5, record.receivedAtMicros());
-            upsert.setBytes(6, Codec.json(record));
+            upsert.setString(6, record.traceId());
+            upsert.setBytes(7, Codec.json(record));
             upsert.executeUpdate();
             wrote();
         } catch (SQLException e) {
@@ -113,6 +117,10 @@ final class PublishStore implements AutoCloseable {
         if (filter.requestId() != null) {
             where.append(" AND request_id = ?");
             arguments.add(filter.requestId());
+        }
+        if (filter.traceId() != null) {
+            where.append(" AND trace_id = ?");
+            arguments.add(filter.traceId());
         }
         if (filter.sinceMicros() != null) {
             where.append(" AND received_at >= ?");

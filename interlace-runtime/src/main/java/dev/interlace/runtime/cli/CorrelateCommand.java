@@ -11,9 +11,10 @@ import java.util.Set;
 import java.util.Map;
 
 /**
- * {@code interlace correlate <request-id>} (or {@code --stream S --key K}): "where is my event?" — what happened to
- * one request, from {@code GET /correlate}: its publish (or its refusal), its events, the flushes and model runs that
- * took them further, and its quarantined events, each section saying how much of it is shown and how complete it is.
+ * {@code interlace correlate <request-id>} (or {@code --stream S --key K}, or {@code --trace-id T}): "where is my
+ * event?" — what happened to one request, from {@code GET /correlate}: its publish (or its refusal), its events, the
+ * flushes and model runs that took them further, and its quarantined events, each section saying how much of it is
+ * shown and how complete it is. By trace id, the newest request of the trace, and the trace's requests listed.
  */
 final class CorrelateCommand implements Command {
 
@@ -31,7 +32,7 @@ final class CorrelateCommand implements Command {
 
     @Override
     public String synopsis() {
-        return "<request-id> | --stream S --key K  " + ServerOptions.SYNOPSIS + " [--json]";
+        return "<request-id> | --stream S --key K | --trace-id T  " + ServerOptions.SYNOPSIS + " [--json]";
     }
 
     @Override
@@ -42,13 +43,20 @@ final class CorrelateCommand implements Command {
     @Override
     public int run(List<String> args, PrintStream out) {
         ServerOptions server = new ServerOptions();
-        Arguments arguments = Arguments.parse(args, server, Set.of("--json"), Set.of("--stream", "--key"));
+        Arguments arguments = Arguments.parse(args, server, Set.of("--json"), Set.of("--stream", "--key",
+                "--trace-id"));
         boolean json = arguments.flag("--json");
         String requestId = arguments.optional("request id");
         String stream = arguments.value("--stream");
         String key = arguments.value("--key");
+        String traceId = arguments.value("--trace-id");
         String query;
-        if (requestId != null) {
+        if (traceId != null) {
+            if (requestId != null || stream != null || key != null) {
+                throw new UsageException("give a request id, --stream and --key, or --trace-id: one of them");
+            }
+            query = "trace_id=" + encode(traceId);
+        } else if (requestId != null) {
             if (stream != null || key != null) {
                 throw new UsageException("give a request id or --stream and --key, not both");
             }
@@ -74,6 +82,17 @@ final class CorrelateCommand implements Command {
     }
 
     private static void printReport(JsonNode body, PrintStream out) {
+        JsonNode trace = body.get("trace");
+        if (trace != null) {
+            out.println("trace " + trace.get("trace_id").asText() + ": " + trace.get("total").asLong()
+                    + " request(s), newest first; the newest is followed below");
+            for (JsonNode request : trace.get("items")) {
+                out.println("  " + request.get("received_at").asText() + "  " + request.get("request_id").asText()
+                        + "  " + request.get("stream").asText() + "  accepted " + request.get("accepted").asLong()
+                        + ", deduplicated " + request.get("deduplicated").asLong());
+            }
+            out.println();
+        }
         out.println("request " + body.get("request_id").asText());
         JsonNode key = body.get("key");
         if (key != null) {

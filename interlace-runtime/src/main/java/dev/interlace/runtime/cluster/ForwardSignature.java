@@ -14,8 +14,9 @@ import javax.crypto.spec.SecretKeySpec;
 
 /**
  * Signs a request one node forwards to another, and checks such a signature: an HMAC-SHA256 with the cluster secret
- * over the forwarded request's method, target, content type and encoding, {@code Accept}, request id, caller, a
- * timestamp and the SHA-256 of its body, all of which travel in {@code Interlace-Forward-*} headers.
+ * over the forwarded request's method, target, content type and encoding, {@code Accept}, request id, caller, trace
+ * context ({@code traceparent}, {@code tracestate}), a timestamp and the SHA-256 of its body, all of which travel in
+ * {@code Interlace-Forward-*} headers.
  *
  * <p>A client cannot produce such a request without the secret, so a node that receives one may serve it with the
  * caller the sending node authenticated. The timestamp bounds how long a captured request could be replayed
@@ -33,6 +34,8 @@ public final class ForwardSignature {
     public static final String REQUEST_ID = "Interlace-Forward-Request-Id";
     public static final String CALLER_KEY_ID = "Interlace-Forward-Caller-Key-Id";
     public static final String CALLER_KEY_NAME = "Interlace-Forward-Caller-Key-Name";
+    public static final String TRACEPARENT = "Interlace-Forward-Traceparent";
+    public static final String TRACESTATE = "Interlace-Forward-Tracestate";
     public static final String TIMESTAMP = "Interlace-Forward-Timestamp";
     public static final String SIGNATURE = "Interlace-Forward-Signature";
 
@@ -70,6 +73,8 @@ public final class ForwardSignature {
         put(headers, REQUEST_ID, request.requestId());
         put(headers, CALLER_KEY_ID, request.callerKeyId());
         put(headers, CALLER_KEY_NAME, request.callerKeyName());
+        put(headers, TRACEPARENT, request.traceparent());
+        put(headers, TRACESTATE, request.tracestate());
         headers.put(TIMESTAMP, Long.toString(clock.millis()));
         headers.put(SIGNATURE, sign(headers::get, request.body()));
         return headers;
@@ -116,14 +121,14 @@ public final class ForwardSignature {
         }
         return new Verdict.Valid(new Peers.Request(method, target, header.apply(CONTENT_TYPE), body, requestId,
                 header.apply(CALLER_KEY_ID), header.apply(CALLER_KEY_NAME), header.apply(CONTENT_ENCODING),
-                header.apply(ACCEPT)));
+                header.apply(ACCEPT), header.apply(TRACEPARENT), header.apply(TRACESTATE)));
     }
 
     /** The signature, in hex, of the signed headers as {@code header} gives them and of the body's hash. */
     private String sign(UnaryOperator<String> header, byte[] body) {
-        StringBuilder text = new StringBuilder("interlace-forward-v1");
+        StringBuilder text = new StringBuilder("interlace-forward-v2");
         for (String name : new String[] {METHOD, TARGET, CONTENT_TYPE, CONTENT_ENCODING, ACCEPT, REQUEST_ID,
-                CALLER_KEY_ID, CALLER_KEY_NAME, TIMESTAMP}) {
+                CALLER_KEY_ID, CALLER_KEY_NAME, TRACEPARENT, TRACESTATE, TIMESTAMP}) {
             String value = header.apply(name);
             text.append('\n').append(value == null ? "" : value);
         }

@@ -60,6 +60,8 @@ final class ClusterRoutes implements RouteSet {
         put(headers, "Content-Encoding", inner.contentEncoding());
         put(headers, "Accept", inner.accept());
         put(headers, "X-Request-Id", inner.requestId());
+        put(headers, "traceparent", inner.traceparent());
+        put(headers, "tracestate", inner.tracestate());
         return headers;
     }
 

@@ -82,7 +82,8 @@ final class Forwarding {
         }
         Peers.Request forwarded = new Peers.Request(request.method(), target(request),
                 request.header("Content-Type"), request.body(), requestId, request.caller().keyId(),
-                request.caller().keyName(), request.header("Content-Encoding"), request.header("Accept"));
+                request.caller().keyName(), request.header("Content-Encoding"), request.header("Accept"),
+                request.header("traceparent"), request.header("tracestate"));
         return peers.sendAsync(node, forwarded).handle((answer, failure) -> {
             if (failure != null) {
                 Throwable cause = failure instanceof CompletionException && failure.getCause() != null

@@ -7,6 +7,7 @@ import dev.interlace.runtime.ingest.IngestLimits;
 import dev.interlace.runtime.ingest.PublishOutcome;
 import dev.interlace.runtime.ingest.Publisher;
 import dev.interlace.runtime.log.AppendResult;
+import dev.interlace.runtime.ops.TraceParent;
 import dev.interlace.runtime.stream.FieldError;
 import jakarta.inject.Inject;
 import java.io.IOException;
@@ -99,7 +100,8 @@ final class PublishRoutes implements RouteSet {
             return done(HttpResponses.error(413, "payload_too_large", "the body is larger than the limit of "
                     + limits.maxBodyBytes() + " bytes" + (gzip ? " once decompressed" : ""), requestId));
         }
-        return publisher.publish(stream, requestId, receivedAt, body, mediaType.format(), request.caller())
+        return publisher.publish(stream, requestId, receivedAt, body, mediaType.format(), request.caller(),
+                TraceParent.traceIdOf(request.header("traceparent")))
                 .thenApply(outcome -> {
             metrics.decided(stream, outcome);
             return respond(outcome, verbose);

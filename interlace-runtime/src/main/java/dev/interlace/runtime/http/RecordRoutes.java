@@ -7,6 +7,7 @@ import dev.interlace.runtime.warehouse.FlushRecord;
 import dev.interlace.runtime.log.PublishRecord;
 import dev.interlace.runtime.ops.Correlator;
 import dev.interlace.runtime.ops.Correlator.Correlation;
+import dev.interlace.runtime.ops.TraceParent;
 import dev.interlace.runtime.log.QuarantineEntry;
 import dev.interlace.runtime.log.PublishRecords;
 import dev.interlace.runtime.warehouse.RunRecord;
@@ -32,7 +33,7 @@ import java.util.Set;
  */
 final class RecordRoutes implements RouteSet {
 
-    private static final Set<String> CORRELATE_FILTERS = Set.of("request_id", "stream", "key");
+    private static final Set<String> CORRELATE_FILTERS = Set.of("request_id", "stream", "key", "trace_id");
     private static final Set<String> API_FILTERS = Set.of("stream", "status", "request_id", "since", "until",
             "limit");
     private static final Set<String> SYS_FILTERS = Set.of("event", "stream", "id", "since", "until", "limit");
@@ -70,9 +71,25 @@ final class RecordRoutes implements RouteSet {
             correlation = correlator.byRequestId(query.text("request_id"));
         } else if (query.has("stream") && query.has("key")) {
             correlation = correlator.byKey(query.text("stream"), query.text("key"));
+        } else if (query.has("trace_id")) {
+            String traceId = query.text("trace_id");
+            if (!TraceParent.isTraceId(traceId)) {
+                throw ListQuery.invalid("trace_id", "a trace id is 32 lowercase hex digits, not all zeros (the second"
+                        + " field of a traceparent header)", requestId);
+            }
+            correlation = correlator.byTraceId(traceId);
         } else {
-            throw ListQuery.invalid("give ?request_id=<id>, or ?stream=<name>&key=<idempotency key> for an event's"
-                    + " key", requestId);
+            throw ListQuery.invalid("give ?request_id=<id>, ?stream=<name>&key=<idempotency key> for an event's"
+                    + " key, or ?trace_id=<W3C trace id>", requestId);
+        }
+        if (correlation instanceof Correlator.UnknownTrace unknown) {
+            return HttpResponses.error(404, "unknown_trace", "no publish record kept (" + retentionText()
+                    + ") has trace id " + unknown.traceId(), requestId);
+        }
+        Optional<Correlator.Traced> traced = Optional.empty();
+        if (correlation instanceof Correlator.Traced trace) {
+            traced = Optional.of(trace);
+            correlation = trace.newest();
         }
         if (correlation instanceof Correlator.UnknownStream unknown) {
             return HttpResponses.error(404, "unknown_stream", "no stream named " + unknown.stream(), requestId);
@@ -98,7 +115,15 @@ final class RecordRoutes implements RouteSet {
         if (correlation instanceof Correlator.Refused only) {
             return HttpResponses.json(200, refusedBody(only));
         }
-        return HttpResponses.json(200, storedBody((Correlator.Stored) correlation));
+        ObjectNode body = storedBody((Correlator.Stored) correlation);
+        traced.ifPresent(trace -> {
+            ObjectNode section = body.putObject("trace");
+            section.put("trace_id", trace.traceId());
+            ArrayNode requests = section.putArray("items");
+            trace.requests().items().forEach(record -> requests.add(publishItem(record)));
+            section(section, trace.requests());
+        });
+        return HttpResponses.json(200, body);
     }
 
     private ObjectNode correlationHead(String requestId, Optional<Correlator.KeyMatch> key) {
@@ -305,6 +330,9 @@ final class RecordRoutes implements RouteSet {
         item.put("committed_at", HttpResponses.time(record.committedAtMicros()));
         item.put("duration_ms", (record.committedAtMicros() - record.receivedAtMicros()) / 1000.0);
         putKey(item, record.keyId(), record.keyName());
+        if (record.traceId() != null) {
+            item.put("trace_id", record.traceId());
+        }
         return item;
     }
 

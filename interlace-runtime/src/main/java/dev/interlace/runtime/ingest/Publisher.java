@@ -76,9 +76,10 @@ public final class Publisher {
      * Publishes {@code body} (already decompressed and within the size limit).
      *
      * @param receivedAt when the request arrived
+     * @param traceId the request's W3C trace id, kept in its publish record, or null
      */
     public CompletableFuture<PublishOutcome> publish(String streamName, String requestId, Instant receivedAt,
-            byte[] body, BodyFormat format, Caller caller) {
+            byte[] body, BodyFormat format, Caller caller, String traceId) {
         Optional<StreamDescriptor> found = catalog.find(streamName);
         if (found.isEmpty()) {
             return CompletableFuture.completedFuture(new PublishOutcome.UnknownStream(requestId, streamName));
@@ -139,7 +140,7 @@ public final class Publisher {
 
         long receivedAtMicros = EpochMicros.of(receivedAt);
         AppendRequest request = new AppendRequest(stream.name(), requestId, receivedAtMicros,
-                stream.schemaVersion(), entries, caller.keyId(), caller.keyName());
+                stream.schemaVersion(), entries, caller.keyId(), caller.keyName(), traceId);
         // The outcome (and the answer after it) is built on the thread that completes the append — never the log's
         // writer, by the log's contract — so that no worker is woken up just to build a few hundred bytes; the answer
         // of a request with many events (a verbose one lists them all) is built on a worker, so that it never holds up

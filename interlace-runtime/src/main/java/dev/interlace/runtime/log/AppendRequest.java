@@ -14,14 +14,21 @@ import java.util.Objects;
  * @param entries the entries in request order
  * @param keyId the public id of the API key that sent the request, or null (no key); kept in the publish record
  * @param keyName that key's name, or null
+ * @param traceId the W3C trace id of the request (32 lowercase hex digits), or null; kept in the publish record
  */
 public record AppendRequest(String stream, String requestId, long receivedAtMicros, String schemaVersion,
-        List<Entry> entries, String keyId, String keyName) {
+        List<Entry> entries, String keyId, String keyName, String traceId) {
 
     /** A request sent without an API key. */
     public AppendRequest(String stream, String requestId, long receivedAtMicros, String schemaVersion,
             List<Entry> entries) {
-        this(stream, requestId, receivedAtMicros, schemaVersion, entries, null, null);
+        this(stream, requestId, receivedAtMicros, schemaVersion, entries, null, null, null);
+    }
+
+    /** A request outside any trace. */
+    public AppendRequest(String stream, String requestId, long receivedAtMicros, String schemaVersion,
+            List<Entry> entries, String keyId, String keyName) {
+        this(stream, requestId, receivedAtMicros, schemaVersion, entries, keyId, keyName, null);
     }
 
     public AppendRequest {
@@ -33,7 +40,13 @@ public record AppendRequest(String stream, String requestId, long receivedAtMicr
                 && !KEY_TEXT.matcher(keyName).matches()) {
             throw new IllegalArgumentException("a key id or name is 1-64 characters of [A-Za-z0-9._-]");
         }
+        if (traceId != null && !TRACE_ID.matcher(traceId).matches()) {
+            throw new IllegalArgumentException("a trace id is 32 lowercase hex digits, got " + traceId);
+        }
     }
+
+    /** What a W3C trace id is made of (written into the log's records as it is). */
+    private static final java.util.regex.Pattern TRACE_ID = java.util.regex.Pattern.compile("[0-9a-f]{32}");
 
     /** What key ids and names are made of (they are written into the log's records as they are). */
     private static final java.util.regex.Pattern KEY_TEXT = java.util.regex.Pattern.compile("[A-Za-z0-9._-]{1,64}");

@@ -56,8 +56,8 @@ final class AppendWriter {
                 + " ingested_at, schema_version, payload, errors) VALUES (?, ?, ?, ?, ?, ?, ?)");
         insertPublish = connection.prepareStatement("INSERT INTO publishes(request_id, stream_id, accepted,"
                 + " deduplicated, quarantined, first_offset, last_offset, received_at, committed_at,"
-                + " duplicate_offsets, first_seq, last_seq, id, key_id, key_name)"
-                + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+                + " duplicate_offsets, first_seq, last_seq, id, key_id, key_name, trace_id)"
+                + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
         selectKey = connection.prepareStatement(
                 "SELECT dedup_key, ingested_at FROM events WHERE stream_id = ? AND \"offset\" = ?");
     }
@@ -142,7 +142,7 @@ final class AppendWriter {
                         committed.count(AppendResult.Status.ACCEPTED), committed.count(AppendResult.Status.DUPLICATE),
                         committed.count(AppendResult.Status.QUARANTINED), firstOffset, lastOffset,
                         request.receivedAtMicros(), now, firstSeq, lastSeq, joined(duplicateOffsets), request.keyId(),
-                        request.keyName())).text()
+                        request.keyName(), request.traceId())).text()
                 : null;
         for (int i = 0; i < fates.size(); i++) {
             AppendResult.EntryResult fate = fates.get(i);
@@ -201,6 +201,7 @@ final class AppendWriter {
         }
         insertPublish.setString(14, request.keyId());
         insertPublish.setString(15, request.keyName());
+        insertPublish.setString(16, request.traceId());
         insertPublish.executeUpdate();
     }
 

@@ -94,6 +94,13 @@ final class LogSchema {
         addMissingColumns(statement, "publishes", "duplicate_offsets TEXT", "first_seq INTEGER", "last_seq INTEGER");
         // Added with API keys: which key sent the request (null without one, and for older records).
         addMissingColumns(statement, "publishes", "key_id TEXT", "key_name TEXT");
+        // Added with W3C trace context: the trace id the request came with (null for older records), and the index
+        // GET /correlate?trace_id= reads, filled with publish_ids.
+        addMissingColumns(statement, "publishes", "trace_id TEXT");
+        statement.execute("CREATE TABLE IF NOT EXISTS publish_trace_ids ("
+                + " trace_id TEXT NOT NULL,"
+                + " publish_id INTEGER NOT NULL,"
+                + " PRIMARY KEY (trace_id, publish_id)) WITHOUT ROWID");
         // Consumer groups (leases with fencing tokens); written by the consumer API.
         statement.execute("CREATE TABLE IF NOT EXISTS consumer_groups ("
                 + " stream_id INTEGER NOT NULL,"

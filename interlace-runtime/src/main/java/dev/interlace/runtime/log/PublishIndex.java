@@ -42,7 +42,7 @@ final class PublishIndex {
     private int copied;
     private final RowInserts<Carried> copies = new RowInserts<>("INSERT OR IGNORE INTO publishes(id, request_id,"
             + " stream_id, accepted, deduplicated, quarantined, first_offset, last_offset, received_at, committed_at,"
-            + " first_seq, last_seq, duplicate_offsets, key_id, key_name) VALUES ", 15, Carried::bind);
+            + " first_seq, last_seq, duplicate_offsets, key_id, key_name, trace_id) VALUES ", 16, Carried::bind);
     private PreparedStatement copiedThrough;
 
     PublishIndex(Map<String, StreamState> states, long indexMillis) {
@@ -127,11 +127,16 @@ final class PublishIndex {
         copyCarried();
         try (PreparedStatement index = connection.prepareStatement("INSERT OR IGNORE INTO publish_ids"
                 + " SELECT request_id, id FROM publishes WHERE id > ? AND id <= ? ORDER BY request_id");
+                PreparedStatement traces = connection.prepareStatement("INSERT OR IGNORE INTO publish_trace_ids"
+                        + " SELECT trace_id, id FROM publishes WHERE id > ? AND id <= ? AND trace_id IS NOT NULL"
+                        + " ORDER BY trace_id");
                 PreparedStatement through = connection.prepareStatement(
                         "UPDATE publish_index SET indexed_through = ? WHERE id = 1")) {
-            index.setLong(1, indexedThrough);
-            index.setLong(2, publishSeq);
-            index.executeUpdate();
+            for (PreparedStatement statement : List.of(index, traces)) {
+                statement.setLong(1, indexedThrough);
+                statement.setLong(2, publishSeq);
+                statement.executeUpdate();
+            }
             through.setLong(1, publishSeq);
             through.executeUpdate();
         }
@@ -165,7 +170,7 @@ final class PublishIndex {
     private void copyFromEvents(Connection connection) throws SQLException {
         try (PreparedStatement copy = connection.prepareStatement("INSERT OR IGNORE INTO publishes(id, request_id,"
                 + " stream_id, accepted, deduplicated, quarantined, first_offset, last_offset, received_at,"
-                + " committed_at, first_seq, last_seq, duplicate_offsets, key_id, key_name) SELECT "
+                + " committed_at, first_seq, last_seq, duplicate_offsets, key_id, key_name, trace_id) SELECT "
                 + PUBLISH_FROM_EVENT
                 + " FROM events e WHERE e.stream_id = ? AND e.\"offset\" > ? AND e.publish IS NOT NULL");
                 PreparedStatement through = connection.prepareStatement("INSERT OR REPLACE INTO publish_copy"
@@ -197,17 +202,22 @@ final class PublishIndex {
             + " json_extract(e.publish, '$[4]'), json_extract(e.publish, '$[5]'), e.ingested_at,"
             + " json_extract(e.publish, '$[6]'), nullif(json_extract(e.publish, '$[7]'), 0),"
             + " nullif(json_extract(e.publish, '$[8]'), 0), nullif(json_extract(e.publish, '$[9]'), ''),"
-            + " json_extract(e.publish, '$[10]'), json_extract(e.publish, '$[11]')";
+            + " json_extract(e.publish, '$[10]'), json_extract(e.publish, '$[11]'), json_extract(e.publish, '$[12]')";
 
     /** Removes publish records received before {@code beforeMicros} and their index entries; returns how many. */
     long trim(Connection connection, long beforeMicros) throws SQLException {
         index(connection); // records still riding on event rows are copied out (and indexed) first
         try (PreparedStatement unindex = connection.prepareStatement("DELETE FROM publish_ids"
                 + " WHERE (request_id, publish_id) IN (SELECT request_id, id FROM publishes WHERE received_at < ?)");
+                PreparedStatement untrace = connection.prepareStatement("DELETE FROM publish_trace_ids"
+                        + " WHERE (trace_id, publish_id) IN (SELECT trace_id, id FROM publishes WHERE received_at < ?"
+                        + " AND trace_id IS NOT NULL)");
                 PreparedStatement delete = connection.prepareStatement(
                         "DELETE FROM publishes WHERE received_at < ?")) {
-            unindex.setLong(1, beforeMicros);
-            unindex.executeUpdate();
+            for (PreparedStatement statement : List.of(unindex, untrace)) {
+                statement.setLong(1, beforeMicros);
+                statement.executeUpdate();
+            }
             delete.setLong(1, beforeMicros);
             return (long) delete.executeUpdate();
         }
@@ -223,10 +233,11 @@ final class PublishIndex {
      *     separated and ascending, or null when there were none
      * @param firstSeq 0 when no event was quarantined, like {@code lastSeq}
      * @param keyId null without an API key, like {@code keyName}
+     * @param traceId null outside a trace
      */
     record Carried(long id, String requestId, int streamId, long accepted, long deduplicated, long quarantined,
             long firstOffset, long lastOffset, long receivedAtMicros, long committedAtMicros, long firstSeq,
-            long lastSeq, String duplicateOffsets, String keyId, String keyName) {
+            long lastSeq, String duplicateOffsets, String keyId, String keyName, String traceId) {
 
         /** As carried on the event row: {@code [id, accepted, deduplicated, quarantined, ...]}. */
         String text() {
@@ -236,8 +247,14 @@ final class PublishIndex {
                     .append(',').append(committedAtMicros)
                     .append(',').append(firstSeq).append(',').append(lastSeq)
                     .append(",\"").append(duplicateOffsets == null ? "" : duplicateOffsets).append('"');
-            if (keyId != null) { // ids and names are [A-Za-z0-9._-] (AppendRequest checks): no escaping
+            // Ids, names and trace ids are [A-Za-z0-9._-] (AppendRequest checks): no escaping.
+            if (keyId != null) {
                 text.append(",\"").append(keyId).append("\",\"").append(keyName).append('"');
+            } else if (traceId != null) {
+                text.append(",null,null");
+            }
+            if (traceId != null) {
+                text.append(",\"").append(traceId).append('"');
             }
             return text.append(']').toString();
         }
@@ -260,6 +277,7 @@ final class PublishIndex {
             statement.setString(p++, record.duplicateOffsets);
             statement.setString(p++, record.keyId);
             statement.setString(p++, record.keyName);
+            statement.setString(p++, record.traceId);
             return p;
         }
 

@@ -15,10 +15,19 @@ import java.util.TreeSet;
  * @param lastSeq highest quarantine sequence number, 0 when none
  * @param keyId the public id of the API key that sent the request, or null (no key, or a record from before keys)
  * @param keyName that key's name, or null
+ * @param traceId the W3C trace id the request came with (or was given), or null (a record from before traces)
  */
 public record PublishRecord(String requestId, String stream, long accepted, long deduplicated, long quarantined,
         long firstOffset, long lastOffset, List<Long> duplicateOffsets, long firstSeq, long lastSeq,
-        long receivedAtMicros, long committedAtMicros, String keyId, String keyName) {
+        long receivedAtMicros, long committedAtMicros, String keyId, String keyName, String traceId) {
+
+    /** A record without a trace id. */
+    public PublishRecord(String requestId, String stream, long accepted, long deduplicated, long quarantined,
+            long firstOffset, long lastOffset, List<Long> duplicateOffsets, long firstSeq, long lastSeq,
+            long receivedAtMicros, long committedAtMicros, String keyId, String keyName) {
+        this(requestId, stream, accepted, deduplicated, quarantined, firstOffset, lastOffset, duplicateOffsets,
+                firstSeq, lastSeq, receivedAtMicros, committedAtMicros, keyId, keyName, null);
+    }
 
     /** The record of {@code request} to {@code stream}, as {@code committed} decided it. */
     public static PublishRecord of(String stream, AppendRequest request, AppendResult.Committed committed) {
@@ -43,14 +52,21 @@ public record PublishRecord(String requestId, String stream, long accepted, long
         return new PublishRecord(request.requestId(), stream, committed.count(AppendResult.Status.ACCEPTED),
                 committed.count(AppendResult.Status.DUPLICATE), committed.count(AppendResult.Status.QUARANTINED),
                 firstOffset, lastOffset, List.copyOf(duplicateOffsets), firstSeq, lastSeq, request.receivedAtMicros(),
-                committed.committedAtMicros(), request.keyId(), request.keyName());
+                committed.committedAtMicros(), request.keyId(), request.keyName(), request.traceId());
     }
 
     /**
      * Which publish records to list: every non-null field must match exactly; times are a half-open window
      * {@code [sinceMicros, untilMicros)} on {@code received_at}.
      */
-    public record Filter(String stream, String requestId, Long sinceMicros, Long untilMicros, int limit) {}
+    public record Filter(String stream, String requestId, Long sinceMicros, Long untilMicros, int limit,
+            String traceId) {
+
+        /** A filter that does not look at trace ids. */
+        public Filter(String stream, String requestId, Long sinceMicros, Long untilMicros, int limit) {
+            this(stream, requestId, sinceMicros, untilMicros, limit, null);
+        }
+    }
 
     /** A page of records, newest first, with how many matched in all. */
     public record Page(List<PublishRecord> records, long total) {}

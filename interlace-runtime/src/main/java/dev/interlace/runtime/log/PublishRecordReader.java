@@ -49,6 +49,15 @@ final class PublishRecordReader {
             tailWhere.append(" AND e.request_id = ?");
             tailParameters.add(filter.requestId());
         }
+        if (filter.traceId() != null) {
+            where.append(" AND p.id IN (SELECT publish_id FROM publish_trace_ids WHERE trace_id = ? UNION ALL"
+                    + " SELECT id FROM publishes WHERE id > (SELECT indexed_through FROM publish_index)"
+                    + " AND trace_id = ?)");
+            parameters.add(filter.traceId());
+            parameters.add(filter.traceId());
+            tailWhere.append(" AND json_extract(e.publish, '$[12]') = ?");
+            tailParameters.add(filter.traceId());
+        }
         if (filter.sinceMicros() != null) {
             where.append(" AND p.received_at >= ?");
             parameters.add(filter.sinceMicros());
@@ -72,7 +81,8 @@ final class PublishRecordReader {
         try (PreparedStatement count = reader.prepareStatement("SELECT count(*)" + where);
                 PreparedStatement select = reader.prepareStatement("SELECT p.request_id, s.name, p.accepted,"
                         + " p.deduplicated, p.quarantined, p.first_offset, p.last_offset, p.duplicate_offsets,"
-                        + " p.first_seq, p.last_seq, p.received_at, p.committed_at, p.id, p.key_id, p.key_name"
+                        + " p.first_seq, p.last_seq, p.received_at, p.committed_at, p.id, p.key_id, p.key_name,"
+                        + " p.trace_id"
                         + where
                         + " ORDER BY p.id DESC LIMIT ?");
                 PreparedStatement tail = reader.prepareStatement("SELECT e.request_id, s.name,"
@@ -81,7 +91,8 @@ final class PublishRecordReader {
                         + " json_extract(e.publish, '$[5]'), nullif(json_extract(e.publish, '$[9]'), ''),"
                         + " json_extract(e.publish, '$[7]'), json_extract(e.publish, '$[8]'), e.ingested_at,"
                         + " json_extract(e.publish, '$[6]'), json_extract(e.publish, '$[0]'),"
-                        + " json_extract(e.publish, '$[10]'), json_extract(e.publish, '$[11]')" + tailWhere)) {
+                        + " json_extract(e.publish, '$[10]'), json_extract(e.publish, '$[11]'),"
+                        + " json_extract(e.publish, '$[12]')" + tailWhere)) {
             for (int i = 0; i < parameters.size(); i++) {
                 count.setObject(i + 1, parameters.get(i));
                 select.setObject(i + 1, parameters.get(i));
@@ -138,6 +149,6 @@ final class PublishRecordReader {
         }
         return new PublishRecord(rows.getString(1), rows.getString(2), rows.getLong(3), rows.getLong(4),
                 rows.getLong(5), rows.getLong(6), rows.getLong(7), duplicates, rows.getLong(9), rows.getLong(10),
-                rows.getLong(11), rows.getLong(12), rows.getString(14), rows.getString(15));
+                rows.getLong(11), rows.getLong(12), rows.getString(14), rows.getString(15), rows.getString(16));
     }
 }

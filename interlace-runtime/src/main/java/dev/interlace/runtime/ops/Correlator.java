@@ -80,6 +80,16 @@ public final class Correlator {
     /** Nothing is recorded for the request: no publish record, and not among the refused requests in the ring. */
     public record UnknownRequest(String requestId) implements Correlation {}
 
+    /** No publish record kept has this trace id. */
+    public record UnknownTrace(String traceId) implements Correlation {}
+
+    /**
+     * The requests of one trace: the newest one followed through the server as {@link #byRequestId} does, and every
+     * publish record with the trace id, newest first.
+     */
+    public record Traced(String traceId, Section<PublishRecord> requests, Correlation newest)
+            implements Correlation {}
+
     /** The event a key lookup found, and the request that wrote it. */
     public record KeyMatch(String stream, String canonicalKey, long offset, String requestId) {}
 
@@ -152,6 +162,17 @@ public final class Correlator {
     /** The request with this id. */
     public Correlation byRequestId(String requestId) {
         return correlate(requestId, Optional.empty());
+    }
+
+    /** The requests that came with this W3C trace id ({@code traceparent}), the newest followed through. */
+    public Correlation byTraceId(String traceId) {
+        PublishRecord.Page page = log.publishes(new PublishRecord.Filter(null, null, null, null, SECTION_LIMIT,
+                traceId));
+        if (page.records().isEmpty()) {
+            return new UnknownTrace(traceId);
+        }
+        return new Traced(traceId, new Section<>(page.records(), page.total()),
+                correlate(page.records().get(0).requestId(), Optional.empty()));
     }
 
     /** The request that wrote the stored event with this idempotency key, given as text. */

@@ -94,6 +94,39 @@ public abstract class PublishRecordsContract extends LogContractSupport {
                 .records()).as("durable").containsExactly(record);
     }
 
+    @Test
+    void aRequestsTraceIdIsKeptInItsRecordAndFindsItWithOrWithoutAKey() throws Exception {
+        StreamLog log = open();
+        String trace = "4bf92f3577b34da6a3ce929d0e0e4736";
+        String otherTrace = "00f067aa0ba902b700f067aa0ba902b7";
+        AppendRequest stored = traced(request(ORDERS, event("a"), event("b")), trace, "key_1");
+        AppendRequest retry = traced(request(ORDERS, event("b")), trace, null);
+        AppendRequest other = traced(request(ORDERS, event("c")), otherTrace, null);
+        AppendRequest untraced = request(CLICKS, keyless("x"));
+        for (AppendRequest request : List.of(stored, retry, other, untraced)) {
+            append(log, request);
+        }
+
+        PublishRecord.Filter byTrace = new PublishRecord.Filter(null, null, null, null, 10, trace);
+        PublishRecord.Page page = log.publishes(byTrace);
+        assertThat(page.total()).isEqualTo(2);
+        assertThat(page.records()).extracting(PublishRecord::requestId).as("newest first, the retry included")
+                .containsExactly(retry.requestId(), stored.requestId());
+        assertThat(page.records()).extracting(PublishRecord::traceId).containsOnly(trace);
+        assertThat(page.records().get(1).keyId()).isEqualTo("key_1");
+        assertThat(only(log.publishes(new PublishRecord.Filter(null, untraced.requestId(), null, null, 10)))
+                .traceId()).as("a request outside any trace").isNull();
+        assertThat(log.publishes(new PublishRecord.Filter(CLICKS.name(), null, null, null, 10, trace)).total())
+                .as("the other filters still apply").isZero();
+        assertThat(reopen(log).publishes(byTrace).records()).extracting(PublishRecord::requestId).as("durable")
+                .containsExactly(retry.requestId(), stored.requestId());
+    }
+
+    private static AppendRequest traced(AppendRequest request, String traceId, String keyId) {
+        return new AppendRequest(request.stream(), request.requestId(), request.receivedAtMicros(),
+                request.schemaVersion(), request.entries(), keyId, keyId == null ? null : "shop", traceId);
+    }
+
     private static PublishRecord only(PublishRecord.Page page) {
         assertThat(page.records()).hasSize(1);
         assertThat(page.total()).isEqualTo(1);
