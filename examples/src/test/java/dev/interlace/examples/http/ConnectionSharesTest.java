@@ -54,15 +54,20 @@ class ConnectionSharesTest {
                     assertThat(live.closed() || probe.closedWithin(2_000)).as("one answer, then closed").isTrue();
                 }
 
-                // Beyond its few places in the reserve, the address's connections are refused as they open.
+                // Beyond its few places in the reserve, a new connection takes the place of the address's oldest
+                // one that has sent nothing, which is answered 503 and closed: the address's probe still gets in.
                 for (int i = 0; i < 4; i++) {
                     idle.add(new RawClient(uri, GREEDY));
                 }
                 awaitOpen(api, 8);
                 try (RawClient beyond = new RawClient(uri, GREEDY)) {
-                    RawClient.Answer refused = beyond.read(5_000);
+                    RawClient oldest = idle.get(4);
+                    RawClient.Answer refused = oldest.read(5_000);
                     assertTooManyConnections(refused, "--max-connections-per-address");
-                    assertThat(refused.closed() || beyond.closedWithin(2_000)).as("closed after the 503").isTrue();
+                    assertThat(refused.closed() || oldest.closedWithin(2_000)).as("closed after the 503").isTrue();
+                    beyond.write("GET /health/live HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
+                    RawClient.Answer live = beyond.read(5_000);
+                    assertThat(live.status()).as(live.head()).isEqualTo(200);
                 }
 
                 try (RawClient other = new RawClient(uri, OTHER)) {
@@ -83,7 +88,7 @@ class ConnectionSharesTest {
 
             PrometheusText metrics = metrics(uri);
             assertThat(metrics.value("interlace_http_connections_refused_total", "limit",
-                    "max_connections_per_address")).as("the publish and the connection beyond the reserve")
+                    "max_connections_per_address")).as("the publish and the silent connection whose place was taken")
                     .isEqualTo(2);
             assertThat(metrics.value("interlace_http_connections_refused_total", "limit", "max_connections"))
                     .isEqualTo(0);
@@ -120,6 +125,103 @@ class ConnectionSharesTest {
             assertThat(metrics(uri).value("interlace_http_connections_refused_total", "limit", "max_connections"))
                     .isEqualTo(1);
         }
+    }
+
+    /**
+     * The attack as it came: a server in a JVM of its own with small limits, and one address opening many more
+     * sockets than it may hold, sending nothing on them. Its own liveness probe, another address's probe and
+     * another address's publish are answered while the sockets are held, and every socket refused is counted.
+     */
+    @Test
+    void manySocketsFromOneAddressLeaveAServerInItsOwnJvmAnsweringHealthAndOtherAddresses() throws Exception {
+        int sockets = 200;
+        Process server = new ProcessBuilder(SmallHeapFloodTest.java(), "-Xmx128m", "-XX:+UseSerialGC", "-cp",
+                System.getProperty("java.class.path"), dev.interlace.runtime.cli.Main.class.getName(), "serve",
+                "--port", "0", "--data-dir", dataDirectory.resolve("data").toString(), "--max-connections", "64",
+                "--max-connections-per-address", "16")
+                .redirectError(dataDirectory.resolve("stderr.txt").toFile()).start();
+        List<RawClient> greedy = new ArrayList<>();
+        try {
+            URI uri = SmallHeapFloodTest.listening(server);
+            Thread drain = new Thread(() -> {
+                try {
+                    server.getInputStream().transferTo(java.io.OutputStream.nullOutputStream());
+                } catch (java.io.IOException e) {
+                    // the server has exited
+                }
+            }, "serve-output");
+            drain.setDaemon(true);
+            drain.start();
+
+            for (int i = 0; i < sockets; i++) {
+                greedy.add(new RawClient(uri, GREEDY));
+            }
+            // The server takes connections up on two event loops, not quite in the order they came: wait until it
+            // has taken up (and refused) every one of them before the probe, so that none is taken up after it.
+            long deadline = System.nanoTime() + 30_000_000_000L;
+            int pollsRefused = 0;
+            double refused = refusalsIfServed(uri);
+            while (refused < sockets - 16 - 4) {
+                assertThat(System.nanoTime()).as("the server refuses the connections beyond the limit")
+                        .isLessThan(deadline);
+                pollsRefused += refused < 0 ? 1 : 0;
+                Thread.sleep(20);
+                refused = refusalsIfServed(uri);
+            }
+            try (RawClient probe = new RawClient(uri, GREEDY)) {
+                probe.write("GET /health/live HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
+                RawClient.Answer live = probe.read(10_000);
+                assertThat(live).as("an answer to the greedy address's own probe").isNotNull();
+                assertThat(live.status()).as(live.head() + live.body()).isEqualTo(200);
+            }
+            try (RawClient probe = new RawClient(uri, OTHER)) {
+                probe.write("GET /health/live HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
+                RawClient.Answer live = probe.read(10_000);
+                assertThat(live.status()).as(live.head() + live.body()).isEqualTo(200);
+            }
+            try (RawClient other = new RawClient(uri, OTHER)) {
+                other.write(PUBLISH);
+                RawClient.Answer published = other.read(10_000);
+                assertThat(published.status()).as(published.body()).isEqualTo(200);
+                assertThat(json(published.body()).get("accepted").asInt()).isEqualTo(1);
+            }
+
+            // Every socket beyond the address's 16 and its 4 places in the reserve was answered 503 as it opened.
+            int answered503 = 0;
+            for (RawClient connection : greedy) {
+                RawClient.Answer answer = connection.read(15_000); // a silent one is closed within 10 s
+                if (answer != null && answer.status() == 503) {
+                    assertThat(json(answer.body()).get("error").asText()).isEqualTo("too_many_connections");
+                    answered503++;
+                }
+            }
+            assertThat(answered503).as("those beyond the limit and the reserve, and the one the probe took the place"
+                    + " of").isEqualTo(sockets - 16 - 4 + 1);
+            // While the refused ones are still closing, a burst also meets --max-connections (counted there, and
+            // so is a poll of /metrics above refused meanwhile).
+            assertThat(refusals(metrics(uri))).isEqualTo(answered503 + pollsRefused);
+        } finally {
+            greedy.forEach(RawClient::close);
+            server.destroy();
+            if (!server.waitFor(30, java.util.concurrent.TimeUnit.SECONDS)) {
+                server.destroyForcibly();
+            }
+        }
+    }
+
+    /** {@link #refusals} of the metrics, or -1 while {@code /metrics} is refused (the server is full). */
+    private static double refusalsIfServed(URI uri) {
+        try (RawClient client = new RawClient(uri, OTHER)) {
+            client.write("GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
+            RawClient.Answer answer = client.read(10_000);
+            return answer != null && answer.status() == 200 ? refusals(PrometheusText.parse(answer.body())) : -1;
+        }
+    }
+
+    /** Connections refused for either limit. */
+    private static double refusals(PrometheusText metrics) {
+        return metrics.value("interlace_http_connections_refused_total", "limit", "max_connections_per_address")
+                + metrics.value("interlace_http_connections_refused_total", "limit", "max_connections");
     }
 
     private static void assertTooManyConnections(RawClient.Answer answer, String flag) {

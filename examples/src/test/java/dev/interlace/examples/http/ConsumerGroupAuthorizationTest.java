@@ -110,6 +110,10 @@ class ConsumerGroupAuthorizationTest {
             assertThat(adminLease.status()).isEqualTo(409);
             assertThat(adminLease.body().get("error").asText()).isEqualTo("lease_held");
             assertThat(adminLease.body().has("token")).isFalse();
+            TestServer.Response adminAsHolder = post(api, admin, BILLING + "/lease", "{\"owner\":\"a1\"}");
+            assertThat(adminAsHolder.status()).as("the holder's owner string, from an admin key").isEqualTo(409);
+            assertThat(adminAsHolder.body().get("error").asText()).isEqualTo("lease_held");
+            assertThat(adminAsHolder.body().has("token")).isFalse();
             assertThat(post(api, admin, BILLING + "/commit", commit(token, 31)).status()).isEqualTo(200);
             assertThat(get(api, admin, BILLING).body().get("committed_offset").asLong()).isEqualTo(31);
 
@@ -128,6 +132,13 @@ class ConsumerGroupAuthorizationTest {
             TestServer.Response bobHeld = post(api, bob, BILLING + "/lease", "{\"owner\":\"a1-not-me\"}");
             assertThat(bobHeld.status()).isEqualTo(409);
             assertThat(bobHeld.body().get("error").asText()).isEqualTo("lease_held");
+            TestServer.Response bobAsHolder = post(api, bob, BILLING + "/lease", "{\"owner\":\"a1\"}");
+            assertThat(bobAsHolder.status()).as("the holder's owner string, from a granted key").isEqualTo(409);
+            assertThat(bobAsHolder.body().get("error").asText()).isEqualTo("lease_held");
+            assertThat(bobAsHolder.body().has("token")).isFalse();
+            TestServer.Response aliceRenews = post(api, alice, BILLING + "/lease", "{\"owner\":\"a1\"}");
+            assertThat(aliceRenews.status()).isEqualTo(200);
+            assertThat(aliceRenews.body().get("token").asText()).as("the holder's own key renews").isEqualTo(token);
             assertThat(post(api, alice, BILLING + "/release", "{\"token\":\"" + token + "\"}").status())
                     .isEqualTo(200);
             TestServer.Response bobTakes = post(api, bob, BILLING + "/lease", "{\"owner\":\"b2\"}");

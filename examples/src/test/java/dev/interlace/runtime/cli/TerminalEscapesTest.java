@@ -66,6 +66,40 @@ class TerminalEscapesTest {
         }
     }
 
+    @Test
+    void aServerErrorMessageOnStderrShowsControlCharactersEscaped() throws Exception {
+        try (Interlace server = CliHarness.start(dataDirectory, List.of())) {
+            String url = server.uri().toString();
+            assertThat(cli.run("sql", "SELECT \"" + ERASE + "\" FROM streams.orders", "--server", url)).isOne();
+            assertEscaped(cli.stderr()).contains(ERASE_ESCAPED).startsWith("interlace sql: ");
+        }
+    }
+
+    @Test
+    void jsonOutputAndTailEscapeDelAndC1ControlsAndKeepTheValue() throws Exception {
+        String hostile = ERASE + "\u007f\u009b2J\u0085";
+        String value = "\u001b[2J\u001b[2K\u007f\u009b2J\u0085";
+        try (Interlace server = CliHarness.start(dataDirectory, List.of())) {
+            String url = server.uri().toString();
+            assertThat(cli.publish(server, "orders", "hostile-2", "{\"order_id\":\"" + json(hostile) + "\","
+                    + "\"total\":1}")).isEqualTo(200);
+            server.instance(Flusher.class).drain(Duration.ofSeconds(20));
+
+            assertThat(cli.run("tail", "orders", "--server", url)).as(cli.stderr()).isZero();
+            String tailed = cli.stdout();
+            assertEscaped(tailed).contains("\\u001B[2J", "\\u007F", "\\u009B2J", "\\u0085");
+            assertThat(new com.fasterxml.jackson.databind.ObjectMapper().readTree(tailed.lines().findFirst()
+                    .orElseThrow()).at("/event/order_id").asText()).as("the same JSON value").isEqualTo(value);
+
+            assertThat(cli.run("sql", "SELECT order_id FROM streams.orders", "--json", "--server", url))
+                    .as(cli.stderr()).isZero();
+            String json = cli.stdout();
+            assertEscaped(json).contains("\\u007F", "\\u009B2J");
+            assertThat(new com.fasterxml.jackson.databind.ObjectMapper().readTree(json).at("/rows/0/0").asText())
+                    .isEqualTo(value);
+        }
+    }
+
     /** Asserts that {@code output} holds no control character but its line ends. */
     private static org.assertj.core.api.AbstractStringAssert<?> assertEscaped(String output) {
         assertThat(output.codePoints().filter(c -> c != '\n' && Character.getType(c) == Character.CONTROL)

@@ -47,18 +47,20 @@ final class Codec {
 
     /**
      * A consumer group's state as the sequencer of its stream last decided it; {@code secret} and {@code keys} are
-     * absent (null) in records written before groups had owners (see {@link Leases.Group}).
+     * absent (null) in records written before groups had owners, {@code holderKey} in records written before leases
+     * were their key's (see {@link Leases.Group}).
      */
     record GroupState(String stream, String group, long committedOffset, long token, String holder,
-            long expiresAtMicros, String secret, List<String> keys) {
+            String holderKey, long expiresAtMicros, String secret, List<String> keys) {
 
         static GroupState of(Leases.Group group) {
             return new GroupState(group.stream(), group.group(), group.committedOffset(), group.token(),
-                    group.holder(), group.expiresAtMicros(), group.secret(), group.keys());
+                    group.holder(), group.holderKey(), group.expiresAtMicros(), group.secret(), group.keys());
         }
 
         Leases.Group toGroup() {
-            return new Leases.Group(stream, group, committedOffset, token, holder, expiresAtMicros, secret, keys);
+            return new Leases.Group(stream, group, committedOffset, token, holder, holderKey, expiresAtMicros, secret,
+                    keys);
         }
     }
 

@@ -70,7 +70,7 @@ final class CorrelateCommand implements Command {
         }
         JsonNode body = server.client(environment).send("GET", "/correlate?" + query, null, null);
         if (json) {
-            out.println(body.toPrettyString());
+            out.println(TerminalText.prettyJson(body));
         } else {
             // The report quotes what clients sent (paths, messages, keys, request ids): each line is printed with
             // its control characters escaped, as the tables are.

@@ -182,7 +182,7 @@ final class KeysCommand implements Command {
             ObjectNode json = describe(key, 0);
             json.put("secret", created.secret());
             json.put("note", "the secret is shown only now; it is not stored");
-            out.println(json.toPrettyString());
+            out.println(TerminalText.prettyJson(json));
             return 0;
         }
         out.println("created " + key.id() + " \"" + key.name() + "\" with scopes " + scopes(key)
@@ -213,7 +213,7 @@ final class KeysCommand implements Command {
             listed.forEach(key -> array.add(describe(key.key(), key.revokedAtMicros())));
             json.put("count", listed.size());
             json.put("live", live);
-            out.println(json.toPrettyString());
+            out.println(TerminalText.prettyJson(json));
             return 0;
         }
         List<List<String>> rows = new ArrayList<>();

@@ -60,7 +60,7 @@ final class LogsCommand implements Command {
         ListOptions options = ListOptions.parse(args, 1, known, "logs " + log);
         JsonNode body = options.server().client(environment).send("GET", options.path("/logs/" + log), null, null);
         if (options.json()) {
-            out.println(body.toPrettyString());
+            out.println(TerminalText.prettyJson(body));
         } else if (log.equals("api")) {
             printRequests(body, out);
         } else {

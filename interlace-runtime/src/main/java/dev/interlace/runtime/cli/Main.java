@@ -119,7 +119,7 @@ public final class Main {
         }
         Command command = commands.get(name);
         if (command == null) {
-            err.println("interlace: unknown command \"" + name + "\"");
+            err.println("interlace: unknown command \"" + TerminalText.escape(name) + "\"");
             err.print(usage());
             return USAGE;
         }
@@ -134,11 +134,11 @@ public final class Main {
         try {
             return command.run(rest, out);
         } catch (UsageException e) {
-            err.println("interlace " + name + ": " + e.getMessage());
+            err.println("interlace " + name + ": " + TerminalText.escape(String.valueOf(e.getMessage())));
             err.println("usage: interlace " + name + " " + command.synopsis());
             return USAGE;
         } catch (RuntimeException e) {
-            err.println("interlace " + name + ": " + e.getMessage());
+            err.println("interlace " + name + ": " + TerminalText.escape(String.valueOf(e.getMessage())));
             return FAILED;
         }
     }

@@ -302,7 +302,7 @@ final class PublishCommand implements Command {
             if (terminal) {
                 err.print("\r\033[K");
             }
-            err.println("interlace publish: " + text);
+            err.println("interlace publish: " + TerminalText.escape(text));
             progress(true);
         }
 
@@ -360,7 +360,7 @@ final class PublishCommand implements Command {
             if (!errors.isEmpty()) {
                 out.println(refused > errors.size() ? "first errors (" + errors.size() + " of " + refused + "):"
                         : "errors:");
-                errors.forEach(error -> out.println("  " + error));
+                errors.forEach(error -> out.println("  " + TerminalText.escape(error)));
             }
         }
 

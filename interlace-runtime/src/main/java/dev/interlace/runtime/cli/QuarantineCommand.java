@@ -80,7 +80,7 @@ final class QuarantineCommand implements Command {
         JsonNode body = options.server().client(environment).send("GET",
                 options.path("/streams/" + encode(stream) + "/quarantine"), null, null);
         if (options.json()) {
-            out.println(body.toPrettyString());
+            out.println(TerminalText.prettyJson(body));
             return 0;
         }
         List<List<String>> rows = new ArrayList<>();
@@ -159,7 +159,7 @@ final class QuarantineCommand implements Command {
         }
         summary.put("dry_run", dryRun);
         if (json) {
-            out.println(summary.toPrettyString());
+            out.println(TerminalText.prettyJson(summary));
             return 0;
         }
         List<List<String>> rows = new ArrayList<>();
@@ -192,8 +192,8 @@ final class QuarantineCommand implements Command {
                 if (!busy || System.nanoTime() + waitSeconds * 1_000_000_000L > retryUntil) {
                     throw new CommandFailedException(client.describe(failure));
                 }
-                err.println("interlace quarantine: " + failure.status() + " " + failure.code() + ": "
-                        + failure.serverMessage() + "; retrying in " + waitSeconds + " s");
+                err.println(TerminalText.escape("interlace quarantine: " + failure.status() + " " + failure.code()
+                        + ": " + failure.serverMessage() + "; retrying in " + waitSeconds + " s"));
                 try {
                     Thread.sleep(waitSeconds * 1000);
                 } catch (InterruptedException e) {

@@ -41,7 +41,7 @@ final class RunsCommand implements Command {
         ListOptions options = ListOptions.parse(args, 0, FILTERS, null);
         JsonNode body = options.server().client(environment).send("GET", options.path("/runs"), null, null);
         if (options.json()) {
-            out.println(body.toPrettyString());
+            out.println(TerminalText.prettyJson(body));
             return 0;
         }
         List<List<String>> rows = new ArrayList<>();

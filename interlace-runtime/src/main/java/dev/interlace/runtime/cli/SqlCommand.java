@@ -51,7 +51,7 @@ final class SqlCommand implements Command {
         }
         JsonNode body = server.client(environment).send("POST", "/sql", "text/plain; charset=utf-8", query);
         if (json) {
-            out.println(body.toPrettyString());
+            out.println(TerminalText.prettyJson(body));
         } else {
             printTable(body, out);
         }

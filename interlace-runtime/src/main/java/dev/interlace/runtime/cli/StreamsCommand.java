@@ -94,6 +94,6 @@ final class StreamsCommand implements Command {
         }
         root.put("count", catalog.streams().size());
         root.put("total", catalog.streams().size());
-        out.println(root.toPrettyString());
+        out.println(TerminalText.prettyJson(root));
     }
 }

@@ -60,7 +60,7 @@ final class TailCommand implements Command {
             JsonNode page = client.send("GET", base + "?after=" + after + "&limit=" + PAGE
                     + (follow ? "&wait_ms=10000" : ""), null, null);
             for (JsonNode event : page.get("events")) {
-                out.println(event.toString());
+                out.println(TerminalText.json(event));
             }
             out.flush();
             after = page.get("next_after").asLong();

@@ -38,14 +38,16 @@ final class ConsumerGroupTable {
     List<Leases.Group> groups(String stream) {
         Connection reader = connections.borrowReader();
         try (PreparedStatement select = reader.prepareStatement("SELECT group_name, committed_offset,"
-                + " fencing_token, lease_owner, lease_expires_at, lease_secret, owner_keys FROM consumer_groups"
-                + " WHERE stream_id = (SELECT id FROM streams WHERE name = ?) ORDER BY group_name")) {
+                + " fencing_token, lease_owner, lease_key, lease_expires_at, lease_secret, owner_keys"
+                + " FROM consumer_groups WHERE stream_id = (SELECT id FROM streams WHERE name = ?)"
+                + " ORDER BY group_name")) {
             select.setString(1, stream);
             List<Leases.Group> groups = new ArrayList<>();
             try (ResultSet rows = select.executeQuery()) {
                 while (rows.next()) {
                     groups.add(new Leases.Group(stream, rows.getString(1), rows.getLong(2), rows.getLong(3),
-                            rows.getString(4), rows.getLong(5), rows.getString(6), keys(rows.getString(7))));
+                            rows.getString(4), rows.getString(5), rows.getLong(6), rows.getString(7),
+                            keys(rows.getString(8))));
                 }
             }
             return groups;
@@ -58,13 +60,14 @@ final class ConsumerGroupTable {
 
     private static Leases.Group readGroup(Connection connection, StreamState state, String group) throws SQLException {
         try (PreparedStatement select = connection.prepareStatement("SELECT committed_offset, fencing_token,"
-                + " lease_owner, lease_expires_at, lease_secret, owner_keys FROM consumer_groups"
+                + " lease_owner, lease_key, lease_expires_at, lease_secret, owner_keys FROM consumer_groups"
                 + " WHERE stream_id = ? AND group_name = ?")) {
             select.setInt(1, state.id);
             select.setString(2, group);
             try (ResultSet row = select.executeQuery()) {
                 return row.next() ? new Leases.Group(state.name, group, row.getLong(1), row.getLong(2),
-                        row.getString(3), row.getLong(4), row.getString(5), keys(row.getString(6))) : null;
+                        row.getString(3), row.getString(4), row.getLong(5), row.getString(6), keys(row.getString(7)))
+                        : null;
             }
         }
     }
@@ -72,21 +75,22 @@ final class ConsumerGroupTable {
     private static void writeGroup(Connection connection, StreamState state, Leases.Group group, boolean insert,
             long now) throws SQLException {
         try (PreparedStatement write = connection.prepareStatement(insert
-                ? "INSERT INTO consumer_groups(committed_offset, fencing_token, lease_owner, lease_expires_at,"
-                        + " lease_secret, owner_keys, updated_at, stream_id, group_name)"
-                        + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
-                : "UPDATE consumer_groups SET committed_offset = ?, fencing_token = ?, lease_owner = ?,"
+                ? "INSERT INTO consumer_groups(committed_offset, fencing_token, lease_owner, lease_key,"
+                        + " lease_expires_at, lease_secret, owner_keys, updated_at, stream_id, group_name)"
+                        + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+                : "UPDATE consumer_groups SET committed_offset = ?, fencing_token = ?, lease_owner = ?, lease_key = ?,"
                         + " lease_expires_at = ?, lease_secret = ?, owner_keys = ?, updated_at = ?"
                         + " WHERE stream_id = ? AND group_name = ?")) {
             write.setLong(1, group.committedOffset());
             write.setLong(2, group.token());
             write.setString(3, group.holder());
-            write.setLong(4, group.expiresAtMicros());
-            write.setString(5, group.secret());
-            write.setString(6, group.keys().isEmpty() ? null : String.join(" ", group.keys()));
-            write.setLong(7, now);
-            write.setInt(8, state.id);
-            write.setString(9, group.group());
+            write.setString(4, group.holderKey());
+            write.setLong(5, group.expiresAtMicros());
+            write.setString(6, group.secret());
+            write.setString(7, group.keys().isEmpty() ? null : String.join(" ", group.keys()));
+            write.setLong(8, now);
+            write.setInt(9, state.id);
+            write.setString(10, group.group());
             write.executeUpdate();
         }
     }

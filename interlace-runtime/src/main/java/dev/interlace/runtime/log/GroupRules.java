@@ -13,6 +13,11 @@ import java.util.List;
  * answered {@link Leases.Forbidden} before its token or body is looked at. A group no key owns (made in open mode, or
  * before groups had owners) becomes the key's that leases it first, and that lease always starts a new epoch, so a
  * lease granted while tokens were not credentials is fenced off at once.
+ *
+ * <p>A lease is its key's: the group remembers which key it was granted to, and only that key renews it (the same
+ * token, a later expiry). The owner string names the holder in listings and is no credential: another key allowed
+ * on the group (a granted key, an admin key) that sends it is answered {@link Leases.Held} like any other leaser,
+ * and takes the group at a new epoch only once the lease has expired or been released.
  */
 public final class GroupRules {
 
@@ -38,25 +43,26 @@ public final class GroupRules {
         if (current == null) {
             Leases.Token token = Leases.Token.mint(1);
             List<String> keys = actor.keyId() == null ? List.of() : List.of(actor.keyId());
-            return granted(new Leases.Group(stream, group, 0, 1, owner, expires, token.secret(), keys), token);
+            return granted(new Leases.Group(stream, group, 0, 1, owner, actor.keyId(), expires, token.secret(), keys),
+                    token);
         }
         if (!actor.mayActOn(current)) {
             return Decision.answerOnly(new Leases.Forbidden());
         }
         boolean held = current.holder() != null && current.expiresAtMicros() > nowMicros;
-        if (held && !current.holder().equals(owner)) {
+        boolean claims = actor.claims(current);
+        if (held && !(current.holder().equals(owner) && (actor.holds(current) || claims))) {
             return Decision.answerOnly(new Leases.Held(current.holder(), current.expiresAtMicros()));
         }
-        boolean claims = actor.claims(current);
         List<String> keys = claims ? List.of(actor.keyId()) : current.keys();
         if (held && current.secret() != null && !claims) {
             Leases.Token same = new Leases.Token(current.token(), current.secret());
-            return granted(new Leases.Group(stream, group, current.committedOffset(), current.token(), owner, expires,
-                    current.secret(), keys), same);
+            return granted(new Leases.Group(stream, group, current.committedOffset(), current.token(), owner,
+                    current.holderKey(), expires, current.secret(), keys), same);
         }
         Leases.Token token = Leases.Token.mint(current.token() + 1);
-        return granted(new Leases.Group(stream, group, current.committedOffset(), token.epoch(), owner, expires,
-                token.secret(), keys), token);
+        return granted(new Leases.Group(stream, group, current.committedOffset(), token.epoch(), owner, actor.keyId(),
+                expires, token.secret(), keys), token);
     }
 
     /** See {@link ConsumerGroups#commit}; {@code head} is the stream's. */
@@ -78,7 +84,7 @@ public final class GroupRules {
             return Decision.answerOnly(new Leases.BeyondHead(head));
         }
         return new Decision<>(new Leases.Group(current.stream(), current.group(), offset, current.token(),
-                current.holder(), current.expiresAtMicros(), current.secret(), current.keys()),
+                current.holder(), current.holderKey(), current.expiresAtMicros(), current.secret(), current.keys()),
                 new Leases.Committed(offset));
     }
 
@@ -92,12 +98,12 @@ public final class GroupRules {
             return Decision.answerOnly(new Leases.StaleToken(current == null ? 0 : current.token()));
         }
         return new Decision<>(new Leases.Group(current.stream(), current.group(), current.committedOffset(),
-                current.token(), null, nowMicros, current.secret(), current.keys()), new Leases.Released());
+                current.token(), null, null, nowMicros, current.secret(), current.keys()), new Leases.Released());
     }
 
     /** See {@link ConsumerGroups#grant}: a group that does not exist yet is made, never leased, at offset 0. */
     public static Decision<Leases.Group> grant(String stream, String group, Leases.Group current, String keyId) {
-        Leases.Group next = current == null ? new Leases.Group(stream, group, 0, 0, null, 0, null, List.of(keyId))
+        Leases.Group next = current == null ? new Leases.Group(stream, group, 0, 0, null, null, 0, null, List.of(keyId))
                 : current.grantedTo(keyId);
         return new Decision<>(next == current ? null : next, next);
     }

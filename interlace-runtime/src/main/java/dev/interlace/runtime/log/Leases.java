@@ -80,6 +80,11 @@ public final class Leases {
             return everyGroup || group == null || group.keys().isEmpty() || group.keys().contains(keyId);
         }
 
+        /** Whether the lease of {@code group} was granted to this key (or, both without a key, to the server). */
+        boolean holds(Group group) {
+            return java.util.Objects.equals(keyId, group.holderKey());
+        }
+
         /** Whether leasing {@code group} makes it this key's: a group no key owns, leased by a consume key. */
         boolean claims(Group group) {
             return !everyGroup && keyId != null && group.keys().isEmpty();
@@ -132,13 +137,15 @@ public final class Leases {
      *
      * @param token the current lease's epoch (0 when never leased)
      * @param holder the lease holder, or null when nobody holds it
+     * @param holderKey the id of the key the lease was granted to, or null when granted without a key (open mode,
+     *     the server's own consumers, or before leases remembered their key): only that key renews the lease
      * @param expiresAtMicros when the lease expires (0 when never leased)
      * @param secret the secret of the current lease's token, or null for a group leased before tokens had one
      * @param keys the ids of the keys the group belongs to (its creator's and those an admin granted), in the order
      *     they were given; empty for a group no key owns yet (made in open mode, or before groups had owners)
      */
     public record Group(String stream, String group, long committedOffset, long token, String holder,
-            long expiresAtMicros, String secret, List<String> keys) {
+            String holderKey, long expiresAtMicros, String secret, List<String> keys) {
 
         public Group {
             keys = keys == null ? List.of() : List.copyOf(keys);
@@ -151,7 +158,7 @@ public final class Leases {
             }
             List<String> more = new java.util.ArrayList<>(keys);
             more.add(keyId);
-            return new Group(stream, group, committedOffset, token, holder, expiresAtMicros, secret, more);
+            return new Group(stream, group, committedOffset, token, holder, holderKey, expiresAtMicros, secret, more);
         }
     }
 }

@@ -114,6 +114,9 @@ final class LogSchema {
         // Added with group ownership: the current lease's secret and the keys the group belongs to (space-separated);
         // null for groups written before, which match no token and belong to the first key that leases them.
         addMissingColumns(statement, "consumer_groups", "lease_secret TEXT", "owner_keys TEXT");
+        // Added when leases became their key's: the id of the key the current lease was granted to; null without a
+        // key and for leases granted before, which no key renews (they are leased anew once they expire).
+        addMissingColumns(statement, "consumer_groups", "lease_key TEXT");
         // Each group's new deduplication keys (offset and hash, 16 bytes each), read at start-up (see KeyBlocks).
         statement.execute("CREATE TABLE IF NOT EXISTS key_blocks ("
                 + " stream_id INTEGER NOT NULL,"

@@ -94,6 +94,8 @@ final class Connection extends ChannelInboundHandlerAdapter {
     private final ConnectionShares shares;
     /** What the connection may do: everything, or only {@code /health/*} when it opened over a connection limit. */
     private final ConnectionShares.Admission admission;
+    /** Whether a connection holding a place in the reserve has sent a byte (it then keeps the place). */
+    private boolean spoke;
     /** The shortest of the connection's time limits: the longest the deadline's check waits before it looks again. */
     private final long checkPeriodNanos;
     private final ArrayDeque<Turn> waiting = new ArrayDeque<>();
@@ -149,6 +151,10 @@ final class Connection extends ChannelInboundHandlerAdapter {
             @Override
             public void channelRead(ChannelHandlerContext context, Object message) {
                 if (reading == Reading.IDLE) {
+                    if (admission.healthOnly() && !spoke) {
+                        spoke = true;
+                        shares.spoke(channel);
+                    }
                     reading = Reading.HEADERS;
                     if (!answering) {
                         arm(limits.headerTimeout(), "the request headers did not arrive within "
@@ -218,6 +224,14 @@ final class Connection extends ChannelInboundHandlerAdapter {
      */
     @Override
     public void userEventTriggered(ChannelHandlerContext context, Object event) {
+        if (event == ConnectionShares.EVICTED) {
+            if (!spoke && reading == Reading.IDLE && !answering) {
+                shares.refused(admission);
+                refuseAndClose(null, null, 503, "too_many_connections", admission.message() + "; this connection"
+                        + " sent nothing and a newer one from your address took its place", "1");
+            }
+            return;
+        }
         if (event instanceof ChannelInputShutdownEvent) {
             inputShutdown = true;
             if (!answering && reading != Reading.CLOSING) {

@@ -7,6 +7,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.netty.channel.Channel;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.util.ArrayDeque;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -14,8 +15,11 @@ import java.util.concurrent.atomic.AtomicInteger;
  * Decides, as a connection opens, what it may do: everything while the server and the client's address are within
  * their connection limits; beyond either, only {@code /health/*} on one of a small reserve of connections (so a
  * liveness probe is answered while a client holds every other connection, and one address can take only a few of
- * the reserve); beyond the reserve, nothing but a 503. The counts live in memory bounded by the open connections:
- * an address leaves the table with its last connection.
+ * the reserve); beyond the reserve, nothing but a 503. An address whose places in the reserve are all taken by
+ * connections that have sent nothing yet gets a place anyway: its oldest silent one gives it up (answered 503 and
+ * closed), so that a client holding every place open does not keep a probe from its own address from being
+ * answered. The counts live in memory bounded by the open connections: an address leaves the table with its last
+ * connection.
  */
 final class ConnectionShares {
 
@@ -23,6 +27,17 @@ final class ConnectionShares {
     static final int HEALTH_RESERVE = 64;
     /** How many of the reserve one address may hold. */
     static final int HEALTH_RESERVE_PER_ADDRESS = 4;
+
+    /**
+     * The event a connection holding a place in the reserve receives when a newer one from its address takes the
+     * place: if it has still sent nothing, it is answered 503 {@code too_many_connections} and closed.
+     */
+    static final Object EVICTED = new Object() {
+        @Override
+        public String toString() {
+            return "reserve place taken";
+        }
+    };
 
     static final String MAX_CONNECTIONS = "max_connections";
     static final String MAX_CONNECTIONS_PER_ADDRESS = "max_connections_per_address";
@@ -40,10 +55,14 @@ final class ConnectionShares {
         static final Admission FULL = new Admission(false, false, null, null);
     }
 
-    /** One address's open connections, and how many of them hold a place in the reserve. */
+    /**
+     * One address's open connections, how many of them hold a place in the reserve, and those of them that have sent
+     * nothing yet, oldest first.
+     */
     private static final class Share {
         int open;
         int reserved;
+        final ArrayDeque<Channel> silent = new ArrayDeque<>(HEALTH_RESERVE_PER_ADDRESS);
     }
 
     private final int maxConnections;
@@ -80,12 +99,19 @@ final class ConnectionShares {
         InetAddress address = address(channel);
         int total = open.incrementAndGet();
         Admission[] decided = new Admission[1];
+        Channel[] evicted = new Channel[1];
         byAddress.compute(address, (key, share) -> {
             Share counted = share == null ? new Share() : share;
             counted.open++;
             decided[0] = decide(total, counted);
             if (decided[0].healthOnly()) {
+                if (counted.reserved >= HEALTH_RESERVE_PER_ADDRESS) {
+                    // The address's oldest silent place is handed over; it is counted out when it has closed.
+                    evicted[0] = counted.silent.pollFirst();
+                    reserved.incrementAndGet();
+                }
                 counted.reserved++;
+                counted.silent.addLast(channel);
             }
             return counted;
         });
@@ -93,8 +119,20 @@ final class ConnectionShares {
         if (admission.refused()) {
             refused(admission);
         }
-        channel.closeFuture().addListener(closed -> release(address, admission));
+        channel.closeFuture().addListener(closed -> release(address, admission, channel));
+        if (evicted[0] != null) {
+            Channel silent = evicted[0];
+            silent.eventLoop().execute(() -> silent.pipeline().fireUserEventTriggered(EVICTED));
+        }
         return admission;
+    }
+
+    /** {@code channel}, which holds a place in the reserve, has sent its first byte: it keeps its place. */
+    void spoke(Channel channel) {
+        byAddress.computeIfPresent(address(channel), (key, share) -> {
+            share.silent.remove(channel);
+            return share;
+        });
     }
 
     /** Counts a refusal of a request or a connection for being over {@code admission}'s limit. */
@@ -122,18 +160,21 @@ final class ConnectionShares {
             return Admission.FULL;
         }
         boolean reserve = share.reserved < HEALTH_RESERVE_PER_ADDRESS;
-        if (reserve && reserved.incrementAndGet() > HEALTH_RESERVE) {
+        if (!reserve) {
+            reserve = !share.silent.isEmpty(); // admit() takes the place of the oldest silent one
+        } else if (reserved.incrementAndGet() > HEALTH_RESERVE) {
             reserved.decrementAndGet();
             reserve = false;
         }
         return new Admission(reserve, !reserve, limit, message);
     }
 
-    private void release(InetAddress address, Admission admission) {
+    private void release(InetAddress address, Admission admission, Channel channel) {
         open.decrementAndGet();
         byAddress.computeIfPresent(address, (key, share) -> {
             share.open--;
             if (admission.healthOnly()) {
+                share.silent.remove(channel);
                 share.reserved--;
                 reserved.decrementAndGet();
             }

@@ -45,7 +45,7 @@ public abstract class ConsumerGroupsContract extends LogContractSupport {
         assertThat(granted.committedOffset()).isZero();
         assertThat(granted.expiresAtMicros()).isEqualTo(clock.micros() + TTL.toNanos() / 1_000);
         assertThat(log.groups(CLICKS.name())).containsExactly(
-                new Leases.Group(CLICKS.name(), "g", 0, granted.token().epoch(), "w1", granted.expiresAtMicros(),
+                new Leases.Group(CLICKS.name(), "g", 0, granted.token().epoch(), "w1", null, granted.expiresAtMicros(),
                         granted.token().secret(), List.of()));
     }
 
@@ -212,6 +212,30 @@ public abstract class ConsumerGroupsContract extends LogContractSupport {
     }
 
     @Test
+    void theHoldersOwnerStringFromAnotherKeyAllowedOnTheGroupIsHeldNeverTheToken() throws Exception {
+        StreamLog log = open();
+        Leases.Granted alices = grant(log.lease(CLICKS.name(), "g", "w1", TTL, ALICE));
+        log.grant(CLICKS.name(), "g", "key_bob");
+        Leases.Held held = new Leases.Held("w1", alices.expiresAtMicros());
+        assertThat(log.lease(CLICKS.name(), "g", "w1", TTL, BOB)).as("a granted key").isEqualTo(held);
+        assertThat(log.lease(CLICKS.name(), "g", "w1", TTL, ADMIN)).as("an admin key").isEqualTo(held);
+        clock.advance(Duration.ofSeconds(10));
+        Leases.Granted renewed = grant(log.lease(CLICKS.name(), "g", "w1", TTL, ALICE));
+        assertThat(renewed.token()).as("the holder's own key renews").isEqualTo(alices.token());
+
+        StreamLog reopened = reopen(log);
+        assertThat(reopened.lease(CLICKS.name(), "g", "w1", TTL, BOB)).as("the holder's key survives a reopen")
+                .isEqualTo(new Leases.Held("w1", renewed.expiresAtMicros()));
+        clock.advance(TTL.plusSeconds(1));
+        Leases.Granted bobs = grant(reopened.lease(CLICKS.name(), "g", "w1", TTL, BOB));
+        assertThat(bobs.token().epoch()).as("once expired, a new epoch").isGreaterThan(alices.token().epoch());
+        assertThat(reopened.lease(CLICKS.name(), "g", "w1", TTL, ALICE))
+                .isEqualTo(new Leases.Held("w1", bobs.expiresAtMicros()));
+        assertThat(reopened.commit(CLICKS.name(), "g", alices.token(), 0, ALICE)).isInstanceOf(Leases.StaleToken.class);
+        assertThat(grant(reopened.lease(CLICKS.name(), "g", "w1", TTL, BOB)).token()).isEqualTo(bobs.token());
+    }
+
+    @Test
     void aGrantAddsAKeyToAGroupAndMakesAGroupThatDoesNotExistYet() {
         StreamLog log = open();
         Leases.Granted granted = grant(log.lease(CLICKS.name(), "g", "w1", TTL, ALICE));
@@ -225,7 +249,7 @@ public abstract class ConsumerGroupsContract extends LogContractSupport {
         assertThat(bobs.token().epoch()).isGreaterThan(granted.token().epoch());
 
         Leases.Group made = log.grant(CLICKS.name(), "reports", "key_bob");
-        assertThat(made).isEqualTo(new Leases.Group(CLICKS.name(), "reports", 0, 0, null, 0, null,
+        assertThat(made).isEqualTo(new Leases.Group(CLICKS.name(), "reports", 0, 0, null, null, 0, null,
                 List.of("key_bob")));
         assertThat(log.lease(CLICKS.name(), "reports", "w1", TTL, ALICE)).isEqualTo(new Leases.Forbidden());
         assertThat(grant(log.lease(CLICKS.name(), "reports", "w2", TTL, BOB)).token().epoch()).isEqualTo(1);
