@@ -52,6 +52,12 @@ class KafkaRolesTest {
             assertThat(waiting.get("flush_error").asText()).contains("no node flushes stream orders");
             assertThat(directory.resolve("ingest").resolve("warehouse.duckdb")).as("no DuckDB on an ingest node")
                     .doesNotExist();
+            ServeNode.Response noWarehouse = ingest.sql("SELECT 1");
+            assertThat(noWarehouse.status()).as(String.valueOf(noWarehouse.body())).isEqualTo(503);
+            assertThat(noWarehouse.body().get("error").asText()).isEqualTo("no_warehouse");
+            assertThat(noWarehouse.header("Retry-After")).isNotNull();
+            assertThat(waiting.get("warehouse").asText()).isEqualTo("remote");
+            assertThat(waiting.get("flushed_by").isNull()).as(waiting.toString()).isTrue();
 
             Path warehouseData = directory.resolve("warehouse");
             try (ServeNode warehouse = ServeNode.start(warehouseData, bootstrap, prefix,
@@ -77,6 +83,9 @@ class KafkaRolesTest {
                 JsonNode drained = ingest.await("/streams/orders", body -> body.get("pending").asLong() == 0);
                 assertThat(drained.get("pending").asLong()).as(ingest.output()).isZero();
                 assertThat(drained.get("flush_error").asText()).contains("flushed by " + warehouse.uri);
+                assertThat(drained.get("flushed_by").asText()).isEqualTo(warehouse.uri.toString());
+                assertThat(drained.get("watermark").asLong()).as("the warehouse node's, where its queries go")
+                        .isEqualTo(6);
                 assertThat(ingest.publish("orders", orders(7, 7)).status()).as("accepted again").isEqualTo(200);
                 warehouse.await("/streams/orders", body -> body.get("watermark").asLong() == 7);
 

@@ -12,7 +12,8 @@ import java.util.Optional;
 /**
  * Where the warehouse is, read from the log: the flusher leases each stream's {@value FlushLease#GROUP} group under
  * its node's advertised URL, and every node reads the groups from {@code _state}, so the holder of unexpired flush
- * leases is the warehouse node. Bound on {@code --role ingest}, the one role without a warehouse of its own.
+ * leases is the warehouse node. Bound on every node: an ingest node has no warehouse, and a node whose flusher stands
+ * by has a stale one.
  */
 final class FlushLeaseHolders implements WarehouseNode {
 
@@ -38,5 +39,17 @@ final class FlushLeaseHolders implements WarehouseNode {
             }
         }
         return leases.entrySet().stream().max(Map.Entry.comparingByValue()).map(Map.Entry::getKey);
+    }
+
+    @Override
+    public Optional<Flushing> flushing(String stream) {
+        long now = EpochMicros.now(clock);
+        for (Leases.Group group : log.groups(stream)) {
+            if (group.group().equals(FlushLease.GROUP)) {
+                boolean held = group.holder() != null && group.expiresAtMicros() > now;
+                return Optional.of(new Flushing(held ? group.holder() : null, group.committedOffset()));
+            }
+        }
+        return Optional.empty();
     }
 }

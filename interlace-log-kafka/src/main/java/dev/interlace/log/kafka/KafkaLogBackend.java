@@ -10,7 +10,6 @@ import dev.interlace.runtime.auth.KeyFile;
 import dev.interlace.runtime.cluster.WarehouseNode;
 import dev.interlace.runtime.config.InterlaceConfig;
 import dev.interlace.runtime.config.LogOptions;
-import dev.interlace.runtime.config.Role;
 import dev.interlace.runtime.flush.FlushPositions;
 import dev.interlace.runtime.log.LogBackendFactory;
 import dev.interlace.runtime.log.LogSettings;
@@ -22,8 +21,8 @@ import java.time.Clock;
 /**
  * {@code serve --log kafka}: binds {@link StreamLog} and {@link Sequencers} to a {@link KafkaStreamLog} configured
  * from the {@code --kafka-*} settings, {@link Watermarks} to what the cluster's flusher committed, {@link ApiKeys} to
- * the cluster's keys ({@link ClusterKeys}: every node's key file, shared through the log's cluster), and on
- * {@code --role ingest} {@link WarehouseNode} to the holder of the flush leases. Listed in {@code META-INF/services},
+ * the cluster's keys ({@link ClusterKeys}: every node's key file, shared through the log's cluster), and
+ * {@link WarehouseNode} to the holder of the flush leases. Listed in {@code META-INF/services},
  * so the runtime finds it by name.
  */
 public final class KafkaLogBackend implements LogBackendFactory {
@@ -35,18 +34,16 @@ public final class KafkaLogBackend implements LogBackendFactory {
 
     @Override
     public Module module(InterlaceConfig config) {
-        return new KafkaLogModule(KafkaLogSettings.from(config), config.role());
+        return new KafkaLogModule(KafkaLogSettings.from(config));
     }
 
     /** The Guice module of the Kafka log; {@code Interlace} lays it over the default log module. */
     public static final class KafkaLogModule extends AbstractModule {
 
         private final KafkaLogSettings kafka;
-        private final Role role;
 
-        public KafkaLogModule(KafkaLogSettings kafka, Role role) {
+        public KafkaLogModule(KafkaLogSettings kafka) {
             this.kafka = kafka;
-            this.role = role;
         }
 
         @Override
@@ -54,11 +51,7 @@ public final class KafkaLogBackend implements LogBackendFactory {
             bind(StreamLog.class).to(KafkaStreamLog.class);
             OptionalBinder.newOptionalBinder(binder(), Sequencers.class).setBinding().to(KafkaStreamLog.class);
             bind(ApiKeys.class).to(ClusterKeys.class);
-            OptionalBinder<WarehouseNode> warehouseNode = OptionalBinder.newOptionalBinder(binder(),
-                    WarehouseNode.class);
-            if (!role.runsWarehouse()) {
-                warehouseNode.setBinding().to(FlushLeaseHolders.class);
-            }
+            OptionalBinder.newOptionalBinder(binder(), WarehouseNode.class).setBinding().to(FlushLeaseHolders.class);
         }
 
         /** This node's flusher's positions are only part of the truth: the log adds what the cluster's committed. */

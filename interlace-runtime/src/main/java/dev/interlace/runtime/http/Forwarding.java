@@ -24,6 +24,11 @@ import java.util.logging.Logger;
  * <p>A request goes one hop at most: a forwarded request is served by the router without asking this class. A node
  * without a cluster secret forwards nothing: the route is served here, and a publish to a stream another node
  * sequences gets {@code 503 no_sequencer} naming that node.
+ *
+ * <p>Warehouse routes go to the node flushing the streams: an ingest node has no warehouse, and a node whose flusher
+ * stands by holds a stale prefix of the tables. A node with a warehouse of its own serves them itself when it is the
+ * one flushing, when no node is, or when it cannot forward (no secret); an answer from its warehouse while it lags
+ * says so in {@value WarehouseStandings#LAG_HEADER}.
  */
 final class Forwarding {
 
@@ -34,15 +39,20 @@ final class Forwarding {
     private final String self;
     private final Optional<Sequencers> sequencers;
     private final Optional<WarehouseNode> warehouse;
+    /** Whether this node runs a warehouse of its own, which can answer when the flushing node's cannot. */
+    private final boolean ownWarehouse;
+    private final WarehouseStandings standings;
     private final boolean enabled;
     private final Peers peers;
 
     @Inject
     Forwarding(InterlaceConfig config, Optional<Sequencers> sequencers, Optional<WarehouseNode> warehouse,
-            Optional<ForwardSignature> signature, Peers peers) {
-        this.self = normalised(config.advertisedUrl());
+            WarehouseStandings standings, Optional<ForwardSignature> signature, Peers peers) {
+        this.self = WarehouseStandings.normalised(config.advertisedUrl());
         this.sequencers = sequencers;
         this.warehouse = warehouse;
+        this.ownWarehouse = config.role().runsWarehouse();
+        this.standings = standings;
         this.enabled = signature.isPresent();
         this.peers = peers;
     }
@@ -66,7 +76,7 @@ final class Forwarding {
         String node = switch (route.placement()) {
             case ANY -> null;
             case SEQUENCER -> sequencers.flatMap(placed -> placed.holder(parameters.get(0)))
-                    .filter(holder -> !normalised(holder).equals(self)).orElse(null);
+                    .filter(holder -> !WarehouseStandings.normalised(holder).equals(self)).orElse(null);
             case WAREHOUSE -> warehouseNode(requestId);
         };
         if (node == null) {
@@ -75,6 +85,9 @@ final class Forwarding {
         if (!enabled) {
             if (route.placement() == Route.Placement.SEQUENCER) {
                 return null; // served here: the log answers no_sequencer, naming the holder
+            }
+            if (ownWarehouse) {
+                return null; // served from this node's warehouse, its lag in the answer (see servedHere)
             }
             throw new Refusal(HttpResponses.error(503, "no_warehouse", "this node runs no warehouse; it runs on "
                     + node + ", but this node has no cluster secret (--cluster-secret-file) to forward the request"
@@ -111,18 +124,39 @@ final class Forwarding {
         });
     }
 
-    /** The warehouse's node when it is another one; null when this node serves warehouse routes itself. */
+    /**
+     * {@code answer}, served by this node, as it is sent: an answer from this node's warehouse while another node has
+     * flushed streams further carries {@value WarehouseStandings#LAG_HEADER}, naming them and by how much.
+     */
+    HttpAnswer servedHere(Route route, HttpAnswer answer) {
+        if (answer != null && answer.status() < 300 && route.placement() == Route.Placement.WAREHOUSE
+                && warehouse.isPresent() && ownWarehouse) {
+            String lag = standings.lagHeader();
+            if (lag != null) {
+                answer.header(WarehouseStandings.LAG_HEADER, lag);
+            }
+        }
+        return answer;
+    }
+
+    /**
+     * The node flushing the warehouse when it is another one; null when this node serves warehouse routes itself
+     * (it flushes, or it has a warehouse and no node flushes now).
+     */
     private String warehouseNode(String requestId) {
         if (warehouse.isEmpty()) {
             return null;
         }
         Optional<String> node = warehouse.get().url();
+        if (node.isEmpty() && ownWarehouse) {
+            return null;
+        }
         if (node.isEmpty()) {
             throw new Refusal(HttpResponses.error(503, "no_warehouse", "no node of the cluster runs the warehouse"
                     + " now (its node is starting or gone); nothing was done, retry later", requestId)
                     .header("Retry-After", "5"));
         }
-        return normalised(node.get()).equals(self) ? null : node.get();
+        return WarehouseStandings.normalised(node.get()).equals(self) ? null : node.get();
     }
 
     /** The other node's answer as this node sends it; an error keeps its code and message for the refused ring. */
@@ -152,10 +186,5 @@ final class Forwarding {
 
     private static String target(HttpRequest request) {
         return request.rawQuery() == null ? request.rawPath() : request.rawPath() + "?" + request.rawQuery();
-    }
-
-    private static String normalised(String url) {
-        String lower = url.strip().toLowerCase(Locale.ROOT);
-        return lower.endsWith("/") ? lower.substring(0, lower.length() - 1) : lower;
     }
 }

@@ -218,7 +218,8 @@ public final class HttpApi implements HttpDispatcher {
                 return forwarded;
             }
             try {
-                return route.handler().handle(request, parameters, requestId);
+                return route.handler().handle(request, parameters, requestId)
+                        .thenApply(answer -> forwarding.servedHere(route, answer));
             } catch (IOException e) {
                 throw new CompletionException(e);
             }

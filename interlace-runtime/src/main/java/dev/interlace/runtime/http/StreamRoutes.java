@@ -37,11 +37,14 @@ final class StreamRoutes implements RouteSet {
     private final Flusher flusher;
     private final Optional<StreamTables> warehouse;
     private final Optional<Sequencers> sequencers;
+    private final WarehouseStandings standings;
     private final PageSlots pageSlots;
 
     @Inject
     StreamRoutes(StreamCatalog catalog, EventLog log, Watermarks watermarks, Flusher flusher,
-            Optional<StreamTables> warehouse, Optional<Sequencers> sequencers, PageSlots pageSlots) {
+            Optional<StreamTables> warehouse, Optional<Sequencers> sequencers, WarehouseStandings standings,
+            PageSlots pageSlots) {
+        this.standings = standings;
         this.pageSlots = pageSlots;
         this.catalog = catalog;
         this.log = log;
@@ -145,11 +148,16 @@ final class StreamRoutes implements RouteSet {
         }
         long events = head == null ? 0 : head.head();
         long quarantined = head == null ? 0 : head.quarantineHead();
-        long watermark = watermarks.events(name);
+        WarehouseStandings.Standing standing = standings.of(name);
         node.put("head", events);
         node.put("earliest", head == null ? 1 : head.earliest());
-        node.put("watermark", watermark);
-        node.put("pending", (events - watermark) + (quarantined - watermarks.quarantine(name)));
+        node.put("watermark", standing.watermark());
+        // What the stream's flusher, wherever it runs, has yet to flush: what backpressure limits.
+        node.put("pending", (events - watermarks.events(name)) + (quarantined - watermarks.quarantine(name)));
+        node.put("warehouse", standing.kind().wire());
+        node.put("flushed_by", standing.flushedBy());
+        node.put("flushed_watermark", standing.flushedWatermark());
+        node.put("warehouse_lag", standing.lag());
         node.put("quarantined", quarantined);
         node.put("declared", declared.isPresent());
         sequencers.ifPresent(known -> node.put("sequencer", known.holder(name).orElse(null)));

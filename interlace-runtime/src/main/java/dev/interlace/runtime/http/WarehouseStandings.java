@@ -1,0 +1,128 @@
+package dev.interlace.runtime.http;
+
+import dev.interlace.runtime.cluster.WarehouseNode;
+import dev.interlace.runtime.config.InterlaceConfig;
+import dev.interlace.runtime.flush.FlushPositions;
+import dev.interlace.runtime.flush.Flusher;
+import dev.interlace.runtime.log.EventLog;
+import dev.interlace.runtime.log.Watermarks;
+import jakarta.inject.Inject;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+
+/**
+ * Whose warehouse this node's answers about a stream come from, and how far it is behind the one being flushed. In a
+ * cluster every {@code --role all} node has a DuckDB, but only the node holding a stream's flush lease keeps it up to
+ * date; the others keep the prefix they flushed before, so their {@code watermark} is their own and they say how far
+ * behind it is rather than show the flushing node's.
+ */
+final class WarehouseStandings {
+
+    /**
+     * Response header of a warehouse route answered from this node's warehouse while another node flushes some
+     * streams further: {@code orders=5782, payments=3}, each stream with the offsets this warehouse lacks.
+     */
+    static final String LAG_HEADER = "Interlace-Warehouse-Lag";
+
+    /** Where a stream's rows are, seen from this node. */
+    enum Kind {
+        /** This node's warehouse is the one flushed (it holds the flush lease, or no node does). */
+        LOCAL,
+        /** This node has a warehouse, but another node holds the flush lease: its rows here stop at a prefix. */
+        STANDBY,
+        /** This node runs no warehouse ({@code --role ingest}); its warehouse routes are answered by the flusher's. */
+        REMOTE,
+        /** No warehouse is configured: events stay in the log. */
+        NONE;
+
+        String wire() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+    }
+
+    /**
+     * One stream's standing.
+     *
+     * @param watermark what this node's warehouse holds (on an ingest node, the flushing node's: its queries are
+     *     answered there)
+     * @param flushedBy the node holding the stream's flush lease, null while none does (or on one server)
+     * @param flushedWatermark the furthest the stream is flushed anywhere, as this node knows it
+     */
+    record Standing(Kind kind, long watermark, String flushedBy, long flushedWatermark) {
+
+        /** The offsets flushed elsewhere that this node's warehouse does not hold. */
+        long lag() {
+            return Math.max(0, flushedWatermark - watermark);
+        }
+    }
+
+    private final boolean ownWarehouse;
+    private final String self;
+    private final Flusher flusher;
+    private final FlushPositions own;
+    private final Watermarks cluster;
+    private final Optional<WarehouseNode> flushers;
+    private final EventLog log;
+
+    @Inject
+    WarehouseStandings(InterlaceConfig config, Flusher flusher, FlushPositions own, Watermarks cluster,
+            Optional<WarehouseNode> flushers, EventLog log) {
+        this.ownWarehouse = config.role().runsWarehouse();
+        this.self = normalised(config.advertisedUrl());
+        this.flusher = flusher;
+        this.own = own;
+        this.cluster = cluster;
+        this.flushers = flushers;
+        this.log = log;
+    }
+
+    Standing of(String stream) {
+        Optional<WarehouseNode.Flushing> flushing = flushers.flatMap(nodes -> nodes.flushing(stream));
+        String holder = flushing.map(WarehouseNode.Flushing::node).orElse(null);
+        if (!ownWarehouse) {
+            long flushed = cluster.events(stream);
+            return new Standing(Kind.REMOTE, flushed, holder, flushed);
+        }
+        if (!flusher.materialises()) {
+            return new Standing(Kind.NONE, 0, null, 0);
+        }
+        long watermark = own.events(stream);
+        long flushed = Math.max(watermark, flushing.map(WarehouseNode.Flushing::watermark).orElse(0L));
+        boolean elsewhere = holder != null && !normalised(holder).equals(self);
+        return new Standing(elsewhere ? Kind.STANDBY : Kind.LOCAL, watermark, holder, flushed);
+    }
+
+    /** The streams this node's warehouse holds less of than is flushed elsewhere, with by how many offsets. */
+    Map<String, Long> lagging() {
+        Map<String, Long> lagging = new TreeMap<>();
+        if (flushers.isEmpty() || !ownWarehouse) {
+            return lagging;
+        }
+        for (String stream : log.heads().keySet()) {
+            long lag = of(stream).lag();
+            if (lag > 0) {
+                lagging.put(stream, lag);
+            }
+        }
+        return lagging;
+    }
+
+    /** {@link #lagging} as the {@value #LAG_HEADER} header says it; null when nothing lags. */
+    String lagHeader() {
+        Map<String, Long> lagging = lagging();
+        if (lagging.isEmpty()) {
+            return null;
+        }
+        StringBuilder header = new StringBuilder();
+        lagging.forEach((stream, lag) -> header.append(header.isEmpty() ? "" : ", ").append(stream).append('=')
+                .append(lag));
+        return header.toString();
+    }
+
+    static String normalised(String url) {
+        String lower = url.strip().toLowerCase(Locale.ROOT);
+        return lower.endsWith("/") ? lower.substring(0, lower.length() - 1) : lower;
+    }
+}
