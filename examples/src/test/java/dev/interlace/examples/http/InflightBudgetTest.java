@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.interlace.runtime.cli.Main;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;
@@ -22,6 +23,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.zip.GZIPOutputStream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -76,6 +78,36 @@ class InflightBudgetTest {
     }
 
     @Test
+    void aHundredAndFiftyConcurrentGzipBodiesThatInflateToNineMegabytesOnA256MiBHeapAreEachAnsweredAndNoneLost()
+            throws Exception {
+        URI uri = startServer();
+        byte[] middle = gzip(filler(EVENT_BYTES).getBytes(StandardCharsets.US_ASCII)); // about 9 KB that inflate to 9 MB, shared by every body
+        List<CompletableFuture<String>> publishes = new ArrayList<>();
+        try (Liveness liveness = new Liveness(uri)) {
+            for (int i = 0; i < 150; i++) {
+                ByteArrayOutputStream body = new ByteArrayOutputStream();
+                body.writeBytes(gzip(("{\"order_id\":\"gzip-" + i + "\",\"meta\":{\"note\":\"")
+                        .getBytes(StandardCharsets.UTF_8)));
+                body.writeBytes(middle);
+                body.writeBytes(gzip("\"}}".getBytes(StandardCharsets.UTF_8)));
+                publishes.add(answer(client.sendAsync(HttpRequest.newBuilder(uri.resolve("/streams/orders"))
+                        .timeout(Duration.ofSeconds(180)).header("Content-Type", "application/json")
+                        .header("Content-Encoding", "gzip")
+                        .POST(HttpRequest.BodyPublishers.ofByteArray(body.toByteArray())).build(),
+                        HttpResponse.BodyHandlers.ofString()), response -> Integer.toString(response.statusCode())));
+            }
+            Map<String, Integer> statuses = tally(publishes);
+
+            assertThat(server.isAlive()).as(stderr()).isTrue();
+            assertThat(statuses.keySet()).as(statuses.toString()).isSubsetOf("200", "503 overloaded");
+            assertThat(statuses).containsKey("200");
+            assertThat(liveness.failures()).as(stderr()).isEmpty();
+            JsonNode stream = TestServer.JSON.readTree(get(uri, "/streams/orders").body());
+            assertThat(stream.get("head").asLong()).isEqualTo(statuses.get("200").longValue());
+        }
+    }
+
+    @Test
     void fourHundredConcurrentReadersOfANineMegabyteEventOnA256MiBHeapAreEachAnswered() throws Exception {
         URI uri = startServer();
         HttpResponse<String> seeded = client.send(publish(uri, "big"), HttpResponse.BodyHandlers.ofString());
@@ -106,15 +138,24 @@ class InflightBudgetTest {
     }
 
     private static HttpRequest publish(URI uri, String orderId) {
-        StringBuilder body = new StringBuilder(EVENT_BYTES + 100).append("{\"order_id\":\"").append(orderId)
-                .append("\",\"meta\":{\"note\":\"");
-        while (body.length() < EVENT_BYTES) {
-            body.append("0123456789abcdef");
-        }
-        body.append("\"}}");
+        String body = "{\"order_id\":\"" + orderId + "\",\"meta\":{\"note\":\"" + filler(EVENT_BYTES) + "\"}}";
         return HttpRequest.newBuilder(uri.resolve("/streams/orders")).timeout(Duration.ofSeconds(180))
                 .header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString(body.toString())).build();
+                .POST(HttpRequest.BodyPublishers.ofString(body)).build();
+    }
+
+    /** Text of about {@code bytes} characters that compresses well. */
+    private static String filler(int bytes) {
+        return "0123456789abcdef".repeat(bytes / 16);
+    }
+
+    /** One gzip member holding {@code bytes}. */
+    private static byte[] gzip(byte[] bytes) throws IOException {
+        ByteArrayOutputStream compressed = new ByteArrayOutputStream();
+        try (GZIPOutputStream out = new GZIPOutputStream(compressed)) {
+            out.write(bytes);
+        }
+        return compressed.toByteArray();
     }
 
     /** What a read's answer was: a page with the event, or a 503 overloaded with Retry-After, or what else came. */
