@@ -82,9 +82,13 @@ public final class InflightBytes {
 
     /**
      * What one request reserved: added to while it is read and served (from the transport's thread and the route's),
-     * released all at once by the transport when the request's memory is gone. Releasing twice releases nothing more.
+     * released all at once by the transport when the request's memory is gone. Releasing twice releases nothing more,
+     * and a released hold reserves nothing more: a route still reading for a request whose connection is gone (a
+     * query, a page) is refused instead of taking budget that nobody would give back.
      */
     public final class Hold {
+
+        private static final long RELEASED = -1;
 
         private final AtomicLong bytes = new AtomicLong();
 
@@ -93,23 +97,31 @@ public final class InflightBytes {
         /** Reserves {@code more} bytes for this request; false (and nothing reserved) when they do not fit. */
         public boolean reserve(long more) {
             if (more <= 0) {
-                return true;
+                return bytes.get() != RELEASED;
             }
-            if (!tryReserve(more)) {
+            if (bytes.get() == RELEASED || !tryReserve(more)) {
                 return false;
             }
-            bytes.addAndGet(more);
-            return true;
+            while (true) {
+                long now = bytes.get();
+                if (now == RELEASED) { // released while this reservation was made: it goes back at once
+                    InflightBytes.this.release(more);
+                    return false;
+                }
+                if (bytes.compareAndSet(now, now + more)) {
+                    return true;
+                }
+            }
         }
 
         /** Bytes this request holds reserved. */
         public long bytes() {
-            return bytes.get();
+            return Math.max(0, bytes.get());
         }
 
-        /** Gives back everything this request reserved. */
+        /** Gives back everything this request reserved; it reserves nothing more. */
         public void release() {
-            long reserved = bytes.getAndSet(0);
+            long reserved = bytes.getAndSet(RELEASED);
             if (reserved > 0) {
                 InflightBytes.this.release(reserved);
             }
