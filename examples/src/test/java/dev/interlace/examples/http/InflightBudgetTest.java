@@ -108,6 +108,39 @@ class InflightBudgetTest {
     }
 
     @Test
+    void queriesWhoseAnswersHoldSixteenMegabytesEachOnA64MiBHeapAreEachAnswered() throws Exception {
+        URI uri = startServer("-Xmx64m");
+        // 15 000 rows of 1 KB: just under /sql's 16 MiB answer bound, so each answer is whole or refused, in several
+        // of DuckDB's chunks of 2 048 rows.
+        String sql = "{\"sql\": \"SELECT repeat('x', 1000) || i AS wide FROM range(15000) t(i)\"}";
+        List<CompletableFuture<String>> queries = new ArrayList<>();
+        try (Liveness liveness = new Liveness(uri)) {
+            for (int round = 0; round < 4; round++) {
+                List<CompletableFuture<String>> thisRound = new ArrayList<>();
+                for (int i = 0; i < 8; i++) {
+                    thisRound.add(answer(client.sendAsync(HttpRequest.newBuilder(uri.resolve("/sql"))
+                            .timeout(Duration.ofSeconds(180)).header("Content-Type", "application/json")
+                            .POST(HttpRequest.BodyPublishers.ofString(sql)).build(),
+                            HttpResponse.BodyHandlers.ofInputStream()), InflightBudgetTest::queryAnswer));
+                }
+                CompletableFuture.allOf(thisRound.toArray(CompletableFuture[]::new)).get(600, TimeUnit.SECONDS);
+                queries.addAll(thisRound);
+            }
+            Map<String, Integer> statuses = tally(queries);
+
+            assertThat(server.isAlive()).as(stderr()).isTrue();
+            assertThat(statuses.keySet()).as(statuses.toString()).isSubsetOf("200 with 15000 rows", "503 overloaded",
+                    "503 busy");
+            assertThat(liveness.failures()).as(stderr()).isEmpty();
+            HttpResponse<String> small = client.send(HttpRequest.newBuilder(uri.resolve("/sql"))
+                    .header("Content-Type", "application/json")
+                    .POST(HttpRequest.BodyPublishers.ofString("{\"sql\": \"SELECT 42 AS answer\"}")).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertThat(small.statusCode()).as(small.body()).isEqualTo(200);
+        }
+    }
+
+    @Test
     void fourHundredConcurrentReadersOfANineMegabyteEventOnA256MiBHeapAreEachAnswered() throws Exception {
         URI uri = startServer();
         HttpResponse<String> seeded = client.send(publish(uri, "big"), HttpResponse.BodyHandlers.ofString());
@@ -131,7 +164,11 @@ class InflightBudgetTest {
     }
 
     private URI startServer() throws IOException {
-        server = new ProcessBuilder(SmallHeapFloodTest.java(), HEAP, "-cp", System.getProperty("java.class.path"),
+        return startServer(HEAP);
+    }
+
+    private URI startServer(String heap) throws IOException {
+        server = new ProcessBuilder(SmallHeapFloodTest.java(), heap, "-cp", System.getProperty("java.class.path"),
                 Main.class.getName(), "serve", "--port", "0", "--data-dir", scratch.resolve("data").toString())
                 .redirectError(scratch.resolve("stderr.txt").toFile()).start();
         return SmallHeapFloodTest.listening(server);
@@ -142,6 +179,29 @@ class InflightBudgetTest {
         return HttpRequest.newBuilder(uri.resolve("/streams/orders")).timeout(Duration.ofSeconds(180))
                 .header("Content-Type", "application/json")
                 .POST(HttpRequest.BodyPublishers.ofString(body)).build();
+    }
+
+    /** What a query's answer was: its 15 000 rows whole, a 503 with Retry-After (overloaded or busy), or what else came. */
+    private static String queryAnswer(HttpResponse<InputStream> response) {
+        String body;
+        try (InputStream in = response.body()) {
+            body = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            return "failed while reading the body: " + e;
+        }
+        if (response.statusCode() == 200) {
+            try {
+                JsonNode answer = TestServer.JSON.readTree(body);
+                return "200 with " + answer.get("rows").size() + " rows";
+            } catch (IOException e) {
+                return "200 that is not JSON: " + cut(body);
+            }
+        }
+        if (response.statusCode() == 503 && response.headers().firstValue("Retry-After").isPresent()
+                && body.contains("\"busy\"")) {
+            return "503 busy";
+        }
+        return describe(response.statusCode(), response.headers().firstValue("Retry-After").orElse(null), body);
     }
 
     /** Text of about {@code bytes} characters that compresses well. */

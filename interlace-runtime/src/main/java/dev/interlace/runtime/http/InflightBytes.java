@@ -11,8 +11,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * read; a page entry by entry, before each payload is fetched), into its {@link Hold}, which the transport releases
  * once the request's answer is written or its connection is gone, whatever happened in between. A reservation that
  * does not fit is refused, never waited for: the request is answered {@code 503 overloaded} with
- * {@code Retry-After} (or a reader gets a shorter page). One reservation larger than the whole budget is granted when
- * nothing else is held, so that a request the other limits allow is never refused for ever.
+ * {@code Retry-After} (or a reader gets a shorter page). A request holding all that is held may reserve past the
+ * budget (at once, or step by step as a gzip body or a query's rows grow), so that a request the other limits allow
+ * is never refused for ever.
  *
  * <p>What is reserved is an estimate of the heap a request's bytes take, counting the copies that exist at once:
  * {@link #BODY_COPIES} for a body, {@link #ANSWER_COPIES} for an answer's payload bytes.
@@ -59,13 +60,14 @@ public final class InflightBytes {
         return held.get();
     }
 
-    private boolean tryReserve(long bytes) {
+    /** Reserves {@code bytes} for a request that holds {@code mine} already: past the limit only when it is alone. */
+    private boolean tryReserve(long bytes, long mine) {
         if (limit == Long.MAX_VALUE) {
             return true;
         }
         while (true) {
             long now = held.get();
-            if (now > 0 && now + bytes > limit) {
+            if (now > mine && now + bytes > limit) {
                 return false;
             }
             if (held.compareAndSet(now, now + bytes)) {
@@ -99,7 +101,8 @@ public final class InflightBytes {
             if (more <= 0) {
                 return bytes.get() != RELEASED;
             }
-            if (bytes.get() == RELEASED || !tryReserve(more)) {
+            long mine = bytes.get();
+            if (mine == RELEASED || !tryReserve(more, mine)) {
                 return false;
             }
             while (true) {

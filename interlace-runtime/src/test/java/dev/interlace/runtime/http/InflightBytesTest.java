@@ -34,4 +34,20 @@ class InflightBytesTest {
         assertThat(budget.held()).isZero();
         assertThat(second.reserve(300)).isTrue();
     }
+
+    @Test
+    void aRequestHoldingAllThatIsHeldGrowsPastTheBudgetStepByStepWhileOthersAreRefused() {
+        InflightBytes budget = new InflightBytes(1_000);
+        InflightBytes.Hold alone = budget.hold();
+        for (int step = 0; step < 5; step++) {
+            assertThat(alone.reserve(400)).as("step " + step).isTrue();
+        }
+        InflightBytes.Hold other = budget.hold();
+        assertThat(other.reserve(1)).isFalse();
+        assertThat(budget.held()).isEqualTo(2_000);
+
+        alone.release();
+        assertThat(other.reserve(1)).isTrue();
+        assertThat(alone.reserve(1)).isFalse();
+    }
 }
