@@ -157,6 +157,49 @@ class ClusterForwardRouteTest {
         }
     }
 
+    @Test
+    void aForwardedAnswerIsReservedAsItArrivesAndIs503OverloadedWhenItDoesNotFit() throws Exception {
+        String secret = secretFile(SECRET).toString();
+        try (TestServer warehouse = TestServer.start(directory.resolve("warehouse"), "--cluster-secret-file", secret);
+                TestServer ingest = TestServer.startWith(directory.resolve("ingest"), TestServer.CATALOG,
+                        List.of(warehouseAt(warehouse.server.uri().toString())), "--cluster-secret-file", secret,
+                        "--max-inflight-bytes", "1000000")) {
+            // About 1 MB of text from the warehouse's node: 3 MB to hold here, past what is left of the budget.
+            String query = "SELECT repeat('x', 100000) || i AS wide FROM range(10) t(i)";
+            RawClient holder = new RawClient(ingest.server.uri());
+            // Reserves 4 × 200 000 bytes of the ingest node's budget, then sends nothing; its 100 Continue says so.
+            holder.write("POST /streams/orders HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                    + "Content-Length: 200000\r\nExpect: 100-continue\r\n\r\n");
+            RawClient.Answer reserved = holder.read(10_000);
+            assertThat(reserved).isNotNull();
+            assertThat(reserved.status()).as(reserved.head()).isEqualTo(100);
+
+            TestServer.Response refused = ingest.post("/sql", "text/plain", query);
+            assertThat(refused.status()).as(start(refused)).isEqualTo(503);
+            assertThat(refused.body().get("error").asText()).isEqualTo("overloaded");
+            assertThat(refused.body().get("message").asText()).contains(warehouse.server.uri().toString());
+            assertThat(refused.header("Retry-After")).isEqualTo("1");
+
+            holder.close(); // its reservation goes with its connection
+            TestServer.Response answered = null;
+            for (int attempt = 0; attempt < 100; attempt++) {
+                answered = ingest.post("/sql", "text/plain", query);
+                if (answered.status() != 503) {
+                    break;
+                }
+                Thread.sleep(50);
+            }
+            assertThat(answered.status()).as(start(answered)).isEqualTo(200);
+            assertThat(answered.body().get("rows")).hasSize(10);
+        }
+    }
+
+    /** The start of an answer's body, for an assertion's message. */
+    private static String start(TestServer.Response response) {
+        String body = String.valueOf(response.body());
+        return body.length() <= 300 ? body : body.substring(0, 300) + "…";
+    }
+
     /** Binds the seam a node of a cluster reads the flushing node from, as the Kafka log does. */
     private static Module warehouseAt(String url) {
         WarehouseNode flushing = new WarehouseNode() {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.interlace.runtime.cli.Main;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;
@@ -22,6 +23,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.zip.GZIPOutputStream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -76,6 +78,69 @@ class InflightBudgetTest {
     }
 
     @Test
+    void aHundredAndFiftyConcurrentGzipBodiesThatInflateToNineMegabytesOnA256MiBHeapAreEachAnsweredAndNoneLost()
+            throws Exception {
+        URI uri = startServer();
+        byte[] middle = gzip(filler(EVENT_BYTES).getBytes(StandardCharsets.US_ASCII)); // about 9 KB that inflate to 9 MB, shared by every body
+        List<CompletableFuture<String>> publishes = new ArrayList<>();
+        try (Liveness liveness = new Liveness(uri)) {
+            for (int i = 0; i < 150; i++) {
+                ByteArrayOutputStream body = new ByteArrayOutputStream();
+                body.writeBytes(gzip(("{\"order_id\":\"gzip-" + i + "\",\"meta\":{\"note\":\"")
+                        .getBytes(StandardCharsets.UTF_8)));
+                body.writeBytes(middle);
+                body.writeBytes(gzip("\"}}".getBytes(StandardCharsets.UTF_8)));
+                publishes.add(answer(client.sendAsync(HttpRequest.newBuilder(uri.resolve("/streams/orders"))
+                        .timeout(Duration.ofSeconds(180)).header("Content-Type", "application/json")
+                        .header("Content-Encoding", "gzip")
+                        .POST(HttpRequest.BodyPublishers.ofByteArray(body.toByteArray())).build(),
+                        HttpResponse.BodyHandlers.ofString()), response -> Integer.toString(response.statusCode())));
+            }
+            Map<String, Integer> statuses = tally(publishes);
+
+            assertThat(server.isAlive()).as(stderr()).isTrue();
+            assertThat(statuses.keySet()).as(statuses.toString()).isSubsetOf("200", "503 overloaded");
+            assertThat(statuses).containsKey("200");
+            assertThat(liveness.failures()).as(stderr()).isEmpty();
+            JsonNode stream = TestServer.JSON.readTree(get(uri, "/streams/orders").body());
+            assertThat(stream.get("head").asLong()).isEqualTo(statuses.get("200").longValue());
+        }
+    }
+
+    @Test
+    void queriesWhoseAnswersHoldSixteenMegabytesEachOnA128MiBHeapAreEachAnswered() throws Exception {
+        URI uri = startServer("-Xmx128m");
+        // 10 000 rows of 1.6 KB: just under /sql's bounds (10 000 rows, 16 MiB), so each answer is whole or
+        // refused, in several of DuckDB's chunks of 2 048 rows.
+        String sql = "{\"sql\": \"SELECT repeat('x', 1600) || i AS wide FROM range(10000) t(i)\"}";
+        List<CompletableFuture<String>> queries = new ArrayList<>();
+        try (Liveness liveness = new Liveness(uri)) {
+            for (int round = 0; round < 4; round++) {
+                List<CompletableFuture<String>> thisRound = new ArrayList<>();
+                for (int i = 0; i < 8; i++) {
+                    thisRound.add(answer(client.sendAsync(HttpRequest.newBuilder(uri.resolve("/sql"))
+                            .timeout(Duration.ofSeconds(180)).header("Content-Type", "application/json")
+                            .POST(HttpRequest.BodyPublishers.ofString(sql)).build(),
+                            HttpResponse.BodyHandlers.ofInputStream()), InflightBudgetTest::queryAnswer));
+                }
+                CompletableFuture.allOf(thisRound.toArray(CompletableFuture[]::new)).get(600, TimeUnit.SECONDS);
+                queries.addAll(thisRound);
+            }
+            Map<String, Integer> statuses = tally(queries);
+
+            assertThat(server.isAlive()).as(stderr()).isTrue();
+            assertThat(statuses.keySet()).as(statuses.toString()).isSubsetOf("200 with 10000 rows", "503 overloaded",
+                    "503 busy");
+            assertThat(liveness.failures()).as(stderr()).isEmpty();
+            HttpResponse<String> small = client.send(HttpRequest.newBuilder(uri.resolve("/sql"))
+                    .header("Content-Type", "application/json")
+                    .POST(HttpRequest.BodyPublishers.ofString("{\"sql\": \"SELECT 42 AS answer\"}")).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertThat(small.statusCode()).as(small.body()).isEqualTo(200);
+        }
+    }
+
+    @Test
     void fourHundredConcurrentReadersOfANineMegabyteEventOnA256MiBHeapAreEachAnswered() throws Exception {
         URI uri = startServer();
         HttpResponse<String> seeded = client.send(publish(uri, "big"), HttpResponse.BodyHandlers.ofString());
@@ -99,22 +164,59 @@ class InflightBudgetTest {
     }
 
     private URI startServer() throws IOException {
-        server = new ProcessBuilder(SmallHeapFloodTest.java(), HEAP, "-cp", System.getProperty("java.class.path"),
+        return startServer(HEAP);
+    }
+
+    private URI startServer(String heap) throws IOException {
+        server = new ProcessBuilder(SmallHeapFloodTest.java(), heap, "-cp", System.getProperty("java.class.path"),
                 Main.class.getName(), "serve", "--port", "0", "--data-dir", scratch.resolve("data").toString())
                 .redirectError(scratch.resolve("stderr.txt").toFile()).start();
         return SmallHeapFloodTest.listening(server);
     }
 
     private static HttpRequest publish(URI uri, String orderId) {
-        StringBuilder body = new StringBuilder(EVENT_BYTES + 100).append("{\"order_id\":\"").append(orderId)
-                .append("\",\"meta\":{\"note\":\"");
-        while (body.length() < EVENT_BYTES) {
-            body.append("0123456789abcdef");
-        }
-        body.append("\"}}");
+        String body = "{\"order_id\":\"" + orderId + "\",\"meta\":{\"note\":\"" + filler(EVENT_BYTES) + "\"}}";
         return HttpRequest.newBuilder(uri.resolve("/streams/orders")).timeout(Duration.ofSeconds(180))
                 .header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString(body.toString())).build();
+                .POST(HttpRequest.BodyPublishers.ofString(body)).build();
+    }
+
+    /** What a query's answer was: its 10 000 rows whole, a 503 with Retry-After (overloaded or busy), or what else came. */
+    private static String queryAnswer(HttpResponse<InputStream> response) {
+        String body;
+        try (InputStream in = response.body()) {
+            body = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            return "failed while reading the body: " + e;
+        }
+        if (response.statusCode() == 200) {
+            try {
+                JsonNode answer = TestServer.JSON.readTree(body);
+                return "200 with " + answer.get("rows").size() + " rows"
+                        + (answer.get("truncated").asBoolean() ? ", truncated" : "");
+            } catch (IOException e) {
+                return "200 that is not JSON: " + cut(body);
+            }
+        }
+        if (response.statusCode() == 503 && response.headers().firstValue("Retry-After").isPresent()
+                && body.contains("\"busy\"")) {
+            return "503 busy";
+        }
+        return describe(response.statusCode(), response.headers().firstValue("Retry-After").orElse(null), body);
+    }
+
+    /** Text of about {@code bytes} characters that compresses well. */
+    private static String filler(int bytes) {
+        return "0123456789abcdef".repeat(bytes / 16);
+    }
+
+    /** One gzip member holding {@code bytes}. */
+    private static byte[] gzip(byte[] bytes) throws IOException {
+        ByteArrayOutputStream compressed = new ByteArrayOutputStream();
+        try (GZIPOutputStream out = new GZIPOutputStream(compressed)) {
+            out.write(bytes);
+        }
+        return compressed.toByteArray();
     }
 
     /** What a read's answer was: a page with the event, or a 503 overloaded with Retry-After, or what else came. */

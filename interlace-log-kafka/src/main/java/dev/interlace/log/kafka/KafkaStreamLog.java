@@ -11,6 +11,7 @@ import dev.interlace.runtime.log.LogEntry;
 import dev.interlace.runtime.log.LogSettings;
 import dev.interlace.runtime.log.LogUnavailableException;
 import dev.interlace.runtime.log.NoSequencerException;
+import dev.interlace.runtime.log.PayloadAllowance;
 import dev.interlace.runtime.log.PublishRecord;
 import dev.interlace.runtime.log.QuarantineEntry;
 import dev.interlace.runtime.log.ReplayRequest;
@@ -473,6 +474,26 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
         }
     }
 
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Here each record's value is offered to {@code allowance} as the read comes to it, before the entry is built:
+     * what a page holds unasked is the one fetch the reader's consumer has in hand (Kafka returns at most
+     * {@code max.partition.fetch.bytes} of a partition at a time, or one record batch larger than that), whatever the
+     * page's size.
+     */
+    @Override
+    public List<LogEntry> read(String stream, long afterOffset, int limit, long maxBytes,
+            PayloadAllowance allowance) {
+        StreamView view = views.get(stream);
+        if (view == null || limit <= 0) {
+            return List.of();
+        }
+        long head = view.headOffset();
+        long from = Math.max(afterOffset + 1, view.earliest());
+        return from > head ? List.of() : entries(view, from, Math.min(head, from + limit - 1), maxBytes, allowance);
+    }
+
     @Override
     public List<LogEntry> read(String stream, long afterOffset, int limit, long maxBytes, Duration wait)
             throws InterruptedException {
@@ -485,7 +506,7 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
             long head = view.headOffset();
             long from = Math.max(afterOffset + 1, view.earliest());
             if (from <= head) {
-                return entries(view, from, Math.min(head, from + limit - 1), maxBytes);
+                return entries(view, from, Math.min(head, from + limit - 1), maxBytes, PayloadAllowance.UNLIMITED);
             }
             long remaining = deadline - System.nanoTime();
             if (remaining <= 0 || !view.awaitHeadAbove(Math.max(afterOffset, from - 1), remaining)) {
@@ -494,7 +515,12 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
         }
     }
 
-    private List<LogEntry> entries(StreamView view, long from, long through, long maxBytes) {
+    /**
+     * The entries from {@code from} through {@code through}, ending with the one whose payload brings their total to
+     * {@code maxBytes}, or before the first whose payload {@code allowance} refuses.
+     */
+    private List<LogEntry> entries(StreamView view, long from, long through, long maxBytes,
+            PayloadAllowance allowance) {
         List<LogEntry> entries = new ArrayList<>();
         long[] bytes = {0};
         long[] last = {0, 0};
@@ -503,8 +529,12 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
                     record -> {
                         long offset = Codec.longHeader(record.headers(), Codec.OFFSET);
                         if (offset >= from && offset <= through) {
+                            long length = record.value() == null ? 0 : record.value().length;
+                            if (!allowance.admit(length)) {
+                                return false;
+                            }
                             entries.add(Codec.entry(view.name, record));
-                            bytes[0] += record.value() == null ? 0 : record.value().length;
+                            bytes[0] += length;
                             last[0] = offset;
                             last[1] = record.offset();
                         }
@@ -546,11 +576,18 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
         }
         Set<Long> wanted = Set.copyOf(seqs);
         long last = seqs.get(seqs.size() - 1);
-        return quarantined(view, seqs.get(0), last, Long.MAX_VALUE, wanted::contains);
+        return quarantined(view, seqs.get(0), last, Long.MAX_VALUE, wanted::contains, PayloadAllowance.UNLIMITED);
     }
 
     @Override
     public List<QuarantineEntry> readQuarantine(String stream, long afterSeq, int limit, long maxBytes) {
+        return readQuarantine(stream, afterSeq, limit, maxBytes, PayloadAllowance.UNLIMITED);
+    }
+
+    /** {@inheritDoc} Each value is offered to {@code allowance} as the read comes to it, as {@link #read} does. */
+    @Override
+    public List<QuarantineEntry> readQuarantine(String stream, long afterSeq, int limit, long maxBytes,
+            PayloadAllowance allowance) {
         StreamView view = views.get(stream);
         if (view == null || limit <= 0) {
             return List.of();
@@ -561,15 +598,16 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
             return List.of();
         }
         long through = Math.min(head, from + limit - 1);
-        return quarantined(view, from, through, maxBytes, seq -> true);
+        return quarantined(view, from, through, maxBytes, seq -> true, allowance);
     }
 
     /**
      * The quarantined entries from {@code from} through {@code through} that {@code wanted} takes, read forward from
-     * the nearest position the view knows, up to and including the one whose payload brings the total to maxBytes.
+     * the nearest position the view knows, up to and including the one whose payload brings the total to maxBytes,
+     * or before the first whose payload {@code allowance} refuses.
      */
     private List<QuarantineEntry> quarantined(StreamView view, long from, long through, long maxBytes,
-            java.util.function.LongPredicate wanted) {
+            java.util.function.LongPredicate wanted, PayloadAllowance allowance) {
         List<QuarantineEntry> entries = new ArrayList<>();
         long[] bytes = {0};
         long[] last = {0, 0};
@@ -578,8 +616,12 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
                     ANSWER_PATIENCE, record -> {
                         long seq = Codec.longHeader(record.headers(), Codec.SEQ);
                         if (seq >= from && seq <= through && wanted.test(seq)) {
+                            long length = record.value() == null ? 0 : record.value().length;
+                            if (!allowance.admit(length)) {
+                                return false;
+                            }
                             entries.add(Codec.quarantined(view.name, record, replayOf(view, seq)));
-                            bytes[0] += record.value() == null ? 0 : record.value().length;
+                            bytes[0] += length;
                             last[0] = seq;
                             last[1] = record.offset();
                         }
@@ -616,6 +658,12 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
 
     @Override
     public List<LogEntry> latest(String stream, int limit, long maxBytes) {
+        return latest(stream, limit, maxBytes, PayloadAllowance.UNLIMITED);
+    }
+
+    /** {@inheritDoc} Each value is offered to {@code allowance} as the read comes to it, as {@link #read} does. */
+    @Override
+    public List<LogEntry> latest(String stream, int limit, long maxBytes, PayloadAllowance allowance) {
         StreamView view = views.get(stream);
         if (view == null || limit <= 0) {
             return List.of();
@@ -626,8 +674,14 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
         // the ones kept when the budget ends the list.
         List<LogEntry> entries = new ArrayList<>();
         long bytes = 0;
-        for (long offset = head; offset >= from && bytes < maxBytes; offset--) {
-            for (LogEntry entry : entries(view, offset, offset, Long.MAX_VALUE)) {
+        boolean[] refused = {false};
+        PayloadAllowance asked = length -> {
+            boolean admitted = allowance.admit(length);
+            refused[0] = !admitted;
+            return admitted;
+        };
+        for (long offset = head; offset >= from && bytes < maxBytes && !refused[0]; offset--) {
+            for (LogEntry entry : entries(view, offset, offset, Long.MAX_VALUE, asked)) {
                 entries.add(entry);
                 bytes += entry.payload().length;
             }

@@ -4,6 +4,7 @@ import dev.interlace.client.TrustedCertificates;
 import dev.interlace.runtime.config.Exposure;
 import dev.interlace.runtime.config.InterlaceConfig;
 import jakarta.inject.Inject;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.net.Socket;
@@ -11,6 +12,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.ByteBuffer;
 import java.security.GeneralSecurityException;
 import java.security.KeyStore;
 import java.security.cert.CertificateException;
@@ -25,7 +27,9 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Flow;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLEngine;
 import javax.net.ssl.TrustManager;
@@ -83,15 +87,21 @@ public final class PeerClient implements Peers {
         }
     }
 
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Here each part of the answer is offered to {@code allowance} as it arrives, before it is kept; a refused
+     * answer is not read further (its connection is closed).
+     */
     @Override
-    public CompletableFuture<Answer> sendAsync(String nodeUrl, Request request) {
+    public CompletableFuture<Answer> sendAsync(String nodeUrl, Request request, AnswerAllowance allowance) {
         HttpRequest http;
         try {
             http = build(nodeUrl, request);
         } catch (IOException e) {
             return CompletableFuture.failedFuture(e);
         }
-        return client.sendAsync(http, HttpResponse.BodyHandlers.ofByteArray()).handle((response, failure) -> {
+        return client.sendAsync(http, info -> new BoundedBody(nodeUrl, allowance)).handle((response, failure) -> {
             if (failure != null) {
                 Throwable cause = failure instanceof CompletionException && failure.getCause() != null
                         ? failure.getCause() : failure;
@@ -106,6 +116,64 @@ public final class PeerClient implements Peers {
             });
             return new Answer(response.statusCode(), headers, response.body());
         });
+    }
+
+    /** An answer's body kept as it arrives, each part granted by an allowance first. */
+    private static final class BoundedBody implements HttpResponse.BodySubscriber<byte[]> {
+
+        private final String nodeUrl;
+        private final AnswerAllowance allowance;
+        private final CompletableFuture<byte[]> body = new CompletableFuture<>();
+        private final ByteArrayOutputStream kept = new ByteArrayOutputStream();
+        private Flow.Subscription subscription;
+
+        BoundedBody(String nodeUrl, AnswerAllowance allowance) {
+            this.nodeUrl = nodeUrl;
+            this.allowance = allowance;
+        }
+
+        @Override
+        public CompletionStage<byte[]> getBody() {
+            return body;
+        }
+
+        @Override
+        public void onSubscribe(Flow.Subscription granted) {
+            subscription = granted;
+            granted.request(1);
+        }
+
+        @Override
+        public void onNext(List<ByteBuffer> parts) {
+            long bytes = 0;
+            for (ByteBuffer part : parts) {
+                bytes += part.remaining();
+            }
+            if (body.isDone()) {
+                return;
+            }
+            if (!allowance.admit(bytes)) {
+                body.completeExceptionally(new AnswerRefused(nodeUrl, kept.size() + bytes));
+                subscription.cancel();
+                return;
+            }
+            for (ByteBuffer part : parts) {
+                byte[] copy = new byte[part.remaining()];
+                part.get(copy);
+                kept.writeBytes(copy);
+            }
+            subscription.request(1);
+        }
+
+        @Override
+        public void onError(Throwable failure) {
+            body.completeExceptionally(failure);
+        }
+
+        @Override
+        public void onComplete() {
+            body.complete(kept.toByteArray());
+        }
     }
 
     private HttpRequest build(String nodeUrl, Request request) throws IOException {

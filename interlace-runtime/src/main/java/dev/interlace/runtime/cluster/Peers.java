@@ -24,10 +24,47 @@ public interface Peers {
      * {@link IOException} {@code send} would throw.
      */
     default CompletableFuture<Answer> sendAsync(String nodeUrl, Request request) {
+        return sendAsync(nodeUrl, request, AnswerAllowance.UNLIMITED);
+    }
+
+    /**
+     * Like {@link #sendAsync(String, Request)}, asking {@code allowance} for the answer's bytes before they are
+     * kept; the future fails with {@link AnswerRefused} when it refuses them. This default asks once the answer is
+     * whole; {@link PeerClient} asks as each part of it arrives.
+     */
+    default CompletableFuture<Answer> sendAsync(String nodeUrl, Request request, AnswerAllowance allowance) {
         try {
-            return CompletableFuture.completedFuture(send(nodeUrl, request));
+            Answer answer = send(nodeUrl, request);
+            if (!allowance.admit(answer.body().length)) {
+                return CompletableFuture.failedFuture(new AnswerRefused(nodeUrl, answer.body().length));
+            }
+            return CompletableFuture.completedFuture(answer);
         } catch (IOException e) {
             return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    /** Asked as another node's answer arrives, before its bytes are kept: whether this node may hold them too. */
+    @FunctionalInterface
+    interface AnswerAllowance {
+
+        /** Grants every answer whole. */
+        AnswerAllowance UNLIMITED = bytes -> true;
+
+        /** Whether {@code bytes} more of the answer may be kept; false ends the answer there. */
+        boolean admit(long bytes);
+    }
+
+    /**
+     * The other node answered, but its answer did not fit in what this node may hold now: the rest of it was not
+     * read. The request was served there.
+     */
+    final class AnswerRefused extends IOException {
+
+        private static final long serialVersionUID = 1L;
+
+        public AnswerRefused(String nodeUrl, long bytes) {
+            super("the answer of " + nodeUrl + " did not fit in memory after " + bytes + " bytes");
         }
     }
 

@@ -97,10 +97,17 @@ final class Forwarding {
                 request.header("Content-Type"), request.body(), requestId, request.caller().keyId(),
                 request.caller().keyName(), request.header("Content-Encoding"), request.header("Accept"),
                 request.header("traceparent"), request.header("tracestate"));
-        return peers.sendAsync(node, forwarded).handle((answer, failure) -> {
+        // The other node's answer is held here until it is written: its bytes are reserved as they arrive.
+        Peers.AnswerAllowance answerBytes = bytes -> request.reserve(bytes * InflightBytes.ANSWER_COPIES);
+        return peers.sendAsync(node, forwarded, answerBytes).handle((answer, failure) -> {
             if (failure != null) {
                 Throwable cause = failure instanceof CompletionException && failure.getCause() != null
                         ? failure.getCause() : failure;
+                if (cause instanceof Peers.AnswerRefused) {
+                    return AnswerBudget.overloaded("the answer of node " + node + " to " + request.method() + " "
+                            + request.rawPath() + " (it was served there; a retried publish is deduplicated)",
+                            requestId).answer();
+                }
                 if (!(cause instanceof IOException)) {
                     throw new CompletionException(cause);
                 }

@@ -22,14 +22,37 @@ final class GzipBody {
 
     private GzipBody() {}
 
+    /** Decompressed bytes reserved at a time: a few reservations for a large body, one for a small one. */
+    static final int RESERVATION_STEP = 256 * 1024;
+
+    /** Asks the in-flight budget for bytes before they are held. */
+    @FunctionalInterface
+    interface Budget {
+        /** Whether {@code bytes} more may be held now; false reserves nothing. */
+        boolean reserve(long bytes);
+    }
+
+    /** The decompressed body would hold more of the in-flight budget than it has free now. */
+    static final class OverBudget extends Exception {
+        OverBudget(long decompressed) {
+            super(decompressed + " bytes decompressed", null, false, false);
+        }
+    }
+
     /**
      * The decompressed body, or null when it is longer than {@code limit} bytes once decompressed (decompression
      * stops there, so a small body that inflates without end costs no more than the limit).
      *
+     * <p>A small compressed body can stand for a large one: the decompressed bytes, and the events decoded from them
+     * ({@link InflightBytes#BODY_COPIES} copies in all), are reserved from {@code budget} step by step as they are
+     * inflated, before they are held, so that many small uploads cannot take the heap between them.
+     *
      * @throws IOException with the reason when the body is not gzip data, is cut short, or has bytes after its end
+     * @throws OverBudget when the budget refuses the next step; what was reserved stays with the request
      */
-    static byte[] decompress(byte[] compressed, long limit) throws IOException {
+    static byte[] decompress(byte[] compressed, long limit, Budget budget) throws IOException, OverBudget {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
+        long reservedFor = 0;
         byte[] buffer = new byte[16 * 1024];
         Inflater inflater = new Inflater(true);
         try {
@@ -45,8 +68,16 @@ final class GzipBody {
                     if (inflated == 0 && (inflater.needsInput() || inflater.needsDictionary())) {
                         throw new IOException("the gzip data ends before its last block");
                     }
-                    if (out.size() + (long) inflated > limit) {
+                    long needed = out.size() + (long) inflated;
+                    if (needed > limit) {
                         return null;
+                    }
+                    if (needed > reservedFor) {
+                        long step = Math.min(Math.max(RESERVATION_STEP, needed - reservedFor), limit - reservedFor);
+                        if (!budget.reserve(step * InflightBytes.BODY_COPIES)) {
+                            throw new OverBudget(needed);
+                        }
+                        reservedFor += step;
                     }
                     crc.update(buffer, 0, inflated);
                     size += inflated;

@@ -11,8 +11,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * read; a page entry by entry, before each payload is fetched), into its {@link Hold}, which the transport releases
  * once the request's answer is written or its connection is gone, whatever happened in between. A reservation that
  * does not fit is refused, never waited for: the request is answered {@code 503 overloaded} with
- * {@code Retry-After} (or a reader gets a shorter page). One reservation larger than the whole budget is granted when
- * nothing else is held, so that a request the other limits allow is never refused for ever.
+ * {@code Retry-After} (or a reader gets a shorter page). A request holding all that is held may reserve past the
+ * budget (at once, or step by step as a gzip body or a query's rows grow), so that a request the other limits allow
+ * is never refused for ever.
  *
  * <p>What is reserved is an estimate of the heap a request's bytes take, counting the copies that exist at once:
  * {@link #BODY_COPIES} for a body, {@link #ANSWER_COPIES} for an answer's payload bytes.
@@ -59,13 +60,14 @@ public final class InflightBytes {
         return held.get();
     }
 
-    private boolean tryReserve(long bytes) {
+    /** Reserves {@code bytes} for a request that holds {@code mine} already: past the limit only when it is alone. */
+    private boolean tryReserve(long bytes, long mine) {
         if (limit == Long.MAX_VALUE) {
             return true;
         }
         while (true) {
             long now = held.get();
-            if (now > 0 && now + bytes > limit) {
+            if (now > mine && now + bytes > limit) {
                 return false;
             }
             if (held.compareAndSet(now, now + bytes)) {
@@ -82,9 +84,13 @@ public final class InflightBytes {
 
     /**
      * What one request reserved: added to while it is read and served (from the transport's thread and the route's),
-     * released all at once by the transport when the request's memory is gone. Releasing twice releases nothing more.
+     * released all at once by the transport when the request's memory is gone. Releasing twice releases nothing more,
+     * and a released hold reserves nothing more: a route still reading for a request whose connection is gone (a
+     * query, a page) is refused instead of taking budget that nobody would give back.
      */
     public final class Hold {
+
+        private static final long RELEASED = -1;
 
         private final AtomicLong bytes = new AtomicLong();
 
@@ -93,23 +99,32 @@ public final class InflightBytes {
         /** Reserves {@code more} bytes for this request; false (and nothing reserved) when they do not fit. */
         public boolean reserve(long more) {
             if (more <= 0) {
-                return true;
+                return bytes.get() != RELEASED;
             }
-            if (!tryReserve(more)) {
+            long mine = bytes.get();
+            if (mine == RELEASED || !tryReserve(more, mine)) {
                 return false;
             }
-            bytes.addAndGet(more);
-            return true;
+            while (true) {
+                long now = bytes.get();
+                if (now == RELEASED) { // released while this reservation was made: it goes back at once
+                    InflightBytes.this.release(more);
+                    return false;
+                }
+                if (bytes.compareAndSet(now, now + more)) {
+                    return true;
+                }
+            }
         }
 
         /** Bytes this request holds reserved. */
         public long bytes() {
-            return bytes.get();
+            return Math.max(0, bytes.get());
         }
 
-        /** Gives back everything this request reserved. */
+        /** Gives back everything this request reserved; it reserves nothing more. */
         public void release() {
-            long reserved = bytes.getAndSet(0);
+            long reserved = bytes.getAndSet(RELEASED);
             if (reserved > 0) {
                 InflightBytes.this.release(reserved);
             }

@@ -29,12 +29,14 @@ final class PublishRoutes implements RouteSet {
     private final Publisher publisher;
     private final IngestLimits limits;
     private final PublishMetrics metrics;
+    private final PageSlots slots;
 
     @Inject
-    PublishRoutes(Publisher publisher, IngestLimits limits, PublishMetrics metrics) {
+    PublishRoutes(Publisher publisher, IngestLimits limits, PublishMetrics metrics, PageSlots slots) {
         this.publisher = publisher;
         this.limits = limits;
         this.metrics = metrics;
+        this.slots = slots;
     }
 
     /**
@@ -90,10 +92,17 @@ final class PublishRoutes implements RouteSet {
         byte[] body = request.body();
         if (gzip) {
             try {
-                body = GzipBody.decompress(body, limits.maxBodyBytes());
+                byte[] compressed = body;
+                body = slots.run("decompress this body", requestId,
+                        () -> GzipBody.decompress(compressed, limits.maxBodyBytes(), request::reserve));
             } catch (IOException e) {
                 return done(HttpResponses.error(400, "malformed_json", "the body is not valid gzip: "
                         + e.getMessage(), requestId));
+            } catch (Refusal busy) {
+                return done(busy.answer());
+            } catch (GzipBody.OverBudget e) {
+                return done(AnswerBudget.overloaded("this body once decompressed (" + e.getMessage() + " so far)",
+                        requestId).answer());
             }
         }
         if (body == null || body.length > limits.maxBodyBytes()) {

@@ -89,8 +89,13 @@ final class SqlRoutes implements RouteSet {
         }
         QueryResult result;
         try {
-            result = queries.run(sql);
+            // Rows are reserved as the warehouse reads them, before they are held: 3 × their text, as an answer's
+            // payloads are.
+            result = queries.run(sql, rowBytes -> request.reserve(rowBytes * InflightBytes.ANSWER_COPIES));
         } catch (QueryException e) {
+            if (e.reason() == QueryException.Reason.OVERLOADED) {
+                throw AnswerBudget.overloaded("the rows of this query's answer", requestId);
+            }
             HttpAnswer refused = HttpResponses.error(status(e.reason()), errorCode(e.reason()), e.getMessage(),
                     requestId);
             return switch (e.reason()) {
@@ -98,11 +103,6 @@ final class SqlRoutes implements RouteSet {
                 case SHUTTING_DOWN -> refused.header("Retry-After", "1").header("Connection", "close");
                 default -> refused;
             };
-        }
-        // The rows are held already (bounded by the query limits and the queries running at once); their answer is
-        // written only once the in-flight budget can hold it.
-        if (!request.reserve(textBytes(result) * InflightBytes.ANSWER_COPIES)) {
-            throw AnswerBudget.overloaded("the answer of this query (" + result.rows().size() + " rows)", requestId);
         }
         String accept = Optional.ofNullable(request.header("Accept")).orElse("")
                 .toLowerCase(Locale.ROOT);
@@ -123,17 +123,6 @@ final class SqlRoutes implements RouteSet {
         return answer;
     }
 
-    /** About the bytes of a result's answer: each value's text, and a few bytes of punctuation around it. */
-    private static long textBytes(QueryResult result) {
-        long bytes = 0;
-        for (List<Object> row : result.rows()) {
-            for (Object value : row) {
-                bytes += 8 + (value instanceof CharSequence text ? text.length() : 24);
-            }
-        }
-        return bytes;
-    }
-
     /** Response header: {@code true} when the answer was cut at the row or byte bound. */
     static final String TRUNCATED_HEADER = "Interlace-Truncated";
     /** Response header on a cut answer: how many rows it carries. */
@@ -145,7 +134,7 @@ final class SqlRoutes implements RouteSet {
             case INVALID_SQL, FAILED -> 400;
             case NOT_READ_ONLY -> 403;
             case TIMED_OUT -> 408;
-            case BUSY, SHUTTING_DOWN -> 503;
+            case BUSY, SHUTTING_DOWN, OVERLOADED -> 503;
         };
     }
 
@@ -158,6 +147,7 @@ final class SqlRoutes implements RouteSet {
             case TIMED_OUT -> "query_timeout";
             case BUSY -> "busy";
             case SHUTTING_DOWN -> "shutting_down";
+            case OVERLOADED -> "overloaded";
         };
     }
 

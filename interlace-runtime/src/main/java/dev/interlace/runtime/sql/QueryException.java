@@ -18,7 +18,9 @@ public final class QueryException extends RuntimeException {
         /** As many queries as allowed are running already; retrying later may succeed. */
         BUSY,
         /** The server is shutting down: the query was cancelled, or not started; retry against the restarted one. */
-        SHUTTING_DOWN
+        SHUTTING_DOWN,
+        /** Its rows did not fit in what the caller may hold now ({@link RowAllowance}); retrying later may succeed. */
+        OVERLOADED
     }
 
     private final Reason reason;

@@ -65,13 +65,13 @@ public final class SqlQueries {
     }
 
     /**
-     * Runs one read-only statement.
+     * Runs one read-only statement, its rows granted by {@code allowance} as they are read.
      *
-     * @throws QueryException when it is refused, fails, times out, too many queries are running or the server is
-     *     shutting down
+     * @throws QueryException when it is refused, fails, times out, too many queries are running, its rows do not fit
+     *     the allowance or the server is shutting down
      * @throws IllegalStateException when there is no warehouse ({@link #available()} is false)
      */
-    public QueryResult run(String sql) {
+    public QueryResult run(String sql, RowAllowance allowance) {
         Queries target = warehouse.orElseThrow(() -> new IllegalStateException("no warehouse is configured"));
         if (!running.tryAcquire()) {
             throw new QueryException(QueryException.Reason.BUSY, limits.maxConcurrent() + " queries are running"
@@ -79,7 +79,7 @@ public final class SqlQueries {
         }
         CompletableFuture<QueryResult> query;
         try {
-            query = CompletableFuture.supplyAsync(() -> target.query(sql, limits), threads);
+            query = CompletableFuture.supplyAsync(() -> target.query(sql, limits, allowance), threads);
         } catch (RuntimeException refused) { // the executor is shut down: the server is stopping
             running.release();
             throw new QueryException(QueryException.Reason.SHUTTING_DOWN, "the server is shutting down; retry"

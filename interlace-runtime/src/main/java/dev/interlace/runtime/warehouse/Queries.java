@@ -12,12 +12,20 @@ public interface Queries {
      * Runs one query that cannot change the warehouse, whatever its text: the database's own parser must classify it
      * as exactly one query (no statement that writes, attaches, sets or commits, and none nested in it), and it runs
      * in a read-only transaction that is always rolled back, on connections used only for these queries. The answer
-     * holds at most {@code limits.maxRows()} rows and about {@code limits.maxAnswerBytes()} bytes of values.
+     * holds at most {@code limits.maxRows()} rows and about {@code limits.maxAnswerBytes()} bytes of values, each
+     * row's bytes granted by {@code allowance} before the row is kept.
      *
      * @throws dev.interlace.runtime.sql.QueryException refused ({@code INVALID_SQL}, {@code NOT_READ_ONLY}), failed
-     *     with the database's message ({@code FAILED}) or cancelled at {@code limits.timeout()} ({@code TIMED_OUT})
+     *     with the database's message ({@code FAILED}), cancelled at {@code limits.timeout()} ({@code TIMED_OUT}) or
+     *     stopped when {@code allowance} refused its rows ({@code OVERLOADED})
      */
-    dev.interlace.runtime.sql.QueryResult query(String sql, dev.interlace.runtime.sql.QueryLimits limits);
+    dev.interlace.runtime.sql.QueryResult query(String sql, dev.interlace.runtime.sql.QueryLimits limits,
+            dev.interlace.runtime.sql.RowAllowance allowance);
+
+    /** A query whose rows are all granted: for callers that bound what they hold otherwise. */
+    default dev.interlace.runtime.sql.QueryResult query(String sql, dev.interlace.runtime.sql.QueryLimits limits) {
+        return query(sql, limits, dev.interlace.runtime.sql.RowAllowance.UNLIMITED);
+    }
 
     /**
      * Cancels every query running now and refuses every later one, each with

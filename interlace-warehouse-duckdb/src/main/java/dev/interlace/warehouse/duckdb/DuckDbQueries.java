@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.interlace.runtime.sql.QueryException;
 import dev.interlace.runtime.sql.QueryLimits;
+import dev.interlace.runtime.sql.RowAllowance;
 import dev.interlace.runtime.sql.QueryResult;
 import dev.interlace.runtime.warehouse.Queries;
 import java.io.IOException;
@@ -65,7 +66,7 @@ final class DuckDbQueries implements Queries {
      * query failed, was cancelled, or the rollback failed) is closed instead of reused.
      */
     @Override
-    public QueryResult query(String sql, QueryLimits limits) {
+    public QueryResult query(String sql, QueryLimits limits, RowAllowance allowance) {
         if (stopped) {
             throw shuttingDown();
         }
@@ -103,7 +104,7 @@ final class DuckDbQueries implements Queries {
             }, Math.max(1, limits.timeout().toMillis()), TimeUnit.MILLISECONDS);
             QueryResult result;
             try (ResultSet rows = statement.executeQuery(toRun)) {
-                result = collect(rows, limits, columnNames);
+                result = collect(rows, limits, columnNames, allowance);
             }
             deadline.cancel(false);
             statement.execute("ROLLBACK");
@@ -178,11 +179,16 @@ final class DuckDbQueries implements Queries {
         }
     }
 
+    /** Bytes of values granted at a time: a few asks for a large answer, one for a small one. */
+    private static final long ALLOWANCE_STEP = 64 * 1024;
+
     /**
      * Reads rows until the result ends, {@code maxRows} are read, or the values reach {@code maxAnswerBytes}; the
-     * columns are named {@code names} when given.
+     * columns are named {@code names} when given. Each row is granted by {@code allowance} before it is kept (its
+     * values are held meanwhile: one row at most).
      */
-    private static QueryResult collect(ResultSet rows, QueryLimits limits, List<String> names) throws SQLException {
+    private static QueryResult collect(ResultSet rows, QueryLimits limits, List<String> names,
+            RowAllowance allowance) throws SQLException {
         ResultSetMetaData meta = rows.getMetaData();
         List<QueryResult.ResultColumn> columns = new ArrayList<>();
         for (int i = 1; i <= meta.getColumnCount(); i++) {
@@ -192,6 +198,7 @@ final class DuckDbQueries implements Queries {
         }
         List<List<Object>> values = new ArrayList<>();
         long bytes = 0;
+        long granted = 0;
         while (rows.next()) {
             if (values.size() == limits.maxRows()) {
                 return new QueryResult(columns, values, true);
@@ -204,6 +211,14 @@ final class DuckDbQueries implements Queries {
                     return new QueryResult(columns, values, true);
                 }
                 row.add(value);
+            }
+            if (bytes > granted) {
+                long more = Math.max(ALLOWANCE_STEP, bytes - granted);
+                if (!allowance.admit(more)) {
+                    throw new QueryException(QueryException.Reason.OVERLOADED, "the server cannot hold this query's"
+                            + " answer now (" + values.size() + " rows read); retry shortly", null);
+                }
+                granted += more;
             }
             values.add(row);
         }

@@ -2,6 +2,7 @@ package dev.interlace.warehouse.duckdb;
 
 import dev.interlace.runtime.warehouse.AppendSteps;
 import dev.interlace.runtime.sql.QueryLimits;
+import dev.interlace.runtime.sql.RowAllowance;
 import dev.interlace.runtime.sql.QueryResult;
 import dev.interlace.runtime.stream.StreamDescriptor;
 import dev.interlace.runtime.warehouse.FlushRecord;
@@ -108,8 +109,8 @@ final class DuckDbWarehouse implements Warehouse {
     // ---------------------------------------------------------------- queries
 
     @Override
-    public QueryResult query(String sql, QueryLimits limits) {
-        return queries.query(sql, limits);
+    public QueryResult query(String sql, QueryLimits limits, RowAllowance allowance) {
+        return queries.query(sql, limits, allowance);
     }
 
     @Override

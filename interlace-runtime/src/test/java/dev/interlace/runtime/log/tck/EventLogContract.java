@@ -9,6 +9,7 @@ import dev.interlace.runtime.log.AppendResult.Status;
 import dev.interlace.runtime.log.LogEntry;
 import dev.interlace.runtime.log.LogSettings;
 import dev.interlace.runtime.log.LogUnavailableException;
+import dev.interlace.runtime.log.PayloadAllowance;
 import dev.interlace.runtime.log.QuarantineEntry;
 import dev.interlace.runtime.log.StreamHead;
 import dev.interlace.runtime.log.StreamLog;
@@ -333,6 +334,37 @@ public abstract class EventLogContract extends LogContractSupport {
                 .containsExactly(1L, 2L);
         assertThat(log.read(ORDERS.name(), 1, 100, big, Duration.ZERO)).singleElement()
                 .satisfies(entry -> assertThat(entry.payload()).isEqualTo(all.get(1).payload()));
+    }
+
+    @Test
+    void aReadWithAnAllowanceAsksForEachPayloadInOrderAndEndsBeforeTheFirstItRefuses() throws Exception {
+        StreamLog log = open();
+        append(log, ORDERS, event("a"), keyless("b".repeat(20_000)), event("c"));
+        append(log, ORDERS, quarantined("q1"), quarantined("q2"));
+        List<LogEntry> all = log.read(ORDERS.name(), 0, 100, Duration.ZERO);
+        long[] sizes = all.stream().mapToLong(entry -> entry.payload().length).toArray();
+
+        List<Long> asked = new ArrayList<>();
+        PayloadAllowance belowTheBigOne = length -> {
+            asked.add(length);
+            return length < 20_000;
+        };
+        assertThat(log.read(ORDERS.name(), 0, 100, Long.MAX_VALUE, belowTheBigOne)).extracting(LogEntry::offset)
+                .containsExactly(1L);
+        assertThat(asked).containsExactly(sizes[0], sizes[1]);
+        assertThat(log.read(ORDERS.name(), 1, 100, Long.MAX_VALUE, belowTheBigOne)).isEmpty();
+        assertThat(log.read(ORDERS.name(), 2, 100, Long.MAX_VALUE, belowTheBigOne)).extracting(LogEntry::offset)
+                .containsExactly(3L);
+        assertThat(log.read(ORDERS.name(), 0, 100, Long.MAX_VALUE, PayloadAllowance.UNLIMITED))
+                .extracting(LogEntry::offset).containsExactly(1L, 2L, 3L);
+
+        // The newest are kept: the list ends before the first (going back) that is refused.
+        assertThat(log.latest(ORDERS.name(), 10, Long.MAX_VALUE, belowTheBigOne)).extracting(LogEntry::offset)
+                .containsExactly(3L);
+        assertThat(log.readQuarantine(ORDERS.name(), 0, 10, Long.MAX_VALUE, length -> false)).isEmpty();
+        int[] quarantineAsks = {0};
+        assertThat(log.readQuarantine(ORDERS.name(), 0, 10, Long.MAX_VALUE, length -> ++quarantineAsks[0] < 2))
+                .extracting(QuarantineEntry::seq).containsExactly(1L);
     }
 
     @Test

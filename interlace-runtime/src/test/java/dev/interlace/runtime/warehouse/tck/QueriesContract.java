@@ -17,6 +17,7 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -25,7 +26,8 @@ import org.junit.jupiter.api.Test;
  * <p>It specifies that a query answers its columns and rows; that no text can change the warehouse (a write, DDL or
  * several statements are refused with {@link Reason#NOT_READ_ONLY} or {@link Reason#INVALID_SQL} and nothing changed);
  * that a failing query is {@link Reason#FAILED}; that answers are cut at the row and byte limits and say
- * {@code truncated}; that a query past its timeout is cancelled ({@link Reason#TIMED_OUT}) and the warehouse keeps
+ * {@code truncated}; that rows are granted by the caller's allowance before they are kept, a refusal ending the query
+ * ({@link Reason#OVERLOADED}); that a query past its timeout is cancelled ({@link Reason#TIMED_OUT}) and the warehouse keeps
  * answering; and that {@code tablesReadBy} and {@code replaceTables} see through joins, CTEs and subqueries.
  *
  * <p>Run it through {@link WarehouseContract}, which a backend extends; it is abstract so that it runs only there.
@@ -116,6 +118,33 @@ public abstract class QueriesContract extends WarehouseContractSupport {
         assertThat(cut.truncated()).isTrue();
         assertThat(cut.rows()).hasSizeLessThan(100);
         assertThat(cut.rows().size() * 1_000L).as("about the byte limit").isLessThanOrEqualTo(10_000);
+    }
+
+    @Test
+    void rowsAreGrantedBeforeTheyAreKeptAndARefusalEndsTheQueryAsOverloaded() {
+        Warehouse warehouse = open();
+        fill(warehouse, ORDERS, orders(1, 100));
+        String wide = "SELECT repeat('x', 10000) AS wide FROM streams.orders";
+        QueryLimits limits = new QueryLimits(1_000, 16L << 20, QUERY_TIMEOUT, 1);
+        AtomicLong asked = new AtomicLong();
+
+        QueryResult whole = warehouse.query(wide, limits, bytes -> asked.addAndGet(bytes) > 0);
+        assertThat(whole.rows()).hasSize(100);
+        assertThat(asked.get()).as("every kept byte was asked for").isGreaterThanOrEqualTo(100 * 10_000L);
+
+        AtomicLong granted = new AtomicLong();
+        QueryException refused = catchThrowableOfType(QueryException.class, () -> warehouse.query(wide, limits,
+                bytes -> {
+                    if (granted.get() + bytes > 200_000) {
+                        return false;
+                    }
+                    granted.addAndGet(bytes);
+                    return true;
+                }));
+        assertThat(refused).isNotNull();
+        assertThat(refused.reason()).isEqualTo(Reason.OVERLOADED);
+        assertThat(granted.get()).as("nothing past the refusal was granted").isLessThanOrEqualTo(200_000);
+        assertThat(warehouse.query("SELECT 1::BIGINT AS one", 10, QUERY_TIMEOUT).rows()).containsExactly(List.of(1L));
     }
 
     @Test
