@@ -35,6 +35,10 @@ final class Membership implements AutoCloseable {
     private final Consumer<TopicPartition> assigned;
     private final Consumer<TopicPartition> revoked;
     private final Thread thread;
+    private final Duration sessionTimeout;
+    /** The group coordinator's answers to this member: heartbeats, joins and syncs. */
+    private final Answers coordinator = new Answers("consumer-coordinator-metrics", "heartbeat-total", "join-total",
+            "sync-total");
     private volatile boolean subscriptionChanged;
     private volatile boolean running = true;
 
@@ -53,6 +57,7 @@ final class Membership implements AutoCloseable {
         this.consumer = new KafkaConsumer<>(properties, new ByteArrayDeserializer(), new ByteArrayDeserializer());
         this.assigned = assigned;
         this.revoked = revoked;
+        this.sessionTimeout = sessionTimeout;
         this.thread = new Thread(this::run, "interlace-kafka-membership");
         this.thread.setDaemon(true);
         this.thread.start();
@@ -66,10 +71,28 @@ final class Membership implements AutoCloseable {
         }
     }
 
+    /**
+     * How long the group coordinator has answered none of this member's heartbeats, joins or syncs (they go every
+     * quarter of the session timeout); 0 before the node registers a stream, when it is no member yet.
+     */
+    long silentNanos() {
+        return topics.isEmpty() ? 0 : coordinator.silentNanos();
+    }
+
+    /**
+     * Whether the group coordinator answered this member within the session timeout, so that the partitions the
+     * member holds may still be its own. A member cut off from the coordinator keeps its partitions until it hears
+     * from the coordinator again, long after the group gave them to others.
+     */
+    boolean live() {
+        return silentNanos() < sessionTimeout.toNanos();
+    }
+
     private void run() {
         ConsumerRebalanceListener listener = new ConsumerRebalanceListener() {
             @Override
             public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
+                coordinator.answered();
                 consumer.pause(partitions);
                 partitions.forEach(assigned);
             }
@@ -91,6 +114,7 @@ final class Membership implements AutoCloseable {
                     consumer.subscribe(Set.copyOf(topics), listener);
                 }
                 if (topics.isEmpty()) {
+                    coordinator.answered(); // no member yet: the silence counts from the first subscription
                     synchronized (topics) {
                         topics.wait(200); // no stream registered yet: nothing to be a member for
                     }
@@ -101,6 +125,7 @@ final class Membership implements AutoCloseable {
                 } catch (WakeupException wakeup) {
                     // a new topic to subscribe to, or closing
                 }
+                coordinator.observe(consumer::metrics);
             }
         } catch (RuntimeException e) {
             if (running) {

@@ -34,6 +34,8 @@ final class Tailer implements AutoCloseable {
     private volatile boolean assignmentChanged;
     private volatile boolean running = true;
     private volatile RuntimeException failure;
+    /** The brokers' answers to this node's fetches (every 100 ms while idle: {@code fetch.max.wait.ms}). */
+    private final Answers fetches = new Answers("consumer-fetch-manager-metrics", "fetch-total");
 
     Tailer(String bootstrap, String clientId, Consumer<ConsumerRecord<byte[], byte[]>> sink) {
         Properties properties = new Properties();
@@ -56,6 +58,11 @@ final class Tailer implements AutoCloseable {
             assignmentChanged = true;
             consumer.wakeup();
         }
+    }
+
+    /** How long the brokers have answered none of this node's fetches of the log's topics. */
+    long silentNanos() {
+        return fetches.silentNanos();
     }
 
     /** Waits until every partition of {@code ends} has been read up to its end offset. */
@@ -105,6 +112,7 @@ final class Tailer implements AutoCloseable {
                     for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(200))) {
                         sink.accept(record);
                     }
+                    fetches.observe(consumer::metrics);
                     for (TopicPartition partition : consumer.assignment()) {
                         positions.put(partition, consumer.position(partition, Duration.ofSeconds(10)));
                     }

@@ -259,7 +259,7 @@ class SequencerFencingTest {
             opened.add(plain);
             context = new Sequencer.Context(KafkaCluster.shared().bootstrap(), "http://" + name, topics, tailer,
                     new PublishStore(), SETTINGS, NOTHING_FLUSHED, Clock.systemUTC(), () -> { }, appended,
-                    Runnable::run, fencing, readers, indexes, () -> plain);
+                    Runnable::run, fencing, readers, indexes, () -> plain, Sequencer.TakeoverGuard.NONE);
         }
 
         /** Takes the stream over and waits until the sequencer serves. */
