@@ -37,8 +37,7 @@ final class Membership implements AutoCloseable {
     private final Thread thread;
     private final Duration sessionTimeout;
     /** The group coordinator's answers to this member: heartbeats, joins and syncs. */
-    private final Answers coordinator = new Answers("consumer-coordinator-metrics", "heartbeat-total", "join-total",
-            "sync-total");
+    private final Answers coordinator;
     private volatile boolean subscriptionChanged;
     private volatile boolean running = true;
 
@@ -55,6 +54,8 @@ final class Membership implements AutoCloseable {
                 CooperativeStickyAssignor.class.getName());
         properties.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
         this.consumer = new KafkaConsumer<>(properties, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+        this.coordinator = new Answers(consumer::metrics, "consumer-coordinator-metrics", "heartbeat-total",
+                "join-total", "sync-total");
         this.assigned = assigned;
         this.revoked = revoked;
         this.sessionTimeout = sessionTimeout;
@@ -125,7 +126,7 @@ final class Membership implements AutoCloseable {
                 } catch (WakeupException wakeup) {
                     // a new topic to subscribe to, or closing
                 }
-                coordinator.observe(consumer::metrics);
+                coordinator.observe();
             }
         } catch (RuntimeException e) {
             if (running) {

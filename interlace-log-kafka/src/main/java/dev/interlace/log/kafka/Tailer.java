@@ -35,7 +35,7 @@ final class Tailer implements AutoCloseable {
     private volatile boolean running = true;
     private volatile RuntimeException failure;
     /** The brokers' answers to this node's fetches (every 100 ms while idle: {@code fetch.max.wait.ms}). */
-    private final Answers fetches = new Answers("consumer-fetch-manager-metrics", "fetch-total");
+    private final Answers fetches;
 
     Tailer(String bootstrap, String clientId, Consumer<ConsumerRecord<byte[], byte[]>> sink) {
         Properties properties = new Properties();
@@ -46,6 +46,7 @@ final class Tailer implements AutoCloseable {
         properties.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         properties.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, "100");
         this.consumer = new KafkaConsumer<>(properties, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+        this.fetches = new Answers(consumer::metrics, "consumer-fetch-manager-metrics", "fetch-total");
         this.sink = sink;
         this.thread = new Thread(this::run, "interlace-kafka-tailer");
         this.thread.setDaemon(true);
@@ -112,7 +113,7 @@ final class Tailer implements AutoCloseable {
                     for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(200))) {
                         sink.accept(record);
                     }
-                    fetches.observe(consumer::metrics);
+                    fetches.observe();
                     for (TopicPartition partition : consumer.assignment()) {
                         positions.put(partition, consumer.position(partition, Duration.ofSeconds(10)));
                     }
