@@ -71,9 +71,9 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
     private static final Logger LOG = Logger.getLogger(KafkaStreamLog.class.getName());
     private static final Duration CATCH_UP_TIMEOUT = Duration.ofSeconds(60);
     private static final long OPERATION_SECONDS = 30;
-    private static final long HOLDER_CACHE_NANOS = TimeUnit.SECONDS.toNanos(1);
+    private static final long HOLDER_CACHE_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
     /** How often a request waiting for this node's sequencer of its stream asks who holds the stream. */
-    private static final long HOLDER_LOOK_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
+    private static final long HOLDER_LOOK_NANOS = TimeUnit.MILLISECONDS.toNanos(250);
     /** How often a node that may sequence streams looks whether its standby segments need new keys. */
     private static final Duration STANDBY_PERIOD = Duration.ofSeconds(5);
 
@@ -399,7 +399,9 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
         return confirm ? coordinatorRefusal(stream) : null;
     }
 
-    /** Why the sequencer group's coordinator does not confirm now that the group assigns {@code stream} here, or null. */
+    /**
+     * Why the sequencer group's coordinator does not confirm now that the group assigns {@code stream} here, or null.
+     */
     private String coordinatorRefusal(String stream) {
         String topic = topics.events(stream).topic();
         ConsumerGroupDescription group;
@@ -434,7 +436,7 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
 
     /**
      * This node's active sequencer of {@code stream}, waiting up to the sequencer wait for a takeover under way; as
-     * soon as the sequencer group's coordinator says that another node holds the stream (asked twice a second while
+     * soon as the sequencer group's coordinator says that another node holds the stream (asked every 250 ms while
      * this node has no active sequencer of it), {@link NoSequencerException} naming that node, so that the request is
      * forwarded there rather than held for the whole wait (a stream handed over in a rebalance, a node back from a
      * partition whose stream the group gave away).
