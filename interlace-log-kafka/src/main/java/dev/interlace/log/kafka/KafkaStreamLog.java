@@ -487,7 +487,7 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
             if (System.nanoTime() >= nextHolderLook) {
                 // Outside the lock: the coordinator may take its time to answer.
                 Optional<String> holder = holder(stream);
-                if (holder.isPresent()) {
+                if (holder.isPresent() && !holder.get().equals(kafka.nodeUrl())) { // not this node's, just activated
                     throw new NoSequencerException(stream, "stream " + stream + " is sequenced by " + holder.get()
                             + ", not by this node (" + kafka.nodeUrl() + ")", 1);
                 }
