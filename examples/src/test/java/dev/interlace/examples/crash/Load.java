@@ -45,6 +45,8 @@ public final class Load {
     private final AtomicLong requests = new AtomicLong();
     private final AtomicLong acknowledgedEvents = new AtomicLong();
     private final AtomicLong unanswered = new AtomicLong();
+    /** When each 200 came ({@link System#nanoTime}), in the order they came. */
+    private final java.util.Queue<Long> acknowledgedAt = new java.util.concurrent.ConcurrentLinkedQueue<>();
     private final Map<String, Integer> errors = new ConcurrentHashMap<>();
     private final Map<String, Integer> refusals = new ConcurrentHashMap<>();
     private volatile boolean stopped;
@@ -245,6 +247,7 @@ public final class Load {
                     accepted > 0 ? requestId : null);
         }
         acknowledgedEvents.addAndGet(keys.size());
+        acknowledgedAt.add(System.nanoTime());
         return true;
     }
 
@@ -298,6 +301,7 @@ public final class Load {
             ledger.acknowledge(keys.get(i), last - (keys.size() - 1 - i), requestId);
         }
         acknowledgedEvents.addAndGet(keys.size());
+        acknowledgedAt.add(System.nanoTime());
         return true;
     }
 
@@ -311,6 +315,11 @@ public final class Load {
             Thread.sleep(5);
         }
         return true;
+    }
+
+    /** When each 200 came, as {@link System#nanoTime} values in the order they came. */
+    public List<Long> acknowledgedAt() {
+        return List.copyOf(acknowledgedAt);
     }
 
     /** Waits for every client to finish; true when all did within {@code timeout}. */

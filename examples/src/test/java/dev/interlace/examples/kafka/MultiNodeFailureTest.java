@@ -3,10 +3,8 @@ package dev.interlace.examples.kafka;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.interlace.examples.crash.DurabilityOracle;
 import dev.interlace.examples.crash.Ledger;
 import dev.interlace.examples.crash.Load;
-import dev.interlace.log.kafka.StreamTopic;
 import dev.interlace.log.kafka.testing.KafkaCluster;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -38,7 +36,7 @@ import org.junit.jupiter.api.io.TempDir;
  * sequence the streams and take the publishes (forwarding each to the stream's sequencer, signed with the cluster
  * secret); one of {@code --role warehouse} flushes them into DuckDB. The brokers start once for the class.
  *
- * <p>The oracle is the SQLite crash tests' ({@link DurabilityOracle}), fed by publishers ({@link Load#failover}) that
+ * <p>The oracle ({@link KafkaOracle}, the SQLite crash tests') is fed by publishers ({@link Load#failover}) that
  * spread random keys over the nodes and retry every failed or unanswered request on the other node: every
  * acknowledged key is stored exactly once (in the stream's topic, and in {@code streams.orders} of the warehouse),
  * at the offset its 200 reported; offsets are dense from 1 to the head; re-publishing any acknowledged key on any
@@ -158,7 +156,7 @@ class MultiNodeFailureTest {
         assertThat(node.await("/health/ready", body -> body.path("status").asText().equals("ready"))
                 .get("status").asText()).isEqualTo("ready");
 
-        Findings findings = oracle(ledger, List.of(node), null);
+        KafkaOracle.Findings findings = oracle(ledger, List.of(node), null);
         assertThat(findings.problems()).as(findings.toString()).isEmpty();
     }
 
@@ -222,7 +220,7 @@ class MultiNodeFailureTest {
                 + " events acknowledged, " + load.unanswered() + " unanswered, refused " + load.refusals()
                 + ", errors " + load.errors());
 
-        Findings findings = oracle(ledger, nodes.republishOn(), nodes.warehouse());
+        KafkaOracle.Findings findings = oracle(ledger, nodes.republishOn(), nodes.warehouse());
         phase("oracle done");
         nodes.printWarnings();
         System.out.println(findings);
@@ -264,7 +262,7 @@ class MultiNodeFailureTest {
             assertThat(load.awaitEnd(Duration.ofSeconds(60))).as("the publishers stop").isTrue();
         }
         phase("negative control: publishers stopped");
-        Findings findings = oracle(ledger, nodes.republishOn(), nodes.warehouse());
+        KafkaOracle.Findings findings = oracle(ledger, nodes.republishOn(), nodes.warehouse());
         phase("negative control: oracle done");
         System.out.println("negative control: " + findings);
         assertThat(findings.problems()).as("the oracle must catch a paused holder that nobody fenced").isNotEmpty();
@@ -394,82 +392,9 @@ class MultiNodeFailureTest {
 
     // ================================================================== oracle
 
-    /** What the oracle found, by copy checked. */
-    record Findings(Map<String, String> reports, List<String> problems) {
-        @Override
-        public String toString() {
-            StringBuilder text = new StringBuilder();
-            reports.forEach((what, report) -> text.append(what).append(": ").append(report).append('\n'));
-            return text.toString();
-        }
-    }
-
-    /**
-     * Checks the stream's topic and, when {@code warehouse} is given, its {@code streams.orders} (once it has caught
-     * up with the head) against the ledger, then re-publishes every acknowledged key on each of {@code nodes}.
-     */
-    private Findings oracle(Ledger ledger, List<ServeNode> nodes, ServeNode warehouse) throws Exception {
-        Map<String, String> reports = new LinkedHashMap<>();
-        List<String> problems = new ArrayList<>(ledger.anomalies());
-        // A node that does not sequence the stream knows its head from tailing the topic, a moment behind the
-        // sequencer's answers: the head is read once that node has seen every acknowledged offset.
-        long acknowledgedHead = ledger.acknowledged().values().stream().mapToLong(Ledger.Ack::offset).max().orElse(0);
-        long head = nodes.get(0).await("/streams/orders", body -> body.path("head").asLong() >= acknowledgedHead)
-                .get("head").asLong();
-
-        List<DurabilityOracle.StoredEvent> topic = new ArrayList<>();
-        for (StreamTopic.Event event : StreamTopic.read(cluster.bootstrap(), prefix, "orders")) {
-            topic.add(new DurabilityOracle.StoredEvent(event.offset(), event.key(), event.requestId(),
-                    ServeNode.JSON.readTree(event.payload()).path("order_id").asText(null)));
-        }
-        report(reports, problems, "topic " + prefix + "orders",
-                DurabilityOracle.checkEvents(ledger, "the topic", topic, head, null));
-
-        if (warehouse != null) {
-            JsonNode stream = warehouse.await("/streams/orders", body -> body.path("watermark").asLong() >= head);
-            if (stream.path("watermark").asLong() < head) {
-                problems.add("the warehouse did not catch up with head " + head + ": " + stream);
-            }
-            report(reports, problems, "streams.orders at " + warehouse.uri,
-                    DurabilityOracle.checkEvents(ledger, "streams.orders", warehouseRows(warehouse), head, null));
-        }
-        for (ServeNode node : nodes) {
-            try {
-                report(reports, problems, "re-published at " + node.uri,
-                        DurabilityOracle.republished(ledger, node.uri, random));
-            } catch (IllegalStateException refused) {
-                // A re-publish that is not answered 200 breaks the contract too (the stream may be corrupt).
-                reports.put("re-published at " + node.uri, refused.getMessage());
-                problems.add("re-publishing at " + node.uri + ": " + refused.getMessage());
-            }
-        }
-        return new Findings(reports, problems);
-    }
-
-    private static void report(Map<String, String> reports, List<String> problems, String what,
-            DurabilityOracle.Report report) {
-        reports.put(what, report.toString());
-        if (!report.isClean()) {
-            problems.add(what + ": " + report);
-        }
-    }
-
-    /** Every row of {@code streams.orders}, read through {@code /sql} a page at a time. */
-    private static List<DurabilityOracle.StoredEvent> warehouseRows(ServeNode warehouse) {
-        List<DurabilityOracle.StoredEvent> rows = new ArrayList<>();
-        int page = 10_000;
-        for (int from = 0; ; from += page) {
-            ServeNode.Response answer = warehouse.sql("SELECT _offset, order_id, _request_id FROM streams.orders"
-                    + " ORDER BY _offset, order_id LIMIT " + page + " OFFSET " + from);
-            assertThat(answer.status()).as(String.valueOf(answer.body())).isEqualTo(200);
-            for (JsonNode row : answer.body().get("rows")) {
-                rows.add(new DurabilityOracle.StoredEvent(row.get(0).asLong(), row.get(1).asText(),
-                        row.get(2).asText(), row.get(1).asText()));
-            }
-            if (answer.body().get("rows").size() < page) {
-                return rows;
-            }
-        }
+    /** See {@link KafkaOracle#check}. */
+    private KafkaOracle.Findings oracle(Ledger ledger, List<ServeNode> nodes, ServeNode warehouse) throws Exception {
+        return new KafkaOracle(cluster.bootstrap(), prefix, random).check(ledger, nodes, warehouse);
     }
 
     // ================================================================== helpers

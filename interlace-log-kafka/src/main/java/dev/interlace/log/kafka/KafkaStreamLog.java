@@ -40,11 +40,13 @@ import java.util.logging.Level;
 import java.util.logging.Logger;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.ConsumerGroupDescription;
+import org.apache.kafka.clients.admin.DescribeConsumerGroupsOptions;
 import org.apache.kafka.clients.admin.MemberDescription;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.GroupState;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -70,7 +72,9 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
     private static final Logger LOG = Logger.getLogger(KafkaStreamLog.class.getName());
     private static final Duration CATCH_UP_TIMEOUT = Duration.ofSeconds(60);
     private static final long OPERATION_SECONDS = 30;
-    private static final long HOLDER_CACHE_NANOS = TimeUnit.SECONDS.toNanos(1);
+    private static final long HOLDER_CACHE_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
+    /** How often a request waiting for this node's sequencer of its stream asks who holds the stream. */
+    private static final long HOLDER_LOOK_NANOS = TimeUnit.MILLISECONDS.toNanos(250);
     /** How often a node that may sequence streams looks whether its standby segments need new keys. */
     private static final Duration STANDBY_PERIOD = Duration.ofSeconds(5);
     /** How many old publish records one round of a trim removes: what a trim holds in memory at once. */
@@ -174,7 +178,7 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
         this.indexes = new SequencerIndexes(kafka.indexDirectory(), settings.dedup(), SegmentListener.NONE, clock);
         this.context = new Sequencer.Context(kafka.bootstrap(), kafka.nodeUrl(), topics, tailer, publishes, settings,
                 watermarks, clock, this::sequencersChanged, this::appended, acknowledger, fencing, readers, indexes,
-                this::plainProducer);
+                this::plainProducer, this::takeoverRefusal);
         this.membership = !kafka.sequences() ? null : new Membership(kafka.bootstrap(), topics.sequencerGroup(),
                 kafka.nodeUrl(), kafka.sessionTimeout(), this::assigned, this::revoked);
         if (kafka.sequences()) {
@@ -320,6 +324,7 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
             return;
         }
         assignedHere.add(route.stream());
+        LOG.info("the sequencer group assigns stream " + route.stream() + " to this node (" + kafka.nodeUrl() + ")");
         Sequencer sequencer = new Sequencer(view(route.stream()), context);
         Sequencer previous = sequencers.put(route.stream(), sequencer);
         if (previous != null) {
@@ -334,6 +339,8 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
             return;
         }
         assignedHere.remove(route.stream());
+        LOG.info("the sequencer group takes stream " + route.stream() + " away from this node (" + kafka.nodeUrl()
+                + ")");
         if (context.fencing() == Sequencer.Fencing.NONE_NEGATIVE_CONTROL) {
             LOG.warning("negative control: this node keeps sequencing stream " + route.stream()
                     + " although the sequencer group took it away");
@@ -362,7 +369,7 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
                 long fenced = sequencer.fencedNanosAgo();
                 if (!closed && fenced > kafka.sessionTimeout().toNanos()
                         && sequencer.state() == Sequencer.State.STOPPED && assignedHere.contains(entry.getKey())) {
-                    Sequencer again = new Sequencer(view(entry.getKey()), context);
+                    Sequencer again = new Sequencer(view(entry.getKey()), context, true);
                     if (sequencers.replace(entry.getKey(), sequencer, again)) {
                         LOG.warning("the sequencer of stream " + entry.getKey() + " was fenced "
                                 + TimeUnit.NANOSECONDS.toMillis(fenced) + " ms ago by a holder the sequencer group"
@@ -378,13 +385,67 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
         }
     }
 
+    /**
+     * Why this node must not take {@code stream} over now, or null (see {@link Sequencer.TakeoverGuard}): the group
+     * must assign the stream here, and its coordinator must have answered this member within the session timeout
+     * (a member cut off from it keeps its partitions until it hears from it again, long after the group gave them
+     * to another node); with {@code confirm}, the coordinator must also say so now.
+     */
+    private String takeoverRefusal(String stream, boolean confirm) {
+        if (closed || membership == null || !assignedHere.contains(stream)) {
+            return "the sequencer group does not assign stream " + stream + " to this node (" + kafka.nodeUrl() + ")";
+        }
+        if (!membership.live()) {
+            return "the sequencer group's coordinator has not answered this node for "
+                    + TimeUnit.NANOSECONDS.toSeconds(membership.silentNanos()) + " s (cut off from the brokers, or"
+                    + " the brokers stopped): the group may have given stream " + stream + " to another node, and"
+                    + " this node takes it over only once the group says it is still its own";
+        }
+        return confirm ? coordinatorRefusal(stream) : null;
+    }
+
+    /**
+     * Why the sequencer group's coordinator does not confirm now that the group assigns {@code stream} here, or null.
+     */
+    private String coordinatorRefusal(String stream) {
+        String topic = topics.events(stream).topic();
+        ConsumerGroupDescription group;
+        try {
+            group = admin.describeConsumerGroups(List.of(topics.sequencerGroup()),
+                    new DescribeConsumerGroupsOptions().timeoutMs(2_000)).all().get(3, TimeUnit.SECONDS)
+                    .get(topics.sequencerGroup());
+        } catch (ExecutionException | TimeoutException | KafkaException e) {
+            return "the sequencer group's coordinator did not say who holds stream " + stream + ": " + e;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return "interrupted while asking the sequencer group who holds stream " + stream;
+        }
+        if (group.groupState() != GroupState.STABLE) {
+            return "the sequencer group is rebalancing (" + group.groupState() + "): this node takes stream "
+                    + stream + " over once the group says it is its own";
+        }
+        for (MemberDescription member : group.members()) {
+            if (member.assignment().topicPartitions().stream().anyMatch(partition -> partition.topic().equals(topic))) {
+                return member.clientId().equals(kafka.nodeUrl()) ? null : "the sequencer group assigns stream "
+                        + stream + " to " + member.clientId() + ", not to this node (" + kafka.nodeUrl() + ")";
+            }
+        }
+        return "the sequencer group assigns stream " + stream + " to no node right now";
+    }
+
     private void sequencersChanged() {
         synchronized (sequencerChanges) {
             sequencerChanges.notifyAll();
         }
     }
 
-    /** This node's active sequencer of {@code stream}, waiting up to the sequencer wait for a takeover under way. */
+    /**
+     * This node's active sequencer of {@code stream}, waiting up to the sequencer wait for a takeover under way; as
+     * soon as the sequencer group's coordinator says that another node holds the stream (asked every 250 ms while
+     * this node has no active sequencer of it), {@link NoSequencerException} naming that node, so that the request is
+     * forwarded there rather than held for the whole wait (a stream handed over in a rebalance, a node back from a
+     * partition whose stream the group gave away).
+     */
     private Sequencer activeSequencer(String stream) {
         if (closed) {
             throw new LogUnavailableException("the log is closed");
@@ -395,9 +456,11 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
                     .orElse("no node sequences stream " + stream + " right now, and this node (" + kafka.nodeUrl()
                             + ", --role warehouse) sequences no stream"), 1);
         }
-        long deadline = System.nanoTime() + kafka.sequencerWait().toNanos();
-        synchronized (sequencerChanges) {
-            while (true) {
+        long started = System.nanoTime();
+        long deadline = started + kafka.sequencerWait().toNanos();
+        long nextHolderLook = started + HOLDER_LOOK_NANOS;
+        while (true) {
+            synchronized (sequencerChanges) {
                 Sequencer sequencer = sequencers.get(stream);
                 if (sequencer != null && sequencer.state() == Sequencer.State.ACTIVE) {
                     return sequencer;
@@ -426,6 +489,15 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
                     throw new LogUnavailableException("interrupted while waiting for the sequencer of " + stream, e);
                 }
             }
+            if (System.nanoTime() >= nextHolderLook) {
+                // Outside the lock: the coordinator may take its time to answer.
+                Optional<String> holder = holder(stream);
+                if (holder.isPresent() && !holder.get().equals(kafka.nodeUrl())) { // not this node's, just activated
+                    throw new NoSequencerException(stream, "stream " + stream + " is sequenced by " + holder.get()
+                            + ", not by this node (" + kafka.nodeUrl() + ")", 1);
+                }
+                nextHolderLook = System.nanoTime() + HOLDER_LOOK_NANOS;
+            }
         }
     }
 
@@ -446,8 +518,9 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
     /** Which member of the sequencer group holds each stream topic, by its client id (the node's URL). */
     private Map<String, String> readHolders() {
         try {
-            ConsumerGroupDescription group = admin.describeConsumerGroups(List.of(topics.sequencerGroup()))
-                    .all().get(2, TimeUnit.SECONDS).get(topics.sequencerGroup());
+            ConsumerGroupDescription group = admin.describeConsumerGroups(List.of(topics.sequencerGroup()),
+                    new DescribeConsumerGroupsOptions().timeoutMs(2_000)).all().get(2, TimeUnit.SECONDS)
+                    .get(topics.sequencerGroup());
             Map<String, String> byTopic = new TreeMap<>();
             for (MemberDescription member : group.members()) {
                 member.assignment().topicPartitions().forEach(partition ->
@@ -752,6 +825,10 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
         if (closed) {
             return new Health(false, "the log is closed");
         }
+        String silence = silence();
+        if (silence != null) {
+            return new Health(false, silence);
+        }
         for (Sequencer sequencer : sequencers.values()) {
             String stall = sequencer.stall();
             if (stall != null) {
@@ -762,6 +839,29 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
             }
         }
         return Health.ok();
+    }
+
+    /**
+     * Why the cluster does not seem to answer this node, whatever it is asked to do: the sequencer group's
+     * coordinator silent for {@link Sequencer#STALL_NANOS} (heartbeats go every quarter of the session timeout), or
+     * the brokers silent to the tailer's reads as long (they answer an idle read every 100 ms); null while both
+     * answer.
+     */
+    private String silence() {
+        long silent = membership == null ? 0 : membership.silentNanos();
+        if (silent > Sequencer.STALL_NANOS) {
+            return "the Kafka cluster has not answered this node's membership of the sequencer group for "
+                    + TimeUnit.NANOSECONDS.toSeconds(silent) + " s (cut off from the brokers, or the brokers stopped):"
+                    + " the group gives its streams to other nodes, and it takes none over until it hears from the"
+                    + " group again";
+        }
+        silent = tailer.silentNanos();
+        if (silent > Sequencer.STALL_NANOS) {
+            return "the Kafka cluster has not answered this node's reads of the log for "
+                    + TimeUnit.NANOSECONDS.toSeconds(silent) + " s (cut off from the brokers, or the brokers stopped):"
+                    + " what it answers from the log may be behind";
+        }
+        return null;
     }
 
     // ================================================================== ConsumerGroups

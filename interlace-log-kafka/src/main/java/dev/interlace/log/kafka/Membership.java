@@ -35,6 +35,9 @@ final class Membership implements AutoCloseable {
     private final Consumer<TopicPartition> assigned;
     private final Consumer<TopicPartition> revoked;
     private final Thread thread;
+    private final Duration sessionTimeout;
+    /** The group coordinator's answers to this member: heartbeats, joins and syncs. */
+    private final Answers coordinator;
     private volatile boolean subscriptionChanged;
     private volatile boolean running = true;
 
@@ -51,8 +54,11 @@ final class Membership implements AutoCloseable {
                 CooperativeStickyAssignor.class.getName());
         properties.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
         this.consumer = new KafkaConsumer<>(properties, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+        this.coordinator = new Answers(consumer::metrics, "consumer-coordinator-metrics", "heartbeat-total",
+                "join-total", "sync-total");
         this.assigned = assigned;
         this.revoked = revoked;
+        this.sessionTimeout = sessionTimeout;
         this.thread = new Thread(this::run, "interlace-kafka-membership");
         this.thread.setDaemon(true);
         this.thread.start();
@@ -66,10 +72,28 @@ final class Membership implements AutoCloseable {
         }
     }
 
+    /**
+     * How long the group coordinator has answered none of this member's heartbeats, joins or syncs (they go every
+     * quarter of the session timeout); 0 before the node registers a stream, when it is no member yet.
+     */
+    long silentNanos() {
+        return topics.isEmpty() ? 0 : coordinator.silentNanos();
+    }
+
+    /**
+     * Whether the group coordinator answered this member within the session timeout, so that the partitions the
+     * member holds may still be its own. A member cut off from the coordinator keeps its partitions until it hears
+     * from the coordinator again, long after the group gave them to others.
+     */
+    boolean live() {
+        return silentNanos() < sessionTimeout.toNanos();
+    }
+
     private void run() {
         ConsumerRebalanceListener listener = new ConsumerRebalanceListener() {
             @Override
             public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
+                coordinator.answered();
                 consumer.pause(partitions);
                 partitions.forEach(assigned);
             }
@@ -91,6 +115,7 @@ final class Membership implements AutoCloseable {
                     consumer.subscribe(Set.copyOf(topics), listener);
                 }
                 if (topics.isEmpty()) {
+                    coordinator.answered(); // no member yet: the silence counts from the first subscription
                     synchronized (topics) {
                         topics.wait(200); // no stream registered yet: nothing to be a member for
                     }
@@ -101,6 +126,7 @@ final class Membership implements AutoCloseable {
                 } catch (WakeupException wakeup) {
                     // a new topic to subscribe to, or closing
                 }
+                coordinator.observe();
             }
         } catch (RuntimeException e) {
             if (running) {

@@ -84,12 +84,31 @@ final class Sequencer {
      *     dependent stages (building the answers) run there, not before the next transaction
      * @param fencing {@link Fencing#TRANSACTIONAL} always, except in the negative control of the fencing test
      * @param plainProducer the node's producer outside any transaction, for the publish records of settled retries
+     * @param guard says whether this node may take a stream over now
      */
     record Context(String bootstrap, String nodeUrl, Topics topics, Tailer tailer, PublishStore publishes,
             LogSettings settings, Watermarks watermarks, Clock clock, Runnable stateChanged,
             java.util.function.Consumer<String> appended, java.util.concurrent.Executor acknowledger,
             Fencing fencing, Readers readers, SequencerIndexes indexes,
-            java.util.function.Supplier<KafkaProducer<byte[], byte[]>> plainProducer) {}
+            java.util.function.Supplier<KafkaProducer<byte[], byte[]>> plainProducer, TakeoverGuard guard) {}
+
+    /**
+     * Whether this node may take a stream over now. A takeover fences whoever holds the stream, so only the node the
+     * sequencer group assigns the stream to may take it; a node that was cut off from the cluster still believes it
+     * holds its streams until it hears from the group again, and its takeover would fence the rightful holder.
+     */
+    @FunctionalInterface
+    interface TakeoverGuard {
+        /** Takes over whenever asked: for tests of the sequencer alone, outside any group. */
+        TakeoverGuard NONE = (stream, confirm) -> null;
+
+        /**
+         * Why this node must not take {@code stream} over now (it then waits and asks again), or null when it may;
+         * with {@code confirm}, the group's coordinator is asked whether the group assigns it here, rather than
+         * trusting the assignment this node last heard of.
+         */
+        String refusal(String stream, boolean confirm);
+    }
 
     /** How a sequencer keeps an earlier holder of its stream from writing. */
     enum Fencing {
@@ -156,10 +175,25 @@ final class Sequencer {
     private final KeyBlockTopic keyBlocks;
     /** The stream's deduplication index while this sequencer serves a keyed stream; its thread's alone. */
     private volatile DedupIndex dedup;
+    /**
+     * Whether the next takeover must be confirmed by the group's coordinator (see {@link TakeoverGuard}): every one
+     * but the first of a sequencer started for an assignment the group just made. Its thread's alone.
+     */
+    private boolean confirmTakeover;
 
+    /** The sequencer of a stream the sequencer group just assigned to this node. */
     Sequencer(StreamView view, Context context) {
+        this(view, context, false);
+    }
+
+    /**
+     * A sequencer of {@code view}'s stream; with {@code confirmTakeover}, it takes the stream over only once the
+     * group's coordinator says that the group assigns the stream to this node.
+     */
+    Sequencer(StreamView view, Context context, boolean confirmTakeover) {
         this.view = view;
         this.context = context;
+        this.confirmTakeover = confirmTakeover;
         this.keyBlocks = new KeyBlockTopic(view, context.topics(), context.readers());
         this.thread = new Thread(this::run, "interlace-kafka-sequencer-" + view.name);
         this.thread.setDaemon(true);
@@ -1024,12 +1058,26 @@ final class Sequencer {
 
     /**
      * Takes the stream over, and again every second while the cluster cannot be reached or does not answer in time
-     * (a broker gone, its coordinators moving), until this sequencer serves or is stopped. A first takeover that
+     * (a broker gone, its coordinators moving) or the {@linkplain TakeoverGuard guard} refuses (this node may no
+     * longer hold the stream), until this sequencer serves or is stopped. A first takeover that
      * failed used to stop the sequencer for good while this node still held the stream, which then answered
      * {@code no_sequencer} until the next rebalance.
      */
     private void takeOverUntilServing() throws InterruptedException {
         while (state == State.TAKING_OVER) {
+            String refusal = context.guard().refusal(view.name, confirmTakeover);
+            // Any later takeover is a retake, after a failure: the group may have given the stream away meanwhile.
+            confirmTakeover = true;
+            if (refusal != null) {
+                if (!refusal.equals(problem)) {
+                    LOG.warning("this node does not take stream " + view.name + " over: " + refusal);
+                }
+                problem = refusal;
+                failQueuedAsUnavailable();
+                closeProducer();
+                Thread.sleep(1_000);
+                continue;
+            }
             try {
                 takeOver();
             } catch (ProducerFencedException | InvalidProducerEpochException e) {

@@ -34,6 +34,8 @@ final class Tailer implements AutoCloseable {
     private volatile boolean assignmentChanged;
     private volatile boolean running = true;
     private volatile RuntimeException failure;
+    /** The brokers' answers to this node's fetches (every 100 ms while idle: {@code fetch.max.wait.ms}). */
+    private final Answers fetches;
 
     Tailer(String bootstrap, String clientId, Consumer<ConsumerRecord<byte[], byte[]>> sink) {
         Properties properties = new Properties();
@@ -44,6 +46,7 @@ final class Tailer implements AutoCloseable {
         properties.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         properties.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, "100");
         this.consumer = new KafkaConsumer<>(properties, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+        this.fetches = new Answers(consumer::metrics, "consumer-fetch-manager-metrics", "fetch-total");
         this.sink = sink;
         this.thread = new Thread(this::run, "interlace-kafka-tailer");
         this.thread.setDaemon(true);
@@ -56,6 +59,11 @@ final class Tailer implements AutoCloseable {
             assignmentChanged = true;
             consumer.wakeup();
         }
+    }
+
+    /** How long the brokers have answered none of this node's fetches of the log's topics. */
+    long silentNanos() {
+        return fetches.silentNanos();
     }
 
     /** Waits until every partition of {@code ends} has been read up to its end offset. */
@@ -105,6 +113,7 @@ final class Tailer implements AutoCloseable {
                     for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(200))) {
                         sink.accept(record);
                     }
+                    fetches.observe();
                     for (TopicPartition partition : consumer.assignment()) {
                         positions.put(partition, consumer.position(partition, Duration.ofSeconds(10)));
                     }

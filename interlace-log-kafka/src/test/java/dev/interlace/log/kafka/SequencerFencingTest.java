@@ -258,8 +258,9 @@ class SequencerFencingTest {
                     new ByteArraySerializer());
             opened.add(plain);
             context = new Sequencer.Context(KafkaCluster.shared().bootstrap(), "http://" + name, topics, tailer,
-                    PublishStore.create(directory.resolve(name + "-publishes.sqlite")), SETTINGS, NOTHING_FLUSHED, Clock.systemUTC(), () -> { }, appended,
-                    Runnable::run, fencing, readers, indexes, () -> plain);
+                    PublishStore.create(directory.resolve(name + "-publishes.sqlite")), SETTINGS, NOTHING_FLUSHED,
+                    Clock.systemUTC(), () -> { }, appended, Runnable::run, fencing, readers, indexes, () -> plain,
+                    Sequencer.TakeoverGuard.NONE);
         }
 
         /** Takes the stream over and waits until the sequencer serves. */

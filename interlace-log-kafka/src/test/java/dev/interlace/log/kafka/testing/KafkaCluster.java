@@ -64,6 +64,11 @@ public final class KafkaCluster implements AutoCloseable {
     private final List<Node> nodes = new ArrayList<>();
     /** The controller of a cluster of several brokers; null for one broker, which is its own controller. */
     private Node controller;
+    /**
+     * The single broker's extra listeners, {@code CUT0}, {@code CUT1}...: each listens on a port of its own and
+     * advertises another one (a {@link BlackholeProxy}'s, see {@link #startWithCutListeners}); none without them.
+     */
+    private final List<int[]> cutListeners = new ArrayList<>();
     private final Thread cleanup;
     private volatile boolean closed;
 
@@ -134,6 +139,48 @@ public final class KafkaCluster implements AutoCloseable {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while starting a Kafka cluster", e);
         }
+    }
+
+    /**
+     * Starts one broker with {@code count} extra listeners, {@code CUT0}, {@code CUT1}..., each advertising another
+     * port than its own: a client bootstrapped on {@link #cutBootstrap cutBootstrap(i)} reaches the broker only
+     * through whatever listens there (a {@link BlackholeProxy} to {@link #cutListener cutListener(i)}, which a test
+     * cuts), while clients of {@link #bootstrap} reach it directly.
+     */
+    public static KafkaCluster startWithCutListeners(int count) {
+        try {
+            KafkaCluster cluster = new KafkaCluster(Files.createTempDirectory("interlace-kafka-"), TEST_JVM_OPTIONS);
+            try {
+                for (int i = 0; i < count; i++) {
+                    cluster.cutListeners.add(new int[] {freePort(), freePort()});
+                }
+                cluster.launch(1);
+                return cluster;
+            } catch (RuntimeException | IOException | InterruptedException e) {
+                cluster.close();
+                throw e;
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot start a Kafka cluster: " + e.getMessage(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while starting a Kafka cluster", e);
+        }
+    }
+
+    /** Where the broker's listener {@code CUT<i>} really listens: its proxy's target. */
+    public java.net.InetSocketAddress cutListener(int i) {
+        return new java.net.InetSocketAddress(InetAddress.getLoopbackAddress(), cutListeners.get(i)[0]);
+    }
+
+    /** The port the broker's listener {@code CUT<i>} advertises: its proxy listens there. */
+    public int cutAdvertisedPort(int i) {
+        return cutListeners.get(i)[1];
+    }
+
+    /** {@code bootstrap.servers} of a client that reaches the broker only through the proxy of {@code CUT<i>}. */
+    public String cutBootstrap(int i) {
+        return "127.0.0.1:" + cutAdvertisedPort(i);
     }
 
     /** {@code HOST:PORT,...} of every node, for {@code bootstrap.servers}. */
@@ -331,12 +378,22 @@ public final class KafkaCluster implements AutoCloseable {
             properties.put("advertised.listeners", "PLAINTEXT://127.0.0.1:" + node.port);
         } else {
             properties.put("process.roles", "broker,controller");
-            properties.put("listeners", "PLAINTEXT://127.0.0.1:" + node.port + ",CONTROLLER://127.0.0.1:"
-                    + node.controllerPort);
-            properties.put("advertised.listeners", "PLAINTEXT://127.0.0.1:" + node.port);
+            StringBuilder listeners = new StringBuilder("PLAINTEXT://127.0.0.1:" + node.port
+                    + ",CONTROLLER://127.0.0.1:" + node.controllerPort);
+            StringBuilder advertised = new StringBuilder("PLAINTEXT://127.0.0.1:" + node.port);
+            for (int i = 0; i < cutListeners.size(); i++) {
+                listeners.append(",CUT").append(i).append("://127.0.0.1:").append(cutListeners.get(i)[0]);
+                advertised.append(",CUT").append(i).append("://127.0.0.1:").append(cutListeners.get(i)[1]);
+            }
+            properties.put("listeners", listeners.toString());
+            properties.put("advertised.listeners", advertised.toString());
         }
         properties.put("inter.broker.listener.name", "PLAINTEXT");
-        properties.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT");
+        StringBuilder protocols = new StringBuilder("PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT");
+        for (int i = 0; i < cutListeners.size(); i++) {
+            protocols.append(",CUT").append(i).append(":PLAINTEXT");
+        }
+        properties.put("listener.security.protocol.map", protocols.toString());
         properties.put("log.dirs", node.directory.resolve("data").toString());
         properties.put("auto.create.topics.enable", "false");
         properties.put("num.partitions", "1");
