@@ -48,6 +48,7 @@ public final class ComponentHealth implements AutoCloseable {
         FLUSHER("flusher", true),
         DEDUP_SEALER("dedup-sealer", true),
         KAFKA_SEQUENCER("kafka-sequencer", true),
+        KAFKA_TAILER("kafka-tailer", true),
         KAFKA_WATCHDOG("kafka-watchdog", true),
         KAFKA_STANDBY("kafka-standby", false),
         MODEL_RUNNER("model-runner", false),
