@@ -393,6 +393,13 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
                     components.failed(ComponentHealth.Component.KAFKA_SEQUENCER, entry.getKey(), died,
                             ComponentHealth.Fate.DEAD);
                 }
+                Throwable sealFailure = indexes.sealFailure(entry.getKey());
+                if (sealFailure != null) {
+                    components.failed(ComponentHealth.Component.DEDUP_SEALER, entry.getKey(), sealFailure,
+                            ComponentHealth.Fate.RESTARTING);
+                } else {
+                    components.recovered(ComponentHealth.Component.DEDUP_SEALER, entry.getKey());
+                }
                 sequencer.checkStall();
                 long fenced = sequencer.fencedNanosAgo();
                 if (!closed && fenced > kafka.sessionTimeout().toNanos()
