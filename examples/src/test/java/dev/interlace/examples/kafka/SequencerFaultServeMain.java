@@ -21,8 +21,9 @@ import java.util.concurrent.CountDownLatch;
  * {@code serve} with a sequencer that dies: {@code SequencerFaultServeMain serve FLAGS...} runs the server as
  * {@code interlace serve --log kafka FLAGS...} does, except that the first commit of stream {@value #DYING_STREAM}
  * throws an {@link AssertionError} (as a bug would) on that stream's sequencer thread, right after it acknowledged
- * it (once per process: the thread is gone after); and a process whose component failed exits after {@value #EXIT_AFTER_MS} ms, so that a test sees its health
- * first. A test main: no flag of the shipped jar reaches the fault.
+ * it (once per process: the thread is gone after); and a process whose component failed exits after
+ * {@value #EXIT_AFTER_MS} ms, so that a test sees its health first. A test main: no flag of the shipped jar reaches
+ * the fault.
  */
 public final class SequencerFaultServeMain {
 

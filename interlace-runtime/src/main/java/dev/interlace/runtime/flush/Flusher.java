@@ -84,7 +84,10 @@ public final class Flusher implements AutoCloseable {
                 ComponentHealth.unwatched());
     }
 
-    /** A flusher that reports an error of a stream's flush (not a failed write: a fault of its own) to {@code components}. */
+    /**
+     * A flusher that reports an error of a stream's flush (not a failed write: a fault of its own) to
+     * {@code components}.
+     */
     public Flusher(StreamCatalog catalog, EventLog log, ConsumerGroups groups, Optional<Warehouse> warehouse,
             FlushPositions positions, FlushListener listener, FlushLease lease, RequestIds ids, SystemRecords records,
             Clock clock, InterlaceConfig config, RecentEvents recent, ComponentHealth components) {

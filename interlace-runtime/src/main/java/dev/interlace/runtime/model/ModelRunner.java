@@ -71,7 +71,10 @@ public final class ModelRunner implements AutoCloseable {
         this(graph, store, history, clock, ids, listener, restRatio, ComponentHealth.unwatched());
     }
 
-    /** A runner that reports an error of a model run (a fault of this process, not a failed query) to {@code components}. */
+    /**
+     * A runner that reports an error of a model run (a fault of this process, not a failed query) to
+     * {@code components}.
+     */
     public ModelRunner(ModelGraph graph, ModelStore store, RunHistory history, Clock clock, RequestIds ids,
             ModelListener listener, int restRatio, ComponentHealth components) {
         this.components = components;

@@ -107,7 +107,10 @@ public final class ComponentHealth implements AutoCloseable {
     private final ScheduledExecutorService exits;
     private volatile Integer exitStatus;
 
-    /** Failures recorded in {@code records}; one of a component that serves publishes ends the process after {@code exitAfter}. */
+    /**
+     * Failures recorded in {@code records}; one of a component that serves publishes ends the process after
+     * {@code exitAfter} (never when null).
+     */
     public ComponentHealth(SystemRecords records, Clock clock, Duration exitAfter) {
         this.records = records;
         this.clock = clock;
