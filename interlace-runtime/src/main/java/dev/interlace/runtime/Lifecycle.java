@@ -12,6 +12,7 @@ import dev.interlace.runtime.warehouse.Warehouse;
 import dev.interlace.runtime.http.HttpApi;
 import dev.interlace.runtime.log.StreamLog;
 import dev.interlace.runtime.model.ModelRunner;
+import dev.interlace.runtime.ops.ComponentHealth;
 import dev.interlace.runtime.ops.EpochMicros;
 import dev.interlace.runtime.ops.FatalErrors;
 import dev.interlace.runtime.ops.Metrics;
@@ -52,12 +53,15 @@ final class Lifecycle {
     private final Provider<RetentionSweep> sweep;
     private final Provider<HttpApi> http;
     private final Provider<Metrics> metrics;
+    private final Provider<ComponentHealth> components;
 
     @Inject
     Lifecycle(InterlaceConfig config, StreamCatalog catalog, Provider<KeyFile> keyFile, Provider<ApiKeys> apiKeys,
             Provider<SystemRecords> records, Provider<Boot> boot, Provider<StreamLog> log, Provider<Flusher> flusher,
             Provider<Optional<Warehouse>> warehouse, Provider<Optional<ModelRunner>> models,
-            Provider<RetentionSweep> sweep, Provider<HttpApi> http, Provider<Metrics> metrics) {
+            Provider<RetentionSweep> sweep, Provider<HttpApi> http, Provider<Metrics> metrics,
+            Provider<ComponentHealth> components) {
+        this.components = components;
         this.config = config;
         this.catalog = catalog;
         this.keyFile = keyFile;
@@ -144,6 +148,9 @@ final class Lifecycle {
      * the metrics and the key file.
      */
     void close(int drainSeconds) {
+        // A stop under way (asked for, or after a component failed) is not turned into an exit by a failure during it;
+        // nor does a server closed inside a longer-lived JVM (tests, an embedding application) end that JVM later.
+        components.get().close();
         http.get().stop(drainSeconds);
         Flusher openedFlusher = flusher.get();
         if (openedFlusher.materialises() && !openedFlusher.drain(Duration.ofSeconds(drainSeconds))) {

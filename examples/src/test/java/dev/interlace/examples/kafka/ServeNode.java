@@ -70,6 +70,14 @@ final class ServeNode implements AutoCloseable {
         return node;
     }
 
+    /** The same with {@link SequencerFaultServeMain}: the sequencer of one stream dies on its first commit. */
+    static ServeNode startWithDyingSequencer(Path dataDirectory, String bootstrap, String prefix, String... flags)
+            throws IOException {
+        ServeNode node = launch(SequencerFaultServeMain.class.getName(), dataDirectory, bootstrap, prefix, flags);
+        node.awaitReady();
+        return node;
+    }
+
     /** Runs {@code serve} expecting it to refuse to start: its exit code, and its output after it. */
     static String refusedStart(Path dataDirectory, String bootstrap, String prefix) throws Exception {
         ServeNode node = launch(SERVE, dataDirectory, bootstrap, prefix);
@@ -237,6 +245,14 @@ final class ServeNode implements AutoCloseable {
             process.destroyForcibly();
             throw new IllegalStateException("serve did not stop within 60 s:\n" + output());
         }
+    }
+
+    /** Waits up to {@code seconds} for the node to end on its own; its exit status. */
+    int awaitExit(long seconds) throws InterruptedException {
+        if (!process.waitFor(seconds, TimeUnit.SECONDS)) {
+            throw new IllegalStateException("serve did not exit within " + seconds + " s:\n" + output());
+        }
+        return process.exitValue();
     }
 
     /** Kills the node at once (SIGKILL): it says goodbye to nobody. */

@@ -16,6 +16,7 @@ import dev.interlace.runtime.log.LogSettings;
 import dev.interlace.runtime.log.Sequencers;
 import dev.interlace.runtime.log.StreamLog;
 import dev.interlace.runtime.log.Watermarks;
+import dev.interlace.runtime.ops.ComponentHealth;
 import java.time.Clock;
 
 /**
@@ -57,8 +58,9 @@ public final class KafkaLogBackend implements LogBackendFactory {
         /** This node's flusher's positions are only part of the truth: the log adds what the cluster's committed. */
         @Provides
         @Singleton
-        KafkaStreamLog kafkaStreamLog(LogSettings settings, FlushPositions materialised, Clock clock) {
-            return new KafkaStreamLog(kafka, settings, materialised, clock);
+        KafkaStreamLog kafkaStreamLog(LogSettings settings, FlushPositions materialised, Clock clock,
+                ComponentHealth components) {
+            return new KafkaStreamLog(kafka, settings, materialised, clock, components);
         }
 
         @Provides

@@ -20,6 +20,8 @@ import dev.interlace.runtime.log.Sequencers;
 import dev.interlace.runtime.log.StreamHead;
 import dev.interlace.runtime.log.StreamLog;
 import dev.interlace.runtime.log.Watermarks;
+import dev.interlace.runtime.ops.ComponentHealth;
+import dev.interlace.runtime.ops.FatalErrors;
 import dev.interlace.runtime.stream.StreamDescriptor;
 import java.time.Clock;
 import java.time.Duration;
@@ -127,6 +129,7 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
     private volatile Map<String, String> holders = Map.of();
     private volatile long holdersReadAt;
     private volatile boolean closed;
+    private final ComponentHealth components;
 
     private record Route(String stream, boolean quarantine) {}
 
@@ -137,7 +140,13 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
      *     {@link #watermarks()} add what the cluster's flusher committed
      */
     public KafkaStreamLog(KafkaLogSettings kafka, LogSettings settings, Watermarks materialised, Clock clock) {
-        this(kafka, settings, materialised, clock, Sequencer.Fencing.TRANSACTIONAL);
+        this(kafka, settings, materialised, clock, Sequencer.Fencing.TRANSACTIONAL, ComponentHealth.unwatched());
+    }
+
+    /** The same, reporting a sequencer that died or a failed watchdog or standby round to {@code components}. */
+    public KafkaStreamLog(KafkaLogSettings kafka, LogSettings settings, Watermarks materialised, Clock clock,
+            ComponentHealth components) {
+        this(kafka, settings, materialised, clock, Sequencer.Fencing.TRANSACTIONAL, components);
     }
 
     /**
@@ -147,6 +156,12 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
      */
     KafkaStreamLog(KafkaLogSettings kafka, LogSettings settings, Watermarks materialised, Clock clock,
             Sequencer.Fencing fencing) {
+        this(kafka, settings, materialised, clock, fencing, ComponentHealth.unwatched());
+    }
+
+    private KafkaStreamLog(KafkaLogSettings kafka, LogSettings settings, Watermarks materialised, Clock clock,
+            Sequencer.Fencing fencing, ComponentHealth components) {
+        this.components = components;
         this.kafka = kafka;
         this.settings = settings;
         this.watermarks = new ClusterWatermarks(materialised, views::get, kafka.nodeUrl(), clock);
@@ -188,17 +203,33 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
                 thread.setPriority(Thread.NORM_PRIORITY - 1);
                 return thread;
             });
-            standby.scheduleWithFixedDelay(this::standbyRound, STANDBY_PERIOD.toMillis(), STANDBY_PERIOD.toMillis(),
+            standby.scheduleWithFixedDelay(() -> reportingErrors(ComponentHealth.Component.KAFKA_STANDBY,
+                    this::standbyRound), STANDBY_PERIOD.toMillis(), STANDBY_PERIOD.toMillis(),
                     TimeUnit.MILLISECONDS);
             watchdog = java.util.concurrent.Executors.newSingleThreadScheduledExecutor(runnable -> {
                 Thread thread = new Thread(runnable, "interlace-kafka-watchdog");
                 thread.setDaemon(true);
                 return thread;
             });
-            watchdog.scheduleWithFixedDelay(this::watch, 500, 500, TimeUnit.MILLISECONDS);
+            watchdog.scheduleWithFixedDelay(() -> reportingErrors(ComponentHealth.Component.KAFKA_WATCHDOG,
+                    this::watch), 500, 500, TimeUnit.MILLISECONDS);
         } else {
             standby = null;
             watchdog = null;
+        }
+    }
+
+    /**
+     * Runs one round of a scheduled component: an error escaping it would end its schedule silently, so out of memory
+     * ends the process and any other error is reported and the round runs again at the next period.
+     */
+    private void reportingErrors(ComponentHealth.Component component, Runnable round) {
+        try {
+            round.run();
+            components.recovered(component, null);
+        } catch (Error e) {
+            FatalErrors.exitIfFatal(e);
+            components.failed(component, null, e, ComponentHealth.Fate.RESTARTING);
         }
     }
 
@@ -362,9 +393,25 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
      * until the next rebalance.
      */
     private void watch() {
+        RuntimeException tailerFailure = tailer.failure();
+        if (tailerFailure != null && !closed) {
+            components.failed(ComponentHealth.Component.KAFKA_TAILER, null, tailerFailure, ComponentHealth.Fate.DEAD);
+        }
         try {
             for (Map.Entry<String, Sequencer> entry : sequencers.entrySet()) {
                 Sequencer sequencer = entry.getValue();
+                Throwable died = sequencer.died();
+                if (died != null) {
+                    components.failed(ComponentHealth.Component.KAFKA_SEQUENCER, entry.getKey(), died,
+                            ComponentHealth.Fate.DEAD);
+                }
+                Throwable sealFailure = indexes.sealFailure(entry.getKey());
+                if (sealFailure != null) {
+                    components.failed(ComponentHealth.Component.DEDUP_SEALER, entry.getKey(), sealFailure,
+                            ComponentHealth.Fate.RESTARTING);
+                } else {
+                    components.recovered(ComponentHealth.Component.DEDUP_SEALER, entry.getKey());
+                }
                 sequencer.checkStall();
                 long fenced = sequencer.fencedNanosAgo();
                 if (!closed && fenced > kafka.sessionTimeout().toNanos()

@@ -11,6 +11,7 @@ import dev.interlace.runtime.log.PublishRecord;
 import dev.interlace.runtime.log.ReplayRequest;
 import dev.interlace.runtime.log.ReplayResult;
 import dev.interlace.runtime.log.Watermarks;
+import dev.interlace.runtime.ops.FatalErrors;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -160,6 +161,7 @@ final class Sequencer {
     /** A sequencer that served this long since its last failure starts again from the first wait. */
     private static final long CALM_NANOS = TimeUnit.MINUTES.toNanos(10);
     private volatile String problem;
+    private volatile Throwable died;
     /**
      * How long the cluster may leave a group's transaction or a takeover's {@code initTransactions} unanswered before
      * the sequencer says it cannot write: a commit takes milliseconds, a broker's failover a few seconds.
@@ -210,6 +212,11 @@ final class Sequencer {
     /** Why the sequencer cannot write, or null. */
     String problem() {
         return problem;
+    }
+
+    /** The error that ended the sequencer's thread, or null. */
+    Throwable died() {
+        return died;
     }
 
     CompletableFuture<AppendResult> append(AppendRequest request) {
@@ -320,6 +327,13 @@ final class Sequencer {
             }
         } catch (InterruptedException e) {
             // stopped while taking over or waiting to restart
+        } catch (Error e) {
+            // Out of memory ends the process; any other error ends this thread: said on problem and died (the log's
+            // watchdog reports it, and the process exits so that the stream is sequenced again; see ComponentHealth).
+            FatalErrors.exitIfFatal(e);
+            problem = "the sequencer of stream " + view.name + " died: " + e;
+            died = e;
+            LOG.log(Level.SEVERE, problem, e);
         } finally {
             state = State.STOPPED;
             failQueued();

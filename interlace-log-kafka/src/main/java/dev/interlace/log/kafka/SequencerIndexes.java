@@ -149,6 +149,12 @@ final class SequencerIndexes {
         return Optional.ofNullable(byStream.get(stream)).map(DedupIndex::stats);
     }
 
+    /** Why the last seal of the stream's open index failed, or null (see {@link DedupIndex#sealFailure}). */
+    Throwable sealFailure(String stream) {
+        DedupIndex index = byStream.get(stream);
+        return index == null ? null : index.sealFailure();
+    }
+
     /** The start of the stream's deduplication window now. */
     long windowStart(StreamView view) {
         long retention = view.retentionMicros();

@@ -1,6 +1,7 @@
 package dev.interlace.log.kafka;
 
 import dev.interlace.runtime.log.LogUnavailableException;
+import dev.interlace.runtime.ops.FatalErrors;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.Map;
@@ -51,6 +52,11 @@ final class Tailer implements AutoCloseable {
         this.thread = new Thread(this::run, "interlace-kafka-tailer");
         this.thread.setDaemon(true);
         this.thread.start();
+    }
+
+    /** Why the tailer stopped following its topics for good, or null while it follows them. */
+    RuntimeException failure() {
+        return failure;
     }
 
     /** Follows {@code partitions} too, from their beginning. */
@@ -132,9 +138,11 @@ final class Tailer implements AutoCloseable {
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | Error e) {
+            FatalErrors.exitIfFatal(e);
             if (running) {
-                failure = e;
+                failure = e instanceof RuntimeException runtime ? runtime
+                        : new IllegalStateException("the tailer died: " + e, e);
                 LOG.log(Level.SEVERE, "the Kafka log stopped following its topics", e);
                 synchronized (positions) {
                     positions.notifyAll();

@@ -4,6 +4,7 @@ import dev.interlace.runtime.Interlace;
 import dev.interlace.runtime.config.ConfigException;
 import dev.interlace.runtime.config.ConfigLoader;
 import dev.interlace.runtime.config.InterlaceConfig;
+import dev.interlace.runtime.ops.ComponentHealth;
 import dev.interlace.runtime.ops.FatalErrors;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
@@ -75,7 +76,8 @@ final class ServeCommand implements Command {
         }
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            int exitCode = STOPPED;
+            // A component that failed for good asked for the exit (see ComponentHealth): its status, not STOPPED.
+            int exitCode = server.instance(ComponentHealth.class).exitStatus().orElse(STOPPED);
             try {
                 server.close();
             } catch (Throwable e) { // the process ends either way; the code says the shutdown was not clean

@@ -1,5 +1,6 @@
 package dev.interlace.runtime.dedup;
 
+import dev.interlace.runtime.ops.FatalErrors;
 import java.io.Closeable;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -106,6 +107,8 @@ public final class DedupIndex implements Closeable {
     /** By offset range. */
     private final List<SegmentFile> segments = new ArrayList<>();
     private boolean sealing;
+    /** Why the last seal failed; null after a seal succeeds. */
+    private volatile Throwable sealFailure;
     private boolean merging;
     private long retrySealAtNanos;
     private boolean closed;
@@ -430,6 +433,7 @@ public final class DedupIndex implements Closeable {
                 List<SegmentFile> built = build(after, through, notBefore);
                 finished.add(() -> sealed(built, through));
             } catch (Throwable e) {
+                FatalErrors.exitIfFatal(e); // out of memory: retrying every 10 s would keep a broken process up
                 finished.add(() -> sealFailed(e));
             } finally {
                 running.decrementAndGet();
@@ -452,10 +456,20 @@ public final class DedupIndex implements Closeable {
         }
         sealedThrough = through;
         frozen = null;
+        sealFailure = null;
+    }
+
+    /**
+     * Why the last seal failed, or null when it succeeded (or none ran yet): while seals fail, the keys stay in memory
+     * and grow, so the owner reports it (see {@code ComponentHealth}).
+     */
+    public Throwable sealFailure() {
+        return sealFailure;
     }
 
     private void sealFailed(Throwable e) {
         sealing = false;
+        sealFailure = e;
         retrySealAtNanos = System.nanoTime() + RETRY_SEAL_NANOS;
         LOG.log(Level.WARNING, "sealing deduplication keys into " + directory + " failed; they stay in memory and"
                 + " the seal is retried in " + TimeUnit.NANOSECONDS.toSeconds(RETRY_SEAL_NANOS) + " s", e);
@@ -478,6 +492,7 @@ public final class DedupIndex implements Closeable {
                 SegmentFile merged = merge(inputs, totalKeys, () -> false);
                 finished.add(() -> merged(inputs, merged));
             } catch (Throwable e) {
+                FatalErrors.exitIfFatal(e);
                 finished.add(() -> {
                     merging = false;
                     LOG.log(Level.WARNING, "merging deduplication segments " + inputs + " failed; they stay", e);

@@ -103,11 +103,12 @@ public final class FlushModule extends AbstractModule {
     Flusher flusher(StreamCatalog catalog, EventLog log, ConsumerGroups groups, Optional<Sequencers> sequencers,
             Peers peers, Optional<Warehouse> warehouse, FlushPositions positions,
             Set<FlushListener> listeners, FlushLease lease, RequestIds ids, SystemRecords records, Clock clock,
-            InterlaceConfig config, RecentEvents recent) {
+            InterlaceConfig config, RecentEvents recent,
+            dev.interlace.runtime.ops.ComponentHealth components) {
         // The flusher's lease, commit and release go to each stream's sequencer, wherever it runs.
         ConsumerGroups atSequencers = new SequencerConsumerGroups(groups, sequencers, peers, ids, config,
                 FlushLease.PEER_CALLER);
         return new Flusher(catalog, log, atSequencers, warehouse, positions, FlushListener.all(listeners), lease, ids,
-                records, clock, config, recent);
+                records, clock, config, recent, components);
     }
 }

@@ -1,6 +1,7 @@
 package dev.interlace.runtime.flush;
 
 import dev.interlace.runtime.config.InterlaceConfig;
+import dev.interlace.runtime.ops.ComponentHealth;
 import dev.interlace.runtime.ops.EpochMicros;
 import dev.interlace.runtime.ops.FatalErrors;
 import dev.interlace.runtime.ops.RequestIds;
@@ -72,11 +73,25 @@ public final class Flusher implements AutoCloseable {
     private final Map<String, StreamFlush> streams = new ConcurrentHashMap<>();
     private final List<FlushedListener> flushedListeners = new java.util.concurrent.CopyOnWriteArrayList<>();
     private final ScheduledExecutorService executor;
+    private final ComponentHealth components;
     private volatile boolean closed;
 
+    /** A flusher whose failures are only logged and listed (see {@link ComponentHealth#unwatched}). */
     public Flusher(StreamCatalog catalog, EventLog log, ConsumerGroups groups, Optional<Warehouse> warehouse,
             FlushPositions positions, FlushListener listener, FlushLease lease, RequestIds ids, SystemRecords records,
             Clock clock, InterlaceConfig config, RecentEvents recent) {
+        this(catalog, log, groups, warehouse, positions, listener, lease, ids, records, clock, config, recent,
+                ComponentHealth.unwatched());
+    }
+
+    /**
+     * A flusher that reports an error of a stream's flush (not a failed write: a fault of its own) to
+     * {@code components}.
+     */
+    public Flusher(StreamCatalog catalog, EventLog log, ConsumerGroups groups, Optional<Warehouse> warehouse,
+            FlushPositions positions, FlushListener listener, FlushLease lease, RequestIds ids, SystemRecords records,
+            Clock clock, InterlaceConfig config, RecentEvents recent, ComponentHealth components) {
+        this.components = components;
         this.catalog = catalog;
         this.log = log;
         this.groups = groups;
@@ -320,6 +335,7 @@ public final class Flusher implements AutoCloseable {
             flush.status = FlushStatus.IDLE;
             flush.failures = 0;
             flush.fencedInARow = 0;
+            components.recovered(ComponentHealth.Component.FLUSHER, flush.stream.name());
         } catch (Warehouse.FencedException e) {
             flush.attempt = null; // refused, not failed: no failed-flush record for it
             if (++flush.fencedInARow <= MAX_FENCED_IN_A_ROW) {
@@ -340,10 +356,15 @@ public final class Flusher implements AutoCloseable {
             failed(flush, e);
             return;
         } catch (Error e) {
-            // Out of memory ends the process (see FatalErrors); the executor would otherwise swallow the error and
-            // leave the stream's lock held, so that it is never flushed again while health says nothing.
+            // Out of memory ends the process (see FatalErrors). Any other error (a fault of this process, not of the
+            // warehouse) is not let into the executor, which would swallow it with the stream's lock held: the
+            // flusher says it failed and restarts the stream's flush with backoff like after a failed write; the
+            // process exits if it does not recover (see ComponentHealth).
             FatalErrors.exitIfFatal(e);
-            throw e;
+            components.failed(ComponentHealth.Component.FLUSHER, flush.stream.name(), e,
+                    ComponentHealth.Fate.RESTARTING);
+            failed(flush, new IllegalStateException("the flusher failed: " + e, e));
+            return;
         }
         flush.lock.unlock();
         // Appends seen while the lock was held did not schedule: the next flush starts flush-delay-ms after this one

@@ -7,6 +7,7 @@ import dev.interlace.runtime.flush.FlushStatus;
 import dev.interlace.runtime.flush.Flusher;
 import dev.interlace.runtime.ingest.IngestLimits;
 import dev.interlace.runtime.log.EventLog;
+import dev.interlace.runtime.ops.ComponentHealth;
 import dev.interlace.runtime.ops.DiskSpace;
 import dev.interlace.runtime.ops.EpochMicros;
 import dev.interlace.runtime.stream.StreamCatalog;
@@ -26,10 +27,12 @@ final class HealthRoutes implements RouteSet {
     private final Flusher flusher;
     private final long failingThresholdMicros;
     private final java.time.Clock clock;
+    private final ComponentHealth components;
 
     @Inject
     HealthRoutes(EventLog log, DiskSpace disk, IngestLimits limits, StreamCatalog catalog, Flusher flusher,
-            InterlaceConfig config, java.time.Clock clock) {
+            InterlaceConfig config, java.time.Clock clock, ComponentHealth components) {
+        this.components = components;
         this.log = log;
         this.disk = disk;
         this.limits = limits;
@@ -46,9 +49,29 @@ final class HealthRoutes implements RouteSet {
     }
 
     private HttpAnswer live(HttpRequest request, List<String> path, String requestId) throws IOException {
+        // A component that serves publishes failed and has not recovered: a supervisor should know (the process
+        // exits on its own if it stays so; see ComponentHealth).
+        boolean failed = components.publishesFailed();
         ObjectNode body = HttpResponses.JSON.createObjectNode();
-        body.put("status", "live");
-        return HttpResponses.json(200, body);
+        body.put("status", failed ? "component_failed" : "live");
+        putComponents(body);
+        return HttpResponses.json(failed ? 503 : 200, body);
+    }
+
+    /** The failed components, each with its cause; an empty list when none is. */
+    private void putComponents(ObjectNode body) {
+        ArrayNode list = body.putArray("components");
+        for (ComponentHealth.Failure failure : components.failures()) {
+            ObjectNode item = list.addObject();
+            item.put("component", failure.component().label());
+            if (failure.scope() != null) {
+                item.put("stream", failure.scope());
+            }
+            item.put("serves_publishes", failure.component().servesPublishes());
+            item.put("fate", failure.fate() == ComponentHealth.Fate.DEAD ? "dead" : "restarting");
+            item.put("cause", failure.cause());
+            item.put("since", HttpResponses.time(failure.sinceMicros()));
+        }
     }
 
     private HttpAnswer ready(HttpRequest request, List<String> path, String requestId) throws IOException {
@@ -56,6 +79,11 @@ final class HealthRoutes implements RouteSet {
         EventLog.Health health = log.health();
         if (!health.writable()) {
             reasons.add("log_unavailable: " + health.problem());
+        }
+        for (ComponentHealth.Failure failure : components.failures()) {
+            if (failure.component().servesPublishes()) {
+                reasons.add("component_failed: " + failure.name() + ": " + failure.cause());
+            }
         }
         long free = disk.usableBytesNow();
         if (free < limits.minFreeDiskBytes()) {
@@ -80,6 +108,7 @@ final class HealthRoutes implements RouteSet {
         ArrayNode warnings = body.putArray("flush_failing_below_threshold");
         failingBriefly.forEach(warnings::add);
         body.put("free_disk_bytes", free);
+        putComponents(body);
         return HttpResponses.json(reasons.isEmpty() ? 200 : 503, body);
     }
 }

@@ -1,5 +1,8 @@
 package dev.interlace.runtime.log;
 
+import dev.interlace.runtime.dedup.SegmentListener;
+import dev.interlace.runtime.ops.ComponentHealth;
+
 import com.google.inject.AbstractModule;
 import com.google.inject.Provides;
 import com.google.inject.Singleton;
@@ -46,7 +49,8 @@ public final class LogModule extends AbstractModule {
     @Provides
     @Singleton
     StreamLog streamLog(InterlaceConfig config, LogSettings settings, Watermarks watermarks,
-            Set<CommitListener> listeners, Clock clock) {
-        return new SqliteStreamLog(config.dataDirectory(), settings, watermarks, CommitListener.all(listeners), clock);
+            Set<CommitListener> listeners, Clock clock, ComponentHealth components) {
+        return new SqliteStreamLog(config.dataDirectory(), settings, watermarks, CommitListener.all(listeners), clock,
+                SegmentListener.NONE, components);
     }
 }

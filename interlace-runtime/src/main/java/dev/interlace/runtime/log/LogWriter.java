@@ -1,5 +1,6 @@
 package dev.interlace.runtime.log;
 
+import dev.interlace.runtime.ops.ComponentHealth;
 import dev.interlace.runtime.ops.EpochMicros;
 import dev.interlace.runtime.ops.FatalErrors;
 import dev.interlace.runtime.stream.StreamDescriptor;
@@ -45,6 +46,7 @@ final class LogWriter {
     private final Watermarks watermarks;
     private final CommitListener listener;
     private final Clock clock;
+    private final ComponentHealth components;
 
     private final BlockingQueue<Task> queue = new LinkedBlockingQueue<>();
     private final Thread writer;
@@ -78,7 +80,8 @@ final class LogWriter {
     LogWriter(LogConnections connections, LogSettings settings, Watermarks watermarks, CommitListener listener,
             Clock clock, Map<String, StreamHead> heads,
             Map<String, AtomicReference<CompletableFuture<Void>>> advances, List<AppendListener> appendListeners,
-            SegmentListener segmentListener) throws SQLException {
+            SegmentListener segmentListener, ComponentHealth components) throws SQLException {
+        this.components = components;
         this.settings = settings;
         this.publishIndex = new PublishIndex(states, settings.publishIndexMillis());
         this.watermarks = watermarks;
@@ -117,7 +120,7 @@ final class LogWriter {
         streams.load(connection);
         publishIndex.load(connection);
         connection.commit();
-        writer = new Thread(this::runWriter, "interlace-log-writer");
+        writer = new Thread(this::runWriterUntilStopped, "interlace-log-writer");
     }
 
     void start() {
@@ -244,6 +247,21 @@ final class LogWriter {
 
     // ---------------------------------------------------------------- writer thread
 
+    /**
+     * The writer thread: {@link #runWriter}, and should anything end it other than a stop (a failure outside a group,
+     * e.g. while probing), says that the writer is dead, so that the process exits rather than leave every caller
+     * waiting.
+     */
+    private void runWriterUntilStopped() {
+        try {
+            runWriter();
+        } catch (Throwable e) {
+            FatalErrors.exitIfFatal(e);
+            components.failed(ComponentHealth.Component.LOG_WRITER, null, e, ComponentHealth.Fate.DEAD);
+            throw e;
+        }
+    }
+
     private void runWriter() {
         List<Task> group = new ArrayList<>();
         while (true) {
@@ -275,6 +293,9 @@ final class LogWriter {
                 // callers and start the next write on a fresh connection with the state reread.
                 writerConnection.writerFailed(e);
                 LOG.log(Level.SEVERE, "stream log writer failed; answering the group 503", e);
+                // Not a failed write (those are SQLExceptions, handled in the group): a fault of this process. The
+                // writer restarts on a fresh connection; health says so until a group commits again.
+                components.failed(ComponentHealth.Component.LOG_WRITER, null, e, ComponentHealth.Fate.RESTARTING);
                 failLater(group, new LogUnavailableException(writerConnection.failure(), e));
             }
         }
@@ -361,6 +382,7 @@ final class LogWriter {
      */
     private void committed(int requests, int entries, Map<StreamState, AppendWriter.Pending> pending) {
         writerConnection.succeeded();
+        components.recovered(ComponentHealth.Component.LOG_WRITER, null);
         try {
             listener.afterCommit(requests, entries);
         } catch (RuntimeException e) {
@@ -376,6 +398,13 @@ final class LogWriter {
                     state.dedup.add(key.hash(), key.offset());
                 }
                 state.dedup.committed(state.head);
+                Throwable sealFailure = state.dedup.sealFailure();
+                if (sealFailure != null) {
+                    components.failed(ComponentHealth.Component.DEDUP_SEALER, state.name, sealFailure,
+                            ComponentHealth.Fate.RESTARTING);
+                } else {
+                    components.recovered(ComponentHealth.Component.DEDUP_SEALER, state.name);
+                }
             }
             streams.publishHead(state);
         }
@@ -402,7 +431,9 @@ final class LogWriter {
                     group.get(i).result.complete(results.get(i));
                 }
             } catch (Error e) {
+                // The rest of the group would wait for ever: the acknowledging thread is as good as dead.
                 FatalErrors.exitIfFatal(e);
+                components.failed(ComponentHealth.Component.LOG_ACK, null, e, ComponentHealth.Fate.DEAD);
                 throw e;
             }
         };

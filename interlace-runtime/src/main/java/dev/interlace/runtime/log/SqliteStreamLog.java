@@ -1,5 +1,7 @@
 package dev.interlace.runtime.log;
 
+import dev.interlace.runtime.ops.ComponentHealth;
+
 import dev.interlace.runtime.stream.StreamDescriptor;
 import dev.interlace.runtime.dedup.DedupIndex;
 import dev.interlace.runtime.dedup.SegmentListener;
@@ -72,6 +74,15 @@ public final class SqliteStreamLog implements StreamLog {
      */
     public SqliteStreamLog(Path dataDirectory, LogSettings settings, Watermarks watermarks, CommitListener listener,
             Clock clock, SegmentListener segmentListener) {
+        this(dataDirectory, settings, watermarks, listener, clock, segmentListener, ComponentHealth.unwatched());
+    }
+
+    /**
+     * The same, reporting a failure of the writer, its acknowledging thread or a deduplication index's seal to
+     * {@code components}.
+     */
+    public SqliteStreamLog(Path dataDirectory, LogSettings settings, Watermarks watermarks, CommitListener listener,
+            Clock clock, SegmentListener segmentListener, ComponentHealth components) {
         this.file = dataDirectory.resolve(FILE_NAME);
         this.connections = new LogConnections(file);
         this.events = new EventReader(connections, heads, advances);
@@ -80,7 +91,7 @@ public final class SqliteStreamLog implements StreamLog {
         try {
             Files.createDirectories(dataDirectory);
             writer = new LogWriter(connections, settings, watermarks, listener, clock, heads, advances,
-                    appendListeners, segmentListener);
+                    appendListeners, segmentListener, components);
         } catch (SQLException | IOException e) {
             throw new LogUnavailableException("cannot open the stream log " + file + ": " + e.getMessage(), e);
         }

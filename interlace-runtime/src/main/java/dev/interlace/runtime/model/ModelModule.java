@@ -67,8 +67,9 @@ public final class ModelModule extends AbstractModule {
     @Provides
     @Singleton
     Optional<ModelRunner> runner(Optional<ModelGraph> graph, Optional<Warehouse> warehouse, Clock clock,
-            RequestIds ids, Set<ModelListener> listeners, InterlaceConfig config) {
+            RequestIds ids, Set<ModelListener> listeners, InterlaceConfig config,
+            dev.interlace.runtime.ops.ComponentHealth components) {
         return graph.map(models -> new ModelRunner(models, warehouse.get(), warehouse.get(), clock, ids,
-                ModelListener.all(listeners), config.modelRestRatio()));
+                ModelListener.all(listeners), config.modelRestRatio(), components));
     }
 }

@@ -1,5 +1,8 @@
 package dev.interlace.runtime.model;
 
+import dev.interlace.runtime.ops.ComponentHealth;
+import dev.interlace.runtime.ops.FatalErrors;
+
 import dev.interlace.annotations.Materialise;
 import dev.interlace.runtime.ops.EpochMicros;
 import dev.interlace.runtime.ops.RequestIds;
@@ -61,9 +64,20 @@ public final class ModelRunner implements AutoCloseable {
     private PendingRun starting;
     /** Runs queued or running; guarded by {@link #lock}. */
     private int active;
+    private final ComponentHealth components;
 
     public ModelRunner(ModelGraph graph, ModelStore store, RunHistory history, Clock clock, RequestIds ids,
             ModelListener listener, int restRatio) {
+        this(graph, store, history, clock, ids, listener, restRatio, ComponentHealth.unwatched());
+    }
+
+    /**
+     * A runner that reports an error of a model run (a fault of this process, not a failed query) to
+     * {@code components}.
+     */
+    public ModelRunner(ModelGraph graph, ModelStore store, RunHistory history, Clock clock, RequestIds ids,
+            ModelListener listener, int restRatio, ComponentHealth components) {
+        this.components = components;
         if (restRatio < 0) {
             throw new IllegalArgumentException("the rest ratio must not be negative, got " + restRatio);
         }
@@ -178,7 +192,14 @@ public final class ModelRunner implements AutoCloseable {
         }
         long started = System.nanoTime();
         try {
-            execute(run);
+            if (execute(run)) {
+                components.recovered(ComponentHealth.Component.MODEL_RUNNER, null);
+            }
+        } catch (Error e) {
+            // The executor's task would swallow it. Out of memory ends the process; any other error is said, and the
+            // next trigger runs the models again.
+            FatalErrors.exitIfFatal(e);
+            components.failed(ComponentHealth.Component.MODEL_RUNNER, null, e, ComponentHealth.Fate.RESTARTING);
         } finally {
             long ended = System.nanoTime();
             restUntilNanos = ended + restRatio * (ended - started);
@@ -191,7 +212,9 @@ public final class ModelRunner implements AutoCloseable {
         }
     }
 
-    private void execute(PendingRun run) {
+    /** Runs the models of {@code run}; returns false when one of them failed on an error rather than an exception. */
+    private boolean execute(PendingRun run) {
+        boolean noError = true;
         long started = micros();
         insertStarted(run, started);
         lock.lock();
@@ -220,7 +243,13 @@ public final class ModelRunner implements AutoCloseable {
                 long rows = materialise(model);
                 results.add(new RunRecord.ModelResult(model.name(), ModelOutcome.SUCCEEDED, rows,
                         (System.nanoTime() - start) / 1_000_000, null));
-            } catch (SQLException | RuntimeException e) {
+            } catch (SQLException | RuntimeException | Error e) {
+                FatalErrors.exitIfFatal(e);
+                if (e instanceof Error error) { // a fault of this process (a Java model's stack overflow, a bug)
+                    noError = false;
+                    components.failed(ComponentHealth.Component.MODEL_RUNNER, null, error,
+                            ComponentHealth.Fate.RESTARTING);
+                }
                 failed.put(model.name(), null);
                 LOG.log(Level.WARNING, "model " + model.name() + " failed in run " + run.id, e);
                 results.add(new RunRecord.ModelResult(model.name(), ModelOutcome.FAILED, 0,
@@ -232,6 +261,7 @@ public final class ModelRunner implements AutoCloseable {
         finish(run.id, status, results);
         listener.runFinished(new RunRecord(run.id, run.trigger, List.copyOf(run.triggers), status,
                 run.queuedAtMicros, started, micros(), List.copyOf(results)));
+        return noError;
     }
 
     /** Brings one model up to date; returns the rows written. */

@@ -41,11 +41,13 @@ public final class RetentionSweep implements AutoCloseable {
     private final long recordRetentionMicros;
     private final Clock clock;
     private ScheduledExecutorService executor;
+    private final ComponentHealth components;
 
     @Inject
     public RetentionSweep(StreamCatalog catalog, EventLog log, PublishRecords publishRecords, Watermarks watermarks,
             Optional<FlushRecords> warehouse, SystemRecords records, RequestIds ids, InterlaceConfig config,
-            Clock clock) {
+            Clock clock, ComponentHealth components) {
+        this.components = components;
         this.catalog = catalog;
         this.log = log;
         this.publishRecords = publishRecords;
@@ -67,11 +69,15 @@ public final class RetentionSweep implements AutoCloseable {
         executor.scheduleWithFixedDelay(() -> {
             try {
                 sweep();
+                components.recovered(ComponentHealth.Component.RETENTION_SWEEP, null);
             } catch (RuntimeException e) {
                 LOG.log(Level.WARNING, "retention sweep failed; retried at the next interval", e);
             } catch (Error e) {
-                FatalErrors.exitIfFatal(e); // the executor would swallow it and never sweep again
-                throw e;
+                // Out of memory ends the process; any other error is said and the sweep runs again at the next
+                // interval (rethrown, it would stop the executor's schedule for good).
+                FatalErrors.exitIfFatal(e);
+                components.failed(ComponentHealth.Component.RETENTION_SWEEP, null, e,
+                        ComponentHealth.Fate.RESTARTING);
             }
         }, INTERVAL_SECONDS, INTERVAL_SECONDS, TimeUnit.SECONDS);
     }

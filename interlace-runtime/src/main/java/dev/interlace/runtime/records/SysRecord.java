@@ -10,10 +10,11 @@ import java.util.List;
  * @param event what happened: {@code startup}, {@code shutdown}, {@code migration}, {@code flush_failing},
  *     {@code flush_recovered}, {@code flush_standby}, {@code flush_takeover}, {@code backpressure_on},
  *     {@code backpressure_off}, {@code retention_sweep}, {@code lease_takeover}, {@code group_granted},
- *     {@code quarantine_replay}, {@code fatal_exit}
+ *     {@code quarantine_replay}, {@code fatal_exit}, {@code component_failed}, {@code component_recovered},
+ *     {@code component_exit}
  * @param stream the stream concerned, or null
  * @param id the id of the work that caused it: a sentinel id ({@code boot-}, {@code flush-}, {@code run-},
- *     {@code sched-}) or the request id of the request that did
+ *     {@code sched-}, {@code component-}) or the request id of the request that did
  * @param message what happened, for people
  */
 public record SysRecord(long seq, long atMicros, String event, String stream, String id, String message) {

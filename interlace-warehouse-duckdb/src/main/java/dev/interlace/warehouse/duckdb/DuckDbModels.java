@@ -120,7 +120,7 @@ final class DuckDbModels implements ModelStore {
                 steps.beforeCommit();
                 c.commit();
                 return rows;
-            } catch (SQLException | RuntimeException e) {
+            } catch (SQLException | RuntimeException | Error e) {
                 c.rollback();
                 throw e;
             }

@@ -299,6 +299,11 @@ final class DuckDbStreamTables implements StreamTables {
             }
             throw new WarehouseException("flushing " + rows.size() + " rows into " + Sql.streamsTable(target.table())
                     + " failed: " + e.getMessage(), e);
+        } catch (Error e) {
+            // Rolled back here, not left open: turning auto-commit back on below would commit half a batch with its
+            // watermark.
+            DuckDbConnections.rollbackQuietly(c);
+            throw e;
         } finally {
             try {
                 c.setAutoCommit(true);

@@ -107,6 +107,25 @@ class DuckDbWarehouseTest {
     }
 
     @Test
+    void aBatchThatFailsOnAnErrorIsRolledBackWithItsWatermark() {
+        FlushListener failing = new FlushListener() {
+            @Override
+            public void afterWatermarkUpdate(Target target, long newWatermark) {
+                throw new AssertionError("an error, not an exception, half way through the batch");
+            }
+        };
+        try (Warehouse warehouse = new DuckDbWarehouseFactory().open(dataDirectory, failing)) {
+            warehouse.prepare(EVERYTHING);
+            warehouse.claim(Target.events("everything"), 1);
+            assertThatThrownBy(() -> warehouse.append(EVERYTHING, Target.events("everything"), 1, 0, 2, rows(1, 2),
+                    flushRecord())).isInstanceOf(AssertionError.class);
+
+            assertThat(warehouse.watermark(Target.events("everything"))).isZero();
+            assertThat(query(warehouse, "SELECT count(*) FROM streams.everything")).containsExactly(List.of(0L));
+        }
+    }
+
+    @Test
     void aNewNullableColumnIsAddedAtStartUp() {
         StreamDescriptor before = stream("orders").column(Column.of("id", ColumnType.STRING, true)).build();
         StreamDescriptor after = stream("orders").column(Column.of("id", ColumnType.STRING, true))
