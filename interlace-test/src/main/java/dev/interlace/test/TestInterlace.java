@@ -168,8 +168,11 @@ public final class TestInterlace implements AutoCloseable {
 
     /**
      * Runs a read-only query ({@code POST /sql}) and returns its rows, each a map from column name to value in the
-     * columns' order: decimals as {@code BigDecimal}, integers as {@code BigInteger}, timestamps as RFC 3339
-     * strings, {@code NULL} as null.
+     * columns' order, typed by the column's DuckDB type: {@code DECIMAL} as {@code BigDecimal} (scale kept),
+     * {@code BIGINT}, {@code INTEGER}, {@code SMALLINT} and {@code TINYINT} as {@code Long}, {@code HUGEINT} and the
+     * unsigned ones as {@code BigInteger}, {@code DOUBLE} and {@code FLOAT} as {@code Double}, {@code BOOLEAN} as
+     * {@code Boolean}, text and timestamps (RFC 3339) as {@code String}, {@code JSON} values as their JSON text,
+     * {@code NULL} as null.
      *
      * @throws AssertionError when the server refuses the query, with its status and message
      */
@@ -181,12 +184,16 @@ public final class TestInterlace implements AutoCloseable {
                     + query);
         }
         List<String> columns = new ArrayList<>();
-        answer.body.path("columns").forEach(column -> columns.add(column.path("name").asText()));
+        List<String> types = new ArrayList<>();
+        answer.body.path("columns").forEach(column -> {
+            columns.add(column.path("name").asText());
+            types.add(column.path("type").asText());
+        });
         List<Map<String, Object>> rows = new ArrayList<>();
         for (JsonNode row : answer.body.path("rows")) {
             Map<String, Object> values = new LinkedHashMap<>();
             for (int i = 0; i < columns.size(); i++) {
-                values.put(columns.get(i), value(row.get(i)));
+                values.put(columns.get(i), value(types.get(i), row.get(i)));
             }
             rows.add(values);
         }
@@ -340,7 +347,7 @@ public final class TestInterlace implements AutoCloseable {
         }
     }
 
-    private static Object value(JsonNode node) {
+    private static Object value(String type, JsonNode node) {
         if (node == null || node.isNull()) {
             return null;
         }
@@ -350,13 +357,16 @@ public final class TestInterlace implements AutoCloseable {
         if (node.isBoolean()) {
             return node.asBoolean();
         }
-        if (node.isBigDecimal() || node.isFloatingPointNumber()) {
-            return node.decimalValue();
+        if (!node.isNumber()) {
+            return node.toString();
         }
-        if (node.isIntegralNumber()) {
-            return node.bigIntegerValue();
-        }
-        return node.toString();
+        return switch (type) {
+            case "BIGINT", "INTEGER", "SMALLINT", "TINYINT" -> node.longValue();
+            case "DOUBLE", "FLOAT" -> node.doubleValue();
+            case "HUGEINT", "UBIGINT", "UINTEGER", "USMALLINT", "UTINYINT", "UHUGEINT" -> node.bigIntegerValue();
+            default -> type.startsWith("DECIMAL") ? node.decimalValue()
+                    : node.isIntegralNumber() ? node.bigIntegerValue() : node.decimalValue();
+        };
     }
 
     private static List<String> errors(JsonNode errors) {

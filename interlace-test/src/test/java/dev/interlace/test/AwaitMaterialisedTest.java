@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.google.inject.AbstractModule;
 import com.google.inject.multibindings.Multibinder;
 import dev.interlace.runtime.model.ModelListener;
-import java.math.BigInteger;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -41,6 +40,6 @@ class AwaitMaterialisedTest {
         interlace.awaitMaterialised();
 
         assertThat(interlace.sql("SELECT orders FROM order_totals"))
-                .containsExactly(Map.of("orders", BigInteger.valueOf(2)));
+                .containsExactly(Map.of("orders", 2L));
     }
 }

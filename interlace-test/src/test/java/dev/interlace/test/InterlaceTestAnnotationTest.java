@@ -2,6 +2,7 @@ package dev.interlace.test;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.entry;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.interlace.runtime.warehouse.RunRecord;
@@ -38,7 +39,7 @@ class InterlaceTestAnnotationTest {
                 Map.of("order_id", "o1", "total", new BigDecimal("10.50")),
                 Map.of("order_id", "o2", "total", new BigDecimal("4.00")));
         assertThat(interlace.sql("SELECT orders, revenue FROM order_totals")).containsExactly(
-                Map.of("orders", BigInteger.valueOf(2), "revenue", new BigDecimal("14.50")));
+                Map.of("orders", 2L, "revenue", new BigDecimal("14.50")));
         List<RunRecord> runs = interlace.runs("order_totals");
         assertThat(runs).isNotEmpty();
         assertThat(runs.get(0).status().wire()).isEqualTo("succeeded");
@@ -54,7 +55,7 @@ class InterlaceTestAnnotationTest {
         assertThat(publication.errors()).singleElement().asString().startsWith("event 0, total: ");
         interlace.awaitMaterialised();
         assertThat(interlace.sql("SELECT count(*) AS n FROM streams.orders"))
-                .containsExactly(Map.of("n", BigInteger.ZERO));
+                .containsExactly(Map.of("n", 0L));
     }
 
     @Test
@@ -76,6 +77,16 @@ class InterlaceTestAnnotationTest {
         assertThat(story.path("events").path("count").asInt()).isEqualTo(1);
         assertThat(story.path("events").path("materialised").asInt()).isEqualTo(1);
         assertThat(story.path("quarantine").path("total").asInt()).isEqualTo(1);
+    }
+
+    @Test
+    void aQuerysValuesAreTypedByTheirColumnsType(TestInterlace interlace) {
+        Map<String, Object> row = interlace.sql("SELECT 7::INTEGER AS i, 12.50::DECIMAL(10,2) AS d, 0.5::DOUBLE AS f,"
+                + " 170141183460469231731687303715884105727::HUGEINT AS h, true AS b, 'x' AS s, NULL AS n").get(0);
+
+        assertThat(row).containsExactly(entry("i", 7L), entry("d", new BigDecimal("12.50")), entry("f", 0.5),
+                entry("h", new BigInteger("170141183460469231731687303715884105727")), entry("b", true),
+                entry("s", "x"), entry("n", null));
     }
 
     @Test

@@ -2,7 +2,6 @@ package dev.interlace.test;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.math.BigInteger;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -33,7 +32,7 @@ class PerTestIsolationTest {
                 .containsExactly("accepted");
         interlace.awaitMaterialised();
         assertThat(interlace.sql("SELECT count(*) AS n FROM streams.orders"))
-                .containsExactly(Map.of("n", BigInteger.ONE));
+                .containsExactly(Map.of("n", 1L));
     }
 
     @AfterAll
