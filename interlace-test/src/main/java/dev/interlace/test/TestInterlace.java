@@ -1,12 +1,11 @@
 package dev.interlace.test;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.google.inject.Module;
+import dev.interlace.client.ExactJson;
 import dev.interlace.runtime.Interlace;
 import dev.interlace.runtime.config.ConfigLoader;
 import dev.interlace.runtime.flush.FlushStatus;
@@ -49,11 +48,8 @@ public final class TestInterlace implements AutoCloseable {
     /** How long {@link #awaitMaterialised()} waits. */
     public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(30);
 
-    /** Reads numbers exactly: a decimal column's {@code 49.50} stays a {@code BigDecimal} of scale 2. */
-    private static final ObjectMapper JSON = new ObjectMapper()
-            .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
-            .enable(DeserializationFeature.USE_BIG_INTEGER_FOR_INTS)
-            .setNodeFactory(JsonNodeFactory.withExactBigDecimals(true));
+    /** Reads numbers exactly, as the Java client does: a decimal column's {@code 49.50} keeps its scale. */
+    private static final ObjectMapper JSON = ExactJson.mapper();
 
     private final Interlace server;
     private final Path dataDirectory;
