@@ -9,12 +9,14 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledIf;
+import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.platform.testkit.engine.EngineExecutionResults;
 import org.junit.platform.testkit.engine.EngineTestKit;
 
 /**
- * How the extension fails, seen through the real Jupiter engine: the nested classes are run by {@link EngineTestKit}
- * only (Surefire skips nested classes).
+ * How the extension fails, seen through the real Jupiter engine: the nested classes are meant to fail and run only
+ * under {@link EngineTestKit} (Surefire skips nested classes, and they are disabled when it selects them anyway).
  */
 class ExtensionFailuresTest {
 
@@ -45,10 +47,18 @@ class ExtensionFailuresTest {
     }
 
     private static EngineExecutionResults run(Class<?> testClass) {
-        return EngineTestKit.engine("junit-jupiter").selectors(selectClass(testClass)).execute();
+        return EngineTestKit.engine("junit-jupiter").configurationParameter(RUN_BY_TEST_KIT, "true")
+                .selectors(selectClass(testClass)).execute();
+    }
+
+    private static final String RUN_BY_TEST_KIT = "interlace.test.runByEngineTestKit";
+
+    static boolean runByEngineTestKit(ExtensionContext context) {
+        return context.getConfigurationParameter(RUN_BY_TEST_KIT).isPresent();
     }
 
     @InterlaceTest
+    @EnabledIf("dev.interlace.test.ExtensionFailuresTest#runByEngineTestKit")
     static class PerTestWithBeforeAll {
 
         @BeforeAll
@@ -59,6 +69,7 @@ class ExtensionFailuresTest {
     }
 
     @InterlaceTest
+    @EnabledIf("dev.interlace.test.ExtensionFailuresTest#runByEngineTestKit")
     @org.junit.jupiter.api.TestMethodOrder(org.junit.jupiter.api.MethodOrderer.MethodName.class)
     static class FailingAndPassing {
 
