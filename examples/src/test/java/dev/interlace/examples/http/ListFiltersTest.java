@@ -60,7 +60,7 @@ class ListFiltersTest {
         known.put("GET /streams/orders/events", List.of("after", "limit", "wait_ms"));
         known.put("GET /streams/orders/consumers", List.of());
         known.put("GET /runs", List.of("limit", "model", "since", "status", "trigger", "until"));
-        known.put("GET /correlate", List.of("key", "request_id", "stream"));
+        known.put("GET /correlate", List.of("key", "request_id", "stream", "trace_id"));
         known.put("GET /logs/api", List.of("limit", "request_id", "since", "status", "stream", "until"));
         known.put("GET /logs/sys", List.of("event", "id", "limit", "since", "stream", "until"));
         known.put("POST /streams/orders", List.of("verbose"));
