@@ -2,15 +2,7 @@ package dev.interlace.runtime.http;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.interlace.runtime.config.InterlaceConfig;
-import dev.interlace.runtime.flush.FlushStatus;
-import dev.interlace.runtime.flush.Flusher;
-import dev.interlace.runtime.ingest.IngestLimits;
-import dev.interlace.runtime.log.EventLog;
-import dev.interlace.runtime.ops.DiskSpace;
-import dev.interlace.runtime.ops.EpochMicros;
-import dev.interlace.runtime.stream.StreamCatalog;
-import dev.interlace.runtime.stream.StreamDescriptor;
+import dev.interlace.runtime.ops.Readiness;
 import jakarta.inject.Inject;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -19,24 +11,11 @@ import java.util.List;
 /** {@code /health/live} (the process answers) and {@code /health/ready} (it can take publishes now). */
 final class HealthRoutes implements RouteSet {
 
-    private final EventLog log;
-    private final DiskSpace disk;
-    private final IngestLimits limits;
-    private final StreamCatalog catalog;
-    private final Flusher flusher;
-    private final long failingThresholdMicros;
-    private final java.time.Clock clock;
+    private final Readiness readiness;
 
     @Inject
-    HealthRoutes(EventLog log, DiskSpace disk, IngestLimits limits, StreamCatalog catalog, Flusher flusher,
-            InterlaceConfig config, java.time.Clock clock) {
-        this.log = log;
-        this.disk = disk;
-        this.limits = limits;
-        this.catalog = catalog;
-        this.flusher = flusher;
-        this.failingThresholdMicros = config.readyFlushFailingMillis() * 1_000L;
-        this.clock = clock;
+    HealthRoutes(Readiness readiness) {
+        this.readiness = readiness;
     }
 
     @Override
@@ -52,25 +31,18 @@ final class HealthRoutes implements RouteSet {
     }
 
     private HttpAnswer ready(HttpRequest request, List<String> path, String requestId) throws IOException {
+        Readiness.Report report = readiness.check();
         List<String> reasons = new ArrayList<>();
-        EventLog.Health health = log.health();
-        if (!health.writable()) {
-            reasons.add("log_unavailable: " + health.problem());
+        if (!report.logWritable()) {
+            reasons.add("log_unavailable: " + report.logProblem());
         }
-        long free = disk.usableBytesNow();
-        if (free < limits.minFreeDiskBytes()) {
-            reasons.add("disk_below_floor: " + free + " bytes free, floor " + limits.minFreeDiskBytes());
+        if (report.diskBelowFloor()) {
+            reasons.add("disk_below_floor: " + report.freeDiskBytes() + " bytes free, floor "
+                    + report.minFreeDiskBytes());
         }
-        long nowMicros = EpochMicros.now(clock);
-        List<String> failingBriefly = new ArrayList<>();
-        for (StreamDescriptor stream : catalog.streams()) {
-            FlushStatus status = flusher.status(stream.name());
-            if (status.failing() && nowMicros - status.failingSinceMicros() < failingThresholdMicros) {
-                failingBriefly.add(stream.name());
-            } else if (status.failing()) {
-                reasons.add("flush_failing: stream " + stream.name() + " since "
-                        + HttpResponses.time(status.failingSinceMicros()) + ": " + status.error());
-            }
+        for (Readiness.FailingFlush failing : report.flushFailing()) {
+            reasons.add("flush_failing: stream " + failing.stream() + " since "
+                    + HttpResponses.time(failing.sinceMicros()) + ": " + failing.error());
         }
         ObjectNode body = HttpResponses.JSON.createObjectNode();
         body.put("status", reasons.isEmpty() ? "ready" : "not_ready");
@@ -78,8 +50,8 @@ final class HealthRoutes implements RouteSet {
         reasons.forEach(list::add);
         // Shown, not counted against readiness yet: a flush that failed once is retried within a second.
         ArrayNode warnings = body.putArray("flush_failing_below_threshold");
-        failingBriefly.forEach(warnings::add);
-        body.put("free_disk_bytes", free);
+        report.flushFailingBelowThreshold().forEach(warnings::add);
+        body.put("free_disk_bytes", report.freeDiskBytes());
         return HttpResponses.json(reasons.isEmpty() ? 200 : 503, body);
     }
 }
