@@ -97,6 +97,50 @@ class SpringApplicationTest {
     }
 
     @Test
+    void stoppingTheApplicationDrainsWhatTheLogHoldsIntoTheWarehouse() throws Exception {
+        // A flush delay of an hour: nothing reaches the warehouse before the application stops.
+        ConfigurableApplicationContext context = start(WebApplicationType.NONE, "--interlace.port=0",
+                "--interlace.data-dir=" + dataDir, "--interlace.flush-delay-ms=3600000");
+        try {
+            URI interlace = context.getBean(InterlaceServer.class).uri();
+            HttpResponse<String> published = post(interlace.resolve("/streams/shop_orders"), "application/json",
+                    "[{\"order_id\": \"d\", \"total\": 1}, {\"order_id\": \"e\", \"total\": 2},"
+                            + " {\"order_id\": \"f\", \"total\": 3}]");
+            assertThat(published.statusCode()).isEqualTo(200);
+        } finally {
+            context.close();
+        }
+        try (java.sql.Connection warehouse = java.sql.DriverManager.getConnection(
+                "jdbc:duckdb:" + dataDir.resolve("warehouse.duckdb"));
+                java.sql.ResultSet rows = warehouse.createStatement().executeQuery(
+                        "SELECT count(*) FROM streams.shop_orders")) {
+            assertThat(rows.next()).isTrue();
+            assertThat(rows.getLong(1)).isEqualTo(3);
+        }
+    }
+
+    @Test
+    void aServerThatCannotTakePublishesIsDownUnderActuatorHealth() throws Exception {
+        try (ConfigurableApplicationContext context = start(WebApplicationType.SERVLET, "--server.port=0",
+                "--interlace.port=0", "--interlace.data-dir=" + dataDir,
+                "--interlace.min-free-disk-bytes=" + Long.MAX_VALUE,
+                "--management.endpoint.health.show-details=always")) {
+            int appPort = ((WebServerApplicationContext) context).getWebServer().getPort();
+            HttpResponse<String> health = get(URI.create("http://127.0.0.1:" + appPort + "/actuator/health"));
+            assertThat(health.statusCode()).isEqualTo(503);
+            JsonNode interlace = JSON.readTree(health.body()).get("components").get("interlace");
+            assertThat(interlace.get("status").asText()).isEqualTo("DOWN");
+            JsonNode checks = interlace.get("components");
+            assertThat(checks.get("live").get("status").asText()).isEqualTo("UP");
+            assertThat(checks.get("ready").get("status").asText()).isEqualTo("DOWN");
+            assertThat(checks.get("ready").get("details").get("min_free_disk_bytes").asLong())
+                    .isEqualTo(Long.MAX_VALUE);
+            assertThat(checks.get("log").get("status").asText()).isEqualTo("UP");
+            assertThat(checks.get("flush").get("status").asText()).isEqualTo("UP");
+        }
+    }
+
+    @Test
     void interlaceEnabledFalseStartsNoServer() {
         try (ConfigurableApplicationContext context = start(WebApplicationType.NONE, "--interlace.enabled=false",
                 "--interlace.data-dir=" + dataDir)) {
