@@ -35,7 +35,7 @@ final class InterlaceHealthContributor {
         return report.map(check).orElseGet(() -> Health.down().withDetail("reason", "not running").build());
     }
 
-    private static Health ready(Readiness.Report report) {
+    static Health ready(Readiness.Report report) {
         Health.Builder health = report.ready() ? Health.up() : Health.down();
         return health.withDetail("free_disk_bytes", report.freeDiskBytes())
                 .withDetail("min_free_disk_bytes", report.minFreeDiskBytes())
@@ -44,13 +44,13 @@ final class InterlaceHealthContributor {
                 .build();
     }
 
-    private static Health log(Readiness.Report report) {
+    static Health log(Readiness.Report report) {
         return report.logWritable() ? Health.up().build()
                 : Health.down().withDetail("reason", "log_unavailable").withDetail("problem", report.logProblem())
                         .build();
     }
 
-    private static Health flush(Readiness.Report report) {
+    static Health flush(Readiness.Report report) {
         List<Map<String, Object>> failing = report.flushFailing().stream().map(f -> Map.<String, Object>of(
                 "stream", f.stream(), "since", Instant.ofEpochSecond(0, f.sinceMicros() * 1_000L).toString(),
                 "error", String.valueOf(f.error()))).toList();
