@@ -6,6 +6,7 @@ import dev.interlace.runtime.config.InterlaceConfig;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.core.env.Environment;
 
@@ -46,8 +47,14 @@ public final class InterlaceSettings {
         Binder binder = Binder.get(environment);
         List<String> flags = new ArrayList<>();
         for (ConfigLoader.Setting setting : ConfigLoader.SETTINGS) {
-            binder.bind(PREFIX + "." + setting.flag(), String.class)
-                    .ifBound(value -> flags.add("--" + setting.flag() + "=" + value));
+            String name = PREFIX + "." + setting.flag();
+            if (setting.value().contains(",")) {
+                // A list: "a,b" or YAML's items, which binding to one string would silently miss.
+                binder.bind(name, Bindable.listOf(String.class))
+                        .ifBound(values -> flags.add("--" + setting.flag() + "=" + String.join(",", values)));
+            } else {
+                binder.bind(name, String.class).ifBound(value -> flags.add("--" + setting.flag() + "=" + value));
+            }
         }
         return flags.toArray(String[]::new);
     }

@@ -52,7 +52,7 @@ class ConfigurationMetadataTest {
             String type = switch (setting.value()) {
                 case "" -> "java.lang.Boolean";
                 case "N", "BYTES", "MS" -> setting.flag().equals("port") ? "java.lang.Integer" : "java.lang.Long";
-                default -> "java.lang.String";
+                default -> setting.value().contains(",") ? "java.util.List<java.lang.String>" : "java.lang.String";
             };
             ObjectNode property = property(properties, "interlace." + setting.flag(), type,
                     setting.description() + " (serve's --" + setting.flag() + ").");

@@ -182,11 +182,17 @@ class SpringApplicationTest {
                 new SystemEnvironmentPropertySource("test-systemEnvironment", Map.of(
                         "INTERLACE_DATA_DIR", dataDir.toString(), "INTERLACE_PORT", "0",
                         "INTERLACE_MAX_EVENTS_PER_REQUEST", "7"))));
-        try (ConfigurableApplicationContext context = application.run("--interlace.flushDelayMs=5")) {
+        try (ConfigurableApplicationContext context = application.run("--interlace.flushDelayMs=5",
+                // a list as YAML writes it, item by item, and one as a comma-separated value
+                "--interlace.allowed-hosts[0]=a.example", "--interlace.allowed-hosts[1]=b.example",
+                "--interlace.cors-origins=https://app.example,https://admin.example")) {
             InterlaceConfig config = context.getBean(InterlaceServer.class).interlace().config();
             assertThat(config.dataDirectory()).isEqualTo(dataDir);
             assertThat(config.maxEventsPerRequest()).isEqualTo(7);
             assertThat(config.flushDelayMillis()).isEqualTo(5);
+            assertThat(config.exposure().allowedHosts()).containsExactly("a.example", "b.example");
+            assertThat(config.exposure().corsOrigins()).containsExactly("https://app.example",
+                    "https://admin.example");
         }
     }
 
