@@ -24,6 +24,7 @@ public class InterlaceClientAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     public InterlaceClient interlaceClient(Environment environment) {
+        InterlaceSettings.refuseUnknown(environment);
         Binder binder = Binder.get(environment);
         String url = binder.bind("interlace.client.url", String.class).get();
         InterlaceClient.Builder builder = InterlaceClient.builder(URI.create(url.strip()));

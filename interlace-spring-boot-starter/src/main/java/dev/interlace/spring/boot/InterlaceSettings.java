@@ -7,8 +7,14 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.springframework.boot.context.properties.bind.Bindable;
+import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
+import org.springframework.boot.context.properties.source.ConfigurationPropertySource;
+import org.springframework.boot.context.properties.source.ConfigurationPropertySources;
+import org.springframework.boot.context.properties.source.IterableConfigurationPropertySource;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.core.env.Environment;
+import org.springframework.core.env.PropertySource;
+import org.springframework.core.env.SystemEnvironmentPropertySource;
 
 /**
  * The server's configuration from {@code interlace.*} properties: one property per {@code serve} flag
@@ -33,6 +39,7 @@ public final class InterlaceSettings {
      * @throws InvalidInterlacePropertyException when a value is not valid, naming the property
      */
     public static InterlaceConfig resolve(Environment environment) {
+        refuseUnknown(environment);
         String[] flags = flags(environment);
         try {
             return ConfigLoader.load(flags, Map.of()).config();
@@ -57,6 +64,44 @@ public final class InterlaceSettings {
             }
         }
         return flags.toArray(String[]::new);
+    }
+
+    /**
+     * Refuses an {@code interlace.*} property that names no setting (a typo, e.g. {@code interlace.max-pendng}), as
+     * {@code serve} refuses an unknown flag, instead of leaving the setting at its default. Environment variables
+     * are not checked: {@code serve} ignores the {@code INTERLACE_*} variables it does not know, and so does this.
+     *
+     * @throws InvalidInterlacePropertyException naming the property and the known ones
+     */
+    static void refuseUnknown(Environment environment) {
+        List<String> known = new ArrayList<>(List.of("enabled", "client.url", "client.api-key",
+                "client.trusted-certificates"));
+        ConfigLoader.SETTINGS.forEach(setting -> known.add(setting.flag()));
+        java.util.Set<String> uniform = new java.util.HashSet<>();
+        known.forEach(name -> uniform.add(uniform(name)));
+        ConfigurationPropertyName prefix = ConfigurationPropertyName.of(PREFIX);
+        for (ConfigurationPropertySource source : ConfigurationPropertySources.get(environment)) {
+            if (source.getUnderlyingSource() instanceof SystemEnvironmentPropertySource
+                    || !(source instanceof IterableConfigurationPropertySource iterable)) {
+                continue;
+            }
+            iterable.stream().filter(prefix::isAncestorOf).forEach(name -> {
+                String first = name.getElement(1, ConfigurationPropertyName.Form.UNIFORM);
+                String key = first.equals("client") && name.getNumberOfElements() > 2
+                        ? "client." + name.getElement(2, ConfigurationPropertyName.Form.UNIFORM) : first;
+                if (!uniform.contains(uniform(key))) {
+                    Object origin = source.getUnderlyingSource() instanceof PropertySource<?> propertySource
+                            ? propertySource.getName() : source.getUnderlyingSource();
+                    throw new InvalidInterlacePropertyException("unknown property " + name + " (in " + origin
+                            + "); known properties: interlace."
+                            + String.join(", interlace.", known), null);
+                }
+            });
+        }
+    }
+
+    private static String uniform(String name) {
+        return name.replace("-", "").toLowerCase(java.util.Locale.ROOT);
     }
 
     /** An {@code interlace.*} property whose value {@code serve} would refuse; the application does not start. */

@@ -206,6 +206,17 @@ class SpringApplicationTest {
                 .hasStackTraceContaining("invalid interlace.* properties");
     }
 
+    @Test
+    void aMistypedPropertyStopsTheApplicationNamingIt() {
+        assertThatThrownBy(() -> start(WebApplicationType.NONE, "--interlace.data-dir=" + dataDir,
+                "--interlace.max-pendng=5"))
+                .hasStackTraceContaining("unknown property interlace.max-pendng")
+                .hasStackTraceContaining("interlace.max-pending");
+        assertThatThrownBy(() -> start(WebApplicationType.NONE, "--interlace.data-dir=" + dataDir,
+                "--interlace.client.apikey=k", "--interlace.client.url=http://127.0.0.1:1", "--interlace.client.uri=x"))
+                .hasStackTraceContaining("unknown property interlace.client.uri");
+    }
+
     /** An application that defines its own server bean (never started: its phase is its own business). */
     @Configuration(proxyBeanMethods = false)
     static class OwnServer {
