@@ -6,6 +6,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Function;
 import org.springframework.boot.health.contributor.CompositeHealthContributor;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthContributor;
@@ -30,7 +31,7 @@ final class InterlaceHealthContributor {
         return CompositeHealthContributor.fromMap(indicators);
     }
 
-    private static Health withReport(InterlaceServer server, java.util.function.Function<Readiness.Report, Health> check) {
+    private static Health withReport(InterlaceServer server, Function<Readiness.Report, Health> check) {
         Optional<Readiness.Report> report = server.readiness();
         return report.map(check).orElseGet(() -> Health.down().withDetail("reason", "not running").build());
     }
@@ -40,7 +41,7 @@ final class InterlaceHealthContributor {
         return health.withDetail("free_disk_bytes", report.freeDiskBytes())
                 .withDetail("min_free_disk_bytes", report.minFreeDiskBytes())
                 .withDetail("log_writable", report.logWritable())
-                .withDetail("flush_failing", report.flushFailing().stream().map(f -> f.stream()).toList())
+                .withDetail("flush_failing", report.flushFailing().stream().map(Readiness.FailingFlush::stream).toList())
                 .build();
     }
 

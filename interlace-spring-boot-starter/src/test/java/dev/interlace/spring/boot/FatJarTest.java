@@ -5,11 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.Enumeration;
 import java.util.HashSet;
 import java.util.List;
@@ -148,8 +146,7 @@ class FatJarTest {
     }
 
     /** Nested jars are stored, not deflated: Boot's launcher reads them in place. */
-    private static void addStored(OutputStream stream, String name, byte[] content) throws IOException {
-        JarOutputStream out = (JarOutputStream) stream;
+    private static void addStored(JarOutputStream out, String name, byte[] content) throws IOException {
         JarEntry entry = new JarEntry(name);
         entry.setMethod(ZipEntry.STORED);
         entry.setSize(content.length);
