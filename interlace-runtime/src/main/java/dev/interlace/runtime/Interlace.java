@@ -17,9 +17,11 @@ import dev.interlace.runtime.log.LogModule;
 import dev.interlace.runtime.model.ModelModule;
 import dev.interlace.runtime.model.ModelRunner;
 import dev.interlace.runtime.ops.DataDirectoryLock;
+import dev.interlace.runtime.ops.Metrics;
 import dev.interlace.runtime.ops.OpsModule;
 import dev.interlace.runtime.records.RecordsModule;
 import dev.interlace.runtime.stream.StreamCatalog;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
@@ -154,6 +156,20 @@ public final class Interlace implements AutoCloseable {
         /** The streams to serve; by default every registry on the class path. */
         public Builder catalog(StreamCatalog value) {
             this.catalog = Objects.requireNonNull(value, "catalog");
+            return this;
+        }
+
+        /**
+         * Registers the server's meters in {@code registry} (an embedding application's) instead of a Prometheus
+         * registry of its own; the JVM's meters are left to the application, and {@code GET /metrics} answers them
+         * only when {@code registry} is a Prometheus registry.
+         */
+        public Builder meterRegistry(MeterRegistry registry) {
+            Objects.requireNonNull(registry, "registry");
+            overrides.add(binder -> {
+                binder.bind(MeterRegistry.class).toInstance(registry);
+                binder.bind(Metrics.class).toInstance(new Metrics(registry, false));
+            });
             return this;
         }
 

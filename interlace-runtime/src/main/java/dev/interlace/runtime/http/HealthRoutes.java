@@ -2,16 +2,8 @@ package dev.interlace.runtime.http;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.interlace.runtime.config.InterlaceConfig;
-import dev.interlace.runtime.flush.FlushStatus;
-import dev.interlace.runtime.flush.Flusher;
-import dev.interlace.runtime.ingest.IngestLimits;
-import dev.interlace.runtime.log.EventLog;
 import dev.interlace.runtime.ops.ComponentHealth;
-import dev.interlace.runtime.ops.DiskSpace;
-import dev.interlace.runtime.ops.EpochMicros;
-import dev.interlace.runtime.stream.StreamCatalog;
-import dev.interlace.runtime.stream.StreamDescriptor;
+import dev.interlace.runtime.ops.Readiness;
 import jakarta.inject.Inject;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -20,26 +12,13 @@ import java.util.List;
 /** {@code /health/live} (the process answers) and {@code /health/ready} (it can take publishes now). */
 final class HealthRoutes implements RouteSet {
 
-    private final EventLog log;
-    private final DiskSpace disk;
-    private final IngestLimits limits;
-    private final StreamCatalog catalog;
-    private final Flusher flusher;
-    private final long failingThresholdMicros;
-    private final java.time.Clock clock;
+    private final Readiness readiness;
     private final ComponentHealth components;
 
     @Inject
-    HealthRoutes(EventLog log, DiskSpace disk, IngestLimits limits, StreamCatalog catalog, Flusher flusher,
-            InterlaceConfig config, java.time.Clock clock, ComponentHealth components) {
+    HealthRoutes(Readiness readiness, ComponentHealth components) {
+        this.readiness = readiness;
         this.components = components;
-        this.log = log;
-        this.disk = disk;
-        this.limits = limits;
-        this.catalog = catalog;
-        this.flusher = flusher;
-        this.failingThresholdMicros = config.readyFlushFailingMillis() * 1_000L;
-        this.clock = clock;
     }
 
     @Override
@@ -54,14 +33,14 @@ final class HealthRoutes implements RouteSet {
         boolean failed = components.publishesFailed();
         ObjectNode body = HttpResponses.JSON.createObjectNode();
         body.put("status", failed ? "component_failed" : "live");
-        putComponents(body);
+        putComponents(body, components.failures());
         return HttpResponses.json(failed ? 503 : 200, body);
     }
 
     /** The failed components, each with its cause; an empty list when none is. */
-    private void putComponents(ObjectNode body) {
+    private static void putComponents(ObjectNode body, List<ComponentHealth.Failure> failures) {
         ArrayNode list = body.putArray("components");
-        for (ComponentHealth.Failure failure : components.failures()) {
+        for (ComponentHealth.Failure failure : failures) {
             ObjectNode item = list.addObject();
             item.put("component", failure.component().label());
             if (failure.scope() != null) {
@@ -75,30 +54,21 @@ final class HealthRoutes implements RouteSet {
     }
 
     private HttpAnswer ready(HttpRequest request, List<String> path, String requestId) throws IOException {
+        Readiness.Report report = readiness.check();
         List<String> reasons = new ArrayList<>();
-        EventLog.Health health = log.health();
-        if (!health.writable()) {
-            reasons.add("log_unavailable: " + health.problem());
+        if (!report.logWritable()) {
+            reasons.add("log_unavailable: " + report.logProblem());
         }
-        for (ComponentHealth.Failure failure : components.failures()) {
-            if (failure.component().servesPublishes()) {
-                reasons.add("component_failed: " + failure.name() + ": " + failure.cause());
-            }
+        for (ComponentHealth.Failure failure : report.failedPublishComponents()) {
+            reasons.add("component_failed: " + failure.name() + ": " + failure.cause());
         }
-        long free = disk.usableBytesNow();
-        if (free < limits.minFreeDiskBytes()) {
-            reasons.add("disk_below_floor: " + free + " bytes free, floor " + limits.minFreeDiskBytes());
+        if (report.diskBelowFloor()) {
+            reasons.add("disk_below_floor: " + report.freeDiskBytes() + " bytes free, floor "
+                    + report.minFreeDiskBytes());
         }
-        long nowMicros = EpochMicros.now(clock);
-        List<String> failingBriefly = new ArrayList<>();
-        for (StreamDescriptor stream : catalog.streams()) {
-            FlushStatus status = flusher.status(stream.name());
-            if (status.failing() && nowMicros - status.failingSinceMicros() < failingThresholdMicros) {
-                failingBriefly.add(stream.name());
-            } else if (status.failing()) {
-                reasons.add("flush_failing: stream " + stream.name() + " since "
-                        + HttpResponses.time(status.failingSinceMicros()) + ": " + status.error());
-            }
+        for (Readiness.FailingFlush failing : report.flushFailing()) {
+            reasons.add("flush_failing: stream " + failing.stream() + " since "
+                    + HttpResponses.time(failing.sinceMicros()) + ": " + failing.error());
         }
         ObjectNode body = HttpResponses.JSON.createObjectNode();
         body.put("status", reasons.isEmpty() ? "ready" : "not_ready");
@@ -106,9 +76,9 @@ final class HealthRoutes implements RouteSet {
         reasons.forEach(list::add);
         // Shown, not counted against readiness yet: a flush that failed once is retried within a second.
         ArrayNode warnings = body.putArray("flush_failing_below_threshold");
-        failingBriefly.forEach(warnings::add);
-        body.put("free_disk_bytes", free);
-        putComponents(body);
+        report.flushFailingBelowThreshold().forEach(warnings::add);
+        body.put("free_disk_bytes", report.freeDiskBytes());
+        putComponents(body, report.failedComponents());
         return HttpResponses.json(reasons.isEmpty() ? 200 : 503, body);
     }
 }

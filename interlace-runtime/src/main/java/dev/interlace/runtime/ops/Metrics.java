@@ -28,12 +28,22 @@ public final class Metrics implements AutoCloseable {
     private final JvmGcMetrics gc = new JvmGcMetrics();
 
     public Metrics(MeterRegistry registry) {
+        this(registry, true);
+    }
+
+    /**
+     * The metrics in {@code registry}; with {@code jvmMeters} false the JVM basics are left to whoever owns the
+     * registry (an embedding application binds its own, and a second GC listener would count every pause twice).
+     */
+    public Metrics(MeterRegistry registry, boolean jvmMeters) {
         this.registry = registry;
-        new JvmMemoryMetrics().bindTo(registry);
-        gc.bindTo(registry);
-        new JvmThreadMetrics().bindTo(registry);
-        new ProcessorMetrics().bindTo(registry);
-        new UptimeMetrics().bindTo(registry);
+        if (jvmMeters) {
+            new JvmMemoryMetrics().bindTo(registry);
+            gc.bindTo(registry);
+            new JvmThreadMetrics().bindTo(registry);
+            new ProcessorMetrics().bindTo(registry);
+            new UptimeMetrics().bindTo(registry);
+        }
     }
 
     /** The registry the server's meters live in. */
