@@ -100,10 +100,23 @@ class InflightBudgetTest {
 
             assertThat(server.isAlive()).as(stderr()).isTrue();
             assertThat(statuses.keySet()).as(statuses.toString()).isSubsetOf("200", "503 overloaded");
-            assertThat(statuses).containsKey("200");
             assertThat(liveness.failures()).as(stderr()).isEmpty();
             JsonNode stream = TestServer.JSON.readTree(get(uri, "/streams/orders").body());
-            assertThat(stream.get("head").asLong()).isEqualTo(statuses.get("200").longValue());
+            assertThat(stream.get("head").asLong()).as(statuses.toString())
+                    .isEqualTo(statuses.getOrDefault("200", 0).longValue());
+            // Bodies inflating at once may each be refused midway (all of them, on two cores); once the flood is
+            // over, the same body is stored: the refusals were for the moment, as their Retry-After says.
+            ByteArrayOutputStream body = new ByteArrayOutputStream();
+            body.writeBytes(gzip("{\"order_id\":\"gzip-after\",\"meta\":{\"note\":\""
+                    .getBytes(StandardCharsets.UTF_8)));
+            body.writeBytes(middle);
+            body.writeBytes(gzip("\"}}".getBytes(StandardCharsets.UTF_8)));
+            HttpResponse<String> after = client.send(HttpRequest.newBuilder(uri.resolve("/streams/orders"))
+                    .timeout(Duration.ofSeconds(180)).header("Content-Type", "application/json")
+                    .header("Content-Encoding", "gzip")
+                    .POST(HttpRequest.BodyPublishers.ofByteArray(body.toByteArray())).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertThat(after.statusCode()).as(after.body()).isEqualTo(200);
         }
     }
 
