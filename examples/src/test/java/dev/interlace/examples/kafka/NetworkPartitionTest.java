@@ -120,9 +120,7 @@ class NetworkPartitionTest {
             assertThat(load.awaitEnd(Duration.ofSeconds(60))).as("the publishers stop").isTrue();
         }
         phase("publishers stopped");
-        System.out.println("load: " + load.requests() + " requests, " + load.acknowledgedEvents()
-                + " events acknowledged, " + load.unanswered() + " unanswered, refused " + load.refusals()
-                + ", errors " + load.errors());
+        printLoad(load);
         probes.print(cutAt, healedAt);
         nodes.printWarnings();
 
@@ -166,9 +164,7 @@ class NetworkPartitionTest {
             assertThat(load.awaitEnd(Duration.ofSeconds(60))).as("the publishers stop").isTrue();
         }
         phase("publishers stopped");
-        System.out.println("load: " + load.requests() + " requests, " + load.acknowledgedEvents()
-                + " events acknowledged, " + load.unanswered() + " unanswered, refused " + load.refusals()
-                + ", errors " + load.errors());
+        printLoad(load);
         nodes.printWarnings();
 
         long firstAfterKill = load.acknowledgedAt().stream().filter(at -> at > killedAt).findFirst()
@@ -438,5 +434,11 @@ class NetworkPartitionTest {
     /** Prints what the test is at, with the seconds since it started. */
     private void phase(String what) {
         System.out.printf("[%6.1f s] %s%n", (System.nanoTime() - startedAt) / 1e9, what);
+    }
+
+    private static void printLoad(Load load) {
+        System.out.println("load: " + load.requests() + " requests, " + load.acknowledgedEvents()
+                + " events acknowledged, " + load.unanswered() + " unanswered, refused " + load.refusals()
+                + ", errors " + load.errors());
     }
 }

@@ -124,21 +124,7 @@ public final class KafkaCluster implements AutoCloseable {
      * options: the benchmark runs its broker as production does (a larger heap, G1, the C2 compiler).
      */
     public static KafkaCluster start(int size, List<String> jvmOptions) {
-        try {
-            KafkaCluster cluster = new KafkaCluster(Files.createTempDirectory("interlace-kafka-"), jvmOptions);
-            try {
-                cluster.launch(size);
-                return cluster;
-            } catch (RuntimeException | IOException | InterruptedException e) {
-                cluster.close();
-                throw e;
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot start a Kafka cluster: " + e.getMessage(), e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while starting a Kafka cluster", e);
-        }
+        return launched(size, jvmOptions, 0);
     }
 
     /**
@@ -148,13 +134,18 @@ public final class KafkaCluster implements AutoCloseable {
      * cuts), while clients of {@link #bootstrap} reach it directly.
      */
     public static KafkaCluster startWithCutListeners(int count) {
+        return launched(1, TEST_JVM_OPTIONS, count);
+    }
+
+    /** A cluster of {@code size} nodes running with {@code jvmOptions}, with {@code cutListeners} cut listeners. */
+    private static KafkaCluster launched(int size, List<String> jvmOptions, int cutListeners) {
         try {
-            KafkaCluster cluster = new KafkaCluster(Files.createTempDirectory("interlace-kafka-"), TEST_JVM_OPTIONS);
+            KafkaCluster cluster = new KafkaCluster(Files.createTempDirectory("interlace-kafka-"), jvmOptions);
             try {
-                for (int i = 0; i < count; i++) {
+                for (int i = 0; i < cutListeners; i++) {
                     cluster.cutListeners.add(new int[] {freePort(), freePort()});
                 }
-                cluster.launch(1);
+                cluster.launch(size);
                 return cluster;
             } catch (RuntimeException | IOException | InterruptedException e) {
                 cluster.close();
