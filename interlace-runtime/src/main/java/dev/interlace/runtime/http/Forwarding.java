@@ -26,9 +26,10 @@ import java.util.logging.Logger;
  * sequences gets {@code 503 no_sequencer} naming that node.
  *
  * <p>Warehouse routes go to the node flushing the streams: an ingest node has no warehouse, and a node whose flusher
- * stands by holds a stale prefix of the tables. A node with a warehouse of its own serves them itself when it is the
- * one flushing, when no node is, or when it cannot forward (no secret); an answer from its warehouse while it lags
- * says so in {@value WarehouseStandings#LAG_HEADER}.
+ * stands by for every stream holds a stale prefix of the tables. A node with a warehouse of its own serves them itself
+ * when it flushes any stream (the leases may be split between nodes, and then no node is current for all), when no
+ * node flushes, or when it cannot forward (no secret); an answer from its warehouse while it lags says so in
+ * {@value WarehouseStandings#LAG_HEADER}.
  */
 final class Forwarding {
 
@@ -148,10 +149,15 @@ final class Forwarding {
 
     /**
      * The node flushing the warehouse when it is another one; null when this node serves warehouse routes itself
-     * (it flushes, or it has a warehouse and no node flushes now).
+     * (it has a warehouse and flushes some stream, or no node flushes now).
      */
     private String warehouseNode(String requestId) {
         if (warehouse.isEmpty()) {
+            return null;
+        }
+        if (ownWarehouse && standings.flushesHere()) {
+            // The flush leases are split between nodes: no other node's warehouse is current for every stream, so
+            // this one answers, naming in the lag header the streams flushed further elsewhere.
             return null;
         }
         Optional<String> node = warehouse.get().url();

@@ -94,6 +94,24 @@ final class WarehouseStandings {
         return new Standing(elsewhere ? Kind.STANDBY : Kind.LOCAL, watermark, holder, flushed);
     }
 
+    /**
+     * Whether this node's flusher holds the flush lease of some stream: its warehouse is then the current one for
+     * those streams, and no other single node's is for all of them.
+     */
+    boolean flushesHere() {
+        if (flushers.isEmpty() || !ownWarehouse) {
+            return false;
+        }
+        for (String stream : log.heads().keySet()) {
+            Optional<WarehouseNode.Flushing> flushing = flushers.get().flushing(stream);
+            if (flushing.isPresent() && flushing.get().node() != null
+                    && normalised(flushing.get().node()).equals(self)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** The streams this node's warehouse holds less of than is flushed elsewhere, with by how many offsets. */
     Map<String, Long> lagging() {
         Map<String, Long> lagging = new TreeMap<>();
