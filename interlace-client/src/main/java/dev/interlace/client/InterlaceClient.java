@@ -101,7 +101,7 @@ public final class InterlaceClient {
                     throw new IllegalArgumentException("an event cannot be written as JSON: " + e.getMessage(), e);
                 }
                 if (line.length + 1 > maxBytesPerRequest) {
-                    throw new PublishException(413, "payload_too_large", "one event is " + line.length
+                    throw new PublishException(ErrorCode.PAYLOAD_TOO_LARGE, "one event is " + line.length
                             + " bytes, more than maxBytesPerRequest " + maxBytesPerRequest);
                 }
             }

@@ -2,6 +2,7 @@ package dev.interlace.client;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.net.URI;
+import java.util.Optional;
 import java.util.OptionalLong;
 
 /**
@@ -83,6 +84,11 @@ public final class ServerException extends RuntimeException {
     /** The server's error code ({@code "error"} of its JSON answer, e.g. {@code schema_violation}), or null. */
     public String code() {
         return json == null || !json.hasNonNull("error") ? null : json.get("error").asText();
+    }
+
+    /** The server's error as a constant; empty when no answer came, it is not JSON, or the code is a newer one. */
+    public Optional<ErrorCode> errorCode() {
+        return ErrorCode.of(code());
     }
 
     /** The server's explanation ({@code "message"} of its JSON answer), or null. */

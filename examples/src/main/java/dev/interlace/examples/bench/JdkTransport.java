@@ -1,5 +1,6 @@
 package dev.interlace.examples.bench;
 
+import dev.interlace.client.ErrorCode;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import dev.interlace.runtime.http.HttpAnswer;
@@ -99,7 +100,7 @@ final class JdkTransport implements HttpTransport {
                 body = in.readNBytes((int) Math.min(Integer.MAX_VALUE - 8, limits.maxBodyBytes() + 1));
             }
             if (body.length > limits.maxBodyBytes()) {
-                answer = dispatcher.refuse(method, target, 413, "payload_too_large", "the body is larger than the"
+                answer = dispatcher.refuse(method, target, ErrorCode.PAYLOAD_TOO_LARGE, "the body is larger than the"
                         + " limit of " + limits.maxBodyBytes() + " bytes");
             } else {
                 try {
@@ -109,7 +110,7 @@ final class JdkTransport implements HttpTransport {
                     Thread.currentThread().interrupt();
                     return;
                 } catch (ExecutionException e) {
-                    answer = dispatcher.refuse(method, target, 500, "internal", "the server failed");
+                    answer = dispatcher.refuse(method, target, ErrorCode.INTERNAL, "the server failed");
                 }
             }
             exchange.getResponseHeaders().set("Content-Type", answer.contentType());

@@ -1,5 +1,6 @@
 package dev.interlace.examples.bench;
 
+import dev.interlace.client.ErrorCode;
 import dev.interlace.runtime.http.HttpAnswer;
 import dev.interlace.runtime.http.HttpDispatcher;
 import dev.interlace.runtime.http.HttpLimits;
@@ -116,7 +117,7 @@ final class JettyTransport implements HttpTransport {
             String target = request.getHttpURI().getPathQuery();
             long declared = request.getLength();
             if (declared > maxBodyBytes) {
-                write(response, callback, dispatcher.refuse(method, target, 413, "payload_too_large", "the body is "
+                write(response, callback, dispatcher.refuse(method, target, ErrorCode.PAYLOAD_TOO_LARGE, "the body is "
                         + declared + " bytes; the limit is " + maxBodyBytes + " bytes"), true);
                 return true;
             }
@@ -127,14 +128,14 @@ final class JettyTransport implements HttpTransport {
             CompletableFuture<byte[]> body = Content.Source.asByteArrayAsync(request, (int) maxBodyBytes);
             body.whenComplete((bytes, failure) -> {
                 if (failure != null) {
-                    write(response, callback, dispatcher.refuse(method, target, 413, "payload_too_large",
+                    write(response, callback, dispatcher.refuse(method, target, ErrorCode.PAYLOAD_TOO_LARGE,
                             "the body is larger than the limit of " + maxBodyBytes + " bytes, or could not be"
                                     + " read: " + failure), true);
                     return;
                 }
                 dispatcher.dispatch(new HttpRequest(method, target, headers, bytes)).whenComplete(
                         (answer, error) -> write(response, callback, answer != null ? answer
-                                : dispatcher.refuse(method, target, 500, "internal", "the server failed"), false));
+                                : dispatcher.refuse(method, target, ErrorCode.INTERNAL, "the server failed"), false));
             });
             return true;
         }

@@ -1,5 +1,6 @@
 package dev.interlace.runtime.cli;
 
+import dev.interlace.client.ErrorCode;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.interlace.client.ExactJson;
@@ -103,7 +104,7 @@ final class ServerClient {
                 JsonNode json = failure.json();
                 // A 403 is about the key only when it says so (forbidden); read_only and origin_not_allowed are not.
                 boolean keyRefused = failure.status() == 401 || (failure.status() == 403
-                        && (json == null || json.path("error").asText().equals("forbidden")));
+                        && (json == null || failure.errorCode().filter(ErrorCode.FORBIDDEN::equals).isPresent()));
                 if (keyRefused) {
                     yield refusal(failure);
                 }

@@ -1,5 +1,6 @@
 package dev.interlace.runtime.cluster;
 
+import dev.interlace.client.ErrorCode;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -72,10 +73,10 @@ public final class SequencerConsumerGroups implements ConsumerGroups {
             return new Leases.Granted(token.get(),
                     reply.body().path("committed_offset").asLong(), micros(reply.body().path("expires_at")));
         }
-        if (reply.is(409, "lease_held")) {
+        if (reply.is(ErrorCode.LEASE_HELD)) {
             return new Leases.Held(reply.body().path("holder").asText(), micros(reply.body().path("expires_at")));
         }
-        if (reply.is(403, "group_forbidden")) {
+        if (reply.is(ErrorCode.GROUP_FORBIDDEN)) {
             return new Leases.Forbidden();
         }
         throw reply.failure(stream, "lease");
@@ -93,20 +94,20 @@ public final class SequencerConsumerGroups implements ConsumerGroups {
         if (reply.status() == 200) {
             return new Leases.Committed(reply.body().path("committed_offset").asLong());
         }
-        if (reply.is(403, "group_forbidden")) {
+        if (reply.is(ErrorCode.GROUP_FORBIDDEN)) {
             return new Leases.Forbidden();
         }
         // The routes do not say the current epoch or the expiry; 0 stands for "not told".
-        if (reply.is(409, "stale_token")) {
+        if (reply.is(ErrorCode.STALE_TOKEN)) {
             return new Leases.StaleToken(0);
         }
-        if (reply.is(409, "lease_expired")) {
+        if (reply.is(ErrorCode.LEASE_EXPIRED)) {
             return new Leases.LeaseExpired(0);
         }
-        if (reply.is(409, "offset_regressed")) {
+        if (reply.is(ErrorCode.OFFSET_REGRESSED)) {
             return new Leases.OffsetRegressed(reply.body().path("committed_offset").asLong());
         }
-        if (reply.is(422, "offset_beyond_head")) {
+        if (reply.is(ErrorCode.OFFSET_BEYOND_HEAD)) {
             return new Leases.BeyondHead(reply.body().path("head").asLong());
         }
         throw reply.failure(stream, "commit");
@@ -123,10 +124,10 @@ public final class SequencerConsumerGroups implements ConsumerGroups {
         if (reply.status() == 200) {
             return new Leases.Released();
         }
-        if (reply.is(409, "stale_token")) {
+        if (reply.is(ErrorCode.STALE_TOKEN)) {
             return new Leases.StaleToken(0);
         }
-        if (reply.is(403, "group_forbidden")) {
+        if (reply.is(ErrorCode.GROUP_FORBIDDEN)) {
             return new Leases.Forbidden();
         }
         throw reply.failure(stream, "release");
@@ -185,8 +186,8 @@ public final class SequencerConsumerGroups implements ConsumerGroups {
     /** A peer's answer to a group operation. */
     private record Reply(String node, int status, JsonNode body, Peers.Answer answer) {
 
-        boolean is(int expectedStatus, String error) {
-            return status == expectedStatus && error.equals(body.path("error").asText());
+        boolean is(ErrorCode error) {
+            return status == error.status() && error.code().equals(body.path("error").asText());
         }
 
         /**

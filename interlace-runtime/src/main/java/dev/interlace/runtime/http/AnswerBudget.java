@@ -1,5 +1,6 @@
 package dev.interlace.runtime.http;
 
+import dev.interlace.client.ErrorCode;
 import dev.interlace.runtime.log.PayloadAllowance;
 
 /**
@@ -33,7 +34,7 @@ final class AnswerBudget implements PayloadAllowance {
 
     /** The refusal of a request whose answer cannot be held now. */
     static Refusal overloaded(String what, String requestId) {
-        return new Refusal(HttpResponses.error(503, "overloaded", "the server holds as much as it may for requests"
+        return new Refusal(HttpResponses.error(ErrorCode.OVERLOADED, "the server holds as much as it may for requests"
                 + " in flight (--max-inflight-bytes) and cannot hold " + what + " now; retry shortly", requestId)
                 .header("Retry-After", "1"));
     }

@@ -1,5 +1,6 @@
 package dev.interlace.runtime.http;
 
+import dev.interlace.client.ErrorCode;
 import dev.interlace.runtime.auth.Caller;
 import dev.interlace.runtime.cluster.ForwardSignature;
 import dev.interlace.runtime.cluster.PeerClient;
@@ -72,7 +73,7 @@ final class ClusterRoutes implements RouteSet {
     }
 
     private static Refusal refused(String reason, String requestId) {
-        return new Refusal(HttpResponses.error(401, "cluster_auth_failed", "this route serves only requests"
+        return new Refusal(HttpResponses.error(ErrorCode.CLUSTER_AUTH_FAILED, "this route serves only requests"
                 + " forwarded by another node of the cluster, signed with the cluster secret: " + reason, requestId));
     }
 }

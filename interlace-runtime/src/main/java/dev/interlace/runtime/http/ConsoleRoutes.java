@@ -1,5 +1,6 @@
 package dev.interlace.runtime.http;
 
+import dev.interlace.client.ErrorCode;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -53,7 +54,7 @@ final class ConsoleRoutes implements RouteSet {
         HttpAnswer answer = body.isPresent()
                 ? HttpAnswer.bytes(200, CONTENT_TYPES.get(name.substring(name.lastIndexOf('.') + 1)), body.get())
                         .header("Cache-Control", "no-cache")
-                : HttpResponses.error(404, "not_found", "the console has no file named \"" + cut(name)
+                : HttpResponses.error(ErrorCode.NOT_FOUND, "the console has no file named \"" + cut(name)
                         + "\"; open /ui", requestId);
         return answer.header("Content-Security-Policy", CONTENT_SECURITY_POLICY)
                 .header("X-Content-Type-Options", "nosniff")

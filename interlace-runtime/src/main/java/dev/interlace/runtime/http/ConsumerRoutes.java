@@ -1,5 +1,6 @@
 package dev.interlace.runtime.http;
 
+import dev.interlace.client.ErrorCode;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -93,7 +94,7 @@ final class ConsumerRoutes implements RouteSet {
     private StreamHead head(String stream, String requestId) {
         StreamHead head = log.heads().get(stream);
         if (head == null) {
-            throw new Refusal(HttpResponses.error(404, "unknown_stream", "no stream is named \"" + stream
+            throw new Refusal(HttpResponses.error(ErrorCode.UNKNOWN_STREAM, "no stream is named \"" + stream
                     + "\"; GET /streams lists them", requestId));
         }
         return head;
@@ -108,10 +109,10 @@ final class ConsumerRoutes implements RouteSet {
         int limit = (int) query.number("limit", 100, 1, MAX_EVENTS);
         long waitMillis = query.number("wait_ms", 0, 0, MAX_WAIT_MS);
         if (after + 1 < head.earliest()) {
-            ObjectNode body = HttpResponses.error("trimmed", "events after " + after + " were trimmed by retention;"
+            ObjectNode body = HttpResponses.errorBody(ErrorCode.TRIMMED, "events after " + after + " were trimmed by retention;"
                     + " the earliest available offset is " + head.earliest(), requestId);
             body.put("earliest", head.earliest());
-            throw new Refusal(HttpResponses.json(410, body));
+            throw new Refusal(HttpResponses.error(ErrorCode.TRIMMED, body));
         }
         return poll(stream, after, limit, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(waitMillis),
                 new AnswerBudget(request), requestId);
@@ -221,7 +222,7 @@ final class ConsumerRoutes implements RouteSet {
         ListQuery.of(request, requestId, Set.of());
         Leases.Group group = group(path.get(0), path.get(1));
         if (group == null) {
-            return HttpResponses.error(404, "unknown_group", "stream " + path.get(0) + " has no consumer group \""
+            return HttpResponses.error(ErrorCode.UNKNOWN_GROUP, "stream " + path.get(0) + " has no consumer group \""
                     + path.get(1) + "\"; GET /streams/" + path.get(0) + "/consumers lists them", requestId);
         }
         ObjectNode body = HttpResponses.JSON.createObjectNode();
@@ -253,7 +254,7 @@ final class ConsumerRoutes implements RouteSet {
         String owner = command.path("owner").asText("");
         long ttl = command.path("ttl_ms").asLong(DEFAULT_TTL_MS);
         if (owner.isEmpty() || owner.length() > 128 || ttl < 1000 || ttl > MAX_TTL_MS) {
-            return HttpResponses.error(400, "invalid_lease", "send {\"owner\": \"<1-128 characters>\", \"ttl_ms\":"
+            return HttpResponses.error(ErrorCode.INVALID_LEASE, "send {\"owner\": \"<1-128 characters>\", \"ttl_ms\":"
                     + " 1000.." + MAX_TTL_MS + "}", requestId);
         }
         Leases.Group before = group(path.get(0), path.get(1));
@@ -272,11 +273,11 @@ final class ConsumerRoutes implements RouteSet {
             body.put("expires_at", HttpResponses.time(granted.expiresAtMicros()));
             return HttpResponses.json(200, body);
         } else if (result instanceof Leases.Held held) {
-            ObjectNode body = HttpResponses.error("lease_held", "group " + path.get(1) + " is leased by "
+            ObjectNode body = HttpResponses.errorBody(ErrorCode.LEASE_HELD, "group " + path.get(1) + " is leased by "
                     + held.holder() + " until " + HttpResponses.time(held.expiresAtMicros()), requestId);
             body.put("holder", held.holder());
             body.put("expires_at", HttpResponses.time(held.expiresAtMicros()));
-            return HttpResponses.json(409, body);
+            return HttpResponses.error(ErrorCode.LEASE_HELD, body);
         } else if (result instanceof Leases.Forbidden) {
             return groupForbidden(path, requestId);
         }
@@ -287,7 +288,7 @@ final class ConsumerRoutes implements RouteSet {
         Leases.Actor actor = actor(request.caller());
         JsonNode command = body(request, path, actor, requestId);
         if (!command.hasNonNull("token") || !command.path("offset").canConvertToLong()) {
-            return HttpResponses.error(400, "invalid_commit", "send {\"token\": \"<the lease's token>\", \"offset\":"
+            return HttpResponses.error(ErrorCode.INVALID_COMMIT, "send {\"token\": \"<the lease's token>\", \"offset\":"
                     + " <last processed offset>}", requestId);
         }
         long offset = command.get("offset").asLong();
@@ -299,18 +300,18 @@ final class ConsumerRoutes implements RouteSet {
         } else if (result instanceof Leases.StaleToken) {
             return staleToken(requestId);
         } else if (result instanceof Leases.LeaseExpired expired) {
-            return HttpResponses.error(409, "lease_expired", "the lease expired at "
+            return HttpResponses.error(ErrorCode.LEASE_EXPIRED, "the lease expired at "
                     + HttpResponses.time(expired.expiredAtMicros()) + "; lease again", requestId);
         } else if (result instanceof Leases.OffsetRegressed regressed) {
-            ObjectNode body = HttpResponses.error("offset_regressed", "offset " + offset
+            ObjectNode body = HttpResponses.errorBody(ErrorCode.OFFSET_REGRESSED, "offset " + offset
                     + " is below the committed offset " + regressed.committedOffset(), requestId);
             body.put("committed_offset", regressed.committedOffset());
-            return HttpResponses.json(409, body);
+            return HttpResponses.error(ErrorCode.OFFSET_REGRESSED, body);
         } else if (result instanceof Leases.BeyondHead beyond) {
-            ObjectNode body = HttpResponses.error("offset_beyond_head", "offset " + offset
+            ObjectNode body = HttpResponses.errorBody(ErrorCode.OFFSET_BEYOND_HEAD, "offset " + offset
                     + " is past the head " + beyond.head(), requestId);
             body.put("head", beyond.head());
-            return HttpResponses.json(422, body);
+            return HttpResponses.error(ErrorCode.OFFSET_BEYOND_HEAD, body);
         } else if (result instanceof Leases.Forbidden) {
             return groupForbidden(path, requestId);
         }
@@ -338,11 +339,11 @@ final class ConsumerRoutes implements RouteSet {
         JsonNode command = body(request, path, Leases.Actor.SERVER, requestId);
         String keyId = command.path("key").asText("");
         if (keyId.isEmpty()) {
-            return HttpResponses.error(400, "invalid_grant", "send {\"key\": \"<key id>\"} (interlace keys list shows"
+            return HttpResponses.error(ErrorCode.INVALID_GRANT, "send {\"key\": \"<key id>\"} (interlace keys list shows"
                     + " the ids)", requestId);
         }
         if (keys.live(keyId).isEmpty()) {
-            return HttpResponses.error(404, "unknown_key", "no live key has the id \"" + keyId
+            return HttpResponses.error(ErrorCode.UNKNOWN_KEY, "no live key has the id \"" + keyId
                     + "\"; interlace keys list shows them", requestId);
         }
         Leases.Group group = consumerGroups.grant(path.get(0), path.get(1), keyId);
@@ -381,13 +382,13 @@ final class ConsumerRoutes implements RouteSet {
     }
 
     private static HttpAnswer groupForbidden(List<String> path, String requestId) {
-        return HttpResponses.error(403, "group_forbidden", "consumer group " + path.get(1) + " of stream "
+        return HttpResponses.error(ErrorCode.GROUP_FORBIDDEN, "consumer group " + path.get(1) + " of stream "
                 + path.get(0) + " belongs to other keys; an admin key may grant it to this one (POST /streams/"
                 + path.get(0) + "/consumers/" + path.get(1) + "/grant)", requestId);
     }
 
     private static HttpAnswer staleToken(String requestId) {
-        return HttpResponses.error(409, "stale_token", "the token is not the current lease's (another consumer took"
+        return HttpResponses.error(ErrorCode.STALE_TOKEN, "the token is not the current lease's (another consumer took"
                 + " over, or it is not a token); lease again", requestId);
     }
 
@@ -398,11 +399,11 @@ final class ConsumerRoutes implements RouteSet {
     private JsonNode body(HttpRequest request, List<String> path, Leases.Actor actor, String requestId) {
         head(path.get(0), requestId);
         if (!GROUP.matcher(path.get(1)).matches()) {
-            throw new Refusal(HttpResponses.error(400, "invalid_group", "group names are 1-128 characters of"
+            throw new Refusal(HttpResponses.error(ErrorCode.INVALID_GROUP, "group names are 1-128 characters of"
                     + " [A-Za-z0-9._:-]", requestId));
         }
         if (path.get(1).startsWith("__") && !flusherOfAnotherNode(request, path.get(1))) {
-            throw new Refusal(HttpResponses.error(400, "reserved_group", "group names starting with __ are"
+            throw new Refusal(HttpResponses.error(ErrorCode.RESERVED_GROUP, "group names starting with __ are"
                     + " reserved (" + FlushLease.GROUP + " is the flusher's own lease); choose another name",
                     requestId));
         }
@@ -417,7 +418,7 @@ final class ConsumerRoutes implements RouteSet {
             }
             return json;
         } catch (IOException e) {
-            throw new Refusal(HttpResponses.error(400, "malformed_json", "the body must be a JSON object of at most "
+            throw new Refusal(HttpResponses.error(ErrorCode.MALFORMED_JSON, "the body must be a JSON object of at most "
                     + MAX_COMMAND_BYTES + " bytes", requestId));
         }
     }

@@ -1,5 +1,6 @@
 package dev.interlace.runtime.http;
 
+import dev.interlace.client.ErrorCode;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.interlace.runtime.cluster.ForwardSignature;
 import dev.interlace.runtime.cluster.Peers;
@@ -90,7 +91,7 @@ final class Forwarding {
             if (ownWarehouse) {
                 return null; // served from this node's warehouse, its lag in the answer (see servedHere)
             }
-            throw new Refusal(HttpResponses.error(503, "no_warehouse", "this node runs no warehouse; it runs on "
+            throw new Refusal(HttpResponses.error(ErrorCode.NO_WAREHOUSE, "this node runs no warehouse; it runs on "
                     + node + ", but this node has no cluster secret (--cluster-secret-file) to forward the request"
                     + " with; send it to " + node, requestId).header("Retry-After", "5"));
         }
@@ -113,17 +114,17 @@ final class Forwarding {
                     throw new CompletionException(cause);
                 }
                 LOG.warning("request " + requestId + ": node " + node + " did not answer: " + cause.getMessage());
-                return HttpResponses.error(503, "peer_unavailable", request.method() + " " + request.rawPath()
+                return HttpResponses.error(ErrorCode.PEER_UNAVAILABLE, request.method() + " " + request.rawPath()
                         + " is served by node " + node + ", which could not be reached (" + cause.getMessage()
                         + "); it may or may not have been served there: retry (a retried publish is deduplicated)",
                         requestId).header("Retry-After", "1");
             }
             HttpAnswer relayed = relayed(answer);
-            if ("cluster_auth_failed".equals(relayed.error())) {
+            if (ErrorCode.CLUSTER_AUTH_FAILED.code().equals(relayed.error())) {
                 // Not the client's doing: the two nodes disagree on the secret (or their clocks do).
                 LOG.warning("request " + requestId + ": node " + node + " refused this node's forward: "
                         + relayed.message());
-                return HttpResponses.error(503, "peer_unavailable", request.method() + " " + request.rawPath()
+                return HttpResponses.error(ErrorCode.PEER_UNAVAILABLE, request.method() + " " + request.rawPath()
                         + " is served by node " + node + ", which refused this node's signature (do the nodes share"
                         + " the same --cluster-secret-file, and are their clocks synchronised?); nothing was done"
                         + " there", requestId).header("Retry-After", "5");
@@ -165,7 +166,7 @@ final class Forwarding {
             return null;
         }
         if (node.isEmpty()) {
-            throw new Refusal(HttpResponses.error(503, "no_warehouse", "no node of the cluster runs the warehouse"
+            throw new Refusal(HttpResponses.error(ErrorCode.NO_WAREHOUSE, "no node of the cluster runs the warehouse"
                     + " now (its node is starting or gone); nothing was done, retry later", requestId)
                     .header("Retry-After", "5"));
         }

@@ -1,5 +1,6 @@
 package dev.interlace.runtime.http;
 
+import dev.interlace.client.ErrorCode;
 import dev.interlace.runtime.auth.ApiKey;
 import dev.interlace.runtime.auth.ApiKeys;
 import dev.interlace.runtime.auth.Caller;
@@ -65,12 +66,12 @@ final class Gate {
     HttpAnswer checkHostAndOrigin(HttpRequest request, String requestId) {
         String host = request.header("Host");
         if (host != null && (open() || checkHostWithKeys) && !hosts.contains(hostPart(host))) {
-            return HttpResponses.error(421, "host_not_allowed", "this server does not answer to Host \""
+            return HttpResponses.error(ErrorCode.HOST_NOT_ALLOWED, "this server does not answer to Host \""
                     + cut(host) + "\"; add it with --allowed-hosts if it is yours", requestId);
         }
         String origin = request.header("Origin");
         if (origin != null && !sameOrigin(origin, host) && !corsOrigins.contains(origin.toLowerCase(Locale.ROOT))) {
-            return HttpResponses.error(403, "origin_not_allowed", "requests from the web origin \"" + cut(origin)
+            return HttpResponses.error(ErrorCode.ORIGIN_NOT_ALLOWED, "requests from the web origin \"" + cut(origin)
                     + "\" are refused; add it with --cors-origins if a page there may call this API", requestId);
         }
         return null;
@@ -129,7 +130,7 @@ final class Gate {
         if (anyOf.stream().noneMatch(key.get()::allows)) {
             request.caller(Caller.of(key.get())); // the refusal is recorded with the key that was refused
             String needed = anyOf.stream().map(Scope::toString).collect(Collectors.joining(" or "));
-            throw new Refusal(HttpResponses.error(403, "forbidden", "key " + key.get().name() + " ("
+            throw new Refusal(HttpResponses.error(ErrorCode.FORBIDDEN, "key " + key.get().name() + " ("
                     + key.get().id() + ") lacks the scope " + needed + " that " + request.method() + " "
                     + cut(request.rawPath()) + " needs", requestId));
         }
@@ -137,7 +138,7 @@ final class Gate {
     }
 
     private static Refusal unauthorized(String message, String requestId) {
-        return new Refusal(HttpResponses.error(401, "unauthorized", message, requestId)
+        return new Refusal(HttpResponses.error(ErrorCode.UNAUTHORIZED, message, requestId)
                 .header("WWW-Authenticate", "Bearer realm=\"interlace\""));
     }
 

@@ -1,5 +1,6 @@
 package dev.interlace.runtime.http;
 
+import dev.interlace.client.ErrorCode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.interlace.runtime.auth.Caller;
 import dev.interlace.runtime.log.LogUnavailableException;
@@ -141,7 +142,7 @@ public final class HttpApi implements HttpDispatcher {
             return CompletableFuture.completedFuture(preflight);
         }
         if (draining) {
-            return CompletableFuture.completedFuture(HttpResponses.error(503, "shutting_down", "the server is"
+            return CompletableFuture.completedFuture(HttpResponses.error(ErrorCode.SHUTTING_DOWN, "the server is"
                     + " shutting down; nothing was stored, retry against the restarted server", requestId)
                     .header("Retry-After", "1").header("Connection", "close"));
         }
@@ -192,10 +193,10 @@ public final class HttpApi implements HttpDispatcher {
             allowed.add(route.method());
         }
         if (allowed.isEmpty()) {
-            return CompletableFuture.completedFuture(HttpResponses.error(404, "not_found", "no route for "
+            return CompletableFuture.completedFuture(HttpResponses.error(ErrorCode.NOT_FOUND, "no route for "
                     + request.method() + " " + path, requestId));
         }
-        return CompletableFuture.completedFuture(HttpResponses.error(405, "method_not_allowed", request.method()
+        return CompletableFuture.completedFuture(HttpResponses.error(ErrorCode.METHOD_NOT_ALLOWED, request.method()
                 + " is not allowed on " + path + "; use " + String.join(" or ", allowed), requestId)
                 .header("Allow", String.join(", ", allowed)));
     }
@@ -240,11 +241,11 @@ public final class HttpApi implements HttpDispatcher {
             return bounded(refusal.answer(), requestId);
         }
         if (cause instanceof LogUnavailableException unavailable) {
-            return HttpResponses.error(503, "log_unavailable", "the stream log cannot be used now: "
+            return HttpResponses.error(ErrorCode.LOG_UNAVAILABLE, "the stream log cannot be used now: "
                     + unavailable.getMessage() + "; retry later", requestId).header("Retry-After", "5");
         }
         if (cause instanceof NoSequencerException none) {
-            return HttpResponses.error(503, "no_sequencer", none.getMessage() + "; retry later", requestId)
+            return HttpResponses.error(ErrorCode.NO_SEQUENCER, none.getMessage() + "; retry later", requestId)
                     .header("Retry-After", Integer.toString(none.retryAfterSeconds()));
         }
         if (cause != null || routed == null) {
@@ -265,7 +266,7 @@ public final class HttpApi implements HttpDispatcher {
     }
 
     private static HttpAnswer internalError(String requestId) {
-        return HttpResponses.error(500, "internal", "the server failed to answer this request; the failure is"
+        return HttpResponses.error(ErrorCode.INTERNAL, "the server failed to answer this request; the failure is"
                 + " logged with request id " + requestId, requestId);
     }
 
@@ -279,7 +280,7 @@ public final class HttpApi implements HttpDispatcher {
         if (message.length() > 1024) {
             message = message.substring(0, 1024) + "…";
         }
-        ObjectNode body = HttpResponses.error(answer.error() == null ? "error" : answer.error(), message
+        ObjectNode body = HttpResponses.relayedErrorBody(answer.error() == null ? "error" : answer.error(), message
                 + " (the full answer was longer than " + MAX_ERROR_BODY_BYTES + " bytes and was cut)", requestId);
         HttpAnswer cut = HttpResponses.json(answer.status(), body);
         answer.headers().forEach(cut::header);
@@ -287,9 +288,9 @@ public final class HttpApi implements HttpDispatcher {
     }
 
     @Override
-    public HttpAnswer refuse(String method, String target, int status, String error, String message) {
+    public HttpAnswer refuse(String method, String target, ErrorCode error, String message) {
         String requestId = requestIds.resolve(null);
-        HttpAnswer answer = HttpResponses.error(status, error, message, requestId).header("X-Request-Id", requestId);
+        HttpAnswer answer = HttpResponses.error(error, message, requestId).header("X-Request-Id", requestId);
         String path = target == null ? null : target.split("\\?", 2)[0];
         keepRefused(method, path, requestId, answer, clock.instant(), System.nanoTime(), Caller.NONE);
         return answer;

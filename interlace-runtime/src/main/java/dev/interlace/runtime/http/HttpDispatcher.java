@@ -1,5 +1,6 @@
 package dev.interlace.runtime.http;
 
+import dev.interlace.client.ErrorCode;
 import java.util.concurrent.CompletableFuture;
 
 /** What a transport calls: answers requests, and turns the transport's own refusals into JSON errors. */
@@ -15,5 +16,5 @@ public interface HttpDispatcher {
      * @param method the request's method, or null when the request line could not be read
      * @param target the request target (truncated by the caller if huge), or null
      */
-    HttpAnswer refuse(String method, String target, int status, String error, String message);
+    HttpAnswer refuse(String method, String target, ErrorCode error, String message);
 }

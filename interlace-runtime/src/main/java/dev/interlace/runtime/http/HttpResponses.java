@@ -2,6 +2,7 @@ package dev.interlace.runtime.http;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.interlace.client.ErrorCode;
 import dev.interlace.runtime.ops.EpochMicros;
 
 /** Builds JSON answers and errors in the one shape every route uses. */
@@ -27,8 +28,16 @@ final class HttpResponses {
                 : HttpAnswer.json(status, body, mapper, null, null);
     }
 
-    /** An error body: {@code {"error", "message", "request_id"}}, for callers to add details to. */
-    static ObjectNode error(String code, String message, String requestId) {
+    /**
+     * An error body: {@code {"error", "message", "request_id"}}, for callers to add details to and answer with
+     * {@link #error(ErrorCode, ObjectNode)}.
+     */
+    static ObjectNode errorBody(ErrorCode code, String message, String requestId) {
+        return relayedErrorBody(code.code(), message, requestId);
+    }
+
+    /** An error body whose code came from another answer (one relayed from a node, or cut to size) as it was. */
+    static ObjectNode relayedErrorBody(String code, String message, String requestId) {
         ObjectNode body = JSON.createObjectNode();
         body.put("error", code);
         body.put("message", message);
@@ -36,8 +45,14 @@ final class HttpResponses {
         return body;
     }
 
-    static HttpAnswer error(int status, String code, String message, String requestId) {
-        return json(status, error(code, message, requestId));
+    /** An error answer with the code's status. */
+    static HttpAnswer error(ErrorCode code, String message, String requestId) {
+        return json(code.status(), errorBody(code, message, requestId));
+    }
+
+    /** An error answer with the code's status and {@code body}, made by {@link #errorBody} and given details. */
+    static HttpAnswer error(ErrorCode code, ObjectNode body) {
+        return json(code.status(), body);
     }
 
     /** Epoch microseconds as RFC 3339 UTC, e.g. {@code 2026-11-29T08:30:00.123456Z}. */

@@ -1,5 +1,6 @@
 package dev.interlace.runtime.http;
 
+import dev.interlace.client.ErrorCode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.interlace.runtime.ops.EpochMicros;
 import java.time.Instant;
@@ -19,8 +20,8 @@ import java.util.function.Function;
  */
 final class ListQuery {
 
-    /** The error code of every mistake in a query. */
-    static final String CODE = "invalid_parameter";
+    /** The error of every mistake in a query. */
+    static final ErrorCode CODE = ErrorCode.INVALID_PARAMETER;
 
     /** Most items a list route returns unless it says otherwise. */
     static final int MAX_LIMIT = 1000;
@@ -51,11 +52,11 @@ final class ListQuery {
         for (String name : query.keySet()) {
             if (!known.contains(name)) {
                 TreeSet<String> sorted = new TreeSet<>(known);
-                ObjectNode body = HttpResponses.error(CODE, "unknown parameter " + name + "; known parameters: "
+                ObjectNode body = HttpResponses.errorBody(CODE, "unknown parameter " + name + "; known parameters: "
                         + (known.isEmpty() ? "none" : String.join(", ", sorted)), requestId);
                 body.put("parameter", name);
                 sorted.forEach(body.putArray("known")::add);
-                throw new Refusal(HttpResponses.json(400, body));
+                throw new Refusal(HttpResponses.error(CODE, body));
             }
         }
         return new ListQuery(query, requestId);
@@ -174,13 +175,13 @@ final class ListQuery {
 
     /** The answer to a query the route cannot use as a whole, e.g. one that lacks every parameter it needs. */
     static Refusal invalid(String message, String requestId) {
-        return new Refusal(HttpResponses.error(400, CODE, message, requestId));
+        return new Refusal(HttpResponses.error(CODE, message, requestId));
     }
 
     /** The answer to a value of {@code parameter} that the route cannot use. */
     static Refusal invalid(String parameter, String message, String requestId) {
-        ObjectNode body = HttpResponses.error(CODE, message, requestId);
+        ObjectNode body = HttpResponses.errorBody(CODE, message, requestId);
         body.put("parameter", parameter);
-        return new Refusal(HttpResponses.json(400, body));
+        return new Refusal(HttpResponses.error(CODE, body));
     }
 }

@@ -1,5 +1,6 @@
 package dev.interlace.runtime.http;
 
+import dev.interlace.client.ErrorCode;
 import dev.interlace.runtime.ops.Metrics;
 import jakarta.inject.Inject;
 import java.io.ByteArrayOutputStream;
@@ -24,7 +25,7 @@ final class MetricsRoutes implements RouteSet {
     private HttpAnswer metrics(HttpRequest request, List<String> path, String requestId) throws IOException {
         ByteArrayOutputStream text = new ByteArrayOutputStream(64 * 1024);
         if (!metrics.writePrometheusText(text)) {
-            return HttpResponses.error(404, "not_found", "this server's meter registry is not a Prometheus"
+            return HttpResponses.error(ErrorCode.NOT_FOUND, "this server's meter registry is not a Prometheus"
                     + " registry, so there is no Prometheus text to serve", requestId);
         }
         return HttpAnswer.bytes(200, Metrics.CONTENT_TYPE, text.toByteArray());

@@ -1,5 +1,6 @@
 package dev.interlace.runtime.http;
 
+import dev.interlace.client.ErrorCode;
 import java.io.IOException;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
@@ -46,7 +47,7 @@ final class PageSlots {
             acquired = false;
         }
         if (!acquired) {
-            throw new Refusal(HttpResponses.error(503, "overloaded", "the server is busy reading other pages of"
+            throw new Refusal(HttpResponses.error(ErrorCode.OVERLOADED, "the server is busy reading other pages of"
                     + " events and decompressing other bodies and could not " + doing + " within " + WAIT_SECONDS
                     + " s; retry shortly", requestId).header("Retry-After", "1"));
         }

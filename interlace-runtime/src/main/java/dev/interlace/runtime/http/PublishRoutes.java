@@ -1,5 +1,6 @@
 package dev.interlace.runtime.http;
 
+import dev.interlace.client.ErrorCode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.interlace.runtime.auth.Quotas;
@@ -81,12 +82,12 @@ final class PublishRoutes implements RouteSet {
         boolean verbose = ListQuery.of(request, requestId, PARAMETERS).flag("verbose", false);
         MediaType mediaType = MediaType.parse(request.header("Content-Type"));
         if (mediaType.format() == null) {
-            return done(HttpResponses.error(415, "unsupported_media_type", mediaType.problem(), requestId));
+            return done(HttpResponses.error(ErrorCode.UNSUPPORTED_MEDIA_TYPE, mediaType.problem(), requestId));
         }
         String encoding = request.header("Content-Encoding");
         boolean gzip = encoding != null && encoding.strip().equalsIgnoreCase("gzip");
         if (encoding != null && !gzip && !encoding.strip().equalsIgnoreCase("identity")) {
-            return done(HttpResponses.error(415, "unsupported_media_type", "Content-Encoding \"" + encoding
+            return done(HttpResponses.error(ErrorCode.UNSUPPORTED_MEDIA_TYPE, "Content-Encoding \"" + encoding
                     + "\" is not supported; send the body uncompressed or with Content-Encoding: gzip", requestId));
         }
         byte[] body = request.body();
@@ -96,7 +97,7 @@ final class PublishRoutes implements RouteSet {
                 body = slots.run("decompress this body", requestId,
                         () -> GzipBody.decompress(compressed, limits.maxBodyBytes(), request::reserve));
             } catch (IOException e) {
-                return done(HttpResponses.error(400, "malformed_json", "the body is not valid gzip: "
+                return done(HttpResponses.error(ErrorCode.MALFORMED_JSON, "the body is not valid gzip: "
                         + e.getMessage(), requestId));
             } catch (Refusal busy) {
                 return done(busy.answer());
@@ -106,7 +107,7 @@ final class PublishRoutes implements RouteSet {
             }
         }
         if (body == null || body.length > limits.maxBodyBytes()) {
-            return done(HttpResponses.error(413, "payload_too_large", "the body is larger than the limit of "
+            return done(HttpResponses.error(ErrorCode.PAYLOAD_TOO_LARGE, "the body is larger than the limit of "
                     + limits.maxBodyBytes() + " bytes" + (gzip ? " once decompressed" : ""), requestId));
         }
         return publisher.publish(stream, requestId, receivedAt, body, mediaType.format(), request.caller(),
@@ -166,15 +167,10 @@ final class PublishRoutes implements RouteSet {
             }
             return HttpResponses.json(200, body);
         } else if (outcome instanceof PublishOutcome.UnknownStream unknown) {
-            return HttpResponses.error(404, "unknown_stream", "no stream is named \"" + unknown.stream()
+            return HttpResponses.error(ErrorCode.UNKNOWN_STREAM, "no stream is named \"" + unknown.stream()
                     + "\"; GET /streams lists them", requestId);
         } else if (outcome instanceof PublishOutcome.BadBody bad) {
-            int status = switch (bad.kind()) {
-                case MALFORMED -> 400;
-                case TOO_LARGE -> 413;
-                case UNSUPPORTED_MEDIA_TYPE -> 415;
-            };
-            ObjectNode body = HttpResponses.error(bad.code(), bad.message(), requestId);
+            ObjectNode body = HttpResponses.errorBody(bad.code(), bad.message(), requestId);
             if (bad.index() >= 0) {
                 body.put("index", bad.index());
             }
@@ -184,7 +180,7 @@ final class PublishRoutes implements RouteSet {
             if (bad.field() != null) {
                 body.put("field", bad.field());
             }
-            return HttpResponses.json(status, body);
+            return HttpResponses.error(bad.code(), body);
         } else if (outcome instanceof PublishOutcome.SchemaViolation violation) {
             ArrayNode errors = HttpResponses.JSON.createArrayNode();
             int listedBytes = 0;
@@ -203,37 +199,37 @@ final class PublishRoutes implements RouteSet {
                 errors.add(item);
             }
             boolean cut = errors.size() < violation.errorCount();
-            ObjectNode body = HttpResponses.error("schema_violation", violation.errorCount() + " field error(s) in "
+            ObjectNode body = HttpResponses.errorBody(ErrorCode.SCHEMA_VIOLATION, violation.errorCount() + " field error(s) in "
                     + violation.rejectedEvents() + " event(s)" + (cut ? ", the first " + errors.size() + " listed" : "")
                     + "; nothing was stored. Fix the events listed in errors and resend", requestId);
             body.set("errors", errors);
             body.put("error_count", violation.errorCount());
             body.put("errors_truncated", cut);
-            return HttpResponses.json(422, body);
+            return HttpResponses.error(ErrorCode.SCHEMA_VIOLATION, body);
         } else if (outcome instanceof PublishOutcome.Backpressure backpressure) {
-            ObjectNode body = HttpResponses.error("backpressure", "stream " + backpressure.stream() + " has "
+            ObjectNode body = HttpResponses.errorBody(ErrorCode.BACKPRESSURE, "stream " + backpressure.stream() + " has "
                     + backpressure.pending() + " events waiting to be materialised (limit " + backpressure.maxPending()
                     + "); nothing was stored, retry later", requestId);
             body.put("pending", backpressure.pending());
             body.put("max_pending", backpressure.maxPending());
-            return HttpResponses.json(429, body).header("Retry-After",
+            return HttpResponses.error(ErrorCode.BACKPRESSURE, body).header("Retry-After",
                     Integer.toString(backpressure.retryAfterSeconds()));
         } else if (outcome instanceof PublishOutcome.RateLimited limited) {
             String allowed = limited.limit() == Quotas.Limit.BYTES
                     ? limited.quotaBytesPerSecond() + " bytes per second (of request body, after gzip decompression)"
                     : limited.quotaEventsPerSecond() + " events per second";
-            ObjectNode body = HttpResponses.error("rate_limited", "key " + limited.keyName() + " may publish "
+            ObjectNode body = HttpResponses.errorBody(ErrorCode.RATE_LIMITED, "key " + limited.keyName() + " may publish "
                     + allowed + "; nothing was stored, retry after " + limited.retryAfterSeconds() + " s", requestId);
             body.put("limit", limited.limit().wireName());
             body.put("quota_events_per_second", limited.quotaEventsPerSecond());
             body.put("quota_bytes_per_second", limited.quotaBytesPerSecond());
-            return HttpResponses.json(429, body).header("Retry-After", Integer.toString(limited.retryAfterSeconds()));
+            return HttpResponses.error(ErrorCode.RATE_LIMITED, body).header("Retry-After", Integer.toString(limited.retryAfterSeconds()));
         } else if (outcome instanceof PublishOutcome.Unavailable unavailable) {
-            return HttpResponses.error(503, "log_unavailable", unavailable.reason()
+            return HttpResponses.error(ErrorCode.LOG_UNAVAILABLE, unavailable.reason()
                     + "; nothing was stored, retry later", requestId)
                     .header("Retry-After", Integer.toString(unavailable.retryAfterSeconds()));
         } else if (outcome instanceof PublishOutcome.NoSequencer none) {
-            return HttpResponses.error(503, "no_sequencer", none.reason() + "; nothing was stored, retry later",
+            return HttpResponses.error(ErrorCode.NO_SEQUENCER, none.reason() + "; nothing was stored, retry later",
                     requestId).header("Retry-After", Integer.toString(none.retryAfterSeconds()));
         }
         throw new IllegalStateException("unknown publish outcome " + outcome);

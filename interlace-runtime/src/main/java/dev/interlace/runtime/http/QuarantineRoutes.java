@@ -1,5 +1,6 @@
 package dev.interlace.runtime.http;
 
+import dev.interlace.client.ErrorCode;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -125,58 +126,59 @@ final class QuarantineRoutes implements RouteSet {
         try {
             json = request.body().length > MAX_REPLAY_BODY_BYTES ? null : HttpResponses.JSON.readTree(request.body());
         } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
-            throw invalid("malformed_json", "the body is not JSON: " + e.getOriginalMessage(), requestId);
+            throw new Refusal(HttpResponses.error(ErrorCode.MALFORMED_JSON, "the body is not JSON: "
+                    + e.getOriginalMessage(), requestId));
         } catch (IOException e) {
             throw new IllegalStateException("unreachable: reading an in-memory body", e);
         }
         if (json == null || !json.isObject()) {
-            throw invalid("invalid_replay", "send a JSON object of at most " + MAX_REPLAY_BODY_BYTES + " bytes:"
+            throw invalid("send a JSON object of at most " + MAX_REPLAY_BODY_BYTES + " bytes:"
                     + " {\"seqs\": [1, 2]} or {\"all\": true}, with \"dry_run\": true to try first", requestId);
         }
         for (Iterator<String> names = json.fieldNames(); names.hasNext(); ) {
             String name = names.next();
             if (!REPLAY_FIELDS.contains(name)) {
-                throw invalid("invalid_replay", "unknown field " + name + "; fields: "
+                throw invalid("unknown field " + name + "; fields: "
                         + String.join(", ", new TreeSet<>(REPLAY_FIELDS)), requestId);
             }
         }
         JsonNode dryRun = json.get("dry_run");
         if (dryRun != null && !dryRun.isBoolean()) {
-            throw invalid("invalid_replay", "dry_run must be true or false", requestId);
+            throw invalid("dry_run must be true or false", requestId);
         }
         boolean dry = dryRun != null && dryRun.booleanValue();
         JsonNode seqs = json.get("seqs");
         JsonNode all = json.get("all");
         if ((seqs == null) == (all == null)) {
-            throw invalid("invalid_replay", "send either \"seqs\": [<quarantine sequence numbers>] or \"all\":"
+            throw invalid("send either \"seqs\": [<quarantine sequence numbers>] or \"all\":"
                     + " true", requestId);
         }
         if (all != null) {
             if (!all.isBoolean() || !all.booleanValue()) {
-                throw invalid("invalid_replay", "all must be true; to replay some entries send \"seqs\" instead",
+                throw invalid("all must be true; to replay some entries send \"seqs\" instead",
                         requestId);
             }
             JsonNode after = json.get("after");
             if (after != null && !(after.isIntegralNumber() && after.canConvertToLong() && after.asLong() >= 0)) {
-                throw invalid("invalid_replay", "after must be a sequence number, 0 or more", requestId);
+                throw invalid("after must be a sequence number, 0 or more", requestId);
             }
             return new ReplayCommand(new QuarantineReplayer.Selection.All(after == null ? 0 : after.asLong()), dry);
         }
         if (json.has("after")) {
-            throw invalid("invalid_replay", "after goes with \"all\" only", requestId);
+            throw invalid("after goes with \"all\" only", requestId);
         }
         if (!seqs.isArray() || seqs.isEmpty()) {
-            throw invalid("invalid_replay", "seqs must be a non-empty array of quarantine sequence numbers",
+            throw invalid("seqs must be a non-empty array of quarantine sequence numbers",
                     requestId);
         }
         if (seqs.size() > QuarantineReplayer.MAX_ENTRIES) {
-            throw invalid("invalid_replay", "at most " + QuarantineReplayer.MAX_ENTRIES + " seqs per request; send"
+            throw invalid("at most " + QuarantineReplayer.MAX_ENTRIES + " seqs per request; send"
                     + " the rest in further requests, or \"all\": true with \"after\"", requestId);
         }
         List<Long> list = new ArrayList<>(seqs.size());
         for (JsonNode seq : seqs) {
             if (!seq.isIntegralNumber() || !seq.canConvertToLong() || seq.asLong() < 1) {
-                throw invalid("invalid_replay", "seqs must be whole numbers, 1 or more; got " + seq, requestId);
+                throw invalid("seqs must be whole numbers, 1 or more; got " + seq, requestId);
             }
             list.add(seq.asLong());
         }
@@ -218,30 +220,30 @@ final class QuarantineRoutes implements RouteSet {
         } else if (outcome instanceof ReplayOutcome.UnknownStream unknown) {
             return unknownStream(unknown.stream(), requestId);
         } else if (outcome instanceof ReplayOutcome.UnknownSeqs unknown) {
-            ObjectNode body = HttpResponses.error("unknown_seq", "the quarantine of " + unknown.stream() + " has no"
+            ObjectNode body = HttpResponses.errorBody(ErrorCode.UNKNOWN_SEQ, "the quarantine of " + unknown.stream() + " has no"
                     + " entry " + join(unknown.seqs()) + " (its entries are 1.." + unknown.quarantineHead()
                     + "); nothing was replayed", requestId);
             ArrayNode seqs = body.putArray("seqs");
             unknown.seqs().forEach(seqs::add);
-            return HttpResponses.json(404, body);
+            return HttpResponses.error(ErrorCode.UNKNOWN_SEQ, body);
         } else if (outcome instanceof ReplayOutcome.TooLarge tooLarge) {
-            ObjectNode body = HttpResponses.error("payload_too_large", "the events of the selected entries of "
+            ObjectNode body = HttpResponses.errorBody(ErrorCode.PAYLOAD_TOO_LARGE, "the events of the selected entries of "
                     + tooLarge.stream() + " are larger than the limit of " + tooLarge.maxBytes() + " bytes (a"
                     + " publish's); entries from " + tooLarge.seqs().get(0) + " on do not fit: replay them in another"
                     + " request; nothing was replayed", requestId);
             ArrayNode seqs = body.putArray("seqs");
             tooLarge.seqs().forEach(seqs::add);
-            return HttpResponses.json(413, body);
+            return HttpResponses.error(ErrorCode.PAYLOAD_TOO_LARGE, body);
         } else if (outcome instanceof ReplayOutcome.Backpressure backpressure) {
-            ObjectNode body = HttpResponses.error("backpressure", "stream " + backpressure.stream() + " has "
+            ObjectNode body = HttpResponses.errorBody(ErrorCode.BACKPRESSURE, "stream " + backpressure.stream() + " has "
                     + backpressure.pending() + " events waiting to be materialised (limit " + backpressure.maxPending()
                     + "); nothing was replayed, retry later", requestId);
             body.put("pending", backpressure.pending());
             body.put("max_pending", backpressure.maxPending());
-            return HttpResponses.json(429, body).header("Retry-After",
+            return HttpResponses.error(ErrorCode.BACKPRESSURE, body).header("Retry-After",
                     Integer.toString(backpressure.retryAfterSeconds()));
         } else if (outcome instanceof ReplayOutcome.Unavailable unavailable) {
-            return HttpResponses.error(503, "log_unavailable", unavailable.reason() + "; nothing was replayed,"
+            return HttpResponses.error(ErrorCode.LOG_UNAVAILABLE, unavailable.reason() + "; nothing was replayed,"
                     + " retry later", requestId).header("Retry-After",
                     Integer.toString(unavailable.retryAfterSeconds()));
         }
@@ -257,11 +259,11 @@ final class QuarantineRoutes implements RouteSet {
     }
 
     private static HttpAnswer unknownStream(String stream, String requestId) {
-        return HttpResponses.error(404, "unknown_stream", "no stream is named \"" + stream
+        return HttpResponses.error(ErrorCode.UNKNOWN_STREAM, "no stream is named \"" + stream
                 + "\"; GET /streams lists them", requestId);
     }
 
-    private static Refusal invalid(String code, String message, String requestId) {
-        return new Refusal(HttpResponses.error(400, code, message, requestId));
+    private static Refusal invalid(String message, String requestId) {
+        return new Refusal(HttpResponses.error(ErrorCode.INVALID_REPLAY, message, requestId));
     }
 }

@@ -1,5 +1,6 @@
 package dev.interlace.runtime.http;
 
+import dev.interlace.client.ErrorCode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.interlace.runtime.config.InterlaceConfig;
@@ -83,7 +84,7 @@ final class RecordRoutes implements RouteSet {
                     + " key, or ?trace_id=<W3C trace id>", requestId);
         }
         if (correlation instanceof Correlator.UnknownTrace unknown) {
-            return HttpResponses.error(404, "unknown_trace", "no publish record kept (" + retentionText()
+            return HttpResponses.error(ErrorCode.UNKNOWN_TRACE, "no publish record kept (" + retentionText()
                     + ") has trace id " + unknown.traceId(), requestId);
         }
         Optional<Correlator.Traced> traced = Optional.empty();
@@ -92,22 +93,22 @@ final class RecordRoutes implements RouteSet {
             correlation = trace.newest();
         }
         if (correlation instanceof Correlator.UnknownStream unknown) {
-            return HttpResponses.error(404, "unknown_stream", "no stream named " + unknown.stream(), requestId);
+            return HttpResponses.error(ErrorCode.UNKNOWN_STREAM, "no stream named " + unknown.stream(), requestId);
         }
         if (correlation instanceof Correlator.NoIdempotencyKey none) {
-            return HttpResponses.error(400, "no_idempotency_key", "stream " + none.stream()
+            return HttpResponses.error(ErrorCode.NO_IDEMPOTENCY_KEY, "stream " + none.stream()
                     + " has no idempotency key", requestId);
         }
         if (correlation instanceof Correlator.InvalidKey invalid) {
-            return HttpResponses.error(400, "invalid_key", invalid.message(), requestId);
+            return HttpResponses.error(ErrorCode.INVALID_KEY, invalid.message(), requestId);
         }
         if (correlation instanceof Correlator.UnknownKey unknown) {
-            return HttpResponses.error(404, "unknown_key", "no stored event of " + unknown.stream() + " has key "
+            return HttpResponses.error(ErrorCode.UNKNOWN_KEY, "no stored event of " + unknown.stream() + " has key "
                     + unknown.canonicalKey() + " (events trimmed by the retention sweep are no longer in the log)",
                     requestId);
         }
         if (correlation instanceof Correlator.UnknownRequest unknown) {
-            return HttpResponses.error(404, "unknown_request", "nothing is recorded for request "
+            return HttpResponses.error(ErrorCode.UNKNOWN_REQUEST, "nothing is recorded for request "
                     + unknown.requestId() + ": no publish record (kept " + retentionText() + ") and not among the"
                     + " refused requests kept in memory since " + HttpResponses.time(refused.since()) + " ("
                     + refused.capacity() + " at most)", requestId);

@@ -1,5 +1,6 @@
 package dev.interlace.runtime.http;
 
+import dev.interlace.client.ErrorCode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.interlace.runtime.model.ModelDefinition;
@@ -84,7 +85,7 @@ final class RunRoutes implements RouteSet {
     private HttpAnswer show(HttpRequest request, List<String> path, String requestId) throws IOException {
         Optional<RunRecord> run = runner.flatMap(r -> r.run(path.get(0)));
         if (run.isEmpty()) {
-            return HttpResponses.error(404, "unknown_run", "no run has id " + path.get(0), requestId);
+            return HttpResponses.error(ErrorCode.UNKNOWN_RUN, "no run has id " + path.get(0), requestId);
         }
         return HttpResponses.json(200, describe(run.get(), true));
     }
@@ -92,7 +93,7 @@ final class RunRoutes implements RouteSet {
     private HttpAnswer run(HttpRequest request, List<String> path, String requestId) throws IOException {
         String model = path.get(0);
         if (runner.isEmpty() || !runner.get().hasModel(model)) {
-            return HttpResponses.error(404, "unknown_model", "no model is named " + model + "; GET /runs shows"
+            return HttpResponses.error(ErrorCode.UNKNOWN_MODEL, "no model is named " + model + "; GET /runs shows"
                     + " the models that ran", requestId);
         }
         ObjectNode body = HttpResponses.JSON.createObjectNode();

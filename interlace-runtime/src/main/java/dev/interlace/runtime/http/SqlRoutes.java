@@ -1,5 +1,6 @@
 package dev.interlace.runtime.http;
 
+import dev.interlace.client.ErrorCode;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -61,12 +62,12 @@ final class SqlRoutes implements RouteSet {
 
     private HttpAnswer query(HttpRequest request, List<String> path, String requestId) throws IOException {
         if (!queries.available()) {
-            return HttpResponses.error(503, "no_warehouse", "no warehouse is configured, so there is nothing to"
+            return HttpResponses.error(ErrorCode.NO_WAREHOUSE, "no warehouse is configured, so there is nothing to"
                     + " query; put interlace-warehouse-duckdb on the class path", requestId);
         }
         byte[] body = request.body();
         if (body.length > MAX_SQL_BYTES) {
-            return HttpResponses.error(413, "payload_too_large", "the query is longer than " + MAX_SQL_BYTES
+            return HttpResponses.error(ErrorCode.PAYLOAD_TOO_LARGE, "the query is longer than " + MAX_SQL_BYTES
                     + " bytes", requestId);
         }
         String contentType = Optional.ofNullable(request.header("Content-Type")).orElse("")
@@ -77,11 +78,11 @@ final class SqlRoutes implements RouteSet {
             try {
                 json = HttpResponses.JSON.readTree(body);
             } catch (IOException e) {
-                return HttpResponses.error(400, "malformed_json", "the body is not JSON: send {\"sql\": \"...\"}"
+                return HttpResponses.error(ErrorCode.MALFORMED_JSON, "the body is not JSON: send {\"sql\": \"...\"}"
                         + " or the query as text/plain", requestId);
             }
             if (json == null || !json.path("sql").isTextual()) {
-                return HttpResponses.error(400, "missing_sql", "send {\"sql\": \"SELECT ...\"}", requestId);
+                return HttpResponses.error(ErrorCode.MISSING_SQL, "send {\"sql\": \"SELECT ...\"}", requestId);
             }
             sql = json.get("sql").asText();
         } else {
@@ -96,7 +97,7 @@ final class SqlRoutes implements RouteSet {
             if (e.reason() == QueryException.Reason.OVERLOADED) {
                 throw AnswerBudget.overloaded("the rows of this query's answer", requestId);
             }
-            HttpAnswer refused = HttpResponses.error(status(e.reason()), errorCode(e.reason()), e.getMessage(),
+            HttpAnswer refused = HttpResponses.error(errorCode(e.reason()), e.getMessage(),
                     requestId);
             return switch (e.reason()) {
                 case BUSY -> refused.header("Retry-After", Integer.toString(BUSY_RETRY_AFTER_SECONDS));
@@ -128,26 +129,16 @@ final class SqlRoutes implements RouteSet {
     /** Response header on a cut answer: how many rows it carries. */
     static final String ROWS_HEADER = "Interlace-Rows";
 
-    /** The status of a refused or failed query. */
-    static int status(QueryException.Reason reason) {
+    /** The error of a refused or failed query. */
+    static ErrorCode errorCode(QueryException.Reason reason) {
         return switch (reason) {
-            case INVALID_SQL, FAILED -> 400;
-            case NOT_READ_ONLY -> 403;
-            case TIMED_OUT -> 408;
-            case BUSY, SHUTTING_DOWN, OVERLOADED -> 503;
-        };
-    }
-
-    /** The error code of a refused or failed query. */
-    static String errorCode(QueryException.Reason reason) {
-        return switch (reason) {
-            case INVALID_SQL -> "invalid_sql";
-            case NOT_READ_ONLY -> "read_only";
-            case FAILED -> "query_failed";
-            case TIMED_OUT -> "query_timeout";
-            case BUSY -> "busy";
-            case SHUTTING_DOWN -> "shutting_down";
-            case OVERLOADED -> "overloaded";
+            case INVALID_SQL -> ErrorCode.INVALID_SQL;
+            case NOT_READ_ONLY -> ErrorCode.READ_ONLY;
+            case FAILED -> ErrorCode.QUERY_FAILED;
+            case TIMED_OUT -> ErrorCode.QUERY_TIMEOUT;
+            case BUSY -> ErrorCode.BUSY;
+            case SHUTTING_DOWN -> ErrorCode.SHUTTING_DOWN;
+            case OVERLOADED -> ErrorCode.OVERLOADED;
         };
     }
 

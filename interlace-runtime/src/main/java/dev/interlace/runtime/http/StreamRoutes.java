@@ -1,5 +1,6 @@
 package dev.interlace.runtime.http;
 
+import dev.interlace.client.ErrorCode;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -82,7 +83,7 @@ final class StreamRoutes implements RouteSet {
         String name = path.get(0);
         StreamHead head = log.heads().get(name);
         if (head == null && catalog.find(name).isEmpty()) {
-            return HttpResponses.error(404, "unknown_stream", "no stream is named \"" + name
+            return HttpResponses.error(ErrorCode.UNKNOWN_STREAM, "no stream is named \"" + name
                     + "\"; GET /streams lists them", requestId);
         }
         ObjectNode body = describe(name, head);

@@ -1,5 +1,6 @@
 package dev.interlace.runtime.ingest;
 
+import dev.interlace.client.ErrorCode;
 import dev.interlace.runtime.auth.Quotas;
 import dev.interlace.runtime.log.AppendResult;
 import java.util.List;
@@ -56,7 +57,7 @@ public sealed interface PublishOutcome {
      * @param line 1-based NDJSON line, or 0
      * @param field the field concerned, or null
      */
-    record BadBody(String requestId, Kind kind, String code, String message, int index, int line, String field)
+    record BadBody(String requestId, ErrorCode code, String message, int index, int line, String field)
             implements PublishOutcome {
 
         /** The longest message kept: it may quote the request (a token, a field name). */
@@ -69,23 +70,20 @@ public sealed interface PublishOutcome {
             }
         }
 
-        /** Which family of status the problem belongs to. */
-        public enum Kind { MALFORMED, TOO_LARGE, UNSUPPORTED_MEDIA_TYPE }
-
         BadBody withRequestId(String id) {
-            return new BadBody(id, kind, code, message, index, line, field);
+            return new BadBody(id, code, message, index, line, field);
         }
 
         static BadBody malformed(int index, int line, String message) {
-            return new BadBody(null, Kind.MALFORMED, "malformed_json", message, index, line, null);
+            return new BadBody(null, ErrorCode.MALFORMED_JSON, message, index, line, null);
         }
 
         static BadBody notAnObject(int index, int line, String message) {
-            return new BadBody(null, Kind.MALFORMED, "not_an_object", message, index, line, null);
+            return new BadBody(null, ErrorCode.NOT_AN_OBJECT, message, index, line, null);
         }
 
         static BadBody duplicateField(int index, int line, String field) {
-            return new BadBody(null, Kind.MALFORMED, "duplicate_field", "field \"" + field
+            return new BadBody(null, ErrorCode.DUPLICATE_FIELD, "field \"" + field
                     + "\" appears twice in one object; send each field once", index, line, field);
         }
 
@@ -93,12 +91,12 @@ public sealed interface PublishOutcome {
         static BadBody notUtf8(int line, String encoding) {
             String what = encoding.startsWith("not ") ? "the body is " + encoding : "the body is " + encoding
                     + ", not UTF-8";
-            return new BadBody(null, Kind.UNSUPPORTED_MEDIA_TYPE, "unsupported_media_type", what
+            return new BadBody(null, ErrorCode.UNSUPPORTED_MEDIA_TYPE, what
                     + (line > 0 ? " (line " + line + ")" : "") + "; send it as UTF-8", -1, line, null);
         }
 
         static BadBody tooManyEvents(int max) {
-            return new BadBody(null, Kind.TOO_LARGE, "too_many_events", "the request has more than " + max
+            return new BadBody(null, ErrorCode.TOO_MANY_EVENTS, "the request has more than " + max
                     + " events; split it into smaller requests", -1, 0, null);
         }
     }

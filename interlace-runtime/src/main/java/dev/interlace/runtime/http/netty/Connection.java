@@ -1,5 +1,6 @@
 package dev.interlace.runtime.http.netty;
 
+import dev.interlace.client.ErrorCode;
 import dev.interlace.runtime.http.HttpAnswer;
 import dev.interlace.runtime.http.HttpDispatcher;
 import dev.interlace.runtime.http.HttpLimits;
@@ -84,7 +85,7 @@ final class Connection extends ChannelInboundHandlerAdapter {
      *
      * @param target the request target as it may be recorded (control bytes escaped, cut), or null
      */
-    private record Refused(String method, String target, int status, String error, String message,
+    private record Refused(String method, String target, ErrorCode error, String message,
             String retryAfter, boolean keepAlive) implements Turn {}
 
     private final Channel channel;
@@ -205,7 +206,7 @@ final class Connection extends ChannelInboundHandlerAdapter {
             }
             if (message instanceof HttpContent content && head != null) {
                 if (content.decoderResult().isFailure()) {
-                    refuseAndClose(head.method().name(), head.uri(), 400, "bad_request", "the request body's "
+                    refuseAndClose(head.method().name(), head.uri(), ErrorCode.BAD_REQUEST, "the request body's "
                             + "framing is broken (" + printable(String.valueOf(content.decoderResult().cause()
                                     .getMessage()), 200) + "); nothing of it was read");
                 } else {
@@ -227,7 +228,7 @@ final class Connection extends ChannelInboundHandlerAdapter {
         if (event == ConnectionShares.EVICTED) {
             if (!spoke && reading == Reading.IDLE && !answering) {
                 shares.refused(admission);
-                refuseAndClose(null, null, 503, "too_many_connections", admission.message() + "; this connection"
+                refuseAndClose(null, null, ErrorCode.TOO_MANY_CONNECTIONS, admission.message() + "; this connection"
                         + " sent nothing and a newer one from your address took its place", "1");
             }
             return;
@@ -245,13 +246,13 @@ final class Connection extends ChannelInboundHandlerAdapter {
         if (request.decoderResult().isFailure()) {
             Throwable cause = request.decoderResult().cause();
             if (cause instanceof TooLongHttpLineException) {
-                refuseAndClose(null, null, 414, "uri_too_long", "the request line is longer than "
+                refuseAndClose(null, null, ErrorCode.URI_TOO_LONG, "the request line is longer than "
                         + limits.maxUrlBytes() + " bytes");
             } else if (cause instanceof TooLongHttpHeaderException) {
-                refuseAndClose(request.method().name(), request.uri(), 431, "headers_too_large",
+                refuseAndClose(request.method().name(), request.uri(), ErrorCode.HEADERS_TOO_LARGE,
                         "the request headers are larger than " + limits.maxHeaderBytes() + " bytes");
             } else {
-                refuseAndClose(null, null, 400, "bad_request", "the request is not valid HTTP/1.1: "
+                refuseAndClose(null, null, ErrorCode.BAD_REQUEST, "the request is not valid HTTP/1.1: "
                         + printable(String.valueOf(cause.getMessage()), 200));
             }
             return;
@@ -261,19 +262,19 @@ final class Connection extends ChannelInboundHandlerAdapter {
         String malformed = malformed(request);
         if (malformed != null) {
             boolean version = request.protocolVersion().majorVersion() != 1;
-            refuseBeforeBody(version ? 505 : 400, version ? "http_version_not_supported" : "bad_request",
+            refuseBeforeBody(version ? ErrorCode.HTTP_VERSION_NOT_SUPPORTED : ErrorCode.BAD_REQUEST,
                     malformed, null);
             return;
         }
         long declared = HttpUtil.getContentLength(request, -1L);
         if (declared > limits.maxBodyBytes()) {
-            refuseBeforeBody(413, "payload_too_large", "the body is " + declared + " bytes; the limit is "
+            refuseBeforeBody(ErrorCode.PAYLOAD_TOO_LARGE, "the body is " + declared + " bytes; the limit is "
                     + limits.maxBodyBytes() + " bytes", null);
             return;
         }
         hold = budget.hold();
         if (declared > 0 && !hold.reserve(declared * InflightBytes.BODY_COPIES)) {
-            refuseBeforeBody(503, "overloaded", overloaded(), "1");
+            refuseBeforeBody(ErrorCode.OVERLOADED, overloaded(), "1");
             return;
         }
         body = channel.alloc().compositeBuffer(Integer.MAX_VALUE);
@@ -323,7 +324,7 @@ final class Connection extends ChannelInboundHandlerAdapter {
         if (size > 0) {
             if (bodyBytes + size > limits.maxBodyBytes()) {
                 long received = bodyBytes;
-                refuseBeforeBody(413, "payload_too_large", "the body is larger than the limit of "
+                refuseBeforeBody(ErrorCode.PAYLOAD_TOO_LARGE, "the body is larger than the limit of "
                         + limits.maxBodyBytes() + " bytes", null);
                 discardRest(received, content);
                 return;
@@ -332,7 +333,7 @@ final class Connection extends ChannelInboundHandlerAdapter {
             long unreserved = (bodyBytes + size) * InflightBytes.BODY_COPIES - hold.bytes();
             if (unreserved > 0 && !hold.reserve(unreserved)) {
                 long received = bodyBytes;
-                refuseBeforeBody(503, "overloaded", overloaded(), "1");
+                refuseBeforeBody(ErrorCode.OVERLOADED, overloaded(), "1");
                 discardRest(received, content);
                 return;
             }
@@ -347,7 +348,7 @@ final class Connection extends ChannelInboundHandlerAdapter {
     private void finishReading() {
         disarm();
         if (answering && waiting.size() >= MAX_PIPELINED) {
-            waiting.add(new Refused(head.method().name(), forRecord(head.uri()), 429, "too_many_pipelined",
+            waiting.add(new Refused(head.method().name(), forRecord(head.uri()), ErrorCode.TOO_MANY_PIPELINED,
                     MAX_PIPELINED + " requests already wait on this connection for the answers before them; send"
                             + " this one again once those have arrived", "1", HttpUtil.isKeepAlive(head)));
             discardBody();
@@ -393,7 +394,7 @@ final class Connection extends ChannelInboundHandlerAdapter {
         }
         dispatcher.dispatch(complete.request()).whenComplete((answer, failure) -> channel.eventLoop().execute(() ->
                 write(answer != null ? answer : dispatcher.refuse(complete.request().method(),
-                        complete.request().rawPath(), 500, "internal", "the server failed"), complete.keepAlive(),
+                        complete.request().rawPath(), ErrorCode.INTERNAL, "the server failed"), complete.keepAlive(),
                         complete.hold())));
     }
 
@@ -406,18 +407,18 @@ final class Connection extends ChannelInboundHandlerAdapter {
         String path = request.rawPath();
         if (path.equals("/health") || path.startsWith("/health/")) {
             dispatcher.dispatch(request).whenComplete((answer, failure) -> channel.eventLoop().execute(() ->
-                    write(answer != null ? answer : dispatcher.refuse(request.method(), path, 500, "internal",
+                    write(answer != null ? answer : dispatcher.refuse(request.method(), path, ErrorCode.INTERNAL,
                             "the server failed"), false, complete.hold())));
             return;
         }
         shares.refused(admission);
-        write(dispatcher.refuse(request.method(), path, 503, "too_many_connections", admission.message()
+        write(dispatcher.refuse(request.method(), path, ErrorCode.TOO_MANY_CONNECTIONS, admission.message()
                 + "; /health/* is still served").header("Retry-After", "1"), false, complete.hold());
     }
 
     /** The dispatcher's JSON error for a refusal decided here. */
     private HttpAnswer answerTo(Refused refused) {
-        HttpAnswer answer = dispatcher.refuse(refused.method(), refused.target(), refused.status(), refused.error(),
+        HttpAnswer answer = dispatcher.refuse(refused.method(), refused.target(), refused.error(),
                 refused.message());
         if (refused.retryAfter() != null) {
             answer.header("Retry-After", refused.retryAfter());
@@ -483,17 +484,17 @@ final class Connection extends ChannelInboundHandlerAdapter {
      * Answers a refusal decided here (not by a route) and closes the connection once it is written; nothing more is
      * read. While an earlier request is being answered, the refusal waits for its turn behind those before it.
      */
-    private void refuseAndClose(String method, String target, int status, String error, String message) {
-        refuseAndClose(method, target, status, error, message, null);
+    private void refuseAndClose(String method, String target, ErrorCode error, String message) {
+        refuseAndClose(method, target, error, message, null);
     }
 
-    private void refuseAndClose(String method, String target, int status, String error, String message,
+    private void refuseAndClose(String method, String target, ErrorCode error, String message,
             String retryAfter) {
         disarm();
         discardBody();
         reading = Reading.CLOSING;
         channel.config().setAutoRead(false);
-        Refused refused = new Refused(method, forRecord(target), status, error, message, retryAfter, false);
+        Refused refused = new Refused(method, forRecord(target), error, message, retryAfter, false);
         if (answering) {
             waiting.add(refused);
             return;
@@ -506,20 +507,19 @@ final class Connection extends ChannelInboundHandlerAdapter {
      * then reads and throws away the rest of the body (at most {@code --max-body-bytes}, for at most
      * {@link #DISCARD_SECONDS}) so that a client still sending it reads the answer rather than a reset, and closes.
      */
-    private void refuseBeforeBody(int status, String error, String message, String retryAfter) {
+    private void refuseBeforeBody(ErrorCode error, String message, String retryAfter) {
         String method = head.method().name();
         String target = head.uri();
         boolean bodyWillCome = !HttpUtil.is100ContinueExpected(head);
         if (answering || !bodyWillCome) {
-            refuseAndClose(method, target, status, error, message, retryAfter);
+            refuseAndClose(method, target, error, message, retryAfter);
             return;
         }
         disarm();
         discardBody();
         reading = Reading.DISCARDING;
         discardedBytes = 0;
-        HttpAnswer answer = answerTo(new Refused(method, forRecord(target), status, error, message, retryAfter,
-                false));
+        HttpAnswer answer = answerTo(new Refused(method, forRecord(target), error, message, retryAfter, false));
         channel.writeAndFlush(response(answer, false)).addListener((ChannelFutureListener) written -> {
             refusalWritten = true;
             if (discarded || !written.isSuccess()) {
@@ -607,7 +607,7 @@ final class Connection extends ChannelInboundHandlerAdapter {
         } else if (!answering && (reading == Reading.HEADERS || reading == Reading.BODY)) {
             String method = head == null ? null : head.method().name();
             String target = head == null ? null : head.uri();
-            refuseAndClose(method, target, 408, "request_timeout", deadlineMessage);
+            refuseAndClose(method, target, ErrorCode.REQUEST_TIMEOUT, deadlineMessage);
         }
     }
 

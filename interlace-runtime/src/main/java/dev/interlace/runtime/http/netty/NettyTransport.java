@@ -1,5 +1,6 @@
 package dev.interlace.runtime.http.netty;
 
+import dev.interlace.client.ErrorCode;
 import dev.interlace.runtime.config.Exposure;
 import dev.interlace.runtime.config.InterlaceConfig;
 import dev.interlace.runtime.http.HttpAnswer;
@@ -190,7 +191,7 @@ public final class NettyTransport implements HttpTransport {
 
         @Override
         public void channelActive(ChannelHandlerContext context) {
-            HttpAnswer answer = dispatcher.refuse(null, null, 503, "too_many_connections", message)
+            HttpAnswer answer = dispatcher.refuse(null, null, ErrorCode.TOO_MANY_CONNECTIONS, message)
                     .header("Retry-After", "1");
             Connection.writeRaw(context.channel(), answer);
         }

@@ -1,5 +1,6 @@
 package dev.interlace.runtime.http.tck;
 
+import dev.interlace.client.ErrorCode;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -545,7 +546,9 @@ public abstract class HttpTransportContract {
         }
 
         @Override
-        public HttpAnswer refuse(String method, String target, int status, String error, String message) {
+        public HttpAnswer refuse(String method, String target, ErrorCode code, String message) {
+            int status = code.status();
+            String error = code.code();
             refused.add(new Refusal(method, target, status, error, message));
             String json = "{\"error\":\"" + error + "\",\"message\":\"" + message.replace("\"", "'") + "\"}";
             return HttpAnswer.bytes(status, "application/json", json.getBytes(StandardCharsets.UTF_8));
