@@ -17,6 +17,7 @@ import dev.interlace.runtime.ops.EpochMicros;
 import dev.interlace.runtime.ops.FatalErrors;
 import dev.interlace.runtime.ops.Metrics;
 import dev.interlace.runtime.records.Boot;
+import dev.interlace.runtime.records.SysEvent;
 import dev.interlace.runtime.records.SysRecord;
 import dev.interlace.runtime.records.SystemRecords;
 import dev.interlace.runtime.stream.StreamCatalog;
@@ -104,7 +105,7 @@ final class Lifecycle {
             SystemRecords systemRecords = records.get();
             String bootId = boot.get().id();
             warehouse.get().ifPresent(store -> store.migrationsApplied().forEach(migration ->
-                    systemRecords.record(SysRecord.of(micros(), "migration", null, bootId, migration))));
+                    systemRecords.record(SysRecord.of(micros(), SysEvent.MIGRATION, null, bootId, migration))));
             Optional<ModelRunner> runner = models.get();
             if (runner.isPresent()) {
                 runner.get().start();
@@ -114,7 +115,7 @@ final class Lifecycle {
             sweep.get().start();
             api = http.get();
             int port = api.start(config.bind(), config.port());
-            records.get().record(SysRecord.of(micros(), "startup", null, boot.get().id(), "interlace started on port "
+            records.get().record(SysRecord.of(micros(), SysEvent.STARTUP, null, boot.get().id(), "interlace started on port "
                     + port + " with " + catalog.streams().size() + " streams, data in " + config.dataDirectory()));
             return port;
         } catch (IOException | RuntimeException e) {
@@ -163,7 +164,7 @@ final class Lifecycle {
         openedFlusher.close();
         log.get().close();
         SystemRecords systemRecords = records.get();
-        systemRecords.record(SysRecord.of(micros(), "shutdown", null, boot.get().id(), "interlace stopped"));
+        systemRecords.record(SysRecord.of(micros(), SysEvent.SHUTDOWN, null, boot.get().id(), "interlace stopped"));
         systemRecords.close();
         metrics.get().close();
         closeApiKeys(apiKeys.get(), keyFile.get());
@@ -217,7 +218,7 @@ final class Lifecycle {
                     + " reaches the port can read and publish everything; requests must name an --allowed-hosts host";
             LOG.warning(warning);
             System.err.println("interlace: warning: " + warning);
-            systemRecords.record(SysRecord.of(micros(), "insecure_no_auth", null, bootId, warning));
+            systemRecords.record(SysRecord.of(micros(), SysEvent.INSECURE_NO_AUTH, null, bootId, warning));
         }
         if (!exposure.tls()) {
             String warning = "serving plain HTTP on " + config.bind() + ": API keys and data cross the network"
@@ -238,7 +239,7 @@ final class Lifecycle {
         FatalErrors.takePreviousAndWatch(config.dataDirectory()).ifPresent(reason -> {
             String message = "the previous run ended on a fatal error: " + reason;
             LOG.warning(message);
-            systemRecords.record(SysRecord.of(micros(), "fatal_exit", null, bootId, message));
+            systemRecords.record(SysRecord.of(micros(), SysEvent.FATAL_EXIT, null, bootId, message));
         });
     }
 

@@ -96,6 +96,8 @@ class ListFiltersTest {
         assertThat(refusedMessage("/streams/orders/events?limit=0")).isEqualTo("limit must be between 1 and 1000");
         assertThat(refusedMessage("/streams/orders/events?after=x")).isEqualTo("after must be a whole number, got x");
         assertThat(refusedMessage("/logs/sys?since=yesterday")).startsWith("since must be RFC 3339");
+        assertThat(refusedMessage("/logs/sys?event=flush_fialing")).as("a mistyped event matches nothing silently")
+                .startsWith("event must be one of startup, shutdown, migration, flush_failing,");
         assertThat(refused(api.get("/logs/api?status=abc"), "status=abc").get("parameter").asText())
                 .isEqualTo("status");
     }

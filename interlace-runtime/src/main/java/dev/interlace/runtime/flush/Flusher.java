@@ -5,6 +5,7 @@ import dev.interlace.runtime.ops.ComponentHealth;
 import dev.interlace.runtime.ops.EpochMicros;
 import dev.interlace.runtime.ops.FatalErrors;
 import dev.interlace.runtime.ops.RequestIds;
+import dev.interlace.runtime.records.SysEvent;
 import dev.interlace.runtime.records.SysRecord;
 import dev.interlace.runtime.records.SystemRecords;
 import dev.interlace.runtime.log.ConsumerGroups;
@@ -328,7 +329,7 @@ public final class Flusher implements AutoCloseable {
             }
             if (flush.status.failing()) {
                 LOG.info("flushing stream " + flush.stream.name() + " recovered");
-                records.record(SysRecord.of(micros(), "flush_recovered", flush.stream.name(), flush.lastFlushId,
+                records.record(SysRecord.of(micros(), SysEvent.FLUSH_RECOVERED, flush.stream.name(), flush.lastFlushId,
                         "flushing stream " + flush.stream.name() + " recovered after " + flush.failures
                                 + " failed attempts"));
             }
@@ -397,7 +398,7 @@ public final class Flusher implements AutoCloseable {
         if (!flush.status.failing()) {
             LOG.log(Level.WARNING, "flushing stream " + flush.stream.name() + " failed (" + id
                     + "); retrying with backoff", e);
-            records.record(SysRecord.of(micros(), "flush_failing", flush.stream.name(), id,
+            records.record(SysRecord.of(micros(), SysEvent.FLUSH_FAILING, flush.stream.name(), id,
                     "flushing stream " + flush.stream.name() + " failed: " + error));
         }
         flush.status = new FlushStatus(FlushState.FAILING, error, since);

@@ -6,6 +6,7 @@ import dev.interlace.runtime.log.LogUnavailableException;
 import dev.interlace.runtime.log.NoSequencerException;
 import dev.interlace.runtime.ops.EpochMicros;
 import dev.interlace.runtime.ops.RequestIds;
+import dev.interlace.runtime.records.SysEvent;
 import dev.interlace.runtime.records.SysRecord;
 import dev.interlace.runtime.records.SystemRecords;
 import dev.interlace.runtime.warehouse.Warehouse;
@@ -72,7 +73,7 @@ final class StreamLeases {
         if (result instanceof Leases.Held held) {
             if (flush.token != 0 || !flush.status.standby()) {
                 LOG.info("stream " + name + " is flushed by " + held.holder() + "; standing by");
-                records.record(SysRecord.of(micros(), "flush_standby", name, ids.mintWithPrefix("flush-"),
+                records.record(SysRecord.of(micros(), SysEvent.FLUSH_STANDBY, name, ids.mintWithPrefix("flush-"),
                         lease.owner() + " stands by: the flush lease of " + name + " is held by " + held.holder()));
             }
             flush.token = 0;
@@ -93,7 +94,7 @@ final class StreamLeases {
                 positions.set(target, committed);
             }
             if (flush.status.standby()) {
-                records.record(SysRecord.of(micros(), "flush_takeover", name, ids.mintWithPrefix("flush-"),
+                records.record(SysRecord.of(micros(), SysEvent.FLUSH_TAKEOVER, name, ids.mintWithPrefix("flush-"),
                         lease.owner() + " took the flush lease of " + name + " over with token " + granted.token().epoch()));
             }
             flush.token = granted.token().epoch();

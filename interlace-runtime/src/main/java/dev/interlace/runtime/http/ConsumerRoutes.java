@@ -17,6 +17,7 @@ import dev.interlace.runtime.log.ConsumerGroups;
 import dev.interlace.runtime.log.EventLog;
 import dev.interlace.runtime.ops.EpochMicros;
 import dev.interlace.runtime.ops.Workers;
+import dev.interlace.runtime.records.SysEvent;
 import dev.interlace.runtime.records.SysRecord;
 import dev.interlace.runtime.records.SystemRecords;
 import jakarta.inject.Inject;
@@ -263,7 +264,7 @@ final class ConsumerRoutes implements RouteSet {
         if (result instanceof Leases.Granted granted) {
             if (before != null && before.holder() != null && !before.holder().equals(owner)
                     && granted.token().epoch() > before.token()) {
-                records.record(SysRecord.of(micros(), "lease_takeover", path.get(0), requestId, owner
+                records.record(SysRecord.of(micros(), SysEvent.LEASE_TAKEOVER, path.get(0), requestId, owner
                         + " took group " + path.get(1) + " over from " + before.holder() + " with epoch "
                         + granted.token().epoch() + " at committed offset " + granted.committedOffset()));
             }
@@ -347,7 +348,7 @@ final class ConsumerRoutes implements RouteSet {
                     + "\"; interlace keys list shows them", requestId);
         }
         Leases.Group group = consumerGroups.grant(path.get(0), path.get(1), keyId);
-        records.record(SysRecord.of(micros(), "group_granted", path.get(0), requestId, "group " + path.get(1)
+        records.record(SysRecord.of(micros(), SysEvent.GROUP_GRANTED, path.get(0), requestId, "group " + path.get(1)
                 + " granted to key " + keyId + " by " + request.caller().label() + "; it belongs to "
                 + String.join(", ", group.keys())));
         ObjectNode body = HttpResponses.JSON.createObjectNode();

@@ -14,6 +14,7 @@ import dev.interlace.runtime.log.PublishRecords;
 import dev.interlace.runtime.warehouse.RunRecord;
 import dev.interlace.runtime.records.ApiRecord;
 import dev.interlace.runtime.records.RefusedRequests;
+import dev.interlace.runtime.records.SysEvent;
 import dev.interlace.runtime.records.SysRecord;
 import dev.interlace.runtime.records.SystemRecords;
 import dev.interlace.runtime.stream.StoredJson;
@@ -286,7 +287,8 @@ final class RecordRoutes implements RouteSet {
 
     private HttpAnswer sysLog(HttpRequest request, List<String> path, String requestId) throws IOException {
         ListQuery query = ListQuery.of(request, requestId, SYS_FILTERS);
-        SysRecord.Filter filter = new SysRecord.Filter(query.text("event"), query.text("stream"), query.text("id"),
+        SysRecord.Filter filter = new SysRecord.Filter(query.oneOf("event", SysEvent.wireNames()), query.text("stream"),
+                query.text("id"),
                 query.time("since"), query.time("until"), query.limit());
         SysRecord.Page page = system.list(filter);
         ObjectNode body = HttpResponses.JSON.createObjectNode();

@@ -10,6 +10,7 @@ import dev.interlace.runtime.log.LogUnavailableException;
 import dev.interlace.runtime.log.NoSequencerException;
 import dev.interlace.runtime.log.EventLog;
 import dev.interlace.runtime.ops.EpochMicros;
+import dev.interlace.runtime.records.SysEvent;
 import dev.interlace.runtime.records.SysRecord;
 import dev.interlace.runtime.records.SystemRecords;
 import dev.interlace.runtime.ops.DiskSpace;
@@ -188,7 +189,7 @@ public final class Publisher {
         String requestId = request.requestId();
         if (result instanceof AppendResult.Backpressure backpressure) {
             if (backpressured.add(stream.name())) {
-                records.record(SysRecord.of(micros(), "backpressure_on", stream.name(), requestId, "stream "
+                records.record(SysRecord.of(micros(), SysEvent.BACKPRESSURE_ON, stream.name(), requestId, "stream "
                         + stream.name() + " refuses publishes with 429: " + backpressure.pending() + " entries"
                         + " pending, max-pending " + backpressure.maxPending()));
             }
@@ -197,7 +198,7 @@ public final class Publisher {
         }
         AppendResult.Committed committed = (AppendResult.Committed) result;
         if (!backpressured.isEmpty() && backpressured.remove(stream.name())) {
-            records.record(SysRecord.of(micros(), "backpressure_off", stream.name(), requestId, "stream "
+            records.record(SysRecord.of(micros(), SysEvent.BACKPRESSURE_OFF, stream.name(), requestId, "stream "
                     + stream.name() + " accepts publishes again"));
         }
         if (recent.keeps()) {

@@ -13,6 +13,7 @@ import dev.interlace.runtime.log.StreamHead;
 import dev.interlace.runtime.ops.DiskSpace;
 import dev.interlace.runtime.ops.EpochMicros;
 import dev.interlace.runtime.ops.Workers;
+import dev.interlace.runtime.records.SysEvent;
 import dev.interlace.runtime.records.SysRecord;
 import dev.interlace.runtime.records.SystemRecords;
 import dev.interlace.runtime.stream.DecodeResult;
@@ -216,7 +217,7 @@ public final class QuarantineReplayer {
         if (replayed.dryRun() || moved == 0) {
             return;
         }
-        records.record(SysRecord.of(EpochMicros.now(clock), "quarantine_replay", stream, requestId, "replayed "
+        records.record(SysRecord.of(EpochMicros.now(clock), SysEvent.QUARANTINE_REPLAY, stream, requestId, "replayed "
                 + moved + " quarantined events of " + stream + " (" + replayed.count(ReplayOutcome.Status.ACCEPTED)
                 + " accepted, " + replayed.count(ReplayOutcome.Status.DEDUPLICATED) + " deduplicated, "
                 + replayed.count(ReplayOutcome.Status.INVALID) + " still invalid)"

@@ -1,5 +1,6 @@
 package dev.interlace.runtime.ops;
 
+import dev.interlace.runtime.records.SysEvent;
 import dev.interlace.runtime.records.SysRecord;
 import dev.interlace.runtime.records.SystemRecords;
 import java.time.Clock;
@@ -147,7 +148,7 @@ public final class ComponentHealth implements AutoCloseable {
                 + (component.servesPublishes() && exitAfter != null ? "; the process exits with status "
                         + EXIT_STATUS + " if it is still failed in " + exitAfter.toMillis() + " ms" : "");
         LOG.log(Level.SEVERE, message, cause);
-        records.record(SysRecord.of(now, "component_failed", scope, "component-" + component.label(), message));
+        records.record(SysRecord.of(now, SysEvent.COMPONENT_FAILED, scope, "component-" + component.label(), message));
         if (component.servesPublishes() && exits != null) {
             try {
                 exits.schedule(() -> exitIfStillFailed(key, failure.sinceMicros()), exitAfter.toMillis(),
@@ -167,7 +168,7 @@ public final class ComponentHealth implements AutoCloseable {
         String message = failure.name() + " recovered after failing since "
                 + java.time.Instant.ofEpochSecond(0, failure.sinceMicros() * 1_000) + ": " + failure.cause();
         LOG.info(message);
-        records.record(SysRecord.of(EpochMicros.now(clock), "component_recovered", scope,
+        records.record(SysRecord.of(EpochMicros.now(clock), SysEvent.COMPONENT_RECOVERED, scope,
                 "component-" + component.label(), message));
     }
 
@@ -204,7 +205,7 @@ public final class ComponentHealth implements AutoCloseable {
                 + " so that a supervisor starts a healthy process";
         System.err.println("interlace: " + reason);
         LOG.severe(reason);
-        records.record(SysRecord.of(EpochMicros.now(clock), "component_exit", failure.scope(),
+        records.record(SysRecord.of(EpochMicros.now(clock), SysEvent.COMPONENT_EXIT, failure.scope(),
                 "component-" + failure.component().label(), reason));
         exitStatus = EXIT_STATUS;
         // Not on this thread: the shutdown closes this executor. The shutdown hooks stop the server in order.

@@ -5,6 +5,7 @@ import dev.interlace.runtime.log.EventLog;
 import dev.interlace.runtime.log.PublishRecords;
 import dev.interlace.runtime.log.NoSequencerException;
 import dev.interlace.runtime.log.Watermarks;
+import dev.interlace.runtime.records.SysEvent;
 import dev.interlace.runtime.records.SysRecord;
 import dev.interlace.runtime.records.SystemRecords;
 import dev.interlace.runtime.stream.StreamCatalog;
@@ -95,7 +96,7 @@ public final class RetentionSweep implements AutoCloseable {
             long publishes = publishRecords.trimPublishes(nowMicros - recordRetentionMicros);
             long flushes = warehouse.map(w -> w.trimFlushes(nowMicros - recordRetentionMicros)).orElse(0L);
             if (publishes + flushes > 0) {
-                records.record(SysRecord.of(nowMicros, "retention_sweep", null, id, "removed " + publishes
+                records.record(SysRecord.of(nowMicros, SysEvent.RETENTION_SWEEP, null, id, "removed " + publishes
                         + " publish records and " + flushes + " flush records past the record retention"));
             }
         }
@@ -119,7 +120,7 @@ public final class RetentionSweep implements AutoCloseable {
                 String message = "stream " + stream.name() + " trimmed " + removed
                         + " materialised entries older than " + stream.retention() + " (through offset " + bound + ")";
                 LOG.info("retention sweep: " + message);
-                records.record(SysRecord.of(nowMicros, "retention_sweep", stream.name(), id, message));
+                records.record(SysRecord.of(nowMicros, SysEvent.RETENTION_SWEEP, stream.name(), id, message));
             }
         }
         return trimmed;

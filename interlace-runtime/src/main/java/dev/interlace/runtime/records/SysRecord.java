@@ -7,11 +7,7 @@ import java.util.List;
  *
  * @param seq the record's number, increasing (0 until stored)
  * @param atMicros when, epoch microseconds
- * @param event what happened: {@code startup}, {@code shutdown}, {@code migration}, {@code flush_failing},
- *     {@code flush_recovered}, {@code flush_standby}, {@code flush_takeover}, {@code backpressure_on},
- *     {@code backpressure_off}, {@code retention_sweep}, {@code lease_takeover}, {@code group_granted},
- *     {@code quarantine_replay}, {@code fatal_exit}, {@code component_failed}, {@code component_recovered},
- *     {@code component_exit}
+ * @param event what happened: a {@link SysEvent}'s wire name (records stored by another version may carry others)
  * @param stream the stream concerned, or null
  * @param id the id of the work that caused it: a sentinel id ({@code boot-}, {@code flush-}, {@code run-},
  *     {@code sched-}, {@code component-}) or the request id of the request that did
@@ -20,8 +16,8 @@ import java.util.List;
 public record SysRecord(long seq, long atMicros, String event, String stream, String id, String message) {
 
     /** A record to be stored (its number is given when it is). */
-    public static SysRecord of(long atMicros, String event, String stream, String id, String message) {
-        return new SysRecord(0, atMicros, event, stream, id, message);
+    public static SysRecord of(long atMicros, SysEvent event, String stream, String id, String message) {
+        return new SysRecord(0, atMicros, event.wire(), stream, id, message);
     }
 
     /**

@@ -3,6 +3,7 @@ package dev.interlace.examples.docs;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.interlace.client.ErrorCode;
+import dev.interlace.runtime.records.SysEvent;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.util.ArrayList;
@@ -15,9 +16,9 @@ import org.junit.jupiter.api.Test;
 /**
  * The REST reference and the server speak one vocabulary: every {@link ErrorCode} the server answers is documented in
  * {@code docs/rest-api.md} with its status, and every status and code the page names is one the server sends with
- * that status.
+ * that status; every {@link SysEvent} is named where {@code GET /logs/sys} is.
  */
-class ErrorCodesDocumentedTest {
+class ProtocolVocabularyDocumentedTest {
 
     /** {@code | 413 | `payload_too_large` |} in a table, or {@code `409 lease_held`} in prose. */
     private static final Pattern DOCUMENTED = Pattern.compile(
@@ -45,5 +46,19 @@ class ErrorCodesDocumentedTest {
             }
         }
         assertThat(undocumented).as("error codes missing from docs/rest-api.md").isEmpty();
+    }
+
+    @Test
+    void everySystemRecordEventIsNamedWhereTheSystemLogIsDocumented() throws IOException {
+        String page = Files.readString(ProjectRoot.find().resolve("docs").resolve("rest-api.md"));
+        int start = page.indexOf("## `GET /logs/sys`");
+        String section = page.substring(start, page.indexOf("\n## ", start + 1));
+        List<String> missing = new ArrayList<>();
+        for (SysEvent event : SysEvent.values()) {
+            if (!section.contains("`" + event.wire() + "`")) {
+                missing.add(event.wire());
+            }
+        }
+        assertThat(missing).as("system record events missing from GET /logs/sys in docs/rest-api.md").isEmpty();
     }
 }
