@@ -15,7 +15,8 @@ import javax.crypto.spec.SecretKeySpec;
 /**
  * Signs a request one node forwards to another, and checks such a signature: an HMAC-SHA256 with the cluster secret
  * over the forwarded request's method, target, content type and encoding, {@code Accept}, request id, caller, trace
- * context ({@code traceparent}, {@code tracestate}), a timestamp and the SHA-256 of its body, all of which travel in
+ * context ({@code traceparent}, {@code tracestate}), the positions it reads after ({@code Interlace-After}), a timestamp
+ * and the SHA-256 of its body, all of which travel in
  * {@code Interlace-Forward-*} headers.
  *
  * <p>A client cannot produce such a request without the secret, so a node that receives one may serve it with the
@@ -36,6 +37,7 @@ public final class ForwardSignature {
     public static final String CALLER_KEY_NAME = "Interlace-Forward-Caller-Key-Name";
     public static final String TRACEPARENT = "Interlace-Forward-Traceparent";
     public static final String TRACESTATE = "Interlace-Forward-Tracestate";
+    public static final String AFTER = "Interlace-Forward-After";
     public static final String TIMESTAMP = "Interlace-Forward-Timestamp";
     public static final String SIGNATURE = "Interlace-Forward-Signature";
 
@@ -75,6 +77,7 @@ public final class ForwardSignature {
         put(headers, CALLER_KEY_NAME, request.callerKeyName());
         put(headers, TRACEPARENT, request.traceparent());
         put(headers, TRACESTATE, request.tracestate());
+        put(headers, AFTER, request.interlaceAfter());
         headers.put(TIMESTAMP, Long.toString(clock.millis()));
         headers.put(SIGNATURE, sign(headers::get, request.body()));
         return headers;
@@ -121,14 +124,14 @@ public final class ForwardSignature {
         }
         return new Verdict.Valid(new Peers.Request(method, target, header.apply(CONTENT_TYPE), body, requestId,
                 header.apply(CALLER_KEY_ID), header.apply(CALLER_KEY_NAME), header.apply(CONTENT_ENCODING),
-                header.apply(ACCEPT), header.apply(TRACEPARENT), header.apply(TRACESTATE)));
+                header.apply(ACCEPT), header.apply(TRACEPARENT), header.apply(TRACESTATE), header.apply(AFTER)));
     }
 
     /** The signature, in hex, of the signed headers as {@code header} gives them and of the body's hash. */
     private String sign(UnaryOperator<String> header, byte[] body) {
-        StringBuilder text = new StringBuilder("interlace-forward-v2");
+        StringBuilder text = new StringBuilder("interlace-forward-v3");
         for (String name : new String[] {METHOD, TARGET, CONTENT_TYPE, CONTENT_ENCODING, ACCEPT, REQUEST_ID,
-                CALLER_KEY_ID, CALLER_KEY_NAME, TRACEPARENT, TRACESTATE, TIMESTAMP}) {
+                CALLER_KEY_ID, CALLER_KEY_NAME, TRACEPARENT, TRACESTATE, AFTER, TIMESTAMP}) {
             String value = header.apply(name);
             text.append('\n').append(value == null ? "" : value);
         }

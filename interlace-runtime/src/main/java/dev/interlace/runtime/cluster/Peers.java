@@ -83,19 +83,19 @@ public interface Peers {
      */
     record Request(String method, String pathAndQuery, String contentType, byte[] body, String requestId,
             String callerKeyId, String callerKeyName, String contentEncoding, String accept, String traceparent,
-            String tracestate) {
+            String tracestate, String interlaceAfter) {
 
         /** A request outside any trace. */
         public Request(String method, String pathAndQuery, String contentType, byte[] body, String requestId,
                 String callerKeyId, String callerKeyName, String contentEncoding, String accept) {
             this(method, pathAndQuery, contentType, body, requestId, callerKeyId, callerKeyName, contentEncoding,
-                    accept, null, null);
+                    accept, null, null, null);
         }
 
         /** A request without a caller name, content encoding or {@code Accept} (a node's own call). */
         public Request(String method, String pathAndQuery, String contentType, byte[] body, String requestId,
                 String callerKeyId) {
-            this(method, pathAndQuery, contentType, body, requestId, callerKeyId, null, null, null, null, null);
+            this(method, pathAndQuery, contentType, body, requestId, callerKeyId, null, null, null, null, null, null);
         }
     }
 

@@ -64,6 +64,9 @@ public final class ConfigLoader {
                     "how long a stream's flush may fail before /health/ready answers 503"),
             new Setting("sql-timeout-ms", "INTERLACE_SQL_TIMEOUT_MS", "30000", "MS",
                     "how long a POST /sql query may run before it is cancelled and answered 408 query_timeout"),
+            new Setting("read-wait-ms", "INTERLACE_READ_WAIT_MS", "5000", "MS",
+                    "how long a warehouse request with Interlace-After waits for its positions to be materialised"
+                            + " before 503 not_materialised"),
             new Setting("model-rest-ratio", "INTERLACE_MODEL_REST_RATIO", "3", "N",
                     "after a model run, wait this many times its duration before the next (0: back to back)"),
             new Setting("insecure-no-auth", "INTERLACE_INSECURE_NO_AUTH", "false", "",
@@ -169,6 +172,7 @@ public final class ConfigLoader {
                 number(values, origins, "ready-flush-failing-ms", 0, 86_400_000),
                 (int) number(values, origins, "model-rest-ratio", 0, 100),
                 number(values, origins, "sql-timeout-ms", 100, 3_600_000),
+                number(values, origins, "read-wait-ms", 0, 600_000),
                 new Connections((int) number(values, origins, "max-connections", 1, 1_000_000),
                         (int) number(values, origins, "max-connections-per-address", 1, 1_000_000)),
                 new Exposure(bool(values, origins, "insecure-no-auth"), hosts(values.get("allowed-hosts")),

@@ -25,6 +25,8 @@ import java.nio.file.Path;
  * @param readyFlushFailingMillis how long a stream's flush may fail before {@code /health/ready} says 503
  * @param modelRestRatio how many times a model run's duration the model runner waits before it starts the next run
  * @param sqlTimeoutMillis how long a {@code POST /sql} query may run before it is cancelled and answered as timed out
+ * @param readWaitMillis how long a warehouse request with {@code Interlace-After} may wait for the positions it names
+ *     to be materialised
  * @param connections how many HTTP connections may be open, in all and from one client address
  * @param exposure keys off loopback, accepted hosts and origins, TLS
  * @param log which stream log to run on (SQLite in the data directory, or Kafka) and its settings
@@ -46,12 +48,16 @@ public record InterlaceConfig(
         long readyFlushFailingMillis,
         int modelRestRatio,
         long sqlTimeoutMillis,
+        long readWaitMillis,
         Connections connections,
         Exposure exposure,
         LogOptions log) {
 
     /** The default of {@code --sql-timeout-ms}. */
     public static final long DEFAULT_SQL_TIMEOUT_MILLIS = 30_000;
+
+    /** The default of {@code --read-wait-ms}. */
+    public static final long DEFAULT_READ_WAIT_MILLIS = 5_000;
 
     public InterlaceConfig {
         java.util.Objects.requireNonNull(log, "log");
@@ -65,7 +71,8 @@ public record InterlaceConfig(
             Exposure exposure) {
         this(port, bind, dataDirectory, maxBodyBytes, 0, maxEventsPerRequest, maxPending, minFreeDiskBytes,
                 flushDelayMillis, flushBatchRows, flushBatchBytes, recordRetentionMicros, refusedRequests,
-                readyFlushFailingMillis, modelRestRatio, DEFAULT_SQL_TIMEOUT_MILLIS, Connections.DEFAULTS, exposure,
+                readyFlushFailingMillis, modelRestRatio, DEFAULT_SQL_TIMEOUT_MILLIS, DEFAULT_READ_WAIT_MILLIS,
+                Connections.DEFAULTS, exposure,
                 LogOptions.sqlite());
     }
 
@@ -77,19 +84,19 @@ public record InterlaceConfig(
     public InterlaceConfig withPort(int newPort) {
         return new InterlaceConfig(newPort, bind, dataDirectory, maxBodyBytes, maxInflightBytes, maxEventsPerRequest,
                 maxPending, minFreeDiskBytes, flushDelayMillis, flushBatchRows, flushBatchBytes, recordRetentionMicros,
-                refusedRequests, readyFlushFailingMillis, modelRestRatio, sqlTimeoutMillis, connections, exposure, log);
+                refusedRequests, readyFlushFailingMillis, modelRestRatio, sqlTimeoutMillis, readWaitMillis, connections, exposure, log);
     }
 
     public InterlaceConfig withDataDirectory(Path directory) {
         return new InterlaceConfig(port, bind, directory, maxBodyBytes, maxInflightBytes, maxEventsPerRequest,
                 maxPending, minFreeDiskBytes, flushDelayMillis, flushBatchRows, flushBatchBytes, recordRetentionMicros,
-                refusedRequests, readyFlushFailingMillis, modelRestRatio, sqlTimeoutMillis, connections, exposure, log);
+                refusedRequests, readyFlushFailingMillis, modelRestRatio, sqlTimeoutMillis, readWaitMillis, connections, exposure, log);
     }
 
     public InterlaceConfig withLog(LogOptions options) {
         return new InterlaceConfig(port, bind, dataDirectory, maxBodyBytes, maxInflightBytes, maxEventsPerRequest,
                 maxPending, minFreeDiskBytes, flushDelayMillis, flushBatchRows, flushBatchBytes, recordRetentionMicros,
-                refusedRequests, readyFlushFailingMillis, modelRestRatio, sqlTimeoutMillis, connections, exposure,
+                refusedRequests, readyFlushFailingMillis, modelRestRatio, sqlTimeoutMillis, readWaitMillis, connections, exposure,
                 options);
     }
 
@@ -128,6 +135,6 @@ public record InterlaceConfig(
     public InterlaceConfig withMaxPending(long pending) {
         return new InterlaceConfig(port, bind, dataDirectory, maxBodyBytes, maxInflightBytes, maxEventsPerRequest,
                 pending, minFreeDiskBytes, flushDelayMillis, flushBatchRows, flushBatchBytes, recordRetentionMicros,
-                refusedRequests, readyFlushFailingMillis, modelRestRatio, sqlTimeoutMillis, connections, exposure, log);
+                refusedRequests, readyFlushFailingMillis, modelRestRatio, sqlTimeoutMillis, readWaitMillis, connections, exposure, log);
     }
 }

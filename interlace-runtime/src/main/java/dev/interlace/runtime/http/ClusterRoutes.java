@@ -63,6 +63,7 @@ final class ClusterRoutes implements RouteSet {
         put(headers, "X-Request-Id", inner.requestId());
         put(headers, "traceparent", inner.traceparent());
         put(headers, "tracestate", inner.tracestate());
+        put(headers, ReadAfter.HEADER, inner.interlaceAfter());
         return headers;
     }
 

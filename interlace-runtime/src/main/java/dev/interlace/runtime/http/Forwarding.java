@@ -79,7 +79,7 @@ final class Forwarding {
             case ANY -> null;
             case SEQUENCER -> sequencers.flatMap(placed -> placed.holder(parameters.get(0)))
                     .filter(holder -> !WarehouseStandings.normalised(holder).equals(self)).orElse(null);
-            case WAREHOUSE -> warehouseNode(requestId);
+            case WAREHOUSE -> warehouseNode(request.header(ReadAfter.HEADER), requestId);
         };
         if (node == null) {
             return null;
@@ -98,7 +98,7 @@ final class Forwarding {
         Peers.Request forwarded = new Peers.Request(request.method(), target(request),
                 request.header("Content-Type"), request.body(), requestId, request.caller().keyId(),
                 request.caller().keyName(), request.header("Content-Encoding"), request.header("Accept"),
-                request.header("traceparent"), request.header("tracestate"));
+                request.header("traceparent"), request.header("tracestate"), request.header(ReadAfter.HEADER));
         // The other node's answer is held here until it is written: its bytes are reserved as they arrive.
         Peers.AnswerAllowance answerBytes = bytes -> request.reserve(bytes * InflightBytes.ANSWER_COPIES);
         return peers.sendAsync(node, forwarded, answerBytes).handle((answer, failure) -> {
@@ -152,9 +152,13 @@ final class Forwarding {
      * The node flushing the warehouse when it is another one; null when this node serves warehouse routes itself
      * (it has a warehouse and flushes some stream, or no node flushes now).
      */
-    private String warehouseNode(String requestId) {
+    private String warehouseNode(String after, String requestId) {
         if (warehouse.isEmpty()) {
             return null;
+        }
+        String flusherOfAfter = after == null || !ownWarehouse ? null : flusherOfAfter(after);
+        if (flusherOfAfter != null) {
+            return flusherOfAfter;
         }
         if (ownWarehouse && standings.flushesHere()) {
             // The flush leases are split between nodes: no other node's warehouse is current for every stream, so
@@ -171,6 +175,23 @@ final class Forwarding {
                     .header("Retry-After", "5"));
         }
         return WarehouseStandings.normalised(node.get()).equals(self) ? null : node.get();
+    }
+
+    /**
+     * The node flushing the first stream that {@code after} (an {@value ReadAfter#HEADER} value) names and that this
+     * node's warehouse stands by for: only there can the request wait for it. Null when this node flushes them all.
+     */
+    private String flusherOfAfter(String after) {
+        for (String element : after.split(",")) {
+            int colon = element.lastIndexOf(':');
+            if (colon > 0) {
+                WarehouseStandings.Standing standing = standings.of(element.substring(0, colon).strip());
+                if (standing.kind() == WarehouseStandings.Kind.STANDBY && standing.flushedBy() != null) {
+                    return standing.flushedBy();
+                }
+            }
+        }
+        return null;
     }
 
     /** The other node's answer as this node sends it; an error keeps its code and message for the refused ring. */

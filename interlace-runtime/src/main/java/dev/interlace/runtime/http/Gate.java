@@ -22,7 +22,8 @@ import java.util.stream.Collectors;
  */
 final class Gate {
 
-    static final String ALLOWED_HEADERS = "Authorization, Content-Type, X-Request-Id, traceparent, tracestate";
+    static final String ALLOWED_HEADERS = "Authorization, Content-Type, X-Request-Id, traceparent, tracestate,"
+            + " Interlace-After";
     static final String EXPOSED_HEADERS = "X-Request-Id, Retry-After";
 
     private final ApiKeys keys;

@@ -46,13 +46,16 @@ public final class HttpApi implements HttpDispatcher {
     private final SqlRoutes sql;
     private final Gate gate;
     private final Forwarding forwarding;
+    private final ReadAfter readAfter;
     private final AtomicInteger inFlight = new AtomicInteger();
     private volatile boolean draining;
     private boolean started;
 
     @Inject
     HttpApi(RequestIds requestIds, RefusedRequests refused, Clock clock, Workers workers, HttpTransport transport,
-            Gate gate, Set<RouteSet> routeSets, ConsumerRoutes consumers, SqlRoutes sql, Forwarding forwarding) {
+            Gate gate, Set<RouteSet> routeSets, ConsumerRoutes consumers, SqlRoutes sql, Forwarding forwarding,
+            ReadAfter readAfter) {
+        this.readAfter = readAfter;
         this.requestIds = requestIds;
         this.refused = refused;
         this.clock = clock;
@@ -205,11 +208,13 @@ public final class HttpApi implements HttpDispatcher {
      * Runs the route's handler: on the event loop for a request the route serves inline (when no other node may
      * serve it), else on a worker — which first asks {@link Forwarding} whether another node serves the request, when
      * {@code mayForward} (a forwarded request is not: one hop). The question may wait on the cluster, so it is never
-     * asked on the event loop.
+     * asked on the event loop. A warehouse request served here with {@value ReadAfter#HEADER} runs once its positions
+     * are materialised ({@link ReadAfter}).
      */
     private CompletableFuture<HttpAnswer> run(Route route, List<String> parameters, HttpRequest request,
             String requestId, boolean mayForward) throws IOException {
-        if (route.inline().test(request) && !(mayForward && forwarding.mayForward(route))) {
+        boolean waits = route.placement() == Route.Placement.WAREHOUSE && request.header(ReadAfter.HEADER) != null;
+        if (route.inline().test(request) && !(mayForward && forwarding.mayForward(route)) && !waits) {
             return route.handler().handle(request, parameters, requestId);
         }
         return CompletableFuture.supplyAsync(() -> {
@@ -218,12 +223,18 @@ public final class HttpApi implements HttpDispatcher {
             if (forwarded != null) {
                 return forwarded;
             }
-            try {
-                return route.handler().handle(request, parameters, requestId)
-                        .thenApply(answer -> forwarding.servedHere(route, answer));
-            } catch (IOException e) {
-                throw new CompletionException(e);
-            }
+            ReadAfter.Wanted wanted = route.placement() == Route.Placement.WAREHOUSE
+                    ? readAfter.parse(request.header(ReadAfter.HEADER), requestId) : null;
+            CompletableFuture<Void> materialised = wanted == null ? CompletableFuture.completedFuture(null)
+                    : readAfter.await(wanted, requestId);
+            return materialised.thenComposeAsync(reached -> {
+                try {
+                    return route.handler().handle(request, parameters, requestId)
+                            .thenApply(answer -> forwarding.servedHere(route, answer));
+                } catch (IOException e) {
+                    throw new CompletionException(e);
+                }
+            }, workers.executor());
         }, workers.executor()).thenCompose(answer -> answer);
     }
 

@@ -77,7 +77,7 @@ final class PublishRoutes implements RouteSet {
     private CompletableFuture<HttpAnswer> receive(HttpRequest request, String stream, String requestId) {
         Instant receivedAt = publisher.now();
         if (publisher.stream(stream).isEmpty()) {
-            return done(respond(new PublishOutcome.UnknownStream(requestId, stream), false));
+            return done(respond(stream, new PublishOutcome.UnknownStream(requestId, stream), false));
         }
         boolean verbose = ListQuery.of(request, requestId, PARAMETERS).flag("verbose", false);
         MediaType mediaType = MediaType.parse(request.header("Content-Type"));
@@ -114,7 +114,7 @@ final class PublishRoutes implements RouteSet {
                 TraceParent.traceIdOf(request.header("traceparent")))
                 .thenApply(outcome -> {
             metrics.decided(stream, outcome);
-            return respond(outcome, verbose);
+            return respond(stream, outcome, verbose);
         });
     }
 
@@ -131,7 +131,7 @@ final class PublishRoutes implements RouteSet {
     }
 
     /** Maps every outcome to its status and body; the only place publish statuses are decided. */
-    private static HttpAnswer respond(PublishOutcome outcome, boolean verbose) {
+    private static HttpAnswer respond(String stream, PublishOutcome outcome, boolean verbose) {
         String requestId = outcome.requestId();
         if (outcome instanceof PublishOutcome.Published published) {
             ObjectNode body = HttpResponses.JSON.createObjectNode();
@@ -139,6 +139,8 @@ final class PublishRoutes implements RouteSet {
             body.put("deduplicated", published.count(AppendResult.Status.DUPLICATE));
             body.put("quarantined", published.count(AppendResult.Status.QUARANTINED));
             body.put("last_offset", published.lastOffset());
+            // What a warehouse request passes back in Interlace-After to see these events (ReadAfter).
+            body.put("position", published.lastOffset() == null ? null : stream + ":" + published.lastOffset());
             body.put("request_id", requestId);
             if (verbose) {
                 ArrayNode results = body.putArray("results");

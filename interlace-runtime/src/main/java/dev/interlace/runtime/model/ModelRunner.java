@@ -65,6 +65,8 @@ public final class ModelRunner implements AutoCloseable {
     /** Runs queued or running; guarded by {@link #lock}. */
     private int active;
     private final ComponentHealth components;
+    /** Per stream, the furthest watermark whose flush-triggered run finished with every model succeeding. */
+    private final Map<String, Long> caughtUp = new java.util.concurrent.ConcurrentHashMap<>();
 
     public ModelRunner(ModelGraph graph, ModelStore store, RunHistory history, Clock clock, RequestIds ids,
             ModelListener listener, int restRatio) {
@@ -112,6 +114,15 @@ public final class ModelRunner implements AutoCloseable {
         if (!stale.isEmpty()) {
             trigger(Trigger.STARTUP, stale);
         }
+    }
+
+    /**
+     * How far the models reading {@code stream} are known to be up to date: the furthest watermark of the stream whose
+     * flush triggered a run that succeeded ({@link Long#MAX_VALUE} when no model reads the stream; 0 before any such
+     * run of this process).
+     */
+    public long modelsCaughtUp(String stream) {
+        return graph.affectedByStream(stream).isEmpty() ? Long.MAX_VALUE : caughtUp.getOrDefault(stream, 0L);
     }
 
     /** Called after a flush committed new rows of {@code stream}. */
@@ -259,6 +270,13 @@ public final class ModelRunner implements AutoCloseable {
         boolean anyFailed = results.stream().anyMatch(result -> result.status() == ModelOutcome.FAILED);
         RunStatus status = anyFailed ? RunStatus.FAILED : RunStatus.SUCCEEDED;
         finish(run.id, status, results);
+        if (!anyFailed) {
+            for (Trigger trigger : run.triggers) {
+                if (trigger.kind() == Trigger.Kind.STREAM) {
+                    caughtUp.merge(trigger.stream(), trigger.offset(), Math::max);
+                }
+            }
+        }
         listener.runFinished(new RunRecord(run.id, run.trigger, List.copyOf(run.triggers), status,
                 run.queuedAtMicros, started, micros(), List.copyOf(results)));
         return noError;

@@ -19,7 +19,7 @@ class ForwardSignatureTest {
     private static final byte[] BODY = "{\"order_id\": \"a\"}".getBytes(StandardCharsets.UTF_8);
     private static final Peers.Request PUBLISH = new Peers.Request("POST", "/streams/orders?verbose=true",
             "application/json", BODY, "req-1", "k_123", "ingest", "gzip", "text/csv",
-            "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", "vendor=opaque");
+            "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", "vendor=opaque", "orders:17, models");
 
     private final ForwardSignature signer = new ForwardSignature(SECRET, Clock.fixed(NOW, ZoneOffset.UTC));
 
@@ -55,7 +55,8 @@ class ForwardSignatureTest {
         for (String header : new String[] {ForwardSignature.METHOD, ForwardSignature.TARGET,
                 ForwardSignature.CONTENT_TYPE, ForwardSignature.CONTENT_ENCODING, ForwardSignature.ACCEPT,
                 ForwardSignature.REQUEST_ID, ForwardSignature.CALLER_KEY_ID, ForwardSignature.CALLER_KEY_NAME,
-                ForwardSignature.TRACEPARENT, ForwardSignature.TRACESTATE, ForwardSignature.TIMESTAMP}) {
+                ForwardSignature.TRACEPARENT, ForwardSignature.TRACESTATE, ForwardSignature.AFTER,
+                ForwardSignature.TIMESTAMP}) {
             Map<String, String> headers = new TreeMap<>(signer.headers(PUBLISH));
             headers.put(header, headers.get(header) + "x");
             assertThat(verify(signer, headers, BODY)).as(header).isInstanceOf(ForwardSignature.Verdict.Refused.class);
