@@ -31,7 +31,8 @@ import org.junit.jupiter.api.io.TempDir;
  * deduplication index loses its directory under it: every seal of the orders stream's keys fails for good, so the
  * process says so on both health routes and in a {@code component_failed} record, and 10 s later exits with status 4
  * (docs/operations.md#health); the next start rebuilds the index from the log and has every acknowledged event,
- * each still answered as a duplicate at its offset.
+ * each still answered as a duplicate at its offset. When the directory comes back within the grace, the next seal
+ * succeeds and the process goes on.
  */
 class ComponentExitTest {
 
@@ -114,6 +115,45 @@ class ComponentExitTest {
         assertThat(next.exitValue()).isZero();
     }
 
+    @Test
+    void serveWhoseDedupIndexDirectoryComesBackSealsAgainAndKeepsRunning() throws Exception {
+        Path data = scratch.resolve("data");
+        Path output = scratch.resolve("serve.log");
+        Process server = serve(data, output);
+        URI base = awaitReady(server, output, 1);
+        List<Path> indexes;
+        try (Stream<Path> directories = Files.list(data.resolve("dedup"))) {
+            indexes = directories.toList();
+        }
+        deleteRecursively(data.resolve("dedup"));
+
+        Map<String, Long> acknowledged = new LinkedHashMap<>();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_SECONDS);
+        int live = 200;
+        while (live == 200 && System.nanoTime() < deadline) {
+            assertThat(publish(base, "k" + acknowledged.size(), acknowledged)).as(Files.readString(output)).isTrue();
+            live = get(base, "/health/live").statusCode();
+        }
+        assertThat(live).as("/health/live after the seal failed").isEqualTo(503);
+        // The cause goes away (the directories are back, as after a disk was remounted): the next seal succeeds.
+        for (Path index : indexes) {
+            Files.createDirectories(index);
+        }
+        while (live == 503 && System.nanoTime() < deadline) {
+            boolean taken = publish(base, "r" + acknowledged.size(), 10, acknowledged);
+            assertThat(taken).as("serve took publishes while its sealer recovered\n%s", Files.readString(output))
+                    .isTrue();
+            live = get(base, "/health/live").statusCode();
+        }
+        assertThat(live).as("/health/live once a seal succeeded\n%s", Files.readString(output)).isEqualTo(200);
+        assertThat(record(base, "component_recovered")).contains("dedup-sealer (stream orders) recovered");
+        assertThat(get(base, "/health/ready").statusCode()).isEqualTo(200);
+        assertThat(server.isAlive()).isTrue();
+        server.destroy();
+        assertThat(server.waitFor(WAIT_SECONDS, TimeUnit.SECONDS)).isTrue();
+        assertThat(server.exitValue()).as("a stop asked for\n%s", Files.readString(output)).isZero();
+    }
+
     private Process serve(Path data, Path output) throws IOException {
         List<String> command = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 // A small heap: the index keeps fewer keys in memory, so that a seal comes after a few requests.
@@ -150,8 +190,12 @@ class ComponentExitTest {
      * when the server no longer takes publishes (it is exiting).
      */
     private boolean publish(URI base, String prefix, Map<String, Long> acknowledged) throws Exception {
+        return publish(base, prefix, BATCH, acknowledged);
+    }
+
+    private boolean publish(URI base, String prefix, int count, Map<String, Long> acknowledged) throws Exception {
         List<String> keys = new ArrayList<>();
-        for (int i = 0; i < BATCH; i++) {
+        for (int i = 0; i < count; i++) {
             keys.add(prefix + i);
         }
         HttpResponse<String> answer;
