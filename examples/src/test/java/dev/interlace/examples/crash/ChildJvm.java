@@ -93,7 +93,12 @@ public class ChildJvm implements AutoCloseable {
 
     /** Arms the child's fault point (its hits count from now on) and waits until it confirms. */
     public void arm() throws IOException {
-        process.getOutputStream().write((ARM + "\n").getBytes(StandardCharsets.UTF_8));
+        armWith(ARM);
+    }
+
+    /** Sends {@code command}, which arms the child's fault point, and waits until it confirms. */
+    protected void armWith(String command) throws IOException {
+        process.getOutputStream().write((command + "\n").getBytes(StandardCharsets.UTF_8));
         process.getOutputStream().flush();
         try {
             armed.get(START_TIMEOUT_SECONDS, TimeUnit.SECONDS);

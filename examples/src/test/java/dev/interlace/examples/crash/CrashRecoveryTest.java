@@ -31,13 +31,19 @@ import org.junit.jupiter.api.io.TempDir;
  * <p>Crashes are a SIGKILL at a random moment under load, and halts at the named points of the commit protocol
  * ({@link FaultPoint}). Each test crashes the same data directory several times, so recovery of a recovered log is
  * covered too. A negative control turns durability off (acknowledge before commit) and requires the oracle to catch
- * the loss. Randomness comes from one seed, printed, and settable with {@code -Dcrash.seed=N}.
+ * the loss. The deduplication index is crashed while it seals, merges and deletes segments, and while the retention
+ * sweep trims it with the log (the children's clock moved past the retention, so that the sweep has old keys to trim
+ * and new ones it must keep), each with a negative control of its own. Randomness comes from one seed, printed, and settable with {@code -Dcrash.seed=N}.
  */
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
 class CrashRecoveryTest {
 
     private static final Duration LOAD_LIMIT = Duration.ofSeconds(20);
     private static final Duration CLIENTS_END = Duration.ofSeconds(30);
+    /** How far a trim test moves the children's clock at a time: past the orders stream's retention of 7 days. */
+    private static final Duration PAST_THE_RETENTION = Duration.ofDays(7).plusHours(1);
+    /** Keys acknowledged before the clock moves, and after it before the sweep: several sealed segments each. */
+    private static final int KEYS_PER_TRIM_PHASE = 1500;
 
     /** The children's class path (a copy of the build outputs) and scratch space, shared by every test. */
     @TempDir
@@ -51,7 +57,12 @@ class CrashRecoveryTest {
 
     private final long seed = Long.getLong("crash.seed", System.nanoTime());
     private final Random random = new Random(seed);
-    private final Ledger ledger = new Ledger();
+    /** The keys acknowledged inside the stream's retention window (all of them until a trim test moves the clock). */
+    private Ledger ledger = new Ledger();
+    /** The keys acknowledged before the children's clock moved past the retention: not lost unless trimmed. */
+    private final List<Ledger> aged = new ArrayList<>();
+    /** How far ahead the next child's clock runs: a trim test moves it past the retention between children. */
+    private Duration clockShift = Duration.ZERO;
     private final List<CrashChild> children = new ArrayList<>();
     private final List<String> summary = new ArrayList<>();
     private int spawned;
@@ -228,7 +239,146 @@ class CrashRecoveryTest {
         child.kill();
     }
 
+    @Test
+    @Timeout(value = 420, unit = TimeUnit.SECONDS)
+    void haltsWhileTheRetentionSweepTrimsTheLogAndItsIndexLoseNoKeyInsideTheWindow() throws Exception {
+        List<FaultPoint> faults = List.of(FaultPoint.TRIM_DELETING, FaultPoint.TRIM_DELETED,
+                FaultPoint.TRIM_COMMITTED);
+        // Never armed: a child with a trim fault seals its few hundred keys in memory into segments that the first
+        // trim will delete (keys are sealed only while inside the window; each later trim deletes the segments the
+        // last fault child sealed).
+        CrashChild child = start(faults.get(0), 1);
+        loadAndStop(child, "before-trims");
+        for (int i = 0; i < faults.size(); i++) {
+            FaultPoint fault = faults.get(i);
+            long bound = ageTheLog(child);
+            String marker = haltWhileTrimming(start(fault, 1), fault, bound, i + 1);
+            child = start(FaultPoint.NONE, 1);
+            long trimmedThrough = verifyAfterATrim(child, "after a halt at " + marker, i + 1);
+            if (fault == FaultPoint.TRIM_COMMITTED) {
+                assertThat(trimmedThrough).as("the committed trim's bound").isEqualTo(bound);
+            } else {
+                assertThat(trimmedThrough).as("the trim halted before its commit was rolled back").isLessThan(bound);
+            }
+        }
+        child.stopGracefully();
+    }
+
+    @Test
+    void anIndexTrimmedAheadOfTheLogIsCaughtByTheOracle() throws Exception {
+        CrashChild child = start(FaultPoint.TRIM_AHEAD, 1); // never armed: it seals segments for the trim to delete
+        loadAndStop(child, "before-trim");
+        long bound = ageTheLog(child);
+        String marker = haltWhileTrimming(start(FaultPoint.TRIM_AHEAD, 1), FaultPoint.TRIM_AHEAD, bound, 1);
+        child = start(FaultPoint.NONE, 1);
+        DurabilityOracle.Report report = new DurabilityOracle(dataDirectory(), child.uri()).check(ledger, random);
+        summary.add("negative control (halted at " + marker + "): " + report);
+
+        assertThat(report.isClean()).as("the oracle must fail when a trim empties segments of keys inside the window")
+                .isFalse();
+        assertThat(report.notDeduplicated).as("re-published keys inside the window stored anew").isNotEmpty();
+        child.kill();
+    }
+
     // ------------------------------------------------------------------------------------------------ helpers
+
+    /** Publishes {@value #KEYS_PER_TRIM_PHASE} or more events to {@code child} and lets every request be answered. */
+    private void loadAndStop(CrashChild child, String phase) throws InterruptedException {
+        long loadStart = System.nanoTime();
+        Load load = Load.start(child.uri(), ledger, key(phase), LOAD_LIMIT, random.nextLong());
+        boolean loaded = load.awaitAcknowledged(KEYS_PER_TRIM_PHASE, LOAD_LIMIT);
+        load.stop();
+        assertThat(load.awaitEnd(CLIENTS_END)).as("every client stopped").isTrue();
+        assertThat(loaded).as("%s acknowledged %d events\n%s", child, KEYS_PER_TRIM_PHASE, child.diagnostics())
+                .isTrue();
+        summary.add("loaded " + phase + ": " + describe(load, loadStart));
+    }
+
+    /**
+     * Waits until {@code child} has materialised every event, stops it and moves the next children's clock past the
+     * retention: every key acknowledged so far leaves the window. Returns the head, through which the next sweep
+     * trims.
+     */
+    private long ageTheLog(CrashChild child) throws Exception {
+        long head = awaitMaterialised(child, -1);
+        child.stopGracefully();
+        clockShift = clockShift.plus(PAST_THE_RETENTION);
+        aged.add(ledger);
+        ledger = new Ledger();
+        return head;
+    }
+
+    /**
+     * Waits (60 s at most) until {@code child} has materialised every event through {@code offset} (through its head
+     * when negative); returns the head.
+     */
+    private static long awaitMaterialised(CrashChild child, long offset) throws Exception {
+        HttpClient http = HttpClient.newHttpClient();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (true) {
+            HttpResponse<String> response = http.send(HttpRequest.newBuilder(child.uri().resolve("/streams/"
+                    + DurabilityOracle.STREAM)).build(), HttpResponse.BodyHandlers.ofString());
+            com.fasterxml.jackson.databind.JsonNode stream = new com.fasterxml.jackson.databind.ObjectMapper()
+                    .readTree(response.body());
+            long head = stream.path("head").asLong();
+            long materialised = head - stream.path("pending").asLong();
+            if (materialised >= (offset < 0 ? head : offset)) {
+                return head;
+            }
+            assertThat(System.nanoTime() < deadline).as("%s materialised through %d within 60 s: %s", child,
+                    offset, response.body()).isTrue();
+            Thread.sleep(50); // between polls
+        }
+    }
+
+    /**
+     * Loads {@code child} (whose clock runs past the retention of every event through {@code bound}) until keys
+     * inside the window are in sealed segments, then, under load, has it run the retention sweep with its trim fault
+     * armed, waits until it halts there and returns the fault marker.
+     */
+    private String haltWhileTrimming(CrashChild child, FaultPoint fault, long bound, int cycle) throws Exception {
+        long loadStart = System.nanoTime();
+        Load load = Load.start(child.uri(), ledger, key(fault.argument() + cycle), LOAD_LIMIT, random.nextLong());
+        assertThat(load.awaitAcknowledged(KEYS_PER_TRIM_PHASE, LOAD_LIMIT)).as("%s acknowledged %d events\n%s",
+                child, KEYS_PER_TRIM_PHASE, child.diagnostics()).isTrue();
+        awaitMaterialised(child, bound);
+        child.sweep(bound);
+        boolean halted = child.awaitExit(LOAD_LIMIT);
+        boolean clientsEnded = load.awaitEnd(CLIENTS_END);
+        child.close();
+        assertThat(halted).as("%s halted in its sweep\n%s", child, child.diagnostics()).isTrue();
+        assertThat(clientsEnded).as("every client stopped").isTrue();
+        assertThat(child.exitStatus()).isEqualTo(HaltingCommitListener.HALT_STATUS);
+        String marker = child.faultMarker();
+        assertThat(marker).as("the child halted at its fault point\n%s", child.diagnostics())
+                .startsWith(fault.argument() + " step=1 ");
+        summary.add("halt at " + marker + " (trimming through " + bound + ") after " + describe(load, loadStart));
+        return marker;
+    }
+
+    /**
+     * The checks after a halt in a trim: the oracle's on the keys inside the window (each once, at its offset, a
+     * duplicate when re-published; offsets dense above what was trimmed), the keys outside it still stored unless
+     * trimmed, and keys never sent stored as new. Returns the log's trimmed_through.
+     */
+    private long verifyAfterATrim(CrashChild child, String when, int cycle) throws Exception {
+        verifyAndRetry(child, when);
+        DurabilityOracle oracle = new DurabilityOracle(dataDirectory(), child.uri());
+        long trimmedThrough = 0;
+        for (Ledger old : aged) {
+            DurabilityOracle.Report report = oracle.checkOutsideTheWindow(old);
+            assertThat(report.isClean()).as("%s, keys outside the window (seed %d): %s", when, seed, report).isTrue();
+            trimmedThrough = report.trimmedThrough;
+        }
+        List<String> neverSent = new ArrayList<>();
+        for (int i = 0; i < 50; i++) {
+            neverSent.add(key("never-sent" + cycle) + "-" + i);
+        }
+        assertThat(oracle.publishNew(ledger, neverSent)).as("%s, keys never sent", when).isEmpty();
+        summary.add(when + ": trimmed through " + trimmedThrough + "; keys outside the window not lost, "
+                + neverSent.size() + " keys never sent accepted");
+        return trimmedThrough;
+    }
 
     /**
      * Loads {@code child} until it has acknowledged some events, then arms its fault point, loads it until it halts
@@ -302,8 +452,8 @@ class CrashRecoveryTest {
 
     private CrashChild spawn(FaultPoint fault, int triggerCommit) throws IOException {
         Path stderr = temp.resolve("child-" + (++spawned) + "-" + fault.argument() + ".stderr");
-        CrashChild child = CrashChild.spawn(dataDirectory(), fault, triggerCommit, stderr, childClassPath,
-                shared.resolve("native"));
+        CrashChild child = CrashChild.spawn(dataDirectory(), fault, triggerCommit, clockShift, stderr,
+                childClassPath, shared.resolve("native"));
         children.add(child);
         return child;
     }

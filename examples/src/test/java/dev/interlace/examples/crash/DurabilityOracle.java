@@ -27,8 +27,10 @@ import org.sqlite.SQLiteConfig;
 
 /**
  * Checks a recovered server against the {@link Ledger}: every acknowledged key is in the log exactly once, at the
- * offset and under the request its 200 reported, with a publish record; offsets are dense from 1 to the head; and
- * re-publishing acknowledged keys reports them as duplicates with their original offsets.
+ * offset and under the request its 200 reported, with a publish record; offsets are dense from 1 (or from the first
+ * offset the retention sweep kept) to the head; and re-publishing acknowledged keys reports them as duplicates with
+ * their original offsets. Keys that have left the retention window are checked for loss only
+ * ({@link #checkOutsideTheWindow}).
  *
  * <p>The log file is read directly (read-only, while the recovered server runs, so the server and not the oracle
  * replays the WAL); the server is asked over HTTP for the head and the re-publishes. The same checks run on events
@@ -108,6 +110,8 @@ public final class DurabilityOracle {
         final List<String> notDeduplicated = new ArrayList<>();
         final List<String> wrongOriginalOffset = new ArrayList<>();
         long head;
+        /** The log's trimmed_through: offsets from the next one on are stored; those up to it were trimmed. */
+        long trimmedThrough;
         long storedEvents;
         int acknowledgedChecked;
         int republished;
@@ -119,12 +123,13 @@ public final class DurabilityOracle {
 
         @Override
         public String toString() {
-            StringBuilder text = new StringBuilder("oracle: head ").append(head).append(", ").append(storedEvents)
+            StringBuilder text = new StringBuilder("oracle: head ").append(head).append(", trimmed through ")
+                    .append(trimmedThrough).append(", ").append(storedEvents)
                     .append(" stored events, ").append(acknowledgedChecked).append(" acknowledged keys checked, ")
                     .append(republished).append(" re-published");
             section(text, "acknowledged but missing", missing);
             section(text, "stored more than once", duplicated);
-            section(text, "offsets not dense 1..head", offsets);
+            section(text, "offsets not dense " + (trimmedThrough + 1) + "..head", offsets);
             section(text, "stored elsewhere than acknowledged", misplaced);
             section(text, "acknowledged requests without a publish record", missingPublishRecords);
             section(text, "re-published acknowledged keys not answered as duplicates", notDeduplicated);
@@ -169,6 +174,43 @@ public final class DurabilityOracle {
         return report;
     }
 
+    /**
+     * Keys acknowledged before the stream's retention window moved past them: each must still be in the log at its
+     * offset unless a trim (committed: the log's trimmed_through) took it. Their publish records may be gone (the
+     * record retention) and their re-publishes are new events, so neither is checked.
+     */
+    Report checkOutsideTheWindow(Ledger ledger) throws IOException, InterruptedException, SQLException {
+        Report report = new Report();
+        Map<String, Ledger.Ack> acknowledged = new HashMap<>(ledger.acknowledged());
+        report.acknowledgedChecked = acknowledged.size();
+        report.head = head();
+        checkLog(acknowledged, report, false);
+        return report;
+    }
+
+    /**
+     * Publishes {@code keys}, never sent before, in one verbose request: each must be stored as new. Records them in
+     * {@code ledger}; returns the keys answered otherwise.
+     */
+    List<String> publishNew(Ledger ledger, List<String> keys) throws IOException, InterruptedException {
+        HttpResponse<String> response = publish("?verbose=true", Load.batch(keys));
+        if (response.statusCode() != 200) {
+            return List.of("publishing " + keys.size() + " new keys answered " + response.statusCode() + ": "
+                    + response.body());
+        }
+        JsonNode body = JSON.readTree(response.body());
+        List<String> problems = new ArrayList<>();
+        for (int i = 0; i < keys.size(); i++) {
+            JsonNode result = body.get("results").get(i);
+            if ("accepted".equals(result.path("status").asText())) {
+                ledger.acknowledge(keys.get(i), result.path("offset").asLong(), body.path("request_id").asText());
+            } else {
+                problems.add(keys.get(i) + " (never sent) published as " + result);
+            }
+        }
+        return problems;
+    }
+
     private long head() throws IOException, InterruptedException {
         HttpResponse<String> response = http.send(HttpRequest.newBuilder(server.resolve("/streams/" + STREAM))
                 .timeout(Duration.ofSeconds(30)).GET().build(), HttpResponse.BodyHandlers.ofString());
@@ -180,6 +222,15 @@ public final class DurabilityOracle {
     }
 
     private void checkLog(Map<String, Ledger.Ack> acknowledged, Report report) throws SQLException, IOException {
+        checkLog(acknowledged, report, true);
+    }
+
+    /**
+     * Reads the stream's events, publish records and trimmed_through in one snapshot and checks them; keys at or
+     * below trimmed_through count as missing only when {@code insideTheWindow} (a trim must never take those).
+     */
+    private void checkLog(Map<String, Ledger.Ack> acknowledged, Report report, boolean insideTheWindow)
+            throws SQLException, IOException {
         SQLiteConfig config = new SQLiteConfig();
         config.setReadOnly(true);
         config.setBusyTimeout(10_000);
@@ -188,7 +239,8 @@ public final class DurabilityOracle {
         try (Connection log = config.createConnection("jdbc:sqlite:" + logFile)) {
             log.setAutoCommit(false); // one read transaction: one snapshot for every query
             long streamId;
-            try (PreparedStatement select = log.prepareStatement("SELECT id FROM streams WHERE name = ?")) {
+            try (PreparedStatement select = log.prepareStatement(
+                    "SELECT id, trimmed_through FROM streams WHERE name = ?")) {
                 select.setString(1, STREAM);
                 try (ResultSet row = select.executeQuery()) {
                     if (!row.next()) {
@@ -196,6 +248,7 @@ public final class DurabilityOracle {
                         return;
                     }
                     streamId = row.getLong(1);
+                    report.trimmedThrough = row.getLong(2);
                 }
             }
             try (PreparedStatement select = log.prepareStatement("SELECT \"offset\", dedup_key, request_id, payload"
@@ -221,7 +274,10 @@ public final class DurabilityOracle {
             }
             log.rollback();
         }
-        verify(acknowledged, events, publishRecords, "the log", report);
+        if (!insideTheWindow) {
+            acknowledged.values().removeIf(ack -> ack.offset() <= report.trimmedThrough);
+        }
+        verify(acknowledged, events, insideTheWindow ? publishRecords : null, "the log", report);
     }
 
     /** The checks of {@link #checkEvents} on events in offset order. */
@@ -229,7 +285,7 @@ public final class DurabilityOracle {
             Set<String> publishRecords, String source, Report report) {
         Map<String, Long> offsetOfKey = new HashMap<>();
         Map<Long, String> requestOfOffset = new HashMap<>();
-        long expectedOffset = 1;
+        long expectedOffset = report.trimmedThrough + 1;
         for (StoredEvent event : events) {
             long offset = event.offset();
             String key = event.key();

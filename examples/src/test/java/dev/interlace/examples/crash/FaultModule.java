@@ -14,12 +14,14 @@ import dev.interlace.runtime.log.SqliteStreamLog;
 import dev.interlace.runtime.log.StreamLog;
 import dev.interlace.runtime.log.Watermarks;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.Set;
 
 /**
  * The bindings a crash-test child overrides: its halting commit listener, for the negative control a log that
- * acknowledges too early, and for the deduplication index's faults a log that seals and merges often and tells a
- * halting segment listener.
+ * acknowledges too early, for the deduplication index's faults a log that seals and merges often and tells a
+ * halting segment listener (for the trim's faults one that seals often and never merges), and the clock, which a
+ * child running its log a week later than the last one is given.
  */
 final class FaultModule {
 
@@ -30,10 +32,21 @@ final class FaultModule {
      * sealed and merged many times a second under the crash tests' load.
      */
     static final int SMALL_RECENT_KEYS = 300;
+    /**
+     * Segments merged at once in a child with a trim fault: never, so that the segments sealed before the clock moves
+     * stay whole and below the trim's bound, and the trim always has some to delete.
+     */
+    static final int NO_MERGES = 1 << 20;
+
+    /** The production clock moved {@code shift} ahead. */
+    static Module clock(Duration shift) {
+        Clock clock = Clock.offset(Clock.systemUTC(), shift);
+        return binder -> binder.bind(Clock.class).toInstance(clock);
+    }
 
     static Module of(FaultPoint fault, CommitListener listener, SegmentListener segmentListener) {
         if (fault.inDedupIndex()) {
-            return new IndexFault(listener, segmentListener);
+            return new IndexFault(listener, segmentListener, fault.inTrim() ? NO_MERGES : 2);
         }
         return fault == FaultPoint.ACK_BEFORE_COMMIT ? new AckBeforeCommit(listener) : new Listener(listener);
     }
@@ -41,10 +54,12 @@ final class FaultModule {
     /** The production SQLite log with a small in-memory part of its index, telling the halting segment listener. */
     private static final class IndexFault extends Listener {
         private final SegmentListener segmentListener;
+        private final int fanIn;
 
-        IndexFault(CommitListener listener, SegmentListener segmentListener) {
+        IndexFault(CommitListener listener, SegmentListener segmentListener, int fanIn) {
             super(listener);
             this.segmentListener = segmentListener;
+            this.fanIn = fanIn;
         }
 
         @Provides
@@ -52,7 +67,7 @@ final class FaultModule {
         StreamLog streamLog(InterlaceConfig config, LogSettings settings, Watermarks watermarks,
                 Set<CommitListener> commitListeners, Clock clock) {
             return new SqliteStreamLog(config.dataDirectory(),
-                    settings.withDedup(new DedupIndex.Settings(SMALL_RECENT_KEYS, 2)), watermarks,
+                    settings.withDedup(new DedupIndex.Settings(SMALL_RECENT_KEYS, fanIn)), watermarks,
                     CommitListener.all(commitListeners), clock, segmentListener);
         }
     }

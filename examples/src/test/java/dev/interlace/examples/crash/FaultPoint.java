@@ -35,6 +35,25 @@ enum FaultPoint {
      */
     SEGMENT_AHEAD("segment-ahead"),
     /**
+     * Halt when the retention sweep's trim is about to delete the first segment it empties: the log's rows and key
+     * blocks are deleted in the trim's open transaction, no segment file is gone yet.
+     */
+    TRIM_DELETING("trim-deleting"),
+    /**
+     * When the retention sweep's trim is about to delete the first segment it empties, delete every segment it empties
+     * and halt: the index is trimmed, the log's trim never commits (the window the trim's code leaves, as it deletes
+     * the files before its commit).
+     */
+    TRIM_DELETED("trim-deleted"),
+    /** Halt as soon as the retention sweep's trim has committed (its segment files gone, its rows too). */
+    TRIM_COMMITTED("trim-committed"),
+    /**
+     * Negative control: when the retention sweep's trim is about to delete the first segment it empties, every segment
+     * covering offsets past the trim (keys inside the window) is replaced by one that claims the same offsets and holds
+     * none of their keys (an index trimmed ahead of the log), then the child halts; the oracle must notice.
+     */
+    TRIM_AHEAD("trim-ahead"),
+    /**
      * The writer thread runs out of memory (a thrown {@link OutOfMemoryError}) after the group's rows are written,
      * before its COMMIT: the process must end itself with status 3 rather than answer 503 forever.
      */
@@ -48,7 +67,13 @@ enum FaultPoint {
 
     /** Whether the fault fires in the deduplication index's file steps rather than in a group commit. */
     boolean inDedupIndex() {
-        return this == SEGMENT_WRITING || this == SEGMENT_WRITTEN || this == SEGMENT_DELETING || this == SEGMENT_AHEAD;
+        return this == SEGMENT_WRITING || this == SEGMENT_WRITTEN || this == SEGMENT_DELETING || this == SEGMENT_AHEAD
+                || inTrim();
+    }
+
+    /** Whether the fault fires while the retention sweep trims the log (the child is told to sweep; no merges run). */
+    boolean inTrim() {
+        return this == TRIM_DELETING || this == TRIM_DELETED || this == TRIM_COMMITTED || this == TRIM_AHEAD;
     }
 
     /** The name used on the child's command line. */

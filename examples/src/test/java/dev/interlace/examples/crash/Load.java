@@ -123,7 +123,7 @@ public final class Load {
 
     private void run(int client, SplittableRandom random) {
         long[] sequence = {0};
-        while (System.nanoTime() < deadlineNanos) {
+        while (System.nanoTime() < deadlineNanos && !stopped) {
             Batch batch = batch(random, () -> keyPrefix + "-" + client + "-" + sequence[0]++);
             List<String> keys = batch.keys();
             HttpRequest request = HttpRequest.newBuilder(publish.get(0))

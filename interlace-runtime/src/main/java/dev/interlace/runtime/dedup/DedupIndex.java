@@ -48,8 +48,12 @@ import java.util.logging.Logger;
 public final class DedupIndex implements Closeable {
 
     private static final Logger LOG = Logger.getLogger(DedupIndex.class.getName());
-    /** After a failed seal, how long the frozen keys wait before the next try. */
-    private static final long RETRY_SEAL_NANOS = TimeUnit.SECONDS.toNanos(10);
+    /**
+     * After a failed seal, how long the frozen keys wait before the next try: well inside the grace after which a
+     * sealer still failed ends the process ({@code ComponentHealth}, 10 s), so that a cause that passes (a directory
+     * back, space freed) is recovered from in the process instead of always ending it.
+     */
+    private static final long RETRY_SEAL_NANOS = TimeUnit.SECONDS.toNanos(1);
     /** How many keys a merge writes between two looks at whether it is cancelled. */
     private static final long CANCEL_CHECK_KEYS = 1 << 16;
 
