@@ -15,7 +15,9 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ThreadLocalRandom;
 import javax.net.ssl.SSLContext;
@@ -34,6 +36,9 @@ import javax.net.ssl.SSLException;
  * from a private CA needs {@link Builder#trustedCertificates}.
  */
 public final class InterlaceClient {
+
+    /** The request header that makes a warehouse request wait for publish positions (read-your-writes). */
+    public static final String AFTER_HEADER = "Interlace-After";
 
     private final URI base;
     private final HttpClient http;
@@ -89,6 +94,7 @@ public final class InterlaceClient {
         long deduplicated = 0;
         long quarantined = 0;
         Long lastOffset = null;
+        String position = null;
         List<String> requestIds = new ArrayList<>();
         ByteArrayOutputStream batch = new ByteArrayOutputStream();
         int count = 0;
@@ -114,6 +120,9 @@ public final class InterlaceClient {
                 quarantined += result.path("quarantined").asLong();
                 if (!result.path("last_offset").isNull()) {
                     long offset = result.path("last_offset").asLong();
+                    if (lastOffset == null || offset >= lastOffset) {
+                        position = result.path("position").asText(null);
+                    }
                     lastOffset = lastOffset == null ? offset : Math.max(lastOffset, offset);
                 }
                 requestIds.add(result.path("request_id").asText());
@@ -126,7 +135,7 @@ public final class InterlaceClient {
                 count++;
             }
         }
-        return new PublishResult(accepted, deduplicated, quarantined, lastOffset, List.copyOf(requestIds));
+        return new PublishResult(accepted, deduplicated, quarantined, lastOffset, position, List.copyOf(requestIds));
     }
 
     /**
@@ -141,12 +150,18 @@ public final class InterlaceClient {
      * @throws IllegalArgumentException when the base URI and {@code path} do not make a URI the client can call
      */
     public JsonNode call(String method, String path, String contentType, byte[] body) {
+        return call(method, path, contentType, body, Map.of());
+    }
+
+    /** {@link #call(String, String, String, byte[])} with extra request headers, e.g. {@code Interlace-After}. */
+    public JsonNode call(String method, String path, String contentType, byte[] body, Map<String, String> headers) {
         String root = base.toString();
         URI uri = URI.create((root.endsWith("/") ? root.substring(0, root.length() - 1) : root) + path);
         HttpRequest.Builder request = HttpRequest.newBuilder(uri);
         if (authorization != null) {
             request.header("Authorization", authorization);
         }
+        headers.forEach(request::header);
         if (body != null) {
             request.header("Content-Type", contentType).method(method, HttpRequest.BodyPublishers.ofByteArray(body));
         } else {
@@ -179,6 +194,37 @@ public final class InterlaceClient {
                             .findFirst());
         }
         return answer;
+    }
+
+    /**
+     * Runs one read-only query on the warehouse ({@code POST /sql}) and returns its answer: {@code columns},
+     * {@code rows}, {@code count}, {@code truncated}. With {@code after} — the {@link PublishResult#position()} of
+     * earlier publishes — the server answers once those events are materialised (read-your-writes), or refuses with
+     * {@code 503 not_materialised} after its {@code --read-wait-ms}. Not retried.
+     *
+     * @throws ServerException when the query is refused or fails
+     */
+    public JsonNode sql(String query, String... after) {
+        Map<String, String> headers = new LinkedHashMap<>();
+        List<String> positions = new ArrayList<>();
+        for (String position : after) {
+            if (position != null) {
+                positions.add(position);
+            }
+        }
+        if (!positions.isEmpty()) {
+            headers.put(AFTER_HEADER, String.join(", ", positions));
+        }
+        return call("POST", "/sql", "text/plain; charset=utf-8", query.getBytes(StandardCharsets.UTF_8), headers);
+    }
+
+    /**
+     * Publishes {@code events} to {@code stream}, then runs {@code query} once they are materialised: what the
+     * query answers includes them.
+     */
+    public JsonNode publishThen(String stream, List<?> events, String query) {
+        PublishResult published = publish(stream, events);
+        return sql(query, published.position());
     }
 
     /** Publishes one request's NDJSON body, retrying 429, 503 and unreachable servers until the deadline. */

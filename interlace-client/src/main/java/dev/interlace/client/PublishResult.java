@@ -6,7 +6,9 @@ import java.util.List;
  * The outcome of a publish, summed over every request it took.
  *
  * @param lastOffset highest offset among accepted and duplicate events, or null when there was none
+ * @param position where those events are in the log, for {@link InterlaceClient#sql(String, String...)} to read
+ *     after them (read-your-writes); opaque, null when {@code lastOffset} is
  * @param requestIds the id of each request, in order
  */
-public record PublishResult(long accepted, long deduplicated, long quarantined, Long lastOffset,
+public record PublishResult(long accepted, long deduplicated, long quarantined, Long lastOffset, String position,
         List<String> requestIds) {}

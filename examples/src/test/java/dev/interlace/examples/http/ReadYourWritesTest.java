@@ -3,8 +3,12 @@ package dev.interlace.examples.http;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.interlace.client.InterlaceClient;
+import dev.interlace.client.PublishResult;
 import java.net.http.HttpRequest;
 import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -40,6 +44,22 @@ class ReadYourWritesTest {
                 assertThat(without.body().get("rows").get(0).get(0).asLong())
                         .as("the negative control: without the position the query does not wait").isZero();
             }
+        }
+    }
+
+    @Test
+    void theJavaClientsPublishThenQueriesAfterWhatItPublished() {
+        try (TestServer api = TestServer.start(dataDirectory, "--flush-delay-ms", "4000", "--read-wait-ms",
+                "30000")) {
+            InterlaceClient client = InterlaceClient.builder(api.server.uri()).build();
+            JsonNode answer = client.publishThen("orders", List.of(Map.of("order_id", "c1", "total", 3),
+                    Map.of("order_id", "c2", "total", 4)), "SELECT count(*), sum(total) FROM streams.orders");
+            assertThat(answer.get("rows").get(0).get(0).asLong()).isEqualTo(2);
+
+            PublishResult published = client.publish("orders", Map.of("order_id", "c3", "total", 5));
+            assertThat(published.position()).isEqualTo("orders:3");
+            assertThat(client.sql("SELECT count(*) FROM streams.orders", published.position()).get("rows").get(0)
+                    .get(0).asLong()).isEqualTo(3);
         }
     }
 

@@ -66,6 +66,21 @@ class PublishCommandTest {
     }
 
     @Test
+    void thenSqlQueriesOnceWhatWasPublishedIsMaterialised() throws Exception {
+        // The flusher waits 4 s after an append: without --then-sql's position a query at once would count 0.
+        Path input = file("orders.ndjson", order(1) + "\n" + order(2) + "\n");
+        try (Interlace server = CliHarness.start(dataDirectory, List.of(), "--flush-delay-ms", "4000",
+                "--read-wait-ms", "30000")) {
+            int code = cli.run("publish", "orders", input.toString(), "--then-sql",
+                    "SELECT count(*) AS materialised FROM streams.orders", "--server", server.uri().toString());
+
+            assertThat(code).as(cli.stdout() + cli.stderr()).isZero();
+            assertThat(cli.stdout()).contains("accepted      2", "materialised", "(1 row)");
+            assertThat(cli.stdout().lines().map(String::strip)).contains("2");
+        }
+    }
+
+    @Test
     void aJsonArrayOnStandardInputIsPublishedWithItsNumbersAsSent() throws Exception {
         String array = "[\n  " + order(1) + ",\n  {\"order_id\": \"o2\", \"total\": 0.10, \"meta\": {\"big\": "
                 + "123456789012345678901234567890, \"exact\": 49.50}}\n]\n";

@@ -69,7 +69,7 @@ final class PublishCommand implements Command {
 
     @Override
     public String synopsis() {
-        return "<stream> [FILE|-] [--batch N] " + ServerOptions.SYNOPSIS;
+        return "<stream> [FILE|-] [--batch N] [--then-sql QUERY] " + ServerOptions.SYNOPSIS;
     }
 
     @Override
@@ -80,7 +80,11 @@ final class PublishCommand implements Command {
     @Override
     public int run(List<String> args, PrintStream out) {
         ServerOptions server = new ServerOptions();
-        Arguments arguments = Arguments.parse(args, server, Set.of(), Set.of("--batch"));
+        Arguments arguments = Arguments.parse(args, server, Set.of(), Set.of("--batch", "--then-sql"));
+        String thenSql = arguments.value("--then-sql");
+        if (thenSql != null && thenSql.isBlank()) {
+            throw new UsageException("--then-sql needs a query");
+        }
         List<String> positional = arguments.positionals();
         int batch = DEFAULT_BATCH;
         String batchText = arguments.value("--batch");
@@ -129,6 +133,10 @@ final class PublishCommand implements Command {
         }
         publishing.endProgress();
         publishing.printSummary(out);
+        if (thenSql != null && publishing.refused() == 0) {
+            // Read-your-writes: the query waits until what was just published is materialised.
+            SqlCommand.print(SqlCommand.run(client, thenSql, publishing.position()), false, out, err);
+        }
         return publishing.refused() > 0 ? Main.FAILED : 0;
     }
 
@@ -151,6 +159,9 @@ final class PublishCommand implements Command {
         private long refused;
         private long requests;
         private long retries;
+        private long lastOffset = -1;
+        /** The position of the answer with the highest offset: what a query reads after. */
+        private String position;
         private final List<String> errors = new ArrayList<>();
 
         Publishing(ServerClient client, String stream, int batchSize, long inputBytes) {
@@ -159,6 +170,10 @@ final class PublishCommand implements Command {
             this.path = "/streams/" + URLEncoder.encode(stream, StandardCharsets.UTF_8);
             this.batchSize = batchSize;
             this.inputBytes = inputBytes;
+        }
+
+        String position() {
+            return position;
         }
 
         void publishAll(EventInput events) {
@@ -194,6 +209,10 @@ final class PublishCommand implements Command {
                     requests++;
                     JsonNode answer = client.exchange("POST", path, "application/x-ndjson", ndjson(pending));
                     accepted += answer.path("accepted").asLong();
+                    if (!answer.path("last_offset").isNull() && answer.path("last_offset").asLong() >= lastOffset) {
+                        lastOffset = answer.path("last_offset").asLong();
+                        position = answer.path("position").asText(null);
+                    }
                     deduplicated += answer.path("deduplicated").asLong();
                     quarantined += answer.path("quarantined").asLong();
                     progress(false);

@@ -48,11 +48,17 @@ final class ServerClient {
 
     /** Sends a request; returns the JSON body of a 2xx answer, or fails with the server's error. */
     JsonNode send(String method, String path, String contentType, String body) {
+        return send(method, path, contentType, body, java.util.Map.of());
+    }
+
+    /** {@link #send(String, String, String, String)} with extra request headers, e.g. {@code Interlace-After}. */
+    JsonNode send(String method, String path, String contentType, String body, java.util.Map<String, String> headers) {
         if (client == null) {
             throw new UsageException("--server is not a URL: " + server);
         }
         try {
-            return client.call(method, path, contentType, body == null ? null : body.getBytes(StandardCharsets.UTF_8));
+            return client.call(method, path, contentType, body == null ? null : body.getBytes(StandardCharsets.UTF_8),
+                    headers);
         } catch (IllegalArgumentException e) {
             throw new UsageException("--server is not a URL: " + server);
         } catch (ServerException e) {

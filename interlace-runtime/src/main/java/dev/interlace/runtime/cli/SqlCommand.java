@@ -1,11 +1,12 @@
 package dev.interlace.runtime.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.interlace.client.InterlaceClient;
 import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * {@code interlace sql "SELECT ..."}: runs a read-only query on a server and prints the result as a table (or JSON).
@@ -32,7 +33,7 @@ final class SqlCommand implements Command {
 
     @Override
     public String synopsis() {
-        return "\"<query>\" " + ServerOptions.SYNOPSIS + " [--json]";
+        return "\"<query>\" " + ServerOptions.SYNOPSIS + " [--after POSITION] [--json]";
     }
 
     @Override
@@ -43,13 +44,28 @@ final class SqlCommand implements Command {
     @Override
     public int run(List<String> args, PrintStream out) {
         ServerOptions server = new ServerOptions();
-        Arguments arguments = Arguments.parse(args, server, Set.of("--json"), Set.of());
+        Arguments arguments = Arguments.parse(args, server, Set.of("--json"), Set.of("--after"));
         boolean json = arguments.flag("--json");
         String query = arguments.single("query");
         if (query.isBlank()) {
             throw new UsageException("no query given");
         }
-        JsonNode body = server.client(environment).send("POST", "/sql", "text/plain; charset=utf-8", query);
+        JsonNode body = run(server.client(environment), query, arguments.value("--after"));
+        print(body, json, out, err);
+        return 0;
+    }
+
+    /**
+     * Runs {@code query}; with {@code after} (publish positions, as {@code Interlace-After} takes them) once those
+     * events are materialised.
+     */
+    static JsonNode run(ServerClient client, String query, String after) {
+        return client.send("POST", "/sql", "text/plain; charset=utf-8", query,
+                after == null ? Map.of() : Map.of(InterlaceClient.AFTER_HEADER, after));
+    }
+
+    /** Prints a query's answer as a table (or its JSON), warning on {@code err} when it was cut. */
+    static void print(JsonNode body, boolean json, PrintStream out, PrintStream err) {
         if (json) {
             out.println(TerminalText.prettyJson(body));
         } else {
@@ -60,7 +76,6 @@ final class SqlCommand implements Command {
                     + " rows were returned (the server's row or size bound); add LIMIT/OFFSET, select fewer"
                     + " columns or aggregate");
         }
-        return 0;
     }
 
     private static void printTable(JsonNode body, PrintStream out) {
