@@ -21,82 +21,114 @@ import java.util.Properties;
 public final class ConfigLoader {
 
     /**
-     * One setting: its flag name (without {@code --}), environment variable, default, what its value looks like in
-     * usage messages ({@code N}, {@code FILE}; empty for a switch, which needs none) and what it does.
+     * One setting, defined once: its flag name (without {@code --}; the environment variable and the properties key
+     * follow from it), default, what its value looks like in usage messages ({@code N}, {@code FILE}; empty for a
+     * switch, which needs none), for a number the range it must be in, and what it does.
      */
-    public record Setting(String flag, String env, String defaultValue, String value, String description) {
+    public record Setting(String flag, String defaultValue, String value, long min, long max, String description) {
+
+        /** A setting that is not a number (its value is checked where it is read). */
+        static Setting of(String flag, String defaultValue, String value, String description) {
+            return new Setting(flag, defaultValue, value, 0, 0, description);
+        }
+
+        /** A whole number from {@code min} to {@code max}. */
+        static Setting number(String flag, String defaultValue, String value, long min, long max,
+                String description) {
+            return new Setting(flag, defaultValue, value, min, max, description);
+        }
+
+        /** The environment variable: {@code INTERLACE_} and the flag name in upper case, {@code -} as {@code _}. */
+        public String env() {
+            return "INTERLACE_" + flag.toUpperCase(Locale.ROOT).replace('-', '_');
+        }
+
         /** The key in {@code interlace.properties}: the flag name. */
         public String property() {
             return flag;
         }
     }
 
-    public static final List<Setting> SETTINGS = List.of(
-            new Setting("port", "INTERLACE_PORT", "8000", "N", "HTTP port; 0 picks a free one"),
-            new Setting("bind", "INTERLACE_BIND", "127.0.0.1", "ADDRESS", "address to listen on"),
-            new Setting("data-dir", "INTERLACE_DATA_DIR", ".interlace", "DIR",
-                    "where the log, warehouse and lock live"),
-            new Setting("max-body-bytes", "INTERLACE_MAX_BODY_BYTES", "10485760", "BYTES",
-                    "largest request body, after decompression"),
-            new Setting("max-inflight-bytes", "INTERLACE_MAX_INFLIGHT_BYTES", "0", "BYTES",
-                    "bytes that HTTP requests in flight may hold together (bodies, pages, /sql results); beyond, 503"
-                            + " overloaded; 0: a quarter of the JVM's maximum heap"),
-            new Setting("max-connections", "INTERLACE_MAX_CONNECTIONS", "10000", "N",
-                    "HTTP connections open at once; beyond, a few are kept for /health/* and the rest refused 503"),
-            new Setting("max-connections-per-address", "INTERLACE_MAX_CONNECTIONS_PER_ADDRESS", "1000", "N",
-                    "HTTP connections open at once from one client address (behind a proxy: as --max-connections)"),
-            new Setting("max-events-per-request", "INTERLACE_MAX_EVENTS_PER_REQUEST", "10000", "N",
-                    "most events in one publish"),
-            new Setting("max-pending", "INTERLACE_MAX_PENDING", "100000", "N",
-                    "most entries per stream waiting to be materialised before 429"),
-            new Setting("min-free-disk-bytes", "INTERLACE_MIN_FREE_DISK_BYTES", "268435456", "BYTES",
-                    "free disk below which publishes get 503"),
-            new Setting("flush-delay-ms", "INTERLACE_FLUSH_DELAY_MS", "50", "MS",
-                    "how long the flusher waits to batch more events"),
-            new Setting("flush-batch-rows", "INTERLACE_FLUSH_BATCH_ROWS", "20000", "N", "rows per flush transaction"),
-            new Setting("flush-batch-bytes", "INTERLACE_FLUSH_BATCH_BYTES", "16777216", "BYTES",
-                    "event bytes a flush batch reads from the log (it ends with the event that reaches them)"),
-            new Setting("record-retention", "INTERLACE_RECORD_RETENTION", "7d", "DURATION",
-                    "how long publish, flush and system records are kept (<n><s|m|h|d|w>; 0 keeps none)"),
-            new Setting("refused-requests", "INTERLACE_REFUSED_REQUESTS", "10000", "N",
-                    "refused requests (4xx/5xx) kept in memory for GET /logs/api"),
-            new Setting("ready-flush-failing-ms", "INTERLACE_READY_FLUSH_FAILING_MS", "30000", "MS",
-                    "how long a stream's flush may fail before /health/ready answers 503"),
-            new Setting("sql-timeout-ms", "INTERLACE_SQL_TIMEOUT_MS", "30000", "MS",
-                    "how long a POST /sql query may run before it is cancelled and answered 408 query_timeout"),
-            new Setting("read-wait-ms", "INTERLACE_READ_WAIT_MS", "5000", "MS",
-                    "how long a warehouse request with Interlace-After waits for its positions to be materialised"
-                            + " before 503 not_materialised"),
-            new Setting("model-rest-ratio", "INTERLACE_MODEL_REST_RATIO", "3", "N",
-                    "after a model run, wait this many times its duration before the next (0: back to back)"),
-            new Setting("insecure-no-auth", "INTERLACE_INSECURE_NO_AUTH", "false", "",
-                    "serve without API keys on a non-loopback address (never do this on a network you do not trust)"),
-            new Setting("allowed-hosts", "INTERLACE_ALLOWED_HOSTS", "", "HOST[,HOST...]",
-                    "extra Host names accepted, comma-separated (the loopback names always are)"),
-            new Setting("cors-origins", "INTERLACE_CORS_ORIGINS", "", "ORIGIN[,ORIGIN...]",
-                    "browser origins allowed to call the API, comma-separated, e.g. https://app.example"),
-            new Setting("tls-cert", "INTERLACE_TLS_CERT", "", "FILE",
-                    "PEM certificate chain: serve HTTPS (with --tls-key)"),
-            new Setting("tls-key", "INTERLACE_TLS_KEY", "", "FILE", "PEM private key (PKCS#8) of --tls-cert"),
-            new Setting("log", "INTERLACE_LOG", "sqlite", "sqlite|kafka",
-                    "the stream log: sqlite (in the data directory) or kafka (needs --kafka-bootstrap)"),
-            new Setting("kafka-bootstrap", "INTERLACE_KAFKA_BOOTSTRAP", "", "HOST:PORT[,...]",
-                    "Kafka brokers to contact first, HOST:PORT[,HOST:PORT...] (with --log kafka)"),
-            new Setting("kafka-topic-prefix", "INTERLACE_KAFKA_TOPIC_PREFIX", "interlace.", "PREFIX",
-                    "prefix of every topic the Kafka log creates"),
-            new Setting("kafka-replication-factor", "INTERLACE_KAFKA_REPLICATION_FACTOR", "3", "N",
-                    "replicas of each topic the Kafka log creates"),
-            new Setting("kafka-min-insync-replicas", "INTERLACE_KAFKA_MIN_INSYNC_REPLICAS", "2", "N",
-                    "replicas that hold a record before a publish is acknowledged (min.insync.replicas)"),
-            new Setting("advertise-url", "INTERLACE_ADVERTISE_URL", "", "URL",
-                    "the URL other nodes reach this one at (default http(s)://<bind>:<port>)"),
-            new Setting("cluster-secret-file", "INTERLACE_CLUSTER_SECRET_FILE", "", "FILE",
-                    "the secret shared by a cluster's nodes (at least 32 bytes, owner-only); forward requests to them"),
-            new Setting("cluster-ca-file", "INTERLACE_CLUSTER_CA_FILE", "", "FILE",
-                    "PEM certificates trusted for https:// nodes, besides the JVM's defaults"),
-            new Setting("role", "INTERLACE_ROLE", "all", "all|ingest|warehouse",
-                    "what this node runs with --log kafka: all, ingest (HTTP and sequencing) or warehouse (flusher,"
-                            + " DuckDB, models, /sql)"));
+    public static final Setting PORT = Setting.number("port", "8000", "N",
+            0, 65_535, "HTTP port; 0 picks a free one");
+    public static final Setting BIND = Setting.of("bind", "127.0.0.1", "ADDRESS",
+            "address to listen on");
+    public static final Setting DATA_DIR = Setting.of("data-dir", ".interlace", "DIR",
+            "where the log, warehouse and lock live");
+    public static final Setting MAX_BODY_BYTES = Setting.number("max-body-bytes", "10485760", "BYTES",
+            1, Integer.MAX_VALUE - 16, "largest request body, after decompression");
+    public static final Setting MAX_INFLIGHT_BYTES = Setting.number("max-inflight-bytes", "0", "BYTES",
+            0, Long.MAX_VALUE / 2, "bytes that HTTP requests in flight may hold together (bodies, pages, /sql"
+                + " results); beyond, 503 overloaded; 0: a quarter of the JVM's maximum heap");
+    public static final Setting MAX_CONNECTIONS = Setting.number("max-connections", "10000", "N",
+            1, 1_000_000, "HTTP connections open at once; beyond, a few are kept for /health/* and the rest refused"
+                + " 503");
+    public static final Setting MAX_CONNECTIONS_PER_ADDRESS = Setting.number("max-connections-per-address", "1000", "N",
+            1, 1_000_000, "HTTP connections open at once from one client address (behind a proxy: as"
+                + " --max-connections)");
+    public static final Setting MAX_EVENTS_PER_REQUEST = Setting.number("max-events-per-request", "10000", "N",
+            1, 10_000_000, "most events in one publish");
+    public static final Setting MAX_PENDING = Setting.number("max-pending", "100000", "N",
+            1, Long.MAX_VALUE / 2, "most entries per stream waiting to be materialised before 429");
+    public static final Setting MIN_FREE_DISK_BYTES = Setting.number("min-free-disk-bytes", "268435456", "BYTES",
+            0, Long.MAX_VALUE, "free disk below which publishes get 503");
+    public static final Setting FLUSH_DELAY_MS = Setting.number("flush-delay-ms", "50", "MS",
+            0, 3_600_000, "how long the flusher waits to batch more events");
+    public static final Setting FLUSH_BATCH_ROWS = Setting.number("flush-batch-rows", "20000", "N",
+            1, 10_000_000, "rows per flush transaction");
+    public static final Setting FLUSH_BATCH_BYTES = Setting.number("flush-batch-bytes", "16777216", "BYTES",
+            1, Long.MAX_VALUE / 2, "event bytes a flush batch reads from the log (it ends with the event that reaches"
+                + " them)");
+    public static final Setting RECORD_RETENTION = Setting.of("record-retention", "7d", "DURATION",
+            "how long publish, flush and system records are kept (<n><s|m|h|d|w>; 0 keeps none)");
+    public static final Setting REFUSED_REQUESTS = Setting.number("refused-requests", "10000", "N",
+            0, 10_000_000, "refused requests (4xx/5xx) kept in memory for GET /logs/api");
+    public static final Setting READY_FLUSH_FAILING_MS = Setting.number("ready-flush-failing-ms", "30000", "MS",
+            0, 86_400_000, "how long a stream's flush may fail before /health/ready answers 503");
+    public static final Setting SQL_TIMEOUT_MS = Setting.number("sql-timeout-ms", "30000", "MS",
+            100, 3_600_000, "how long a POST /sql query may run before it is cancelled and answered 408 query_timeout");
+    public static final Setting READ_WAIT_MS = Setting.number("read-wait-ms", "5000", "MS",
+            0, 600_000, "how long a warehouse request with Interlace-After waits for its positions to be materialised"
+                + " before 503 not_materialised");
+    public static final Setting MODEL_REST_RATIO = Setting.number("model-rest-ratio", "3", "N",
+            0, 100, "after a model run, wait this many times its duration before the next (0: back to back)");
+    public static final Setting INSECURE_NO_AUTH = Setting.of("insecure-no-auth", "false", "",
+            "serve without API keys on a non-loopback address (never do this on a network you do not trust)");
+    public static final Setting ALLOWED_HOSTS = Setting.of("allowed-hosts", "", "HOST[,HOST...]",
+            "extra Host names accepted, comma-separated (the loopback names always are)");
+    public static final Setting CORS_ORIGINS = Setting.of("cors-origins", "", "ORIGIN[,ORIGIN...]",
+            "browser origins allowed to call the API, comma-separated, e.g. https://app.example");
+    public static final Setting TLS_CERT = Setting.of("tls-cert", "", "FILE",
+            "PEM certificate chain: serve HTTPS (with --tls-key)");
+    public static final Setting TLS_KEY = Setting.of("tls-key", "", "FILE",
+            "PEM private key (PKCS#8) of --tls-cert");
+    public static final Setting LOG = Setting.of("log", "sqlite", "sqlite|kafka",
+            "the stream log: sqlite (in the data directory) or kafka (needs --kafka-bootstrap)");
+    public static final Setting KAFKA_BOOTSTRAP = Setting.of("kafka-bootstrap", "", "HOST:PORT[,...]",
+            "Kafka brokers to contact first, HOST:PORT[,HOST:PORT...] (with --log kafka)");
+    public static final Setting KAFKA_TOPIC_PREFIX = Setting.of("kafka-topic-prefix", "interlace.", "PREFIX",
+            "prefix of every topic the Kafka log creates");
+    public static final Setting KAFKA_REPLICATION_FACTOR = Setting.number("kafka-replication-factor", "3", "N",
+            1, 32, "replicas of each topic the Kafka log creates");
+    public static final Setting KAFKA_MIN_INSYNC_REPLICAS = Setting.number("kafka-min-insync-replicas", "2", "N",
+            1, 32, "replicas that hold a record before a publish is acknowledged (min.insync.replicas)");
+    public static final Setting ADVERTISE_URL = Setting.of("advertise-url", "", "URL",
+            "the URL other nodes reach this one at (default http(s)://<bind>:<port>)");
+    public static final Setting CLUSTER_SECRET_FILE = Setting.of("cluster-secret-file", "", "FILE",
+            "the secret shared by a cluster's nodes (at least 32 bytes, owner-only); forward requests to them");
+    public static final Setting CLUSTER_CA_FILE = Setting.of("cluster-ca-file", "", "FILE",
+            "PEM certificates trusted for https:// nodes, besides the JVM's defaults");
+    public static final Setting ROLE = Setting.of("role", "all", "all|ingest|warehouse",
+            "what this node runs with --log kafka: all, ingest (HTTP and sequencing) or warehouse (flusher, DuckDB,"
+                + " models, /sql)");
+
+    /** Every setting, in the order usage messages and the docs list them. */
+    public static final List<Setting> SETTINGS = List.of(PORT, BIND, DATA_DIR, MAX_BODY_BYTES, MAX_INFLIGHT_BYTES,
+            MAX_CONNECTIONS, MAX_CONNECTIONS_PER_ADDRESS, MAX_EVENTS_PER_REQUEST, MAX_PENDING, MIN_FREE_DISK_BYTES,
+            FLUSH_DELAY_MS, FLUSH_BATCH_ROWS, FLUSH_BATCH_BYTES, RECORD_RETENTION, REFUSED_REQUESTS,
+            READY_FLUSH_FAILING_MS, SQL_TIMEOUT_MS, READ_WAIT_MS, MODEL_REST_RATIO, INSECURE_NO_AUTH, ALLOWED_HOSTS,
+            CORS_ORIGINS, TLS_CERT, TLS_KEY, LOG, KAFKA_BOOTSTRAP, KAFKA_TOPIC_PREFIX, KAFKA_REPLICATION_FACTOR,
+            KAFKA_MIN_INSYNC_REPLICAS, ADVERTISE_URL, CLUSTER_SECRET_FILE, CLUSTER_CA_FILE, ROLE);
 
     /** Flags that may be given without a value, meaning {@code true}: the settings whose value shows as nothing. */
     private static final java.util.Set<String> SWITCHES = SETTINGS.stream().filter(s -> s.value().isEmpty())
@@ -122,16 +154,16 @@ public final class ConfigLoader {
         Map<String, String> values = new LinkedHashMap<>();
         Map<String, String> origins = new LinkedHashMap<>();
 
-        Setting dataDirSetting = setting("data-dir");
-        String dataDir = flags.containsKey("data-dir") ? flags.get("data-dir")
+        Setting dataDirSetting = DATA_DIR;
+        String dataDir = flags.containsKey(DATA_DIR.flag()) ? flags.get(DATA_DIR.flag())
                 : environment.getOrDefault(dataDirSetting.env(), dataDirSetting.defaultValue());
-        origins.put("data-dir", flags.containsKey("data-dir") ? "flag"
+        origins.put(DATA_DIR.flag(), flags.containsKey(DATA_DIR.flag()) ? "flag"
                 : environment.containsKey(dataDirSetting.env()) ? "env" : "default");
         Properties properties = readProperties(Path.of(dataDir).resolve("interlace.properties"));
 
         for (Setting setting : SETTINGS) {
-            if (setting.flag().equals("data-dir")) {
-                values.put("data-dir", dataDir);
+            if (setting == DATA_DIR) {
+                values.put(DATA_DIR.flag(), dataDir);
                 continue;
             }
             if (flags.containsKey(setting.flag())) {
@@ -149,56 +181,56 @@ public final class ConfigLoader {
             }
         }
         for (String key : properties.stringPropertyNames()) {
-            if (SETTINGS.stream().noneMatch(s -> s.property().equals(key)) || key.equals("data-dir")) {
+            if (SETTINGS.stream().noneMatch(s -> s.property().equals(key)) || key.equals(DATA_DIR.property())) {
                 throw new ConfigException("unknown setting \"" + key + "\" in " + Path.of(dataDir)
                         .resolve("interlace.properties") + "; known settings: " + knownFlags(false));
             }
         }
 
         InterlaceConfig config = new InterlaceConfig(
-                (int) number(values, origins, "port", 0, 65_535),
-                bind(values.get("bind")),
+                (int) number(values, origins, PORT),
+                bind(values.get(BIND.flag())),
                 Path.of(dataDir),
-                number(values, origins, "max-body-bytes", 1, Integer.MAX_VALUE - 16),
-                number(values, origins, "max-inflight-bytes", 0, Long.MAX_VALUE / 2),
-                (int) number(values, origins, "max-events-per-request", 1, 10_000_000),
-                number(values, origins, "max-pending", 1, Long.MAX_VALUE / 2),
-                number(values, origins, "min-free-disk-bytes", 0, Long.MAX_VALUE),
-                number(values, origins, "flush-delay-ms", 0, 3_600_000),
-                (int) number(values, origins, "flush-batch-rows", 1, 10_000_000),
-                number(values, origins, "flush-batch-bytes", 1, Long.MAX_VALUE / 2),
-                retention(values, origins, "record-retention"),
-                (int) number(values, origins, "refused-requests", 0, 10_000_000),
-                number(values, origins, "ready-flush-failing-ms", 0, 86_400_000),
-                (int) number(values, origins, "model-rest-ratio", 0, 100),
-                number(values, origins, "sql-timeout-ms", 100, 3_600_000),
-                number(values, origins, "read-wait-ms", 0, 600_000),
-                new Connections((int) number(values, origins, "max-connections", 1, 1_000_000),
-                        (int) number(values, origins, "max-connections-per-address", 1, 1_000_000)),
-                new Exposure(bool(values, origins, "insecure-no-auth"), hosts(values.get("allowed-hosts")),
-                        origins(values, origins, "cors-origins"), file(values, origins, "tls-cert"),
-                        file(values, origins, "tls-key")),
+                number(values, origins, MAX_BODY_BYTES),
+                number(values, origins, MAX_INFLIGHT_BYTES),
+                (int) number(values, origins, MAX_EVENTS_PER_REQUEST),
+                number(values, origins, MAX_PENDING),
+                number(values, origins, MIN_FREE_DISK_BYTES),
+                number(values, origins, FLUSH_DELAY_MS),
+                (int) number(values, origins, FLUSH_BATCH_ROWS),
+                number(values, origins, FLUSH_BATCH_BYTES),
+                retention(values, origins, RECORD_RETENTION),
+                (int) number(values, origins, REFUSED_REQUESTS),
+                number(values, origins, READY_FLUSH_FAILING_MS),
+                (int) number(values, origins, MODEL_REST_RATIO),
+                number(values, origins, SQL_TIMEOUT_MS),
+                number(values, origins, READ_WAIT_MS),
+                new Connections((int) number(values, origins, MAX_CONNECTIONS),
+                        (int) number(values, origins, MAX_CONNECTIONS_PER_ADDRESS)),
+                new Exposure(bool(values, origins, INSECURE_NO_AUTH), hosts(values.get(ALLOWED_HOSTS.flag())),
+                        origins(values, origins, CORS_ORIGINS), file(values, origins, TLS_CERT),
+                        file(values, origins, TLS_KEY)),
                 log(values, origins));
         checkAdvertiseUrl(config, origins);
         return new Resolved(config, origins);
     }
 
     private static LogOptions log(Map<String, String> values, Map<String, String> origins) {
-        String backend = values.get("log").strip().toLowerCase(Locale.ROOT);
-        String bootstrap = values.get("kafka-bootstrap").strip();
-        String prefix = values.get("kafka-topic-prefix").strip();
-        int replicationFactor = (int) number(values, origins, "kafka-replication-factor", 1, 32);
-        int minInsyncReplicas = (int) number(values, origins, "kafka-min-insync-replicas", 1, 32);
+        String backend = values.get(LOG.flag()).strip().toLowerCase(Locale.ROOT);
+        String bootstrap = values.get(KAFKA_BOOTSTRAP.flag()).strip();
+        String prefix = values.get(KAFKA_TOPIC_PREFIX.flag()).strip();
+        int replicationFactor = (int) number(values, origins, KAFKA_REPLICATION_FACTOR);
+        int minInsyncReplicas = (int) number(values, origins, KAFKA_MIN_INSYNC_REPLICAS);
         if (!backend.equals(LogOptions.SQLITE) && !backend.equals(LogOptions.KAFKA)) {
-            throw new ConfigException(describe("log", origins.get("log")) + " must be sqlite or kafka, got \""
+            throw new ConfigException(describe(LOG, origins) + " must be sqlite or kafka, got \""
                     + backend + "\"");
         }
         if (!prefix.matches("[A-Za-z0-9._-]{0,200}")) {
-            throw new ConfigException(describe("kafka-topic-prefix", origins.get("kafka-topic-prefix"))
+            throw new ConfigException(describe(KAFKA_TOPIC_PREFIX, origins)
                     + " may hold only letters, digits, '.', '_' and '-', got \"" + prefix + "\"");
         }
         if (minInsyncReplicas > replicationFactor) {
-            throw new ConfigException(describe("kafka-min-insync-replicas", origins.get("kafka-min-insync-replicas"))
+            throw new ConfigException(describe(KAFKA_MIN_INSYNC_REPLICAS, origins)
                     + " (" + minInsyncReplicas + ") must not exceed the replication factor (" + replicationFactor
                     + "): no publish could ever be acknowledged");
         }
@@ -208,31 +240,31 @@ public final class ConfigLoader {
             }
             for (String address : bootstrap.split(",")) {
                 if (!address.strip().matches("[A-Za-z0-9.\\[\\]:_-]+:[0-9]{1,5}")) {
-                    throw new ConfigException(describe("kafka-bootstrap", origins.get("kafka-bootstrap"))
+                    throw new ConfigException(describe(KAFKA_BOOTSTRAP, origins)
                             + ": \"" + address.strip() + "\" is not HOST:PORT");
                 }
             }
         }
-        String advertiseUrl = values.get("advertise-url").strip();
+        String advertiseUrl = values.get(ADVERTISE_URL.flag()).strip();
         if (!advertiseUrl.isEmpty() && !advertiseUrl.matches("https?://[A-Za-z0-9.\\[\\]:_-]+(:[0-9]{1,5})?")) {
-            throw new ConfigException(describe("advertise-url", origins.get("advertise-url")) + ": \"" + advertiseUrl
+            throw new ConfigException(describe(ADVERTISE_URL, origins) + ": \"" + advertiseUrl
                     + "\" is not scheme://host[:port]");
         }
-        Path secretFile = file(values, origins, "cluster-secret-file");
+        Path secretFile = file(values, origins, CLUSTER_SECRET_FILE);
         if (secretFile != null) {
             try {
                 ClusterSecret.read(secretFile);
             } catch (ConfigException e) {
-                throw new ConfigException(describe("cluster-secret-file", origins.get("cluster-secret-file")) + ": "
+                throw new ConfigException(describe(CLUSTER_SECRET_FILE, origins) + ": "
                         + e.getMessage());
             }
         }
-        Path caFile = file(values, origins, "cluster-ca-file");
+        Path caFile = file(values, origins, CLUSTER_CA_FILE);
         if (caFile != null) {
             try {
                 TrustedCertificates.read(caFile);
             } catch (IllegalArgumentException | java.io.UncheckedIOException e) {
-                throw new ConfigException(describe("cluster-ca-file", origins.get("cluster-ca-file")) + ": "
+                throw new ConfigException(describe(CLUSTER_CA_FILE, origins) + ": "
                         + e.getMessage());
             }
         }
@@ -260,23 +292,23 @@ public final class ConfigLoader {
         }
         String host = java.net.URI.create(advertised).getHost();
         if (advertised.regionMatches(true, 0, "http://", 0, 7) && (host == null || !Exposure.isLoopback(host))) {
-            throw new ConfigException(describe("advertise-url", origins.get("advertise-url")) + ": \"" + advertised
+            throw new ConfigException(describe(ADVERTISE_URL, origins) + ": \"" + advertised
                     + "\" is plain http:// to a host that is not loopback; requests forwarded between nodes would"
                     + " cross the network unencrypted. Serve TLS (--tls-cert, --tls-key) and advertise https://");
         }
     }
 
     private static Role role(Map<String, String> values, Map<String, String> origins, String backend) {
-        String text = values.get("role").strip().toLowerCase(Locale.ROOT);
+        String text = values.get(ROLE.flag()).strip().toLowerCase(Locale.ROOT);
         Role role = switch (text) {
             case "all" -> Role.ALL;
             case "ingest" -> Role.INGEST;
             case "warehouse" -> Role.WAREHOUSE;
-            default -> throw new ConfigException(describe("role", origins.get("role"))
+            default -> throw new ConfigException(describe(ROLE, origins)
                     + " must be all, ingest or warehouse, got \"" + text + "\"");
         };
         if (role != Role.ALL && !backend.equals(LogOptions.KAFKA)) {
-            throw new ConfigException(describe("role", origins.get("role")) + " " + role.wire() + " needs --log kafka:"
+            throw new ConfigException(describe(ROLE, origins) + " " + role.wire() + " needs --log kafka:"
                     + " on the SQLite log one server owns both the log and the warehouse, so it runs everything"
                     + " (--role all)");
         }
@@ -326,32 +358,35 @@ public final class ConfigLoader {
         return properties;
     }
 
-    private static long number(Map<String, String> values, Map<String, String> origins, String flag, long min,
-            long max) {
+    private static long number(Map<String, String> values, Map<String, String> origins, Setting setting) {
+        String flag = setting.flag();
+        long min = setting.min();
+        long max = setting.max();
         String text = values.get(flag);
         long value;
         try {
             value = Long.parseLong(text.strip());
         } catch (NumberFormatException e) {
-            throw new ConfigException(describe(flag, origins.get(flag)) + " must be a whole number, got \"" + text
+            throw new ConfigException(describe(setting, origins) + " must be a whole number, got \"" + text
                     + "\"");
         }
         if (value < min || value > max) {
-            throw new ConfigException(describe(flag, origins.get(flag)) + " must be between " + min + " and " + max
+            throw new ConfigException(describe(setting, origins) + " must be between " + min + " and " + max
                     + ", got " + value);
         }
         return value;
     }
 
     /** A duration {@code <integer><s|m|h|d|w>} in microseconds; {@code 0} alone means none. */
-    private static long retention(Map<String, String> values, Map<String, String> origins, String flag) {
+    private static long retention(Map<String, String> values, Map<String, String> origins, Setting setting) {
+        String flag = setting.flag();
         String text = values.get(flag).strip();
         if (text.equals("0")) {
             return 0;
         }
         java.util.regex.Matcher matcher = java.util.regex.Pattern.compile("([1-9][0-9]{0,8})([smhdw])").matcher(text);
         if (!matcher.matches()) {
-            throw new ConfigException(describe(flag, origins.get(flag)) + " must be <integer><s|m|h|d|w> (e.g. 7d) or"
+            throw new ConfigException(describe(setting, origins) + " must be <integer><s|m|h|d|w> (e.g. 7d) or"
                     + " 0, got \"" + text + "\"");
         }
         long seconds = switch (matcher.group(2)) {
@@ -364,10 +399,11 @@ public final class ConfigLoader {
         return Long.parseLong(matcher.group(1)) * seconds * 1_000_000L;
     }
 
-    private static boolean bool(Map<String, String> values, Map<String, String> origins, String flag) {
+    private static boolean bool(Map<String, String> values, Map<String, String> origins, Setting setting) {
+        String flag = setting.flag();
         String text = values.get(flag).strip().toLowerCase(Locale.ROOT);
         if (!text.equals("true") && !text.equals("false")) {
-            throw new ConfigException(describe(flag, origins.get(flag)) + " must be true or false, got \"" + text
+            throw new ConfigException(describe(setting, origins) + " must be true or false, got \"" + text
                     + "\"");
         }
         return text.equals("true");
@@ -384,7 +420,8 @@ public final class ConfigLoader {
     }
 
     /** Origins as browsers send them: {@code scheme://host[:port]}, no path, no trailing slash. */
-    private static List<String> origins(Map<String, String> values, Map<String, String> origins, String flag) {
+    private static List<String> origins(Map<String, String> values, Map<String, String> origins, Setting setting) {
+        String flag = setting.flag();
         List<String> list = new ArrayList<>();
         for (String origin : values.get(flag).split(",")) {
             String trimmed = origin.strip();
@@ -392,7 +429,7 @@ public final class ConfigLoader {
                 continue;
             }
             if (!trimmed.matches("https?://[A-Za-z0-9.\\[\\]:-]+")) {
-                throw new ConfigException(describe(flag, origins.get(flag)) + ": \"" + trimmed + "\" is not an origin;"
+                throw new ConfigException(describe(setting, origins) + ": \"" + trimmed + "\" is not an origin;"
                         + " write scheme://host[:port], e.g. https://app.example");
             }
             list.add(trimmed.toLowerCase(Locale.ROOT));
@@ -400,14 +437,15 @@ public final class ConfigLoader {
         return list;
     }
 
-    private static Path file(Map<String, String> values, Map<String, String> origins, String flag) {
+    private static Path file(Map<String, String> values, Map<String, String> origins, Setting setting) {
+        String flag = setting.flag();
         String text = values.get(flag).strip();
         if (text.isEmpty()) {
             return null;
         }
         Path path = Path.of(text);
         if (!Files.isReadable(path)) {
-            throw new ConfigException(describe(flag, origins.get(flag)) + ": cannot read " + path);
+            throw new ConfigException(describe(setting, origins) + ": cannot read " + path);
         }
         return path;
     }
@@ -419,17 +457,13 @@ public final class ConfigLoader {
         return address.strip();
     }
 
-    private static String describe(String flag, String origin) {
-        Setting setting = setting(flag);
-        return switch (origin) {
+    private static String describe(Setting setting, Map<String, String> origins) {
+        String flag = setting.flag();
+        return switch (origins.get(flag)) {
             case "env" -> setting.env();
             case "properties" -> "\"" + setting.property() + "\" in interlace.properties";
             default -> "--" + flag;
         };
-    }
-
-    private static Setting setting(String flag) {
-        return SETTINGS.stream().filter(s -> s.flag().equals(flag)).findFirst().orElseThrow();
     }
 
     private static String knownFlags(boolean dashes) {
