@@ -93,13 +93,6 @@ public record InterlaceConfig(
                 refusedRequests, readyFlushFailingMillis, modelRestRatio, sqlTimeoutMillis, readWaitMillis, connections, exposure, log);
     }
 
-    public InterlaceConfig withLog(LogOptions options) {
-        return new InterlaceConfig(port, bind, dataDirectory, maxBodyBytes, maxInflightBytes, maxEventsPerRequest,
-                maxPending, minFreeDiskBytes, flushDelayMillis, flushBatchRows, flushBatchBytes, recordRetentionMicros,
-                refusedRequests, readyFlushFailingMillis, modelRestRatio, sqlTimeoutMillis, readWaitMillis, connections, exposure,
-                options);
-    }
-
     /**
      * The URL other nodes and clients reach this node at: {@code --advertise-url}, or {@code http(s)://<bind>:<port>}
      * (https when TLS is configured). It names the node as a stream's sequencer and as the holder of the flusher's
@@ -130,11 +123,5 @@ public record InterlaceConfig(
     /** Whether publish, flush and system records are kept at all ({@code record-retention} is not 0). */
     public boolean keepsRecords() {
         return recordRetentionMicros > 0;
-    }
-
-    public InterlaceConfig withMaxPending(long pending) {
-        return new InterlaceConfig(port, bind, dataDirectory, maxBodyBytes, maxInflightBytes, maxEventsPerRequest,
-                pending, minFreeDiskBytes, flushDelayMillis, flushBatchRows, flushBatchBytes, recordRetentionMicros,
-                refusedRequests, readyFlushFailingMillis, modelRestRatio, sqlTimeoutMillis, readWaitMillis, connections, exposure, log);
     }
 }

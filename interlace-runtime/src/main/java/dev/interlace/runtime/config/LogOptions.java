@@ -53,22 +53,4 @@ public record LogOptions(String backend, String kafkaBootstrap, String kafkaTopi
         return new LogOptions(KAFKA, bootstrap, topicPrefix, replicationFactor, minInsyncReplicas, "", null, null,
                 Role.ALL);
     }
-
-    /** These options with this node advertised at {@code url}. */
-    public LogOptions withAdvertiseUrl(String url) {
-        return new LogOptions(backend, kafkaBootstrap, kafkaTopicPrefix, kafkaReplicationFactor,
-                kafkaMinInsyncReplicas, url, clusterSecretFile, clusterCaFile, role);
-    }
-
-    /** These options with the cluster secret and CA files given (either may be null). */
-    public LogOptions withCluster(Path secretFile, Path caFile) {
-        return new LogOptions(backend, kafkaBootstrap, kafkaTopicPrefix, kafkaReplicationFactor,
-                kafkaMinInsyncReplicas, advertiseUrl, secretFile, caFile, role);
-    }
-
-    /** These options with this node running {@code newRole} (which needs the Kafka log unless {@code all}). */
-    public LogOptions withRole(Role newRole) {
-        return new LogOptions(backend, kafkaBootstrap, kafkaTopicPrefix, kafkaReplicationFactor,
-                kafkaMinInsyncReplicas, advertiseUrl, clusterSecretFile, clusterCaFile, newRole);
-    }
 }
