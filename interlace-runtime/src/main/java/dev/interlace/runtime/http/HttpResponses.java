@@ -1,8 +1,10 @@
 package dev.interlace.runtime.http;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.interlace.runtime.ops.EpochMicros;
+import dev.interlace.runtime.ops.TraceIds;
 
 /** Builds JSON answers and errors in the one shape every route uses. */
 final class HttpResponses {
@@ -38,6 +40,16 @@ final class HttpResponses {
 
     static HttpAnswer error(int status, String code, String message, String requestId) {
         return json(status, error(code, message, requestId));
+    }
+
+    /**
+     * A flush's or run's trace ids as {@code trace_ids} (at most {@value TraceIds#LIMIT}) and {@code trace_count} (how
+     * many there were in all).
+     */
+    static void putTraces(ObjectNode node, TraceIds traces) {
+        ArrayNode ids = node.putArray("trace_ids");
+        traces.ids().forEach(ids::add);
+        node.put("trace_count", traces.count());
     }
 
     /** Epoch microseconds as RFC 3339 UTC, e.g. {@code 2026-11-29T08:30:00.123456Z}. */
