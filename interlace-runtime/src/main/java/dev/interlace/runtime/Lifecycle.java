@@ -16,6 +16,7 @@ import dev.interlace.runtime.ops.ComponentHealth;
 import dev.interlace.runtime.ops.EpochMicros;
 import dev.interlace.runtime.ops.FatalErrors;
 import dev.interlace.runtime.ops.Metrics;
+import dev.interlace.runtime.ops.Tracing;
 import dev.interlace.runtime.records.Boot;
 import dev.interlace.runtime.records.SysEvent;
 import dev.interlace.runtime.records.SysRecord;
@@ -55,14 +56,16 @@ final class Lifecycle {
     private final Provider<HttpApi> http;
     private final Provider<Metrics> metrics;
     private final Provider<ComponentHealth> components;
+    private final Provider<Tracing> tracing;
 
     @Inject
     Lifecycle(InterlaceConfig config, StreamCatalog catalog, Provider<KeyFile> keyFile, Provider<ApiKeys> apiKeys,
             Provider<SystemRecords> records, Provider<Boot> boot, Provider<StreamLog> log, Provider<Flusher> flusher,
             Provider<Optional<Warehouse>> warehouse, Provider<Optional<ModelRunner>> models,
             Provider<RetentionSweep> sweep, Provider<HttpApi> http, Provider<Metrics> metrics,
-            Provider<ComponentHealth> components) {
+            Provider<ComponentHealth> components, Provider<Tracing> tracing) {
         this.components = components;
+        this.tracing = tracing;
         this.config = config;
         this.catalog = catalog;
         this.keyFile = keyFile;
@@ -169,6 +172,7 @@ final class Lifecycle {
         metrics.get().close();
         closeApiKeys(apiKeys.get(), keyFile.get());
         keyFile.get().close();
+        tracing.get().close(); // last: the spans of the drain above are sent
     }
 
     /**

@@ -268,8 +268,9 @@ class ConsoleBrowserTest {
     @Test
     void whereIsMyEventShowsTheTimelineFromPublishToRuns() {
         String requestId = "console-find-1";
+        String trace = "4bf92f3577b34da6a3ce929d0e0e4736";
         api.send(api.request("/streams/orders").header("Content-Type", "application/json")
-                .header("X-Request-Id", requestId)
+                .header("X-Request-Id", requestId).header("traceparent", "00-" + trace + "-00f067aa0ba902b7-01")
                 .POST(java.net.http.HttpRequest.BodyPublishers.ofString("{\"order_id\": \"find-me\", \"total\": 3}"))
                 .build());
         api.awaitFlushed("orders");
@@ -283,7 +284,12 @@ class ConsoleBrowserTest {
         assertThat(browser.all("[data-step='flush']")).hasSize(story.get("flushes").get("items").size());
         assertThat(browser.all("[data-step='run']")).hasSize(story.get("runs").get("items").size());
         assertThat(story.get("runs").get("items").size()).isPositive();
+        browser.await("[data-step='flush'] [data-traces]", text -> text.contains(trace));
+        browser.await("[data-step='run'] [data-traces]", text -> text.contains(trace));
         browser.screenshot("find");
+
+        browser.open(api.server.uri() + "/ui#/find?trace_id=" + trace);
+        browser.await("[data-step='publish']", text -> text.contains("1 accepted"));
 
         browser.open(api.server.uri() + "/ui#/find?stream=orders&key=find-me");
         browser.await("[data-step='publish']", text -> text.contains("1 accepted"));

@@ -3,17 +3,29 @@ package dev.interlace.examples.http;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.google.inject.AbstractModule;
+import com.google.inject.Module;
+import com.google.inject.multibindings.Multibinder;
+import dev.interlace.runtime.flush.FlushListener;
+import dev.interlace.runtime.flush.RecentEvents;
+import dev.interlace.runtime.warehouse.Warehouse;
 import java.net.http.HttpRequest;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * W3C trace context: a publish's {@code traceparent} names the trace its publish record keeps, "where is my event?"
  * starts from that trace id, and a header that is not valid trace context is ignored (the request gets a trace of
- * its own), never an error.
+ * its own), never an error. The flush that materialised a request's events, and the model runs that flush triggered,
+ * keep the requests' trace ids: the first sixteen, and how many there were.
  */
 class TraceContextTest {
 
@@ -73,6 +85,99 @@ class TraceContextTest {
             assertThat(api.get("/correlate?request_id=v1").body().get("publish").get("trace_id").asText())
                     .isEqualTo(TRACE);
         }
+    }
+
+    @Test
+    void theFlushAndTheModelRunsOfAPublishKeepItsTraceId() {
+        try (TestServer api = TestServer.start(dataDirectory)) {
+            publish(api, "00-" + TRACE + "-00f067aa0ba902b7-01", "traced",
+                    "[{\"order_id\":\"o1\",\"total\":\"2.50\"}, {\"order_id\":\"o2\",\"total\":\"1.00\"}]");
+            api.awaitFlushed("orders");
+
+            JsonNode found = api.get("/correlate?request_id=traced").body();
+            JsonNode flushes = found.get("flushes").get("items");
+            assertThat(flushes).as(found.toString()).isNotEmpty();
+            for (JsonNode flush : flushes) {
+                assertThat(texts(flush.get("trace_ids"))).containsExactly(TRACE);
+                assertThat(flush.get("trace_count").asLong()).isEqualTo(1);
+            }
+            JsonNode runs = found.get("runs").get("items");
+            assertThat(runs).as("the flush triggers the models reading orders: " + found).isNotEmpty();
+            for (JsonNode run : runs) {
+                assertThat(texts(run.get("trace_ids"))).containsExactly(TRACE);
+                JsonNode described = api.get("/runs/" + run.get("run_id").asText()).body();
+                assertThat(texts(described.get("trace_ids"))).as(described.toString()).containsExactly(TRACE);
+                assertThat(described.get("trace_count").asLong()).isEqualTo(1);
+            }
+            JsonNode listed = api.get("/runs?trigger=" + runs.get(0).get("trigger").asText()).body();
+            assertThat(texts(listed.get("runs").get(0).get("trace_ids"))).as(listed.toString()).contains(TRACE);
+            assertThat(api.get("/correlate?trace_id=" + TRACE).body().get("flushes").get("items"))
+                    .as("the trace id leads to the same flushes").isEqualTo(flushes);
+        }
+    }
+
+    /**
+     * Twenty requests of twenty traces wait behind a flush held at its commit, then go into the warehouse in one
+     * batch: its record keeps the first sixteen trace ids in publish order and counts twenty. From memory, and read
+     * back from the log (nothing kept in memory), alike.
+     */
+    @ParameterizedTest(name = "events kept in memory: {0}")
+    @ValueSource(booleans = {true, false})
+    void aFlushKeepsTheFirstSixteenTraceIdsAndCountsThemAll(boolean fromMemory) throws Exception {
+        CountDownLatch held = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        AtomicBoolean first = new AtomicBoolean(true);
+        Module holdTheFirstFlush = new AbstractModule() {
+            @Override
+            protected void configure() {
+                Multibinder.newSetBinder(binder(), FlushListener.class).addBinding().toInstance(new FlushListener() {
+                    @Override
+                    public void beforeCommit(Warehouse.Target target, long newWatermark, int rows) {
+                        if (first.compareAndSet(true, false)) {
+                            held.countDown();
+                            try {
+                                release.await(60, TimeUnit.SECONDS);
+                            } catch (InterruptedException e) {
+                                Thread.currentThread().interrupt();
+                            }
+                        }
+                    }
+                });
+                if (!fromMemory) {
+                    bind(RecentEvents.class).toInstance(RecentEvents.NONE);
+                }
+            }
+        };
+        try (TestServer api = TestServer.startWith(dataDirectory, TestServer.CATALOG, List.of(holdTheFirstFlush))) {
+            publish(api, "00-" + "f".repeat(32) + "-00f067aa0ba902b7-01", "g-0", "{\"order_id\":\"g0\"}");
+            assertThat(held.await(60, TimeUnit.SECONDS)).as("the first flush reached its commit").isTrue();
+            List<String> traces = new ArrayList<>();
+            for (int i = 1; i <= 20; i++) {
+                String trace = String.format("%032x", 0xabc000 + i);
+                traces.add(trace);
+                assertThat(publish(api, "00-" + trace + "-00f067aa0ba902b7-01", "g-" + i,
+                        "{\"order_id\":\"g" + i + "\"}").status()).isEqualTo(200);
+            }
+            release.countDown();
+            api.awaitFlushed("orders");
+
+            JsonNode flushes = api.get("/correlate?request_id=g-20").body().get("flushes").get("items");
+            assertThat(flushes).hasSize(1);
+            JsonNode flush = flushes.get(0);
+            assertThat(List.of(flush.get("first_offset").asLong(), flush.get("last_offset").asLong()))
+                    .as("one batch after the held one").containsExactly(2L, 21L);
+            assertThat(texts(flush.get("trace_ids"))).as("the first sixteen, in publish order")
+                    .containsExactlyElementsOf(traces.subList(0, 16));
+            assertThat(flush.get("trace_count").asLong()).isEqualTo(20);
+        } finally {
+            release.countDown();
+        }
+    }
+
+    private static List<String> texts(JsonNode array) {
+        List<String> texts = new ArrayList<>();
+        array.forEach(item -> texts.add(item.asText()));
+        return texts;
     }
 
     private static TestServer.Response publish(TestServer api, String traceparent, String requestId, String body) {

@@ -59,13 +59,21 @@ class KafkaServeTest {
             assertThat(retry.body().get("deduplicated").asInt()).isEqualTo(2);
             assertThat(offsets(retry.body())).as("the original offsets").containsExactly(1L, 2L);
 
-            ServeNode.Response next = restarted.publish("orders", "{\"order_id\": \"c\", \"total\": 3}");
+            String trace = "4bf92f3577b34da6a3ce929d0e0e4736";
+            ServeNode.Response next = restarted.post("/streams/orders", "application/json",
+                    "{\"order_id\": \"c\", \"total\": 3}", "traceparent", "00-" + trace + "-00f067aa0ba902b7-01",
+                    "X-Request-Id", "traced-c");
             assertThat(next.status()).isEqualTo(200);
             assertThat(next.body().get("last_offset").asLong()).as("offsets continue densely").isEqualTo(3);
 
             restarted.await("/streams/orders", body -> body.get("pending").asLong() == 0);
             assertThat(rows(restarted, "SELECT count(*), count(DISTINCT order_id), min(_offset), max(_offset)"
                     + " FROM streams.orders")).containsExactly("[3,3,1,3]");
+            JsonNode flushes = restarted.get("/correlate?request_id=traced-c").body().get("flushes").get("items");
+            assertThat(flushes).as("the flush of offset 3 keeps the request's trace id").isNotEmpty();
+            for (JsonNode flush : flushes) {
+                assertThat(flush.get("trace_ids").toString()).contains(trace);
+            }
             restarted.stop();
         }
     }

@@ -95,11 +95,12 @@ class CorrelateCommandTest {
                 assertThat(report).containsPattern("\n  " + Pattern.quote(flush.get("flush_id").asText())
                         + " +\\| " + flush.get("target").asText() + " +\\| " + flush.get("first_offset").asLong()
                         + "\\.\\." + flush.get("last_offset").asLong() + " +\\| " + flush.get("rows").asLong()
-                        + " +\\| " + Pattern.quote(flush.get("committed_at").asText()) + " +\\| NULL\n");
+                        + " +\\| " + Pattern.quote(flush.get("committed_at").asText()) + " +\\| "
+                        + flush.get("trace_count").asLong() + " +\\| NULL\n");
             }
             assertThat(report).containsPattern("\n  " + Pattern.quote(run.get("run_id").asText())
                     + " +\\| succeeded \\| " + Pattern.quote(run.get("trigger").asText()) + " +\\| "
-                    + Pattern.quote(eventsFlush) + "\n");
+                    + Pattern.quote(eventsFlush) + " +\\| " + run.get("trace_count").asLong() + "\n");
             assertThat(report.indexOf("\npublish ")).isLessThan(report.indexOf("\nevents "));
             assertThat(report.indexOf("\nflushes ")).isLessThan(report.indexOf("\nruns "));
             assertThat(report.indexOf("\nruns ")).isLessThan(report.indexOf("\nquarantine "));
@@ -185,9 +186,9 @@ class CorrelateCommandTest {
             assertThat(run("correlate", "p1", "--server", url)).isZero();
             assertThat(stdout()).contains("\n  offsets 1..1: 1 event, 1 materialised, 0 pending\n")
                     .contains("\nflushes (" + flushes + " of " + flushes + "; completeness: store)\n")
-                    .containsPattern("\n  flush-\\S+ +\\| events \\| 1\\.\\.1 +\\| 1 +\\| NULL +\\| "
+                    .containsPattern("\n  flush-\\S+ +\\| events \\| 1\\.\\.1 +\\| 1 +\\| NULL +\\| 1 +\\| "
                             + Pattern.quote(error) + "\n")
-                    .containsPattern("\n  flush-\\S+ +\\| events \\| 1\\.\\.1 +\\| 1 +\\| \\S+Z +\\| NULL\n")
+                    .containsPattern("\n  flush-\\S+ +\\| events \\| 1\\.\\.1 +\\| 1 +\\| \\S+Z +\\| 1 +\\| NULL\n")
                     .doesNotContain("refused");
 
             JsonNode refusal = get(server, "/correlate?request_id=req-again").get("refused");

@@ -973,6 +973,11 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
     }
 
     @Override
+    public List<String> traceIds(String stream, long afterOffset, long throughOffset) {
+        return publishes.traceIds(stream, afterOffset, throughOffset);
+    }
+
+    @Override
     public long trimPublishes(long beforeMicros) {
         long removed = 0;
         while (true) {

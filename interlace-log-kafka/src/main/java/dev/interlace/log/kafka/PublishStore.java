@@ -51,20 +51,23 @@ final class PublishStore implements AutoCloseable {
         try (Statement statement = connection.createStatement()) {
             statement.executeUpdate("CREATE TABLE publishes (key TEXT PRIMARY KEY, position INTEGER NOT NULL, "
                     + "stream TEXT NOT NULL, request_id TEXT, received_at INTEGER NOT NULL, trace_id TEXT, "
-                    + "record BLOB NOT NULL)");
+                    + "first_offset INTEGER NOT NULL, last_offset INTEGER NOT NULL, record BLOB NOT NULL)");
             statement.executeUpdate("CREATE INDEX publishes_position ON publishes (position)");
             statement.executeUpdate("CREATE INDEX publishes_stream ON publishes (stream, position)");
             statement.executeUpdate("CREATE INDEX publishes_request ON publishes (request_id)");
             statement.executeUpdate("CREATE INDEX publishes_received ON publishes (received_at)");
             statement.executeUpdate("CREATE INDEX publishes_trace ON publishes (trace_id)");
+            statement.executeUpdate("CREATE INDEX publishes_offsets ON publishes (stream, last_offset)");
         }
         this.reader = DriverManager.getConnection("jdbc:sqlite:" + file, properties);
         connection.setAutoCommit(false);
         this.upsert = connection.prepareStatement("INSERT INTO publishes "
-                + "(key, position, stream, request_id, received_at, trace_id, record) VALUES (?, ?, ?, ?, ?, ?, ?) "
+                + "(key, position, stream, request_id, received_at, trace_id, first_offset, last_offset, record)"
+                + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) "
                 + "ON CONFLICT (key) DO UPDATE SET position = excluded.position, stream = excluded.stream, "
                 + "request_id = excluded.request_id, received_at = excluded.received_at, "
-                + "trace_id = excluded.trace_id, record = excluded.record "
+                + "trace_id = excluded.trace_id, first_offset = excluded.first_offset, "
+                + "last_offset = excluded.last_offset, record = excluded.record "
                 + "WHERE excluded.position > publishes.position");
         this.deleteOlder = connection.prepareStatement("DELETE FROM publishes WHERE key = ? AND position < ?");
         this.delete = connection.prepareStatement("DELETE FROM publishes WHERE key = ?");
@@ -98,7 +101,9 @@ final class PublishStore implements AutoCloseable {
             upsert.setString(4, record.requestId());
             upsert.setLong(5, record.receivedAtMicros());
             upsert.setString(6, record.traceId());
-            upsert.setBytes(7, Codec.json(record));
+            upsert.setLong(7, record.firstOffset());
+            upsert.setLong(8, record.lastOffset());
+            upsert.setBytes(9, Codec.json(record));
             upsert.executeUpdate();
             wrote();
         } catch (SQLException e) {
@@ -159,6 +164,29 @@ final class PublishStore implements AutoCloseable {
             return new PublishRecord.Page(records, total);
         } catch (SQLException e) {
             throw failed("read publish records", e);
+        }
+    }
+
+    /** {@link dev.interlace.runtime.log.PublishRecords#traceIds} from the records this node has read. */
+    List<String> traceIds(String stream, long afterOffset, long throughOffset) {
+        commit();
+        synchronized (reader) {
+            try (PreparedStatement select = reader.prepareStatement("SELECT trace_id FROM publishes"
+                    + " WHERE stream = ? AND last_offset > ? AND first_offset BETWEEN 1 AND ?"
+                    + " AND trace_id IS NOT NULL ORDER BY last_offset")) {
+                select.setString(1, stream);
+                select.setLong(2, afterOffset);
+                select.setLong(3, throughOffset);
+                List<String> traceIds = new ArrayList<>();
+                try (ResultSet rows = select.executeQuery()) {
+                    while (rows.next()) {
+                        traceIds.add(rows.getString(1));
+                    }
+                }
+                return traceIds;
+            } catch (SQLException e) {
+                throw failed("read trace ids", e);
+            }
         }
     }
 

@@ -191,9 +191,9 @@ final class CorrelateCommand implements Command {
             rows.add(List.of(flush.get("flush_id").asText(), flush.get("target").asText(),
                     flush.get("first_offset").asLong() + ".." + flush.get("last_offset").asLong(),
                     flush.get("rows").asText(), Table.cell(flush.get("committed_at")),
-                    Table.fullCell(flush.get("error"))));
+                    String.valueOf(flush.path("trace_count").asLong()), Table.fullCell(flush.get("error"))));
         }
-        printTable(List.of("flush_id", "target", "offsets", "rows", "committed_at", "error"), rows, out);
+        printTable(List.of("flush_id", "target", "offsets", "rows", "committed_at", "traces", "error"), rows, out);
     }
 
     private static void printRuns(JsonNode runs, PrintStream out) {
@@ -201,9 +201,9 @@ final class CorrelateCommand implements Command {
         List<List<String>> rows = new ArrayList<>();
         for (JsonNode run : runs.get("items")) {
             rows.add(List.of(run.get("run_id").asText(), run.get("status").asText(), run.get("trigger").asText(),
-                    Table.cell(run.get("triggered_by"))));
+                    Table.cell(run.get("triggered_by")), String.valueOf(run.path("trace_count").asLong())));
         }
-        printTable(List.of("run_id", "status", "trigger", "triggered_by"), rows, out);
+        printTable(List.of("run_id", "status", "trigger", "triggered_by", "traces"), rows, out);
     }
 
     private static void printQuarantine(JsonNode quarantine, PrintStream out) {

@@ -2,6 +2,8 @@ package dev.interlace.runtime.flush;
 
 import dev.interlace.runtime.log.EventLog;
 import dev.interlace.runtime.log.LogEntry;
+import dev.interlace.runtime.log.PublishRecords;
+import dev.interlace.runtime.log.StreamLog;
 import dev.interlace.runtime.log.QuarantineEntry;
 import dev.interlace.runtime.stream.DecodeResult;
 import dev.interlace.runtime.stream.StreamDescriptor;
@@ -19,6 +21,8 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 
 /**
  * Reads the flusher's batches and turns them into warehouse rows: the events this process acknowledged lately come
@@ -31,17 +35,21 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 final class FlushBatches implements AutoCloseable {
 
+    private static final Logger LOG = Logger.getLogger(FlushBatches.class.getName());
+
     /** One per flush thread: a read-ahead never waits for anything but the log. */
     private static final int READ_THREADS = 2;
 
     private final EventLog log;
+    private final PublishRecords publishRecords;
     private final RecentEvents recent;
     private final int batchRows;
     private final long batchBytes;
     private final ExecutorService readAhead;
 
-    FlushBatches(EventLog log, RecentEvents recent, int batchRows, long batchBytes) {
+    FlushBatches(StreamLog log, RecentEvents recent, int batchRows, long batchBytes) {
         this.log = log;
+        this.publishRecords = log;
         this.recent = recent;
         this.batchRows = batchRows;
         this.batchBytes = batchBytes;
@@ -57,10 +65,10 @@ final class FlushBatches implements AutoCloseable {
 
     /**
      * A batch of rows after {@code watermark}: the rows, the watermark they lead to, whether the batch was full, in
-     * rows or in bytes read (so that more may be waiting right behind it), and how many of its rows were read from
-     * the log rather than kept in memory.
+     * rows or in bytes read (so that more may be waiting right behind it), how many of its rows were read from
+     * the log rather than kept in memory, and the trace ids of its requests (one per request, in offset order).
      */
-    record Batch(List<Warehouse.Row> rows, long newWatermark, boolean full, int rowsFromLog) {
+    record Batch(List<Warehouse.Row> rows, long newWatermark, boolean full, int rowsFromLog, List<String> traceIds) {
         boolean isEmpty() {
             return rows.isEmpty();
         }
@@ -73,7 +81,8 @@ final class FlushBatches implements AutoCloseable {
      * them.
      */
     Batch events(StreamDescriptor stream, long watermark) {
-        List<Warehouse.Row> rows = new ArrayList<>(recent.take(stream.name(), watermark, batchRows));
+        List<String> traceIds = new ArrayList<>();
+        List<Warehouse.Row> rows = new ArrayList<>(recent.take(stream.name(), watermark, batchRows, traceIds));
         long after = rows.isEmpty() ? watermark : rows.get(rows.size() - 1).offset();
         List<LogEntry> entries = List.of();
         if (rows.size() < batchRows) {
@@ -89,7 +98,25 @@ final class FlushBatches implements AutoCloseable {
             bytes += entry.payload().length;
         }
         long newWatermark = rows.isEmpty() ? watermark : rows.get(rows.size() - 1).offset();
-        return new Batch(rows, newWatermark, rows.size() >= batchRows || bytes >= batchBytes, entries.size());
+        if (!entries.isEmpty()) {
+            traceIds.addAll(traceIds(stream, after, newWatermark));
+        }
+        return new Batch(rows, newWatermark, rows.size() >= batchRows || bytes >= batchBytes, entries.size(),
+                traceIds);
+    }
+
+    /**
+     * The trace ids of the requests of events read from the log, from their publish records; none when those cannot
+     * be read, which costs the flush record its trace ids, not the flush.
+     */
+    private List<String> traceIds(StreamDescriptor stream, long after, long through) {
+        try {
+            return publishRecords.traceIds(stream.name(), after, through);
+        } catch (RuntimeException e) {
+            LOG.log(Level.FINE, "the trace ids of events " + after + "-" + through + " of stream " + stream.name()
+                    + " could not be read", e);
+            return List.of();
+        }
     }
 
     /** {@link #events} on the read-ahead thread: the next batch, read while the current one is written. */
@@ -120,7 +147,8 @@ final class FlushBatches implements AutoCloseable {
             bytes += entry.payload().length;
         }
         long newWatermark = entries.isEmpty() ? watermark : entries.get(entries.size() - 1).seq();
-        return new Batch(rows, newWatermark, entries.size() >= batchRows || bytes >= batchBytes, entries.size());
+        return new Batch(rows, newWatermark, entries.size() >= batchRows || bytes >= batchBytes, entries.size(),
+                List.of());
     }
 
     /**

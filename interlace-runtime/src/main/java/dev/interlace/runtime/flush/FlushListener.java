@@ -1,6 +1,7 @@
 package dev.interlace.runtime.flush;
 
 import dev.interlace.runtime.warehouse.AppendSteps;
+import dev.interlace.runtime.warehouse.FlushRecord;
 import dev.interlace.runtime.warehouse.Warehouse;
 import java.util.Collection;
 import java.util.List;
@@ -22,6 +23,12 @@ public interface FlushListener extends AppendSteps {
      * the append to the end of the commit).
      */
     default void committed(Warehouse.Target target, int rows, long durationNanos) {}
+
+    /**
+     * Right after {@link #committed}: the batch's flush record as committed (its commit time as the flusher saw it,
+     * its trace ids), also when {@code --record-retention 0} keeps none in the warehouse.
+     */
+    default void recorded(FlushRecord record) {}
 
     /**
      * Right after {@link #committed}, for a batch of events: how many of its rows were read back from the log and
@@ -51,6 +58,11 @@ public interface FlushListener extends AppendSteps {
             @Override
             public void committed(Warehouse.Target target, int rows, long durationNanos) {
                 each.forEach(listener -> listener.committed(target, rows, durationNanos));
+            }
+
+            @Override
+            public void recorded(FlushRecord record) {
+                each.forEach(listener -> listener.recorded(record));
             }
 
             @Override

@@ -4,17 +4,20 @@ import com.google.inject.AbstractModule;
 import com.google.inject.Provides;
 import com.google.inject.Singleton;
 import com.google.inject.multibindings.Multibinder;
+import com.google.inject.multibindings.ProvidesIntoSet;
 import dev.interlace.runtime.cluster.Peers;
 import dev.interlace.runtime.cluster.SequencerConsumerGroups;
 import dev.interlace.runtime.config.InterlaceConfig;
 import dev.interlace.runtime.config.LogOptions;
 import dev.interlace.runtime.log.ConsumerGroups;
-import dev.interlace.runtime.log.EventLog;
+import dev.interlace.runtime.log.StreamLog;
 import dev.interlace.runtime.log.Sequencers;
 import dev.interlace.runtime.log.Watermarks;
 import dev.interlace.runtime.ops.RequestIds;
+import dev.interlace.runtime.ops.Tracing;
 import dev.interlace.runtime.records.SystemRecords;
 import dev.interlace.runtime.stream.StreamCatalog;
+import dev.interlace.runtime.warehouse.FlushRecord;
 import dev.interlace.runtime.warehouse.FlushRecords;
 import dev.interlace.runtime.warehouse.Queries;
 import dev.interlace.runtime.warehouse.StreamTables;
@@ -38,6 +41,18 @@ public final class FlushModule extends AbstractModule {
         bind(Watermarks.class).to(FlushPositions.class);
         bind(FlushMetrics.class).in(Singleton.class);
         Multibinder.newSetBinder(binder(), FlushListener.class).addBinding().to(FlushMetrics.class);
+    }
+
+    /** Reports each committed batch to the tracer (nothing without one). */
+    @ProvidesIntoSet
+    @Singleton
+    FlushListener tracedFlushes(Tracing tracing) {
+        return new FlushListener() {
+            @Override
+            public void recorded(FlushRecord record) {
+                tracing.flushed(record);
+            }
+        };
     }
 
     /**
@@ -100,7 +115,7 @@ public final class FlushModule extends AbstractModule {
 
     @Provides
     @Singleton
-    Flusher flusher(StreamCatalog catalog, EventLog log, ConsumerGroups groups, Optional<Sequencers> sequencers,
+    Flusher flusher(StreamCatalog catalog, StreamLog log, ConsumerGroups groups, Optional<Sequencers> sequencers,
             Peers peers, Optional<Warehouse> warehouse, FlushPositions positions,
             Set<FlushListener> listeners, FlushLease lease, RequestIds ids, SystemRecords records, Clock clock,
             InterlaceConfig config, RecentEvents recent,

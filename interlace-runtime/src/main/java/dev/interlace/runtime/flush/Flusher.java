@@ -9,7 +9,8 @@ import dev.interlace.runtime.records.SysEvent;
 import dev.interlace.runtime.records.SysRecord;
 import dev.interlace.runtime.records.SystemRecords;
 import dev.interlace.runtime.log.ConsumerGroups;
-import dev.interlace.runtime.log.EventLog;
+import dev.interlace.runtime.log.StreamLog;
+import dev.interlace.runtime.ops.TraceIds;
 import dev.interlace.runtime.log.Leases;
 import dev.interlace.runtime.stream.StreamCatalog;
 import dev.interlace.runtime.stream.StreamDescriptor;
@@ -55,7 +56,7 @@ public final class Flusher implements AutoCloseable {
     private static final int MAX_FENCED_IN_A_ROW = 3;
 
     private final StreamCatalog catalog;
-    private final EventLog log;
+    private final StreamLog log;
     private final ConsumerGroups groups;
     private final Optional<Warehouse> warehouse;
     /** Whether the warehouse runs on another node ({@code --role ingest}) rather than nowhere. */
@@ -78,7 +79,7 @@ public final class Flusher implements AutoCloseable {
     private volatile boolean closed;
 
     /** A flusher whose failures are only logged and listed (see {@link ComponentHealth#unwatched}). */
-    public Flusher(StreamCatalog catalog, EventLog log, ConsumerGroups groups, Optional<Warehouse> warehouse,
+    public Flusher(StreamCatalog catalog, StreamLog log, ConsumerGroups groups, Optional<Warehouse> warehouse,
             FlushPositions positions, FlushListener listener, FlushLease lease, RequestIds ids, SystemRecords records,
             Clock clock, InterlaceConfig config, RecentEvents recent) {
         this(catalog, log, groups, warehouse, positions, listener, lease, ids, records, clock, config, recent,
@@ -89,7 +90,7 @@ public final class Flusher implements AutoCloseable {
      * A flusher that reports an error of a stream's flush (not a failed write: a fault of its own) to
      * {@code components}.
      */
-    public Flusher(StreamCatalog catalog, EventLog log, ConsumerGroups groups, Optional<Warehouse> warehouse,
+    public Flusher(StreamCatalog catalog, StreamLog log, ConsumerGroups groups, Optional<Warehouse> warehouse,
             FlushPositions positions, FlushListener listener, FlushLease lease, RequestIds ids, SystemRecords records,
             Clock clock, InterlaceConfig config, RecentEvents recent, ComponentHealth components) {
         this.components = components;
@@ -120,10 +121,13 @@ public final class Flusher implements AutoCloseable {
         this.executor = pool;
     }
 
-    /** Told after each batch of a stream's events is committed to the warehouse (models run on it). */
+    /**
+     * Told after each batch of a stream's events is committed to the warehouse (models run on it), with the trace
+     * ids of the requests whose events it materialised.
+     */
     @FunctionalInterface
     public interface FlushedListener {
-        void flushed(String stream, long watermark);
+        void flushed(String stream, long watermark, TraceIds traces);
     }
 
     /** Registers a listener told after every committed batch of events. */
@@ -390,7 +394,7 @@ public final class Flusher implements AutoCloseable {
             try {
                 warehouse.orElseThrow().recordFailedFlush(new FlushRecord(attempt.id(), attempt.target(),
                         attempt.firstOffset(), attempt.lastOffset(), attempt.rows(),
-                        attempt.startedAtMicros(), 0, error));
+                        attempt.startedAtMicros(), 0, error, attempt.traces()));
             } catch (RuntimeException unrecorded) {
                 LOG.log(Level.FINE, "the failed flush " + id + " could not be recorded", unrecorded);
             }
@@ -468,7 +472,7 @@ public final class Flusher implements AutoCloseable {
         long newWatermark = batch.newWatermark();
         // With --record-retention 0 no flush record is written either (the id still names the batch in logs).
         FlushRecord record = new FlushRecord(ids.mintWithPrefix("flush-"), target, rows.get(0).offset(),
-                newWatermark, rows.size(), startedAtMicros, 0, null);
+                newWatermark, rows.size(), startedAtMicros, 0, null, TraceIds.of(batch.traceIds()));
         FlushRecord kept = keepsRecords ? record : null;
         flush.attempt = record;
         long startedNanos = System.nanoTime();
@@ -478,13 +482,14 @@ public final class Flusher implements AutoCloseable {
         flush.lastFlushId = record.id();
         listener.afterCommit(target, newWatermark);
         listener.committed(target, rows.size(), durationNanos);
+        listener.recorded(record.committedAt(micros()));
         if (batch.rowsFromLog() > 0 && !target.quarantine()) {
             listener.committedFromLog(target, batch.rowsFromLog());
         }
         if (!target.quarantine()) {
             // Before the position moves, so that whoever waits for the flush also sees what it triggered.
             for (FlushedListener flushed : flushedListeners) {
-                flushed.flushed(flush.stream.name(), newWatermark);
+                flushed.flushed(flush.stream.name(), newWatermark, record.traces());
             }
         }
         positions.set(target, newWatermark);

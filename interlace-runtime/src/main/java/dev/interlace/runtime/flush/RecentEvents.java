@@ -59,6 +59,11 @@ public final class RecentEvents {
      * are not kept, which only means they are read from the log.
      */
     public void add(String stream, List<Warehouse.Row> rows, long payloadBytes) {
+        add(stream, rows, payloadBytes, null);
+    }
+
+    /** {@link #add(String, List, long)} for a request of the W3C trace {@code traceId} (null: none). */
+    public void add(String stream, List<Warehouse.Row> rows, long payloadBytes, String traceId) {
         if (!keeps() || rows.isEmpty() || rows.size() > rowsPerStream) {
             return;
         }
@@ -68,7 +73,7 @@ public final class RecentEvents {
             }
         }
         long weight = payloadBytes + (long) ROW_OVERHEAD_BYTES * rows.size();
-        tails.computeIfAbsent(stream, name -> new Tail()).add(new Run(List.copyOf(rows), weight));
+        tails.computeIfAbsent(stream, name -> new Tail()).add(new Run(List.copyOf(rows), weight, traceId));
     }
 
     /**
@@ -77,8 +82,13 @@ public final class RecentEvents {
      * dropped (they are in the warehouse already).
      */
     public List<Warehouse.Row> take(String stream, long watermark, int limit) {
+        return take(stream, watermark, limit, new ArrayList<>());
+    }
+
+    /** {@link #take(String, long, int)}, adding the trace id of each request whose rows it took to {@code traceIds}. */
+    public List<Warehouse.Row> take(String stream, long watermark, int limit, List<String> traceIds) {
         Tail tail = tails.get(stream);
-        return tail == null ? List.of() : tail.take(watermark, limit);
+        return tail == null ? List.of() : tail.take(watermark, limit, traceIds);
     }
 
     /** Rows held for {@code stream}. */
@@ -92,8 +102,8 @@ public final class RecentEvents {
         return bytes.get();
     }
 
-    /** Rows with consecutive offsets and what they count against the byte limit. */
-    private record Run(List<Warehouse.Row> rows, long weight) {
+    /** One request's rows (consecutive offsets), what they count against the byte limit, and its trace id. */
+    private record Run(List<Warehouse.Row> rows, long weight, String traceId) {
         long firstOffset() {
             return rows.get(0).offset();
         }
@@ -101,7 +111,7 @@ public final class RecentEvents {
         /** The rows from index {@code from} on, with their share of the weight. */
         Run from(int from) {
             List<Warehouse.Row> rest = List.copyOf(rows.subList(from, rows.size()));
-            return new Run(rest, weight * rest.size() / rows.size());
+            return new Run(rest, weight * rest.size() / rows.size(), traceId);
         }
     }
 
@@ -128,7 +138,7 @@ public final class RecentEvents {
             bytes.addAndGet(run.weight());
         }
 
-        synchronized List<Warehouse.Row> take(long watermark, int limit) {
+        synchronized List<Warehouse.Row> take(long watermark, int limit, List<String> traceIds) {
             List<Warehouse.Row> taken = new ArrayList<>(Math.min(limit, size));
             long next = watermark + 1;
             while (!runs.isEmpty() && taken.size() < limit) {
@@ -145,6 +155,9 @@ public final class RecentEvents {
                 int from = (int) (next - run.firstOffset());
                 int to = Math.min(run.rows().size(), from + limit - taken.size());
                 taken.addAll(run.rows().subList(from, to));
+                if (run.traceId() != null) {
+                    traceIds.add(run.traceId());
+                }
                 if (to < run.rows().size()) {
                     Run rest = run.from(to);
                     runs.put(rest.firstOffset(), rest);

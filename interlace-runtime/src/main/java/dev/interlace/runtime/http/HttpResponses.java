@@ -1,9 +1,11 @@
 package dev.interlace.runtime.http;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.interlace.client.ErrorCode;
 import dev.interlace.runtime.ops.EpochMicros;
+import dev.interlace.runtime.ops.TraceIds;
 
 /** Builds JSON answers and errors in the one shape every route uses. */
 final class HttpResponses {
@@ -53,6 +55,16 @@ final class HttpResponses {
     /** An error answer with the code's status and {@code body}, made by {@link #errorBody} and given details. */
     static HttpAnswer error(ErrorCode code, ObjectNode body) {
         return json(code.status(), body);
+    }
+
+    /**
+     * A flush's or run's trace ids as {@code trace_ids} (at most {@value TraceIds#LIMIT}) and {@code trace_count} (how
+     * many there were in all).
+     */
+    static void putTraces(ObjectNode node, TraceIds traces) {
+        ArrayNode ids = node.putArray("trace_ids");
+        traces.ids().forEach(ids::add);
+        node.put("trace_count", traces.count());
     }
 
     /** Epoch microseconds as RFC 3339 UTC, e.g. {@code 2026-11-29T08:30:00.123456Z}. */

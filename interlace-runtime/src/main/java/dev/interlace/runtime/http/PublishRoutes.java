@@ -8,7 +8,8 @@ import dev.interlace.runtime.ingest.IngestLimits;
 import dev.interlace.runtime.ingest.PublishOutcome;
 import dev.interlace.runtime.ingest.Publisher;
 import dev.interlace.runtime.log.AppendResult;
-import dev.interlace.runtime.ops.TraceParent;
+import dev.interlace.runtime.ops.EpochMicros;
+import dev.interlace.runtime.ops.Tracing;
 import dev.interlace.runtime.stream.FieldError;
 import jakarta.inject.Inject;
 import java.io.IOException;
@@ -31,9 +32,11 @@ final class PublishRoutes implements RouteSet {
     private final IngestLimits limits;
     private final PublishMetrics metrics;
     private final PageSlots slots;
+    private final Tracing tracing;
 
     @Inject
-    PublishRoutes(Publisher publisher, IngestLimits limits, PublishMetrics metrics, PageSlots slots) {
+    PublishRoutes(Publisher publisher, IngestLimits limits, PublishMetrics metrics, PageSlots slots, Tracing tracing) {
+        this.tracing = tracing;
         this.publisher = publisher;
         this.limits = limits;
         this.metrics = metrics;
@@ -110,11 +113,18 @@ final class PublishRoutes implements RouteSet {
             return done(HttpResponses.error(ErrorCode.PAYLOAD_TOO_LARGE, "the body is larger than the limit of "
                     + limits.maxBodyBytes() + " bytes" + (gzip ? " once decompressed" : ""), requestId));
         }
-        return publisher.publish(stream, requestId, receivedAt, body, mediaType.format(), request.caller(),
-                TraceParent.traceIdOf(request.header("traceparent")))
+        Tracing.PublishTrace trace = tracing.publishStarted(stream, requestId, EpochMicros.of(receivedAt),
+                request.header("traceparent"), request.header("tracestate"));
+        return publisher.publish(stream, requestId, receivedAt, body, mediaType.format(), request.caller(), trace)
                 .thenApply(outcome -> {
             metrics.decided(stream, outcome);
-            return respond(stream, outcome, verbose);
+            HttpAnswer answer = respond(stream, outcome, verbose);
+            trace.answered(answer.status(), outcome);
+            return answer;
+        }).whenComplete((answer, failure) -> {
+            if (failure != null) {
+                trace.answered(500, null);
+            }
         });
     }
 

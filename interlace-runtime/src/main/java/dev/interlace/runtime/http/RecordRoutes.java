@@ -199,6 +199,7 @@ final class RecordRoutes implements RouteSet {
             item.put("status", run.status().wire());
             item.put("queued_at", HttpResponses.time(run.queuedAtMicros()));
             item.put("triggered_by", triggered.triggeredBy());
+            HttpResponses.putTraces(item, run.traces());
         }
         section(runs, stored.runs());
 
@@ -380,6 +381,7 @@ final class RecordRoutes implements RouteSet {
             item.putNull("duration_ms");
         }
         item.put("error", flush.error());
+        HttpResponses.putTraces(item, flush.traces());
         return item;
     }
 

@@ -121,6 +121,7 @@ final class RunRoutes implements RouteSet {
             node.putNull("finished_at");
             node.putNull("duration_ms");
         }
+        HttpResponses.putTraces(node, run.traces());
         if (withModels) {
             ArrayNode models = node.putArray("models");
             for (RunRecord.ModelResult model : run.models()) {

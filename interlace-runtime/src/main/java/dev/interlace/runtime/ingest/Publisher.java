@@ -14,6 +14,7 @@ import dev.interlace.runtime.records.SysEvent;
 import dev.interlace.runtime.records.SysRecord;
 import dev.interlace.runtime.records.SystemRecords;
 import dev.interlace.runtime.ops.DiskSpace;
+import dev.interlace.runtime.ops.Tracing;
 import dev.interlace.runtime.ops.Workers;
 import dev.interlace.runtime.stream.DecodeResult;
 import dev.interlace.runtime.stream.FieldError;
@@ -77,10 +78,10 @@ public final class Publisher {
      * Publishes {@code body} (already decompressed and within the size limit).
      *
      * @param receivedAt when the request arrived
-     * @param traceId the request's W3C trace id, kept in its publish record, or null
+     * @param trace the request's trace: its id is kept in the publish record, and it is told how long the log took
      */
     public CompletableFuture<PublishOutcome> publish(String streamName, String requestId, Instant receivedAt,
-            byte[] body, BodyFormat format, Caller caller, String traceId) {
+            byte[] body, BodyFormat format, Caller caller, Tracing.PublishTrace trace) {
         Optional<StreamDescriptor> found = catalog.find(streamName);
         if (found.isEmpty()) {
             return CompletableFuture.completedFuture(new PublishOutcome.UnknownStream(requestId, streamName));
@@ -141,13 +142,18 @@ public final class Publisher {
 
         long receivedAtMicros = EpochMicros.of(receivedAt);
         AppendRequest request = new AppendRequest(stream.name(), requestId, receivedAtMicros,
-                stream.schemaVersion(), entries, caller.keyId(), caller.keyName(), traceId);
+                stream.schemaVersion(), entries, caller.keyId(), caller.keyName(), trace.traceId());
         // The outcome (and the answer after it) is built on the thread that completes the append — never the log's
         // writer, by the log's contract — so that no worker is woken up just to build a few hundred bytes; the answer
         // of a request with many events (a verbose one lists them all) is built on a worker, so that it never holds up
         // the answers of the requests committed after it.
+        long handedOverMicros = micros();
         CompletableFuture<AppendResult> appended = Deadlines.within(log.append(request), APPEND_TIMEOUT_SECONDS,
-                TimeUnit.SECONDS);
+                TimeUnit.SECONDS).whenComplete((result, failure) -> {
+                    if (result instanceof AppendResult.Committed) {
+                        trace.logged(handedOverMicros, micros());
+                    }
+                });
         java.util.function.BiFunction<AppendResult, Throwable, PublishOutcome> decide = (result, failure) ->
                 failure == null ? outcome(stream, request, result, events, quarantineErrors)
                         : unavailable(requestId, failure);
@@ -228,7 +234,7 @@ public final class Publisher {
                 payloadBytes += events.get(i).payload().length;
             }
         }
-        recent.add(stream.name(), rows, payloadBytes);
+        recent.add(stream.name(), rows, payloadBytes, request.traceId());
     }
 
     /**

@@ -138,6 +138,34 @@ final class PublishRecordReader {
         }
     }
 
+    /**
+     * {@link PublishRecords#traceIds}: the records ride on each request's last event row, so the rows from
+     * {@code afterOffset} on are read until a record's first offset passes {@code throughOffset}.
+     */
+    List<String> traceIds(String stream, long afterOffset, long throughOffset) {
+        Connection reader = connections.borrowReader();
+        try (PreparedStatement select = reader.prepareStatement("SELECT json_extract(e.publish, '$[4]'),"
+                + " json_extract(e.publish, '$[12]') FROM events e JOIN streams s ON s.id = e.stream_id"
+                + " WHERE s.name = ? AND e.\"offset\" > ? AND e.publish IS NOT NULL ORDER BY e.\"offset\"")) {
+            select.setString(1, stream);
+            select.setLong(2, afterOffset);
+            List<String> traceIds = new ArrayList<>();
+            try (ResultSet rows = select.executeQuery()) {
+                while (rows.next() && rows.getLong(1) <= throughOffset) {
+                    String traceId = rows.getString(2);
+                    if (traceId != null) {
+                        traceIds.add(traceId);
+                    }
+                }
+            }
+            return traceIds;
+        } catch (SQLException e) {
+            throw new LogUnavailableException("cannot read trace ids: " + e.getMessage(), e);
+        } finally {
+            connections.returnReader(reader);
+        }
+    }
+
     /** A publish record from a row of either query of {@link #publishes}. */
     private static PublishRecord publishRecord(ResultSet rows) throws SQLException {
         List<Long> duplicates = new ArrayList<>();

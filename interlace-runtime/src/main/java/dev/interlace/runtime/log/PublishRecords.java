@@ -1,5 +1,7 @@
 package dev.interlace.runtime.log;
 
+import java.util.List;
+
 /**
  * The publish records the log keeps, one per accepted publish request (written atomically with the request's
  * entries by {@link EventLog#append}), and their retention.
@@ -8,6 +10,13 @@ public interface PublishRecords {
 
     /** Publish records matching {@code filter}, newest first, with the total number of matches. */
     PublishRecord.Page publishes(PublishRecord.Filter filter);
+
+    /**
+     * The trace ids of the requests whose accepted events have offsets in {@code (afterOffset, throughOffset]} of
+     * {@code stream}, one per request in the order of their events (a trace's repeats kept; requests without a trace
+     * left out): what a flush of those offsets materialised for. A request reaching beyond either end counts.
+     */
+    List<String> traceIds(String stream, long afterOffset, long throughOffset);
 
     /** Removes publish records received before {@code beforeMicros} (record retention); returns how many. */
     long trimPublishes(long beforeMicros);

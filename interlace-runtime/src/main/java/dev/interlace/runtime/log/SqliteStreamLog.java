@@ -231,6 +231,11 @@ public final class SqliteStreamLog implements StreamLog {
     }
 
     @Override
+    public List<String> traceIds(String stream, long afterOffset, long throughOffset) {
+        return publishRecords.traceIds(stream, afterOffset, throughOffset);
+    }
+
+    @Override
     public long offsetOfKey(String stream, String key) {
         return events.offsetOfKey(stream, key);
     }

@@ -7,8 +7,10 @@ import com.google.inject.multibindings.Multibinder;
 import com.google.inject.multibindings.ProvidesIntoSet;
 import dev.interlace.runtime.config.InterlaceConfig;
 import dev.interlace.runtime.ops.RequestIds;
+import dev.interlace.runtime.ops.Tracing;
 import dev.interlace.runtime.stream.StreamCatalog;
 import dev.interlace.runtime.stream.StreamDescriptor;
+import dev.interlace.runtime.warehouse.RunRecord;
 import dev.interlace.runtime.warehouse.Warehouse;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
@@ -32,6 +34,18 @@ public final class ModelModule extends AbstractModule {
     @Singleton
     ModelListener metrics(MeterRegistry registry, Optional<ModelGraph> graph) {
         return graph.<ModelListener>map(models -> new ModelMetrics(registry, models)).orElse(ModelListener.NONE);
+    }
+
+    /** Reports each finished run to the tracer (nothing without one). */
+    @ProvidesIntoSet
+    @Singleton
+    ModelListener tracedRuns(Tracing tracing) {
+        return new ModelListener() {
+            @Override
+            public void runFinished(RunRecord run) {
+                tracing.ran(run);
+            }
+        };
     }
 
     /**

@@ -12,6 +12,7 @@ import dev.interlace.runtime.warehouse.ModelOutcome;
 import dev.interlace.runtime.warehouse.RunRecord;
 import dev.interlace.runtime.warehouse.RunStatus;
 import dev.interlace.runtime.warehouse.Trigger;
+import dev.interlace.runtime.ops.TraceIds;
 import java.sql.SQLException;
 import java.time.Clock;
 import java.util.ArrayList;
@@ -127,9 +128,17 @@ public final class ModelRunner implements AutoCloseable {
 
     /** Called after a flush committed new rows of {@code stream}. */
     public void streamFlushed(String stream, long watermark) {
+        streamFlushed(stream, watermark, TraceIds.NONE);
+    }
+
+    /**
+     * Called after a flush committed new rows of {@code stream} for the requests of {@code traces}, which the run it
+     * triggers (or joins) records.
+     */
+    public void streamFlushed(String stream, long watermark, TraceIds traces) {
         Set<String> affected = graph.affectedByStream(stream);
         if (!affected.isEmpty()) {
-            trigger(Trigger.flushed(stream, watermark), affected);
+            trigger(Trigger.flushed(stream, watermark), affected, traces);
         }
     }
 
@@ -158,6 +167,10 @@ public final class ModelRunner implements AutoCloseable {
 
     /** Queues the models, joining the run already waiting if there is one; returns the run's id. */
     String trigger(Trigger trigger, Set<String> models) {
+        return trigger(trigger, models, TraceIds.NONE);
+    }
+
+    private String trigger(Trigger trigger, Set<String> models, TraceIds traces) {
         lock.lock();
         try {
             // Only memory here: triggers come from the flush threads, which must not wait on run bookkeeping. The
@@ -165,10 +178,12 @@ public final class ModelRunner implements AutoCloseable {
             if (pending != null) {
                 pending.triggers.add(trigger);
                 pending.models.addAll(models);
+                pending.traces = pending.traces.plus(traces);
                 return pending.id;
             }
             PendingRun run = new PendingRun(ids.mintWithPrefix("run-"), trigger, micros());
             run.models.addAll(models);
+            run.traces = traces;
             pending = run;
             active++;
             executor.execute(this::runPending);
@@ -278,7 +293,7 @@ public final class ModelRunner implements AutoCloseable {
             }
         }
         listener.runFinished(new RunRecord(run.id, run.trigger, List.copyOf(run.triggers), status,
-                run.queuedAtMicros, started, micros(), List.copyOf(results)));
+                run.queuedAtMicros, started, micros(), List.copyOf(results), run.traces));
         return noError;
     }
 
@@ -336,7 +351,7 @@ public final class ModelRunner implements AutoCloseable {
     private void insertStarted(PendingRun run, long startedMicros) {
         try {
             history.runStarted(new RunRecord(run.id, run.trigger, List.copyOf(run.triggers), RunStatus.RUNNING,
-                    run.queuedAtMicros, startedMicros, 0, List.of()));
+                    run.queuedAtMicros, startedMicros, 0, List.of(), run.traces));
         } catch (RuntimeException e) {
             LOG.log(Level.WARNING, "cannot record run " + run.id, e);
         }
@@ -352,7 +367,7 @@ public final class ModelRunner implements AutoCloseable {
             }
             RunStatus status = run == pending ? RunStatus.QUEUED : RunStatus.RUNNING;
             RunRecord record = new RunRecord(run.id, run.trigger, List.copyOf(run.triggers), status,
-                    run.queuedAtMicros, 0, 0, List.of());
+                    run.queuedAtMicros, 0, 0, List.of(), run.traces);
             boolean matches = (filter.model() == null || run.models.contains(filter.model()))
                     && (filter.status() == null || filter.status() == status)
                     && (filter.trigger() == null || run.triggers.contains(filter.trigger()))
@@ -453,6 +468,8 @@ public final class ModelRunner implements AutoCloseable {
         final long queuedAtMicros;
         final List<Trigger> triggers = new ArrayList<>();
         final Set<String> models = new HashSet<>();
+        /** The trace ids of the flushes coalesced into the run; guarded by the runner's lock. */
+        TraceIds traces = TraceIds.NONE;
 
         PendingRun(String id, Trigger trigger, long queuedAtMicros) {
             this.id = id;

@@ -1,5 +1,6 @@
 package dev.interlace.runtime.warehouse;
 
+import dev.interlace.runtime.ops.TraceIds;
 import java.util.List;
 
 /**
@@ -14,9 +15,26 @@ import java.util.List;
  *     {@code stream:<stream>:<lastOffset>}
  * @param committedAtMicros when it committed; 0 for a failed attempt
  * @param error why the attempt failed; null when it committed
+ * @param traces the W3C trace ids of the requests whose events the batch holds (bounded; none for quarantine)
  */
 public record FlushRecord(String id, StreamTables.Target target, long firstOffset, long lastOffset, long rows,
-        long startedAtMicros, long committedAtMicros, String error) {
+        long startedAtMicros, long committedAtMicros, String error, TraceIds traces) {
+
+    public FlushRecord {
+        traces = traces == null ? TraceIds.NONE : traces;
+    }
+
+    /** A record without trace ids. */
+    public FlushRecord(String id, StreamTables.Target target, long firstOffset, long lastOffset, long rows,
+            long startedAtMicros, long committedAtMicros, String error) {
+        this(id, target, firstOffset, lastOffset, rows, startedAtMicros, committedAtMicros, error, TraceIds.NONE);
+    }
+
+    /** This attempt as committed at {@code committedAtMicros}. */
+    public FlushRecord committedAt(long committedAtMicros) {
+        return new FlushRecord(id, target, firstOffset, lastOffset, rows, startedAtMicros, committedAtMicros, null,
+                traces);
+    }
 
     /** The flushed stream's name. */
     public String stream() {

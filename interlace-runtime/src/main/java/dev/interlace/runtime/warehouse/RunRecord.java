@@ -1,5 +1,6 @@
 package dev.interlace.runtime.warehouse;
 
+import dev.interlace.runtime.ops.TraceIds;
 import java.util.List;
 
 /**
@@ -12,9 +13,20 @@ import java.util.List;
  * @param startedAtMicros when it started, 0 while queued
  * @param finishedAtMicros when it finished, 0 until then
  * @param models what happened to each model, in execution order (empty until finished)
+ * @param traces the W3C trace ids of the requests materialised by the flushes that triggered the run (bounded)
  */
 public record RunRecord(String id, Trigger trigger, List<Trigger> triggers, RunStatus status, long queuedAtMicros,
-        long startedAtMicros, long finishedAtMicros, List<ModelResult> models) {
+        long startedAtMicros, long finishedAtMicros, List<ModelResult> models, TraceIds traces) {
+
+    public RunRecord {
+        traces = traces == null ? TraceIds.NONE : traces;
+    }
+
+    /** A run that no traced request triggered. */
+    public RunRecord(String id, Trigger trigger, List<Trigger> triggers, RunStatus status, long queuedAtMicros,
+            long startedAtMicros, long finishedAtMicros, List<ModelResult> models) {
+        this(id, trigger, triggers, status, queuedAtMicros, startedAtMicros, finishedAtMicros, models, TraceIds.NONE);
+    }
 
     /**
      * One model's part of a run.

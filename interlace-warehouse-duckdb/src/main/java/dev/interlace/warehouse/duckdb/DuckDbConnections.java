@@ -66,6 +66,10 @@ final class DuckDbConnections {
                         + " started_at TIMESTAMP NOT NULL,"
                         + " committed_at TIMESTAMP,"
                         + " error VARCHAR)");
+                // Added with W3C trace context: the batch's requests' trace ids (at most 16, comma-separated) and how
+                // many there were.
+                statement.execute("ALTER TABLE interlace.flushes ADD COLUMN IF NOT EXISTS trace_ids VARCHAR");
+                statement.execute("ALTER TABLE interlace.flushes ADD COLUMN IF NOT EXISTS trace_count BIGINT");
                 statement.execute("SET memory_limit = '" + memoryLimitMebibytes() + "MiB'");
                 statement.execute("SET threads = " + Runtime.getRuntime().availableProcessors());
                 // DuckDB checkpoints its WAL into the database file once the WAL reaches this: at its default of 16 MB

@@ -1,5 +1,6 @@
 package dev.interlace.warehouse.duckdb;
 
+import dev.interlace.runtime.ops.TraceIds;
 import dev.interlace.runtime.warehouse.FlushRecord;
 import dev.interlace.runtime.warehouse.FlushRecords;
 import dev.interlace.runtime.warehouse.StreamTables.WarehouseException;
@@ -24,8 +25,9 @@ final class DuckDbFlushRecords implements FlushRecords {
     }
 
     /** Prepared once per connection ({@link DuckDbConnections#prepared}): every flush writes a record. */
-    private static final String INSERT = "INSERT INTO interlace.flushes VALUES (?, ?, ?, ?, ?, ?, make_timestamp(?),"
-            + " make_timestamp(?), ?)";
+    private static final String INSERT = "INSERT INTO interlace.flushes (flush_id, stream, target, first_offset,"
+            + " last_offset, \"rows\", started_at, committed_at, error, trace_ids, trace_count)"
+            + " VALUES (?, ?, ?, ?, ?, ?, make_timestamp(?), make_timestamp(?), ?, ?, ?)";
 
     /**
      * Inserts a flush record on {@code c}, a connection borrowed from {@code connections}; a committed batch's commit
@@ -47,6 +49,8 @@ final class DuckDbFlushRecords implements FlushRecords {
             insert.setNull(8, java.sql.Types.BIGINT);
         }
         insert.setString(9, record.error());
+        insert.setString(10, record.traces().joined());
+        insert.setLong(11, record.traces().count());
         insert.executeUpdate();
     }
 
@@ -75,7 +79,8 @@ final class DuckDbFlushRecords implements FlushRecords {
         }
         try (PreparedStatement count = c.prepareStatement("SELECT count(*)" + where);
                 PreparedStatement select = c.prepareStatement("SELECT flush_id, first_offset, last_offset, \"rows\","
-                        + " epoch_us(started_at), coalesce(epoch_us(committed_at), 0), error" + where
+                        + " epoch_us(started_at), coalesce(epoch_us(committed_at), 0), error, trace_ids,"
+                        + " coalesce(trace_count, 0)" + where
                         + " ORDER BY started_at, first_offset LIMIT ?")) {
             for (PreparedStatement statement : List.of(count, select)) {
                 statement.setString(1, filter.target().stream());
@@ -93,7 +98,8 @@ final class DuckDbFlushRecords implements FlushRecords {
             try (ResultSet rows = select.executeQuery()) {
                 while (rows.next()) {
                     records.add(new FlushRecord(rows.getString(1), filter.target(), rows.getLong(2),
-                            rows.getLong(3), rows.getLong(4), rows.getLong(5), rows.getLong(6), rows.getString(7)));
+                            rows.getLong(3), rows.getLong(4), rows.getLong(5), rows.getLong(6), rows.getString(7),
+                            TraceIds.parse(rows.getString(8), rows.getLong(9))));
                 }
             }
             return new FlushRecord.Page(records, total);

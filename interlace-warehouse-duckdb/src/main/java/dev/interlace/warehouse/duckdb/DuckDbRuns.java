@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import dev.interlace.runtime.ops.EpochMicros;
+import dev.interlace.runtime.ops.TraceIds;
 import dev.interlace.runtime.warehouse.ModelOutcome;
 import dev.interlace.runtime.warehouse.RunHistory;
 import dev.interlace.runtime.warehouse.RunRecord;
@@ -45,6 +46,9 @@ final class DuckDbRuns implements RunHistory {
             statement.execute("CREATE TABLE IF NOT EXISTS interlace.run_models (run_id VARCHAR NOT NULL,"
                     + " position INTEGER NOT NULL, model VARCHAR NOT NULL, status VARCHAR NOT NULL, \"rows\" BIGINT,"
                     + " duration_ms BIGINT, error VARCHAR)");
+            // Added with W3C trace context: the trace ids of the requests the triggering flushes materialised.
+            statement.execute("ALTER TABLE interlace.runs ADD COLUMN IF NOT EXISTS trace_ids VARCHAR");
+            statement.execute("ALTER TABLE interlace.runs ADD COLUMN IF NOT EXISTS trace_count BIGINT");
             try (PreparedStatement interrupted = c.prepareStatement("UPDATE interlace.runs SET status = 'failed',"
                     + " finished_at = ? WHERE status IN ('queued', 'running')")) {
                 interrupted.setObject(1, time(nowMicros));
@@ -58,12 +62,15 @@ final class DuckDbRuns implements RunHistory {
     @Override
     public void runStarted(RunRecord run) {
         try (Connection c = connections.get(); PreparedStatement insert = c.prepareStatement(
-                "INSERT INTO interlace.runs VALUES (?, ?, ?::JSON, 'running', ?, ?, NULL)")) {
+                "INSERT INTO interlace.runs (id, \"trigger\", triggers, status, queued_at, started_at, finished_at,"
+                        + " trace_ids, trace_count) VALUES (?, ?, ?::JSON, 'running', ?, ?, NULL, ?, ?)")) {
             insert.setString(1, run.id());
             insert.setString(2, run.trigger().toString());
             insert.setString(3, triggersJson(run.triggers()));
             insert.setObject(4, time(run.queuedAtMicros()));
             insert.setObject(5, time(run.startedAtMicros()));
+            insert.setString(6, run.traces().joined());
+            insert.setLong(7, run.traces().count());
             insert.executeUpdate();
         } catch (SQLException e) {
             throw new WarehouseException("cannot record run " + run.id() + ": " + e.getMessage(), e);
@@ -162,7 +169,7 @@ final class DuckDbRuns implements RunHistory {
     private static Optional<RunRecord> run(Connection c, String id, boolean withModels) throws SQLException {
         RunRecord record;
         try (PreparedStatement select = c.prepareStatement("SELECT \"trigger\", triggers, status, queued_at,"
-                + " started_at, finished_at FROM interlace.runs WHERE id = ?")) {
+                + " started_at, finished_at, trace_ids, coalesce(trace_count, 0) FROM interlace.runs WHERE id = ?")) {
             select.setString(1, id);
             try (ResultSet row = select.executeQuery()) {
                 if (!row.next()) {
@@ -179,7 +186,7 @@ final class DuckDbRuns implements RunHistory {
                 }
                 record = new RunRecord(id, first, triggers,
                         stored(RunStatus.fromWire(row.getString(3)), "status", row.getString(3)), micros(row, 4),
-                        micros(row, 5), micros(row, 6), List.of());
+                        micros(row, 5), micros(row, 6), List.of(), TraceIds.parse(row.getString(7), row.getLong(8)));
             }
         }
         if (!withModels) {
@@ -198,7 +205,7 @@ final class DuckDbRuns implements RunHistory {
             }
         }
         return Optional.of(new RunRecord(record.id(), record.trigger(), record.triggers(), record.status(),
-                record.queuedAtMicros(), record.startedAtMicros(), record.finishedAtMicros(), models));
+                record.queuedAtMicros(), record.startedAtMicros(), record.finishedAtMicros(), models, record.traces()));
     }
 
     private static void bind(PreparedStatement statement, List<Object> parameters) throws SQLException {

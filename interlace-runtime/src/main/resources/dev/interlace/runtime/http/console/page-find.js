@@ -45,6 +45,8 @@ export async function findPage(page) {
     await lookup({request_id: page.params.get('request_id')});
   } else if (page.params.get('stream') && page.params.get('key')) {
     await lookup({stream: page.params.get('stream'), key: page.params.get('key')});
+  } else if (page.params.get('trace_id')) {
+    await lookup({trace_id: page.params.get('trace_id')});
   }
 }
 
@@ -101,12 +103,13 @@ function timeline(body) {
     steps.push(step(flush.error ? 'failed' : 'flush', [flush.error ? 'Flush failed ' : 'Flushed into the warehouse ',
       el('span', {class: 'muted mono'}, flush.flush_id)], flush.committed_at || flush.started_at,
     el('p', {}, flush.rows + ' rows · offsets ' + flush.first_offset + '–' + flush.last_offset + ' · ' + flush.target
-        + ' · ' + flush.duration_ms + ' ms'), flush.error ? el('p', {class: 'error-text'}, flush.error) : null));
+        + ' · ' + flush.duration_ms + ' ms'), traces(flush), flush.error ? el('p', {class: 'error-text'}, flush.error)
+        : null));
   }
   for (const run of (body.runs && body.runs.items) || []) {
     steps.push(step(run.status === 'failed' ? 'failed' : 'run', ['Model run ', el('a', {href: '#/models',
       class: 'mono'}, run.run_id), ' ', badge(run.status)], run.queued_at, el('p', {class: 'muted'}, 'trigger ',
-        run.trigger)));
+        run.trigger), traces(run)));
   }
   if (!steps.length) steps.push(step('none', 'Nothing found', null));
   const totals = body.totals || {};
@@ -115,4 +118,12 @@ function timeline(body) {
           + (totals.quarantine ?? 0) + (totals.replayed_from ? ' · replayed from ' + totals.replayed_from : '')
           + ' · completeness: ' + body.completeness),
       el('ol', {class: 'timeline', 'data-timeline': ''}, steps));
+}
+
+/** The trace ids a flush or run kept (at most 16) and how many there were, each a link to its correlation. */
+function traces(record) {
+  if (!record.trace_count) return null;
+  const more = record.trace_count - (record.trace_ids || []).length;
+  return el('p', {class: 'muted', 'data-traces': ''}, 'traces ', ...(record.trace_ids || []).flatMap((id, i) => [
+    i ? ', ' : '', el('a', {href: '#/find?trace_id=' + id, class: 'mono'}, id)]), more > 0 ? ' and ' + more + ' more' : '');
 }

@@ -196,7 +196,11 @@ async function showRun(target, id) {
   clear(target);
   try {
     const run = await get('/runs/' + encodeURIComponent(id));
+    const more = run.trace_count - run.trace_ids.length;
     target.append(el('h3', {}, 'Run ', el('span', {class: 'mono'}, run.id), ' ', badge(run.status)),
+        run.trace_count ? el('p', {class: 'muted', 'data-traces': ''}, 'traces ', ...run.trace_ids.flatMap((id, i) => [
+          i ? ', ' : '', el('a', {href: '#/find?trace_id=' + id, class: 'mono'}, id)]),
+        more > 0 ? ' and ' + more + ' more' : '') : null,
         table(['model', 'status', '#rows', '#duration', 'error'], run.models.map((m) => [m.name, badge(m.status),
           String(m.rows), m.duration_ms + ' ms', m.error || ''])));
   } catch (error) {

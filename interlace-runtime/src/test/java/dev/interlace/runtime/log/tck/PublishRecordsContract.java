@@ -122,6 +122,28 @@ public abstract class PublishRecordsContract extends LogContractSupport {
                 .containsExactly(retry.requestId(), stored.requestId());
     }
 
+    @Test
+    void theTraceIdsOfAnOffsetRangeAreThoseOfTheRequestsWithEventsInItInOrder() throws Exception {
+        StreamLog log = open();
+        String a = "a".repeat(32);
+        String b = "b".repeat(32);
+        String c = "c".repeat(32);
+        append(log, traced(request(ORDERS, event("1"), event("2"), event("3")), a, null)); // offsets 1-3
+        append(log, request(ORDERS, event("4"))); // 4, outside any trace
+        append(log, traced(request(ORDERS, event("5"), event("6")), b, null)); // 5-6
+        append(log, traced(request(ORDERS, event("7")), a, null)); // 7, the first trace again
+        append(log, traced(request(CLICKS, keyless("x")), c, null)); // another stream's offset 1
+        append(log, traced(request(ORDERS, event("2")), c, null)); // only a duplicate: no offset of its own
+
+        assertThat(log.traceIds(ORDERS.name(), 0, 7)).containsExactly(a, b, a);
+        assertThat(log.traceIds(ORDERS.name(), 2, 5)).as("requests reaching over either end count")
+                .containsExactly(a, b);
+        assertThat(log.traceIds(ORDERS.name(), 3, 4)).as("a request outside any trace has none").isEmpty();
+        assertThat(log.traceIds(ORDERS.name(), 6, 100)).containsExactly(a);
+        assertThat(log.traceIds(CLICKS.name(), 0, 1)).containsExactly(c);
+        assertThat(reopen(log).traceIds(ORDERS.name(), 0, 7)).as("durable").containsExactly(a, b, a);
+    }
+
     private static AppendRequest traced(AppendRequest request, String traceId, String keyId) {
         return new AppendRequest(request.stream(), request.requestId(), request.receivedAtMicros(),
                 request.schemaVersion(), request.entries(), keyId, keyId == null ? null : "shop", traceId);

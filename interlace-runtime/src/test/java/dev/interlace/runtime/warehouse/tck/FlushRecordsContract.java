@@ -2,10 +2,12 @@ package dev.interlace.runtime.warehouse.tck;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.interlace.runtime.ops.TraceIds;
 import dev.interlace.runtime.warehouse.FlushRecord;
 import dev.interlace.runtime.warehouse.FlushRecords;
 import dev.interlace.runtime.warehouse.StreamTables.Target;
 import dev.interlace.runtime.warehouse.Warehouse;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -13,7 +15,7 @@ import org.junit.jupiter.api.Test;
  *
  * <p>It specifies that failed attempts are recorded with their error and no commit time; that a page lists the
  * records of one target covering part of an offset range (inclusive at both ends), oldest first, with how many match
- * in all; that trimming removes exactly the records started before the cut; and that records are durable.
+ * in all; that a record keeps its trace ids and their count; that trimming removes exactly the records started before the cut; and that records are durable.
  *
  * <p>Run it through {@link WarehouseContract}, which a backend extends; it is abstract so that it runs only there.
  */
@@ -56,6 +58,23 @@ public abstract class FlushRecordsContract extends WarehouseContractSupport {
         FlushRecord.Page limited = warehouse.flushes(new FlushRecord.Filter(ORDER_EVENTS, 0, Long.MAX_VALUE, 2));
         assertThat(limited.records()).extracting(FlushRecord::id).containsExactly("flush-a", "flush-b");
         assertThat(limited.total()).as("how many match in all").isEqualTo(3);
+    }
+
+    @Test
+    void aRecordKeepsItsTraceIdsAndTheirCount() {
+        Warehouse warehouse = open();
+        warehouse.prepare(ORDERS);
+        warehouse.claim(ORDER_EVENTS, 1);
+        TraceIds traces = new TraceIds(List.of("4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b700f067aa0ba902b7"),
+                40);
+        warehouse.append(ORDERS, ORDER_EVENTS, 1, 0, 3, orders(1, 3),
+                new FlushRecord("flush-traced", ORDER_EVENTS, 1, 3, 3, EPOCH, 0, null, traces));
+        warehouse.append(ORDERS, ORDER_EVENTS, 1, 3, 4, orders(4, 4),
+                new FlushRecord("flush-untraced", ORDER_EVENTS, 4, 4, 1, EPOCH + 1, 0, null));
+
+        FlushRecord.Page page = allFlushes(reopen(warehouse), ORDER_EVENTS);
+        assertThat(page.records()).extracting(FlushRecord::traces).as("durable")
+                .containsExactly(traces, TraceIds.NONE);
     }
 
     @Test

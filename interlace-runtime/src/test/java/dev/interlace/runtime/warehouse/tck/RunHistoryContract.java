@@ -2,6 +2,7 @@ package dev.interlace.runtime.warehouse.tck;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.interlace.runtime.ops.TraceIds;
 import dev.interlace.runtime.warehouse.ModelOutcome;
 import dev.interlace.runtime.warehouse.RunHistory;
 import dev.interlace.runtime.warehouse.RunRecord;
@@ -16,7 +17,7 @@ import org.junit.jupiter.api.Test;
  * The conformance suite of {@link RunHistory}: the record of model runs.
  *
  * <p>It specifies that a started run is recorded as running with its triggers and times, and a finished one with its
- * status, end time and each model's result in execution order; that the list is newest first, without models, and
+ * status, end time and each model's result in execution order, and its trace ids with their count; that the list is newest first, without models, and
  * filtered by model, status, trigger (any coalesced one), a half-open window on the queue time and a limit, with how
  * many match in all; and that {@code prepareRuns} marks the runs a crash interrupted as failed.
  *
@@ -62,6 +63,22 @@ public abstract class RunHistoryContract extends WarehouseContractSupport {
         assertThat(done).as("durable, with the models in execution order").isEqualTo(new RunRecord("run-1", first,
                 run.triggers(), RunStatus.FAILED, run.queuedAtMicros(), run.startedAtMicros(), finished, results));
         assertThat(reopened.run("run-unknown")).isEmpty();
+    }
+
+    @Test
+    void aRunKeepsTheTraceIdsOfItsFlushesInTheListAndAlone() {
+        Warehouse warehouse = prepared();
+        TraceIds traces = new TraceIds(List.of("4bf92f3577b34da6a3ce929d0e0e4736"), 3);
+        RunRecord started = started("run-traced", 0, Trigger.flushed("orders", 3));
+        warehouse.runStarted(new RunRecord(started.id(), started.trigger(), started.triggers(), started.status(),
+                started.queuedAtMicros(), started.startedAtMicros(), 0, List.of(), traces));
+        warehouse.runFinished("run-traced", RunStatus.SUCCEEDED, started.startedAtMicros() + SECOND, List.of());
+        warehouse.runStarted(started("run-untraced", 5, Trigger.MANUAL));
+
+        Warehouse reopened = reopen(warehouse);
+        assertThat(reopened.run("run-traced").orElseThrow().traces()).isEqualTo(traces);
+        assertThat(reopened.runs(new RunRecord.Filter(null, null, null, null, null, 10)).runs())
+                .extracting(RunRecord::traces).containsExactly(TraceIds.NONE, traces);
     }
 
     @Test
