@@ -29,6 +29,8 @@ final class Tailer implements AutoCloseable {
 
     private final KafkaConsumer<byte[], byte[]> consumer;
     private final Consumer<ConsumerRecord<byte[], byte[]>> sink;
+    /** Runs after the records of each poll went to {@link #sink}. */
+    private final Runnable afterPoll;
     private final Set<TopicPartition> wanted = ConcurrentHashMap.newKeySet();
     private final Map<TopicPartition, Long> positions = new ConcurrentHashMap<>();
     private final Thread thread;
@@ -39,6 +41,11 @@ final class Tailer implements AutoCloseable {
     private final Answers fetches;
 
     Tailer(String bootstrap, String clientId, Consumer<ConsumerRecord<byte[], byte[]>> sink) {
+        this(bootstrap, clientId, sink, () -> { });
+    }
+
+    Tailer(String bootstrap, String clientId, Consumer<ConsumerRecord<byte[], byte[]>> sink, Runnable afterPoll) {
+        this.afterPoll = afterPoll;
         Properties properties = new Properties();
         properties.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         properties.put(ConsumerConfig.CLIENT_ID_CONFIG, clientId);
@@ -119,6 +126,7 @@ final class Tailer implements AutoCloseable {
                     for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(200))) {
                         sink.accept(record);
                     }
+                    afterPoll.run();
                     fetches.observe();
                     for (TopicPartition partition : consumer.assignment()) {
                         positions.put(partition, consumer.position(partition, Duration.ofSeconds(10)));
