@@ -241,14 +241,20 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
         }
     }
 
-    /** One look at every keyed stream this node follows without sequencing it (see {@link SequencerIndexes#standby}). */
+    /**
+     * One look at every keyed stream this node follows without sequencing it (see {@link SequencerIndexes#standby}),
+     * including one whose registration is still catching up with its events: a node that never followed a stream
+     * builds its segments from the key blocks while its tailer reads the events, so that its takeover reads only the
+     * blocks written since, instead of building every segment after the catch-up.
+     */
     private void standbyRound() {
-        for (String stream : registered) {
-            StreamView view = views.get(stream);
+        for (StreamView view : views.values()) {
             if (closed) {
                 return;
             }
-            if (view != null && view.keyed() && !sequencers.containsKey(stream)) {
+            // Its topics exist once the tailer follows them (a route).
+            if (view.keyed() && !sequencers.containsKey(view.name)
+                    && routes.containsKey(topics.events(view.name).topic())) {
                 indexes.standby(view, new KeyBlockTopic(view, topics, readers));
             }
         }
