@@ -20,9 +20,9 @@ import java.util.stream.Stream;
  * The idempotency key and arrival of every keyed event this node has read, on its own disk, by offset: how the
  * sequencer confirms a deduplication candidate with one local read instead of a fetch from the topic. Kept by a node
  * that may sequence streams, for the keyed streams it follows, as its tailer reads their events (from the beginning
- * of each topic at every start, so the files are made anew then and need no recovery). The events stay the
- * authority: what is here is a copy of their record keys and {@code at} headers, and an offset this copy does not
- * cover (not yet read, or read before the copy began) is confirmed from the topic as before.
+ * of each topic at every start, so the files are made anew then, need no recovery, and are removed at a stop). The
+ * events stay the authority: what is here is a copy of their record keys and {@code at} headers, and an offset this
+ * copy does not cover (not yet read, or read before the copy began) is confirmed from the topic as before.
  *
  * <p>Per stream, one file per {@value #CHUNK_OFFSETS} offsets ({@code <stream>/<chunk>.keys}): records of the offset
  * (as a delta), the arrival (a delta), the key's length and its UTF-8 bytes, appended in offset order. The heap holds
@@ -122,11 +122,17 @@ final class LocalKeys implements AutoCloseable {
         return new StreamKeys(directory.resolve(stream));
     }
 
+    /** Closes the files and removes them: the next start makes them anew. */
     @Override
     public void close() {
         closed = true;
         streams.values().forEach(StreamKeys::close);
         streams.clear();
+        try {
+            deleteRecursively(directory);
+        } catch (IOException e) {
+            LOG.log(Level.WARNING, "cannot remove " + directory + "; the next start does", e);
+        }
     }
 
     private static void deleteRecursively(Path path) throws IOException {
