@@ -59,8 +59,9 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * stream's key blocks after them ({@link KeyBlockTopic}); each transaction that accepts keyed events writes their
  * block. Every candidate the index gives is confirmed by the key and arrival stored with the event: from this node's
  * copy of them ({@link LocalKeys}, one local read) or, for an offset the copy does not cover yet, read back from the
- * topic (all such candidates of a group in as few reads as they allow), so the index never decides alone. Each group of queued appends is one
- * Kafka transaction (events, quarantined events and publish records), committed with {@code acks=all}; futures
+ * topic (all such candidates of a group in as few reads as they allow), so the index never decides alone. Each
+ * group of queued appends is one Kafka transaction (events, quarantined events and publish records), committed with
+ * {@code acks=all}; futures
  * complete only after the commit. A request settled by what is already committed (every entry a duplicate of an
  * event stored before the group) needs no transaction: its publish record goes through the node's plain producer and
  * it is answered once that record is acknowledged. A quarantine replay is a transaction of its own: its events appended as one
