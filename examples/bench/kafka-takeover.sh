@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # What a large deduplication window costs a Kafka node: writes KEYS keyed events and their key blocks to one stream
 # in bulk (not through HTTP), then measures a following node's heap, the takeover by a node that never held the
-# stream, a second node's standby segments and its takeover, the sequencers' heap per key, and retries of old keys
-# against new publishes
+# stream, the whole index built from the key blocks into an empty directory (the worst case of such a takeover), a
+# second node's standby segments and its takeover, the sequencers' heap per key, and retries of old keys against new
+# publishes
 # (TakeoverBenchmark, on the examples' test class path, which holds the kafka_2.13 jars and the KafkaCluster harness).
 #
 # usage: examples/bench/kafka-takeover.sh [--offline] [--heap SIZE] KEYS     (defaults: --heap 1g; work in

@@ -56,6 +56,11 @@ public record KafkaLogSettings(String bootstrap, String topicPrefix, int replica
      * Where this node keeps its copy of the publish records ({@link PublishStore}), made anew from the topic at each
      * start.
      */
+    /** Where a node that may sequence streams keeps its copy of their events' keys ({@link LocalKeys}). */
+    Path localKeysDirectory() {
+        return dataDirectory.resolve("kafka").resolve("keys");
+    }
+
     Path publishStoreFile() {
         return dataDirectory.resolve("kafka").resolve("publishes.sqlite");
     }

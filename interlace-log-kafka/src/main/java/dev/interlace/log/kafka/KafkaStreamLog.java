@@ -107,6 +107,8 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
     private final Readers readers;
     /** The deduplication indexes of the streams this node sequences. */
     private final SequencerIndexes indexes;
+    /** The keys of the keyed streams' events on this node's disk, if it may sequence streams (else null). */
+    private final LocalKeys localKeys;
     /** Completes the sequencers' appends after their commits (see {@link Sequencer.Context#acknowledger}). */
     private final java.util.concurrent.ExecutorService acknowledger =
             java.util.concurrent.Executors.newSingleThreadExecutor(runnable -> {
@@ -169,10 +171,12 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
         this.admin = Topics.connect(kafka, kafka.topicPrefix() + "admin");
         this.topics = new Topics(admin, kafka.topicPrefix(), kafka.replicationFactor(), kafka.minInsyncReplicas());
         this.publishes = PublishStore.create(kafka.publishStoreFile());
+        this.localKeys = kafka.sequences() ? new LocalKeys(kafka.localKeysDirectory()) : null;
         Tailer startedTailer = null;
         try {
             topics.ensureLogTopics();
-            startedTailer = new Tailer(kafka.bootstrap(), kafka.topicPrefix() + "tailer", this::apply);
+            startedTailer = new Tailer(kafka.bootstrap(), kafka.topicPrefix() + "tailer", this::apply,
+                    localKeys == null ? () -> { } : localKeys::flush);
             this.tailer = startedTailer;
             List<TopicPartition> own = List.of(topics.publishes(), topics.state());
             tailer.follow(Set.copyOf(own));
@@ -182,6 +186,9 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
                 startedTailer.close();
             }
             publishes.close();
+            if (localKeys != null) {
+                localKeys.close();
+            }
             admin.close();
             if (e instanceof InterruptedException) {
                 Thread.currentThread().interrupt();
@@ -190,7 +197,8 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
             throw (RuntimeException) e;
         }
         this.readers = new Readers(kafka.bootstrap(), kafka.topicPrefix() + "reader");
-        this.indexes = new SequencerIndexes(kafka.indexDirectory(), settings.dedup(), SegmentListener.NONE, clock);
+        this.indexes = new SequencerIndexes(kafka.indexDirectory(), settings.dedup(), SegmentListener.NONE, clock,
+                localKeys);
         this.context = new Sequencer.Context(kafka.bootstrap(), kafka.nodeUrl(), topics, tailer, publishes, settings,
                 watermarks, clock, this::sequencersChanged, this::appended, acknowledger, fencing, readers, indexes,
                 this::plainProducer, this::takeoverRefusal);
@@ -233,17 +241,28 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
         }
     }
 
-    /** One look at every keyed stream this node follows without sequencing it (see {@link SequencerIndexes#standby}). */
+    /**
+     * One look at every keyed stream this node follows without sequencing it (see {@link SequencerIndexes#standby}),
+     * including one whose registration is still catching up with its events: a node that never followed a stream
+     * builds its segments from the key blocks while its tailer reads the events, so that its takeover reads only the
+     * blocks written since, instead of building every segment after the catch-up.
+     */
     private void standbyRound() {
-        for (String stream : registered) {
-            StreamView view = views.get(stream);
+        for (StreamView view : views.values()) {
             if (closed) {
                 return;
             }
-            if (view != null && view.keyed() && !sequencers.containsKey(stream)) {
+            // Its topics exist once the tailer follows them (a route).
+            if (view.keyed() && !sequencers.containsKey(view.name)
+                    && routes.containsKey(topics.events(view.name).topic())) {
                 indexes.standby(view, new KeyBlockTopic(view, topics, readers));
             }
         }
+    }
+
+    /** The newest offset of {@code stream} whose key this node has on its disk (-1: none); for tests and benchmarks. */
+    long localKeysThrough(String stream) {
+        return localKeys == null ? -1 : localKeys.through(stream);
     }
 
     /** Where this node's standby segments of {@code stream} reach (-1 before the first run); for benchmarks. */
@@ -338,8 +357,12 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
                 view.applyQuarantine(Codec.longHeader(record.headers(), Codec.SEQ), record.offset());
             } else {
                 long before = view.headOffset();
-                view.applyEvent(Codec.longHeader(record.headers(), Codec.OFFSET), record.offset(),
-                        Codec.longHeader(record.headers(), Codec.AT), Codec.longHeader(record.headers(), Codec.LAST));
+                long offset = Codec.longHeader(record.headers(), Codec.OFFSET);
+                long at = Codec.longHeader(record.headers(), Codec.AT);
+                view.applyEvent(offset, record.offset(), at, Codec.longHeader(record.headers(), Codec.LAST));
+                if (localKeys != null && view.keyed()) {
+                    localKeys.saw(route.stream(), offset, at, record.key(), view.trimmedThrough());
+                }
                 if (view.headOffset() > before) {
                     appended(route.stream());
                 }
@@ -1068,6 +1091,9 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
         tailer.close();
         readers.close();
         publishes.close(); // after the tailer, which applies what it reads to it
+        if (localKeys != null) {
+            localKeys.close(); // the same
+        }
         if (plain != null) {
             plain.close(Duration.ofSeconds(5));
         }

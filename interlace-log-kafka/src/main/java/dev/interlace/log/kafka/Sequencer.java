@@ -57,9 +57,11 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * the request, the group and the window), backpressure from the watermarks. The window's keys are in a
  * {@link DedupIndex} that only the holder keeps, opened at the takeover from the segment files it has and the
  * stream's key blocks after them ({@link KeyBlockTopic}); each transaction that accepts keyed events writes their
- * block. Every candidate the index gives is confirmed by the key and arrival stored with the event, read back from
- * the topic (all candidates of a group in as few reads as they allow), so the index never decides alone. Each group of queued appends is one
- * Kafka transaction (events, quarantined events and publish records), committed with {@code acks=all}; futures
+ * block. Every candidate the index gives is confirmed by the key and arrival stored with the event: from this node's
+ * copy of them ({@link LocalKeys}, one local read) or, for an offset the copy does not cover yet, read back from the
+ * topic (all such candidates of a group in as few reads as they allow), so the index never decides alone. Each
+ * group of queued appends is one Kafka transaction (events, quarantined events and publish records), committed with
+ * {@code acks=all}; futures
  * complete only after the commit. A request settled by what is already committed (every entry a duplicate of an
  * event stored before the group) needs no transaction: its publish record goes through the node's plain producer and
  * it is answered once that record is acknowledged. A quarantine replay is a transaction of its own: its events appended as one
@@ -513,15 +515,20 @@ final class Sequencer {
         return stored;
     }
 
-    /** The key of each event of {@code offsets} that arrived after {@code notBefore}, read from the topic. */
+    /**
+     * The key of each event of {@code offsets} that arrived after {@code notBefore}: from this node's copy of the keys
+     * where it covers the offset, else read from the topic.
+     */
     private Map<Long, String> confirmable(TreeSet<Long> candidates, long notBefore) {
         Map<Long, String> keys = new HashMap<>();
         // A segment that straddles a trim still names trimmed offsets; their events are gone.
         java.util.NavigableSet<Long> offsets = candidates.subSet(view.trimmedThrough(), false, view.headOffset(),
                 true);
+        offsets = confirmLocally(offsets, notBefore, keys);
         if (offsets.isEmpty()) {
             return keys;
         }
+        java.util.NavigableSet<Long> remote = offsets;
         TopicPartition events = context.topics().events(view.name);
         java.util.Iterator<Long> it = offsets.iterator();
         long next = it.next();
@@ -541,7 +548,7 @@ final class Sequencer {
             try {
                 context.readers().scan(events, view.readFrom(first), view.readEnd(through), record -> {
                     long offset = Codec.longHeader(record.headers(), Codec.OFFSET);
-                    if (offsets.contains(offset)) {
+                    if (remote.contains(offset)) {
                         view.learn(offset, record.offset());
                         if (Codec.longHeader(record.headers(), Codec.AT) > notBefore) {
                             keys.put(offset, Codec.text(record.key()));
@@ -555,6 +562,36 @@ final class Sequencer {
             }
         }
         return keys;
+    }
+
+    /**
+     * Confirms from this node's copy of the stream's keys ({@link LocalKeys}) the candidates it covers, one local
+     * read each, putting the keys of those that arrived after {@code notBefore} in {@code keys}; returns the others,
+     * which are confirmed from the topic.
+     */
+    private java.util.NavigableSet<Long> confirmLocally(java.util.NavigableSet<Long> offsets, long notBefore,
+            Map<Long, String> keys) {
+        LocalKeys local = context.indexes().localKeys();
+        if (local == null || offsets.isEmpty()) {
+            return offsets;
+        }
+        TreeSet<Long> remote = new TreeSet<>();
+        for (long offset : offsets) {
+            if (!local.covers(view.name, offset)) {
+                remote.add(offset);
+                continue;
+            }
+            try {
+                LocalKeys.Found found = local.find(view.name, offset);
+                if (found != null && found.atMicros() > notBefore) {
+                    keys.put(offset, found.key());
+                }
+            } catch (java.io.IOException e) {
+                LOG.log(Level.FINE, "confirming offset " + offset + " of stream " + view.name + " from the topic", e);
+                remote.add(offset);
+            }
+        }
+        return remote;
     }
 
     /** Sends the block of the keys {@code sent} accepts, in its transaction (nothing when it accepts none). */

@@ -40,6 +40,8 @@ final class SequencerIndexes {
     private final Map<String, DedupIndex> byStream = new ConcurrentHashMap<>();
     private final Map<String, Folder> folders = new ConcurrentHashMap<>();
     private volatile boolean closed;
+    /** This node's copy of its streams' keys, which confirms candidates without reading the topic; or null. */
+    private final LocalKeys localKeys;
 
     /** Who uses a stream's folder on this node: its sequencer's index, or a standby run, never both. */
     private static final class Folder {
@@ -55,6 +57,12 @@ final class SequencerIndexes {
     }
 
     SequencerIndexes(Path directory, DedupIndex.Settings settings, SegmentListener listener, Clock clock) {
+        this(directory, settings, listener, clock, null);
+    }
+
+    SequencerIndexes(Path directory, DedupIndex.Settings settings, SegmentListener listener, Clock clock,
+            LocalKeys localKeys) {
+        this.localKeys = localKeys;
         this.directory = directory;
         this.settings = settings;
         this.listener = listener;
@@ -153,6 +161,11 @@ final class SequencerIndexes {
     Throwable sealFailure(String stream) {
         DedupIndex index = byStream.get(stream);
         return index == null ? null : index.sealFailure();
+    }
+
+    /** This node's copy of its streams' keys ({@link LocalKeys}), or null when it keeps none. */
+    LocalKeys localKeys() {
+        return localKeys;
     }
 
     /** The start of the stream's deduplication window now. */

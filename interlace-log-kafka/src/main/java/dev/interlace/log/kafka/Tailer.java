@@ -29,6 +29,8 @@ final class Tailer implements AutoCloseable {
 
     private final KafkaConsumer<byte[], byte[]> consumer;
     private final Consumer<ConsumerRecord<byte[], byte[]>> sink;
+    /** Runs after the records of each poll went to {@link #sink}. */
+    private final Runnable afterPoll;
     private final Set<TopicPartition> wanted = ConcurrentHashMap.newKeySet();
     private final Map<TopicPartition, Long> positions = new ConcurrentHashMap<>();
     private final Thread thread;
@@ -39,6 +41,11 @@ final class Tailer implements AutoCloseable {
     private final Answers fetches;
 
     Tailer(String bootstrap, String clientId, Consumer<ConsumerRecord<byte[], byte[]>> sink) {
+        this(bootstrap, clientId, sink, () -> { });
+    }
+
+    Tailer(String bootstrap, String clientId, Consumer<ConsumerRecord<byte[], byte[]>> sink, Runnable afterPoll) {
+        this.afterPoll = afterPoll;
         Properties properties = new Properties();
         properties.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         properties.put(ConsumerConfig.CLIENT_ID_CONFIG, clientId);
@@ -72,23 +79,42 @@ final class Tailer implements AutoCloseable {
         return fetches.silentNanos();
     }
 
-    /** Waits until every partition of {@code ends} has been read up to its end offset. */
+    /**
+     * Waits until every partition of {@code ends} has been read up to its end offset, failing once the reads have made
+     * no progress for {@code timeout}: a node catching up with hundreds of millions of events may take longer than
+     * that as a whole.
+     */
     void awaitCaughtUp(Map<TopicPartition, Long> ends, Duration timeout) throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
+        long progress = progress(ends);
         synchronized (positions) {
             while (!caughtUp(ends)) {
+                long now = progress(ends);
+                if (now > progress) {
+                    progress = now;
+                    deadline = System.nanoTime() + timeout.toNanos();
+                }
                 if (failure != null) {
                     throw new LogUnavailableException("the log cannot read its topics: " + failure.getMessage(),
                             failure);
                 }
                 long remaining = deadline - System.nanoTime();
                 if (remaining <= 0) {
-                    throw new LogUnavailableException("the log did not read its topics up to " + ends + " within "
-                            + timeout.toSeconds() + " s (read up to " + positions + ")");
+                    throw new LogUnavailableException("the log did not read its topics up to " + ends + ": no"
+                            + " progress for " + timeout.toSeconds() + " s (read up to " + positions + ")");
                 }
                 positions.wait(Math.max(1, remaining / 1_000_000));
             }
         }
+    }
+
+    /** How far the partitions of {@code ends} have been read, summed. */
+    private long progress(Map<TopicPartition, Long> ends) {
+        long sum = 0;
+        for (TopicPartition partition : ends.keySet()) {
+            sum += positions.getOrDefault(partition, 0L);
+        }
+        return sum;
     }
 
     private boolean caughtUp(Map<TopicPartition, Long> ends) {
@@ -119,6 +145,7 @@ final class Tailer implements AutoCloseable {
                     for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(200))) {
                         sink.accept(record);
                     }
+                    afterPoll.run();
                     fetches.observe();
                     for (TopicPartition partition : consumer.assignment()) {
                         positions.put(partition, consumer.position(partition, Duration.ofSeconds(10)));

@@ -33,8 +33,10 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * (big transactions, not through HTTP), then measures
  * <ul>
  *   <li>what a node that only follows the stream holds;</li>
- *   <li>the first takeover, by a node that never held the stream (its index built from every key block), from the
- *       log's opening to the first publish answered, and its sequencer's heap per key;</li>
+ *   <li>the first takeover, by a node that never held the stream (its index built from every key block, starting
+ *       while it catches up with the events), from the log's opening to the first publish answered, and its
+ *       sequencer's heap per key;</li>
+ *   <li>the whole index built from the key blocks into an empty directory: such a takeover's worst case;</li>
  *   <li>a second node that may sequence the stream: how long its standby segments take, its heap, and its takeover
  *       once the holder leaves, to the first publish answered;</li>
  *   <li>publishes of new keys against retries of keys stored long ago on the new holder (p50 and p99).</li>
@@ -97,6 +99,7 @@ public final class TakeoverBenchmark {
                     seconds(opened), first.getClass().getSimpleName());
             waitForSeals();
             heap("  its sequencer", holder, heapAfterGc() - heapBefore, keys);
+            buildFromKeyBlocks(cluster, prefix, work.resolve("rebuild"), keys);
 
             long standbyBefore = heapAfterGc();
             try (KafkaStreamLog standby = open(cluster, prefix, work.resolve("b"), true)) {
@@ -121,6 +124,31 @@ public final class TakeoverBenchmark {
             } finally {
                 holder.close();
             }
+        }
+    }
+
+    /**
+     * The whole index built from the key blocks into an empty directory, as a node that never followed the stream
+     * builds it when its takeover comes before its standby run has sealed anything (the worst case).
+     */
+    private static void buildFromKeyBlocks(KafkaCluster cluster, String prefix, Path directory, long keys)
+            throws Exception {
+        KafkaLogSettings settings = new KafkaLogSettings(cluster.bootstrap(), prefix, 1, 1, "http://rebuild",
+                Duration.ofSeconds(6), Duration.ofSeconds(30), false, directory);
+        var background = DedupIndex.backgroundThreads();
+        try (org.apache.kafka.clients.admin.Admin admin = Topics.connect(settings, "rebuild-admin");
+                Readers readers = new Readers(cluster.bootstrap(), "rebuild-reader")) {
+            StreamView view = new StreamView(STREAM, 0);
+            KeyBlockTopic blocks = new KeyBlockTopic(view, new Topics(admin, prefix, 1, 1), readers);
+            long started = System.nanoTime();
+            try (DedupIndex index = DedupIndex.open(directory, blocks, 0, keys, () -> Long.MIN_VALUE,
+                    DedupIndex.Settings.DEFAULTS, background, dev.interlace.runtime.dedup.SegmentListener.NONE)) {
+                System.out.printf(Locale.ROOT, "the whole index built from the key blocks into an empty directory"
+                        + " (a takeover before any standby run): %.2f s, %,d keys in %d segments%n",
+                        seconds(started), index.keys(), index.segmentCount());
+            }
+        } finally {
+            background.shutdown();
         }
     }
 

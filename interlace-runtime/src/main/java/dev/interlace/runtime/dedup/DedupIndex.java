@@ -54,12 +54,15 @@ public final class DedupIndex implements Closeable {
      * back, space freed) is recovered from in the process instead of always ending it.
      */
     private static final long RETRY_SEAL_NANOS = TimeUnit.SECONDS.toNanos(1);
+    /** How many tables of keys an opening seals at once (see {@link Builder}). */
+    private static final int BUILD_WRITERS = 2;
     /** How many keys a merge writes between two looks at whether it is cancelled. */
     private static final long CANCEL_CHECK_KEYS = 1 << 16;
 
     /**
      * @param recentKeys how many keys the index keeps in memory before sealing them into a segment: the heap bound
-     *     (about 21 bytes a key, twice that while a seal runs) and the size of the smallest segments
+     *     (about 21 bytes a key, twice that while a seal runs; an opening or a standby run that seals a backlog holds
+     *     up to three tables of 16-32 bytes a key) and the size of the smallest segments
      * @param fanIn how many segments of similar size are merged into one
      */
     public record Settings(int recentKeys, int fanIn) {
@@ -242,21 +245,21 @@ public final class DedupIndex implements Closeable {
 
     /** Seals the keys after the last segment into segments of a whole recent table each; drops the rest. */
     private void sealWholeTables(BooleanSupplier cancelled) throws IOException {
-        Collected collected = new Collected();
-        long[] chunkAfter = {sealedThrough};
-        source.scan(sealedThrough, windowStart.getAsLong(), (lastOffset, newest, keys) -> {
-            if (cancelled.getAsBoolean()) {
-                return false;
-            }
-            collected.addGroup(keys, chunkAfter[0], Long.MAX_VALUE, newest);
-            if (collected.count >= settings.recentKeys()) {
-                segments.add(collected.write(chunkAfter[0], lastOffset));
-                chunkAfter[0] = lastOffset;
-                sealedThrough = lastOffset;
-                collected.clear();
-            }
-            return true;
-        });
+        try (Builder builder = new Builder()) {
+            long[] chunkAfter = {sealedThrough};
+            source.scan(sealedThrough, windowStart.getAsLong(), (lastOffset, newest, keys) -> {
+                if (cancelled.getAsBoolean()) {
+                    return false;
+                }
+                builder.filling.addGroup(keys, chunkAfter[0], Long.MAX_VALUE, newest);
+                if (builder.filling.count >= settings.recentKeys()) {
+                    builder.seal(chunkAfter[0], lastOffset);
+                    chunkAfter[0] = lastOffset;
+                }
+                return true;
+            });
+            builder.finish();
+        }
     }
 
     /** Runs every merge that is due, one after another on the calling thread, until none is or it is cancelled. */
@@ -282,20 +285,102 @@ public final class DedupIndex implements Closeable {
         if (head <= after) {
             return;
         }
-        Collected collected = new Collected();
-        long[] chunkAfter = {after};
-        source.scan(after, windowStart.getAsLong(), (lastOffset, newest, keys) -> {
-            collected.addGroup(keys, chunkAfter[0], Long.MAX_VALUE, newest);
-            if (seal && collected.count >= settings.recentKeys()) {
-                segments.add(collected.write(chunkAfter[0], lastOffset));
-                chunkAfter[0] = lastOffset;
-                sealedThrough = lastOffset;
-                collected.clear();
+        try (Builder builder = new Builder()) {
+            long[] chunkAfter = {after};
+            source.scan(after, windowStart.getAsLong(), (lastOffset, newest, keys) -> {
+                builder.filling.addGroup(keys, chunkAfter[0], Long.MAX_VALUE, newest);
+                if (seal && builder.filling.count >= settings.recentKeys()) {
+                    builder.seal(chunkAfter[0], lastOffset);
+                    chunkAfter[0] = lastOffset;
+                }
+                return true;
+            });
+            builder.finish();
+            Collected collected = builder.filling;
+            for (int i = 0; i < collected.count; i++) {
+                recent.add(collected.hashes[i], collected.offsets[i]);
             }
-            return true;
-        });
-        for (int i = 0; i < collected.count; i++) {
-            recent.add(collected.hashes[i], collected.offsets[i]);
+        }
+    }
+
+    /**
+     * Seals whole tables of keys read from the source into segments on {@value #BUILD_WRITERS} threads of its own
+     * while the caller goes on reading: sorting, writing and syncing a table took three times as long as reading its
+     * keys. Segments are put in use in offset order, each once it is durable; at most {@value #BUILD_WRITERS} tables
+     * are being written besides the one filling. Closing it waits for the tables under way.
+     */
+    private final class Builder implements Closeable {
+
+        private record Pending(java.util.concurrent.Future<SegmentFile> segment, long through, Collected table) {}
+
+        private final java.util.ArrayDeque<Pending> pending = new java.util.ArrayDeque<>();
+        private final java.util.ArrayDeque<Collected> spare = new java.util.ArrayDeque<>();
+        private ExecutorService writers;
+        Collected filling = new Collected();
+
+        /** Hands the filling table, the keys of {@code (after, through]}, to a writer. */
+        void seal(long after, long through) throws IOException {
+            if (pending.size() == BUILD_WRITERS) {
+                awaitOldest();
+            }
+            if (writers == null) {
+                AtomicInteger number = new AtomicInteger();
+                writers = java.util.concurrent.Executors.newFixedThreadPool(BUILD_WRITERS, runnable -> {
+                    Thread thread = new Thread(runnable, "interlace-dedup-build-" + number.incrementAndGet());
+                    thread.setDaemon(true);
+                    return thread;
+                });
+            }
+            Collected full = filling;
+            pending.add(new Pending(writers.submit(() -> full.write(after, through)), through, full));
+            filling = spare.isEmpty() ? new Collected() : spare.poll();
+        }
+
+        /** Waits for every table under way and puts its segment in use. */
+        void finish() throws IOException {
+            while (!pending.isEmpty()) {
+                awaitOldest();
+            }
+        }
+
+        private void awaitOldest() throws IOException {
+            Pending oldest = pending.poll();
+            SegmentFile segment;
+            try {
+                segment = oldest.segment().get();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new java.io.InterruptedIOException("interrupted while sealing deduplication keys");
+            } catch (java.util.concurrent.ExecutionException e) {
+                if (e.getCause() instanceof IOException io) {
+                    throw io;
+                }
+                throw new IllegalStateException("sealing deduplication keys failed: " + e.getCause(), e.getCause());
+            }
+            segments.add(segment);
+            sealedThrough = oldest.through();
+            oldest.table().clear();
+            spare.add(oldest.table());
+        }
+
+        @Override
+        public void close() throws IOException {
+            try {
+                finish(); // after a failure: the tables written in time are complete segments, closed with the index
+            } finally {
+                while (!pending.isEmpty()) { // after a failed one: let the others end, closing what they wrote
+                    try {
+                        closeQuietly(pending.poll().segment().get());
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    } catch (java.util.concurrent.ExecutionException e) {
+                        LOG.log(Level.FINE, "sealing deduplication keys into " + directory + " failed", e);
+                    }
+                }
+                if (writers != null) {
+                    writers.shutdown();
+                }
+            }
         }
     }
 

@@ -1,0 +1,136 @@
+package dev.interlace.log.kafka;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.interlace.log.kafka.testing.KafkaCluster;
+import dev.interlace.runtime.dedup.DedupIndex;
+import dev.interlace.runtime.log.AppendRequest;
+import dev.interlace.runtime.log.AppendResult;
+import dev.interlace.runtime.log.LogSettings;
+import dev.interlace.runtime.log.Watermarks;
+import dev.interlace.runtime.stream.Column;
+import dev.interlace.runtime.stream.ColumnType;
+import dev.interlace.runtime.stream.StreamDescriptor;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.admin.RecordsToDelete;
+import org.apache.kafka.common.TopicPartition;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The sequencer confirms a deduplication candidate from its node's own copy of the events' keys, not by reading the
+ * topic: once the stream's events are deleted from their topic behind the log's back, a retry of each stored key is
+ * still answered {@code deduplicated} with its original offset (confirming from the topic would find no event and
+ * accept the retry as new), and a new key is still accepted.
+ */
+class LocalConfirmationTest {
+
+    private static final StreamDescriptor ORDERS = StreamDescriptor.builder("orders")
+            .column(Column.of("id", ColumnType.STRING, true)).idempotencyKey("id").schemaVersion("v1")
+            .declaredBy(LocalConfirmationTest.class.getName())
+            .decoder(parser -> {
+                throw new UnsupportedOperationException("a log never decodes");
+            }).build();
+    private static final Watermarks EVERYTHING_FLUSHED = new Watermarks() {
+        @Override
+        public long events(String stream) {
+            return Long.MAX_VALUE / 4;
+        }
+
+        @Override
+        public long quarantine(String stream) {
+            return Long.MAX_VALUE / 4;
+        }
+    };
+    private static final int STORED = 60;
+
+    @TempDir
+    Path directory;
+
+    private final String prefix = "local-" + UUID.randomUUID().toString().substring(0, 8) + ".";
+
+    @Test
+    void aRetryIsConfirmedFromTheNodesOwnCopyOfTheKeysWhenTheTopicNoLongerHasItsEvent() throws Exception {
+        try (KafkaStreamLog log = open()) {
+            log.register(ORDERS);
+            assertThat(entry(appendUntilServed(log, "order-1")).offset()).isEqualTo(1);
+            for (int i = 2; i <= STORED; i++) {
+                AppendResult.EntryResult entry = entry(log.append(request("order-" + i)).get(30, TimeUnit.SECONDS));
+                assertThat(entry.status()).isEqualTo(AppendResult.Status.ACCEPTED);
+                assertThat(entry.offset()).isEqualTo(i);
+            }
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (log.localKeysThrough("orders") < STORED && System.nanoTime() < deadline) {
+                Thread.sleep(20); // the node's tailer copies the keys as it reads the events
+            }
+            assertThat(log.localKeysThrough("orders")).as("the node has copied every key").isEqualTo(STORED);
+            deleteEveryEventFromTheTopic();
+
+            assertThat(log.dedupStats("orders").orElseThrow().segments()).as("old keys are in sealed segments")
+                    .isPositive();
+            for (int i = 1; i <= STORED; i++) {
+                AppendResult.EntryResult entry = entry(log.append(request("order-" + i)).get(30, TimeUnit.SECONDS));
+                assertThat(entry.status()).as("order-%d again", i).isEqualTo(AppendResult.Status.DUPLICATE);
+                assertThat(entry.offset()).as("order-%d again", i).isEqualTo(i);
+            }
+            AppendResult.EntryResult fresh = entry(log.append(request("order-new")).get(30, TimeUnit.SECONDS));
+            assertThat(fresh.status()).isEqualTo(AppendResult.Status.ACCEPTED);
+            assertThat(fresh.offset()).isEqualTo(STORED + 1);
+        }
+    }
+
+    private void deleteEveryEventFromTheTopic() throws Exception {
+        TopicPartition events = new Topics(null, prefix, 1, 1).events("orders");
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
+                KafkaCluster.shared().bootstrap()))) {
+            long end = admin.listOffsets(Map.of(events, OffsetSpec.latest())).partitionResult(events)
+                    .get(30, TimeUnit.SECONDS).offset();
+            admin.deleteRecords(Map.of(events, RecordsToDelete.beforeOffset(end))).all().get(30, TimeUnit.SECONDS);
+            assertThat(admin.listOffsets(Map.of(events, OffsetSpec.earliest())).partitionResult(events)
+                    .get(30, TimeUnit.SECONDS).offset()).as("the topic keeps no event").isEqualTo(end);
+        }
+    }
+
+    private KafkaStreamLog open() {
+        return new KafkaStreamLog(new KafkaLogSettings(KafkaCluster.shared().bootstrap(), prefix, 1, 1,
+                "http://node.test", Duration.ofSeconds(6), Duration.ofSeconds(20), true, directory.resolve("node")),
+                LogSettings.defaults(100_000).withDedup(new DedupIndex.Settings(8, 2)), EVERYTHING_FLUSHED,
+                Clock.systemUTC());
+    }
+
+    private static AppendResult.EntryResult entry(AppendResult result) {
+        assertThat(result).isInstanceOf(AppendResult.Committed.class);
+        return ((AppendResult.Committed) result).entries().get(0);
+    }
+
+    private static AppendResult appendUntilServed(KafkaStreamLog log, String key) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (true) {
+            try {
+                return log.append(request(key)).get(30, TimeUnit.SECONDS);
+            } catch (ExecutionException e) {
+                if (System.nanoTime() > deadline) {
+                    throw e;
+                }
+                Thread.sleep(50);
+            }
+        }
+    }
+
+    private static AppendRequest request(String key) {
+        return new AppendRequest("orders", "req-" + UUID.randomUUID(), System.currentTimeMillis() * 1_000, "v1",
+                List.of(new AppendRequest.Event(("{\"id\":\"" + key + "\"}").getBytes(StandardCharsets.UTF_8),
+                        key)));
+    }
+}
