@@ -99,10 +99,22 @@ class StreamedPagesTest {
                     .timeout(Duration.ofSeconds(30)).GET().build(), HttpResponse.BodyHandlers.ofString());
             assertThat(live.statusCode()).isEqualTo(200);
 
-            // Now every reader reads its answer: each is the whole page, the events as they were sent.
+            // Now every reader reads its answer: each is the whole page (a page that the budget could not hold whole
+            // would have ended early), the events as they were sent, and it came chunked.
+            List<JsonNode> pages = new ArrayList<>();
+            List<Integer> counts = new ArrayList<>();
+            List<Boolean> chunked = new ArrayList<>();
             for (Socket reader : readers) {
-                JsonNode page = TestServer.JSON.readTree(chunkedBody(reader.getInputStream()));
-                assertThat(page.get("count").asInt()).isEqualTo(EVENTS);
+                Answer answer = read(reader.getInputStream());
+                JsonNode page = TestServer.JSON.readTree(answer.body());
+                pages.add(page);
+                counts.add(page.get("count").asInt());
+                chunked.add(answer.chunked());
+            }
+            System.out.println("events per page: " + counts);
+            assertThat(counts).containsOnly(EVENTS);
+            assertThat(chunked).containsOnly(true);
+            for (JsonNode page : pages) {
                 assertThat(page.get("next_after").asLong()).isEqualTo(EVENTS);
                 assertThat(page.get("request_id").asText()).isNotEmpty();
                 for (int i = 0; i < EVENTS; i++) {
@@ -132,19 +144,28 @@ class StreamedPagesTest {
         return line.toString(StandardCharsets.ISO_8859_1);
     }
 
-    /** The rest of the head (the status line was read), then the body: chunked, ending with its last chunk. */
-    private static String chunkedBody(InputStream in) throws IOException {
+    /** An answer's body, and whether it came chunked. */
+    private record Answer(String body, boolean chunked) {}
+
+    /** The rest of the head (the status line was read), then the body: chunked, ending with its last chunk, or not. */
+    private static Answer read(InputStream in) throws IOException {
         boolean chunked = false;
+        int length = -1;
         for (String header = line(in); !header.isEmpty(); header = line(in)) {
             chunked |= header.equalsIgnoreCase("Transfer-Encoding: chunked");
+            if (header.toLowerCase(java.util.Locale.ROOT).startsWith("content-length:")) {
+                length = Integer.parseInt(header.substring("content-length:".length()).trim());
+            }
         }
-        assertThat(chunked).as("Transfer-Encoding: chunked").isTrue();
+        if (!chunked) {
+            return new Answer(new String(in.readNBytes(length), StandardCharsets.UTF_8), false);
+        }
         ByteArrayOutputStream body = new ByteArrayOutputStream();
         while (true) {
             int size = Integer.parseInt(line(in).trim(), 16);
             if (size == 0) {
                 assertThat(line(in)).isEmpty();
-                return body.toString(StandardCharsets.UTF_8);
+                return new Answer(body.toString(StandardCharsets.UTF_8), true);
             }
             body.write(in.readNBytes(size));
             assertThat(line(in)).isEmpty();
