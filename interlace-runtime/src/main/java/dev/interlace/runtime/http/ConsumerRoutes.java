@@ -183,8 +183,8 @@ final class ConsumerRoutes implements RouteSet {
     private HttpAnswer page(HttpRequest request, String stream, long after, int limit, List<LogEntry> first,
             AnswerBudget budget, String requestId) {
         int[] count = {first.size()};
-        long[] bytes = {payloadBytes(first)};
-        StreamedPage.Batches batches = (last, next) -> {
+        long[] bytes = {StreamedPage.payloadBytes(first, StreamedPage.LOG_ENTRIES)};
+        StreamedPage.Batches<LogEntry> batches = (last, next) -> {
             if (count[0] >= limit || bytes[0] >= ListQuery.PAGE_BYTES) {
                 return List.of();
             }
@@ -198,12 +198,12 @@ final class ConsumerRoutes implements RouteSet {
                 }
             });
             count[0] += entries.size();
-            bytes[0] += payloadBytes(entries);
+            bytes[0] += StreamedPage.payloadBytes(entries, StreamedPage.LOG_ENTRIES);
             return entries;
         };
         boolean firstIsAll = bytes[0] < StreamedPage.BATCH_BYTES || count[0] >= limit;
-        return new StreamedPage(request, HttpResponses.JSON.createObjectNode(), "events", first, firstIsAll, budget,
-                batches,
+        return new StreamedPage<>(request, HttpResponses.JSON.createObjectNode(), "events", StreamedPage.LOG_ENTRIES,
+                first, firstIsAll, budget, batches,
                 (written, last) -> {
                     StreamHead now = log.heads().get(stream);
                     ObjectNode body = HttpResponses.JSON.createObjectNode();
@@ -217,14 +217,6 @@ final class ConsumerRoutes implements RouteSet {
                     body.put("completeness", "store");
                     return body;
                 }, workers.executor()).answer();
-    }
-
-    static long payloadBytes(List<LogEntry> entries) {
-        long bytes = 0;
-        for (LogEntry entry : entries) {
-            bytes += entry.payload().length;
-        }
-        return bytes;
     }
 
     private HttpAnswer consumers(HttpRequest request, List<String> path, String requestId) throws IOException {

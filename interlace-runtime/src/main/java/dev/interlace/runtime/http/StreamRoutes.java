@@ -94,7 +94,7 @@ final class StreamRoutes implements RouteSet {
         long oldest = head == null ? 1 : Math.max(head.earliest(), newest - RECENT_EVENTS + 1);
         long[] bytes = {0};
         boolean[] all = {false};
-        StreamedPage.Batches batches = (last, budget) -> {
+        StreamedPage.Batches<LogEntry> batches = (last, budget) -> {
             List<LogEntry> batch = new ArrayList<>();
             long batchBytes = 0;
             long offset = last == null ? newest : last.offset() - 1;
@@ -132,9 +132,10 @@ final class StreamRoutes implements RouteSet {
             throw AnswerBudget.overloaded("the recent events of " + name, requestId);
         }
         String recentUnavailable = unavailable;
-        StreamedPage.Batches rest = (last, next) -> pageSlots.run("read the recent events of " + name, requestId,
+        StreamedPage.Batches<LogEntry> rest = (last, next) -> pageSlots.run("read the recent events of " + name, requestId,
                 () -> batches.next(last, next));
-        return new StreamedPage(request, describe(name, head), "recent", first, all[0] || recentUnavailable != null,
+        return new StreamedPage<>(request, describe(name, head), "recent", StreamedPage.LOG_ENTRIES, first,
+                all[0] || recentUnavailable != null,
                 budget,
                 recentUnavailable == null ? rest : (last, next) -> List.of(),
                 (count, last) -> HttpResponses.JSON.createObjectNode().put("recent_unavailable", recentUnavailable),

@@ -15,7 +15,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 
 /**
- * A JSON answer holding an array of stored events, written part by part: the fields before the array, the events
+ * A JSON answer holding an array of stored events ({@code T}: log entries, quarantined entries), written part by part: the fields before the array, the events
  * batch by batch as they are read from the log, then the fields after it. Only one batch is held at a time — its
  * payloads ({@link InflightBytes#STREAMED_COPIES}) and the part being written ({@link HttpAnswer.Part#MAX_BYTES}),
  * reserved before the batch is read and given back once its last part is written to the socket — so a page of many
@@ -26,31 +26,44 @@ import java.util.concurrent.Executor;
  * array ends there and the fields after it say so (a page's {@code next_after} says where to go on), as a page built
  * whole ended early. A batch that cannot be read at all fails the answer, which the transport then cuts.
  */
-final class StreamedPage implements HttpAnswer.Parts {
+final class StreamedPage<T> implements HttpAnswer.Parts {
 
     /** Stored bytes one batch holds (it always holds one event, however large). */
     static final long BATCH_BYTES = 1L << 20;
 
     /** Reads the batch after the last event written; empty at the end of the page (or when refused). */
     @FunctionalInterface
-    interface Batches {
-        List<LogEntry> next(LogEntry last, AnswerBudget budget) throws IOException, InterruptedException;
+    interface Batches<T> {
+        List<T> next(T last, AnswerBudget budget) throws IOException, InterruptedException;
     }
 
     /** The fields after the array, given how many events were written and the last of them (null for none). */
     @FunctionalInterface
-    interface Closing {
-        ObjectNode fields(int count, LogEntry last);
+    interface Closing<T> {
+        ObjectNode fields(int count, T last);
+    }
+
+    /**
+     * How an event is written: the fields before its stored payload, which is written as it is under {@code event},
+     * and the fields after it.
+     */
+    interface Item<T> {
+        ObjectNode before(T item);
+
+        byte[] payload(T item);
+
+        ObjectNode after(T item);
     }
 
     private final HttpRequest request;
-    private final Batches batches;
-    private final Closing closing;
+    private final Batches<T> batches;
+    private final Closing<T> closing;
+    private final Item<T> items;
     private final Executor executor;
     private final ArrayDeque<ByteBuffer> pending = new ArrayDeque<>();
     private String requestId;
     private long batchReserved;
-    private LogEntry last;
+    private T last;
     private int count;
     /** The last batch was read: what is pending is the last of the events. */
     private boolean arrayEnded;
@@ -63,9 +76,10 @@ final class StreamedPage implements HttpAnswer.Parts {
      * @param firstIsAll whether the first batch is the whole page (it did not reach {@link #BATCH_BYTES}): the answer
      *     is then sent whole, with a {@code Content-Length}
      */
-    StreamedPage(HttpRequest request, ObjectNode opening, String arrayName, List<LogEntry> first, boolean firstIsAll,
-            AnswerBudget budget, Batches batches, Closing closing, Executor executor) {
+    StreamedPage(HttpRequest request, ObjectNode opening, String arrayName, Item<T> items, List<T> first,
+            boolean firstIsAll, AnswerBudget budget, Batches<T> batches, Closing<T> closing, Executor executor) {
         this.request = request;
+        this.items = items;
         this.batches = batches;
         this.closing = closing;
         this.executor = executor;
@@ -110,7 +124,7 @@ final class StreamedPage implements HttpAnswer.Parts {
         }
         return CompletableFuture.supplyAsync(() -> {
             AnswerBudget budget = new AnswerBudget(request, InflightBytes.STREAMED_COPIES);
-            List<LogEntry> batch = List.of();
+            List<T> batch = List.of();
             if (request.reserve(HttpAnswer.Part.MAX_BYTES)) {
                 try {
                     batch = batches.next(last, budget);
@@ -168,19 +182,21 @@ final class StreamedPage implements HttpAnswer.Parts {
     }
 
     /** Queues a batch's events as JSON; an empty batch ends the array and queues the closing fields. */
-    private void render(List<LogEntry> batch) {
+    private void render(List<T> batch) {
         if (closed) {
             return;
         }
-        for (LogEntry entry : batch) {
-            String item = (count == 0 ? "" : ",") + "{\"offset\":" + entry.offset() + ",\"request_id\":"
-                    + quoted(entry.requestId()) + ",\"ingested_at\":"
-                    + quoted(HttpResponses.time(entry.ingestedAtMicros())) + ",\"event\":";
-            pending.add(ByteBuffer.wrap(item.getBytes(StandardCharsets.UTF_8)));
-            byte[] payload = entry.payload();
-            pending.add(ByteBuffer.wrap(StoredJson.isOneJsonValue(payload) ? payload
-                    : write(StoredJson.value(payload)).getBytes(StandardCharsets.UTF_8)));
-            pending.add(ByteBuffer.wrap(new byte[] {'}'}));
+        for (T entry : batch) {
+            String before = write(items.before(entry));
+            String opening = (count == 0 ? "" : ",")
+                    + (before.length() <= 2 ? "{" : before.substring(0, before.length() - 1) + ",") + "\"event\":";
+            pending.add(ByteBuffer.wrap(opening.getBytes(StandardCharsets.UTF_8)));
+            byte[] payload = items.payload(entry);
+            pending.add(ByteBuffer.wrap(payload != null && StoredJson.isOneJsonValue(payload) ? payload
+                    : write(payload == null ? null : StoredJson.value(payload)).getBytes(StandardCharsets.UTF_8)));
+            String after = write(items.after(entry));
+            pending.add(ByteBuffer.wrap((after.length() <= 2 ? "}" : "," + after.substring(1))
+                    .getBytes(StandardCharsets.UTF_8)));
             count++;
             last = entry;
         }
@@ -201,9 +217,35 @@ final class StreamedPage implements HttpAnswer.Parts {
         pending.add(ByteBuffer.wrap(close.getBytes(StandardCharsets.UTF_8)));
     }
 
-    private static String quoted(String text) {
-        return write(HttpResponses.JSON.getNodeFactory().textNode(text));
+    /** Stored bytes that {@code entries} carry. */
+    static <T> long payloadBytes(List<T> entries, Item<T> items) {
+        long bytes = 0;
+        for (T entry : entries) {
+            byte[] payload = items.payload(entry);
+            bytes += payload == null ? 0 : payload.length;
+        }
+        return bytes;
     }
+
+    /** Log entries as pages show them: offset, request id and arrival, then the event. */
+    static final Item<LogEntry> LOG_ENTRIES = new Item<>() {
+        @Override
+        public ObjectNode before(LogEntry entry) {
+            return HttpResponses.JSON.createObjectNode().put("offset", entry.offset())
+                    .put("request_id", entry.requestId())
+                    .put("ingested_at", HttpResponses.time(entry.ingestedAtMicros()));
+        }
+
+        @Override
+        public byte[] payload(LogEntry entry) {
+            return entry.payload();
+        }
+
+        @Override
+        public ObjectNode after(LogEntry entry) {
+            return HttpResponses.JSON.createObjectNode();
+        }
+    };
 
     private static String write(Object node) {
         try {
