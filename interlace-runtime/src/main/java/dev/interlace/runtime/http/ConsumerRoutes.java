@@ -201,7 +201,7 @@ final class ConsumerRoutes implements RouteSet {
             bytes[0] += StreamedPage.payloadBytes(entries, StreamedPage.LOG_ENTRIES);
             return entries;
         };
-        boolean firstIsAll = bytes[0] < StreamedPage.BATCH_BYTES || count[0] >= limit;
+        boolean firstIsAll = bytes[0] < StreamedPage.BATCH_BYTES; // the read ended before a batch's bytes
         return new StreamedPage<>(request, HttpResponses.JSON.createObjectNode(), "events", StreamedPage.LOG_ENTRIES,
                 first, firstIsAll, budget, batches,
                 (written, last) -> {

@@ -91,7 +91,7 @@ final class QuarantineRoutes implements RouteSet {
             bytes[0] += StreamedPage.payloadBytes(entries, ENTRIES);
             return entries;
         };
-        boolean firstIsAll = bytes[0] < StreamedPage.BATCH_BYTES || count[0] >= limit;
+        boolean firstIsAll = bytes[0] < StreamedPage.BATCH_BYTES; // the read ended before a batch's bytes
         return new StreamedPage<>(request, HttpResponses.JSON.createObjectNode(), "items", ENTRIES, first, firstIsAll,
                 budget, batches, (written, last) -> {
                     ObjectNode body = HttpResponses.JSON.createObjectNode();
@@ -133,6 +133,12 @@ final class QuarantineRoutes implements RouteSet {
                 item.put("replayed_at", HttpResponses.time(entry.replay().atMicros()));
             }
             return item;
+        }
+
+        @Override
+        public QuarantineEntry withoutPayload(QuarantineEntry entry) {
+            return new QuarantineEntry(entry.stream(), entry.seq(), entry.requestId(), entry.ingestedAtMicros(),
+                    entry.schemaVersion(), null, null, entry.replay());
         }
     };
 

@@ -134,8 +134,10 @@ final class StreamRoutes implements RouteSet {
         String recentUnavailable = unavailable;
         StreamedPage.Batches<LogEntry> rest = (last, next) -> pageSlots.run("read the recent events of " + name, requestId,
                 () -> batches.next(last, next));
+        boolean firstIsAll = recentUnavailable != null
+                || all[0] && StreamedPage.payloadBytes(first, StreamedPage.LOG_ENTRIES) < StreamedPage.BATCH_BYTES;
         return new StreamedPage<>(request, describe(name, head), "recent", StreamedPage.LOG_ENTRIES, first,
-                all[0] || recentUnavailable != null,
+                firstIsAll,
                 budget,
                 recentUnavailable == null ? rest : (last, next) -> List.of(),
                 (count, last) -> HttpResponses.JSON.createObjectNode().put("recent_unavailable", recentUnavailable),

@@ -53,6 +53,12 @@ final class StreamedPage<T> implements HttpAnswer.Parts {
         byte[] payload(T item);
 
         ObjectNode after(T item);
+
+        /**
+         * The item without its payload: what the page keeps of the last event written (where to go on from), so that
+         * a payload whose reservation was given back is not held by the page any longer.
+         */
+        T withoutPayload(T item);
     }
 
     private final HttpRequest request;
@@ -73,8 +79,9 @@ final class StreamedPage<T> implements HttpAnswer.Parts {
     /**
      * @param opening the answer's fields before the array, ending with the array's name (it is opened here)
      * @param first the first batch, read (and reserved, by {@code budget}) before the answer starts
-     * @param firstIsAll whether the first batch is the whole page (it did not reach {@link #BATCH_BYTES}): the answer
-     *     is then sent whole, with a {@code Content-Length}
+     * @param firstIsAll whether the first batch is the whole page and smaller than {@link #BATCH_BYTES}: the answer
+     *     is then sent whole, with a {@code Content-Length}, and holds the copies of an answer built whole, which are
+     *     reserved here (without refusing: they are less than three batches)
      */
     StreamedPage(HttpRequest request, ObjectNode opening, String arrayName, Item<T> items, List<T> first,
             boolean firstIsAll, AnswerBudget budget, Batches<T> batches, Closing<T> closing, Executor executor) {
@@ -92,7 +99,13 @@ final class StreamedPage<T> implements HttpAnswer.Parts {
             batchReserved += HttpAnswer.Part.MAX_BYTES;
         }
         render(first);
-        arrayEnded |= firstIsAll;
+        if (firstIsAll) {
+            long whole = payloadBytes(first, items) * (InflightBytes.ANSWER_COPIES - InflightBytes.STREAMED_COPIES);
+            if (request.reserve(whole)) {
+                batchReserved += whole;
+            }
+            arrayEnded = true;
+        }
     }
 
     /** A 200 JSON answer of this page. */
@@ -198,7 +211,7 @@ final class StreamedPage<T> implements HttpAnswer.Parts {
             pending.add(ByteBuffer.wrap((after.length() <= 2 ? "}" : "," + after.substring(1))
                     .getBytes(StandardCharsets.UTF_8)));
             count++;
-            last = entry;
+            last = items.withoutPayload(entry);
         }
         if (batch.isEmpty()) {
             arrayEnded = true;
@@ -244,6 +257,12 @@ final class StreamedPage<T> implements HttpAnswer.Parts {
         @Override
         public ObjectNode after(LogEntry entry) {
             return HttpResponses.JSON.createObjectNode();
+        }
+
+        @Override
+        public LogEntry withoutPayload(LogEntry entry) {
+            return new LogEntry(entry.stream(), entry.offset(), entry.requestId(), entry.ingestedAtMicros(),
+                    entry.schemaVersion(), null);
         }
     };
 
