@@ -180,20 +180,19 @@ public final class HttpAnswer {
         return message;
     }
 
+    /**
+     * The parts of {@code parts} in one array. What they reserved is not given back here: the body is held whole
+     * until the transport writes it and releases the request's hold.
+     */
     private static byte[] gather(Parts parts) {
         ByteArrayOutputStream whole = new ByteArrayOutputStream();
-        try {
-            for (Part part = parts.next().join(); part != null; part = parts.next().join()) {
-                for (ByteBuffer slice : part.bytes()) {
-                    ByteBuffer view = slice.duplicate();
-                    byte[] bytes = new byte[view.remaining()];
-                    view.get(bytes);
-                    whole.writeBytes(bytes);
-                }
-                part.written().run();
+        for (Part part = parts.next().join(); part != null; part = parts.next().join()) {
+            for (ByteBuffer slice : part.bytes()) {
+                ByteBuffer view = slice.duplicate();
+                byte[] bytes = new byte[view.remaining()];
+                view.get(bytes);
+                whole.writeBytes(bytes);
             }
-        } finally {
-            parts.close();
         }
         return whole.toByteArray();
     }

@@ -12,6 +12,7 @@ import io.netty.util.concurrent.Future;
 import java.nio.ByteBuffer;
 import java.nio.channels.ClosedChannelException;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.logging.Level;
@@ -63,7 +64,13 @@ final class PartWriter {
             fail(written.cause());
             return;
         }
-        parts.next().whenComplete((next, failure) -> channel.eventLoop().execute(() -> send(next, failure)));
+        CompletableFuture<HttpAnswer.Part> next;
+        try {
+            next = parts.next();
+        } catch (RuntimeException e) { // no worker takes it (the server is stopping)
+            next = CompletableFuture.failedFuture(e);
+        }
+        next.whenComplete((nextPart, failure) -> channel.eventLoop().execute(() -> send(nextPart, failure)));
     }
 
     private void send(HttpAnswer.Part part, Throwable failure) {
