@@ -154,13 +154,13 @@ class InflightBudgetTest {
     }
 
     @Test
-    void fourHundredConcurrentReadersOfANineMegabyteEventOnA256MiBHeapAreEachAnswered() throws Exception {
-        URI uri = startServer();
+    void eightHundredConcurrentReadersOfANineMegabyteEventOnA512MiBHeapAreEachAnswered() throws Exception {
+        URI uri = startServer("-Xmx512m");
         HttpResponse<String> seeded = client.send(publish(uri, "big"), HttpResponse.BodyHandlers.ofString());
         assertThat(seeded.statusCode()).as(seeded.body()).isEqualTo(200);
         List<CompletableFuture<String>> reads = new ArrayList<>();
         try (Liveness liveness = new Liveness(uri)) {
-            for (int i = 0; i < 400; i++) {
+            for (int i = 0; i < 800; i++) {
                 String path = i % 4 == 0 ? "/streams/orders" : "/streams/orders/events?after=0&limit=1";
                 reads.add(answer(client.sendAsync(HttpRequest.newBuilder(uri.resolve(path))
                         .timeout(Duration.ofSeconds(180)).GET().build(), HttpResponse.BodyHandlers.ofInputStream()),

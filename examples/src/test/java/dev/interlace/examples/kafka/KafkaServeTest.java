@@ -135,6 +135,38 @@ class KafkaServeTest {
                 + " the Interlace log needs exactly 1");
     }
 
+    @Test
+    void aPageOfEventsLargerThanABatchIsStreamedWholeFromKafka() throws Exception {
+        try (ServeNode node = ServeNode.start(directory.resolve("node"), bootstrap, prefix)) {
+            // Six events of about 300 KB: more than one batch of a streamed page (1 MiB), so it comes chunked.
+            StringBuilder events = new StringBuilder("[");
+            for (int i = 0; i < 6; i++) {
+                events.append(i == 0 ? "" : ",").append("{\"order_id\": \"big-").append(i)
+                        .append("\", \"total\": 1, \"meta\": {\"note\": \"")
+                        .append("0123456789abcdef".repeat(300_000 / 16)).append("\"}}");
+            }
+            ServeNode.Response published = node.publish("orders", events.append(']').toString());
+            assertThat(published.status()).as(node.output()).isEqualTo(200);
+
+            ServeNode.Response page = node.get("/streams/orders/events?after=0&limit=100");
+            assertThat(page.status()).as(node.output()).isEqualTo(200);
+            assertThat(page.header("Transfer-Encoding")).isEqualTo("chunked");
+            assertThat(page.body().get("count").asInt()).isEqualTo(6);
+            assertThat(page.body().get("next_after").asLong()).isEqualTo(6);
+            for (int i = 0; i < 6; i++) {
+                assertThat(page.body().get("events").get(i).get("event").get("order_id").asText())
+                        .isEqualTo("big-" + i);
+            }
+
+            ServeNode.Response stream = node.get("/streams/orders");
+            assertThat(stream.status()).isEqualTo(200);
+            assertThat(stream.body().get("recent")).hasSize(6);
+            assertThat(stream.body().get("recent").get(0).get("offset").asLong()).as("newest first").isEqualTo(6);
+            assertThat(stream.body().get("recent_unavailable").isNull()).isTrue();
+            node.stop();
+        }
+    }
+
     private static List<Long> offsets(JsonNode body) {
         List<Long> offsets = new ArrayList<>();
         body.get("results").forEach(result -> offsets.add(result.get("offset").asLong()));

@@ -12,19 +12,35 @@ import dev.interlace.runtime.log.PayloadAllowance;
 final class AnswerBudget implements PayloadAllowance {
 
     private final HttpRequest request;
+    private final int copies;
     private boolean refused;
+    private long reserved;
 
     AnswerBudget(HttpRequest request) {
+        this(request, InflightBytes.ANSWER_COPIES);
+    }
+
+    /** A budget reserving {@code copies} of each payload (fewer for a streamed answer, which holds one batch). */
+    AnswerBudget(HttpRequest request, int copies) {
         this.request = request;
+        this.copies = copies;
     }
 
     @Override
     public boolean admit(long payloadBytes) {
-        if (request.reserve(payloadBytes * InflightBytes.ANSWER_COPIES)) {
+        if (request.reserve(payloadBytes * copies)) {
+            reserved += payloadBytes * copies;
             return true;
         }
         refused = true;
         return false;
+    }
+
+    /** What was reserved since the last call, now the caller's to give back. */
+    long takeReserved() {
+        long taken = reserved;
+        reserved = 0;
+        return taken;
     }
 
     /** Whether a payload was refused: the page ended early for want of memory. */

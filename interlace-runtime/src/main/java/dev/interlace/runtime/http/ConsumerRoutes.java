@@ -12,7 +12,6 @@ import dev.interlace.runtime.flush.FlushLease;
 import dev.interlace.runtime.log.Leases;
 import dev.interlace.runtime.log.LogEntry;
 import dev.interlace.runtime.log.StreamHead;
-import dev.interlace.runtime.stream.StoredJson;
 import dev.interlace.runtime.log.ConsumerGroups;
 import dev.interlace.runtime.log.EventLog;
 import dev.interlace.runtime.ops.EpochMicros;
@@ -115,12 +114,12 @@ final class ConsumerRoutes implements RouteSet {
             body.put("earliest", head.earliest());
             throw new Refusal(HttpResponses.error(ErrorCode.TRIMMED, body));
         }
-        return poll(stream, after, limit, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(waitMillis),
-                new AnswerBudget(request), requestId);
+        return poll(request, stream, after, limit, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(waitMillis),
+                new AnswerBudget(request, InflightBytes.STREAMED_COPIES), requestId);
     }
 
-    private CompletableFuture<HttpAnswer> poll(String stream, long after, int limit, long deadlineNanos,
-            AnswerBudget budget, String requestId) {
+    private CompletableFuture<HttpAnswer> poll(HttpRequest request, String stream, long after, int limit,
+            long deadlineNanos, AnswerBudget budget, String requestId) {
         // Parked before reading, so that an append between the read and the wait still wakes it.
         CompletableFuture<Void> wake = new CompletableFuture<>();
         Set<CompletableFuture<Void>> waiting = parked.computeIfAbsent(stream, name -> ConcurrentHashMap.newKeySet());
@@ -128,9 +127,9 @@ final class ConsumerRoutes implements RouteSet {
         HttpAnswer answered;
         try {
             answered = pageSlots.render("the next events of " + stream, requestId, () -> {
-                List<LogEntry> entries = read(stream, after, limit, budget, requestId);
+                List<LogEntry> entries = read(stream, after, limit, StreamedPage.BATCH_BYTES, budget, requestId);
                 boolean answerNow = !entries.isEmpty() || deadlineNanos - System.nanoTime() <= 0 || stopping;
-                return answerNow ? page(stream, after, entries) : null;
+                return answerNow ? page(request, stream, after, limit, entries, budget, requestId) : null;
             });
         } catch (IOException e) {
             waiting.remove(wake);
@@ -146,8 +145,8 @@ final class ConsumerRoutes implements RouteSet {
         long remaining = deadlineNanos - System.nanoTime();
         wake.completeOnTimeout(null, remaining, TimeUnit.NANOSECONDS)
                 .whenComplete((ignored, failure) -> waiting.remove(wake));
-        return wake.thenComposeAsync(ignored -> poll(stream, after, limit, deadlineNanos, budget, requestId),
-                workers.executor());
+        return wake.thenComposeAsync(ignored -> poll(request, stream, after, limit, deadlineNanos, budget,
+                requestId), workers.executor());
     }
 
     /** Told by the log (on its writer thread) that {@code stream} advanced: wakes its parked long polls. */
@@ -165,9 +164,10 @@ final class ConsumerRoutes implements RouteSet {
     }
 
     /** A page within what the answer may hold: the entries that fit, or a 503 overloaded when not even one does. */
-    private List<LogEntry> read(String stream, long after, int limit, AnswerBudget budget, String requestId) {
+    private List<LogEntry> read(String stream, long after, int limit, long maxBytes, AnswerBudget budget,
+            String requestId) {
         try {
-            List<LogEntry> entries = log.read(stream, after, limit, ListQuery.PAGE_BYTES, budget);
+            List<LogEntry> entries = log.read(stream, after, limit, maxBytes, budget);
             if (entries.isEmpty() && budget.refused()) {
                 throw AnswerBudget.overloaded("the next event of " + stream, requestId);
             }
@@ -178,27 +178,47 @@ final class ConsumerRoutes implements RouteSet {
         }
     }
 
-    private HttpAnswer page(String stream, long after, List<LogEntry> entries) {
-        StreamHead now = log.heads().get(stream);
-        ObjectNode body = HttpResponses.JSON.createObjectNode();
-        ArrayNode events = body.putArray("events");
-        long next = after;
-        for (LogEntry entry : entries) {
-            ObjectNode item = events.addObject();
-            item.put("offset", entry.offset());
-            item.put("request_id", entry.requestId());
-            item.put("ingested_at", HttpResponses.time(entry.ingestedAtMicros()));
-            item.set("event", StoredJson.value(entry.payload()));
-            next = entry.offset();
-        }
-        body.put("next_after", next);
-        body.put("head", now.head());
-        body.put("earliest", now.earliest());
-        body.put("count", entries.size());
-        // Offsets are dense and nothing after `after` is trimmed (that was answered 410): the rest is all there.
-        body.put("total", Math.max(0, now.head() - after));
-        body.put("completeness", "store");
-        return HttpResponses.json(200, body);
+    /**
+     * The page whose first batch is {@code first}, streamed: the next batches are read as the reader takes the parts,
+     * up to {@code limit} events and {@link ListQuery#PAGE_BYTES} of them, as a page built whole.
+     */
+    private HttpAnswer page(HttpRequest request, String stream, long after, int limit, List<LogEntry> first,
+            AnswerBudget budget, String requestId) {
+        int[] count = {first.size()};
+        long[] bytes = {StreamedPage.payloadBytes(first, StreamedPage.LOG_ENTRIES)};
+        StreamedPage.Batches<LogEntry> batches = (last, next) -> {
+            if (count[0] >= limit || bytes[0] >= ListQuery.PAGE_BYTES) {
+                return List.of();
+            }
+            List<LogEntry> entries = pageSlots.run("read the next events of " + stream, requestId, () -> {
+                try {
+                    return log.read(stream, last.offset(), limit - count[0],
+                            Math.min(StreamedPage.BATCH_BYTES, ListQuery.PAGE_BYTES - bytes[0]), next);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new IllegalStateException("interrupted reading " + stream, e);
+                }
+            });
+            count[0] += entries.size();
+            bytes[0] += StreamedPage.payloadBytes(entries, StreamedPage.LOG_ENTRIES);
+            return entries;
+        };
+        boolean firstIsAll = bytes[0] < StreamedPage.BATCH_BYTES; // the read ended before a batch's bytes
+        return new StreamedPage<>(request, HttpResponses.JSON.createObjectNode(), "events", StreamedPage.LOG_ENTRIES,
+                first, firstIsAll, budget, batches,
+                (written, last) -> {
+                    StreamHead now = log.heads().get(stream);
+                    ObjectNode body = HttpResponses.JSON.createObjectNode();
+                    body.put("next_after", last == null ? after : last.offset());
+                    body.put("head", now.head());
+                    body.put("earliest", now.earliest());
+                    body.put("count", written);
+                    // Offsets are dense and nothing after `after` is trimmed (that was answered 410): the rest is all
+                    // there.
+                    body.put("total", Math.max(0, now.head() - after));
+                    body.put("completeness", "store");
+                    return body;
+                }, workers.executor()).answer();
     }
 
     private HttpAnswer consumers(HttpRequest request, List<String> path, String requestId) throws IOException {

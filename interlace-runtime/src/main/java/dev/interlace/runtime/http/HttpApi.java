@@ -267,7 +267,9 @@ public final class HttpApi implements HttpDispatcher {
         }
         routed.stampRequestId(requestId);
         try {
-            routed.body(); // written now, so that a body that cannot be written is a 500 rather than an empty reply
+            if (routed.parts() == null) { // a streamed body is written by the transport, as the reader takes it
+                routed.body(); // written now, so that a body that cannot be written is a 500 rather than an empty reply
+            }
         } catch (RuntimeException e) {
             LOG.log(Level.SEVERE, "request " + requestId + " (" + request.method() + " " + request.rawPath()
                     + "): the answer cannot be written", e);

@@ -8,15 +8,17 @@ import java.util.concurrent.atomic.AtomicLong;
  * Each request is bounded by its own limits; this bounds their sum, so that no mix of clients can take the heap.
  *
  * <p>A request reserves what it will hold before it holds it (a body from its {@code Content-Length}, before it is
- * read; a page entry by entry, before each payload is fetched), into its {@link Hold}, which the transport releases
- * once the request's answer is written or its connection is gone, whatever happened in between. A reservation that
+ * read; a part of a streamed page entry by entry, before each payload is fetched), into its {@link Hold}, which the
+ * transport releases once the request's answer is written or its connection is gone, whatever happened in between;
+ * a streamed answer gives back each part's bytes as soon as the part is written to the socket. A reservation that
  * does not fit is refused, never waited for: the request is answered {@code 503 overloaded} with
  * {@code Retry-After} (or a reader gets a shorter page). A request holding all that is held may reserve past the
  * budget (at once, or step by step as a gzip body or a query's rows grow), so that a request the other limits allow
  * is never refused for ever.
  *
  * <p>What is reserved is an estimate of the heap a request's bytes take, counting the copies that exist at once:
- * {@link #BODY_COPIES} for a body, {@link #ANSWER_COPIES} for an answer's payload bytes.
+ * {@link #BODY_COPIES} for a body, {@link #ANSWER_COPIES} for a whole answer's payload bytes,
+ * {@link #STREAMED_COPIES} for a streamed part's.
  */
 public final class InflightBytes {
 
@@ -30,6 +32,12 @@ public final class InflightBytes {
      * written (a growing buffer, then its final array), and the copy the network layer writes from.
      */
     public static final int ANSWER_COPIES = 3;
+    /**
+     * Copies of the stored bytes that a streamed answer's batch carries that exist at once: the payloads read from the
+     * log, which its parts wrap as they are. The network layer's copy of the part being written (at most
+     * {@link HttpAnswer.Part#MAX_BYTES}) is reserved besides, once per batch.
+     */
+    public static final int STREAMED_COPIES = 1;
 
     /** No budget: every reservation is granted (requests built by hand, benchmarks' transports). */
     public static final InflightBytes UNLIMITED = new InflightBytes(Long.MAX_VALUE);
@@ -120,6 +128,27 @@ public final class InflightBytes {
         /** Bytes this request holds reserved. */
         public long bytes() {
             return Math.max(0, bytes.get());
+        }
+
+        /**
+         * Gives back {@code less} of what this request reserved while it goes on (a part of a streamed answer that
+         * is written); nothing once the hold is released, which gave back everything.
+         */
+        public void giveBack(long less) {
+            if (less <= 0) {
+                return;
+            }
+            while (true) {
+                long now = bytes.get();
+                if (now == RELEASED) {
+                    return;
+                }
+                long returned = Math.min(less, now);
+                if (bytes.compareAndSet(now, now - returned)) {
+                    InflightBytes.this.release(returned);
+                    return;
+                }
+            }
         }
 
         /** Gives back everything this request reserved; it reserves nothing more. */

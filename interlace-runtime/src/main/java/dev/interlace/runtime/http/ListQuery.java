@@ -27,8 +27,8 @@ final class ListQuery {
     static final int MAX_LIMIT = 1000;
     /**
      * The most bytes of stored events (as they were sent) one page of them holds: the page ends with the event that
-     * reaches this, so it always holds one, and {@code next_after} goes on from there. Events can be as large as a
-     * request body, and a page is built in memory.
+     * reaches this, so it always holds one, and {@code next_after} goes on from there. A page is streamed a batch at a
+     * time, so this bounds how much one answer reads and writes rather than what it holds.
      */
     static final long PAGE_BYTES = 8L << 20;
     /** Items returned when {@code limit} is not given. */

@@ -10,6 +10,7 @@ import dev.interlace.runtime.ingest.ReplayOutcome;
 import dev.interlace.runtime.log.EventLog;
 import dev.interlace.runtime.log.QuarantineEntry;
 import dev.interlace.runtime.log.StreamHead;
+import dev.interlace.runtime.ops.Workers;
 import dev.interlace.runtime.stream.FieldError;
 import dev.interlace.runtime.stream.StoredJson;
 import dev.interlace.runtime.stream.StreamCatalog;
@@ -40,10 +41,12 @@ final class QuarantineRoutes implements RouteSet {
     private final Clock clock;
     private final IngestLimits limits;
     private final PageSlots pageSlots;
+    private final Workers workers;
 
     @Inject
     QuarantineRoutes(StreamCatalog catalog, EventLog log, QuarantineReplayer replayer, Clock clock,
-            IngestLimits limits, PageSlots pageSlots) {
+            IngestLimits limits, PageSlots pageSlots, Workers workers) {
+        this.workers = workers;
         this.pageSlots = pageSlots;
         this.limits = limits;
         this.catalog = catalog;
@@ -70,20 +73,56 @@ final class QuarantineRoutes implements RouteSet {
         ListQuery query = ListQuery.of(request, requestId, LIST_FILTERS);
         long after = query.number("after", 0, 0, Long.MAX_VALUE);
         int limit = query.limit();
-        AnswerBudget budget = new AnswerBudget(request);
-        List<QuarantineEntry> entries = log.readQuarantine(stream, after, limit, ListQuery.PAGE_BYTES, budget);
-        if (entries.isEmpty() && budget.refused()) {
+        AnswerBudget budget = new AnswerBudget(request, InflightBytes.STREAMED_COPIES);
+        List<QuarantineEntry> first = log.readQuarantine(stream, after, limit, StreamedPage.BATCH_BYTES, budget);
+        if (first.isEmpty() && budget.refused()) {
             throw AnswerBudget.overloaded("the next quarantined event of " + stream, requestId);
         }
-        ObjectNode body = HttpResponses.JSON.createObjectNode();
-        ArrayNode items = body.putArray("items");
-        long next = after;
-        for (QuarantineEntry entry : entries) {
-            ObjectNode item = items.addObject();
-            item.put("seq", entry.seq());
-            item.put("received_at", HttpResponses.time(entry.ingestedAtMicros()));
-            item.put("request_id", entry.requestId());
-            item.set("event", StoredJson.value(entry.payload()));
+        // The rest of the page is read batch by batch as the reader takes it, as a page of events is.
+        int[] count = {first.size()};
+        long[] bytes = {StreamedPage.payloadBytes(first, ENTRIES)};
+        StreamedPage.Batches<QuarantineEntry> batches = (last, next) -> {
+            if (count[0] >= limit || bytes[0] >= ListQuery.PAGE_BYTES) {
+                return List.of();
+            }
+            List<QuarantineEntry> entries = pageSlots.run("read the quarantine of " + stream, requestId, () ->
+                    log.readQuarantine(stream, last.seq(), limit - count[0],
+                            Math.min(StreamedPage.BATCH_BYTES, ListQuery.PAGE_BYTES - bytes[0]), next));
+            count[0] += entries.size();
+            bytes[0] += StreamedPage.payloadBytes(entries, ENTRIES);
+            return entries;
+        };
+        boolean firstIsAll = bytes[0] < StreamedPage.BATCH_BYTES; // the read ended before a batch's bytes
+        return new StreamedPage<>(request, HttpResponses.JSON.createObjectNode(), "items", ENTRIES, first, firstIsAll,
+                budget, batches, (written, last) -> {
+                    ObjectNode body = HttpResponses.JSON.createObjectNode();
+                    body.put("next_after", last == null ? after : last.seq());
+                    body.put("count", written);
+                    // Sequence numbers are dense from 1 and the quarantine is never trimmed: the head is how many
+                    // there are.
+                    body.put("total", head.quarantineHead());
+                    body.put("completeness", "store");
+                    return body;
+                }, workers.executor()).answer();
+    }
+
+    /** Quarantined entries as the listing shows them: the event between what arrived and what became of it. */
+    private static final StreamedPage.Item<QuarantineEntry> ENTRIES = new StreamedPage.Item<>() {
+        @Override
+        public ObjectNode before(QuarantineEntry entry) {
+            return HttpResponses.JSON.createObjectNode().put("seq", entry.seq())
+                    .put("received_at", HttpResponses.time(entry.ingestedAtMicros()))
+                    .put("request_id", entry.requestId());
+        }
+
+        @Override
+        public byte[] payload(QuarantineEntry entry) {
+            return entry.payload();
+        }
+
+        @Override
+        public ObjectNode after(QuarantineEntry entry) {
+            ObjectNode item = HttpResponses.JSON.createObjectNode();
             item.set("errors", StoredJson.value(entry.errorsJson()));
             if (entry.replay() == null) {
                 item.putNull("replayed_offset");
@@ -94,15 +133,15 @@ final class QuarantineRoutes implements RouteSet {
                 item.put("replayed_by", entry.replay().requestId());
                 item.put("replayed_at", HttpResponses.time(entry.replay().atMicros()));
             }
-            next = entry.seq();
+            return item;
         }
-        body.put("next_after", next);
-        body.put("count", entries.size());
-        // Sequence numbers are dense from 1 and the quarantine is never trimmed: the head is how many there are.
-        body.put("total", head.quarantineHead());
-        body.put("completeness", "store");
-        return HttpResponses.json(200, body);
-    }
+
+        @Override
+        public QuarantineEntry withoutPayload(QuarantineEntry entry) {
+            return new QuarantineEntry(entry.stream(), entry.seq(), entry.requestId(), entry.ingestedAtMicros(),
+                    entry.schemaVersion(), null, null, entry.replay());
+        }
+    };
 
     private CompletableFuture<HttpAnswer> replay(HttpRequest request, List<String> path, String requestId) {
         String stream = path.get(0);

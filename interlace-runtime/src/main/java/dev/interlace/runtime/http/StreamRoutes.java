@@ -13,13 +13,14 @@ import dev.interlace.runtime.log.StreamHead;
 import dev.interlace.runtime.log.EventLog;
 import dev.interlace.runtime.log.Sequencers;
 import dev.interlace.runtime.log.Watermarks;
+import dev.interlace.runtime.ops.Workers;
 import dev.interlace.runtime.stream.Column;
-import dev.interlace.runtime.stream.StoredJson;
 import dev.interlace.runtime.stream.StreamCatalog;
 import dev.interlace.runtime.stream.StreamDescriptor;
 import dev.interlace.runtime.warehouse.StreamTables;
 import jakarta.inject.Inject;
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -40,11 +41,13 @@ final class StreamRoutes implements RouteSet {
     private final Optional<Sequencers> sequencers;
     private final WarehouseStandings standings;
     private final PageSlots pageSlots;
+    private final Workers workers;
 
     @Inject
     StreamRoutes(StreamCatalog catalog, EventLog log, Watermarks watermarks, Flusher flusher,
             Optional<StreamTables> warehouse, Optional<Sequencers> sequencers, WarehouseStandings standings,
-            PageSlots pageSlots) {
+            PageSlots pageSlots, Workers workers) {
+        this.workers = workers;
         this.standings = standings;
         this.pageSlots = pageSlots;
         this.catalog = catalog;
@@ -86,30 +89,60 @@ final class StreamRoutes implements RouteSet {
             return HttpResponses.error(ErrorCode.UNKNOWN_STREAM, "no stream is named \"" + name
                     + "\"; GET /streams lists them", requestId);
         }
-        ObjectNode body = describe(name, head);
-        ArrayNode recent = body.putArray("recent");
-        // The newest events that the in-flight budget lets this answer hold: fewer, or none, when the server is busy.
-        AnswerBudget budget = new AnswerBudget(request);
-        List<LogEntry> latest;
+        // The newest events, newest first, one at a time (offsets are dense), each as the in-flight budget lets the
+        // answer hold it: fewer, or none, when the server is busy.
+        long newest = head == null ? 0 : head.head();
+        long oldest = head == null ? 1 : Math.max(head.earliest(), newest - RECENT_EVENTS + 1);
+        long[] bytes = {0};
+        boolean[] all = {false};
+        StreamedPage.Batches<LogEntry> batches = (last, budget) -> {
+            List<LogEntry> batch = new ArrayList<>();
+            long batchBytes = 0;
+            long offset = last == null ? newest : last.offset() - 1;
+            while (batchBytes < StreamedPage.BATCH_BYTES) {
+                if (offset < oldest || bytes[0] >= ListQuery.PAGE_BYTES) {
+                    all[0] = true;
+                    break;
+                }
+                List<LogEntry> entry = log.read(name, offset - 1, 1, ListQuery.PAGE_BYTES, budget);
+                if (entry.isEmpty() || entry.get(0).offset() != offset) { // refused, or trimmed by retention meanwhile
+                    all[0] = true;
+                    break;
+                }
+                batch.add(entry.get(0));
+                batchBytes += entry.get(0).payload().length;
+                bytes[0] += entry.get(0).payload().length;
+                offset--;
+            }
+            return batch;
+        };
+        AnswerBudget budget = new AnswerBudget(request, InflightBytes.STREAMED_COPIES);
+        List<LogEntry> first;
+        String unavailable = null;
         try {
-            latest = log.latest(name, RECENT_EVENTS, ListQuery.PAGE_BYTES, budget);
-            body.putNull("recent_unavailable");
+            first = batches.next(null, budget);
         } catch (LogUnavailableException e) {
             // What this node knows of the stream is still worth answering; only the events could not be read.
-            latest = List.of();
-            body.put("recent_unavailable", e.getMessage());
+            first = List.of();
+            unavailable = e.getMessage();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted reading " + name, e);
         }
-        if (latest.isEmpty() && budget.refused()) {
+        if (first.isEmpty() && budget.refused()) {
             throw AnswerBudget.overloaded("the recent events of " + name, requestId);
         }
-        for (LogEntry entry : latest) {
-            ObjectNode item = recent.addObject();
-            item.put("offset", entry.offset());
-            item.put("request_id", entry.requestId());
-            item.put("ingested_at", HttpResponses.time(entry.ingestedAtMicros()));
-            item.set("event", StoredJson.value(entry.payload()));
-        }
-        return HttpResponses.json(200, body);
+        String recentUnavailable = unavailable;
+        StreamedPage.Batches<LogEntry> rest = (last, next) -> pageSlots.run("read the recent events of " + name, requestId,
+                () -> batches.next(last, next));
+        boolean firstIsAll = recentUnavailable != null
+                || all[0] && StreamedPage.payloadBytes(first, StreamedPage.LOG_ENTRIES) < StreamedPage.BATCH_BYTES;
+        return new StreamedPage<>(request, describe(name, head), "recent", StreamedPage.LOG_ENTRIES, first,
+                firstIsAll,
+                budget,
+                recentUnavailable == null ? rest : (last, next) -> List.of(),
+                (count, last) -> HttpResponses.JSON.createObjectNode().put("recent_unavailable", recentUnavailable),
+                workers.executor()).answer();
     }
 
     private ObjectNode describe(String name, StreamHead head) {

@@ -48,6 +48,19 @@ public final class StoredJson {
         return isOneJsonValue(stored) ? NODES.rawValueNode(new RawValue(stored)) : NODES.textNode(stored);
     }
 
+    /** Whether {@code stored} is one JSON value, so that it may be written as it is (see {@link #value(byte[])}). */
+    public static boolean isOneJsonValue(byte[] stored) {
+        try (JsonParser parser = CHECKER.createParser(stored)) {
+            if (parser.nextToken() == null) {
+                return false;
+            }
+            parser.skipChildren();
+            return parser.nextToken() == null;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
     private static boolean isOneJsonValue(String text) {
         try (JsonParser parser = CHECKER.createParser(text)) {
             if (parser.nextToken() == null) {

@@ -21,6 +21,23 @@ class InflightBytesTest {
     }
 
     @Test
+    void aPartGivenBackIsFreeForOthersAtOnceAndTheReleaseGivesBackOnlyTheRest() {
+        InflightBytes budget = new InflightBytes(1_000);
+        InflightBytes.Hold streaming = budget.hold();
+        InflightBytes.Hold other = budget.hold();
+        assertThat(streaming.reserve(700)).isTrue();
+        assertThat(other.reserve(500)).isFalse();
+
+        streaming.giveBack(400); // a part of a streamed answer is written
+        assertThat(other.reserve(500)).isTrue();
+        assertThat(budget.held()).isEqualTo(800);
+
+        streaming.release();
+        streaming.giveBack(100); // after the release there is nothing left to give back
+        assertThat(budget.held()).isEqualTo(500);
+    }
+
+    @Test
     void aReservationThatDoesNotFitIsRefusedAndTakesNothing() {
         InflightBytes budget = new InflightBytes(1_000);
         InflightBytes.Hold first = budget.hold();

@@ -11,16 +11,19 @@ import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.CompositeByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.socket.ChannelInputShutdownEvent;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.DefaultHttpResponse;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
@@ -57,6 +60,10 @@ import java.util.logging.Level;
  * the connection gets an answer, in order: one that arrives while {@link #MAX_PIPELINED} wait is refused
  * {@code 429 too_many_pipelined} in its turn, and a refusal decided while an earlier request is being answered waits
  * behind it rather than cutting it off.
+ *
+ * <p>A streamed answer (a large page of events) is written by {@link PartWriter}, chunk by chunk as the reader takes
+ * them; the request's turn ends when its last chunk is written, or when the answer is given up and the connection
+ * closed.
  */
 final class Connection extends ChannelInboundHandlerAdapter {
 
@@ -76,8 +83,12 @@ final class Connection extends ChannelInboundHandlerAdapter {
     /** What waits for its turn to be answered: a request read whole, or a refusal decided while others waited. */
     private sealed interface Turn permits Complete, Refused {}
 
-    /** A request read whole, waiting for its turn, with what it holds of the in-flight budget. */
-    private record Complete(HttpRequest request, boolean keepAlive, InflightBytes.Hold hold) implements Turn {}
+    /**
+     * A request read whole, waiting for its turn, with what it holds of the in-flight budget; {@code http10} when it
+     * came as HTTP/1.0, which has no chunked encoding (a streamed answer to it ends when the connection closes).
+     */
+    private record Complete(HttpRequest request, boolean keepAlive, boolean http10, InflightBytes.Hold hold)
+            implements Turn {}
 
     /**
      * A refusal decided here rather than by a route: its answer is the dispatcher's JSON error; the connection stays
@@ -364,7 +375,7 @@ final class Connection extends ChannelInboundHandlerAdapter {
             headers.computeIfAbsent(header.getKey(), name -> new ArrayList<>(1)).add(header.getValue());
         }
         Complete complete = new Complete(new HttpRequest(head.method().name(), head.uri(), headers, bytes, hold),
-                HttpUtil.isKeepAlive(head), hold);
+                HttpUtil.isKeepAlive(head), head.protocolVersion().minorVersion() == 0, hold);
         head = null;
         hold = null;
         bodyBytes = 0;
@@ -384,7 +395,7 @@ final class Connection extends ChannelInboundHandlerAdapter {
         answering = true;
         writing = true;
         if (turn instanceof Refused refused) {
-            write(answerTo(refused), refused.keepAlive(), null);
+            write(answerTo(refused), refused.keepAlive(), false, null);
             return;
         }
         Complete complete = (Complete) turn;
@@ -395,7 +406,7 @@ final class Connection extends ChannelInboundHandlerAdapter {
         dispatcher.dispatch(complete.request()).whenComplete((answer, failure) -> channel.eventLoop().execute(() ->
                 write(answer != null ? answer : dispatcher.refuse(complete.request().method(),
                         complete.request().rawPath(), ErrorCode.INTERNAL, "the server failed"), complete.keepAlive(),
-                        complete.hold())));
+                        complete.http10(), complete.hold())));
     }
 
     /**
@@ -408,12 +419,12 @@ final class Connection extends ChannelInboundHandlerAdapter {
         if (path.equals("/health") || path.startsWith("/health/")) {
             dispatcher.dispatch(request).whenComplete((answer, failure) -> channel.eventLoop().execute(() ->
                     write(answer != null ? answer : dispatcher.refuse(request.method(), path, ErrorCode.INTERNAL,
-                            "the server failed"), false, complete.hold())));
+                            "the server failed"), false, complete.http10(), complete.hold())));
             return;
         }
         shares.refused(admission);
         write(dispatcher.refuse(request.method(), path, ErrorCode.TOO_MANY_CONNECTIONS, admission.message()
-                + "; /health/* is still served").header("Retry-After", "1"), false, complete.hold());
+                + "; /health/* is still served").header("Retry-After", "1"), false, false, complete.hold());
     }
 
     /** The dispatcher's JSON error for a refusal decided here. */
@@ -430,14 +441,18 @@ final class Connection extends ChannelInboundHandlerAdapter {
      * Writes the answer to the request whose turn it is, then starts the next one's; the connection stays open after
      * it when the request allows it and something may still follow (a request waiting, or more input to come).
      *
+     * @param http10 whether the request came as HTTP/1.0: a streamed answer to it cannot be chunked, so it ends by
+     *     closing the connection
      * @param hold what the request holds of the in-flight budget, released once the answer is written; null for none
      */
-    private void write(HttpAnswer answer, boolean requestKeepAlive, InflightBytes.Hold hold) {
+    private void write(HttpAnswer answer, boolean requestKeepAlive, boolean http10, InflightBytes.Hold hold) {
         boolean nothingMayFollow = waiting.isEmpty() && (reading == Reading.CLOSING || inputShutdown);
-        boolean keepAlive = requestKeepAlive && !nothingMayFollow
+        boolean keepAlive = requestKeepAlive && !nothingMayFollow && !(http10 && answer.parts() != null)
                 && !"close".equalsIgnoreCase(answer.headers().get("Connection"));
-        FullHttpResponse response = response(answer, keepAlive);
-        channel.writeAndFlush(response).addListener((ChannelFutureListener) written -> {
+        ChannelFuture sent = answer.parts() == null ? channel.writeAndFlush(response(answer, keepAlive))
+                : PartWriter.write(channel, streamedHead(answer, keepAlive, !http10), answer.parts(),
+                        limits.idleTimeout());
+        sent.addListener((ChannelFutureListener) written -> {
             if (hold != null) {
                 hold.release();
             }
@@ -467,6 +482,23 @@ final class Connection extends ChannelInboundHandlerAdapter {
                         + seconds(limits.bodyTimeout()) + " s of its headers");
             }
         });
+    }
+
+    /**
+     * The head of a streamed answer: chunked, so that a response cut short is seen as cut; to an HTTP/1.0 request
+     * (never kept alive) without it, the body ending when the connection closes.
+     */
+    private static HttpResponse streamedHead(HttpAnswer answer, boolean keepAlive, boolean chunked) {
+        HttpResponse response = new DefaultHttpResponse(HttpVersion.HTTP_1_1,
+                HttpResponseStatus.valueOf(answer.status()));
+        response.headers().set(HttpHeaderNames.CONTENT_TYPE, answer.contentType());
+        answer.headers().forEach((name, value) -> response.headers().set(name, value));
+        if (chunked) {
+            response.headers().set(HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderValues.CHUNKED);
+        }
+        response.headers().set(HttpHeaderNames.CONNECTION,
+                keepAlive ? HttpHeaderValues.KEEP_ALIVE : HttpHeaderValues.CLOSE);
+        return response;
     }
 
     private static FullHttpResponse response(HttpAnswer answer, boolean keepAlive) {
