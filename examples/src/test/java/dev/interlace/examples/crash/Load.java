@@ -79,7 +79,7 @@ public final class Load {
     }
 
     /** Starts {@value #CLIENTS} clients against {@code server}; each key is {@code keyPrefix-<client>-<n>}. */
-    static Load start(URI server, Ledger ledger, String keyPrefix, Duration maxDuration, long seed) {
+    public static Load start(URI server, Ledger ledger, String keyPrefix, Duration maxDuration, long seed) {
         Load load = new Load(List.of(server), false, CLIENTS, REQUEST_TIMEOUT, ledger, keyPrefix, maxDuration, seed);
         load.clients.forEach(Thread::start);
         return load;
@@ -123,7 +123,7 @@ public final class Load {
 
     private void run(int client, SplittableRandom random) {
         long[] sequence = {0};
-        while (System.nanoTime() < deadlineNanos) {
+        while (!stopped && System.nanoTime() < deadlineNanos) {
             Batch batch = batch(random, () -> keyPrefix + "-" + client + "-" + sequence[0]++);
             List<String> keys = batch.keys();
             HttpRequest request = HttpRequest.newBuilder(publish.get(0))
