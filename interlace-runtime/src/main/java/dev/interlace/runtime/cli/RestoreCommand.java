@@ -51,7 +51,7 @@ final class RestoreCommand implements Command {
         try {
             manifest = Restore.restore(Path.of(backup), Path.of(dataDirectory));
         } catch (BackupException e) {
-            throw new CommandFailedException("restore refused: " + e.getMessage());
+            throw new CommandFailedException(e.getMessage());
         }
         long bytes = manifest.files().stream().mapToLong(BackupManifest.FileEntry::bytes).sum();
         out.println("restored " + manifest.files().size() + " files (" + bytes + " bytes, every checksum verified)"
