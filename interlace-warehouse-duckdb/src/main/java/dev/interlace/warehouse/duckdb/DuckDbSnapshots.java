@@ -74,14 +74,16 @@ final class DuckDbSnapshots {
         writes.writeLock().lock();
         try {
             Map<String, Long> watermarks = new TreeMap<>();
-            try (Connection connection = connections.connect(); Statement statement = connection.createStatement()) {
-                try {
-                    statement.execute("CHECKPOINT");
+            try (Connection connection = connections.connect()) {
+                try (Statement checkpoint = connection.createStatement()) {
+                    checkpoint.execute("CHECKPOINT");
                 } catch (SQLException e) {
-                    // A query's open transaction can hold a checkpoint off; the WAL is copied with the file then.
+                    // A query's open transaction can hold a checkpoint off (and a failed statement is closed); the
+                    // WAL is copied with the file then.
                     LOG.log(Level.FINE, "no checkpoint before the warehouse snapshot; its WAL is copied too", e);
                 }
-                try (ResultSet rows = statement.executeQuery("SELECT stream, watermark FROM streams._watermarks")) {
+                try (Statement statement = connection.createStatement();
+                        ResultSet rows = statement.executeQuery("SELECT stream, watermark FROM streams._watermarks")) {
                     while (rows.next()) {
                         watermarks.put(rows.getString(1), rows.getLong(2));
                     }
