@@ -75,6 +75,53 @@ class BackupCommandTest {
         assertThat(run("restore", backup.toString())).isEqualTo(2);
     }
 
+    @Test
+    void aBackupNeedsAnAdminKeyAndHoldsTheKeyFileOwnerOnlyWithHashesNotSecrets() throws Exception {
+        Path data = temp.resolve("data");
+        String admin = createKey(data, "ops", "admin");
+        String reader = createKey(data, "dashboard", "read");
+        Path backup = temp.resolve("backup");
+        try (Interlace server = serve(data)) {
+            HttpResponse<String> refused = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+                    server.uri().resolve("/admin/backup")).header("Authorization", "Bearer " + reader)
+                    .header("Content-Type", "application/json")
+                    .POST(HttpRequest.BodyPublishers.ofString("{\"to\": \"" + backup + "\"}")).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertThat(refused.statusCode()).as(refused.body()).isEqualTo(403);
+            assertThat(backup).doesNotExist();
+
+            int exit = new Main(() -> System.in, new PrintStream(out, true, StandardCharsets.UTF_8),
+                    new PrintStream(err, true, StandardCharsets.UTF_8), Map.of("INTERLACE_API_KEY", admin), false)
+                    .run(new String[] {"backup", "--to", backup.toString(), "--server", server.uri().toString()});
+            assertThat(exit).as(err.toString(StandardCharsets.UTF_8)).isZero();
+        }
+        String keyFile = Files.readString(backup.resolve("keys.json"));
+        assertThat(keyFile).contains("dashboard").doesNotContain(admin).doesNotContain(reader);
+        assertThat(java.nio.file.attribute.PosixFilePermissions.toString(
+                Files.getPosixFilePermissions(backup.resolve("keys.json")))).isEqualTo("rw-------");
+
+        Path restored = temp.resolve("restored");
+        assertThat(run("restore", backup.toString(), "--data-dir", restored.toString())).isZero();
+        assertThat(java.nio.file.attribute.PosixFilePermissions.toString(
+                Files.getPosixFilePermissions(restored.resolve("keys.json")))).isEqualTo("rw-------");
+        try (Interlace server = serve(restored)) {
+            HttpResponse<String> streams = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+                    server.uri().resolve("/streams")).header("Authorization", "Bearer " + reader).GET().build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertThat(streams.statusCode()).as("the restored server accepts the same keys").isEqualTo(200);
+        }
+    }
+
+    /** Creates a key in {@code data}'s key file with the CLI; returns its secret. */
+    private String createKey(Path data, String name, String scope) {
+        assertThat(run("keys", "create", "--name", name, "--scope", scope, "--data-dir", data.toString()))
+                .as(err.toString(StandardCharsets.UTF_8)).isZero();
+        java.util.regex.Matcher secret = java.util.regex.Pattern.compile("ilk_[A-Za-z0-9_-]{43}")
+                .matcher(out.toString(StandardCharsets.UTF_8));
+        assertThat(secret.find()).as(out.toString(StandardCharsets.UTF_8)).isTrue();
+        return secret.group();
+    }
+
     private static Interlace serve(Path dataDirectory) {
         return Interlace.builder().config(ConfigLoader.load(new String[] {"--port", "0", "--data-dir",
                 dataDirectory.toString()}, Map.of()).config()).start();

@@ -117,6 +117,9 @@ public final class Backup {
             if (Files.exists(source)) {
                 // The key file is replaced by a rename on every change, so one read sees one version of it.
                 BackupFiles.copy(source, directory.resolve(name));
+                if (name.equals(KeyFile.FILE_NAME)) {
+                    BackupFiles.ownerOnly(directory.resolve(name));
+                }
                 names.add(name);
             }
         }

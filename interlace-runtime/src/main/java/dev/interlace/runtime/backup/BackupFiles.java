@@ -68,6 +68,15 @@ final class BackupFiles {
         }
     }
 
+    /** Makes a file readable and writable by its owner only (the key file), where the file system has modes. */
+    static void ownerOnly(Path file) throws IOException {
+        try {
+            Files.setPosixFilePermissions(file, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+        } catch (UnsupportedOperationException e) {
+            // Not a POSIX file system: its own access rules apply.
+        }
+    }
+
     /** Whether a path is absent, or an empty directory. */
     static boolean absentOrEmpty(Path directory) throws IOException {
         if (!Files.exists(directory)) {

@@ -6,7 +6,6 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Comparator;
 
 /**
@@ -47,7 +46,7 @@ public final class Restore {
                 copyChecked(backup, file, staging);
             }
             if (Files.exists(staging.resolve(KeyFile.FILE_NAME))) {
-                ownerOnly(staging.resolve(KeyFile.FILE_NAME));
+                BackupFiles.ownerOnly(staging.resolve(KeyFile.FILE_NAME));
             }
             BackupFiles.forceDirectory(staging);
             Files.deleteIfExists(target); // empty, checked above
@@ -79,14 +78,6 @@ public final class Restore {
             throw new BackupException(BackupException.Reason.CORRUPT, "the backup in " + backup + " is damaged: "
                     + file.name() + " has SHA-256 " + sha256 + ", its manifest says " + file.sha256()
                     + " (" + file.bytes() + " bytes; the file has " + Files.size(source) + "); nothing was restored");
-        }
-    }
-
-    private static void ownerOnly(Path file) throws IOException {
-        try {
-            Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-------"));
-        } catch (UnsupportedOperationException e) {
-            // Not a POSIX file system: its own access rules apply.
         }
     }
 
