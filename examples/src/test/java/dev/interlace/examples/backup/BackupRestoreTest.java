@@ -102,8 +102,7 @@ class BackupRestoreTest {
             mayHold = BackupOracle.acknowledgedOrInDoubt(ledger);
             assertThat(ledger.anomalies()).isEmpty();
         }
-        assertThat(positions.flushed()).as("the warehouse's copy holds rows, and the log's copy holds events it had"
-                + " not flushed: " + positions).isPositive().isLessThan(positions.logHead());
+        assertThat(positions.flushed()).as("the warehouse's copy holds rows: " + positions).isPositive();
 
         Restore.restore(backupDirectory, restored);
         try (Interlace server = serve(restored, 50)) {
