@@ -105,12 +105,20 @@ class BackupRestoreTest {
         assertThat(positions.flushed()).as("the warehouse's copy holds rows: " + positions).isPositive();
 
         Restore.restore(backupDirectory, restored);
+        List<String> republished = acknowledgedBefore.stream().sorted().limit(200).toList();
         try (Interlace server = serve(restored, 50)) {
+            // The backup has no deduplication segments: the restored server finds the keys in its log.
+            JsonNode again = JSON.readTree(publishBody(server.uri(), Load.batch(republished)).body());
+            assertThat(again.path("deduplicated").asInt()).as(again.toString()).isEqualTo(republished.size());
+            publish(server.uri(), "after-restore", 10);
+            mayHold.addAll(java.util.stream.IntStream.range(0, 10).mapToObj(n -> "after-restore-" + n).toList());
             assertThat(server.instance(Flusher.class).drain(DRAIN)).isTrue();
             JsonNode stream = stream(server.uri());
             assertThat(stream.path("pending").asLong()).as(stream.toString()).isZero();
         }
         Map<String, Long> stored = BackupOracle.storedKeys(restored);
+        assertThat(stored).as("publishes after the restore are materialised").containsKeys("after-restore-0",
+                "after-restore-9");
 
         List<String> problems = BackupOracle.problems(acknowledgedBefore, mayHold, stored);
         assertThat(problems).as(BackupOracle.summary(problems)).isEmpty();
@@ -241,10 +249,16 @@ class BackupRestoreTest {
     /** Publishes {@code count} orders keyed {@code <prefix>-<n>} in one request; asserts the 200. */
     private static void publish(URI server, String prefix, int count) throws IOException, InterruptedException {
         List<String> keys = java.util.stream.IntStream.range(0, count).mapToObj(n -> prefix + "-" + n).toList();
+        publishBody(server, Load.batch(keys));
+    }
+
+    /** Publishes a body to {@code orders}; asserts the 200. */
+    private static HttpResponse<String> publishBody(URI server, String body) throws IOException, InterruptedException {
         HttpResponse<String> answer = HTTP.send(HttpRequest.newBuilder(server.resolve("/streams/orders"))
-                .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(
-                        Load.batch(keys))).build(), HttpResponse.BodyHandlers.ofString());
+                .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body)).build(),
+                HttpResponse.BodyHandlers.ofString());
         assertThat(answer.statusCode()).as(answer.body()).isEqualTo(200);
+        return answer;
     }
 
     private static Path copyOf(Path directory, Path target) throws IOException {
