@@ -23,7 +23,7 @@ final class BackupOracle {
 
     private BackupOracle() {}
 
-    /** Each {@code order_id} in {@code streams.orders} of the data directory's warehouse, with how often it is there. */
+    /** Each {@code order_id} in {@code streams.orders} of the data directory's warehouse, with how often it is. */
     static Map<String, Long> storedKeys(Path dataDirectory) throws SQLException {
         Properties properties = new Properties();
         properties.setProperty("duckdb.read_only", "true");
