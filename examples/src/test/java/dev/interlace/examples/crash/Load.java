@@ -79,7 +79,7 @@ public final class Load {
     }
 
     /** Starts {@value #CLIENTS} clients against {@code server}; each key is {@code keyPrefix-<client>-<n>}. */
-    static Load start(URI server, Ledger ledger, String keyPrefix, Duration maxDuration, long seed) {
+    public static Load start(URI server, Ledger ledger, String keyPrefix, Duration maxDuration, long seed) {
         Load load = new Load(List.of(server), false, CLIENTS, REQUEST_TIMEOUT, ledger, keyPrefix, maxDuration, seed);
         load.clients.forEach(Thread::start);
         return load;

@@ -19,7 +19,7 @@ import java.util.regex.Pattern;
  *       are commands, the rest is output.
  *   <li>A command talks to a server when it is {@code curl} with a URL on {@code localhost:8000} or
  *       {@code 127.0.0.1:8000}, or an {@code interlace} (or {@code java -jar examples/target/interlace-examples.jar})
- *       command other than the local ones ({@code serve}, {@code keys}, {@code streams}) without a
+ *       command other than the local ones ({@code serve}, {@code keys}, {@code streams}, {@code restore}) without a
  *       {@code --server} elsewhere.
  *   <li>{@code <!-- expect: 404 -->} or {@code <!-- expect: 4xx -->} before a block: its commands are meant to fail
  *       with that status (a CLI command: to exit non-zero).
@@ -55,7 +55,8 @@ record DocExamples(Path file, List<Example> examples) {
 
     static final String JAR = "java -jar examples/target/interlace-examples.jar";
     /** CLI commands that work on this machine only (the data directory, the class path), not on a server. */
-    private static final List<String> LOCAL_COMMANDS = List.of("serve", "keys", "streams", "help", "--help");
+    private static final List<String> LOCAL_COMMANDS = List.of("serve", "keys", "streams", "restore", "help",
+            "--help");
 
     private static final Pattern FENCE = Pattern.compile("^\\s*```\\s*([A-Za-z]*)");
     private static final Pattern EXPECT = Pattern.compile("<!--\\s*expect:\\s*([1-5](?:\\d\\d|xx))\\s*-->");

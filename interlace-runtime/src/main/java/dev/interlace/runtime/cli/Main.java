@@ -60,11 +60,13 @@ public final class Main {
             Map<String, String> environment, boolean terminal) {
         this.out = out;
         this.err = err;
+        register(new BackupCommand(environment));
         register(new CorrelateCommand(environment));
         register(new KeysCommand(environment));
         register(new LogsCommand(environment));
         register(new PublishCommand(environment, stdin, err, terminal));
         register(new QuarantineCommand(environment, err));
+        register(new RestoreCommand());
         register(new RunCommand(environment));
         register(new RunsCommand(environment));
         register(new ServeCommand());

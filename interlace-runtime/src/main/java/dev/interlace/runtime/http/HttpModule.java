@@ -29,6 +29,7 @@ public final class HttpModule extends AbstractModule {
         routes.addBinding().to(MetricsRoutes.class);
         routes.addBinding().to(ConsoleRoutes.class);
         routes.addBinding().to(ClusterRoutes.class);
+        routes.addBinding().to(BackupRoutes.class);
         bind(PageSlots.class).in(Singleton.class);
         bind(NettyTransport.class).in(Singleton.class);
         bind(HttpTransport.class).to(NettyTransport.class);

@@ -99,6 +99,32 @@ public final class SqliteStreamLog implements StreamLog {
         checkpointer = new WalCheckpointer(connections, settings);
     }
 
+    /**
+     * {@code VACUUM INTO} on a connection of its own: one read transaction, so the copy is the log as of one commit,
+     * while the writer goes on appending; the background checkpoints stay passive meanwhile.
+     */
+    @Override
+    public List<String> snapshotInto(Path directory) throws IOException {
+        Path copy = directory.resolve(FILE_NAME);
+        try {
+            checkpointer.duringSnapshot(() -> {
+                try (java.sql.Connection connection = connections.open();
+                        java.sql.PreparedStatement vacuum = connection.prepareStatement("VACUUM INTO ?")) {
+                    vacuum.setString(1, copy.toString());
+                    vacuum.execute();
+                }
+                return null;
+            });
+        } catch (SQLException e) {
+            throw new IOException("cannot copy the stream log " + file + " to " + copy + ": " + e.getMessage(), e);
+        } catch (IOException | RuntimeException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new IOException("cannot copy the stream log " + file + ": " + e.getMessage(), e);
+        }
+        return List.of(FILE_NAME);
+    }
+
     @Override
     public void register(StreamDescriptor stream) {
         writer.register(stream);

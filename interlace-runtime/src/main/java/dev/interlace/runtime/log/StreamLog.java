@@ -10,4 +10,13 @@ package dev.interlace.runtime.log;
  * tests do) replaces all of them. {@code StreamLog.Health} is {@link EventLog.Health}, inherited.
  */
 public interface StreamLog extends EventLog, ConsumerGroups, PublishRecords, QuarantineStore {
+
+    /**
+     * Writes a consistent snapshot of the log's own files into {@code directory} while appends go on (an online
+     * backup), and returns their names. A log whose events live elsewhere (a Kafka cluster) has no file to copy: it
+     * returns none, which is the default.
+     */
+    default java.util.List<String> snapshotInto(java.nio.file.Path directory) throws java.io.IOException {
+        return java.util.List.of();
+    }
 }

@@ -28,6 +28,9 @@ final class WalCheckpointer {
     private final ScheduledExecutorService checkpointer;
     private Connection checkpointConnection;
 
+    /** Snapshots being taken now ({@link #duringSnapshot}). */
+    private final java.util.concurrent.atomic.AtomicInteger snapshots = new java.util.concurrent.atomic.AtomicInteger();
+
     /** Starts checkpointing on the {@code interlace-log-checkpoint} thread. */
     WalCheckpointer(LogConnections connections, LogSettings settings) {
         this.connections = connections;
@@ -48,12 +51,24 @@ final class WalCheckpointer {
             }
             Path wal = connections.file().resolveSibling(connections.file().getFileName() + "-wal");
             long walBytes = Files.exists(wal) ? Files.size(wal) : 0;
-            String mode = walBytes > settings.walCapBytes() ? "RESTART" : "PASSIVE";
+            // A RESTART waits for every reader to leave the WAL, holding the write lock; during a snapshot (one long
+            // read) it would hold up every append, so the WAL may pass its cap until the snapshot ends.
+            String mode = walBytes > settings.walCapBytes() && snapshots.get() == 0 ? "RESTART" : "PASSIVE";
             try (Statement statement = checkpointConnection.createStatement()) {
                 statement.execute("PRAGMA wal_checkpoint(" + mode + ")");
             }
         } catch (SQLException | IOException e) {
             LOG.log(Level.FINE, "background checkpoint failed; it is retried", e);
+        }
+    }
+
+    /** Runs a long read of the whole database (a snapshot) with passive checkpoints only. */
+    <T> T duringSnapshot(java.util.concurrent.Callable<T> snapshot) throws Exception {
+        snapshots.incrementAndGet();
+        try {
+            return snapshot.call();
+        } finally {
+            snapshots.decrementAndGet();
         }
     }
 

@@ -42,6 +42,7 @@ public final class RetentionSweep implements AutoCloseable {
     private final long recordRetentionMicros;
     private final Clock clock;
     private ScheduledExecutorService executor;
+    private final java.util.concurrent.locks.ReentrantLock sweeping = new java.util.concurrent.locks.ReentrantLock();
     private final ComponentHealth components;
 
     @Inject
@@ -89,6 +90,28 @@ public final class RetentionSweep implements AutoCloseable {
      * @return entries trimmed per stream (streams with nothing to trim are left out)
      */
     public Map<String, Long> sweep() {
+        sweeping.lock();
+        try {
+            return sweepNow();
+        } finally {
+            sweeping.unlock();
+        }
+    }
+
+    /**
+     * Runs {@code work} with no sweep under way (waiting for one that is): an online backup copies the warehouse
+     * first and the log after it, and the log must still hold every event the copied warehouse has not flushed.
+     */
+    public <T> T paused(java.util.concurrent.Callable<T> work) throws Exception {
+        sweeping.lock();
+        try {
+            return work.call();
+        } finally {
+            sweeping.unlock();
+        }
+    }
+
+    private Map<String, Long> sweepNow() {
         long nowMicros = EpochMicros.now(clock);
         Map<String, Long> trimmed = new LinkedHashMap<>();
         String id = ids.mintWithPrefix("sched-");

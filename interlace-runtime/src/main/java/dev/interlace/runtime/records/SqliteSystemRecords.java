@@ -87,6 +87,19 @@ public final class SqliteSystemRecords implements SystemRecords {
     }
 
     @Override
+    public List<String> snapshotInto(Path directory) throws java.io.IOException {
+        awaitWritten();
+        Path copy = directory.resolve(file.getFileName());
+        try (Connection reader = open(); java.sql.PreparedStatement vacuum = reader.prepareStatement("VACUUM INTO ?")) {
+            vacuum.setString(1, copy.toString());
+            vacuum.execute();
+        } catch (SQLException e) {
+            throw new java.io.IOException("cannot copy the system records to " + copy + ": " + e.getMessage(), e);
+        }
+        return List.of(file.getFileName().toString());
+    }
+
+    @Override
     public SysRecord.Page list(SysRecord.Filter filter) {
         awaitWritten();
         StringBuilder where = new StringBuilder(" FROM sys_records WHERE 1 = 1");

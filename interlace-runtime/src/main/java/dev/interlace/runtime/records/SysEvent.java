@@ -44,7 +44,9 @@ public enum SysEvent {
     /** A failed component that serves publishes had not recovered, and the process exited. */
     COMPONENT_EXIT,
     /** The server runs with authentication off. */
-    INSECURE_NO_AUTH;
+    INSECURE_NO_AUTH,
+    /** An online backup was taken, or failed. */
+    BACKUP;
 
     /** The name records carry, e.g. {@code flush_failing}. */
     public String wire() {

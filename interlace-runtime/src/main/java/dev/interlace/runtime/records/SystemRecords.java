@@ -26,6 +26,14 @@ public interface SystemRecords extends AutoCloseable {
     /** Records matching {@code filter}, newest first, including every record queued before the call. */
     SysRecord.Page list(SysRecord.Filter filter);
 
+    /**
+     * Writes a consistent copy of the stored records, every record queued before the call included, into
+     * {@code directory}, and returns the names of the files written; none when nothing is stored (the default).
+     */
+    default java.util.List<String> snapshotInto(java.nio.file.Path directory) throws java.io.IOException {
+        return java.util.List.of();
+    }
+
     @Override
     void close();
 }

@@ -27,7 +27,8 @@ import java.util.function.UnaryOperator;
  *   <li>{@link DuckDbFlushRecords}: {@code interlace.flushes};
  *   <li>{@link DuckDbQueries}: read-only {@code POST /sql} queries ({@link QueryClassifier}) and parsing model SQL;
  *   <li>{@link DuckDbModels}: model output and {@code interlace.model_watermarks};
- *   <li>{@link DuckDbRuns}: {@code interlace.runs} and {@code interlace.run_models}.
+ *   <li>{@link DuckDbRuns}: {@code interlace.runs} and {@code interlace.run_models};
+ *   <li>{@link DuckDbSnapshots}: online copies of the file (every write above goes through its lock).
  * </ul>
  */
 final class DuckDbWarehouse implements Warehouse {
@@ -38,6 +39,7 @@ final class DuckDbWarehouse implements Warehouse {
     private final DuckDbQueries queries;
     private final DuckDbModels models;
     private final DuckDbRuns runs;
+    private final DuckDbSnapshots snapshots;
 
     DuckDbWarehouse(Path file, AppendSteps listener) {
         this(file, listener, UnaryOperator.identity());
@@ -54,13 +56,14 @@ final class DuckDbWarehouse implements Warehouse {
         this.queries = new DuckDbQueries(connections);
         this.models = new DuckDbModels(() -> modelConnections.apply(connections.connect()), queries);
         this.runs = new DuckDbRuns(() -> modelConnections.apply(connections.connect()));
+        this.snapshots = new DuckDbSnapshots(file, connections);
     }
 
     // ---------------------------------------------------------------- stream tables
 
     @Override
     public Positions prepare(StreamDescriptor stream) {
-        return streams.prepare(stream);
+        return snapshots.writing(() -> streams.prepare(stream));
     }
 
     @Override
@@ -70,13 +73,16 @@ final class DuckDbWarehouse implements Warehouse {
 
     @Override
     public long claim(Target target, long token) {
-        return streams.claim(target, token);
+        return snapshots.writing(() -> streams.claim(target, token));
     }
 
     @Override
     public void append(StreamDescriptor stream, Target target, long fencingToken, long expectedWatermark,
             long newWatermark, List<Row> rows, FlushRecord record) {
-        streams.append(stream, target, fencingToken, expectedWatermark, newWatermark, rows, record);
+        snapshots.writing(() -> {
+            streams.append(stream, target, fencingToken, expectedWatermark, newWatermark, rows, record);
+            return null;
+        });
     }
 
     @Override
@@ -93,7 +99,10 @@ final class DuckDbWarehouse implements Warehouse {
 
     @Override
     public void recordFailedFlush(FlushRecord record) {
-        flushes.recordFailedFlush(record);
+        snapshots.writing(() -> {
+            flushes.recordFailedFlush(record);
+            return null;
+        });
     }
 
     @Override
@@ -103,7 +112,7 @@ final class DuckDbWarehouse implements Warehouse {
 
     @Override
     public long trimFlushes(long beforeMicros) {
-        return flushes.trimFlushes(beforeMicros);
+        return snapshots.writing(() -> flushes.trimFlushes(beforeMicros));
     }
 
     // ---------------------------------------------------------------- queries
@@ -132,7 +141,10 @@ final class DuckDbWarehouse implements Warehouse {
 
     @Override
     public void prepareModels() {
-        models.prepareModels();
+        snapshots.writing(() -> {
+            models.prepareModels();
+            return null;
+        });
     }
 
     @Override
@@ -152,24 +164,33 @@ final class DuckDbWarehouse implements Warehouse {
 
     @Override
     public long materialise(ModelOutput model, Steps steps) throws SQLException {
-        return models.materialise(model, steps);
+        return snapshots.writingSql(() -> models.materialise(model, steps));
     }
 
     // ---------------------------------------------------------------- run history
 
     @Override
     public void prepareRuns(long nowMicros) {
-        runs.prepareRuns(nowMicros);
+        snapshots.writing(() -> {
+            runs.prepareRuns(nowMicros);
+            return null;
+        });
     }
 
     @Override
     public void runStarted(RunRecord run) {
-        runs.runStarted(run);
+        snapshots.writing(() -> {
+            runs.runStarted(run);
+            return null;
+        });
     }
 
     @Override
     public void runFinished(String id, RunStatus status, long finishedAtMicros, List<RunRecord.ModelResult> results) {
-        runs.runFinished(id, status, finishedAtMicros, results);
+        snapshots.writing(() -> {
+            runs.runFinished(id, status, finishedAtMicros, results);
+            return null;
+        });
     }
 
     @Override
@@ -183,6 +204,11 @@ final class DuckDbWarehouse implements Warehouse {
     }
 
     // ---------------------------------------------------------------- lifetime
+
+    @Override
+    public Snapshot snapshotInto(java.nio.file.Path directory) throws java.io.IOException {
+        return snapshots.snapshotInto(directory);
+    }
 
     @Override
     public Connection connect() {

@@ -36,7 +36,8 @@ import org.junit.jupiter.api.Test;
  * fencing token is a {@link FencedException} with nothing written, and that {@code claim} fences older tokens (waiting
  * for an append in progress, so the watermark it returns is final); that a
  * stream's quarantine is a separate target; that an evolving stream's undeclared fields become columns, reported in
- * the order they were added with widened types; and that all of it survives reopening.
+ * the order they were added with widened types; that all of it survives reopening; and that a snapshot (an online
+ * backup's copy) waits for an append in progress and opens as the warehouse it copied, nothing later.
  *
  * <p>Run it through {@link WarehouseContract}, which a backend extends; it is abstract so that it runs only there.
  */
@@ -195,6 +196,54 @@ public abstract class StreamTablesContract extends WarehouseContractSupport {
 
         warehouse.append(ORDERS, target, 2, 3, 4, orders(4, 4), null);
         assertThat(warehouse.watermark(target)).isEqualTo(4);
+    }
+
+    @Test
+    void aSnapshotWaitsForAnAppendInProgressAndOpensWithItsRowsAndWatermarksAndNothingLater() throws Exception {
+        CountDownLatch inside = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        FlushListener holding = new FlushListener() {
+            @Override
+            public void afterWatermarkUpdate(Target target, long newWatermark) {
+                if (newWatermark == 3) {
+                    inside.countDown();
+                    try {
+                        release.await(30, TimeUnit.SECONDS);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                }
+            }
+        };
+        Warehouse warehouse = open(holding);
+        warehouse.prepare(ORDERS);
+        Target target = Target.events("orders");
+        warehouse.claim(target, 1);
+        java.nio.file.Path copy = java.nio.file.Files.createDirectories(dataDirectory.resolve("snapshot"));
+        ExecutorService threads = Executors.newFixedThreadPool(2);
+        Warehouse.Snapshot snapshot;
+        try {
+            Future<?> append = threads.submit(() -> warehouse.append(ORDERS, target, 1, 0, 3, orders(1, 3), null));
+            assertThat(inside.await(30, TimeUnit.SECONDS)).as("the append is inside its transaction").isTrue();
+            Future<Warehouse.Snapshot> taking = threads.submit(() -> warehouse.snapshotInto(copy));
+            release.countDown();
+            append.get(30, TimeUnit.SECONDS);
+            snapshot = taking.get(30, TimeUnit.SECONDS);
+        } finally {
+            release.countDown();
+            threads.shutdownNow();
+        }
+        warehouse.append(ORDERS, target, 1, 3, 5, orders(4, 5), null);
+
+        assertThat(snapshot.files()).isNotEmpty().allSatisfy(name -> assertThat(copy.resolve(name)).exists());
+        assertThat(snapshot.watermarks()).containsEntry("orders", 3L);
+        Warehouse copied = openWarehouse(copy, FlushListener.NONE);
+        try {
+            assertThat(copied.prepare(ORDERS)).as("the append in progress, whole").isEqualTo(new Positions(3, 0));
+            assertThat(count(copied, "orders")).as("nothing appended after the snapshot").isEqualTo(3);
+        } finally {
+            copied.close();
+        }
     }
 
     @Test
