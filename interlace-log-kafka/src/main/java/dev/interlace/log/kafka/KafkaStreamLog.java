@@ -142,27 +142,27 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
      *     {@link #watermarks()} add what the cluster's flusher committed
      */
     public KafkaStreamLog(KafkaLogSettings kafka, LogSettings settings, Watermarks materialised, Clock clock) {
-        this(kafka, settings, materialised, clock, Sequencer.Fencing.TRANSACTIONAL, ComponentHealth.unwatched());
+        this(kafka, settings, materialised, clock, Fencing.TRANSACTIONAL, ComponentHealth.unwatched());
     }
 
     /** The same, reporting a sequencer that died or a failed watchdog or standby round to {@code components}. */
     public KafkaStreamLog(KafkaLogSettings kafka, LogSettings settings, Watermarks materialised, Clock clock,
             ComponentHealth components) {
-        this(kafka, settings, materialised, clock, Sequencer.Fencing.TRANSACTIONAL, components);
+        this(kafka, settings, materialised, clock, Fencing.TRANSACTIONAL, components);
     }
 
     /**
      * The same, with the sequencers fencing earlier holders as {@code fencing} says: always
-     * {@link Sequencer.Fencing#TRANSACTIONAL}, except for the negative control of the multi-node failure test (a
+     * {@link Fencing#TRANSACTIONAL}, except for the negative control of the multi-node failure test (a
      * test module reaches this constructor; no flag does).
      */
     KafkaStreamLog(KafkaLogSettings kafka, LogSettings settings, Watermarks materialised, Clock clock,
-            Sequencer.Fencing fencing) {
+            Fencing fencing) {
         this(kafka, settings, materialised, clock, fencing, ComponentHealth.unwatched());
     }
 
     private KafkaStreamLog(KafkaLogSettings kafka, LogSettings settings, Watermarks materialised, Clock clock,
-            Sequencer.Fencing fencing, ComponentHealth components) {
+            Fencing fencing, ComponentHealth components) {
         this.components = components;
         this.kafka = kafka;
         this.settings = settings;
@@ -395,16 +395,13 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
         assignedHere.remove(route.stream());
         LOG.info("the sequencer group takes stream " + route.stream() + " away from this node (" + kafka.nodeUrl()
                 + ")");
-        if (context.fencing() == Sequencer.Fencing.NONE_NEGATIVE_CONTROL) {
-            LOG.warning("negative control: this node keeps sequencing stream " + route.stream()
-                    + " although the sequencer group took it away");
-            return;
-        }
-        Sequencer sequencer = sequencers.remove(route.stream());
-        if (sequencer != null) {
-            sequencer.stop();
-        }
-        sequencersChanged();
+        context.fencing().revoked(route.stream(), () -> {
+            Sequencer sequencer = sequencers.remove(route.stream());
+            if (sequencer != null) {
+                sequencer.stop();
+            }
+            sequencersChanged();
+        });
     }
 
     /**

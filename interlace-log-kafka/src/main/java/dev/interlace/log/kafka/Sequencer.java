@@ -85,7 +85,7 @@ final class Sequencer {
      *
      * @param acknowledger completes the appends' futures after their commit, off the sequencer's thread: the callers'
      *     dependent stages (building the answers) run there, not before the next transaction
-     * @param fencing {@link Fencing#TRANSACTIONAL} always, except in the negative control of the fencing test
+     * @param fencing {@link Fencing#TRANSACTIONAL} always, except in the negative control of the fencing tests
      * @param plainProducer the node's producer outside any transaction, for the publish records of settled retries
      * @param guard says whether this node may take a stream over now
      */
@@ -111,21 +111,6 @@ final class Sequencer {
          * trusting the assignment this node last heard of.
          */
         String refusal(String stream, boolean confirm);
-    }
-
-    /** How a sequencer keeps an earlier holder of its stream from writing. */
-    enum Fencing {
-        /** A transactional producer per stream: the producer epoch fences any earlier holder. */
-        TRANSACTIONAL,
-        /**
-         * None: a plain idempotent producer, each group flushed with {@code acks=all} instead of committed, and a
-         * holder that keeps its sequencer when the sequencer group takes the stream away, as a holder cut off from
-         * the group's coordinator but not from the stream's partition leader would. Only the negative controls of
-         * the fencing tests use it, to show that without fencing such a holder corrupts the stream: whether a holder
-         * that does learn of the revocation writes anything before it does is a race, and a control must not
-         * depend on one.
-         */
-        NONE_NEGATIVE_CONTROL
     }
 
     /**
@@ -412,9 +397,7 @@ final class Sequencer {
         Properties properties = new Properties();
         properties.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, context.bootstrap());
         properties.put(ProducerConfig.CLIENT_ID_CONFIG, context.topics().transactionalId(view.name));
-        if (context.fencing() == Fencing.TRANSACTIONAL) {
-            properties.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, context.topics().transactionalId(view.name));
-        }
+        context.fencing().configure(properties, context.topics().transactionalId(view.name));
         properties.put(ProducerConfig.ACKS_CONFIG, "all");
         properties.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
         properties.put(ProducerConfig.LINGER_MS_CONFIG, "0");
@@ -422,13 +405,11 @@ final class Sequencer {
         properties.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, Integer.toString(16 * 1024 * 1024));
         properties.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, "30000");
         producer = new KafkaProducer<>(properties, new ByteArraySerializer(), new ByteArraySerializer());
-        if (context.fencing() == Fencing.TRANSACTIONAL) {
-            waitingSince = System.nanoTime();
-            try {
-                producer.initTransactions();
-            } finally {
-                waitingSince = 0;
-            }
+        waitingSince = System.nanoTime();
+        try {
+            context.fencing().fence(producer);
+        } finally {
+            waitingSince = 0;
         }
         context.tailer().awaitCaughtUp(context.topics().stableEnds(List.of(context.topics().events(view.name),
                 context.topics().quarantine(view.name), context.topics().state())), CATCH_UP_TIMEOUT);
@@ -1058,28 +1039,12 @@ final class Sequencer {
     }
 
     private void begin() {
-        if (context.fencing() == Fencing.TRANSACTIONAL) {
-            producer.beginTransaction();
-        }
+        context.fencing().begin(producer);
     }
 
-    /** Commits the transaction; without fencing, waits for every send to be acknowledged instead. */
+    /** Commits the group's writes as the fencing strategy does (a transaction's commit). */
     private void commit(List<Future<RecordMetadata>> sends) {
-        if (context.fencing() == Fencing.TRANSACTIONAL) {
-            producer.commitTransaction();
-            return;
-        }
-        producer.flush();
-        for (Future<RecordMetadata> send : sends) {
-            try {
-                send.get();
-            } catch (ExecutionException e) {
-                throw e.getCause() instanceof KafkaException kafka ? kafka : new KafkaException(e.getCause());
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new KafkaException("interrupted", e);
-            }
-        }
+        context.fencing().commit(producer, sends);
     }
 
     // ================================================================== failures

@@ -72,19 +72,19 @@ class SequencerFencingTest {
 
     @Test
     void theOlderSequencerIsFencedAndNeverAcknowledgesAfterATakeover() throws Exception {
-        List<String> violations = pausedHolderScenario(Sequencer.Fencing.TRANSACTIONAL);
+        List<String> violations = pausedHolderScenario(Fencing.TRANSACTIONAL);
         assertThat(violations).isEmpty();
     }
 
     @Test
     void negativeControlWithoutFencingThePausedHolderCorruptsTheStream() throws Exception {
-        List<String> violations = pausedHolderScenario(Sequencer.Fencing.NONE_NEGATIVE_CONTROL);
+        List<String> violations = pausedHolderScenario(Unfenced.NONE);
         assertThat(violations).as("the oracle must catch a sequencer that is not fenced").isNotEmpty();
     }
 
     @Test
     void aPausedHolderCannotReplayAnEntryTheNewHolderReplayed() throws Exception {
-        Node old = node("old", Sequencer.Fencing.TRANSACTIONAL);
+        Node old = node("old", Fencing.TRANSACTIONAL);
         Sequencer oldSequencer = old.sequencer();
         append(oldSequencer, "a");
         oldSequencer.append(new AppendRequest("orders", "req-q", 1_000_000L, "v1", List.of(
@@ -92,7 +92,7 @@ class SequencerFencingTest {
                 .get(30, TimeUnit.SECONDS);
         old.tailer.close(); // the old holder stops reading: it never sees the new holder's replay mark
 
-        Node current = node("new", Sequencer.Fencing.TRANSACTIONAL);
+        Node current = node("new", Fencing.TRANSACTIONAL);
         Sequencer newSequencer = current.sequencer();
         assertThat(((ReplayResult.Replayed) newSequencer.replay(replayOfQ("replay-new")).get(30, TimeUnit.SECONDS))
                 .entries()).containsExactly(new ReplayResult.EntryResult(1, ReplayResult.Status.ACCEPTED, 2));
@@ -115,7 +115,7 @@ class SequencerFencingTest {
     }
 
     /** Runs the scenario and returns what the oracle found wrong. */
-    private List<String> pausedHolderScenario(Sequencer.Fencing fencing) throws Exception {
+    private List<String> pausedHolderScenario(Fencing fencing) throws Exception {
         Node old = node("old", fencing);
         Sequencer oldSequencer = old.sequencer();
         assertThat(append(oldSequencer, "a").entries()).containsExactly(
@@ -140,7 +140,7 @@ class SequencerFencingTest {
     @Test
     void aSequencerThatFailsUnexpectedlyTakesItsStreamOverAgainAndLosesNothingAcknowledged() throws Exception {
         AtomicInteger faults = new AtomicInteger(1);
-        Node node = new Node("restarting", Sequencer.Fencing.TRANSACTIONAL, stream -> {
+        Node node = new Node("restarting", Fencing.TRANSACTIONAL, stream -> {
             if (faults.getAndDecrement() > 0) {
                 throw new IllegalStateException("test: a fault in this process after a commit");
             }
@@ -223,12 +223,12 @@ class SequencerFencingTest {
         final Sequencer.Context context;
         final KafkaProducer<byte[], byte[]> plain;
 
-        Node(String name, Sequencer.Fencing fencing) {
+        Node(String name, Fencing fencing) {
             this(name, fencing, stream -> { });
         }
 
         /** With {@code appended} called after each commit that moved the head, as the log's flush trigger is. */
-        Node(String name, Sequencer.Fencing fencing, Consumer<String> appended) {
+        Node(String name, Fencing fencing, Consumer<String> appended) {
             Admin admin = KafkaCluster.shared().admin();
             opened.add(admin);
             topics = new Topics(admin, prefix, 1, 1);
@@ -277,7 +277,7 @@ class SequencerFencingTest {
         }
     }
 
-    private Node node(String name, Sequencer.Fencing fencing) {
+    private Node node(String name, Fencing fencing) {
         return new Node(name, fencing);
     }
 }

@@ -29,6 +29,6 @@ public final class UnfencedKafkaLogModule extends AbstractModule {
     @Provides
     @Singleton
     KafkaStreamLog unfencedKafkaStreamLog(LogSettings settings, FlushPositions materialised, Clock clock) {
-        return new KafkaStreamLog(kafka, settings, materialised, clock, Sequencer.Fencing.NONE_NEGATIVE_CONTROL);
+        return new KafkaStreamLog(kafka, settings, materialised, clock, Unfenced.NONE);
     }
 }
