@@ -29,6 +29,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.openqa.selenium.By;
 import org.openqa.selenium.Keys;
 import org.openqa.selenium.WebElement;
@@ -294,6 +295,22 @@ class ConsoleBrowserTest {
         browser.open(api.server.uri() + "/ui#/find?stream=orders&key=find-me");
         browser.await("[data-step='publish']", text -> text.contains("1 accepted"));
         assertThat(browser.await("[data-timeline]").getText()).contains("Flushed into the warehouse");
+    }
+
+    @Test
+    void whereIsMyEventCompletesTheTimelineOnceThePendingEventsAreMaterialised(@TempDir Path slow) {
+        // The flusher waits 3 s after an append: the first answer shows the event pending, with no flush.
+        try (TestServer slowServer = TestServer.start(slow, "--flush-delay-ms", "3000", "--read-wait-ms", "30000")) {
+            slowServer.send(slowServer.request("/streams/orders").header("Content-Type", "application/json")
+                    .header("X-Request-Id", "console-pending-1")
+                    .POST(java.net.http.HttpRequest.BodyPublishers.ofString("{\"order_id\": \"p1\", \"total\": 2}"))
+                    .build());
+            browser.open(slowServer.server.uri() + "/ui#/find?request_id=console-pending-1");
+            browser.await("[data-step='publish']", text -> text.contains("1 accepted"));
+            browser.await("[data-step='flush']", text -> text.contains("Flushed into the warehouse"));
+            browser.await("[data-step='run']", text -> text.contains("succeeded"));
+            assertThat(browser.all("[data-waiting]")).as("the wait ended with the timeline redrawn").isEmpty();
+        }
     }
 
     @Test

@@ -48,6 +48,7 @@ export async function call(path, options = {}) {
   if (key) headers.Authorization = 'Bearer ' + key;
   if (options.contentType) headers['Content-Type'] = options.contentType;
   if (options.accept) headers.Accept = options.accept;
+  Object.assign(headers, options.headers || {});
   const response = await fetch(path, {
     method: options.method || 'GET',
     headers,

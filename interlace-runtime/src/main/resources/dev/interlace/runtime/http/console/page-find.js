@@ -1,7 +1,7 @@
 // "Where is my event": a request id, or a stream and an idempotency key, to the story of its events as a timeline:
 // publish → (quarantine) → flushes into the warehouse → model runs.
 
-import {get, query} from './api.js';
+import {call, get, query} from './api.js';
 import {badge, clear, el, failure, json, requestLink, streamLink, time} from './dom.js';
 
 export async function findPage(page) {
@@ -19,11 +19,27 @@ export async function findPage(page) {
 
   const lookup = async (parameters) => {
     clear(result).append(el('p', {class: 'muted'}, 'Looking…'));
+    let body;
     try {
-      const body = await get('/correlate' + query(parameters));
+      body = await get('/correlate' + query(parameters));
       clear(result).append(timeline(body));
     } catch (error) {
       clear(result).append(failure(error));
+      return;
+    }
+    // Events still pending: ask again with their position, which the server answers once they are materialised and
+    // the model runs they trigger have run (read-your-writes), so the timeline completes without a reload.
+    const publish = body.publish;
+    if (!body.events || !body.events.pending || !publish || publish.last_offset === null
+        || publish.last_offset === undefined) return;
+    const waiting = el('p', {class: 'muted', 'data-waiting': ''}, 'Waiting for the warehouse…');
+    result.append(waiting);
+    try {
+      const later = await call('/correlate' + query(parameters),
+          {headers: {'Interlace-After': publish.stream + ':' + publish.last_offset + ', models'}});
+      clear(result).append(timeline(later.body));
+    } catch (error) {
+      waiting.textContent = 'Still pending: ' + error.message;
     }
   };
   byRequest.addEventListener('submit', (event) => {
