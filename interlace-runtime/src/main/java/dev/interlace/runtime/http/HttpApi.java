@@ -94,12 +94,15 @@ public final class HttpApi implements HttpDispatcher {
         consumers.wakeParked();
         sql.stopQueries();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(graceSeconds);
-        while (inFlight.get() > 0 && System.nanoTime() < deadline) {
-            try {
-                Thread.sleep(5);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                break;
+        synchronized (inFlight) {
+            long remaining;
+            while (inFlight.get() > 0 && (remaining = deadline - System.nanoTime()) > 0) {
+                try {
+                    TimeUnit.NANOSECONDS.timedWait(inFlight, remaining);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    break;
+                }
             }
         }
         transport.stop();
@@ -130,7 +133,11 @@ public final class HttpApi implements HttpDispatcher {
                 }
                 return sent;
             } finally {
-                inFlight.decrementAndGet();
+                if (inFlight.decrementAndGet() == 0 && draining) {
+                    synchronized (inFlight) {
+                        inFlight.notifyAll(); // stop() waits for the last request in flight
+                    }
+                }
             }
         });
     }

@@ -60,6 +60,8 @@ public final class ModelRunner implements AutoCloseable {
     /** When the next run may start ({@link System#nanoTime()}): the last run's end plus its rest. */
     private volatile long restUntilNanos = System.nanoTime();
     private final ReentrantLock lock = new ReentrantLock();
+    /** Signalled when {@link #active} falls to 0. */
+    private final java.util.concurrent.locks.Condition idle = lock.newCondition();
     private PendingRun pending;
     /** The run taken from {@link #pending} whose record is being written; guarded by {@link #lock}. */
     private PendingRun starting;
@@ -231,7 +233,9 @@ public final class ModelRunner implements AutoCloseable {
             restUntilNanos = ended + restRatio * (ended - started);
             lock.lock();
             try {
-                active--;
+                if (--active == 0) {
+                    idle.signalAll();
+                }
             } finally {
                 lock.unlock();
             }
@@ -424,24 +428,22 @@ public final class ModelRunner implements AutoCloseable {
 
     /** Waits until no run is queued or running (tests, shutdown); returns whether that happened in time. */
     public boolean awaitIdle(java.time.Duration timeout) {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (System.nanoTime() < deadline) {
-            lock.lock();
-            try {
-                if (active == 0) {
-                    return true;
+        long remaining = timeout.toNanos();
+        lock.lock();
+        try {
+            while (active > 0) {
+                if (remaining <= 0) {
+                    return false;
                 }
-            } finally {
-                lock.unlock();
+                remaining = idle.awaitNanos(remaining);
             }
-            try {
-                Thread.sleep(10);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return false;
-            }
+            return true;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        } finally {
+            lock.unlock();
         }
-        return false;
     }
 
     @Override
