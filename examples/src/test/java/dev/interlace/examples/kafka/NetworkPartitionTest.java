@@ -126,7 +126,7 @@ class NetworkPartitionTest {
 
         probes.assertAnsweredWithinBound(cutAt, healedAt);
         probes.assertNotReadyWithinBound(cutAt);
-        assertNoGap(load, healedAt, endedAt);
+        assertNoGap(load, healedAt, endedAt, GAP_BOUND_NANOS);
         // What B's operator would see if A fenced it: B's commits failing (the fence, or the transaction it aborted).
         assertThat(nodes.b.output().lines().filter(line -> line.contains("a transaction of stream orders failed")
                 || line.contains("the sequencer of stream orders was fenced")).toList())
@@ -173,7 +173,10 @@ class NetworkPartitionTest {
                 + (firstAfterKill == Long.MAX_VALUE ? "none" : (firstAfterKill - killedAt) / 1_000_000 + " ms"));
         assertThat(firstAfterKill - killedAt).as("B acknowledges within 15 s of A's death")
                 .isLessThanOrEqualTo(TAKEOVER_BOUND_NANOS);
-        assertNoGap(load, firstAfterKill, endedAt);
+        // A that rejoins the group at the heal may be given orders back in that rebalance (a CI run: B sequenced it
+        // again from offset 7829 two seconds after the kill); A dead, the group waits out A's session before giving it
+        // to B again. So after A's death, as after any node's, service comes back within the takeover bound.
+        assertNoGap(load, firstAfterKill, endedAt, TAKEOVER_BOUND_NANOS);
         KafkaOracle oracle = new KafkaOracle(cluster.bootstrap(), prefix, random);
         KafkaOracle.Findings findings = oracle.check(ledger, List.of(nodes.b), null);
         System.out.println(findings);
@@ -372,8 +375,8 @@ class NetworkPartitionTest {
 
     // ================================================================== helpers
 
-    /** No more than 3 s from {@code from} to {@code to} without an acknowledged publish. */
-    private static void assertNoGap(Load load, long from, long to) {
+    /** No more than {@code boundNanos} from {@code from} to {@code to} without an acknowledged publish. */
+    private static void assertNoGap(Load load, long from, long to, long boundNanos) {
         long previous = from;
         long longest = 0;
         for (long at : load.acknowledgedAt()) {
@@ -386,7 +389,7 @@ class NetworkPartitionTest {
         System.out.println("longest time without an acknowledged publish after the heal: " + longest / 1_000_000
                 + " ms");
         assertThat(longest).as("the longest time without an acknowledged publish after the heal (ns)")
-                .isLessThanOrEqualTo(GAP_BOUND_NANOS);
+                .isLessThanOrEqualTo(boundNanos);
     }
 
     /** Copies the stream's first event record, key, headers and all, to the end of its topic, as a bug would. */
