@@ -21,7 +21,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -46,6 +45,8 @@ import java.util.logging.Logger;
  * every third of its time to live (which also commits the flushed watermark there, so the group shows the flusher's
  * lag). A new lease's fencing token is recorded in the warehouse before anything is written with it; a flusher whose
  * lease was taken over while it was paused has its next append refused and stands by until the lease is free.
+ *
+ * <p>The flusher schedules the runs and handles their failures; {@link StreamDrain} writes a run's batches.
  */
 public final class Flusher implements AutoCloseable {
 
@@ -62,10 +63,11 @@ public final class Flusher implements AutoCloseable {
     /** Whether the warehouse runs on another node ({@code --role ingest}) rather than nowhere. */
     private final boolean warehouseElsewhere;
     private final FlushPositions positions;
-    private final FlushListener listener;
     /** The leases on the streams; null without a warehouse. */
     private final StreamLeases leases;
     private final FlushBatches batches;
+    /** Writes a run's batches; null without a warehouse. */
+    private final StreamDrain drain;
     private final RequestIds ids;
     private final SystemRecords records;
     private final Clock clock;
@@ -100,7 +102,6 @@ public final class Flusher implements AutoCloseable {
         this.warehouse = warehouse;
         this.warehouseElsewhere = !config.role().runsWarehouse();
         this.positions = positions;
-        this.listener = listener;
         this.leases = warehouse.map(w -> new StreamLeases(groups, w, positions, lease, ids, records, clock))
                 .orElse(null);
         this.ids = ids;
@@ -110,6 +111,8 @@ public final class Flusher implements AutoCloseable {
         this.batchRows = config.flushBatchRows();
         this.keepsRecords = config.keepsRecords();
         this.batches = new FlushBatches(log, recent, batchRows, config.flushBatchBytes());
+        this.drain = warehouse.map(w -> new StreamDrain(w, leases, batches, positions, listener, flushedListeners, ids,
+                clock, keepsRecords, () -> closed)).orElse(null);
         AtomicInteger count = new AtomicInteger();
         ScheduledThreadPoolExecutor pool = new ScheduledThreadPoolExecutor(THREADS, runnable -> {
             Thread thread = new Thread(runnable, "interlace-flush-" + count.incrementAndGet());
@@ -324,8 +327,8 @@ public final class Flusher implements AutoCloseable {
                 return;
             }
             flush.status = flush.status.failing() ? flush.status : new FlushStatus(FlushState.FLUSHING, null, 0);
-            drainEvents(flush);
-            drainQuarantine(flush);
+            drain.drainEvents(flush);
+            drain.drainQuarantine(flush);
             if (flush.token == 0) { // the lease was taken over between two batches: standing by
                 flush.lock.unlock();
                 schedule(flush, Math.max(10, (flush.heldUntilMicros - micros()) / 1_000 + 10));
@@ -409,90 +412,6 @@ public final class Flusher implements AutoCloseable {
         long backoff = Math.min(MAX_BACKOFF_MILLIS, 100L << Math.min(flush.failures, 10));
         flush.lock.unlock();
         schedule(flush, backoff);
-    }
-
-    /**
-     * Drains the stream's events while full batches wait: the next batch is read and decoded while the current one
-     * is written. A partial batch means the stream is caught up as of its read; what arrived since has scheduled a
-     * run of its own.
-     */
-    private void drainEvents(StreamFlush flush) {
-        StreamDescriptor stream = flush.stream;
-        Warehouse.Target target = Warehouse.Target.events(stream.name());
-        if (closed || !leases.hold(flush)) {
-            return;
-        }
-        long started = micros();
-        long watermark = positions.get(target);
-        FlushBatches.Batch batch = batches.events(stream, watermark);
-        while (!batch.isEmpty()) {
-            CompletableFuture<FlushBatches.Batch> next = batch.full()
-                    ? batches.eventsAhead(stream, batch.newWatermark()) : null;
-            try {
-                commit(flush, target, watermark, batch, started);
-            } catch (RuntimeException e) {
-                if (next != null) {
-                    next.cancel(false);
-                }
-                throw e;
-            }
-            if (next == null) {
-                return;
-            }
-            if (closed || !leases.hold(flush)) {
-                next.cancel(false);
-                return;
-            }
-            started = micros();
-            watermark = batch.newWatermark();
-            batch = FlushBatches.await(next);
-        }
-    }
-
-    /** Drains the stream's quarantined entries while full batches wait. */
-    private void drainQuarantine(StreamFlush flush) {
-        Warehouse.Target target = Warehouse.Target.quarantine(flush.stream.name());
-        while (!closed && leases.hold(flush)) {
-            long started = micros();
-            long watermark = positions.get(target);
-            FlushBatches.Batch batch = batches.quarantine(flush.stream, watermark);
-            if (batch.isEmpty()) {
-                return;
-            }
-            commit(flush, target, watermark, batch, started);
-            if (!batch.full()) {
-                return;
-            }
-        }
-    }
-
-    private void commit(StreamFlush flush, Warehouse.Target target, long watermark, FlushBatches.Batch batch,
-            long startedAtMicros) {
-        List<Warehouse.Row> rows = batch.rows();
-        long newWatermark = batch.newWatermark();
-        // With --record-retention 0 no flush record is written either (the id still names the batch in logs).
-        FlushRecord record = new FlushRecord(ids.mintWithPrefix("flush-"), target, rows.get(0).offset(),
-                newWatermark, rows.size(), startedAtMicros, 0, null, TraceIds.of(batch.traceIds()));
-        FlushRecord kept = keepsRecords ? record : null;
-        flush.attempt = record;
-        long startedNanos = System.nanoTime();
-        warehouse.orElseThrow().append(flush.stream, target, flush.token, watermark, newWatermark, rows, kept);
-        long durationNanos = System.nanoTime() - startedNanos;
-        flush.attempt = null;
-        flush.lastFlushId = record.id();
-        listener.afterCommit(target, newWatermark);
-        listener.committed(target, rows.size(), durationNanos);
-        listener.recorded(record.committedAt(micros()));
-        if (batch.rowsFromLog() > 0 && !target.quarantine()) {
-            listener.committedFromLog(target, batch.rowsFromLog());
-        }
-        if (!target.quarantine()) {
-            // Before the position moves, so that whoever waits for the flush also sees what it triggered.
-            for (FlushedListener flushed : flushedListeners) {
-                flushed.flushed(flush.stream.name(), newWatermark, record.traces());
-            }
-        }
-        positions.set(target, newWatermark);
     }
 
     private long micros() {
