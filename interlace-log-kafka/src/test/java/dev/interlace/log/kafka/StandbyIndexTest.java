@@ -8,8 +8,6 @@ import dev.interlace.runtime.log.AppendRequest;
 import dev.interlace.runtime.log.AppendResult;
 import dev.interlace.runtime.log.LogSettings;
 import dev.interlace.runtime.log.Watermarks;
-import dev.interlace.runtime.stream.Column;
-import dev.interlace.runtime.stream.ColumnType;
 import dev.interlace.runtime.stream.StreamDescriptor;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -32,23 +30,8 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class StandbyIndexTest {
 
-    private static final StreamDescriptor ORDERS = StreamDescriptor.builder("orders")
-            .column(Column.of("id", ColumnType.STRING, true)).idempotencyKey("id").schemaVersion("v1")
-            .declaredBy(StandbyIndexTest.class.getName())
-            .decoder(parser -> {
-                throw new UnsupportedOperationException("a log never decodes");
-            }).build();
-    private static final Watermarks EVERYTHING_FLUSHED = new Watermarks() {
-        @Override
-        public long events(String stream) {
-            return Long.MAX_VALUE / 4;
-        }
-
-        @Override
-        public long quarantine(String stream) {
-            return Long.MAX_VALUE / 4;
-        }
-    };
+    private static final StreamDescriptor ORDERS = KeyedOrders.declaredBy(StandbyIndexTest.class);
+    private static final Watermarks EVERYTHING_FLUSHED = KeyedOrders.EVERYTHING_FLUSHED;
     /** Keys a recent table holds before it is sealed: small, so that the standby seals several segments. */
     private static final int RECENT_KEYS = 50;
 

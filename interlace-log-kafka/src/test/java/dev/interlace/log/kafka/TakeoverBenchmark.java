@@ -7,8 +7,6 @@ import dev.interlace.runtime.log.AppendRequest;
 import dev.interlace.runtime.log.AppendResult;
 import dev.interlace.runtime.log.LogSettings;
 import dev.interlace.runtime.log.Watermarks;
-import dev.interlace.runtime.stream.Column;
-import dev.interlace.runtime.stream.ColumnType;
 import dev.interlace.runtime.stream.StreamDescriptor;
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
@@ -47,23 +45,8 @@ public final class TakeoverBenchmark {
 
     private static final int EVENTS_PER_TRANSACTION = 20_000;
     private static final String STREAM = "orders";
-    private static final StreamDescriptor ORDERS = StreamDescriptor.builder(STREAM)
-            .column(Column.of("id", ColumnType.STRING, true)).idempotencyKey("id").schemaVersion("v1")
-            .declaredBy(TakeoverBenchmark.class.getName())
-            .decoder(parser -> {
-                throw new UnsupportedOperationException("a log never decodes");
-            }).build();
-    private static final Watermarks EVERYTHING_FLUSHED = new Watermarks() {
-        @Override
-        public long events(String stream) {
-            return Long.MAX_VALUE / 4;
-        }
-
-        @Override
-        public long quarantine(String stream) {
-            return Long.MAX_VALUE / 4;
-        }
-    };
+    private static final StreamDescriptor ORDERS = KeyedOrders.declaredBy(TakeoverBenchmark.class);
+    private static final Watermarks EVERYTHING_FLUSHED = KeyedOrders.EVERYTHING_FLUSHED;
 
     private TakeoverBenchmark() {}
 
