@@ -45,7 +45,11 @@ import java.util.function.Consumer;
 final class FlushRace implements AutoCloseable {
 
     static final int BATCH_ROWS = 50;
-    static final Duration LEASE_TTL = Duration.ofMillis(400);
+    /**
+     * Long enough that a flusher started while another holds the lease finds it held even on a loaded machine (at
+     * 400 ms, starting one sometimes took longer than the lease lasted), short enough for a takeover to come quickly.
+     */
+    static final Duration LEASE_TTL = Duration.ofMillis(1500);
     static final Warehouse.Target EVENTS = Warehouse.Target.events(OrdersStream.DESCRIPTOR.name());
 
     /** Stops the next flush (whichever flusher's) after its rows are written, before its commit, once armed. */
