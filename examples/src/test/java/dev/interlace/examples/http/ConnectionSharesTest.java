@@ -56,10 +56,13 @@ class ConnectionSharesTest {
 
                 // Beyond its few places in the reserve, a new connection takes the place of the address's oldest
                 // one that has sent nothing, which is answered 503 and closed: the address's probe still gets in.
+                // One at a time: two event loops take connections up, not always in the order they were opened,
+                // and "oldest" is the order the server took them up in.
+                awaitOpen(api, 4);
                 for (int i = 0; i < 4; i++) {
                     idle.add(new RawClient(uri, GREEDY));
+                    awaitOpen(api, idle.size());
                 }
-                awaitOpen(api, 8);
                 try (RawClient beyond = new RawClient(uri, GREEDY)) {
                     RawClient oldest = idle.get(4);
                     RawClient.Answer refused = oldest.read(5_000);
