@@ -19,6 +19,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLException;
@@ -31,6 +32,12 @@ import javax.net.ssl.SSLException;
  * deduplicate by idempotency key: an event the server already stored is acknowledged as a duplicate, never stored
  * twice. Other errors are not retried and throw {@link PublishException}.
  *
+ * <p>On a cluster (the Kafka log), each stream is appended to by one node, its sequencer, which every publish answer
+ * names in the {@value #SEQUENCER_HEADER} header; the client sends that stream's next publishes straight there, and
+ * back to its base URI when that node fails or stops sequencing the stream (the base node forwards to the current
+ * one). It follows only a URL of its base URI's scheme, so that an {@code https} client never sends its key in clear;
+ * {@link Builder#followSequencer} turns it off.
+ *
  * <p>A server with API keys needs one: {@link Builder#apiKey} (sent as {@code Authorization: Bearer ...}); without it
  * or with a revoked one, publishing throws a {@link PublishException} with status 401. A server with a certificate
  * from a private CA needs {@link Builder#trustedCertificates}.
@@ -39,6 +46,8 @@ public final class InterlaceClient {
 
     /** The request header that makes a warehouse request wait for publish positions (read-your-writes). */
     public static final String AFTER_HEADER = "Interlace-After";
+    /** The answer header naming the node that sequences a stream (its URL), on a cluster. */
+    public static final String SEQUENCER_HEADER = "Interlace-Sequencer";
 
     private final URI base;
     private final HttpClient http;
@@ -47,6 +56,9 @@ public final class InterlaceClient {
     private final int maxBytesPerRequest;
     private final Duration retryDeadline;
     private final String authorization;
+    private final boolean followSequencer;
+    /** Per stream, the node its last publish answer named as sequencer, when that is not {@link #base}. */
+    private final Map<String, URI> sequencers = new ConcurrentHashMap<>();
 
     private InterlaceClient(Builder builder) {
         this.base = builder.base;
@@ -65,6 +77,7 @@ public final class InterlaceClient {
         this.maxEventsPerRequest = builder.maxEventsPerRequest;
         this.maxBytesPerRequest = builder.maxBytesPerRequest;
         this.retryDeadline = builder.retryDeadline;
+        this.followSequencer = builder.followSequencer;
     }
 
     /** A client of the server at {@code base}, e.g. {@code http://127.0.0.1:8000}. */
@@ -155,8 +168,66 @@ public final class InterlaceClient {
 
     /** {@link #call(String, String, String, byte[])} with extra request headers, e.g. {@code Interlace-After}. */
     public JsonNode call(String method, String path, String contentType, byte[] body, Map<String, String> headers) {
-        String root = base.toString();
-        URI uri = URI.create((root.endsWith("/") ? root.substring(0, root.length() - 1) : root) + path);
+        return exchange(base, method, path, contentType, body, headers).body();
+    }
+
+    /**
+     * Sends one publish request ({@code POST /streams/{stream}}, the body as it is) to the stream's sequencer when a
+     * publish answer named one, else to the base URI, and returns its JSON answer. When the named node cannot be
+     * reached or answers {@code 503}, it is forgotten and the request goes once more, at once, to the base URI. Not
+     * retried otherwise: {@link #publish} retries; a caller with its own retry policy (the CLI) calls this.
+     *
+     * @throws ServerException as {@link #call(String, String, String, byte[])}
+     */
+    public JsonNode publishRequest(String stream, String contentType, byte[] body) {
+        String path = "/streams/" + URLEncoder.encode(stream, StandardCharsets.UTF_8);
+        URI sequencer = followSequencer ? sequencers.get(stream) : null;
+        if (sequencer != null) {
+            try {
+                return learned(stream, exchange(sequencer, "POST", path, contentType, body, Map.of()));
+            } catch (ServerException e) {
+                boolean elsewhere = switch (e.failure()) {
+                    case UNREACHABLE, BROKEN -> true;
+                    case STATUS, NOT_JSON -> e.status() == 503;
+                    case TLS, INTERRUPTED -> false;
+                };
+                if (!elsewhere) {
+                    throw e;
+                }
+                sequencers.remove(stream, sequencer);
+            }
+        }
+        return learned(stream, exchange(base, "POST", path, contentType, body, Map.of()));
+    }
+
+    /** The body of {@code answer}, after noting the sequencer it names for {@code stream}. */
+    private JsonNode learned(String stream, Exchanged answer) {
+        if (followSequencer) {
+            URI named = answer.sequencer();
+            if (named == null || sameNode(named, base)) {
+                sequencers.remove(stream);
+            } else if (named.getScheme() != null && named.getScheme().equalsIgnoreCase(base.getScheme())) {
+                sequencers.put(stream, named);
+            }
+        }
+        return answer.body();
+    }
+
+    private static boolean sameNode(URI one, URI other) {
+        return trimmed(one.toString()).equalsIgnoreCase(trimmed(other.toString()));
+    }
+
+    private static String trimmed(String uri) {
+        return uri.endsWith("/") ? uri.substring(0, uri.length() - 1) : uri;
+    }
+
+    /** A 2xx JSON answer and the sequencer it names, if any. */
+    private record Exchanged(JsonNode body, URI sequencer) {
+    }
+
+    private Exchanged exchange(URI root, String method, String path, String contentType, byte[] body,
+            Map<String, String> headers) {
+        URI uri = URI.create(trimmed(root.toString()) + path);
         HttpRequest.Builder request = HttpRequest.newBuilder(uri);
         if (authorization != null) {
             request.header("Authorization", authorization);
@@ -193,7 +264,17 @@ public final class InterlaceClient {
                     response.headers().firstValue("Retry-After").stream().mapToLong(InterlaceClient::seconds)
                             .findFirst());
         }
-        return answer;
+        URI sequencer = response.headers().firstValue(SEQUENCER_HEADER).map(InterlaceClient::uriOrNull).orElse(null);
+        return new Exchanged(answer, sequencer);
+    }
+
+    private static URI uriOrNull(String text) {
+        try {
+            URI uri = URI.create(text.strip());
+            return uri.isAbsolute() && uri.getHost() != null ? uri : null;
+        } catch (IllegalArgumentException e) {
+            return null;
+        }
     }
 
     /**
@@ -229,12 +310,11 @@ public final class InterlaceClient {
 
     /** Publishes one request's NDJSON body, retrying 429, 503 and unreachable servers until the deadline. */
     private JsonNode send(String stream, byte[] body) {
-        String path = "/streams/" + URLEncoder.encode(stream, StandardCharsets.UTF_8);
         long deadline = System.nanoTime() + retryDeadline.toNanos();
         long backoffMillis = 100;
         while (true) {
             try {
-                return call("POST", path, "application/x-ndjson", body);
+                return publishRequest(stream, "application/x-ndjson", body);
             } catch (ServerException e) {
                 switch (e.failure()) {
                     case TLS -> throw new PublishException(0, "tls_failed", "TLS with " + base + " failed (if its"
@@ -302,6 +382,7 @@ public final class InterlaceClient {
         private Duration retryDeadline = Duration.ofSeconds(60);
         private String apiKey;
         private SSLContext sslContext;
+        private boolean followSequencer = true;
 
         private Builder(URI base) {
             this.base = Objects.requireNonNull(base, "base");
@@ -350,6 +431,15 @@ public final class InterlaceClient {
         /** How long one request may keep being retried on 429 and 503. */
         public Builder retryDeadline(Duration deadline) {
             this.retryDeadline = deadline;
+            return this;
+        }
+
+        /**
+         * Whether publishes go straight to the node a publish answer names as the stream's sequencer (default: yes);
+         * with {@code false} every request goes to the base URI, which forwards it on a cluster.
+         */
+        public Builder followSequencer(boolean follow) {
+            this.followSequencer = follow;
             return this;
         }
 

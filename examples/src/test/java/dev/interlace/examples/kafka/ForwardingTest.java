@@ -3,6 +3,7 @@ package dev.interlace.examples.kafka;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.interlace.client.InterlaceClient;
 import dev.interlace.client.testing.SelfSignedCertificate;
 import dev.interlace.log.kafka.testing.KafkaCluster;
 import dev.interlace.runtime.cluster.ClusterSecret;
@@ -17,6 +18,7 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -103,7 +105,29 @@ class ForwardingTest {
             assertThat(oneHop.body().get("message").asText()).contains(holder.uri.toString());
             assertThat(oneHop.body().get("request_id").asText()).isEqualTo("hop-1");
             assertThat(holder.get("/streams/orders").body().get("head").asLong()).isEqualTo(2);
+
+            // Every publish answer names the sequencer; the Java client given the other node sends its first publish
+            // there (forwarded) and the next ones straight to the holder. Forwarding is the fallback, not the path.
+            assertThat(forwarded.header(InterlaceClient.SEQUENCER_HEADER)).isEqualTo(holder.uri.toString());
+            double forwardsBefore = sequencerForwards(other);
+            InterlaceClient client = InterlaceClient.builder(other.uri).build();
+            for (String order : List.of("d", "e", "f")) {
+                assertThat(client.publish("orders", Map.of("order_id", order, "total", 4)).accepted()).isEqualTo(1);
+            }
+            assertThat(sequencerForwards(other) - forwardsBefore).as("publishes the other node forwarded")
+                    .isEqualTo(1);
+            assertThat(holder.get("/streams/orders").body().get("head").asLong()).isEqualTo(5);
         }
+    }
+
+    /** The publishes and consumer calls {@code node} has sent on to a sequencer, from its {@code /metrics}. */
+    private static double sequencerForwards(ServeNode node) throws Exception {
+        String metrics = java.net.http.HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+                node.uri.resolve("/metrics")).build(), java.net.http.HttpResponse.BodyHandlers.ofString()).body();
+        java.util.regex.Matcher sample = java.util.regex.Pattern.compile(
+                "(?m)^interlace_forwarded_requests_total\\{to=\"sequencer\",?\\} ([0-9.eE+]+)$").matcher(metrics);
+        assertThat(sample.find()).as(metrics).isTrue();
+        return Double.parseDouble(sample.group(1));
     }
 
     @Test

@@ -25,6 +25,7 @@ public final class RecordingServer implements AutoCloseable {
     private final List<String> paths = new CopyOnWriteArrayList<>();
     private volatile int status;
     private volatile String body;
+    private final java.util.Map<String, String> headers = new java.util.concurrent.ConcurrentHashMap<>();
 
     private RecordingServer(HttpServer server, int status, String body) {
         this.server = server;
@@ -37,6 +38,7 @@ public final class RecordingServer implements AutoCloseable {
             exchange.getRequestBody().readAllBytes();
             byte[] answer = this.body.getBytes(StandardCharsets.UTF_8);
             exchange.getResponseHeaders().set("Content-Type", "application/json");
+            headers.forEach(exchange.getResponseHeaders()::set);
             exchange.sendResponseHeaders(this.status, answer.length);
             try (OutputStream out = exchange.getResponseBody()) {
                 out.write(answer);
@@ -65,6 +67,11 @@ public final class RecordingServer implements AutoCloseable {
     public void answer(int newStatus, String newBody) {
         this.status = newStatus;
         this.body = newBody;
+    }
+
+    /** Sends this header with every later answer (an Interlace server's {@code Interlace-Sequencer}, say). */
+    public void header(String name, String value) {
+        headers.put(name, value);
     }
 
     /** {@code http://127.0.0.1:<port>} or {@code https://...}. */

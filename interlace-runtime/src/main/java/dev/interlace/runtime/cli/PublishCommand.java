@@ -7,8 +7,6 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
-import java.net.URLEncoder;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -145,7 +143,6 @@ final class PublishCommand implements Command {
 
         private final ServerClient client;
         private final String stream;
-        private final String path;
         private final int batchSize;
         private final long inputBytes;
         private final long startedNanos = System.nanoTime();
@@ -167,7 +164,6 @@ final class PublishCommand implements Command {
         Publishing(ServerClient client, String stream, int batchSize, long inputBytes) {
             this.client = client;
             this.stream = stream;
-            this.path = "/streams/" + URLEncoder.encode(stream, StandardCharsets.UTF_8);
             this.batchSize = batchSize;
             this.inputBytes = inputBytes;
         }
@@ -207,7 +203,7 @@ final class PublishCommand implements Command {
             while (!pending.isEmpty()) {
                 try {
                     requests++;
-                    JsonNode answer = client.exchange("POST", path, "application/x-ndjson", ndjson(pending));
+                    JsonNode answer = client.publish(stream, "application/x-ndjson", ndjson(pending));
                     accepted += answer.path("accepted").asLong();
                     if (!answer.path("last_offset").isNull() && answer.path("last_offset").asLong() >= lastOffset) {
                         lastOffset = answer.path("last_offset").asLong();

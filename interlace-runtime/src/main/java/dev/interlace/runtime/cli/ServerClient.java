@@ -72,11 +72,24 @@ final class ServerClient {
      * cannot be reached, a TLS failure and a refused key (401, 403) are failures of the command, as with {@link #send}.
      */
     JsonNode exchange(String method, String path, String contentType, byte[] body) {
+        return exchanged(() -> client.call(method, path, contentType, body));
+    }
+
+    /**
+     * Publishes one request's body to {@code stream} as {@link #exchange} would, sent to the stream's sequencer once
+     * an answer has named it ({@link InterlaceClient#publishRequest}): on a cluster, the node given as
+     * {@code --server} forwards only the first request.
+     */
+    JsonNode publish(String stream, String contentType, byte[] body) {
+        return exchanged(() -> client.publishRequest(stream, contentType, body));
+    }
+
+    private JsonNode exchanged(java.util.function.Supplier<JsonNode> request) {
         if (client == null) {
             throw new UsageException("--server is not a URL: " + server);
         }
         try {
-            return client.call(method, path, contentType, body);
+            return request.get();
         } catch (IllegalArgumentException e) {
             throw new UsageException("--server is not a URL: " + server);
         } catch (ServerException e) {

@@ -7,6 +7,8 @@ import dev.interlace.runtime.cluster.Peers;
 import dev.interlace.runtime.cluster.WarehouseNode;
 import dev.interlace.runtime.config.InterlaceConfig;
 import dev.interlace.runtime.log.Sequencers;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
 import jakarta.inject.Inject;
 import java.io.IOException;
 import java.util.List;
@@ -38,7 +40,15 @@ final class Forwarding {
     /** Headers of a relayed answer that the router sets itself. */
     private static final List<String> OWN_HEADERS = List.of("content-type", "x-request-id");
 
+    /**
+     * The answer header naming the node that sequences the stream (its advertised URL), on every successful answer
+     * of a route served by a stream's sequencer: a client sends that stream's next requests there, and forwarding is
+     * the fallback rather than the path.
+     */
+    static final String SEQUENCER_HEADER = "Interlace-Sequencer";
+
     private final String self;
+    private final String advertised;
     private final Optional<Sequencers> sequencers;
     private final Optional<WarehouseNode> warehouse;
     /** Whether this node runs a warehouse of its own, which can answer when the flushing node's cannot. */
@@ -47,10 +57,20 @@ final class Forwarding {
     private final boolean enabled;
     private final Peers peers;
 
+    /** Requests sent on to another node, per placement: how much of the traffic takes the fallback path. */
+    private final java.util.Map<Route.Placement, Counter> forwards = new java.util.EnumMap<>(Route.Placement.class);
+
     @Inject
     Forwarding(InterlaceConfig config, Optional<Sequencers> sequencers, Optional<WarehouseNode> warehouse,
-            WarehouseStandings standings, Optional<ForwardSignature> signature, Peers peers) {
+            WarehouseStandings standings, Optional<ForwardSignature> signature, Peers peers, MeterRegistry registry) {
+        for (Route.Placement placement : List.of(Route.Placement.SEQUENCER, Route.Placement.WAREHOUSE)) {
+            forwards.put(placement, Counter.builder("interlace.forwarded.requests")
+                    .description("Requests this node sent on to the node that serves them (a stream's sequencer,"
+                            + " the warehouse's node)")
+                    .tag("to", placement.name().toLowerCase(Locale.ROOT)).register(registry));
+        }
         this.self = WarehouseStandings.normalised(config.advertisedUrl());
+        this.advertised = config.advertisedUrl();
         this.sequencers = sequencers;
         this.warehouse = warehouse;
         this.ownWarehouse = config.role().runsWarehouse();
@@ -99,6 +119,7 @@ final class Forwarding {
                 request.header("Content-Type"), request.body(), requestId, request.caller().keyId(),
                 request.caller().keyName(), request.header("Content-Encoding"), request.header("Accept"),
                 request.header("traceparent"), request.header("tracestate"), request.header(ReadAfter.HEADER));
+        forwards.get(route.placement()).increment();
         // The other node's answer is held here until it is written: its bytes are reserved as they arrive.
         Peers.AnswerAllowance answerBytes = bytes -> request.reserve(bytes * InflightBytes.ANSWER_COPIES);
         return peers.sendAsync(node, forwarded, answerBytes).handle((answer, failure) -> {
@@ -135,9 +156,15 @@ final class Forwarding {
 
     /**
      * {@code answer}, served by this node, as it is sent: an answer from this node's warehouse while another node has
-     * flushed streams further carries {@value WarehouseStandings#LAG_HEADER}, naming them and by how much.
+     * flushed streams further carries {@value WarehouseStandings#LAG_HEADER}, naming them and by how much; a stream
+     * sequencer's answer on a cluster's node names this node in {@value #SEQUENCER_HEADER} (relayed as it is when
+     * the request was forwarded here).
      */
     HttpAnswer servedHere(Route route, HttpAnswer answer) {
+        if (answer != null && answer.status() < 300 && route.placement() == Route.Placement.SEQUENCER
+                && sequencers.isPresent()) {
+            answer.header(SEQUENCER_HEADER, advertised);
+        }
         if (answer != null && answer.status() < 300 && route.placement() == Route.Placement.WAREHOUSE
                 && warehouse.isPresent() && ownWarehouse) {
             String lag = standings.lagHeader();

@@ -24,7 +24,7 @@ final class Gate {
 
     static final String ALLOWED_HEADERS = "Authorization, Content-Type, X-Request-Id, traceparent, tracestate,"
             + " Interlace-After";
-    static final String EXPOSED_HEADERS = "X-Request-Id, Retry-After";
+    static final String EXPOSED_HEADERS = "X-Request-Id, Retry-After, Interlace-Warehouse-Lag, Interlace-Sequencer";
 
     private final ApiKeys keys;
     private final boolean loopback;

@@ -222,7 +222,8 @@ public final class HttpApi implements HttpDispatcher {
             String requestId, boolean mayForward) throws IOException {
         boolean waits = route.placement() == Route.Placement.WAREHOUSE && request.header(ReadAfter.HEADER) != null;
         if (route.inline().test(request) && !(mayForward && forwarding.mayForward(route)) && !waits) {
-            return route.handler().handle(request, parameters, requestId);
+            return route.handler().handle(request, parameters, requestId)
+                    .thenApply(answer -> forwarding.servedHere(route, answer));
         }
         return CompletableFuture.supplyAsync(() -> {
             CompletableFuture<HttpAnswer> forwarded = mayForward
