@@ -59,6 +59,14 @@ public final class InterlaceClient {
     private final boolean followSequencer;
     /** Per stream, the node its last publish answer named as sequencer, when that is not {@link #base}. */
     private final Map<String, URI> sequencers = new ConcurrentHashMap<>();
+    /**
+     * Named sequencers this client could not reach, until when it does not follow them again: a node that advertises
+     * an address the client cannot reach (behind a load balancer, say) would otherwise cost a connect timeout on
+     * every other request. At most {@value #AVOIDED_AT_MOST} (answers choose what goes in).
+     */
+    private final Map<URI, Long> avoided = new ConcurrentHashMap<>();
+    private static final int AVOIDED_AT_MOST = 64;
+    private static final long AVOID_NANOS = 60_000_000_000L;
 
     private InterlaceClient(Builder builder) {
         this.base = builder.base;
@@ -195,6 +203,12 @@ public final class InterlaceClient {
                     throw e;
                 }
                 sequencers.remove(stream, sequencer);
+                if (e.failure() == ServerException.Failure.UNREACHABLE || e.failure() == ServerException.Failure.BROKEN) {
+                    if (avoided.size() >= AVOIDED_AT_MOST) {
+                        avoided.clear();
+                    }
+                    avoided.put(sequencer, System.nanoTime() + AVOID_NANOS);
+                }
             }
         }
         return learned(stream, exchange(base, "POST", path, contentType, body, Map.of()));
@@ -206,11 +220,21 @@ public final class InterlaceClient {
             URI named = answer.sequencer();
             if (named == null || sameNode(named, base)) {
                 sequencers.remove(stream);
-            } else if (named.getScheme() != null && named.getScheme().equalsIgnoreCase(base.getScheme())) {
+            } else if (named.getScheme() != null && named.getScheme().equalsIgnoreCase(base.getScheme())
+                    && !avoiding(named)) {
                 sequencers.put(stream, named);
             }
         }
         return answer.body();
+    }
+
+    private boolean avoiding(URI node) {
+        Long until = avoided.get(node);
+        if (until != null && System.nanoTime() - until > 0) {
+            avoided.remove(node, until);
+            return false;
+        }
+        return until != null;
     }
 
     private static boolean sameNode(URI one, URI other) {

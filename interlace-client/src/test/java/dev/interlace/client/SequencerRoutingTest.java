@@ -3,7 +3,12 @@ package dev.interlace.client;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.interlace.client.testing.RecordingServer;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -46,17 +51,30 @@ class SequencerRoutingTest {
     }
 
     @Test
-    void aSequencerThatCannotBeReachedIsForgottenAndTheRequestGoesToTheBase() throws Exception {
-        try (RecordingServer given = RecordingServer.http(200, STORED)) {
-            RecordingServer sequencer = RecordingServer.http(200, STORED);
-            given.header(InterlaceClient.SEQUENCER_HEADER, sequencer.uri().toString());
+    void aSequencerThatCannotBeReachedIsForgottenAndNotFollowedAgainForAWhile() throws Exception {
+        try (RecordingServer given = RecordingServer.http(200, STORED);
+                ServerSocket dropping = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+            // A node the answers name that closes every connection at once: the request is broken there.
+            AtomicInteger connections = new AtomicInteger();
+            Thread acceptor = new Thread(() -> {
+                while (!dropping.isClosed()) {
+                    try (Socket socket = dropping.accept()) {
+                        connections.incrementAndGet();
+                    } catch (IOException e) {
+                        return;
+                    }
+                }
+            }, "dropping-node");
+            acceptor.start();
+            given.header(InterlaceClient.SEQUENCER_HEADER, "http://127.0.0.1:" + dropping.getLocalPort());
             InterlaceClient client = InterlaceClient.builder(given.uri()).build();
-            client.publish("orders", Map.of("id", 1));
-            sequencer.close();
 
-            assertThat(client.publish("orders", Map.of("id", 2)).accepted()).isEqualTo(1);
-            assertThat(given.paths()).hasSize(2);
-            assertThat(sequencer.paths()).isEmpty();
+            for (int i = 0; i < 12; i++) {
+                assertThat(client.publish("orders", Map.of("id", i)).accepted()).isEqualTo(1);
+            }
+            assertThat(connections.get()).as("the broken node tried once, then avoided although still named")
+                    .isEqualTo(1);
+            assertThat(given.paths()).hasSize(12);
         }
     }
 
