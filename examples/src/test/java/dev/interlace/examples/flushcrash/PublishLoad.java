@@ -23,17 +23,19 @@ import java.util.concurrent.atomic.AtomicLong;
  * default, any stream with a {@link Shape}) that record, for each key whose request got a 200, the offset the
  * response implies. Each client stops once the server refuses
  * connections (it died), on a non-200 (recorded as an anomaly), when {@link #stop()} is called or at its deadline.
- * A request that got no answer is in doubt (stored or not) and is not recorded as acknowledged.
+ * A request that got no answer is in doubt (stored or not) and is not recorded as acknowledged. The flush and model
+ * crash tests both load their children with it.
  */
-final class PublishLoad {
+public final class PublishLoad {
 
+    /** Clients of {@link #start(URI, String, Duration, long)}. */
     static final int CLIENTS = 8;
     private static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(15);
     private static final ObjectMapper JSON = new ObjectMapper();
 
     /** The JSON of one event of the {@code n}-th key ({@code key}) of client {@code client}. */
     @FunctionalInterface
-    interface Shape {
+    public interface Shape {
         String event(String key, int client, long n, SplittableRandom random);
     }
 
@@ -43,6 +45,7 @@ final class PublishLoad {
     private final Shape shape;
     private final String keyPrefix;
     private final long deadlineNanos;
+    private final long pauseMillis;
     private final HttpClient http = HttpClient.newBuilder()
             .version(HttpClient.Version.HTTP_1_1)
             .connectTimeout(Duration.ofSeconds(5))
@@ -54,16 +57,18 @@ final class PublishLoad {
     private final AtomicLong unanswered = new AtomicLong();
     private volatile boolean stopped;
 
-    private PublishLoad(URI server, String stream, Shape shape, String keyPrefix, Duration maxDuration, long seed) {
+    private PublishLoad(URI server, String stream, Shape shape, int clientCount, long pauseMillis, String keyPrefix,
+            Duration maxDuration, long seed) {
         this.publish = server.resolve("/streams/" + stream);
         this.shape = shape;
         this.keyPrefix = keyPrefix;
         this.deadlineNanos = System.nanoTime() + maxDuration.toNanos();
+        this.pauseMillis = pauseMillis;
         SplittableRandom random = new SplittableRandom(seed);
-        for (int i = 0; i < CLIENTS; i++) {
+        for (int i = 0; i < clientCount; i++) {
             int client = i;
             SplittableRandom own = random.split();
-            Thread thread = new Thread(() -> run(client, own), "flush-crash-client-" + keyPrefix + "-" + i);
+            Thread thread = new Thread(() -> run(client, own), "crash-load-" + keyPrefix + "-" + i);
             thread.setDaemon(true);
             clients.add(thread);
         }
@@ -77,7 +82,17 @@ final class PublishLoad {
     /** Starts {@value #CLIENTS} clients publishing to {@code stream}; each key is {@code keyPrefix-<client>-<n>}. */
     static PublishLoad start(URI server, String stream, Shape shape, String keyPrefix, Duration maxDuration,
             long seed) {
-        PublishLoad load = new PublishLoad(server, stream, shape, keyPrefix, maxDuration, seed);
+        return start(server, stream, shape, CLIENTS, 0, keyPrefix, maxDuration, seed);
+    }
+
+    /**
+     * Starts {@code clientCount} clients publishing to {@code stream}, each pausing a random time up to
+     * {@code pauseMillis} between requests (0: none); each key is {@code keyPrefix-<client>-<n>}.
+     */
+    public static PublishLoad start(URI server, String stream, Shape shape, int clientCount, long pauseMillis,
+            String keyPrefix, Duration maxDuration, long seed) {
+        PublishLoad load = new PublishLoad(server, stream, shape, clientCount, pauseMillis, keyPrefix, maxDuration,
+                seed);
         load.clients.forEach(Thread::start);
         return load;
     }
@@ -122,6 +137,14 @@ final class PublishLoad {
             if (!record(keys, response)) {
                 return;
             }
+            if (pauseMillis > 0) {
+                try {
+                    Thread.sleep(random.nextLong(pauseMillis + 1)); // the load's pace, not a wait for a condition
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
+            }
         }
     }
 
@@ -160,12 +183,12 @@ final class PublishLoad {
         return true;
     }
 
-    void stop() {
+    public void stop() {
         stopped = true;
     }
 
     /** Waits for every client to finish; true when all did within {@code timeout}. */
-    boolean awaitEnd(Duration timeout) throws InterruptedException {
+    public boolean awaitEnd(Duration timeout) throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         for (Thread client : clients) {
             long remaining = deadline - System.nanoTime();
@@ -177,7 +200,7 @@ final class PublishLoad {
     }
 
     /** Acknowledged keys with the offset their 200 implies. */
-    Map<String, Long> acknowledged() {
+    public Map<String, Long> acknowledged() {
         return Map.copyOf(acknowledged);
     }
 
@@ -185,11 +208,11 @@ final class PublishLoad {
         return acknowledged.size();
     }
 
-    List<String> anomalies() {
+    public List<String> anomalies() {
         return new ArrayList<>(anomalies);
     }
 
-    String describe() {
+    public String describe() {
         return acknowledged.size() + " acknowledged events in " + requests.get() + " requests, " + unanswered.get()
                 + " unanswered";
     }

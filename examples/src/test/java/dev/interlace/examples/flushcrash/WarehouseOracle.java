@@ -21,7 +21,7 @@ import java.util.Set;
  * max(_offset) = count(DISTINCT <key>) = head}), every acknowledged key is there at the offset its 200 reported, and
  * {@code streams._watermarks} says {@code head} for the stream.
  */
-final class WarehouseOracle {
+public final class WarehouseOracle {
 
     /** Rows per {@code POST /sql} page (the server caps a response at 10 000 rows). */
     private static final int PAGE = 9_000;
@@ -188,6 +188,14 @@ final class WarehouseOracle {
 
     /** {@code POST /sql} (text/plain); returns the {@code rows} array. */
     JsonNode sql(String query) throws IOException, InterruptedException {
+        return sql(http, server, query);
+    }
+
+    /**
+     * {@code POST /sql} (text/plain) to {@code server}; returns the {@code rows} array, and fails on any other answer
+     * than a whole 200 (an oracle must not judge from a truncated page).
+     */
+    public static JsonNode sql(HttpClient http, URI server, String query) throws IOException, InterruptedException {
         HttpResponse<String> response = http.send(HttpRequest.newBuilder(server.resolve("/sql"))
                 .timeout(Duration.ofSeconds(60))
                 .header("Content-Type", "text/plain")

@@ -3,6 +3,7 @@ package dev.interlace.examples.modelcrash;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.interlace.examples.crash.ChildClassPath;
+import dev.interlace.examples.flushcrash.PublishLoad;
 import java.io.IOException;
 import java.net.URI;
 import java.net.URISyntaxException;
@@ -48,6 +49,12 @@ class ModelCrashTest {
 
     private static final Duration LOAD_LIMIT = Duration.ofSeconds(20);
     private static final long PAUSE_MILLIS = 20;
+    /** Publishers of clicks, each pausing up to {@link #PAUSE_MILLIS} between requests. */
+    private static final int CLIENTS = 3;
+    /** One click of the {@code n}-th key: a few users and pages, so that the models' groups fill up. */
+    private static final PublishLoad.Shape CLICKS = (key, client, n, random) -> "{\"click_id\":\"" + key
+            + "\",\"user_id\":\"u" + random.nextInt(50) + "\",\"url\":\"/p/" + random.nextInt(1000)
+            + "\",\"at\":\"2026-11-29T0" + random.nextInt(10) + ":" + (10 + random.nextInt(50)) + ":00Z\"}";
     private static final Duration HALT_WITHIN = Duration.ofSeconds(20);
     private static final Duration SETTLE = Duration.ofSeconds(30);
 
@@ -89,8 +96,8 @@ class ModelCrashTest {
             throws Exception {
         int trigger = 2 + random.nextInt(3);
         ModelChild child = start(fault, trigger);
-        ClickLoad load = ClickLoad.start(child.uri(), key(fault.argument()), LOAD_LIMIT, PAUSE_MILLIS,
-                random.nextLong());
+        PublishLoad load = PublishLoad.start(child.uri(), ModelProbe.STREAM, CLICKS, CLIENTS, PAUSE_MILLIS,
+                key(fault.argument()), LOAD_LIMIT, random.nextLong());
         Marker marker = awaitHalt(child, load, fault, trigger);
 
         Recovery recovery = recoverAndCheck(load.acknowledged(), "after halt at " + marker);
@@ -124,8 +131,8 @@ class ModelCrashTest {
     void committingTheOutputApartFromTheWatermarkIsCaughtByTheOracle() throws Exception {
         int trigger = 2 + random.nextInt(3);
         ModelChild broken = start(ModelFault.OUTPUT_COMMITTED_ALONE, trigger);
-        ClickLoad load = ClickLoad.start(broken.uri(), key("committed-alone"), LOAD_LIMIT, PAUSE_MILLIS,
-                random.nextLong());
+        PublishLoad load = PublishLoad.start(broken.uri(), ModelProbe.STREAM, CLICKS, CLIENTS, PAUSE_MILLIS,
+                key("committed-alone"), LOAD_LIMIT, random.nextLong());
         Marker marker = awaitHalt(broken, load, ModelFault.OUTPUT_COMMITTED_ALONE, trigger);
 
         Recovery recovery = recoverAndCheck(load.acknowledged(), "negative control, after halt at " + marker);
@@ -189,7 +196,7 @@ class ModelCrashTest {
     private record Recovery(long pid, ModelOracle.Report report) {}
 
     /** Waits until {@code child} halts itself at {@code fault}; asserts exit 137 and the marker; returns it. */
-    private Marker awaitHalt(ModelChild child, ClickLoad load, ModelFault fault, int trigger)
+    private Marker awaitHalt(ModelChild child, PublishLoad load, ModelFault fault, int trigger)
             throws InterruptedException {
         long start = System.nanoTime();
         boolean halted = child.awaitExit(HALT_WITHIN);

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.net.URI;
+import dev.interlace.examples.flushcrash.WarehouseOracle;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -263,19 +264,6 @@ final class ModelOracle {
 
     /** {@code POST /sql} (text/plain); returns the {@code rows} array. */
     JsonNode sql(String query) throws IOException, InterruptedException {
-        HttpResponse<String> response = http.send(HttpRequest.newBuilder(server.resolve("/sql"))
-                .timeout(Duration.ofSeconds(60))
-                .header("Content-Type", "text/plain")
-                .POST(HttpRequest.BodyPublishers.ofString(query))
-                .build(), HttpResponse.BodyHandlers.ofString());
-        if (response.statusCode() != 200) {
-            throw new IllegalStateException("POST /sql " + query + " answered " + response.statusCode() + ": "
-                    + response.body());
-        }
-        JsonNode body = JSON.readTree(response.body());
-        if (body.path("truncated").asBoolean(false)) {
-            throw new IllegalStateException("POST /sql " + query + " was truncated");
-        }
-        return body.get("rows");
+        return WarehouseOracle.sql(http, server, query);
     }
 }
