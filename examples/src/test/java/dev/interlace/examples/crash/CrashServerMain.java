@@ -1,14 +1,10 @@
 package dev.interlace.examples.crash;
 
 import dev.interlace.runtime.Interlace;
-import dev.interlace.runtime.config.ConfigLoader;
-import dev.interlace.runtime.config.InterlaceConfig;
 import dev.interlace.runtime.ops.RetentionSweep;
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -18,7 +14,7 @@ import java.util.Map;
  * commit, or with a {@link HaltingSegmentListener} that halts it at the {@code N}-th step of the deduplication
  * index's files ({@code segment-writing}, {@code segment-written}, {@code segment-deleting}, and the negative control
  * {@code segment-ahead}), or in the retention sweep's trim ({@code trim-deleting}, {@code trim-deleted},
- * {@code trim-committed}, and the negative control {@code trim-ahead}), and prints {@value #LISTENING}{@code <uri>}
+ * {@code trim-committed}, and the negative control {@code trim-ahead}), and prints {@value ChildJvm#LISTENING}{@code <uri>}
  * once ready. An optional {@code CLOCK_SHIFT_MS} runs its clock that far ahead, so that a test can age the events of
  * an earlier child past the retention without waiting a week.
  *
@@ -29,7 +25,6 @@ import java.util.Map;
  */
 public final class CrashServerMain {
 
-    static final String LISTENING = "interlace listening on ";
     static final String FAULT_FIRED = "crash fault fired: ";
     static final String ARM = "arm";
     static final String ARMED = "armed";
@@ -50,36 +45,21 @@ public final class CrashServerMain {
         Duration clockShift = Duration.ofMillis(args.length == 4 ? Long.parseLong(args[3]) : 0);
         FaultPoint fault = FaultPoint.parse(args[1]);
         int triggerCommit = Integer.parseInt(args[2]);
-        // An empty environment: INTERLACE_* variables of whoever runs the tests must not change the child.
-        InterlaceConfig config = ConfigLoader.load(new String[] {"--port", "0", "--data-dir", args[0],
-                "--max-pending", MAX_PENDING}, Map.of()).config();
         HaltingCommitListener listener = new HaltingCommitListener(fault, triggerCommit);
         HaltingSegmentListener segmentListener = new HaltingSegmentListener(fault, triggerCommit);
-        Interlace server = Interlace.builder()
-                .config(config)
-                .override(FaultModule.of(fault, listener, segmentListener), FaultModule.clock(clockShift))
-                .start();
-        Runtime.getRuntime().addShutdownHook(new Thread(server::close, "crash-server-shutdown"));
-        System.out.println(LISTENING + server.uri());
-        System.out.flush();
-
-        BufferedReader parent = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
-        String line;
-        while ((line = parent.readLine()) != null) {
-            if (line.strip().equals(ARM)) {
+        Interlace server = ChildServer.start(List.of("--port", "0", "--data-dir", args[0], "--max-pending",
+                MAX_PENDING), FaultModule.of(fault, listener, segmentListener), FaultModule.clock(clockShift));
+        ChildServer.obey(command -> {
+            if (command.equals(ARM)) {
                 listener.arm();
                 segmentListener.arm();
-                System.out.println(ARMED);
-                System.out.flush();
-            } else if (line.startsWith(SWEEP)) {
-                segmentListener.armTrim(Long.parseLong(line.substring(SWEEP.length()).strip()));
-                System.out.println(ARMED);
-                System.out.flush();
+                ChildServer.say(ARMED);
+            } else if (command.startsWith(SWEEP.strip())) {
+                segmentListener.armTrim(Long.parseLong(command.substring(SWEEP.length()).strip()));
+                ChildServer.say(ARMED);
                 sweep(server, fault);
             }
-        }
-        // The parent went away without killing this child.
-        Runtime.getRuntime().halt(3);
+        });
     }
 
     /** Runs the retention sweep now, says what it trimmed, and halts there for {@code trim-committed}. */
@@ -90,7 +70,6 @@ public final class CrashServerMain {
             System.out.flush();
             Runtime.getRuntime().halt(HaltingCommitListener.HALT_STATUS);
         }
-        System.out.println(SWEPT + trimmed);
-        System.out.flush();
+        ChildServer.say(SWEPT + trimmed);
     }
 }

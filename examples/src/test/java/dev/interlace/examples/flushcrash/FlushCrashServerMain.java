@@ -1,32 +1,27 @@
 package dev.interlace.examples.flushcrash;
 
 import com.google.inject.Module;
+import dev.interlace.examples.crash.ChildJvm;
+import dev.interlace.examples.crash.ChildServer;
 import dev.interlace.runtime.Interlace;
-import dev.interlace.runtime.config.ConfigLoader;
-import dev.interlace.runtime.config.InterlaceConfig;
 import dev.interlace.runtime.ops.RetentionSweep;
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 
 /**
  * The server a flush-crash test runs in a child JVM: {@code FlushCrashServerMain DATA_DIR FAULT N} starts Interlace
  * (every stream and model on the class path, as in production; only {@code orders} gets events) on an ephemeral
  * port over {@code DATA_DIR}, flushing in small batches of {@value #BATCH_ROWS} rows, with the fault point
  * {@code FAULT} ({@link FlushFault}) halting the process on its {@code N}-th hit, and prints
- * {@value #LISTENING}{@code <uri>} once ready.
+ * {@value ChildJvm#LISTENING}{@code <uri>} once ready.
  *
  * <p>Hits count only once the line {@value #ARM} arrives on standard input (acknowledged with {@value #ARMED}). It
  * exits when its standard input closes, so a child never outlives a test JVM that died without killing it.
  */
 public final class FlushCrashServerMain {
 
-    static final String LISTENING = "interlace listening on ";
     static final String FAULT_FIRED = "flush fault fired: ";
     static final String ARM = "arm";
     static final String ARMED = "armed";
@@ -43,36 +38,22 @@ public final class FlushCrashServerMain {
             System.exit(2);
         }
         FaultTrigger trigger = new FaultTrigger(FlushFault.parse(args[1]), Integer.parseInt(args[2]));
-        // An empty environment: INTERLACE_* variables of whoever runs the tests must not change the child.
-        InterlaceConfig config = ConfigLoader.load(new String[] {"--port", "0", "--data-dir", args[0],
-                "--max-pending", MAX_PENDING, "--flush-batch-rows", Integer.toString(BATCH_ROWS)}, Map.of()).config();
         ShiftableClock clock = new ShiftableClock();
         List<Module> overrides = new ArrayList<>(List.of(new FlushFaultModule(trigger)));
         if (trigger.fault() == FlushFault.AFTER_RETENTION_TRIM) {
             overrides.add(new RetentionFaultModule(trigger, clock));
         }
-        Interlace server = Interlace.builder()
-                .config(config)
-                .override(overrides.toArray(Module[]::new))
-                .start();
-        Runtime.getRuntime().addShutdownHook(new Thread(server::close, "flush-crash-server-shutdown"));
-        System.out.println(LISTENING + server.uri());
-        System.out.flush();
-
-        BufferedReader parent = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
-        String line;
-        while ((line = parent.readLine()) != null) {
-            if (line.strip().equals(ARM)) {
+        Interlace server = ChildServer.start(List.of("--port", "0", "--data-dir", args[0], "--max-pending",
+                MAX_PENDING, "--flush-batch-rows", Integer.toString(BATCH_ROWS)), overrides.toArray(Module[]::new));
+        ChildServer.obey(command -> {
+            if (command.equals(ARM)) {
                 trigger.arm();
                 if (trigger.fault() == FlushFault.AFTER_RETENTION_TRIM) {
                     sweepRepeatedly(clock, server.instance(RetentionSweep.class));
                 }
-                System.out.println(ARMED);
-                System.out.flush();
+                ChildServer.say(ARMED);
             }
-        }
-        // The parent went away without killing this child.
-        Runtime.getRuntime().halt(3);
+        });
     }
 
     /**

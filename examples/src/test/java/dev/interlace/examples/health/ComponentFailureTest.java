@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.interlace.examples.crash.ChildJvm;
 import dev.interlace.runtime.ops.ComponentHealth;
 import dev.interlace.runtime.ops.FatalErrors;
 import java.io.BufferedReader;
@@ -251,8 +252,8 @@ class ComponentFailureTest {
         while (uri == null) {
             String line = stdout.poll(WAIT_MS, TimeUnit.MILLISECONDS);
             assertThat(line).as("the child did not start: " + Files.readString(stderr)).isNotNull();
-            if (line.startsWith(ComponentFaultServerMain.LISTENING)) {
-                uri = URI.create(line.substring(ComponentFaultServerMain.LISTENING.length()).strip());
+            if (line.startsWith(ChildJvm.LISTENING)) {
+                uri = URI.create(line.substring(ChildJvm.LISTENING.length()).strip());
             }
         }
         Child child = new Child(process, uri, new PrintWriter(process.getOutputStream(), true,
