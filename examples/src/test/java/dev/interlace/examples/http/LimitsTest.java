@@ -48,6 +48,9 @@ class LimitsTest {
             assertThat(over.body().get("error").asText()).isEqualTo("backpressure");
             assertThat(over.header("Retry-After")).isEqualTo("1");
             assertThat(over.body().get("pending").asLong()).isEqualTo(2);
+            assertThat(over.body().get("max_pending").asLong()).isEqualTo(3);
+            assertThat(over.body().get("message").asText()).isEqualTo("stream orders has 2 events waiting to be"
+                    + " materialised (limit 3); nothing was stored, retry later");
             assertThat(api.head("orders")).isEqualTo(2);
 
             assertThat(api.postJson("/streams/orders", "{\"order_id\":\"c\"}").status()).isEqualTo(200);

@@ -293,6 +293,10 @@ class QuarantineApiTest {
             assertThat(refused.status()).isEqualTo(429);
             assertThat(refused.body().get("error").asText()).isEqualTo("backpressure");
             assertThat(refused.header("Retry-After")).isEqualTo("1");
+            assertThat(refused.body().get("pending").asLong()).isZero();
+            assertThat(refused.body().get("max_pending").asLong()).isEqualTo(1);
+            assertThat(refused.body().get("message").asText()).isEqualTo("stream clicks has 0 events waiting to be"
+                    + " materialised (limit 1); nothing was replayed, retry later");
             assertThat(after.get("/streams/clicks/quarantine").body().get("items").get(0).get("replayed_offset")
                     .isNull()).isTrue();
             assertThat(after.head("clicks")).isZero();

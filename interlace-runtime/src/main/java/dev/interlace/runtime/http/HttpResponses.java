@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.interlace.client.ErrorCode;
+import dev.interlace.runtime.ingest.Backpressured;
 import dev.interlace.runtime.ops.EpochMicros;
 import dev.interlace.runtime.ops.TraceIds;
 
@@ -50,6 +51,19 @@ final class HttpResponses {
     /** An error answer with the code's status. */
     static HttpAnswer error(ErrorCode code, String message, String requestId) {
         return json(code.status(), errorBody(code, message, requestId));
+    }
+
+    /**
+     * The answer to a publish or a replay its stream's backlog refused: 429 {@code backpressure} with the backlog, the
+     * limit and {@code Retry-After}; {@code undone} says what nothing was ("stored", "replayed").
+     */
+    static HttpAnswer backpressured(Backpressured refused, String undone) {
+        ObjectNode body = errorBody(ErrorCode.BACKPRESSURE, "stream " + refused.stream() + " has " + refused.pending()
+                + " events waiting to be materialised (limit " + refused.maxPending() + "); nothing was " + undone
+                + ", retry later", refused.requestId());
+        body.put("pending", refused.pending());
+        body.put("max_pending", refused.maxPending());
+        return error(ErrorCode.BACKPRESSURE, body).header("Retry-After", Integer.toString(refused.retryAfterSeconds()));
     }
 
     /** An error answer with the code's status and {@code body}, made by {@link #errorBody} and given details. */

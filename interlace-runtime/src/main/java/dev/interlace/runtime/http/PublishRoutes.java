@@ -4,6 +4,7 @@ import dev.interlace.client.ErrorCode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.interlace.runtime.auth.Quotas;
+import dev.interlace.runtime.ingest.Backpressured;
 import dev.interlace.runtime.ingest.IngestLimits;
 import dev.interlace.runtime.ingest.PublishOutcome;
 import dev.interlace.runtime.ingest.Publisher;
@@ -218,14 +219,8 @@ final class PublishRoutes implements RouteSet {
             body.put("error_count", violation.errorCount());
             body.put("errors_truncated", cut);
             return HttpResponses.error(ErrorCode.SCHEMA_VIOLATION, body);
-        } else if (outcome instanceof PublishOutcome.Backpressure backpressure) {
-            ObjectNode body = HttpResponses.errorBody(ErrorCode.BACKPRESSURE, "stream " + backpressure.stream() + " has "
-                    + backpressure.pending() + " events waiting to be materialised (limit " + backpressure.maxPending()
-                    + "); nothing was stored, retry later", requestId);
-            body.put("pending", backpressure.pending());
-            body.put("max_pending", backpressure.maxPending());
-            return HttpResponses.error(ErrorCode.BACKPRESSURE, body).header("Retry-After",
-                    Integer.toString(backpressure.retryAfterSeconds()));
+        } else if (outcome instanceof Backpressured backpressured) {
+            return HttpResponses.backpressured(backpressured, "stored");
         } else if (outcome instanceof PublishOutcome.RateLimited limited) {
             String allowed = limited.limit() == Quotas.Limit.BYTES
                     ? limited.quotaBytesPerSecond() + " bytes per second (of request body, after gzip decompression)"

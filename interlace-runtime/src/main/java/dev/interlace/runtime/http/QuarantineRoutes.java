@@ -4,6 +4,7 @@ import dev.interlace.client.ErrorCode;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.interlace.runtime.ingest.Backpressured;
 import dev.interlace.runtime.ingest.IngestLimits;
 import dev.interlace.runtime.ingest.QuarantineReplayer;
 import dev.interlace.runtime.ingest.ReplayOutcome;
@@ -273,14 +274,8 @@ final class QuarantineRoutes implements RouteSet {
             ArrayNode seqs = body.putArray("seqs");
             tooLarge.seqs().forEach(seqs::add);
             return HttpResponses.error(ErrorCode.PAYLOAD_TOO_LARGE, body);
-        } else if (outcome instanceof ReplayOutcome.Backpressure backpressure) {
-            ObjectNode body = HttpResponses.errorBody(ErrorCode.BACKPRESSURE, "stream " + backpressure.stream() + " has "
-                    + backpressure.pending() + " events waiting to be materialised (limit " + backpressure.maxPending()
-                    + "); nothing was replayed, retry later", requestId);
-            body.put("pending", backpressure.pending());
-            body.put("max_pending", backpressure.maxPending());
-            return HttpResponses.error(ErrorCode.BACKPRESSURE, body).header("Retry-After",
-                    Integer.toString(backpressure.retryAfterSeconds()));
+        } else if (outcome instanceof Backpressured backpressured) {
+            return HttpResponses.backpressured(backpressured, "replayed");
         } else if (outcome instanceof ReplayOutcome.Unavailable unavailable) {
             return HttpResponses.error(ErrorCode.LOG_UNAVAILABLE, unavailable.reason() + "; nothing was replayed,"
                     + " retry later", requestId).header("Retry-After",

@@ -9,7 +9,9 @@ import java.util.List;
  * Every way a publish can end. The HTTP layer maps each to its status code and body in one place; nothing here
  * knows about HTTP.
  */
-public sealed interface PublishOutcome {
+public sealed interface PublishOutcome permits PublishOutcome.Published, PublishOutcome.UnknownStream,
+        PublishOutcome.BadBody, PublishOutcome.SchemaViolation, Backpressured, PublishOutcome.RateLimited,
+        PublishOutcome.Unavailable, PublishOutcome.NoSequencer {
 
     /** The request id the outcome belongs to. */
     String requestId();
@@ -127,12 +129,6 @@ public sealed interface PublishOutcome {
      * @param line 1-based NDJSON line, or 0
      */
     record EventError(int index, int line, String field, String reason) {}
-
-    /**
-     * The stream's backlog is full (429); nothing is stored; retry after {@code retryAfterSeconds}.
-     */
-    record Backpressure(String requestId, String stream, long pending, long maxPending, int retryAfterSeconds)
-            implements PublishOutcome {}
 
     /**
      * The caller's key is over one of its publish quotas, {@code limit} (429); nothing is stored; retry after

@@ -5,6 +5,7 @@ import dev.interlace.runtime.auth.Caller;
 import dev.interlace.runtime.auth.Quotas;
 import dev.interlace.runtime.flush.RecentEvents;
 import dev.interlace.runtime.log.AppendRequest;
+import dev.interlace.runtime.log.Backpressure;
 import dev.interlace.runtime.log.AppendResult;
 import dev.interlace.runtime.log.LogUnavailableException;
 import dev.interlace.runtime.log.NoSequencerException;
@@ -193,14 +194,13 @@ public final class Publisher {
     private PublishOutcome outcome(StreamDescriptor stream, AppendRequest request, AppendResult result,
             List<EventParser.ParsedEvent> events, List<List<FieldError>> quarantineErrors) {
         String requestId = request.requestId();
-        if (result instanceof AppendResult.Backpressure backpressure) {
+        if (result instanceof Backpressure backpressure) {
             if (backpressured.add(stream.name())) {
                 records.record(SysRecord.of(micros(), SysEvent.BACKPRESSURE_ON, stream.name(), requestId, "stream "
                         + stream.name() + " refuses publishes with 429: " + backpressure.pending() + " entries"
                         + " pending, max-pending " + backpressure.maxPending()));
             }
-            return new PublishOutcome.Backpressure(requestId, stream.name(), backpressure.pending(),
-                    backpressure.maxPending(), BACKPRESSURE_RETRY_SECONDS);
+            return Backpressured.of(requestId, stream.name(), backpressure);
         }
         AppendResult.Committed committed = (AppendResult.Committed) result;
         if (!backpressured.isEmpty() && backpressured.remove(stream.name())) {

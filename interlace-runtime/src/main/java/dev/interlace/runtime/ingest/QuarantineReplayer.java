@@ -2,6 +2,7 @@ package dev.interlace.runtime.ingest;
 
 import dev.interlace.runtime.auth.Caller;
 import dev.interlace.runtime.log.AppendRequest;
+import dev.interlace.runtime.log.Backpressure;
 import dev.interlace.runtime.log.EventLog;
 import dev.interlace.runtime.log.LogUnavailableException;
 import dev.interlace.runtime.log.NoSequencerException;
@@ -182,9 +183,8 @@ public final class QuarantineReplayer {
                     if (failure != null) {
                         return unavailable(requestId, failure);
                     }
-                    if (result instanceof ReplayResult.Backpressure backpressure) {
-                        return new ReplayOutcome.Backpressure(requestId, streamName, backpressure.pending(),
-                                backpressure.maxPending(), Publisher.BACKPRESSURE_RETRY_SECONDS);
+                    if (result instanceof Backpressure backpressure) {
+                        return Backpressured.of(requestId, streamName, backpressure);
                     }
                     List<ReplayResult.EntryResult> fates = ((ReplayResult.Replayed) result).entries();
                     for (int j = 0; j < fates.size(); j++) {

@@ -7,7 +7,8 @@ import java.util.List;
  * Every way a quarantine replay can end. The HTTP layer maps each to its status code and body in one place; nothing
  * here knows about HTTP.
  */
-public sealed interface ReplayOutcome {
+public sealed interface ReplayOutcome permits ReplayOutcome.Replayed, ReplayOutcome.UnknownStream,
+        ReplayOutcome.UnknownSeqs, ReplayOutcome.TooLarge, Backpressured, ReplayOutcome.Unavailable {
 
     /** The request id the outcome belongs to. */
     String requestId();
@@ -76,10 +77,6 @@ public sealed interface ReplayOutcome {
             seqs = List.copyOf(seqs);
         }
     }
-
-    /** The stream's backlog is full (429); nothing was replayed; retry after {@code retryAfterSeconds}. */
-    record Backpressure(String requestId, String stream, long pending, long maxPending, int retryAfterSeconds)
-            implements ReplayOutcome {}
 
     /** The log cannot make the events durable right now (503); nothing was replayed. */
     record Unavailable(String requestId, String reason, int retryAfterSeconds) implements ReplayOutcome {}

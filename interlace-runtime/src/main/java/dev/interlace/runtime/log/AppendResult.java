@@ -2,8 +2,11 @@ package dev.interlace.runtime.log;
 
 import java.util.List;
 
-/** What became of an append: committed (with each entry's fate) or refused as a whole before anything was written. */
-public sealed interface AppendResult {
+/**
+ * What became of an append: committed (with each entry's fate) or refused as a whole ({@link Backpressure}) before
+ * anything was written.
+ */
+public sealed interface AppendResult permits AppendResult.Committed, Backpressure {
 
     /** What happened to one entry. */
     enum Status { ACCEPTED, DUPLICATE, QUARANTINED }
@@ -38,13 +41,4 @@ public sealed interface AppendResult {
             return count;
         }
     }
-
-    /**
-     * Refused because the stream's backlog would exceed its limit; nothing was written.
-     *
-     * @param pending entries not yet materialised
-     * @param newEntries entries the request would have added
-     * @param maxPending the limit
-     */
-    record Backpressure(long pending, long newEntries, long maxPending) implements AppendResult {}
 }

@@ -1,22 +1,19 @@
 package dev.interlace.runtime.log;
 
-import dev.interlace.runtime.dedup.KeyHash;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import dev.interlace.runtime.stream.FieldError;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Types;
-import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
 /**
- * The append path of a group commit: deduplication, backpressure and the rows of one request (events, quarantined
- * entries, the publish record). Owned by the writer thread, like its prepared statements on the writer's connection.
+ * The append path of a group commit: asks the {@link AppendDecision} what a request does (deduplication, offsets,
+ * backpressure), then writes its rows (events, quarantined entries, the publish record). Owned by the writer thread,
+ * like its prepared statements on the writer's connection.
  */
 final class AppendWriter {
 
@@ -25,41 +22,32 @@ final class AppendWriter {
     /** The writer's streams, by name (the writer's own map). */
     private final Map<String, StreamState> states;
     private final LogSettings settings;
-    private final Watermarks watermarks;
+    private final AppendDecision decision;
+    private final StoredStreams stored;
     private final PublishIndex publishIndex;
     private final EventInserts eventInserts = new EventInserts();
     private PreparedStatement insertQuarantined;
     private PreparedStatement insertPublish;
-    private PreparedStatement selectKey;
-    /** The dedup index's candidates for the key being looked up: reused, as only the writer thread looks keys up. */
-    private long[] candidates = new long[4];
-    private int candidateCount;
-    private final java.util.function.LongConsumer collectCandidate = offset -> {
-        if (candidateCount == candidates.length) {
-            candidates = java.util.Arrays.copyOf(candidates, candidateCount * 2);
-        }
-        candidates[candidateCount++] = offset;
-    };
 
-    AppendWriter(Map<String, StreamState> states, LogSettings settings, Watermarks watermarks,
+    AppendWriter(Map<String, StreamState> states, LogSettings settings, AppendDecision decision, StoredStreams stored,
             PublishIndex publishIndex) {
         this.states = states;
         this.settings = settings;
-        this.watermarks = watermarks;
+        this.decision = decision;
+        this.stored = stored;
         this.publishIndex = publishIndex;
     }
 
     /** Prepares the statements on {@code connection}: at start-up, and again whenever the writer replaces it. */
     void prepare(Connection connection) throws SQLException {
         eventInserts.prepare(connection);
+        stored.prepare(connection);
         insertQuarantined = connection.prepareStatement("INSERT INTO quarantine(stream_id, seq, request_id,"
                 + " ingested_at, schema_version, payload, errors) VALUES (?, ?, ?, ?, ?, ?, ?)");
         insertPublish = connection.prepareStatement("INSERT INTO publishes(request_id, stream_id, accepted,"
                 + " deduplicated, quarantined, first_offset, last_offset, received_at, committed_at,"
                 + " duplicate_offsets, first_seq, last_seq, id, key_id, key_name, trace_id)"
                 + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
-        selectKey = connection.prepareStatement(
-                "SELECT dedup_key, ingested_at FROM events WHERE stream_id = ? AND \"offset\" = ?");
     }
 
     /** Starts a group commit's writes (drops what a failed group may have left). */
@@ -72,50 +60,52 @@ final class AppendWriter {
         eventInserts.insert();
     }
 
-    /**
-     * Writes one request of a group inside the group's transaction: deduplicates its keys (against the window, the
-     * request and the group), checks backpressure, queues its events for {@link #insertEvents()}, inserts its
-     * quarantined entries (and a publish record without events), and moves the stream's {@code pending} positions;
-     * the writer applies them once the group commits.
-     */
-    AppendResult write(AppendRequest request, long now, Map<StreamState, Pending> pendingByStream)
-            throws SQLException {
-        StreamState state = states.get(request.stream());
+    /** The writer's state of {@code stream}. */
+    StreamState state(String stream) {
+        StreamState state = states.get(stream);
         if (state == null) {
-            throw new IllegalArgumentException("stream " + request.stream() + " is not registered with the log");
+            throw new IllegalArgumentException("stream " + stream + " is not registered with the log");
         }
-        Pending pending = pendingByStream.computeIfAbsent(state, Pending::new);
-        long notBefore = state.retentionMicros > 0 ? now - state.retentionMicros : Long.MIN_VALUE;
+        return state;
+    }
 
-        List<AppendResult.EntryResult> fates = new ArrayList<>(request.size());
-        Map<String, NewKey> requestKeys = new HashMap<>();
-        long nextOffset = pending.head + 1;
-        long nextSeq = pending.quarantineHead + 1;
-        for (AppendRequest.Entry entry : request.entries()) {
-            if (entry instanceof AppendRequest.Event event) {
-                String key = event.idempotencyKey();
-                long hash = key == null ? 0 : KeyHash.of(key);
-                Long original = key == null ? null : findKey(state, pending, requestKeys, key, hash, notBefore);
-                if (original != null) {
-                    fates.add(new AppendResult.EntryResult(AppendResult.Status.DUPLICATE, original));
-                } else {
-                    long offset = nextOffset++;
-                    if (key != null) {
-                        requestKeys.put(key, new NewKey(hash, offset));
-                    }
-                    fates.add(new AppendResult.EntryResult(AppendResult.Status.ACCEPTED, offset));
-                }
-            } else {
-                fates.add(new AppendResult.EntryResult(AppendResult.Status.QUARANTINED, nextSeq++));
-            }
-        }
-        long newEntries = (nextOffset - 1 - pending.head) + (nextSeq - 1 - pending.quarantineHead);
-        long backlog = (pending.head - watermarks.events(state.name))
-                + (pending.quarantineHead - watermarks.quarantine(state.name));
-        if (newEntries > 0 && backlog + newEntries > settings.maxPending()) {
-            return new AppendResult.Backpressure(backlog, newEntries, settings.maxPending());
-        }
+    /** What the log has stored of {@code state}'s stream, for the decision. */
+    StoredStream<SQLException> stored(StreamState state) {
+        return stored.of(state);
+    }
 
+    /** The decision the writer asks. */
+    AppendDecision decision() {
+        return decision;
+    }
+
+    /**
+     * Writes one request of a group inside the group's transaction: decides it against the stream as the group has
+     * left it ({@code groupByStream}, moved by the decision; the writer applies it once the group commits) and, unless
+     * refused, writes it ({@link #write(AppendRequest, AppendResult.Committed, StreamState, AppendDecision.Tentative,
+     * long)}).
+     */
+    AppendResult write(AppendRequest request, long now, Map<StreamState, AppendDecision.Tentative> groupByStream)
+            throws SQLException {
+        StreamState state = state(request.stream());
+        StoredStream<SQLException> stream = stored.of(state);
+        AppendDecision.Tentative group = groupByStream.computeIfAbsent(state,
+                s -> new AppendDecision.Tentative(stream));
+        AppendResult result = decision.decide(request, group, stream, now);
+        if (result instanceof AppendResult.Committed committed) {
+            write(request, committed, state, group, now);
+        }
+        return result;
+    }
+
+    /**
+     * Writes a decided request inside the group's transaction: queues its events for {@link #insertEvents()} (the
+     * publish record riding on the last), inserts its quarantined entries, and a publish record of its own when no
+     * event carries it.
+     */
+    void write(AppendRequest request, AppendResult.Committed committed, StreamState state,
+            AppendDecision.Tentative group, long now) throws SQLException {
+        List<AppendResult.EntryResult> fates = committed.entries();
         long firstOffset = 0;
         long lastOffset = 0;
         long firstSeq = 0;
@@ -135,7 +125,6 @@ final class AppendWriter {
                 duplicateOffsets.add(fate.offset());
             }
         }
-        AppendResult.Committed committed = new AppendResult.Committed(fates, now);
         // The publish record goes on the request's last event row: same page as the events, no extra page per commit.
         String publish = settings.publishRecords() && lastOffset > 0
                 ? publishIndex.carry(new PublishIndex.Carried(publishIndex.nextId(), request.requestId(), state.id,
@@ -151,7 +140,7 @@ final class AppendWriter {
                 AppendRequest.Event event = (AppendRequest.Event) entry;
                 String key = event.idempotencyKey();
                 eventInserts.add(state.id, fate.offset(), request.requestId(), request.receivedAtMicros(),
-                        request.schemaVersion(), key, key == null ? 0 : requestKeys.get(key).hash, event.payload(),
+                        request.schemaVersion(), key, key == null ? 0 : group.hashOf(key), event.payload(),
                         fate.offset() == lastOffset ? publish : null);
             } else if (fate.status() == AppendResult.Status.QUARANTINED) {
                 AppendRequest.Quarantined quarantined = (AppendRequest.Quarantined) entry;
@@ -169,14 +158,6 @@ final class AppendWriter {
             // No accepted event to carry it (only duplicates or quarantined events): a row of its own.
             writePublish(request, state, committed, now, duplicateOffsets, firstSeq, lastSeq);
         }
-
-        pending.head = nextOffset - 1;
-        pending.quarantineHead = nextSeq - 1;
-        pending.newKeys.putAll(requestKeys);
-        if (!requestKeys.isEmpty()) {
-            pending.newKeysReceivedAtMicros = Math.max(pending.newKeysReceivedAtMicros, request.receivedAtMicros());
-        }
-        return committed;
     }
 
     private void writePublish(AppendRequest request, StreamState state, AppendResult.Committed committed, long now,
@@ -217,36 +198,6 @@ final class AppendWriter {
         return text.toString();
     }
 
-    /**
-     * The offset of the event that first carried {@code key} within the window: earlier in this request, earlier in
-     * this group, or already committed (a candidate of the index confirmed by the key and time stored with it).
-     */
-    private Long findKey(StreamState state, Pending pending, Map<String, NewKey> requestKeys, String key, long hash,
-            long notBefore) throws SQLException {
-        NewKey inRequest = requestKeys.get(key);
-        if (inRequest != null) {
-            return inRequest.offset;
-        }
-        NewKey inGroup = pending.newKeys.get(key);
-        if (inGroup != null) {
-            return inGroup.offset;
-        }
-        candidateCount = 0;
-        state.dedup.candidates(hash, notBefore, collectCandidate);
-        for (int i = 0; i < candidateCount; i++) {
-            long offset = candidates[i];
-            selectKey.setInt(1, state.id);
-            selectKey.setLong(2, offset);
-            try (ResultSet row = selectKey.executeQuery()) {
-                // Strictly after the window's start: a key exactly as old as the retention no longer deduplicates.
-                if (row.next() && key.equals(row.getString(1)) && row.getLong(2) > notBefore) {
-                    return offset;
-                }
-            }
-        }
-        return null;
-    }
-
     private static String errorsJson(List<FieldError> errors) {
         ArrayNode array = JSON.createArrayNode();
         for (FieldError error : errors) {
@@ -254,20 +205,4 @@ final class AppendWriter {
         }
         return array.toString();
     }
-
-    /** A stream's positions and new keys within a group that is not committed yet. */
-    static final class Pending {
-        long head;
-        long quarantineHead;
-        final Map<String, NewKey> newKeys = new HashMap<>();
-        /** The newest arrival time among the requests that brought {@link #newKeys}. */
-        long newKeysReceivedAtMicros;
-
-        Pending(StreamState state) {
-            this.head = state.head;
-            this.quarantineHead = state.quarantineHead;
-        }
-    }
-
-    record NewKey(long hash, long offset) {}
 }

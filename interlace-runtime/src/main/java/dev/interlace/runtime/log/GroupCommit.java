@@ -60,7 +60,7 @@ final class GroupCommit {
         }
         Connection connection = writerConnection.connection();
         long now = micros();
-        Map<StreamState, AppendWriter.Pending> pending = new HashMap<>();
+        Map<StreamState, AppendDecision.Tentative> pending = new HashMap<>();
         List<AppendResult> results = new ArrayList<>(group.size());
         int entries = 0;
         PublishIndex.Mark indexBefore = publishIndex.mark();
@@ -91,10 +91,10 @@ final class GroupCommit {
     }
 
     /** Writes the block of keys each stream gained in the current transaction (read at start-up instead of events). */
-    private void writeKeyBlocks(Map<StreamState, AppendWriter.Pending> pending) throws SQLException {
-        for (Map.Entry<StreamState, AppendWriter.Pending> stream : pending.entrySet()) {
-            keyBlocks.write(stream.getKey(), stream.getValue().newKeys.values(),
-                    stream.getValue().newKeysReceivedAtMicros);
+    private void writeKeyBlocks(Map<StreamState, AppendDecision.Tentative> pending) throws SQLException {
+        for (Map.Entry<StreamState, AppendDecision.Tentative> stream : pending.entrySet()) {
+            keyBlocks.write(stream.getKey(), stream.getValue().newKeys(),
+                    stream.getValue().newKeysReceivedAtMicros());
         }
     }
 
@@ -102,7 +102,7 @@ final class GroupCommit {
      * After a durable commit of {@code requests} requests: tells the commit listeners, then makes the tentative
      * positions and keys of {@code pending} the streams' own (before anyone is answered).
      */
-    private void committed(int requests, int entries, Map<StreamState, AppendWriter.Pending> pending) {
+    private void committed(int requests, int entries, Map<StreamState, AppendDecision.Tentative> pending) {
         writerConnection.succeeded();
         components.recovered(ComponentHealth.Component.LOG_WRITER, null);
         try {
@@ -110,13 +110,13 @@ final class GroupCommit {
         } catch (RuntimeException e) {
             LOG.log(Level.WARNING, "a commit listener failed after a durable commit; ignored", e);
         }
-        for (Map.Entry<StreamState, AppendWriter.Pending> entry : pending.entrySet()) {
+        for (Map.Entry<StreamState, AppendDecision.Tentative> entry : pending.entrySet()) {
             StreamState state = entry.getKey();
-            AppendWriter.Pending tentative = entry.getValue();
-            state.head = tentative.head;
-            state.quarantineHead = tentative.quarantineHead;
+            AppendDecision.Tentative tentative = entry.getValue();
+            state.head = tentative.head();
+            state.quarantineHead = tentative.quarantineHead();
             if (state.dedup != null) {
-                for (AppendWriter.NewKey key : tentative.newKeys.values()) {
+                for (AppendDecision.NewKey key : tentative.newKeys()) {
                     state.dedup.add(key.hash(), key.offset());
                 }
                 state.dedup.committed(state.head);
@@ -133,7 +133,7 @@ final class GroupCommit {
     }
 
     /** Wakes whoever waits for new entries of the streams just committed (long polls, the flusher). */
-    private void tellAppended(Map<StreamState, AppendWriter.Pending> pending) {
+    private void tellAppended(Map<StreamState, AppendDecision.Tentative> pending) {
         for (StreamState state : pending.keySet()) {
             for (AppendListener appendListener : appendListeners) {
                 appendListener.appended(state.name);
@@ -149,7 +149,7 @@ final class GroupCommit {
     void runReplay(WriterTask.Replay task) throws SQLException {
         Connection connection = writerConnection.connection();
         long now = micros();
-        Map<StreamState, AppendWriter.Pending> pending = new HashMap<>();
+        Map<StreamState, AppendDecision.Tentative> pending = new HashMap<>();
         PublishIndex.Mark indexBefore = publishIndex.mark();
         ReplayResult result;
         try {

@@ -33,14 +33,14 @@ final class KeyBlocks {
     }
 
     /** Writes the block of one stream's new keys in the current group, inside its transaction. */
-    void write(StreamState state, Collection<AppendWriter.NewKey> keys, long lastIngestedAtMicros)
+    void write(StreamState state, Collection<AppendDecision.NewKey> keys, long lastIngestedAtMicros)
             throws SQLException {
         if (keys.isEmpty()) {
             return;
         }
         ByteBuffer block = ByteBuffer.allocate(keys.size() * BYTES_PER_KEY);
         long lastOffset = 0;
-        for (AppendWriter.NewKey key : keys) {
+        for (AppendDecision.NewKey key : keys) {
             block.putLong(key.offset()).putLong(key.hash());
             lastOffset = Math.max(lastOffset, key.offset());
         }

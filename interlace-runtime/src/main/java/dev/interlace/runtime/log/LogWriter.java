@@ -78,8 +78,9 @@ final class LogWriter {
         this.dedupIndexes = new DedupIndexes(connections.file().getParent(), connections, settings.dedup(),
                 segmentListener, clock);
         this.streams = new StreamStates(states, heads, advances, dedupIndexes);
-        this.appendWriter = new AppendWriter(states, settings, watermarks, publishIndex);
-        this.quarantineWriter = new QuarantineWriter(states, appendWriter);
+        this.appendWriter = new AppendWriter(states, settings, new AppendDecision(settings, watermarks),
+                new StoredStreams(), publishIndex);
+        this.quarantineWriter = new QuarantineWriter(appendWriter);
         this.writerConnection = new WriterConnection(connections, settings);
         this.acknowledger = new Acknowledger(components);
         this.groupCommit = new GroupCommit(writerConnection, appendWriter, quarantineWriter, keyBlocks, publishIndex,

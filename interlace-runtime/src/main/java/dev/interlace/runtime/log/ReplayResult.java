@@ -2,8 +2,11 @@ package dev.interlace.runtime.log;
 
 import java.util.List;
 
-/** What became of a replay: decided entry by entry, or refused as a whole before anything was written. */
-public sealed interface ReplayResult {
+/**
+ * What became of a replay: decided entry by entry, or refused as a whole ({@link Backpressure}) before anything was
+ * written.
+ */
+public sealed interface ReplayResult permits ReplayResult.Replayed, Backpressure {
 
     /** What happened to one quarantined entry. */
     enum Status {
@@ -39,13 +42,4 @@ public sealed interface ReplayResult {
             return entries.stream().filter(entry -> entry.status() == status).count();
         }
     }
-
-    /**
-     * Refused because the stream's backlog would exceed its limit; nothing was written.
-     *
-     * @param pending entries not yet materialised
-     * @param newEntries entries the replay would have added
-     * @param maxPending the limit
-     */
-    record Backpressure(long pending, long newEntries, long maxPending) implements ReplayResult {}
 }

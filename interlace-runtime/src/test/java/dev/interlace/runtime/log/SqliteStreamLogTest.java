@@ -278,8 +278,8 @@ class SqliteStreamLogTest {
         SqliteStreamLog log = open(LogSettings.defaults(3), new Nothing(), CommitListener.NONE);
         append(log, "a", "b");
         AppendResult refused = log.append(request("c", "d")).get();
-        assertThat(refused).isInstanceOf(AppendResult.Backpressure.class);
-        assertThat(((AppendResult.Backpressure) refused).pending()).isEqualTo(2);
+        assertThat(refused).isInstanceOf(Backpressure.class);
+        assertThat(((Backpressure) refused).pending()).isEqualTo(2);
         assertThat(log.heads().get("orders").head()).isEqualTo(2);
         assertThat(append(log, "a", "c").entries()).extracting(AppendResult.EntryResult::status)
                 .containsExactly(AppendResult.Status.DUPLICATE, AppendResult.Status.ACCEPTED);
@@ -297,7 +297,7 @@ class SqliteStreamLogTest {
                 .containsExactly(AppendResult.Status.ACCEPTED, AppendResult.Status.QUARANTINED);
         assertThat(result.entries().get(1).offset()).isEqualTo(1);
         assertThat(log.heads().get("orders").quarantineHead()).isEqualTo(1);
-        assertThat(log.append(request("b")).get()).isInstanceOf(AppendResult.Backpressure.class);
+        assertThat(log.append(request("b")).get()).isInstanceOf(Backpressure.class);
     }
 
     @Test

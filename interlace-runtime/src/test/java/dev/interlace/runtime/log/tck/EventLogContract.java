@@ -6,6 +6,7 @@ import dev.interlace.runtime.log.AppendRequest;
 import dev.interlace.runtime.log.AppendResult;
 import dev.interlace.runtime.log.AppendResult.EntryResult;
 import dev.interlace.runtime.log.AppendResult.Status;
+import dev.interlace.runtime.log.Backpressure;
 import dev.interlace.runtime.log.LogEntry;
 import dev.interlace.runtime.log.LogSettings;
 import dev.interlace.runtime.log.LogUnavailableException;
@@ -150,7 +151,7 @@ public abstract class EventLogContract extends LogContractSupport {
 
         AppendResult refused = await(log.append(request(ORDERS,
                 event("c"), quarantined("bad"), event("d"), event("a"))));
-        assertThat(refused).isEqualTo(new AppendResult.Backpressure(2, 3, 4));
+        assertThat(refused).isEqualTo(new Backpressure(2, 3, 4));
 
         assertThat(head(log, ORDERS)).isEqualTo(new StreamHead(ORDERS.name(), 2, 0, 1));
         assertThat(log.read(ORDERS.name(), 0, 100, Duration.ZERO)).extracting(LogEntry::offset)
@@ -165,7 +166,7 @@ public abstract class EventLogContract extends LogContractSupport {
     void aRequestLargerThanTheBacklogLimitIsRefusedEvenOnAnEmptyLog() throws Exception {
         StreamLog log = open(LogSettings.defaults(2));
         AppendResult refused = await(log.append(request(ORDERS, event("a"), event("b"), event("c"))));
-        assertThat(refused).isEqualTo(new AppendResult.Backpressure(0, 3, 2));
+        assertThat(refused).isEqualTo(new Backpressure(0, 3, 2));
         assertThat(head(log, ORDERS)).isEqualTo(new StreamHead(ORDERS.name(), 0, 0, 1));
         assertThat(log.read(ORDERS.name(), 0, 10, Duration.ZERO)).isEmpty();
     }
@@ -175,9 +176,9 @@ public abstract class EventLogContract extends LogContractSupport {
         StreamLog log = open(LogSettings.defaults(3));
         append(log, ORDERS, event("a"), quarantined("bad"), event("b"));
         // Pending is 3 = the limit: anything new is refused ...
-        assertThat(await(log.append(request(ORDERS, event("c"))))).isEqualTo(new AppendResult.Backpressure(3, 1, 3));
+        assertThat(await(log.append(request(ORDERS, event("c"))))).isEqualTo(new Backpressure(3, 1, 3));
         assertThat(await(log.append(request(ORDERS, quarantined("worse")))))
-                .isEqualTo(new AppendResult.Backpressure(3, 1, 3));
+                .isEqualTo(new Backpressure(3, 1, 3));
         // ... but a request made only of duplicates adds nothing and is answered.
         assertThat(append(log, ORDERS, event("a"), event("b")).entries())
                 .containsExactly(new EntryResult(Status.DUPLICATE, 1), new EntryResult(Status.DUPLICATE, 2));
@@ -185,7 +186,7 @@ public abstract class EventLogContract extends LogContractSupport {
         watermarks.set(ORDERS.name(), 2, 0);
         assertThat(append(log, ORDERS, event("c"), event("d")).entries())
                 .extracting(EntryResult::status).containsOnly(Status.ACCEPTED);
-        assertThat(await(log.append(request(ORDERS, event("e"))))).isEqualTo(new AppendResult.Backpressure(3, 1, 3));
+        assertThat(await(log.append(request(ORDERS, event("e"))))).isEqualTo(new Backpressure(3, 1, 3));
 
         watermarks.set(ORDERS.name(), 4, 1);
         assertThat(offsets(append(log, ORDERS, event("e"), event("f"), event("g")))).containsExactly(5L, 6L, 7L);
@@ -496,7 +497,7 @@ public abstract class EventLogContract extends LogContractSupport {
         assertThat(head(log, CLICKS)).isEqualTo(new StreamHead(CLICKS.name(), 0, 0, 1));
         // A refused append moves nothing.
         StreamLog bounded = reopen(log, LogSettings.defaults(1));
-        assertThat(await(bounded.append(request(ORDERS, event("d"))))).isInstanceOf(AppendResult.Backpressure.class);
+        assertThat(await(bounded.append(request(ORDERS, event("d"))))).isInstanceOf(Backpressure.class);
         assertThat(head(bounded, ORDERS)).isEqualTo(new StreamHead(ORDERS.name(), 3, 2, 3));
     }
 

@@ -3,6 +3,7 @@ package dev.interlace.runtime.log.tck;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.interlace.runtime.log.AppendRequest;
+import dev.interlace.runtime.log.Backpressure;
 import dev.interlace.runtime.log.LogEntry;
 import dev.interlace.runtime.log.LogSettings;
 import dev.interlace.runtime.log.PublishRecord;
@@ -220,7 +221,7 @@ public abstract class QuarantineStoreContract extends LogContractSupport {
         ReplayResult result = await(log.replay(replay(CLICKS, false, keylessEntry(log, CLICKS, 1),
                 keylessEntry(log, CLICKS, 2))));
 
-        assertThat(result).isEqualTo(new ReplayResult.Backpressure(3, 2, 3));
+        assertThat(result).isEqualTo(new Backpressure(3, 2, 3));
         assertThat(head(log, CLICKS).head()).isEqualTo(1);
         assertThat(log.readQuarantine(CLICKS.name(), 0, 10)).extracting(QuarantineEntry::replay).containsOnlyNulls();
 
