@@ -165,7 +165,20 @@ class SqlReadOnlyTest {
             readOnly("SELECT * FROM duckdb_extensions()"),
             readOnly("SELECT * FROM duckdb_temporary_files()"),
             readOnly("SELECT * FROM duckdb_secrets()"),
-            readOnly("FROM duckdb_logs"));
+            readOnly("FROM duckdb_logs"),
+            // Functions of DuckDB 2.0 that call another function named by an argument: a checkpoint, or a query()
+            // whose error message shows a setting, past the names above.
+            readOnly("SELECT * FROM destroy_external_resource('checkpoint', 'warehouse')"),
+            readOnly("FROM destroy_external_resource('query', 'SELECT error((SELECT value FROM duckdb_settings()"
+                    + " WHERE name = ''temp_directory''))')"),
+            readOnly("FROM create_external_resource('t', MAP {}, 'r', 1, false, 1, 1)"),
+            readOnly("FROM register_external_resource_type('t', 'k', 'checkpoint', 'checkpoint', 'checkpoint',"
+                    + " 'checkpoint', 'checkpoint')"),
+            // Settings, files and logs of the host under other names.
+            readOnly("FROM duckdb_external_file_cache()"),
+            readOnly("FROM duckdb_extension_repositories()"),
+            readOnly("FROM duckdb_logs_parsed('QueryLog')"),
+            readOnly("SELECT write_log('forged')"));
 
     /** Queries that must still answer 200 after the corpus. */
     private static final List<String> LEGITIMATE = List.of(
