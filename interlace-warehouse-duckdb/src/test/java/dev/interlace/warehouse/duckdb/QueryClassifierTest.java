@@ -9,6 +9,7 @@ import java.sql.ResultSet;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Properties;
 import java.util.Set;
 import org.duckdb.DuckDBDriver;
 import org.junit.jupiter.api.Test;
@@ -38,14 +39,14 @@ class QueryClassifierTest {
     private static final Set<String> FILES = Set.of("glob", "parquet_bloom_probe", "parquet_file_metadata",
             "parquet_full_metadata", "parquet_kv_metadata", "parquet_metadata", "parquet_scan", "parquet_schema",
             "read_blob", "read_csv", "read_csv_auto", "read_duckdb", "read_json", "read_json_auto",
-            "read_json_objects", "read_json_objects_auto", "read_ndjson", "read_ndjson_auto", "read_ndjson_objects", "read_parquet",
-            "read_single_csv_file", "read_single_json_file", "read_single_parquet_file", "read_text", "sniff_csv");
+            "read_json_objects", "read_json_objects_auto", "read_ndjson", "read_ndjson_auto", "read_ndjson_objects",
+            "read_parquet", "read_single_csv_file", "read_single_json_file", "read_single_parquet_file", "read_text", "sniff_csv");
 
     @Test
     void everyTableFunctionOfThisDuckDbIsEitherRefusedOrKnownToReadOnly() throws Exception {
         List<String> undecided = new ArrayList<>();
         List<String> refusedButListed = new ArrayList<>();
-        try (Connection c = new DuckDBDriver().connect("jdbc:duckdb:", new java.util.Properties());
+        try (Connection c = new DuckDBDriver().connect("jdbc:duckdb:", new Properties());
                 Statement statement = c.createStatement();
                 ResultSet functions = statement.executeQuery("SELECT DISTINCT function_name FROM duckdb_functions()"
                         + " WHERE function_type IN ('table', 'table_macro') ORDER BY 1")) {
@@ -68,7 +69,7 @@ class QueryClassifierTest {
 
     @Test
     void aFunctionThatCallsAnotherByNameIsRefusedWhereverItIsCalled() throws Exception {
-        try (Connection c = new DuckDBDriver().connect("jdbc:duckdb:", new java.util.Properties())) {
+        try (Connection c = new DuckDBDriver().connect("jdbc:duckdb:", new Properties())) {
             for (String sql : List.of("SELECT * FROM destroy_external_resource('checkpoint', 'memory')",
                     "SELECT 1 FROM range(3), LATERAL destroy_external_resource('query', 'SELECT 1')",
                     "WITH x AS (FROM DESTROY_EXTERNAL_RESOURCE('checkpoint', 'memory')) SELECT 1",
