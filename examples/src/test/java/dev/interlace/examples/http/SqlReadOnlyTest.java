@@ -323,7 +323,7 @@ class SqlReadOnlyTest {
     }
 
     @Test
-    void blobsAreAnsweredAsBase64InJsonAndCsv() {
+    void blobsAreAnsweredAsBase64InJsonCsvAndNdjson() {
         try (TestServer api = TestServer.start(dataDirectory)) {
             String query = "SELECT '\\xAA\\x00hi'::BLOB AS b, NULL::BLOB AS n";
             TestServer.Response json = sql(api, query);
@@ -334,6 +334,9 @@ class SqlReadOnlyTest {
             TestServer.Response csv = api.send(api.request("/sql").header("Accept", "text/csv")
                     .POST(HttpRequest.BodyPublishers.ofString(query)).build());
             assertThat(csv.body().asText()).isEqualTo("b,n\r\nqgBoaQ==,\r\n");
+            TestServer.Response ndjson = api.send(api.request("/sql").header("Accept", "application/x-ndjson")
+                    .POST(HttpRequest.BodyPublishers.ofString(query)).build());
+            assertThat(ndjson.body().asText()).isEqualTo("{\"b\":\"qgBoaQ==\",\"n\":null}\n");
         }
     }
 
