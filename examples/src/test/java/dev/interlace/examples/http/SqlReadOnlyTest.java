@@ -165,7 +165,20 @@ class SqlReadOnlyTest {
             readOnly("SELECT * FROM duckdb_extensions()"),
             readOnly("SELECT * FROM duckdb_temporary_files()"),
             readOnly("SELECT * FROM duckdb_secrets()"),
-            readOnly("FROM duckdb_logs"));
+            readOnly("FROM duckdb_logs"),
+            // Functions of DuckDB 2.0 that call another function named by an argument: a checkpoint, or a query()
+            // whose error message shows a setting, past the names above.
+            readOnly("SELECT * FROM destroy_external_resource('checkpoint', 'warehouse')"),
+            readOnly("FROM destroy_external_resource('query', 'SELECT error((SELECT value FROM duckdb_settings()"
+                    + " WHERE name = ''temp_directory''))')"),
+            readOnly("FROM create_external_resource('t', MAP {}, 'r', 1, false, 1, 1)"),
+            readOnly("FROM register_external_resource_type('t', 'k', 'checkpoint', 'checkpoint', 'checkpoint',"
+                    + " 'checkpoint', 'checkpoint')"),
+            // Settings, files and logs of the host under other names.
+            readOnly("FROM duckdb_external_file_cache()"),
+            readOnly("FROM duckdb_extension_repositories()"),
+            readOnly("FROM duckdb_logs_parsed('QueryLog')"),
+            readOnly("SELECT write_log('forged')"));
 
     /** Queries that must still answer 200 after the corpus. */
     private static final List<String> LEGITIMATE = List.of(
@@ -310,7 +323,7 @@ class SqlReadOnlyTest {
     }
 
     @Test
-    void blobsAreAnsweredAsBase64InJsonAndCsv() {
+    void blobsAreAnsweredAsBase64InJsonCsvAndNdjson() {
         try (TestServer api = TestServer.start(dataDirectory)) {
             String query = "SELECT '\\xAA\\x00hi'::BLOB AS b, NULL::BLOB AS n";
             TestServer.Response json = sql(api, query);
@@ -321,6 +334,9 @@ class SqlReadOnlyTest {
             TestServer.Response csv = api.send(api.request("/sql").header("Accept", "text/csv")
                     .POST(HttpRequest.BodyPublishers.ofString(query)).build());
             assertThat(csv.body().asText()).isEqualTo("b,n\r\nqgBoaQ==,\r\n");
+            TestServer.Response ndjson = api.send(api.request("/sql").header("Accept", "application/x-ndjson")
+                    .POST(HttpRequest.BodyPublishers.ofString(query)).build());
+            assertThat(ndjson.body().asText()).isEqualTo("{\"b\":\"qgBoaQ==\",\"n\":null}\n");
         }
     }
 
