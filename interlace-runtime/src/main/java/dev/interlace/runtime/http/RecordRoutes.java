@@ -23,8 +23,10 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 
 /**
  * "Where is my event?" ({@code GET /correlate}) and the record lists {@code GET /logs/api} and {@code GET /logs/sys}
@@ -104,9 +106,9 @@ final class RecordRoutes implements RouteSet {
                 : correlation instanceof Correlator.Refused only ? only.requestId()
                 : correlation instanceof Correlator.UnknownRequest unknown ? unknown.requestId() : null;
         // The other nodes' refused requests with this id (the publish records are every node's already).
-        List<FanOut.Part> parts = correlated == null || fanOut.others().isEmpty() ? List.of()
-                : fanOut.ask(fanOut.others(), "/logs/api", java.util.Map.of("request_id", correlated, "source",
-                        "ring", "limit", "10"), request, requestId);
+        List<String> others = correlated == null ? List.of() : fanOut.others();
+        List<FanOut.Part> parts = others.isEmpty() ? List.of() : fanOut.ask(others, "/logs/api",
+                Map.of("request_id", correlated, "source", "ring", "limit", "10"), request, requestId);
         List<ObjectNode> elsewhere = MergedRecords.items(parts, "requests");
         if (correlation instanceof Correlator.UnknownStream unknown) {
             return HttpResponses.error(ErrorCode.UNKNOWN_STREAM, "no stream named " + unknown.stream(), requestId);
@@ -365,8 +367,8 @@ final class RecordRoutes implements RouteSet {
         return HttpResponses.json(200, body);
     }
 
-    private static java.util.Map<String, String> withParameter(HttpRequest request, String name, String value) {
-        java.util.Map<String, String> query = new java.util.TreeMap<>(request.query());
+    private static Map<String, String> withParameter(HttpRequest request, String name, String value) {
+        Map<String, String> query = new TreeMap<>(request.query());
         query.put(name, value);
         return query;
     }
