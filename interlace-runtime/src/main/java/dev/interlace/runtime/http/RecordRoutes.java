@@ -319,10 +319,10 @@ final class RecordRoutes implements RouteSet {
             ringDetails(body);
         }
         body.put("record_retention", retentionText());
-        if (scope instanceof FanOut.Scope.Cluster cluster) {
+        if (scope instanceof FanOut.Scope.Cluster cluster && fromRing) {
             // The publish records are the cluster's already: the other nodes are asked for their rings only.
-            List<FanOut.Part> parts = !fromRing ? List.of() : fanOut.ask(cluster.others(), "/logs/api",
-                    withParameter(request, "source", "ring"), request, requestId);
+            List<FanOut.Part> parts = fanOut.ask(cluster.others(), "/logs/api", withParameter(request, "source",
+                    "ring"), request, requestId);
             MergedRecords.merge(body, "requests", "received_at", parts, filter.limit());
             fanOut.report(body, parts);
         }
