@@ -582,21 +582,9 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
         return url == null || url.equals(kafka.nodeUrl()) ? Optional.empty() : Optional.of(url);
     }
 
-    /**
-     * The members of the sequencer group, by their client ids (the nodes' URLs), whatever they hold; empty when the
-     * group's coordinator does not answer within two seconds.
-     */
+    /** The members of the sequencer group, by their client ids (the nodes' URLs); empty when none answers. */
     List<String> sequencerGroupMembers() {
-        try {
-            return admin.describeConsumerGroups(List.of(topics.sequencerGroup()),
-                    new DescribeConsumerGroupsOptions().timeoutMs(2_000)).all().get(2, TimeUnit.SECONDS)
-                    .get(topics.sequencerGroup()).members().stream().map(MemberDescription::clientId).toList();
-        } catch (ExecutionException | TimeoutException | KafkaException e) {
-            return List.of();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return List.of();
-        }
+        return topics.sequencerGroupMembers();
     }
 
     /** The URL this node advertises, as other nodes know it. */
