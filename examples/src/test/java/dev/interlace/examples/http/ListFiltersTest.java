@@ -61,8 +61,9 @@ class ListFiltersTest {
         known.put("GET /streams/orders/consumers", List.of());
         known.put("GET /runs", List.of("limit", "model", "since", "status", "trigger", "until"));
         known.put("GET /correlate", List.of("key", "request_id", "stream", "trace_id"));
-        known.put("GET /logs/api", List.of("limit", "request_id", "since", "status", "stream", "until"));
-        known.put("GET /logs/sys", List.of("event", "id", "limit", "since", "stream", "until"));
+        known.put("GET /logs/api", List.of("limit", "node", "request_id", "since", "source", "status", "stream",
+                "until"));
+        known.put("GET /logs/sys", List.of("event", "id", "limit", "node", "since", "stream", "until"));
         known.put("POST /streams/orders", List.of("verbose"));
         known.forEach((route, parameters) -> {
             String target = route.substring(route.indexOf(' ') + 1) + "?foo=1";

@@ -222,6 +222,14 @@ class RecordsApiTest {
             assertThat(api.get("/logs/api?until=" + before).body().get("total").asInt())
                     .as("half-open: nothing before").isZero();
 
+            JsonNode ringOnly = api.get("/logs/api?source=ring").body();
+            assertThat(ringOnly.get("total").asInt()).as("the 2 refusals the ring holds").isEqualTo(2);
+            assertThat(ringOnly.get("completeness").asText()).isEqualTo("ring");
+            assertThat(api.get("/logs/api?source=store").body().get("total").asInt()).isEqualTo(4);
+            assertThat(all.has("nodes")).as("one server: no nodes to name").isFalse();
+            assertThat(all.get("requests").get(0).has("node")).isFalse();
+            assertThat(api.get("/logs/api?node=http://127.0.0.1:1").status()).as("no other node").isEqualTo(400);
+
             assertThat(api.get("/logs/api?status=abc").status()).isEqualTo(400);
             assertThat(api.get("/logs/api?since=yesterday").status()).isEqualTo(400);
             assertThat(api.get("/logs/api?limit=0").status()).isEqualTo(400);

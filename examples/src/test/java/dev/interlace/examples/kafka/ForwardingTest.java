@@ -184,7 +184,8 @@ class ForwardingTest {
         }
     }
 
-    private static ServeNode holderOf(String stream, ServeNode first, ServeNode second) {
+    /** The node holding {@code stream}'s sequencer, once both nodes agree on it. */
+    static ServeNode holderOf(String stream, ServeNode first, ServeNode second) {
         JsonNode described = first.await("/streams/" + stream, body -> !body.path("sequencer").isNull()
                 && !body.path("sequencer").isMissingNode());
         ServeNode holder = described.get("sequencer").asText().equals(first.uri.toString()) ? first : second;

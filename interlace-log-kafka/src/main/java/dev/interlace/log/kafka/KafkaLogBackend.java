@@ -7,6 +7,7 @@ import com.google.inject.Singleton;
 import com.google.inject.multibindings.OptionalBinder;
 import dev.interlace.runtime.auth.ApiKeys;
 import dev.interlace.runtime.auth.KeyFile;
+import dev.interlace.runtime.cluster.ClusterNodes;
 import dev.interlace.runtime.cluster.WarehouseNode;
 import dev.interlace.runtime.config.InterlaceConfig;
 import dev.interlace.runtime.config.LogOptions;
@@ -23,7 +24,8 @@ import java.time.Clock;
  * {@code serve --log kafka}: binds {@link StreamLog} and {@link Sequencers} to a {@link KafkaStreamLog} configured
  * from the {@code --kafka-*} settings, {@link Watermarks} to what the cluster's flusher committed, {@link ApiKeys} to
  * the cluster's keys ({@link ClusterKeys}: every node's key file, shared through the log's cluster), and
- * {@link WarehouseNode} to the holder of the flush leases. Listed in {@code META-INF/services},
+ * {@link WarehouseNode} to the holder of the flush leases, {@link ClusterNodes} to the nodes the sequencer group and
+ * the flush leases name. Listed in {@code META-INF/services},
  * so the runtime finds it by name.
  */
 public final class KafkaLogBackend implements LogBackendFactory {
@@ -53,6 +55,7 @@ public final class KafkaLogBackend implements LogBackendFactory {
             OptionalBinder.newOptionalBinder(binder(), Sequencers.class).setBinding().to(KafkaStreamLog.class);
             bind(ApiKeys.class).to(ClusterKeys.class);
             OptionalBinder.newOptionalBinder(binder(), WarehouseNode.class).setBinding().to(FlushLeaseHolders.class);
+            OptionalBinder.newOptionalBinder(binder(), ClusterNodes.class).setBinding().to(LogMembers.class);
         }
 
         /** This node's flusher's positions are only part of the truth: the log adds what the cluster's committed. */
@@ -78,6 +81,12 @@ public final class KafkaLogBackend implements LogBackendFactory {
         @Singleton
         FlushLeaseHolders flushLeaseHolders(KafkaStreamLog log, Clock clock) {
             return new FlushLeaseHolders(log, clock);
+        }
+
+        @Provides
+        @Singleton
+        LogMembers logMembers(KafkaStreamLog log, Clock clock) {
+            return new LogMembers(log, clock);
         }
     }
 }

@@ -582,6 +582,16 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
         return url == null || url.equals(kafka.nodeUrl()) ? Optional.empty() : Optional.of(url);
     }
 
+    /** The members of the sequencer group, by their client ids (the nodes' URLs); empty when none answers. */
+    List<String> sequencerGroupMembers() {
+        return topics.sequencerGroupMembers();
+    }
+
+    /** The URL this node advertises, as other nodes know it. */
+    String nodeUrl() {
+        return kafka.nodeUrl();
+    }
+
     /** Which member of the sequencer group holds each stream topic, by its client id (the node's URL). */
     private Map<String, String> readHolders() {
         try {

@@ -17,9 +17,11 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.admin.ConfigEntry;
+import org.apache.kafka.clients.admin.DescribeConsumerGroupsOptions;
 import org.apache.kafka.clients.admin.DescribeClusterOptions;
 import org.apache.kafka.clients.admin.ListOffsetsOptions;
 import org.apache.kafka.clients.admin.ListOffsetsResult;
+import org.apache.kafka.clients.admin.MemberDescription;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.RecordsToDelete;
@@ -140,6 +142,23 @@ final class Topics {
     /** The consumer group whose members hold the streams' sequencers. */
     String sequencerGroup() {
         return prefix + "sequencers";
+    }
+
+    /**
+     * The members of the sequencer group, by their client ids (the nodes' URLs), whatever they hold; empty when the
+     * group's coordinator does not answer within two seconds.
+     */
+    List<String> sequencerGroupMembers() {
+        try {
+            return admin.describeConsumerGroups(List.of(sequencerGroup()),
+                    new DescribeConsumerGroupsOptions().timeoutMs(2_000)).all().get(2, TimeUnit.SECONDS)
+                    .get(sequencerGroup()).members().stream().map(MemberDescription::clientId).toList();
+        } catch (ExecutionException | TimeoutException | KafkaException e) {
+            return List.of();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return List.of();
+        }
     }
 
     /** The transactional id of {@code stream}'s sequencer: the same on every node, so a new holder fences the old. */

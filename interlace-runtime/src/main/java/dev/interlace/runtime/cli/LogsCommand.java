@@ -106,10 +106,15 @@ final class LogsCommand implements Command {
     private static String completeness(JsonNode body) {
         String completeness = body.get("completeness").asText();
         JsonNode ring = body.get("ring");
+        StringBuilder missing = new StringBuilder();
+        for (JsonNode node : body.path("nodes").path("not_answered")) {
+            missing.append("; not answered: ").append(node.path("node").asText()).append(" (")
+                    .append(node.path("reason").asText()).append(')');
+        }
         if (!completeness.equals("ring") || ring == null) {
-            return "completeness: " + completeness;
+            return "completeness: " + completeness + missing;
         }
         return "completeness: ring — refused requests kept in memory since " + ring.get("since").asText() + ", "
-                + ring.get("dropped").asLong() + " dropped";
+                + ring.get("dropped").asLong() + " dropped" + missing;
     }
 }

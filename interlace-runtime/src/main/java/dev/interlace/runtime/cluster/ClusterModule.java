@@ -10,7 +10,8 @@ import java.util.Optional;
 
 /**
  * The node's part in a cluster: {@link Peers} (requests to other nodes), the signature of forwarded requests when
- * the node has a cluster secret, and the seam {@link WarehouseNode}, bound only on a node without a warehouse.
+ * the node has a cluster secret, and the seams {@link WarehouseNode} and {@link ClusterNodes}, bound by a log that
+ * several nodes share.
  */
 public final class ClusterModule extends AbstractModule {
 
@@ -19,6 +20,7 @@ public final class ClusterModule extends AbstractModule {
         bind(Peers.class).to(PeerClient.class);
         bind(PeerClient.class).in(Singleton.class);
         OptionalBinder.newOptionalBinder(binder(), WarehouseNode.class);
+        OptionalBinder.newOptionalBinder(binder(), ClusterNodes.class);
     }
 
     /** The signature of forwarded requests, with {@code --cluster-secret-file}; without it nothing is forwarded. */

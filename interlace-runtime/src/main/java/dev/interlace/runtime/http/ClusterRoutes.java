@@ -50,6 +50,7 @@ final class ClusterRoutes implements RouteSet {
         Caller caller = inner.callerKeyId() == null ? Caller.NONE
                 : new Caller(inner.callerKeyId(), inner.callerKeyName(), null);
         request.caller(caller);
+        request.markForwardedByNode();
         return router.get().serveForwarded(new HttpRequest(inner.method(), inner.pathAndQuery(), headers(inner),
                 inner.body(), request.hold()), caller, inner.requestId());
     }

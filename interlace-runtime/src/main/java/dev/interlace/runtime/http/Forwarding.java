@@ -22,7 +22,8 @@ import java.util.logging.Logger;
  * Where a request is served, in a cluster: the one place that decides, from a route's {@link Route.Placement},
  * whether this node serves it or sends it to the node that can (the stream's sequencer, the warehouse's node), and
  * relays that node's answer as it is — status, body and headers such as {@code Retry-After}, under the same request
- * id.
+ * id, naming that node in {@value #SERVED_BY} (the request is then kept among this node's refused requests, if it was
+ * refused, and not among that node's: once in the cluster).
  *
  * <p>A request goes one hop at most: a forwarded request is served by the router without asking this class. A node
  * without a cluster secret forwards nothing: the route is served here, and a publish to a stream another node
@@ -37,8 +38,11 @@ import java.util.logging.Logger;
 final class Forwarding {
 
     private static final Logger LOG = Logger.getLogger(Forwarding.class.getName());
+    /** The header of a relayed answer naming the node that served the request. */
+    static final String SERVED_BY = "Interlace-Served-By";
     /** Headers of a relayed answer that the router sets itself. */
-    private static final List<String> OWN_HEADERS = List.of("content-type", "x-request-id");
+    private static final List<String> OWN_HEADERS = List.of("content-type", "x-request-id",
+            SERVED_BY.toLowerCase(Locale.ROOT));
 
     /**
      * The answer header naming the node that sequences the stream (its advertised URL), on every successful answer
@@ -150,7 +154,7 @@ final class Forwarding {
                         + " the same --cluster-secret-file, and are their clocks synchronised?); nothing was done"
                         + " there", requestId).header("Retry-After", "5");
             }
-            return relayed;
+            return relayed.header(SERVED_BY, node);
         });
     }
 

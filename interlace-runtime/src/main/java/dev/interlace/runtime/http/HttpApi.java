@@ -127,7 +127,7 @@ public final class HttpApi implements HttpDispatcher {
                 HttpAnswer sent = finish(request, requestId, routed, failure);
                 sent.header("X-Request-Id", requestId);
                 gate.addCors(request, sent);
-                if (sent.status() >= 400) {
+                if (sent.status() >= 400 && !request.forwardedByNode()) {
                     keepRefused(request.method(), request.rawPath(), requestId, sent, received, startNanos,
                             request.caller());
                 }
@@ -317,7 +317,11 @@ public final class HttpApi implements HttpDispatcher {
         return answer;
     }
 
-    /** Keeps a refused request in the ring that {@code GET /logs/api} lists (before it is answered). */
+    /**
+     * Keeps a refused request in the ring that {@code GET /logs/api} lists (before it is answered). A request another
+     * node forwarded here is that node's to keep (with this node as the one that served it), so that the cluster's
+     * list holds it once.
+     */
     private void keepRefused(String method, String path, String requestId, HttpAnswer answer, Instant received,
             long startNanos, Caller caller) {
         String stream = null;
@@ -327,6 +331,6 @@ public final class HttpApi implements HttpDispatcher {
         }
         refused.add(new ApiRecord("ring", requestId, method, path, stream, answer.status(), answer.error(),
                 answer.message(), EpochMicros.of(received), (System.nanoTime() - startNanos) / 1_000, caller.keyId(),
-                caller.keyName()));
+                caller.keyName(), answer.headers().get(Forwarding.SERVED_BY)));
     }
 }

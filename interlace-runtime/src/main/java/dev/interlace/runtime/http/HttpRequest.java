@@ -23,6 +23,7 @@ public final class HttpRequest {
     private final byte[] body;
     private final InflightBytes.Hold hold;
     private volatile Caller caller = Caller.NONE;
+    private volatile boolean forwardedByNode;
 
     /**
      * The headers starting with {@code Interlace-Forward} are set apart at once: no route sees them as headers, and
@@ -123,6 +124,19 @@ public final class HttpRequest {
      */
     public boolean reserve(long bytes) {
         return hold.reserve(bytes);
+    }
+
+    /**
+     * Marks this request as one another node of the cluster forwarded here, its signature checked: that node keeps
+     * it among its refused requests, not this one.
+     */
+    void markForwardedByNode() {
+        forwardedByNode = true;
+    }
+
+    /** Whether another node forwarded this request here ({@link #markForwardedByNode}). */
+    boolean forwardedByNode() {
+        return forwardedByNode;
     }
 
     /** What this request holds reserved: a request served on its behalf (a forwarded one) reserves into it too. */

@@ -23,8 +23,10 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 
 /**
  * "Where is my event?" ({@code GET /correlate}) and the record lists {@code GET /logs/api} and {@code GET /logs/sys}
@@ -32,23 +34,30 @@ import java.util.Set;
  * {@code completeness}: {@code store} when it comes from durable records (complete within the record retention),
  * {@code ring} when any of it comes from the in-memory ring of refused requests (only since start-up, oldest dropped
  * when full). What {@code /correlate} finds is the {@link Correlator}'s; this class only renders it.
+ *
+ * <p>In a cluster each node keeps its own system records and refused requests (the publish records are the cluster's,
+ * copied on every node): the lists and {@code /correlate} ask the other nodes for theirs ({@link FanOut}) and merge
+ * them, naming each item's node and the nodes that did not answer; {@code ?node=} asks one node only.
  */
 final class RecordRoutes implements RouteSet {
 
     private static final Set<String> CORRELATE_FILTERS = Set.of("request_id", "stream", "key", "trace_id");
     private static final Set<String> API_FILTERS = Set.of("stream", "status", "request_id", "since", "until",
-            "limit");
-    private static final Set<String> SYS_FILTERS = Set.of("event", "stream", "id", "since", "until", "limit");
+            "limit", "source", FanOut.NODE);
+    private static final Set<String> SYS_FILTERS = Set.of("event", "stream", "id", "since", "until", "limit",
+            FanOut.NODE);
 
     private final Correlator correlator;
     private final PublishRecords publishRecords;
     private final SystemRecords system;
     private final RefusedRequests refused;
     private final InterlaceConfig config;
+    private final FanOut fanOut;
 
     @Inject
     RecordRoutes(Correlator correlator, PublishRecords publishRecords, SystemRecords system, RefusedRequests refused,
-            InterlaceConfig config) {
+            InterlaceConfig config, FanOut fanOut) {
+        this.fanOut = fanOut;
         this.correlator = correlator;
         this.publishRecords = publishRecords;
         this.system = system;
@@ -93,6 +102,14 @@ final class RecordRoutes implements RouteSet {
             traced = Optional.of(trace);
             correlation = trace.newest();
         }
+        String correlated = correlation instanceof Correlator.Stored stored ? stored.requestId()
+                : correlation instanceof Correlator.Refused only ? only.requestId()
+                : correlation instanceof Correlator.UnknownRequest unknown ? unknown.requestId() : null;
+        // The other nodes' refused requests with this id (the publish records are every node's already).
+        List<String> others = correlated == null ? List.of() : fanOut.others();
+        List<FanOut.Part> parts = others.isEmpty() ? List.of() : fanOut.ask(others, "/logs/api",
+                Map.of("request_id", correlated, "source", "ring", "limit", "10"), request, requestId);
+        List<ObjectNode> elsewhere = MergedRecords.items(parts, "requests");
         if (correlation instanceof Correlator.UnknownStream unknown) {
             return HttpResponses.error(ErrorCode.UNKNOWN_STREAM, "no stream named " + unknown.stream(), requestId);
         }
@@ -108,16 +125,32 @@ final class RecordRoutes implements RouteSet {
                     + unknown.canonicalKey() + " (events trimmed by the retention sweep are no longer in the log)",
                     requestId);
         }
-        if (correlation instanceof Correlator.UnknownRequest unknown) {
+        if (correlation instanceof Correlator.UnknownRequest unknown && elsewhere.isEmpty()) {
+            List<String> silent = parts.stream().filter(part -> !part.answered()).map(FanOut.Part::node).toList();
             return HttpResponses.error(ErrorCode.UNKNOWN_REQUEST, "nothing is recorded for request "
                     + unknown.requestId() + ": no publish record (kept " + retentionText() + ") and not among the"
                     + " refused requests kept in memory since " + HttpResponses.time(refused.since()) + " ("
-                    + refused.capacity() + " at most)", requestId);
+                    + refused.capacity() + " at most)" + (parts.isEmpty() ? "" : " on any node that answered")
+                    + (silent.isEmpty() ? "" : "; not answered: " + String.join(", ", silent) + ", which may hold"
+                    + " it"), requestId);
         }
-        if (correlation instanceof Correlator.Refused only) {
-            return HttpResponses.json(200, refusedBody(only));
+        ObjectNode body;
+        if (correlation instanceof Correlator.UnknownRequest unknown) {
+            body = refusedBody(unknown.requestId(), Optional.empty(), elsewhere.get(0));
+        } else if (correlation instanceof Correlator.Refused only) {
+            body = refusedBody(only.requestId(), only.key(), apiItem(only.refusal()));
+        } else {
+            body = storedBody((Correlator.Stored) correlation);
+            if (!body.has("refused") && !elsewhere.isEmpty()) {
+                body.set("refused", elsewhere.get(0));
+            }
         }
-        ObjectNode body = storedBody((Correlator.Stored) correlation);
+        if (!parts.isEmpty()) {
+            fanOut.report(body, parts);
+        }
+        if (correlation instanceof Correlator.Refused || correlation instanceof Correlator.UnknownRequest) {
+            return HttpResponses.json(200, body);
+        }
         traced.ifPresent(trace -> {
             ObjectNode section = body.putObject("trace");
             section.put("trace_id", trace.traceId());
@@ -142,10 +175,10 @@ final class RecordRoutes implements RouteSet {
     }
 
     /** A refused request: nothing of it was stored. */
-    private ObjectNode refusedBody(Correlator.Refused only) {
-        ObjectNode body = correlationHead(only.requestId(), only.key());
+    private ObjectNode refusedBody(String requestId, Optional<Correlator.KeyMatch> key, ObjectNode refusal) {
+        ObjectNode body = correlationHead(requestId, key);
         body.putNull("publish");
-        body.set("refused", apiItem(only.refusal()));
+        body.set("refused", refusal);
         body.put("completeness", "ring");
         ringDetails(body);
         return body;
@@ -242,8 +275,13 @@ final class RecordRoutes implements RouteSet {
         ListQuery query = ListQuery.of(request, requestId, API_FILTERS);
         ApiRecord.Filter filter = new ApiRecord.Filter(query.text("stream"), query.status("status"),
                 query.text("request_id"), query.time("since"), query.time("until"), query.limit());
-        boolean fromStore = filter.status() == null || filter.status() == 200;
-        boolean fromRing = filter.status() == null || filter.status() >= 400;
+        String source = query.oneOf("source", List.of("store", "ring"));
+        boolean fromStore = (filter.status() == null || filter.status() == 200) && !"ring".equals(source);
+        boolean fromRing = (filter.status() == null || filter.status() >= 400) && !"store".equals(source);
+        FanOut.Scope scope = fanOut.scope(query, requestId);
+        if (scope instanceof FanOut.Scope.OtherNode other) {
+            return fanOut.oneNode(other.node(), "/logs/api", request, requestId);
+        }
         List<ObjectNode> items = new ArrayList<>();
         List<Long> times = new ArrayList<>();
         long total = 0;
@@ -281,6 +319,13 @@ final class RecordRoutes implements RouteSet {
             ringDetails(body);
         }
         body.put("record_retention", retentionText());
+        if (scope instanceof FanOut.Scope.Cluster cluster && fromRing) {
+            // The publish records are the cluster's already: the other nodes are asked for their rings only.
+            List<FanOut.Part> parts = fanOut.ask(cluster.others(), "/logs/api", withParameter(request, "source",
+                    "ring"), request, requestId);
+            MergedRecords.merge(body, "requests", "received_at", parts, filter.limit());
+            fanOut.report(body, parts);
+        }
         return HttpResponses.json(200, body);
     }
 
@@ -291,6 +336,10 @@ final class RecordRoutes implements RouteSet {
         SysRecord.Filter filter = new SysRecord.Filter(query.oneOf("event", SysEvent.wireNames()), query.text("stream"),
                 query.text("id"),
                 query.time("since"), query.time("until"), query.limit());
+        FanOut.Scope scope = fanOut.scope(query, requestId);
+        if (scope instanceof FanOut.Scope.OtherNode other) {
+            return fanOut.oneNode(other.node(), "/logs/sys", request, requestId);
+        }
         SysRecord.Page page = system.list(filter);
         ObjectNode body = HttpResponses.JSON.createObjectNode();
         ArrayNode records = body.putArray("records");
@@ -302,12 +351,26 @@ final class RecordRoutes implements RouteSet {
             item.put("stream", record.stream());
             item.put("id", record.id());
             item.put("message", record.message());
+            if (fanOut.clustered()) {
+                item.put("node", fanOut.self());
+            }
         }
         body.put("count", page.records().size());
         body.put("total", page.total());
         body.put("completeness", "store");
         body.put("record_retention", retentionText());
+        if (scope instanceof FanOut.Scope.Cluster cluster) {
+            List<FanOut.Part> parts = fanOut.ask(cluster.others(), "/logs/sys", request.query(), request, requestId);
+            MergedRecords.merge(body, "records", "at", parts, filter.limit());
+            fanOut.report(body, parts);
+        }
         return HttpResponses.json(200, body);
+    }
+
+    private static Map<String, String> withParameter(HttpRequest request, String name, String value) {
+        Map<String, String> query = new TreeMap<>(request.query());
+        query.put(name, value);
+        return query;
     }
 
     // ---------------------------------------------------------------------------------------------- rendering
@@ -349,7 +412,7 @@ final class RecordRoutes implements RouteSet {
         }
     }
 
-    private static ObjectNode apiItem(ApiRecord record) {
+    private ObjectNode apiItem(ApiRecord record) {
         ObjectNode item = HttpResponses.JSON.createObjectNode();
         item.put("source", record.source());
         item.put("request_id", record.requestId());
@@ -362,6 +425,12 @@ final class RecordRoutes implements RouteSet {
         item.put("received_at", HttpResponses.time(record.receivedAtMicros()));
         item.put("duration_ms", record.durationMicros() / 1000.0);
         putKey(item, record.keyId(), record.keyName());
+        if (record.servedBy() != null) {
+            item.put("served_by", record.servedBy());
+        }
+        if (fanOut.clustered()) {
+            item.put("node", fanOut.self());
+        }
         return item;
     }
 

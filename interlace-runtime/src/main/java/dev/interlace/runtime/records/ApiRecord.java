@@ -10,9 +10,11 @@ package dev.interlace.runtime.records;
  * @param error the error code of a refused request, else null
  * @param message the error message of a refused request, else null
  * @param durationMicros how long answering took (for publishes: from arrival to commit)
+ * @param servedBy the node that served the request when this node forwarded it there (its answer relayed), else null
  */
 public record ApiRecord(String source, String requestId, String method, String path, String stream, int status,
-        String error, String message, long receivedAtMicros, long durationMicros, String keyId, String keyName) {
+        String error, String message, long receivedAtMicros, long durationMicros, String keyId, String keyName,
+        String servedBy) {
 
     /**
      * Which requests to list: every non-null field must match exactly; times are a half-open window

@@ -41,7 +41,8 @@ public final class RefusedRequests {
         }
         ApiRecord kept = new ApiRecord(record.source(), cut(record.requestId()), cut(record.method()),
                 cut(record.path()), cut(record.stream()), record.status(), cut(record.error()), cut(record.message()),
-                record.receivedAtMicros(), record.durationMicros(), cut(record.keyId()), cut(record.keyName()));
+                record.receivedAtMicros(), record.durationMicros(), cut(record.keyId()), cut(record.keyName()),
+                cut(record.servedBy()));
         long size = size(kept);
         while (!ring.isEmpty() && (ring.size() == capacity || bytes + size > MAX_BYTES)) {
             bytes -= size(ring.removeFirst());
@@ -63,7 +64,8 @@ public final class RefusedRequests {
     private static long size(ApiRecord record) {
         return ENTRY_OVERHEAD_BYTES + 2L * (length(record.source()) + length(record.requestId())
                 + length(record.method()) + length(record.path()) + length(record.stream()) + length(record.error())
-                + length(record.message()) + length(record.keyId()) + length(record.keyName()));
+                + length(record.message()) + length(record.keyId()) + length(record.keyName())
+                + length(record.servedBy()));
     }
 
     private static int length(String text) {

@@ -1,0 +1,41 @@
+package dev.interlace.log.kafka;
+
+import dev.interlace.runtime.cluster.ClusterNodes;
+import dev.interlace.runtime.flush.FlushLease;
+import dev.interlace.runtime.log.Leases;
+import dev.interlace.runtime.ops.EpochMicros;
+import java.time.Clock;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * The nodes of a Kafka-log cluster, read from the cluster itself: the members of the sequencer group (every node that
+ * takes publishes joins it under its advertised URL) and the holders of unexpired flush leases (a warehouse-only node
+ * sequences nothing, but flushes under its URL), with this node.
+ */
+final class LogMembers implements ClusterNodes {
+
+    private final KafkaStreamLog log;
+    private final Clock clock;
+
+    LogMembers(KafkaStreamLog log, Clock clock) {
+        this.log = log;
+        this.clock = clock;
+    }
+
+    @Override
+    public Set<String> members() {
+        Set<String> members = new TreeSet<>(log.sequencerGroupMembers());
+        members.add(log.nodeUrl());
+        long now = EpochMicros.now(clock);
+        for (String stream : log.heads().keySet()) {
+            for (Leases.Group group : log.groups(stream)) {
+                if (group.group().equals(FlushLease.GROUP) && group.holder() != null
+                        && group.expiresAtMicros() > now) {
+                    members.add(group.holder());
+                }
+            }
+        }
+        return members;
+    }
+}
