@@ -44,13 +44,25 @@ final class ClusterStatusRoutes implements RouteSet {
 
     @Override
     public void register(List<Route> routes) {
-        routes.add(Route.blocking("GET", "/cluster", Access.ADMIN, (request, path, requestId) -> cluster()));
+        routes.add(Route.blocking("GET", "/cluster", Access.ADMIN, (request, path, requestId) -> cluster(self(request))));
     }
 
-    private HttpAnswer cluster() {
-        String self = config.advertisedUrl();
+    /**
+     * This node's URL: the advertised one, which the log names it by; on a server listening on an ephemeral port
+     * (never a node of a cluster, which needs a port of its own) the one the request came to.
+     */
+    private String self(HttpRequest request) {
+        String host = request.header("Host");
+        if (config.port() != 0 || host == null) {
+            return config.advertisedUrl();
+        }
+        return (config.exposure().tls() ? "https://" : "http://") + host;
+    }
+
+    private HttpAnswer cluster(String self) {
         Map<String, StreamHead> heads = new TreeMap<>(log.heads());
-        List<WarehouseNode.Replica> replicas = warehouses.map(WarehouseNode::replicas).orElseGet(this::oneWarehouse);
+        List<WarehouseNode.Replica> replicas = warehouses.map(WarehouseNode::replicas)
+                .orElseGet(() -> oneWarehouse(self));
         // Every node the log names, with what it was seen doing: sequencing streams, flushing a warehouse.
         Map<String, ObjectNode> nodes = new LinkedHashMap<>();
         node(nodes, self).put("role", config.role().wire()).put("self", true);
@@ -101,13 +113,13 @@ final class ClusterStatusRoutes implements RouteSet {
     }
 
     /** The SQLite log's one warehouse (none when no warehouse runs): this node's, always live. */
-    private List<WarehouseNode.Replica> oneWarehouse() {
+    private List<WarehouseNode.Replica> oneWarehouse(String self) {
         if (!flusher.materialises()) {
             return List.of();
         }
         Map<String, Long> watermarks = new TreeMap<>();
         log.heads().keySet().forEach(stream -> watermarks.put(stream, own.events(stream)));
-        return List.of(new WarehouseNode.Replica("local", config.advertisedUrl(), true, false, 0, watermarks));
+        return List.of(new WarehouseNode.Replica("local", self, true, false, 0, watermarks));
     }
 
     private static ObjectNode node(Map<String, ObjectNode> nodes, String url) {
