@@ -1,7 +1,6 @@
 package dev.interlace.log.kafka;
 
 import dev.interlace.runtime.flush.FlushLease;
-import dev.interlace.runtime.log.Leases;
 import dev.interlace.runtime.log.Watermarks;
 import java.time.Clock;
 import java.util.List;
@@ -42,7 +41,7 @@ final class ClusterWatermarks implements Watermarks {
     @Override
     public long events(String stream) {
         long furthest = local.events(stream);
-        for (Leases.Group flusher : flushers(stream)) {
+        for (Codec.GroupState flusher : flushers(stream)) {
             furthest = Math.max(furthest, flusher.committedOffset());
         }
         return furthest;
@@ -53,7 +52,7 @@ final class ClusterWatermarks implements Watermarks {
         long now = clock.millis() * 1_000;
         boolean here = false;
         boolean elsewhere = false;
-        for (Leases.Group flusher : flushers(stream)) {
+        for (Codec.GroupState flusher : flushers(stream)) {
             if (flusher.holder() != null && flusher.expiresAtMicros() > now) {
                 here |= flusher.holder().equals(nodeUrl);
                 elsewhere |= !flusher.holder().equals(nodeUrl);
@@ -63,9 +62,8 @@ final class ClusterWatermarks implements Watermarks {
         return elsewhere && !here && view != null ? view.quarantineHeadSeq() : local.quarantine(stream);
     }
 
-    private List<Leases.Group> flushers(String stream) {
+    private List<Codec.GroupState> flushers(String stream) {
         StreamView view = views.apply(stream);
-        return view == null ? List.of()
-                : view.groups().stream().filter(group -> FlushLease.isFlusherGroup(group.group())).toList();
+        return view == null ? List.of() : view.flusherGroups();
     }
 }

@@ -75,27 +75,34 @@ final class FlushLeaseHolders implements WarehouseNode {
                 .map(Replica::node).filter(Objects::nonNull).distinct().toList();
     }
 
+    /**
+     * This node's own warehouse's group while some node holds it (this one, or a node of the same replica under
+     * another URL); otherwise, and on a node without a warehouse, the live warehouse furthest along.
+     */
     @Override
     public Optional<Flushing> flushing(String stream) {
         long now = EpochMicros.now(clock);
+        Leases.Group own = null;
         Leases.Group best = null;
         for (Leases.Group group : log.groups(stream)) {
             if (!FlushLease.isFlusherGroup(group.group())) {
                 continue;
             }
             if (group.group().equals(ownGroup)) {
-                best = group;
-                break;
-            }
-            if (ownGroup == null && (best == null || rank(group, now) > rank(best, now))) {
+                own = group;
+            } else if (best == null || rank(group, now) > rank(best, now)) {
                 best = group;
             }
         }
-        if (best == null) {
+        Leases.Group chosen = own != null && (held(own, now) || best == null || !held(best, now)) ? own : best;
+        if (chosen == null) {
             return Optional.empty();
         }
-        boolean held = best.holder() != null && best.expiresAtMicros() > now;
-        return Optional.of(new Flushing(held ? best.holder() : null, best.committedOffset()));
+        return Optional.of(new Flushing(held(chosen, now) ? chosen.holder() : null, chosen.committedOffset()));
+    }
+
+    private static boolean held(Leases.Group group, long now) {
+        return group.holder() != null && group.expiresAtMicros() > now;
     }
 
     @Override
@@ -182,7 +189,6 @@ final class FlushLeaseHolders implements WarehouseNode {
 
     /** Live flushers before silent ones, then the furthest. */
     private static long rank(Leases.Group group, long now) {
-        boolean live = group.holder() != null && group.expiresAtMicros() > now;
-        return (live ? Long.MAX_VALUE / 2 : 0) + group.committedOffset();
+        return (held(group, now) ? Long.MAX_VALUE / 2 : 0) + group.committedOffset();
     }
 }

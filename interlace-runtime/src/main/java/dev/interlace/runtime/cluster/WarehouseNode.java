@@ -25,8 +25,9 @@ public interface WarehouseNode {
     }
 
     /**
-     * Who flushes {@code stream} for this node now and how far it has committed: this node's own warehouse when it
-     * runs one, else the most caught-up live replica; empty for a stream never flushed.
+     * Who flushes {@code stream} for this node now and how far it has committed: this node's own warehouse while it
+     * is flushed (here, or by a node of the same replica), else the most caught-up live warehouse; empty for a stream
+     * never flushed.
      */
     Optional<Flushing> flushing(String stream);
 
