@@ -204,13 +204,18 @@ class ClusterForwardRouteTest {
     private static Module warehouseAt(String url) {
         WarehouseNode flushing = new WarehouseNode() {
             @Override
-            public Optional<String> url() {
-                return Optional.ofNullable(url);
+            public List<String> urls() {
+                return url == null ? List.of() : List.of(url);
             }
 
             @Override
             public Optional<Flushing> flushing(String stream) {
                 return Optional.empty();
+            }
+
+            @Override
+            public List<Replica> replicas() {
+                return List.of();
             }
         };
         return new AbstractModule() {

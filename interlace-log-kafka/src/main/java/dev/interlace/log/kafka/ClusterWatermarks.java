@@ -3,17 +3,20 @@ package dev.interlace.log.kafka;
 import dev.interlace.runtime.flush.FlushLease;
 import dev.interlace.runtime.log.Watermarks;
 import java.time.Clock;
+import java.util.List;
 import java.util.function.Function;
 
 /**
- * How far each stream is materialised, as a node of the cluster knows it: backpressure and retention read it on the
- * stream's sequencer, which need not run the warehouse (an ingest node) nor flush the stream.
+ * How far each stream is materialised, as a node of the cluster knows it: backpressure reads it on the stream's
+ * sequencer, which need not run a warehouse (an ingest node) nor flush the stream.
  *
- * <p>The flusher commits its flushed watermark to the stream's {@value FlushLease#GROUP} group whenever it renews
- * its lease (every third of the lease's time), and every node reads that group from {@code _state}. A stream's events
- * watermark is therefore the larger of that committed offset and what this node's own flusher has committed to its
- * warehouse (fresher, when it flushes the stream). The group holds no quarantine watermark: while another node
- * flushes the stream, its quarantined entries are not counted as pending here (the group cannot say how far that
+ * <p>Every flusher commits its flushed watermark to its warehouse's flusher group of the stream ({@link FlushLease})
+ * whenever it renews its lease (every third of the lease's time), and every node reads the groups from
+ * {@code _state}. A stream's events watermark is therefore the largest of those committed offsets and what this node's
+ * own flusher has committed to its warehouse (fresher, when it flushes the stream): the most caught-up warehouse
+ * decides the backlog, so a dead replica never holds publishes up while another keeps up. (Trims wait for the slowest:
+ * {@link FlushLeaseHolders#retained}.) The groups hold no quarantine watermark: while another node flushes the stream
+ * and this one does not, its quarantined entries are not counted as pending here (the group cannot say how far that
  * node got); otherwise this node's own quarantine watermark counts, as on one node.
  */
 final class ClusterWatermarks implements Watermarks {
@@ -37,21 +40,30 @@ final class ClusterWatermarks implements Watermarks {
 
     @Override
     public long events(String stream) {
-        Codec.GroupState flusher = flusher(stream);
-        return Math.max(local.events(stream), flusher == null ? 0 : flusher.committedOffset());
+        long furthest = local.events(stream);
+        for (Codec.GroupState flusher : flushers(stream)) {
+            furthest = Math.max(furthest, flusher.committedOffset());
+        }
+        return furthest;
     }
 
     @Override
     public long quarantine(String stream) {
-        Codec.GroupState flusher = flusher(stream);
-        boolean elsewhere = flusher != null && flusher.holder() != null && !flusher.holder().equals(nodeUrl)
-                && flusher.expiresAtMicros() > clock.millis() * 1_000;
+        long now = clock.millis() * 1_000;
+        boolean here = false;
+        boolean elsewhere = false;
+        for (Codec.GroupState flusher : flushers(stream)) {
+            if (flusher.holder() != null && flusher.expiresAtMicros() > now) {
+                here |= flusher.holder().equals(nodeUrl);
+                elsewhere |= !flusher.holder().equals(nodeUrl);
+            }
+        }
         StreamView view = views.apply(stream);
-        return elsewhere && view != null ? view.quarantineHeadSeq() : local.quarantine(stream);
+        return elsewhere && !here && view != null ? view.quarantineHeadSeq() : local.quarantine(stream);
     }
 
-    private Codec.GroupState flusher(String stream) {
+    private List<Codec.GroupState> flushers(String stream) {
         StreamView view = views.apply(stream);
-        return view == null ? null : view.group(FlushLease.GROUP);
+        return view == null ? List.of() : view.flusherGroups();
     }
 }

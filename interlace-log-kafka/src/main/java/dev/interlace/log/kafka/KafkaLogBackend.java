@@ -11,6 +11,7 @@ import dev.interlace.runtime.cluster.ClusterNodes;
 import dev.interlace.runtime.cluster.WarehouseNode;
 import dev.interlace.runtime.config.InterlaceConfig;
 import dev.interlace.runtime.config.LogOptions;
+import dev.interlace.runtime.flush.FlushLease;
 import dev.interlace.runtime.flush.FlushPositions;
 import dev.interlace.runtime.log.LogBackendFactory;
 import dev.interlace.runtime.log.LogSettings;
@@ -18,14 +19,18 @@ import dev.interlace.runtime.log.Sequencers;
 import dev.interlace.runtime.log.StreamLog;
 import dev.interlace.runtime.log.Watermarks;
 import dev.interlace.runtime.ops.ComponentHealth;
+import dev.interlace.runtime.ops.RequestIds;
+import dev.interlace.runtime.records.SystemRecords;
+import io.micrometer.core.instrument.MeterRegistry;
+import jakarta.inject.Provider;
 import java.time.Clock;
 
 /**
  * {@code serve --log kafka}: binds {@link StreamLog} and {@link Sequencers} to a {@link KafkaStreamLog} configured
  * from the {@code --kafka-*} settings, {@link Watermarks} to what the cluster's flusher committed, {@link ApiKeys} to
  * the cluster's keys ({@link ClusterKeys}: every node's key file, shared through the log's cluster), and
- * {@link WarehouseNode} to the holder of the flush leases, {@link ClusterNodes} to the nodes the sequencer group and
- * the flush leases name. Listed in {@code META-INF/services},
+ * {@link WarehouseNode} to the cluster's warehouses as the flush leases show them, {@link ClusterNodes} to the nodes
+ * the sequencer group and the flush leases name. Listed in {@code META-INF/services},
  * so the runtime finds it by name.
  */
 public final class KafkaLogBackend implements LogBackendFactory {
@@ -66,9 +71,29 @@ public final class KafkaLogBackend implements LogBackendFactory {
             return new KafkaStreamLog(kafka, settings, materialised, clock, components);
         }
 
+        /**
+         * What the cluster's warehouses have materialised: backpressure reads the most caught-up one's, the retention
+         * sweep the slowest replica's that still counts ({@link FlushLeaseHolders#retained}).
+         */
         @Provides
-        Watermarks watermarks(KafkaStreamLog log) {
-            return log.watermarks();
+        Watermarks watermarks(KafkaStreamLog log, FlushLeaseHolders replicas) {
+            Watermarks cluster = log.watermarks();
+            return new Watermarks() {
+                @Override
+                public long events(String stream) {
+                    return cluster.events(stream);
+                }
+
+                @Override
+                public long quarantine(String stream) {
+                    return cluster.quarantine(stream);
+                }
+
+                @Override
+                public long retained(String stream) {
+                    return Math.min(cluster.events(stream), replicas.retained(stream));
+                }
+            };
         }
 
         @Provides
@@ -79,8 +104,11 @@ public final class KafkaLogBackend implements LogBackendFactory {
 
         @Provides
         @Singleton
-        FlushLeaseHolders flushLeaseHolders(KafkaStreamLog log, Clock clock) {
-            return new FlushLeaseHolders(log, clock);
+        FlushLeaseHolders flushLeaseHolders(KafkaStreamLog log, Clock clock, InterlaceConfig config,
+                Provider<FlushLease> lease, SystemRecords records, RequestIds ids, MeterRegistry registry) {
+            String ownGroup = config.role().runsWarehouse() ? lease.get().group() : null;
+            return new FlushLeaseHolders(log, clock, ownGroup, config.log().replicaTimeoutMillis(), records, ids,
+                    registry);
         }
 
         @Provides

@@ -36,7 +36,7 @@ final class StreamView {
     private final EventPositions positions = new EventPositions();
     /** Where the quarantined entries sit in the quarantine topic, by sequence number, in bounded memory as well. */
     private final EventPositions quarantinePositions = new EventPositions();
-    private final Map<String, Codec.GroupState> groups = new TreeMap<>();
+    private final java.util.NavigableMap<String, Codec.GroupState> groups = new TreeMap<>();
     private final Map<String, Long> groupRecordOffsets = new HashMap<>();
     /** Quarantine sequence number to where it was replayed; an entry is marked at most once. */
     private final Map<Long, Codec.ReplayMark> replays = new HashMap<>();
@@ -211,6 +211,18 @@ final class StreamView {
     /** The group's state as last read or written here, or null. */
     synchronized Codec.GroupState storedGroup(String group) {
         return groups.get(group);
+    }
+
+    /** The flushers' groups ({@link dev.interlace.runtime.flush.FlushLease}): one per warehouse, as last applied. */
+    synchronized List<Codec.GroupState> flusherGroups() {
+        List<Codec.GroupState> flushers = new ArrayList<>(2);
+        String shared = dev.interlace.runtime.flush.FlushLease.GROUP;
+        for (Codec.GroupState state : groups.subMap(shared, true, shared + "/", false).values()) {
+            if (dev.interlace.runtime.flush.FlushLease.isFlusherGroup(state.group())) {
+                flushers.add(state);
+            }
+        }
+        return flushers;
     }
 
     synchronized List<Leases.Group> groups() {

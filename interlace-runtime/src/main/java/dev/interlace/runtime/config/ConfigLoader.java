@@ -121,6 +121,9 @@ public final class ConfigLoader {
     public static final Setting ROLE = Setting.of("role", "all", "all|ingest|warehouse",
             "what this node runs with --log kafka: all, ingest (HTTP and sequencing) or warehouse (flusher, DuckDB,"
                 + " models, /sql)");
+    public static final Setting REPLICA_TIMEOUT_MS = Setting.number("replica-timeout-ms", "600000", "MS", 1_000,
+            30L * 24 * 3_600_000, "how long a warehouse replica may be silent before the log's trims stop waiting"
+                + " for it (with --log kafka)");
 
     /** Every setting, in the order usage messages and the docs list them. */
     public static final List<Setting> SETTINGS = List.of(PORT, BIND, DATA_DIR, MAX_BODY_BYTES, MAX_INFLIGHT_BYTES,
@@ -128,7 +131,8 @@ public final class ConfigLoader {
             FLUSH_DELAY_MS, FLUSH_BATCH_ROWS, FLUSH_BATCH_BYTES, RECORD_RETENTION, REFUSED_REQUESTS,
             READY_FLUSH_FAILING_MS, SQL_TIMEOUT_MS, READ_WAIT_MS, MODEL_REST_RATIO, INSECURE_NO_AUTH, ALLOWED_HOSTS,
             CORS_ORIGINS, TLS_CERT, TLS_KEY, LOG, KAFKA_BOOTSTRAP, KAFKA_TOPIC_PREFIX, KAFKA_REPLICATION_FACTOR,
-            KAFKA_MIN_INSYNC_REPLICAS, ADVERTISE_URL, CLUSTER_SECRET_FILE, CLUSTER_CA_FILE, ROLE);
+            KAFKA_MIN_INSYNC_REPLICAS, ADVERTISE_URL, CLUSTER_SECRET_FILE, CLUSTER_CA_FILE, ROLE,
+            REPLICA_TIMEOUT_MS);
 
     /** Flags that may be given without a value, meaning {@code true}: the settings whose value shows as nothing. */
     private static final java.util.Set<String> SWITCHES = SETTINGS.stream().filter(s -> s.value().isEmpty())
@@ -270,7 +274,7 @@ public final class ConfigLoader {
         }
         Role role = role(values, origins, backend);
         return new LogOptions(backend, bootstrap, prefix, replicationFactor, minInsyncReplicas, advertiseUrl,
-                secretFile, caFile, role);
+                secretFile, caFile, role, number(values, origins, REPLICA_TIMEOUT_MS));
     }
 
     /**

@@ -22,13 +22,17 @@ import java.util.Objects;
  *     them; null forwards nothing
  * @param clusterCaFile PEM certificates trusted for {@code https://} nodes besides the JVM's defaults, or null
  * @param role what this node runs in a cluster on the Kafka log; always {@link Role#ALL} on SQLite
+ * @param replicaTimeoutMillis how long a warehouse replica may be silent (its flush leases expired) before the log's
+ *     trims stop waiting for it
  */
 public record LogOptions(String backend, String kafkaBootstrap, String kafkaTopicPrefix, int kafkaReplicationFactor,
         int kafkaMinInsyncReplicas, String advertiseUrl, Path clusterSecretFile, Path clusterCaFile,
-        Role role) {
+        Role role, long replicaTimeoutMillis) {
 
     public static final String SQLITE = "sqlite";
     public static final String KAFKA = "kafka";
+    /** The default of {@code --replica-timeout-ms}: ten minutes. */
+    public static final long DEFAULT_REPLICA_TIMEOUT_MILLIS = 600_000;
 
     public LogOptions {
         Objects.requireNonNull(backend, "backend");
@@ -44,13 +48,14 @@ public record LogOptions(String backend, String kafkaBootstrap, String kafkaTopi
 
     /** The SQLite log in the data directory (the Kafka settings at their defaults, unused). */
     public static LogOptions sqlite() {
-        return new LogOptions(SQLITE, "", "interlace.", 3, 2, "", null, null, Role.ALL);
+        return new LogOptions(SQLITE, "", "interlace.", 3, 2, "", null, null, Role.ALL,
+                DEFAULT_REPLICA_TIMEOUT_MILLIS);
     }
 
     /** The Kafka log on {@code bootstrap} with the other settings as given. */
     public static LogOptions kafka(String bootstrap, String topicPrefix, int replicationFactor,
             int minInsyncReplicas) {
         return new LogOptions(KAFKA, bootstrap, topicPrefix, replicationFactor, minInsyncReplicas, "", null, null,
-                Role.ALL);
+                Role.ALL, DEFAULT_REPLICA_TIMEOUT_MILLIS);
     }
 }

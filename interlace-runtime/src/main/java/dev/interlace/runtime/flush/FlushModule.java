@@ -9,6 +9,7 @@ import dev.interlace.runtime.cluster.Peers;
 import dev.interlace.runtime.cluster.SequencerConsumerGroups;
 import dev.interlace.runtime.config.InterlaceConfig;
 import dev.interlace.runtime.config.LogOptions;
+import dev.interlace.runtime.config.Role;
 import dev.interlace.runtime.log.ConsumerGroups;
 import dev.interlace.runtime.log.StreamLog;
 import dev.interlace.runtime.log.Sequencers;
@@ -57,13 +58,18 @@ public final class FlushModule extends AbstractModule {
 
     /**
      * The flusher's lease: on the Kafka log held under this node's advertised URL, so that two nodes never renew each
-     * other's lease and the holder names the node where the warehouse is.
+     * other's lease and the holder names the node where the warehouse is. A {@code --role warehouse} node is a replica
+     * of its own (its id in the data directory, {@link ReplicaIds}); {@code --role all} nodes share one warehouse.
      */
     @Provides
     @Singleton
     FlushLease flushLease(InterlaceConfig config) {
-        return config.log().backend().equals(LogOptions.SQLITE) ? FlushLease.DEFAULT
-                : new FlushLease(config.advertisedUrl(), FlushLease.DEFAULT.ttl());
+        if (config.log().backend().equals(LogOptions.SQLITE)) {
+            return FlushLease.DEFAULT;
+        }
+        String replica = config.role() == Role.WAREHOUSE
+                ? ReplicaIds.of(config.dataDirectory(), config.advertisedUrl()) : null;
+        return new FlushLease(config.advertisedUrl(), FlushLease.DEFAULT.ttl(), replica);
     }
 
     @Provides

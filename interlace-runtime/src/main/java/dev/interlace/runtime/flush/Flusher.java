@@ -41,7 +41,7 @@ import java.util.logging.Logger;
  * fencing token. Streams are independent: one stream failing is retried with backoff and never holds up the others.
  * Flushing runs on its own threads, so nothing else (model runs included) can queue in front of it.
  *
- * <p>The flusher holds each stream through a lease on the stream's {@value FlushLease#GROUP} group in the log, renewed
+ * <p>The flusher holds each stream through a lease on the stream's flusher group in the log ({@link FlushLease}), renewed
  * every third of its time to live (which also commits the flushed watermark there, so the group shows the flusher's
  * lag). A new lease's fencing token is recorded in the warehouse before anything is written with it; a flusher whose
  * lease was taken over while it was paused has its next append refused and stands by until the lease is free.
@@ -102,7 +102,8 @@ public final class Flusher implements AutoCloseable {
         this.warehouse = warehouse;
         this.warehouseElsewhere = !config.role().runsWarehouse();
         this.positions = positions;
-        this.leases = warehouse.map(w -> new StreamLeases(groups, w, positions, lease, ids, records, clock))
+        this.leases = warehouse.map(w -> new StreamLeases(groups, w, positions, lease, ids, records, clock,
+                Math.max(1, config.maxPending() / 4)))
                 .orElse(null);
         this.ids = ids;
         this.records = records;
@@ -226,7 +227,8 @@ public final class Flusher implements AutoCloseable {
     private FlushStatus flushedElsewhere(String stream) {
         long now = micros();
         for (Leases.Group group : groups.groups(stream)) {
-            if (group.group().equals(FlushLease.GROUP) && group.holder() != null && group.expiresAtMicros() > now) {
+            if (FlushLease.isFlusherGroup(group.group()) && group.holder() != null
+                    && group.expiresAtMicros() > now) {
                 return new FlushStatus(FlushState.STANDBY, "this node runs no warehouse (--role ingest); stream "
                         + stream + " is flushed by " + group.holder(), 0);
             }

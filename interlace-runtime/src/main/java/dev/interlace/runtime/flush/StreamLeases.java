@@ -16,8 +16,9 @@ import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
- * The flusher's hold on each stream: its lease on the stream's {@value FlushLease#GROUP} group, the fencing token
- * recorded in the warehouse before anything is written with it, and the flushed watermark committed to the group.
+ * The flusher's hold on each stream: its lease on the stream's flusher group ({@link FlushLease#group()}: its
+ * warehouse's), the fencing token recorded in the warehouse before anything is written with it, and the flushed
+ * watermark committed to the group.
  */
 final class StreamLeases {
 
@@ -30,9 +31,16 @@ final class StreamLeases {
     private final RequestIds ids;
     private final SystemRecords records;
     private final Clock clock;
+    /** How far the flushed watermark may run ahead of the one committed to the group before it is committed anew. */
+    private final long commitEvery;
 
+    /**
+     * @param commitEvery how many offsets flushed since the last commit to the group make a commit before the next
+     *     renewal: another node's sequencer reads its backlog from the group, so a quarter of {@code --max-pending}
+     *     keeps it from refusing publishes for a backlog that is flushed already
+     */
     StreamLeases(ConsumerGroups groups, Warehouse warehouse, FlushPositions positions, FlushLease lease,
-            RequestIds ids, SystemRecords records, Clock clock) {
+            RequestIds ids, SystemRecords records, Clock clock, long commitEvery) {
         this.groups = groups;
         this.warehouse = warehouse;
         this.positions = positions;
@@ -40,6 +48,7 @@ final class StreamLeases {
         this.ids = ids;
         this.records = records;
         this.clock = clock;
+        this.commitEvery = commitEvery;
     }
 
     /** How often idle streams' leases are renewed. */
@@ -49,20 +58,24 @@ final class StreamLeases {
 
     /**
      * Makes sure this flusher holds the stream's lease, renewing it when a third of its time has passed (and
-     * committing the flushed watermark to the group). A newly granted token is recorded in the warehouse first, and
+     * committing the flushed watermark to the group, which it also does between renewals once the watermark ran
+     * {@code commitEvery} offsets ahead of the last commit). A newly granted token is recorded in the warehouse first, and
      * the watermarks read back after that are the truth from then on.
      *
      * @return false when another flusher holds the lease (the stream stands by until it expires)
      */
     boolean hold(StreamFlush flush) {
         long now = System.nanoTime();
+        String name = flush.stream.name();
         if (flush.token != 0 && now - flush.renewAt < 0) {
+            if (positions.events(name) - flush.committedToGroup >= commitEvery) {
+                commitFlushed(flush, name);
+            }
             return true;
         }
-        String name = flush.stream.name();
         Leases.LeaseResult result;
         try {
-            result = groups.lease(name, FlushLease.GROUP, lease.owner(), lease.ttl(), Leases.Actor.SERVER);
+            result = groups.lease(name, lease.group(), lease.owner(), lease.ttl(), Leases.Actor.SERVER);
         } catch (NoSequencerException elsewhere) {
             // A log with one sequencer per stream (Kafka), and this node does not hold this one: stand by.
             flush.token = 0;
@@ -102,10 +115,16 @@ final class StreamLeases {
         }
         flush.leaseToken = granted.token();
         flush.renewAt = now + lease.renewEveryNanos();
+        commitFlushed(flush, name);
+        return true;
+    }
+
+    /** Commits the flushed watermark to the group, when it moved since the last commit. */
+    private void commitFlushed(StreamFlush flush, String name) {
         long flushed = positions.events(name);
         try {
             if (flushed > flush.committedToGroup
-                    && groups.commit(name, FlushLease.GROUP, flush.leaseToken, flushed, Leases.Actor.SERVER)
+                    && groups.commit(name, lease.group(), flush.leaseToken, flushed, Leases.Actor.SERVER)
                             instanceof Leases.Committed) {
                 flush.committedToGroup = flushed;
             }
@@ -114,7 +133,6 @@ final class StreamLeases {
             // the truth, so a commit that fails now is made at the next renewal.
             LOG.log(Level.FINE, "committing the flushed watermark of " + name + " failed; retried later", e);
         }
-        return true;
     }
 
     /**
@@ -140,9 +158,9 @@ final class StreamLeases {
         try {
             long flushed = positions.events(name);
             if (flushed > flush.committedToGroup) {
-                groups.commit(name, FlushLease.GROUP, flush.leaseToken, flushed, Leases.Actor.SERVER);
+                groups.commit(name, lease.group(), flush.leaseToken, flushed, Leases.Actor.SERVER);
             }
-            groups.release(name, FlushLease.GROUP, flush.leaseToken, Leases.Actor.SERVER);
+            groups.release(name, lease.group(), flush.leaseToken, Leases.Actor.SERVER);
         } catch (RuntimeException e) {
             LOG.log(Level.FINE, "releasing the flush lease of " + name + " failed; it expires by itself", e);
         }

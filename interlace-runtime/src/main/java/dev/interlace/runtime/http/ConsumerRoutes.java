@@ -425,7 +425,8 @@ final class ConsumerRoutes implements RouteSet {
         }
         if (path.get(1).startsWith("__") && !flusherOfAnotherNode(request, path.get(1))) {
             throw new Refusal(HttpResponses.error(ErrorCode.RESERVED_GROUP, "group names starting with __ are"
-                    + " reserved (" + FlushLease.GROUP + " is the flusher's own lease); choose another name",
+                    + " reserved (" + FlushLease.GROUP + " and its replicas' groups are the flushers' own leases); choose"
+                    + " another name",
                     requestId));
         }
         if (!actor.mayActOn(group(path.get(0), path.get(1)))) {
@@ -449,7 +450,7 @@ final class ConsumerRoutes implements RouteSet {
      * come forwarded and signed with the cluster secret, under a caller no API key can be.
      */
     private static boolean flusherOfAnotherNode(HttpRequest request, String group) {
-        return group.equals(FlushLease.GROUP) && FlushLease.PEER_CALLER.equals(request.caller().keyId());
+        return FlushLease.isFlusherGroup(group) && FlushLease.PEER_CALLER.equals(request.caller().keyId());
     }
 
     private long micros() {

@@ -29,11 +29,13 @@ import java.util.logging.Logger;
  * without a cluster secret forwards nothing: the route is served here, and a publish to a stream another node
  * sequences gets {@code 503 no_sequencer} naming that node.
  *
- * <p>Warehouse routes go to the node flushing the streams: an ingest node has no warehouse, and a node whose flusher
- * stands by for every stream holds a stale prefix of the tables. A node with a warehouse of its own serves them itself
- * when it flushes any stream (the leases may be split between nodes, and then no node is current for all), when no
- * node flushes, or when it cannot forward (no secret); an answer from its warehouse while it lags says so in
- * {@value WarehouseStandings#LAG_HEADER}.
+ * <p>Warehouse routes go to a node whose warehouse is being flushed: an ingest node has no warehouse, and a node whose
+ * flusher stands by for every stream holds a stale prefix of the tables. Among the live warehouses (the replicas of
+ * {@code --role warehouse} nodes, the one the {@code --role all} nodes share) the most caught-up is asked first, and
+ * the next when it cannot be connected to. A node with a warehouse of its own serves them itself when it flushes any
+ * stream (a replica flushes them all; the shared warehouse's leases may be split between nodes, and then no node is
+ * current for all), when no node flushes, or when it cannot forward (no secret); an answer from its warehouse while it
+ * lags says so in {@value WarehouseStandings#LAG_HEADER}.
  */
 final class Forwarding {
 
@@ -124,6 +126,17 @@ final class Forwarding {
                 request.caller().keyName(), request.header("Content-Encoding"), request.header("Accept"),
                 request.header("traceparent"), request.header("tracestate"), request.header(ReadAfter.HEADER));
         forwards.get(route.placement()).increment();
+        return send(node, forwarded, route, request, requestId, new java.util.HashSet<>());
+    }
+
+    /**
+     * Sends {@code forwarded} to {@code node} and relays its answer. A warehouse route whose node cannot be connected
+     * to (a replica that died and still seems live until its flush leases expire) goes to the next live replica:
+     * nothing was served on a node never connected to.
+     */
+    private CompletableFuture<HttpAnswer> send(String node, Peers.Request forwarded, Route route, HttpRequest request,
+            String requestId, java.util.Set<String> tried) {
+        tried.add(node);
         // The other node's answer is held here until it is written: its bytes are reserved as they arrive.
         Peers.AnswerAllowance answerBytes = bytes -> request.reserve(bytes * InflightBytes.ANSWER_COPIES);
         return peers.sendAsync(node, forwarded, answerBytes).handle((answer, failure) -> {
@@ -131,31 +144,49 @@ final class Forwarding {
                 Throwable cause = failure instanceof CompletionException && failure.getCause() != null
                         ? failure.getCause() : failure;
                 if (cause instanceof Peers.AnswerRefused) {
-                    return AnswerBudget.overloaded("the answer of node " + node + " to " + request.method() + " "
-                            + request.rawPath() + " (it was served there; a retried publish is deduplicated)",
-                            requestId).answer();
+                    return CompletableFuture.completedFuture(AnswerBudget.overloaded("the answer of node " + node
+                            + " to " + request.method() + " " + request.rawPath() + " (it was served there; a retried"
+                            + " publish is deduplicated)", requestId).answer());
                 }
                 if (!(cause instanceof IOException)) {
                     throw new CompletionException(cause);
                 }
                 LOG.warning("request " + requestId + ": node " + node + " did not answer: " + cause.getMessage());
-                return HttpResponses.error(ErrorCode.PEER_UNAVAILABLE, request.method() + " " + request.rawPath()
-                        + " is served by node " + node + ", which could not be reached (" + cause.getMessage()
-                        + "); it may or may not have been served there: retry (a retried publish is deduplicated)",
-                        requestId).header("Retry-After", "1");
+                String next = route.placement() == Route.Placement.WAREHOUSE && neverConnected(cause)
+                        ? warehouse.get().urls().stream().filter(url -> !tried.contains(url)
+                                && !WarehouseStandings.normalised(url).equals(self)).findFirst().orElse(null)
+                        : null;
+                if (next != null) {
+                    return send(next, forwarded, route, request, requestId, tried);
+                }
+                return CompletableFuture.completedFuture(HttpResponses.error(ErrorCode.PEER_UNAVAILABLE,
+                        request.method() + " " + request.rawPath() + " is served by node " + node + ", which could"
+                        + " not be reached (" + cause.getMessage() + "); it may or may not have been served there:"
+                        + " retry (a retried publish is deduplicated)", requestId).header("Retry-After", "1"));
             }
             HttpAnswer relayed = relayed(answer);
             if (ErrorCode.CLUSTER_AUTH_FAILED.code().equals(relayed.error())) {
                 // Not the client's doing: the two nodes disagree on the secret (or their clocks do).
                 LOG.warning("request " + requestId + ": node " + node + " refused this node's forward: "
                         + relayed.message());
-                return HttpResponses.error(ErrorCode.PEER_UNAVAILABLE, request.method() + " " + request.rawPath()
-                        + " is served by node " + node + ", which refused this node's signature (do the nodes share"
-                        + " the same --cluster-secret-file, and are their clocks synchronised?); nothing was done"
-                        + " there", requestId).header("Retry-After", "5");
+                return CompletableFuture.completedFuture(HttpResponses.error(ErrorCode.PEER_UNAVAILABLE,
+                        request.method() + " " + request.rawPath() + " is served by node " + node + ", which refused"
+                        + " this node's signature (do the nodes share the same --cluster-secret-file, and are their"
+                        + " clocks synchronised?); nothing was done there", requestId).header("Retry-After", "5"));
             }
-            return relayed.header(SERVED_BY, node);
-        });
+            return CompletableFuture.completedFuture(relayed.header(SERVED_BY, node));
+        }).thenCompose(answer -> answer);
+    }
+
+    /** Whether {@code failure} happened before a connection was made: the request cannot have been served. */
+    private static boolean neverConnected(Throwable failure) {
+        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+            if (cause instanceof java.net.ConnectException
+                    || cause instanceof java.net.http.HttpConnectTimeoutException) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**

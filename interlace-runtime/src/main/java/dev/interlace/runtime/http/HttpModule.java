@@ -30,6 +30,7 @@ public final class HttpModule extends AbstractModule {
         routes.addBinding().to(ConsoleRoutes.class);
         routes.addBinding().to(ClusterRoutes.class);
         routes.addBinding().to(BackupRoutes.class);
+        routes.addBinding().to(ClusterStatusRoutes.class);
         bind(PageSlots.class).in(Singleton.class);
         bind(NettyTransport.class).in(Singleton.class);
         bind(HttpTransport.class).to(NettyTransport.class);

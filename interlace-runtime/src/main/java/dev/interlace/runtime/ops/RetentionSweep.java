@@ -24,8 +24,8 @@ import java.util.logging.Logger;
 
 /**
  * Reclaims log space: every minute, for each stream with a retention, trims the log entries that are both
- * materialised (at or below the watermark) and older than the retention window. It never trims an unflushed entry,
- * and never one inside the window, whose key must still deduplicate. Warehouse tables keep their history.
+ * materialised (at or below the watermark; with warehouse replicas, the slowest one's) and older than the retention
+ * window. It never trims an unflushed entry, and never one inside the window, whose key must still deduplicate. Warehouse tables keep their history.
  */
 public final class RetentionSweep implements AutoCloseable {
 
@@ -128,7 +128,8 @@ public final class RetentionSweep implements AutoCloseable {
                 continue;
             }
             long cutoff = nowMicros - stream.retentionMillis().getAsLong() * 1_000L;
-            long bound = Math.min(log.firstOffsetSince(stream.name(), cutoff) - 1, watermarks.events(stream.name()));
+            long bound = Math.min(log.firstOffsetSince(stream.name(), cutoff) - 1,
+                    watermarks.retained(stream.name()));
             if (bound < 1) {
                 continue;
             }

@@ -46,7 +46,9 @@ public enum SysEvent {
     /** The server runs with authentication off. */
     INSECURE_NO_AUTH,
     /** An online backup was taken, or failed. */
-    BACKUP;
+    BACKUP,
+    /** A warehouse replica was silent longer than {@code --replica-timeout-ms}: the log's trims stop waiting for it. */
+    REPLICA_DROPPED;
 
     /** The name records carry, e.g. {@code flush_failing}. */
     public String wire() {

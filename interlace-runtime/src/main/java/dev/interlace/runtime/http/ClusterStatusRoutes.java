@@ -1,0 +1,132 @@
+package dev.interlace.runtime.http;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.interlace.runtime.cluster.WarehouseNode;
+import dev.interlace.runtime.config.InterlaceConfig;
+import dev.interlace.runtime.config.Role;
+import dev.interlace.runtime.flush.FlushPositions;
+import dev.interlace.runtime.flush.Flusher;
+import dev.interlace.runtime.log.EventLog;
+import dev.interlace.runtime.log.Sequencers;
+import dev.interlace.runtime.log.StreamHead;
+import jakarta.inject.Inject;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+
+/**
+ * {@code GET /cluster} (admin): the nodes of the cluster as this node reads them from the log (the streams' sequencers
+ * and the warehouses' flushers), their roles, and every warehouse with how far behind each stream's head it is. On the
+ * SQLite log: this node and its one warehouse.
+ */
+final class ClusterStatusRoutes implements RouteSet {
+
+    private final InterlaceConfig config;
+    private final EventLog log;
+    private final Optional<Sequencers> sequencers;
+    private final Optional<WarehouseNode> warehouses;
+    private final FlushPositions own;
+    private final Flusher flusher;
+
+    @Inject
+    ClusterStatusRoutes(InterlaceConfig config, EventLog log, Optional<Sequencers> sequencers,
+            Optional<WarehouseNode> warehouses, FlushPositions own, Flusher flusher) {
+        this.config = config;
+        this.log = log;
+        this.sequencers = sequencers;
+        this.warehouses = warehouses;
+        this.own = own;
+        this.flusher = flusher;
+    }
+
+    @Override
+    public void register(List<Route> routes) {
+        routes.add(Route.blocking("GET", "/cluster", Access.ADMIN, (request, path, requestId) -> cluster(self(request))));
+    }
+
+    /**
+     * This node's URL: the advertised one, which the log names it by; on a server listening on an ephemeral port
+     * (never a node of a cluster, which needs a port of its own) the one the request came to.
+     */
+    private String self(HttpRequest request) {
+        String host = request.header("Host");
+        if (config.port() != 0 || host == null) {
+            return config.advertisedUrl();
+        }
+        return (config.exposure().tls() ? "https://" : "http://") + host;
+    }
+
+    private HttpAnswer cluster(String self) {
+        Map<String, StreamHead> heads = new TreeMap<>(log.heads());
+        List<WarehouseNode.Replica> replicas = warehouses.map(WarehouseNode::replicas)
+                .orElseGet(() -> oneWarehouse(self));
+        // Every node the log names, with what it was seen doing: sequencing streams, flushing a warehouse.
+        Map<String, ObjectNode> nodes = new LinkedHashMap<>();
+        node(nodes, self).put("role", config.role().wire()).put("self", true);
+        ObjectNode body = HttpResponses.JSON.createObjectNode().put("log", config.log().backend());
+        ArrayNode nodeList = body.putArray("nodes");
+        ObjectNode streams = body.putObject("streams");
+        for (StreamHead head : heads.values()) {
+            ObjectNode stream = streams.putObject(head.stream()).put("head", head.head());
+            String sequencer = sequencers.isPresent() ? sequencers.get().holder(head.stream()).orElse(null) : self;
+            stream.put("sequencer", sequencer);
+            if (sequencer != null) {
+                ((ArrayNode) node(nodes, sequencer).withArray("sequences")).add(head.stream());
+            }
+        }
+        ArrayNode warehouseList = body.putArray("replicas");
+        for (WarehouseNode.Replica replica : replicas) {
+            ObjectNode entry = warehouseList.addObject();
+            entry.put("replica", replica.id() == null ? "shared" : replica.id());
+            entry.put("node", replica.node());
+            entry.put("live", replica.live());
+            entry.put("dropped", replica.dropped());
+            if (replica.seenMicros() > 0) {
+                entry.put("seen_until", HttpResponses.time(replica.seenMicros()));
+            } else {
+                entry.putNull("seen_until");
+            }
+            ObjectNode lags = entry.putObject("streams");
+            for (StreamHead head : heads.values()) {
+                long watermark = replica.watermarks().getOrDefault(head.stream(), 0L);
+                lags.putObject(head.stream()).put("watermark", watermark)
+                        .put("lag", Math.max(0, head.head() - watermark));
+            }
+            if (replica.live() && replica.node() != null) {
+                ObjectNode holder = node(nodes, replica.node());
+                holder.put("replica", replica.id() == null ? "shared" : replica.id());
+                if (!holder.has("role")) {
+                    holder.put("role", replica.id() == null ? Role.ALL.wire() : Role.WAREHOUSE.wire());
+                }
+            }
+        }
+        nodes.values().forEach(node -> {
+            if (!node.has("role")) {
+                node.put("role", Role.INGEST.wire()); // seen sequencing only
+            }
+            nodeList.add(node);
+        });
+        return HttpResponses.json(200, body);
+    }
+
+    /** The SQLite log's one warehouse (none when no warehouse runs): this node's, always live. */
+    private List<WarehouseNode.Replica> oneWarehouse(String self) {
+        if (!flusher.materialises()) {
+            return List.of();
+        }
+        Map<String, Long> watermarks = new TreeMap<>();
+        log.heads().keySet().forEach(stream -> watermarks.put(stream, own.events(stream)));
+        return List.of(new WarehouseNode.Replica("local", self, true, false, 0, watermarks));
+    }
+
+    private static ObjectNode node(Map<String, ObjectNode> nodes, String url) {
+        return nodes.computeIfAbsent(WarehouseStandings.normalised(url), key -> {
+            ObjectNode node = HttpResponses.JSON.createObjectNode().put("url", url);
+            node.putArray("sequences");
+            return node;
+        });
+    }
+}
