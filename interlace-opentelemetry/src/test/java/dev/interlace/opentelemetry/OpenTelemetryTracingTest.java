@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.interlace.runtime.Interlace;
 import dev.interlace.runtime.config.ConfigLoader;
 import dev.interlace.runtime.ops.Tracing;
+import dev.interlace.runtime.testing.Eventually;
 import io.opentelemetry.api.trace.SpanContext;
 import io.opentelemetry.api.trace.SpanKind;
 import io.opentelemetry.sdk.OpenTelemetrySdk;
@@ -21,6 +22,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -119,15 +121,9 @@ class OpenTelemetryTracingTest {
 
     /** Waits (up to 60 s: the flush and the run follow the publish) for a span {@code matching}. */
     private SpanData awaitSpan(Predicate<SpanData> matching) throws InterruptedException {
-        long deadline = System.nanoTime() + 60_000_000_000L;
-        while (true) {
-            Optional<SpanData> found = exporter.getFinishedSpanItems().stream().filter(matching).findFirst();
-            if (found.isPresent()) {
-                return found.get();
-            }
-            assertThat(System.nanoTime()).as("a matching span among %s", names()).isLessThan(deadline);
-            Thread.sleep(20);
-        }
+        return Eventually.get("a matching span", Duration.ofSeconds(60),
+                () -> exporter.getFinishedSpanItems().stream().filter(matching).findFirst(), Optional::isPresent)
+                .orElseThrow();
     }
 
     private List<String> names() {

@@ -11,6 +11,7 @@ import dev.interlace.examples.consumercrash.ConsumerOracle.Processed;
 import dev.interlace.examples.crash.ChildClassPath;
 import dev.interlace.runtime.Interlace;
 import dev.interlace.runtime.config.ConfigLoader;
+import dev.interlace.runtime.testing.Eventually;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -171,10 +172,8 @@ class ConsumerCrashTest {
             }
         });
         publisher.get(60, TimeUnit.SECONDS);
-        long deadline = System.nanoTime() + Duration.ofSeconds(40).toNanos();
-        while (group("race").get("committed_offset").asLong() < total && System.nanoTime() < deadline) {
-            Thread.sleep(100);
-        }
+        Eventually.until("the group commits offset " + total, Duration.ofSeconds(40),
+                () -> group("race").get("committed_offset").asLong() >= total);
         assertThat(group("race").get("committed_offset").asLong()).as("the group caught up%s%s", a.diagnostics(),
                 b.diagnostics()).isEqualTo(total);
         a.stop();

@@ -3,6 +3,7 @@ package dev.interlace.examples.crash;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.interlace.runtime.ops.FatalErrors;
+import dev.interlace.runtime.testing.Eventually;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -314,21 +315,13 @@ class CrashRecoveryTest {
      */
     private static long awaitMaterialised(CrashChild child, long offset) throws Exception {
         HttpClient http = HttpClient.newHttpClient();
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (true) {
-            HttpResponse<String> response = http.send(HttpRequest.newBuilder(child.uri().resolve("/streams/"
-                    + DurabilityOracle.STREAM)).build(), HttpResponse.BodyHandlers.ofString());
-            com.fasterxml.jackson.databind.JsonNode stream = new com.fasterxml.jackson.databind.ObjectMapper()
-                    .readTree(response.body());
-            long head = stream.path("head").asLong();
-            long materialised = head - stream.path("pending").asLong();
-            if (materialised >= (offset < 0 ? head : offset)) {
-                return head;
-            }
-            assertThat(System.nanoTime() < deadline).as("%s materialised through %d within 60 s: %s", child,
-                    offset, response.body()).isTrue();
-            Thread.sleep(50); // between polls
-        }
+        com.fasterxml.jackson.databind.JsonNode stream = Eventually.get(child + " materialised through " + offset,
+                Duration.ofSeconds(60), () -> new com.fasterxml.jackson.databind.ObjectMapper().readTree(http.send(
+                        HttpRequest.newBuilder(child.uri().resolve("/streams/" + DurabilityOracle.STREAM)).build(),
+                        HttpResponse.BodyHandlers.ofString()).body()),
+                body -> body.path("head").asLong() - body.path("pending").asLong()
+                        >= (offset < 0 ? body.path("head").asLong() : offset));
+        return stream.path("head").asLong();
     }
 
     /**

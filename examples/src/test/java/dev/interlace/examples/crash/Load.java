@@ -2,6 +2,7 @@ package dev.interlace.examples.crash;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.interlace.runtime.testing.Eventually;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.URI;
@@ -307,14 +308,13 @@ public final class Load {
 
     /** Waits (bounded) until at least {@code events} events were acknowledged by this load; false on timeout. */
     public boolean awaitAcknowledged(long events, Duration timeout) throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (acknowledgedEvents.get() < events) {
-            if (System.nanoTime() > deadline || clients.stream().noneMatch(Thread::isAlive)) {
-                return false;
-            }
-            Thread.sleep(5);
+        try {
+            Eventually.until(events + " events acknowledged, or every client ended", timeout,
+                    () -> acknowledgedEvents.get() >= events || clients.stream().noneMatch(Thread::isAlive));
+        } catch (AssertionError timedOut) {
+            return false;
         }
-        return true;
+        return acknowledgedEvents.get() >= events;
     }
 
     /** When each 200 came, as {@link System#nanoTime} values in the order they came. */

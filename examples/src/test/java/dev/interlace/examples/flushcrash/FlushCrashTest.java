@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.interlace.runtime.flush.FlushListener;
 import dev.interlace.runtime.flush.Flusher;
+import dev.interlace.runtime.testing.Eventually;
 import java.io.IOException;
 import java.net.URI;
 import dev.interlace.examples.crash.ChildClassPath;
@@ -308,23 +309,16 @@ class FlushCrashTest {
         java.util.Map<String, Integer> before = race.committedByName();
         race.startFlusher(next, FlushListener.NONE);
         assertThat(race.state(next)).as("%s stands by while %s's lease lasts", next, paused).isEqualTo("standby");
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        String holder = race.flusherGroup().holder();
-        while ((paused.equals(holder) || holder == null
-                || race.committed(holder) == before.getOrDefault(holder, 0)) && System.nanoTime() < deadline) {
-            Thread.sleep(10);
-            holder = race.flusherGroup().holder();
-        }
+        String holder = Eventually.get("another flusher than " + paused + " holds the lease and flushed",
+                Duration.ofSeconds(10), () -> race.flusherGroup().holder(), h -> !paused.equals(h) && h != null
+                        && race.committed(h) != before.getOrDefault(h, 0));
         assertThat(holder).as("another flusher took the lease over: %s", race.describe()).isNotEqualTo(paused)
                 .isNotNull();
         assertThat(race.committed(holder)).as("%s flushed: %s", holder, race.describe())
                 .isGreaterThan(before.getOrDefault(holder, 0));
         int committedBefore = race.committed(paused);
         hold.release();
-        deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (race.fenced(paused) == 0 && System.nanoTime() < deadline) {
-            Thread.sleep(10);
-        }
+        Eventually.until(paused + "'s append is fenced", Duration.ofSeconds(10), () -> race.fenced(paused) != 0);
         assertThat(race.fenced(paused)).as("%s's append after losing its lease was refused: %s", paused,
                 race.describe()).isEqualTo(1);
         Thread.sleep(FlushRace.LEASE_TTL.toMillis());
@@ -352,10 +346,7 @@ class FlushCrashTest {
             race.startFlusher("B", FlushListener.NONE);
             // A's lease expires, B leases and claims; the claim conflicts with A's open transaction and is retried.
             // Waiting for B to hold the lease (not a fixed sleep) keeps this exact on a loaded machine.
-            long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-            while (!"B".equals(race.flusherGroup().holder()) && System.nanoTime() < deadline) {
-                Thread.sleep(20);
-            }
+            Eventually.until("B holds the lease", Duration.ofSeconds(20), () -> "B".equals(race.flusherGroup().holder()));
             assertThat(race.flusherGroup().holder()).as("B took the lease while A's transaction was open")
                     .isEqualTo("B");
             Thread.sleep(100); // B claims: its UPDATE waits on A's open transaction (well inside B's lease)
@@ -431,10 +422,8 @@ class FlushCrashTest {
             race.publish("pre", 4, 50);
             race.failCommits = true;
             Flusher flusher = race.startFlusher("A", FlushListener.NONE);
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-            while (race.failed("A") < 5 && System.nanoTime() < deadline) {
-                Thread.sleep(20); // backoffs 200, 400, 800, 1600 ms; the 5th failure schedules a retry in 3.2 s
-            }
+            // Backoffs 200, 400, 800, 1600 ms; the 5th failure schedules a retry in 3.2 s.
+            Eventually.until("A's flush failed 5 times", Duration.ofSeconds(20), () -> race.failed("A") >= 5);
             assertThat(race.failed("A")).as("the flush failed 5 times").isGreaterThanOrEqualTo(5);
             long start = System.nanoTime();
             flusher.close();

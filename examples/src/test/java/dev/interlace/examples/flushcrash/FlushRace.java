@@ -19,6 +19,7 @@ import dev.interlace.runtime.ops.RequestIds;
 import dev.interlace.runtime.records.SystemRecords;
 import dev.interlace.runtime.sql.QueryResult;
 import dev.interlace.runtime.stream.StreamCatalog;
+import dev.interlace.runtime.testing.Eventually;
 import dev.interlace.runtime.warehouse.Warehouse;
 import dev.interlace.warehouse.duckdb.DuckDbWarehouseFactory;
 import java.nio.charset.StandardCharsets;
@@ -200,14 +201,12 @@ final class FlushRace implements AutoCloseable {
 
     /** Waits until the committed watermark reaches {@code target}; false on timeout. */
     boolean awaitWatermark(long target, Duration timeout) throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (watermark() < target) {
-            if (System.nanoTime() > deadline) {
-                return false;
-            }
-            Thread.sleep(20);
+        try {
+            Eventually.until("the watermark reaches " + target, timeout, () -> watermark() >= target);
+            return true;
+        } catch (AssertionError timedOut) {
+            return false;
         }
-        return true;
     }
 
     /** Waits until the committed watermark moves past {@code watermark}; false on timeout. */

@@ -2,6 +2,7 @@ package dev.interlace.examples.flushcrash;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.interlace.runtime.testing.Eventually;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.URI;
@@ -173,14 +174,13 @@ public final class PublishLoad {
 
     /** Waits (bounded) until at least {@code events} events were acknowledged; false on timeout or when all ended. */
     boolean awaitAcknowledged(long events, Duration timeout) throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (acknowledged.size() < events) {
-            if (System.nanoTime() > deadline || clients.stream().noneMatch(Thread::isAlive)) {
-                return false;
-            }
-            Thread.sleep(5);
+        try {
+            Eventually.until(events + " events acknowledged, or every client ended", timeout,
+                    () -> acknowledged.size() >= events || clients.stream().noneMatch(Thread::isAlive));
+        } catch (AssertionError timedOut) {
+            return false;
         }
-        return true;
+        return acknowledged.size() >= events;
     }
 
     public void stop() {

@@ -2,6 +2,7 @@ package dev.interlace.examples.flushcrash;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.interlace.runtime.testing.Eventually;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -121,13 +122,11 @@ public final class WarehouseOracle {
 
     /** Polls until {@code pending} is 0 or {@code timeout} passes; returns the last status seen. */
     Status awaitCaughtUp(Duration timeout) throws IOException, InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        Status status = status();
-        while (status.pending() != 0 && System.nanoTime() < deadline) {
-            Thread.sleep(50);
-            status = status();
+        try {
+            return Eventually.get("nothing is pending", timeout, this::status, status -> status.pending() == 0);
+        } catch (AssertionError timedOut) {
+            return status();
         }
-        return status;
     }
 
     /** The whole check; run it once the flusher caught up and nothing else publishes. */

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.interlace.examples.crash.ChildJvm;
 import dev.interlace.runtime.ops.ComponentHealth;
 import dev.interlace.runtime.ops.FatalErrors;
+import dev.interlace.runtime.testing.Eventually;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -18,6 +19,7 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
@@ -294,46 +296,32 @@ class ComponentFailureTest {
 
     /** Polls {@code path} until it answers {@code status}; returns its body. */
     private JsonNode awaitHealth(Child child, String path, int status) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(WAIT_MS);
-        HttpResponse<String> answer;
-        while ((answer = get(child, path)).statusCode() != status && System.nanoTime() < deadline) {
-            Thread.sleep(100);
-        }
+        HttpResponse<String> answer = Eventually.get(path + " answers " + status, Duration.ofMillis(WAIT_MS),
+                () -> get(child, path), response -> response.statusCode() == status);
         assertThat(answer.statusCode()).as(answer.body()).isEqualTo(status);
         return JSON.readTree(answer.body());
     }
 
     /** Polls {@code path} until its body matches {@code test}; returns the body. */
     private JsonNode awaitHealthBody(Child child, String path, Predicate<JsonNode> test) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(WAIT_MS);
-        JsonNode body;
-        while (!test.test(body = JSON.readTree(get(child, path).body())) && System.nanoTime() < deadline) {
-            Thread.sleep(100);
-        }
+        JsonNode body = Eventually.get(path + " answers as expected", Duration.ofMillis(WAIT_MS),
+                () -> JSON.readTree(get(child, path).body()), test);
         assertThat(test.test(body)).as(body.toString()).isTrue();
         return body;
     }
 
     /** Polls {@code GET /logs/sys?event=...} until a record of {@code event} is there; returns the newest. */
     private JsonNode awaitRecord(Child child, String event) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(WAIT_MS);
-        JsonNode records;
-        while ((records = JSON.readTree(get(child, "/logs/sys?event=" + event).body()).get("records")).isEmpty()
-                && System.nanoTime() < deadline) {
-            Thread.sleep(100);
-        }
+        JsonNode records = Eventually.get("a " + event + " record", Duration.ofMillis(WAIT_MS),
+                () -> JSON.readTree(get(child, "/logs/sys?event=" + event).body()).get("records"), r -> !r.isEmpty());
         assertThat(records).as("no " + event + " record").isNotEmpty();
         return records.get(0);
     }
 
     /** Polls the warehouse until it holds {@code expected} orders; returns how many it holds. */
     private long awaitCount(Child child, long expected) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(WAIT_MS);
-        long count;
-        while ((count = countOrders(child)) < expected && System.nanoTime() < deadline) {
-            Thread.sleep(100);
-        }
-        return count;
+        return Eventually.get("the warehouse holds " + expected + " orders", Duration.ofMillis(WAIT_MS),
+                () -> countOrders(child), count -> count >= expected);
     }
 
     private long countOrders(Child child) throws IOException, InterruptedException {

@@ -5,11 +5,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.interlace.runtime.auth.KeyFile;
 import dev.interlace.runtime.auth.Scope;
+import dev.interlace.runtime.testing.Eventually;
 import java.io.IOException;
 import java.net.http.HttpRequest;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -76,10 +78,8 @@ class AccessControlTest {
             // file), whereas waiting for the first one let a read between two creations through.
             awaitKeyChange(api, scoped.get(scoped.size() - 1));
             long revokedAt = System.nanoTime(); // the server may have read the file between the create and the revoke
-            while (send(api, new Call("GET", "/logs/sys", null, Set.of()), revoked).status() != 401
-                    && elapsedMillis(revokedAt) < KEY_CHANGE_SEEN_WITHIN_MS) {
-                pause();
-            }
+            Eventually.until("the server sees the key change", keyChangeWindow(revokedAt),
+                    () -> send(api, new Call("GET", "/logs/sys", null, Set.of()), revoked).status() == 401);
 
             for (Call call : ROUTES) {
                 String what = call.method() + " " + call.path();
@@ -149,19 +149,16 @@ class AccessControlTest {
 
             String secret = cli.create("ops", List.of(Scope.parse("read")), 0).secret();
             long created = System.nanoTime();
-            while (api.get("/streams").status() != 401 && elapsedMillis(created) < KEY_CHANGE_SEEN_WITHIN_MS) {
-                pause();
-            }
+            Eventually.until("the server sees the key change", keyChangeWindow(created),
+                    () -> api.get("/streams").status() == 401);
             assertThat(api.get("/streams").status()).as("a key exists: no more open mode").isEqualTo(401);
             assertThat(send(api, new Call("GET", "/streams", null, Set.of()), secret).status()).isEqualTo(200);
 
             KeyFile.RevokedKey revoked = cli.revoke("ops");
             assertThat(revoked.noLiveKeyLeft()).isTrue();
             long revokedAt = System.nanoTime();
-            while (send(api, new Call("GET", "/streams", null, Set.of()), secret).status() != 401
-                    && elapsedMillis(revokedAt) < KEY_CHANGE_SEEN_WITHIN_MS) {
-                pause();
-            }
+            Eventually.until("the server sees the key change", keyChangeWindow(revokedAt),
+                    () -> send(api, new Call("GET", "/streams", null, Set.of()), secret).status() == 401);
             assertThat(send(api, new Call("GET", "/streams", null, Set.of()), secret).status())
                     .as("a revoked key stops working").isEqualTo(401);
             assertThat(api.get("/streams").status()).as("the last key revoked: open again on loopback")
@@ -233,15 +230,11 @@ class AccessControlTest {
     /** Waits until the server accepts {@code secret} (the key file is re-read in the background). */
     private static void awaitKeyChange(TestServer api, String secret) {
         long started = System.nanoTime();
-        while (send(api, new Call("GET", "/health/live", null, Set.of()), secret).status() == 401
-                && elapsedMillis(started) < KEY_CHANGE_SEEN_WITHIN_MS) {
-            pause();
-        }
+        Eventually.until("the server sees the key change", keyChangeWindow(started),
+                () -> send(api, new Call("GET", "/health/live", null, Set.of()), secret).status() != 401);
         // /health/live never refuses: check a route that needs a key.
-        while (send(api, new Call("GET", "/logs/sys", null, Set.of()), secret).status() == 401
-                && elapsedMillis(started) < KEY_CHANGE_SEEN_WITHIN_MS) {
-            pause();
-        }
+        Eventually.until("the server sees the key change", keyChangeWindow(started),
+                () -> send(api, new Call("GET", "/logs/sys", null, Set.of()), secret).status() != 401);
         assertThat(elapsedMillis(started)).as("the new key was accepted in time").isLessThan(KEY_CHANGE_SEEN_WITHIN_MS);
     }
 
@@ -306,12 +299,8 @@ class AccessControlTest {
         return (System.nanoTime() - startedNanos) / 1_000_000;
     }
 
-    private static void pause() {
-        try {
-            Thread.sleep(50);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
+    /** What is left of the time a key change may take to be seen, counted from {@code startedNanos}. */
+    private static Duration keyChangeWindow(long startedNanos) {
+        return Duration.ofMillis(KEY_CHANGE_SEEN_WITHIN_MS - elapsedMillis(startedNanos));
     }
 }

@@ -11,6 +11,7 @@ import dev.interlace.runtime.cluster.ClusterSecret;
 import dev.interlace.runtime.cluster.ForwardSignature;
 import dev.interlace.runtime.cluster.Peers;
 import dev.interlace.runtime.cluster.WarehouseNode;
+import dev.interlace.runtime.testing.Eventually;
 import java.io.IOException;
 import java.net.http.HttpRequest;
 import java.nio.charset.StandardCharsets;
@@ -181,14 +182,8 @@ class ClusterForwardRouteTest {
             assertThat(refused.header("Retry-After")).isEqualTo("1");
 
             holder.close(); // its reservation goes with its connection
-            TestServer.Response answered = null;
-            for (int attempt = 0; attempt < 100; attempt++) {
-                answered = ingest.post("/sql", "text/plain", query);
-                if (answered.status() != 503) {
-                    break;
-                }
-                Thread.sleep(50);
-            }
+            TestServer.Response answered = Eventually.get("the query is no longer refused", Duration.ofSeconds(5),
+                    () -> ingest.post("/sql", "text/plain", query), response -> response.status() != 503);
             assertThat(answered.status()).as(start(answered)).isEqualTo(200);
             assertThat(answered.body().get("rows")).hasSize(10);
         }

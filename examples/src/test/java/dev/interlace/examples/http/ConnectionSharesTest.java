@@ -5,10 +5,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.interlace.runtime.http.HttpTransport;
 import dev.interlace.runtime.http.netty.NettyTransport;
+import dev.interlace.runtime.testing.Eventually;
 import java.net.InetAddress;
 import java.net.URI;
 import java.net.UnknownHostException;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -239,17 +241,8 @@ class ConnectionSharesTest {
     /** Waits until the server counts {@code expected} open connections (an event loop counts one as it takes it up). */
     private static void awaitOpen(TestServer api, int expected) {
         NettyTransport transport = (NettyTransport) api.server.instance(HttpTransport.class);
-        long deadline = System.nanoTime() + 10_000_000_000L;
-        while (transport.openConnections() != expected) {
-            assertThat(System.nanoTime()).as("open connections reach " + expected + ", now "
-                    + transport.openConnections()).isLessThan(deadline);
-            try {
-                Thread.sleep(10);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException(e);
-            }
-        }
+        Eventually.get("open connections reach " + expected, Duration.ofSeconds(10), transport::openConnections,
+                open -> open == expected);
     }
 
     private static PrometheusText metrics(URI uri) {

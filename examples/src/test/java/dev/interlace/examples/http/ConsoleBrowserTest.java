@@ -10,6 +10,7 @@ import dev.interlace.examples.console.VisitsStream;
 import dev.interlace.examples.decoding.EvolvingStream;
 import dev.interlace.runtime.stream.StreamCatalog;
 import dev.interlace.runtime.stream.StreamDescriptor;
+import dev.interlace.runtime.testing.Eventually;
 import java.io.IOException;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
@@ -472,24 +473,13 @@ class ConsoleBrowserTest {
     }
 
     private static void awaitRunsIdle() {
-        long deadline = System.nanoTime() + 20_000_000_000L;
-        while (System.nanoTime() < deadline) {
-            JsonNode runs = api.get("/runs?limit=1000").body().get("runs");
+        Eventually.until("no model run is queued or running", Duration.ofSeconds(20), () -> {
             boolean busy = false;
-            for (JsonNode run : runs) {
+            for (JsonNode run : api.get("/runs?limit=1000").body().get("runs")) {
                 String status = run.get("status").asText();
                 busy |= status.equals("queued") || status.equals("running");
             }
-            if (!busy) {
-                return;
-            }
-            try {
-                Thread.sleep(20);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException(e);
-            }
-        }
-        throw new AssertionError("model runs still busy after 20 s");
+            return !busy;
+        });
     }
 }

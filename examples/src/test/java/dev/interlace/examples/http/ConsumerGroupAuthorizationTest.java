@@ -5,8 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.interlace.runtime.auth.KeyFile;
 import dev.interlace.runtime.auth.Scope;
+import dev.interlace.runtime.testing.Eventually;
 import java.net.http.HttpRequest;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
@@ -223,15 +225,8 @@ class ConsumerGroupAuthorizationTest {
 
     /** Waits (up to 2 s: the key file is re-read every 250 ms) until the server accepts {@code secret}. */
     private static void awaitKey(TestServer api, String secret) {
-        long deadline = System.nanoTime() + 2_000_000_000L;
-        while (get(api, secret, "/streams/orders/consumers").status() == 401 && System.nanoTime() < deadline) {
-            try {
-                Thread.sleep(20);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException(e);
-            }
-        }
+        Eventually.until("the server accepts the new key", Duration.ofSeconds(2),
+                () -> get(api, secret, "/streams/orders/consumers").status() != 401);
         assertThat(get(api, secret, "/streams/orders/consumers").status()).as("the key was accepted").isNotEqualTo(401);
     }
 }

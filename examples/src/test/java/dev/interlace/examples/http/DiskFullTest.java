@@ -4,12 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.interlace.runtime.testing.Eventually;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -200,19 +202,12 @@ class DiskFullTest {
     }
 
     private static boolean await(java.util.function.BooleanSupplier condition) {
-        long deadline = System.nanoTime() + 30_000_000_000L;
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                return false;
-            }
-            try {
-                Thread.sleep(50);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException(e);
-            }
+        try {
+            Eventually.until("the condition holds", Duration.ofSeconds(30), condition::getAsBoolean);
+            return true;
+        } catch (AssertionError timedOut) {
+            return false;
         }
-        return true;
     }
 
     /** A tmpfs of a fixed size mounted for one test; the test is skipped where mounting is not possible. */

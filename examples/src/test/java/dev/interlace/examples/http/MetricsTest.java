@@ -8,6 +8,7 @@ import com.google.inject.multibindings.Multibinder;
 import dev.interlace.runtime.flush.Flusher;
 import dev.interlace.runtime.log.CommitListener;
 import dev.interlace.runtime.model.ModelListener;
+import dev.interlace.runtime.testing.Eventually;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.http.HttpResponse;
@@ -281,17 +282,7 @@ class MetricsTest {
 
     /** Scrapes (up to 10 s) until {@code condition} holds; every body read on the way must parse. */
     private static PrometheusText awaitMetrics(TestServer api, Predicate<PrometheusText> condition) {
-        long deadline = System.nanoTime() + 10_000_000_000L;
-        PrometheusText metrics = PrometheusText.parse(scrape(api).body());
-        while (!condition.test(metrics) && System.nanoTime() < deadline) {
-            try {
-                Thread.sleep(20);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException(e);
-            }
-            metrics = PrometheusText.parse(scrape(api).body());
-        }
-        return metrics;
+        return Eventually.get("the metrics show what is awaited", Duration.ofSeconds(10),
+                () -> PrometheusText.parse(scrape(api).body()), condition);
     }
 }

@@ -8,11 +8,13 @@ import com.google.inject.Module;
 import com.google.inject.multibindings.Multibinder;
 import dev.interlace.runtime.flush.FlushListener;
 import dev.interlace.runtime.ops.EpochMicros;
+import dev.interlace.runtime.testing.Eventually;
 import dev.interlace.runtime.warehouse.Warehouse;
 import java.net.URLEncoder;
 import java.net.http.HttpRequest;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -263,19 +265,13 @@ class RecordsApiTest {
                     .isEqualTo(200);
             JsonNode stream = api.await("orders", body -> body.get("flush_state").asText().equals("failing"));
             assertThat(stream.get("flush_error").asText()).contains("test fault");
-            long deadline = System.nanoTime() + 10_000_000_000L;
-            TestServer.Response ready = api.get("/health/ready");
-            while (ready.status() == 200 && System.nanoTime() < deadline) {
-                Thread.sleep(50);
-                ready = api.get("/health/ready");
-            }
+            TestServer.Response ready = Eventually.get("/health/ready stops answering 200", Duration.ofSeconds(10),
+                    () -> api.get("/health/ready"), response -> response.status() != 200);
             assertThat(ready.status()).as("not ready once failing longer than the threshold").isEqualTo(503);
             assertThat(ready.body().get("reasons").get(0).asText()).startsWith("flush_failing: stream orders");
             int failedSoFar = failedAttempts.get();
-            long moreFailures = System.nanoTime() + 30_000_000_000L;
-            while (failedAttempts.get() < failedSoFar + 2 && System.nanoTime() < moreFailures) {
-                Thread.sleep(20);
-            }
+            Eventually.until("two more failed attempts", Duration.ofSeconds(30),
+                    () -> failedAttempts.get() >= failedSoFar + 2);
             assertThat(failedAttempts.get()).as("two more failed attempts, still one record for the transition")
                     .isGreaterThanOrEqualTo(failedSoFar + 2);
 
@@ -340,17 +336,7 @@ class RecordsApiTest {
     }
 
     private static JsonNode awaitCorrelation(TestServer api, String requestId, Predicate<JsonNode> condition) {
-        long deadline = System.nanoTime() + 20_000_000_000L;
-        JsonNode body = api.get("/correlate?request_id=" + requestId).body();
-        while (!condition.test(body) && System.nanoTime() < deadline) {
-            try {
-                Thread.sleep(50);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException(e);
-            }
-            body = api.get("/correlate?request_id=" + requestId).body();
-        }
-        return body;
+        return Eventually.get("the correlation of " + requestId + " shows what is awaited", Duration.ofSeconds(20),
+                () -> api.get("/correlate?request_id=" + requestId).body(), condition);
     }
 }

@@ -13,6 +13,7 @@ import dev.interlace.runtime.config.ConfigLoader;
 import dev.interlace.runtime.config.InterlaceConfig;
 import dev.interlace.runtime.flush.FlushListener;
 import dev.interlace.runtime.stream.StreamCatalog;
+import dev.interlace.runtime.testing.Eventually;
 import dev.interlace.runtime.warehouse.Warehouse;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -23,6 +24,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -141,20 +143,10 @@ final class TestServer implements AutoCloseable {
         return await(stream, body -> body.get("pending").asLong() == 0);
     }
 
-    /** Waits (up to 20 s) until the stream's description satisfies {@code condition}; returns the last one. */
+    /** Waits (up to 20 s) until the stream's description satisfies {@code condition}; returns that description. */
     JsonNode await(String stream, java.util.function.Predicate<JsonNode> condition) {
-        long deadline = System.nanoTime() + 20_000_000_000L;
-        JsonNode body = get("/streams/" + stream).body();
-        while (!condition.test(body) && System.nanoTime() < deadline) {
-            try {
-                Thread.sleep(20);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException(e);
-            }
-            body = get("/streams/" + stream).body();
-        }
-        return body;
+        return Eventually.get("the description of " + stream + " shows what is awaited", Duration.ofSeconds(20),
+                () -> get("/streams/" + stream).body(), condition);
     }
 
     @Override

@@ -5,7 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.interlace.log.kafka.testing.KafkaCluster;
 import dev.interlace.runtime.ops.ComponentHealth;
+import dev.interlace.runtime.testing.Eventually;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -64,28 +66,17 @@ class DyingSequencerTest {
     }
 
     private static JsonNode awaitLive503(ServeNode node) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(SequencerFaultServeMain.EXIT_AFTER_MS / 1_000);
-        ServeNode.Response live;
-        while ((live = node.get("/health/live")).status() != 503 && System.nanoTime() < deadline) {
-            Thread.sleep(100);
-        }
+        ServeNode.Response live = Eventually.get("/health/live answers 503",
+                Duration.ofSeconds(SequencerFaultServeMain.EXIT_AFTER_MS / 1_000), () -> node.get("/health/live"),
+                response -> response.status() == 503);
         assertThat(live.status()).as(node.output()).isEqualTo(503);
         return live.body();
     }
 
     private static long awaitRows(ServeNode node, String stream, long expected) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
-        long rows = -1;
-        while (System.nanoTime() < deadline) {
+        return Eventually.get(stream + " holds " + expected + " rows", Duration.ofSeconds(90), () -> {
             ServeNode.Response answer = node.sql("SELECT count(*) FROM streams." + stream);
-            if (answer.status() == 200) {
-                rows = answer.body().get("rows").get(0).get(0).asLong();
-                if (rows >= expected) {
-                    return rows;
-                }
-            }
-            Thread.sleep(200);
-        }
-        return rows;
+            return answer.status() == 200 ? answer.body().get("rows").get(0).get(0).asLong() : -1L;
+        }, rows -> rows >= expected);
     }
 }

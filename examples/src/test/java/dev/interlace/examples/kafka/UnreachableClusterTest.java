@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.interlace.log.kafka.testing.KafkaCluster;
+import dev.interlace.runtime.testing.Eventually;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -167,15 +168,13 @@ class UnreachableClusterTest {
 
     private JsonNode awaitReadiness(ServeNode node, String status, long sinceNanos, Duration within)
             throws Exception {
-        JsonNode body = null;
-        while (System.nanoTime() - sinceNanos < within.toNanos()) {
-            Answer ready = get(node, "/health/ready");
-            body = ready == null ? null : ready.body();
-            if (body != null && status.equals(body.get("status").asText())) {
-                return body;
-            }
-            Thread.sleep(200);
+        Duration left = within.minusNanos(System.nanoTime() - sinceNanos);
+        if (left.isNegative()) {
+            throw new AssertionError("readiness did not become " + status + " within " + within);
         }
-        throw new AssertionError("readiness did not become " + status + " within " + within + "; last: " + body);
+        return Eventually.get("readiness becomes " + status, left, () -> {
+            Answer ready = get(node, "/health/ready");
+            return ready == null ? null : ready.body();
+        }, body -> body != null && status.equals(body.get("status").asText()));
     }
 }

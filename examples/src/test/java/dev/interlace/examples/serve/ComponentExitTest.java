@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.interlace.runtime.ops.ComponentHealth;
+import dev.interlace.runtime.testing.Eventually;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -13,6 +14,7 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
@@ -169,20 +171,24 @@ class ComponentExitTest {
 
     /** Waits until {@code output} says for the {@code times}-th time that serve listens; returns where. */
     private static URI awaitReady(Process process, Path output, int times) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_SECONDS);
-        while (System.nanoTime() < deadline) {
-            Matcher ready = READY.matcher(Files.exists(output) ? Files.readString(output) : "");
-            URI uri = null;
-            for (int found = 0; found < times && ready.find(); found++) {
-                uri = found == times - 1 ? URI.create(ready.group(1)) : null;
+        String text = Eventually.get("serve listens (time " + times + ")", Duration.ofSeconds(WAIT_SECONDS), () -> {
+            String seen = Files.exists(output) ? Files.readString(output) : "";
+            if (listeningAt(seen, times) == null) {
+                assertThat(process.isAlive()).as("serve ended before listening\n%s", seen).isTrue();
             }
-            if (uri != null) {
-                return uri;
-            }
-            assertThat(process.isAlive()).as("serve ended before listening\n%s", Files.readString(output)).isTrue();
-            Thread.sleep(50); // between looks at the output
+            return seen;
+        }, seen -> listeningAt(seen, times) != null);
+        return listeningAt(text, times);
+    }
+
+    /** Where serve listens by the {@code times}-th time {@code output} says so; null before. */
+    private static URI listeningAt(String output, int times) {
+        Matcher ready = READY.matcher(output);
+        URI uri = null;
+        for (int found = 0; found < times && ready.find(); found++) {
+            uri = found == times - 1 ? URI.create(ready.group(1)) : null;
         }
-        throw new AssertionError("serve did not listen within " + WAIT_SECONDS + " s\n" + Files.readString(output));
+        return uri;
     }
 
     /**
@@ -249,15 +255,9 @@ class ComponentExitTest {
 
     /** The message of the newest system record of {@code event}, polled for (the records are written in batches). */
     private String record(URI base, String event) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_SECONDS);
-        while (true) {
-            JsonNode records = JSON.readTree(get(base, "/logs/sys?event=" + event).body()).get("records");
-            if (!records.isEmpty()) {
-                return records.get(0).get("message").asText();
-            }
-            assertThat(System.nanoTime() < deadline).as("a %s record within %d s", event, WAIT_SECONDS).isTrue();
-            Thread.sleep(100); // between polls
-        }
+        JsonNode records = Eventually.get("a " + event + " record", Duration.ofSeconds(WAIT_SECONDS),
+                () -> JSON.readTree(get(base, "/logs/sys?event=" + event).body()).get("records"), r -> !r.isEmpty());
+        return records.get(0).get("message").asText();
     }
 
     private HttpResponse<String> get(URI base, String path) throws IOException, InterruptedException {

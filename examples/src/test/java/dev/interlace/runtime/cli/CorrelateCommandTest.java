@@ -8,8 +8,10 @@ import com.google.inject.Module;
 import com.google.inject.multibindings.Multibinder;
 import dev.interlace.runtime.Interlace;
 import dev.interlace.runtime.flush.FlushListener;
+import dev.interlace.runtime.testing.Eventually;
 import dev.interlace.runtime.warehouse.Warehouse;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Predicate;
@@ -257,17 +259,10 @@ class CorrelateCommandTest {
     /** The correlation once {@code condition} holds, through {@code interlace correlate --json}. */
     private JsonNode awaitStory(String url, String requestId, String description, Predicate<JsonNode> condition)
             throws Exception {
-        long deadline = System.nanoTime() + 20_000_000_000L;
-        while (true) {
+        return Eventually.get(description, Duration.ofSeconds(20), () -> {
             assertThat(run("correlate", requestId, "--json", "--server", url)).isZero();
-            JsonNode story = ServerClient.JSON.readTree(stdout());
-            boolean done = condition.test(story);
-            if (done || System.nanoTime() > deadline) {
-                assertThat(done).as("%s in %s", description, story).isTrue();
-                return story;
-            }
-            Thread.sleep(50);
-        }
+            return ServerClient.JSON.readTree(stdout());
+        }, condition);
     }
 
 }

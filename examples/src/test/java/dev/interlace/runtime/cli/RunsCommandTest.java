@@ -4,10 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.interlace.runtime.Interlace;
 import dev.interlace.runtime.config.ConfigLoader;
+import dev.interlace.runtime.testing.Eventually;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -37,14 +39,11 @@ class RunsCommandTest {
             String id = queued.substring("queued ".length(), queued.indexOf(' ', "queued ".length()));
             out.reset();
 
-            long deadline = System.nanoTime() + 20_000_000_000L;
-            String listing = "";
-            while (System.nanoTime() < deadline && !listing.contains("succeeded")) {
+            String listing = Eventually.get("the run succeeded", Duration.ofSeconds(20), () -> {
                 out.reset();
                 assertThat(run("runs", "--trigger", "manual", "--server", url)).isZero();
-                listing = out.toString(StandardCharsets.UTF_8);
-                Thread.sleep(20);
-            }
+                return out.toString(StandardCharsets.UTF_8);
+            }, text -> text.contains("succeeded"));
             assertThat(listing).startsWith("id ").contains(id).contains("manual").contains("succeeded")
                     .contains("(1 of 1 runs)");
 

@@ -10,6 +10,7 @@ import dev.interlace.runtime.log.AppendResult;
 import dev.interlace.runtime.log.LogSettings;
 import dev.interlace.runtime.log.Watermarks;
 import dev.interlace.runtime.stream.StreamDescriptor;
+import dev.interlace.runtime.testing.Eventually;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -118,17 +119,8 @@ class KafkaDedupExactnessTest {
     }
 
     private static AppendResult appendUntilServed(KafkaStreamLog log, String key) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (true) {
-            try {
-                return log.append(request(key)).get(30, TimeUnit.SECONDS);
-            } catch (ExecutionException e) {
-                if (System.nanoTime() > deadline) {
-                    throw e;
-                }
-                Thread.sleep(50);
-            }
-        }
+        return Eventually.retrying("the node sequences the stream", Duration.ofSeconds(60), ExecutionException.class,
+                () -> log.append(request(key)).get(30, TimeUnit.SECONDS));
     }
 
     private static AppendRequest request(String key) {

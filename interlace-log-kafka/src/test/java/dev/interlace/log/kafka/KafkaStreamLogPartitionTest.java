@@ -10,6 +10,7 @@ import dev.interlace.runtime.log.Watermarks;
 import dev.interlace.runtime.stream.Column;
 import dev.interlace.runtime.stream.ColumnType;
 import dev.interlace.runtime.stream.StreamDescriptor;
+import dev.interlace.runtime.testing.Eventually;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -92,10 +93,11 @@ class KafkaStreamLogPartitionTest {
      */
     private static EventLog.Health awaitHealth(KafkaStreamLog log, boolean writable, int seconds)
             throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
-        EventLog.Health health = log.health();
-        while (health.writable() != writable && System.nanoTime() < deadline) {
-            Thread.sleep(100);
+        EventLog.Health health;
+        try {
+            health = Eventually.get("the log is " + (writable ? "writable" : "not writable"),
+                    Duration.ofSeconds(seconds), log::health, seen -> seen.writable() == writable);
+        } catch (AssertionError timedOut) {
             health = log.health();
         }
         return health.writable() == writable && writable ? null : health;

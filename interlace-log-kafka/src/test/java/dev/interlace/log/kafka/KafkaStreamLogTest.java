@@ -13,6 +13,7 @@ import dev.interlace.runtime.log.Watermarks;
 import dev.interlace.runtime.stream.Column;
 import dev.interlace.runtime.stream.ColumnType;
 import dev.interlace.runtime.stream.StreamDescriptor;
+import dev.interlace.runtime.testing.Eventually;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -126,15 +127,9 @@ class KafkaStreamLogTest {
             }
 
             long fenced = System.nanoTime();
-            AppendResult accepted = null;
-            while (System.nanoTime() - fenced < TimeUnit.SECONDS.toNanos(15)) {
-                try {
-                    accepted = append(log, "b").get(30, TimeUnit.SECONDS);
-                    break;
-                } catch (java.util.concurrent.ExecutionException refused) {
-                    Thread.sleep(200); // no_sequencer while this node's sequencer is fenced
-                }
-            }
+            // no_sequencer while this node's sequencer is fenced
+            AppendResult accepted = Eventually.retrying("this node sequences the stream again", Duration.ofSeconds(15),
+                    java.util.concurrent.ExecutionException.class, () -> append(log, "b").get(30, TimeUnit.SECONDS));
             assertThat(accepted).as("this node, still assigned the stream, sequences it again within 15 s")
                     .isInstanceOf(AppendResult.Committed.class);
             System.out.printf("[fenced-by-a-stranger] writing again %d ms after the fence%n",

@@ -9,6 +9,7 @@ import dev.interlace.runtime.log.AppendResult;
 import dev.interlace.runtime.log.LogSettings;
 import dev.interlace.runtime.log.Watermarks;
 import dev.interlace.runtime.stream.StreamDescriptor;
+import dev.interlace.runtime.testing.Eventually;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -53,10 +54,9 @@ class LocalConfirmationTest {
                 assertThat(entry.status()).isEqualTo(AppendResult.Status.ACCEPTED);
                 assertThat(entry.offset()).isEqualTo(i);
             }
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-            while (log.localKeysThrough("orders") < STORED && System.nanoTime() < deadline) {
-                Thread.sleep(20); // the node's tailer copies the keys as it reads the events
-            }
+            // The node's tailer copies the keys as it reads the events.
+            Eventually.until("the node copied every key", Duration.ofSeconds(60),
+                    () -> log.localKeysThrough("orders") >= STORED);
             assertThat(log.localKeysThrough("orders")).as("the node has copied every key").isEqualTo(STORED);
             deleteEveryEventFromTheTopic();
 
@@ -98,17 +98,8 @@ class LocalConfirmationTest {
     }
 
     private static AppendResult appendUntilServed(KafkaStreamLog log, String key) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (true) {
-            try {
-                return log.append(request(key)).get(30, TimeUnit.SECONDS);
-            } catch (ExecutionException e) {
-                if (System.nanoTime() > deadline) {
-                    throw e;
-                }
-                Thread.sleep(50);
-            }
-        }
+        return Eventually.retrying("the node sequences the stream", Duration.ofSeconds(60), ExecutionException.class,
+                () -> log.append(request(key)).get(30, TimeUnit.SECONDS));
     }
 
     private static AppendRequest request(String key) {

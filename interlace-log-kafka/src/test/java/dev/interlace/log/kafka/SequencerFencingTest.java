@@ -11,9 +11,11 @@ import dev.interlace.runtime.log.NoSequencerException;
 import dev.interlace.runtime.log.ReplayRequest;
 import dev.interlace.runtime.log.ReplayResult;
 import dev.interlace.runtime.log.Watermarks;
+import dev.interlace.runtime.testing.Eventually;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -148,14 +150,10 @@ class SequencerFencingTest {
         Sequencer sequencer = node.sequencer();
         AppendResult.Committed first = append(sequencer, "a"); // committed and answered, then the fault
 
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (sequencer.problem() == null && System.nanoTime() < deadline) {
-            Thread.sleep(10);
-        }
+        Eventually.until("the sequencer reports a problem", Duration.ofSeconds(60), () -> sequencer.problem() != null);
         assertThat(sequencer.problem()).as("the failure is reported while it lasts").contains("test: a fault");
-        while (sequencer.state() != Sequencer.State.ACTIVE && System.nanoTime() < deadline) {
-            Thread.sleep(20);
-        }
+        Eventually.until("the sequencer is active again", Duration.ofSeconds(60),
+                () -> sequencer.state() == Sequencer.State.ACTIVE);
         assertThat(sequencer.state()).as("the sequencer serves again").isEqualTo(Sequencer.State.ACTIVE);
         assertThat(sequencer.problem()).isNull();
 
@@ -268,11 +266,8 @@ class SequencerFencingTest {
             Sequencer sequencer = new Sequencer(view, context);
             opened.add(sequencer::stop);
             sequencer.start();
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-            while (sequencer.state() != Sequencer.State.ACTIVE) {
-                assertThat(System.nanoTime()).as("the sequencer took over").isLessThan(deadline);
-                Thread.sleep(20);
-            }
+            Eventually.until("the sequencer took over", Duration.ofSeconds(60),
+                    () -> sequencer.state() == Sequencer.State.ACTIVE);
             return sequencer;
         }
     }

@@ -9,6 +9,7 @@ import dev.interlace.runtime.log.AppendResult;
 import dev.interlace.runtime.log.LogSettings;
 import dev.interlace.runtime.log.Watermarks;
 import dev.interlace.runtime.stream.StreamDescriptor;
+import dev.interlace.runtime.testing.Eventually;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -63,11 +64,8 @@ class StandbyIndexTest {
                 assertThat(offsets).hasSize(401);
 
                 // The standby seals whole tables of keys: everything but the last, partial one.
-                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-                while (second.standbySealedThrough("orders") < 401 - RECENT_KEYS
-                        && System.nanoTime() < deadline) {
-                    Thread.sleep(100);
-                }
+                Eventually.until("the standby sealed the whole tables", Duration.ofSeconds(60),
+                        () -> second.standbySealedThrough("orders") >= 401 - RECENT_KEYS);
                 assertThat(second.standbySealedThrough("orders")).isGreaterThanOrEqualTo(401 - RECENT_KEYS);
                 assertThat(second.dedupStats("orders")).as("a standby holds no index in its heap").isEmpty();
                 assertThat(segmentFiles(directory.resolve("second"))).isNotEmpty();
@@ -110,17 +108,8 @@ class StandbyIndexTest {
 
     /** Appends once the node sequences the stream (a takeover under way fails the append with no_sequencer). */
     private static AppendResult appendUntilServed(KafkaStreamLog log, List<String> keys) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (true) {
-            try {
-                return log.append(request(keys)).get(30, TimeUnit.SECONDS);
-            } catch (ExecutionException e) {
-                if (System.nanoTime() > deadline) {
-                    throw e;
-                }
-                Thread.sleep(50);
-            }
-        }
+        return Eventually.retrying("the node sequences the stream", Duration.ofSeconds(60), ExecutionException.class,
+                () -> log.append(request(keys)).get(30, TimeUnit.SECONDS));
     }
 
     private static AppendRequest request(List<String> keys) {

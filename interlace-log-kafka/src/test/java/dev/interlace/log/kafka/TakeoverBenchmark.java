@@ -26,7 +26,7 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 /**
- * What a window of many keys costs a Kafka node (not a test: {@code examples/bench/kafka-takeover.sh} runs it):
+ * What a window of many keys costs a Kafka node (not a test: {@code interlace-benchmarks/scripts/kafka-takeover.sh} runs it):
  * writes {@code KEYS} keyed events and their key blocks to a stream's topics in bulk, as the sequencer would have
  * (big transactions, not through HTTP), then measures
  * <ul>

@@ -14,7 +14,7 @@ import java.util.concurrent.TimeoutException;
  * daemon thread, {@code interlace-deadlines}, ticking every 100 ms): arming a deadline and cancelling it are each an
  * entry in a queue that the timer's thread takes in batches at its next tick, so a cancelled deadline is gone within
  * a tick. {@code orTimeout} on Java 25 schedules each deadline on the common fork-join pool's delay queue, which cost
- * a fifth of the publishes a second at 64 clients (measured with {@code examples/bench/wrk-publish.sh}).
+ * a fifth of the publishes a second at 64 clients (measured with {@code interlace-benchmarks/scripts/wrk-publish.sh}).
  */
 final class Deadlines {
 

@@ -3,11 +3,13 @@ package dev.interlace.runtime.auth;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.interlace.runtime.testing.Eventually;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
@@ -333,13 +335,11 @@ class KeyFileTest {
     }
 
     private static boolean within(long millis, Callable<Boolean> condition) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
-        while (System.nanoTime() < deadline) {
-            if (condition.call()) {
-                return true;
-            }
-            Thread.sleep(20);
+        try {
+            Eventually.until("the condition holds", Duration.ofMillis(millis), condition::call);
+            return true;
+        } catch (AssertionError timedOut) {
+            return condition.call();
         }
-        return condition.call();
     }
 }

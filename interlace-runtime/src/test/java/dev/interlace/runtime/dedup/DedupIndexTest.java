@@ -2,12 +2,14 @@ package dev.interlace.runtime.dedup;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.interlace.runtime.testing.Eventually;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
@@ -103,9 +105,7 @@ class DedupIndexTest {
     }
 
     private static void settle(DedupIndex index) throws InterruptedException {
-        for (int i = 0; i < 500 && index.busy(); i++) {
-            Thread.sleep(10);
-        }
+        Eventually.until("the index's seals and merges are done", Duration.ofSeconds(5), () -> !index.busy());
         assertThat(index.busy()).isFalse();
     }
 

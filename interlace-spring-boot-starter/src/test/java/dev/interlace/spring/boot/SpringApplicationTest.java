@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.interlace.client.InterlaceClient;
 import dev.interlace.runtime.Interlace;
 import dev.interlace.runtime.config.InterlaceConfig;
+import dev.interlace.runtime.testing.Eventually;
 import dev.interlace.spring.boot.shop.ShopApplication;
 import java.io.IOException;
 import java.net.ConnectException;
@@ -16,6 +17,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -244,19 +246,10 @@ class SpringApplicationTest {
     private String awaitRows(URI interlace, String sql) throws Exception {
         // The model runs after the flush that follows the publish; both are the server's own pace, so wait for the
         // rows rather than for a time.
-        long deadline = System.nanoTime() + 60_000_000_000L;
-        String rows = null;
-        while (System.nanoTime() < deadline) {
+        return Eventually.get("rows from " + sql, Duration.ofSeconds(60), () -> {
             HttpResponse<String> answer = post(interlace.resolve("/sql"), "text/plain", sql);
-            if (answer.statusCode() == 200) {
-                rows = JSON.readTree(answer.body()).get("rows").toString();
-                if (!rows.equals("[]") && !rows.startsWith("[[0,")) {
-                    return rows;
-                }
-            }
-            Thread.sleep(50);
-        }
-        return rows;
+            return answer.statusCode() == 200 ? JSON.readTree(answer.body()).get("rows").toString() : null;
+        }, rows -> rows != null && !rows.equals("[]") && !rows.startsWith("[[0,"));
     }
 
     private String sqlRows(URI interlace, String sql) throws Exception {

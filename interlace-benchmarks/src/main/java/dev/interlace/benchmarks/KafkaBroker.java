@@ -1,4 +1,4 @@
-package dev.interlace.examples.bench;
+package dev.interlace.benchmarks;
 
 import dev.interlace.log.kafka.testing.KafkaCluster;
 import java.nio.charset.StandardCharsets;
@@ -23,8 +23,8 @@ import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 /**
- * The broker side of the Kafka benchmark ({@code examples/bench/kafka-publish.sh}), run on the examples' test class
- * path, which holds the {@code kafka_2.13} jars and the {@link KafkaCluster} harness.
+ * The broker side of the Kafka benchmark ({@code interlace-benchmarks/scripts/kafka-publish.sh}), run on the
+ * benchmarks' class path, which holds the {@code kafka_2.13} jars and the {@link KafkaCluster} harness.
  *
  * <ul>
  *   <li>{@code start}: a one-node KRaft cluster (broker and controller in one child JVM, with Kafka's own

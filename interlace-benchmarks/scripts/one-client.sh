@@ -11,7 +11,7 @@
 # over 1, 2.5 and 5 ms. Options after -- go to `interlace serve`; e.g. -- --flush-delay-ms 600000 --max-pending 5000000
 # materialises nothing during the run (the backlog limit raised so that the warm-up's events do not fill it).
 #
-# usage: examples/bench/one-client.sh [--jar JAR] [--java PATH] [--seconds N] [--warmup N] [--work DIR]
+# usage: interlace-benchmarks/scripts/one-client.sh [--jar JAR] [--java PATH] [--seconds N] [--warmup N] [--work DIR]
 #                                     [-- serve options...]
 set -euo pipefail
 
@@ -34,7 +34,7 @@ while [ $# -gt 0 ]; do
 done
 
 repo=$(cd "$(dirname "$0")/../.." && pwd)
-script_dir="$repo/examples/bench"
+script_dir="$repo/interlace-benchmarks/scripts"
 # shellcheck source=wrk-lib.sh
 . "$script_dir/wrk-lib.sh"
 ensure_wrk
@@ -44,7 +44,10 @@ ensure_jar
 data="$work/data"
 rm -rf "$data" "$work/serve.out"
 mkdir -p "$data"
-"$java_bin" -cp "$jar" dev.interlace.examples.bench.FsyncProbe "$data"
+bench_jar="$repo/interlace-benchmarks/target/interlace-benchmarks.jar"
+[ -f "$bench_jar" ] || (cd "$repo" && mvn -B -q -DskipTests package -pl interlace-benchmarks -am) >"$work/build.log" 2>&1 \
+  || { cat "$work/build.log"; exit 1; }
+"$java_bin" -cp "$bench_jar" dev.interlace.benchmarks.FsyncProbe "$data"
 
 "$java_bin" -jar "$jar" serve --port 0 --data-dir "$data" "$@" >"$work/serve.out" 2>&1 &
 server_pid=$!

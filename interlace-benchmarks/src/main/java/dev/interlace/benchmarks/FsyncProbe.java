@@ -1,4 +1,4 @@
-package dev.interlace.examples.bench;
+package dev.interlace.benchmarks;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -12,8 +12,8 @@ import java.util.concurrent.ThreadLocalRandom;
 /**
  * The disk alone, as a durable publish uses it: writes of 8 KiB in turn over a 4 MiB file, each followed by an fsync
  * ({@code FileChannel.force(true)}), and the distribution of their times. {@link PublishBenchmark} prints it before
- * its scenarios; {@code examples/bench/one-client.sh} runs it on its own:
- * {@code java -cp interlace-examples.jar dev.interlace.examples.bench.FsyncProbe DIR [WRITES]}.
+ * its scenarios; {@code interlace-benchmarks/scripts/one-client.sh} runs it on its own:
+ * {@code java -cp interlace-benchmarks.jar dev.interlace.benchmarks.FsyncProbe DIR [WRITES]}.
  */
 public final class FsyncProbe {
 

@@ -1,4 +1,4 @@
-package dev.interlace.examples.bench;
+package dev.interlace.benchmarks;
 
 import dev.interlace.runtime.Interlace;
 import dev.interlace.runtime.backup.BackupManifest;
@@ -23,7 +23,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * (arrays of 1 000, 4 clients) into a server on {@code DIR/data}, waits until they are flushed, then takes a backup
  * with nothing else going on and another while 4 clients publish, and restores the first; prints the bytes, the times
  * and the seconds per GB of each. Run it as
- * {@code java -cp examples/target/interlace-examples.jar dev.interlace.examples.bench.BackupBenchmark DIR 2000000}.
+ * {@code java -cp examples/target/interlace-examples.jar:interlace-benchmarks/target/interlace-benchmarks.jar dev.interlace.benchmarks.BackupBenchmark DIR 2000000}.
  */
 public final class BackupBenchmark {
 

@@ -1,4 +1,4 @@
-package dev.interlace.examples.bench;
+package dev.interlace.benchmarks;
 
 import dev.interlace.runtime.dedup.DedupIndex;
 import dev.interlace.runtime.dedup.KeyHash;
@@ -18,7 +18,7 @@ import java.util.concurrent.ExecutorService;
  * as a start does and prints the start-up time, the heap it keeps after a full GC (per key), the resident memory, and
  * the lookups a second of new keys and of stored keys, each against an index of the same shape holding no keys at
  * all (the ratio is what the figures in docs/performance.md compare). Run it with the heap the target names, e.g.
- * {@code java -Xmx1g -cp examples/target/interlace-examples.jar dev.interlace.examples.bench.DedupBenchmark DIR KEYS}.
+ * {@code java -Xmx1g -cp examples/target/interlace-examples.jar:interlace-benchmarks/target/interlace-benchmarks.jar dev.interlace.benchmarks.DedupBenchmark DIR KEYS}.
  */
 public final class DedupBenchmark {
 

@@ -12,7 +12,7 @@
 # p99, the share of a core the JIT's compiler threads took during the 64-client publishes, publishes ÷ /health/live
 # per server, and current ÷ baseline publishes per round.
 #
-# usage: examples/bench/wrk-publish.sh [--seconds N] [--warmup N] [--rounds N] [--baseline COMMIT|none]
+# usage: interlace-benchmarks/scripts/wrk-publish.sh [--seconds N] [--warmup N] [--rounds N] [--baseline COMMIT|none]
 #                                      [--java PATH] [--work DIR] [--jar JAR] [--baseline-jar JAR]
 set -euo pipefail
 
@@ -40,7 +40,7 @@ while [ $# -gt 0 ]; do
 done
 
 repo=$(cd "$(dirname "$0")/../.." && pwd)
-script_dir="$repo/examples/bench"
+script_dir="$repo/interlace-benchmarks/scripts"
 mkdir -p "$work"
 
 # shellcheck source=wrk-lib.sh

@@ -2,7 +2,7 @@
 # The Kafka benchmark: durable single-event publishes and the flush of a backlog, on the SQLite log and on the Kafka
 # log, side by side in one run on this machine.
 #
-# Builds the examples and their test class path (the kafka_2.13 jars and the KafkaCluster harness), starts one KRaft
+# Builds the benchmarks and their class path (the kafka_2.13 jars and the KafkaCluster harness), starts one KRaft
 # broker (KafkaBroker, a child JVM with Kafka's production JVM options) and every server as a child process of its
 # own (`interlace serve`, the example streams), and measures with wrk, as wrk-publish.sh does:
 #   sqlite          serve on the SQLite log (200 = fsynced)
@@ -20,7 +20,7 @@
 # last (the flush records in its warehouse). And the latency of bare Kafka transactions, without Interlace.
 # Prints every figure, and per round the ratios to sqlite (and fwd to direct, fsync to kafka).
 #
-# usage: examples/bench/kafka-publish.sh [--seconds N] [--warmup N] [--rounds N] [--backlog N] [--configs LIST]
+# usage: interlace-benchmarks/scripts/kafka-publish.sh [--seconds N] [--warmup N] [--rounds N] [--backlog N] [--configs LIST]
 #                                        [--work DIR] [--no-build] [--offline]
 # defaults: --seconds 15 --warmup 20 --rounds 2 --backlog 200000 --configs sqlite,kafka,kafka-fsync,kafka-2
 #           --work /var/tmp/interlace-kafka-bench; --backlog 0 skips the flush
@@ -50,24 +50,24 @@ while [ $# -gt 0 ]; do
 done
 
 repo=$(cd "$(dirname "$0")/../.." && pwd)
-script_dir="$repo/examples/bench"
+script_dir="$repo/interlace-benchmarks/scripts"
 lua="$script_dir/publish.lua"
 # shellcheck source=wrk-lib.sh
 . "$script_dir/wrk-lib.sh"
 ensure_wrk
 mkdir -p "$work"
 
-# The examples' classes and test class path, copied to $work/lib: a later build in the tree cannot change a run.
+# The benchmarks' jar and class path (the example application, the kafka_2.13 jars and the KafkaCluster harness),
+# copied to $work/lib: a later build in the tree cannot change a run.
 if [ "$build" = yes ]; then
   echo "building $(git -C "$repo" rev-parse --short HEAD)$(git -C "$repo" diff --quiet || echo ', with uncommitted changes')"
-  (cd "$repo" && mvn "${mvn_flags[@]}" -pl examples -am -DskipTests package \
-    org.apache.maven.plugins:maven-dependency-plugin:3.11.0:build-classpath -Dmdep.includeScope=test \
+  (cd "$repo" && mvn "${mvn_flags[@]}" -pl interlace-benchmarks -am -DskipTests package \
+    org.apache.maven.plugins:maven-dependency-plugin:3.11.0:build-classpath -Dmdep.includeScope=runtime \
     -Dmdep.outputFile=target/bench-classpath.txt) >"$work/build.log" 2>&1 || { cat "$work/build.log"; exit 1; }
   rm -rf "$work/lib" && mkdir -p "$work/lib"
-  cp -r "$repo/examples/target/classes" "$work/lib/classes"
-  cp -r "$repo/examples/target/test-classes" "$work/lib/test-classes"
-  entries=("$work/lib/classes" "$work/lib/test-classes")
-  IFS=: read -r -a dependencies <"$repo/examples/target/bench-classpath.txt" || true  # no newline at its end
+  cp "$repo/interlace-benchmarks/target/interlace-benchmarks.jar" "$work/lib/"
+  entries=("$work/lib/interlace-benchmarks.jar")
+  IFS=: read -r -a dependencies <"$repo/interlace-benchmarks/target/bench-classpath.txt" || true  # no newline at its end
   for jar in "${dependencies[@]}"; do
     case "$jar" in
       "$repo"/*) cp "$jar" "$work/lib/" && entries+=("$work/lib/$(basename "$jar")") ;;
@@ -76,9 +76,9 @@ if [ "$build" = yes ]; then
   done
   (IFS=:; echo "${entries[*]}") >"$work/lib/classpath.txt"
 fi
-# The broker's helper needs the test classes; the servers do without them (they would declare the tests' streams).
+# The servers run on the same class path: it declares the example application's streams and no others.
 classpath=$(cat "$work/lib/classpath.txt")
-server_classpath=$(tr : '\n' <<<"$classpath" | grep -v -x "$work/lib/test-classes" | paste -s -d :)
+server_classpath=$classpath
 
 # ---------------------------------------------------------------------------------------------- processes
 
@@ -104,7 +104,7 @@ free_port() {
 
 # The broker: a child JVM that starts a one-node KRaft cluster and stops it (deleting its data) on SIGTERM.
 start_broker() {
-  java -Djava.io.tmpdir="$work" -cp "$classpath" dev.interlace.examples.bench.KafkaBroker start \
+  java -Djava.io.tmpdir="$work" -cp "$classpath" dev.interlace.benchmarks.KafkaBroker start \
     >"$work/broker.out" 2>&1 &
   pids[broker]=$!
   bootstrap=""
@@ -220,7 +220,7 @@ run_kafka() {
   serve "$config" "$work/data-$config" $(kafka_flags "$prefix")
   await_sequencer "$url" >/dev/null
   if [ "$config" = kafka-fsync ]; then
-    java -cp "$classpath" dev.interlace.examples.bench.KafkaBroker topic-config "$bootstrap" "${prefix}orders" \
+    java -cp "$classpath" dev.interlace.benchmarks.KafkaBroker topic-config "$bootstrap" "${prefix}orders" \
       flush.messages=1 >"$work/topic-config.out" 2>&1 || { cat "$work/topic-config.out"; exit 1; }
   fi
   measure_publishes "$round" "$config" "${pids[$config]}"
@@ -384,7 +384,7 @@ echo
 echo "a bare Kafka transaction of one event and one publish record, one after the other (no Interlace):"
 for setting in "" flush.messages=1; do
   # shellcheck disable=SC2086
-  java -cp "$classpath" dev.interlace.examples.bench.KafkaBroker transaction-latency "$bootstrap" 500 $setting 2>&1 \
+  java -cp "$classpath" dev.interlace.benchmarks.KafkaBroker transaction-latency "$bootstrap" 500 $setting 2>&1 \
     | grep transactions || true
 done
 

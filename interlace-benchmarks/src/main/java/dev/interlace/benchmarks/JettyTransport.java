@@ -1,4 +1,4 @@
-package dev.interlace.examples.bench;
+package dev.interlace.benchmarks;
 
 import dev.interlace.client.ErrorCode;
 import dev.interlace.runtime.http.HttpAnswer;

@@ -6,7 +6,7 @@ The target it measures (docs/performance.md, "A large deduplication window"): wi
 at the end is still near the rate at the start, because the heap keeps only the recent keys. Answers 429 and 503 are
 retried after their Retry-After (the flusher decides the pace); anything else stops the run.
 
-usage: examples/bench/many-keys.py URL KEYS [--clients 4] [--batch 1000] [--stream orders]
+usage: interlace-benchmarks/scripts/many-keys.py URL KEYS [--clients 4] [--batch 1000] [--stream orders]
 """
 import argparse
 import http.client

@@ -4,7 +4,7 @@
 # a measured wrk run and divides each thread group's CPU by the publishes the server counted
 # (interlace_log_group_requests_sum in /metrics). Also prints wrk's own CPU per request and the group commits.
 #
-# usage: examples/bench/thread-cpu.sh [--jar JAR] [--java PATH] [--seconds N] [--warmup N] [--connections N]
+# usage: interlace-benchmarks/scripts/thread-cpu.sh [--jar JAR] [--java PATH] [--seconds N] [--warmup N] [--connections N]
 #                                     [--work DIR] [-- extra serve options...]
 set -euo pipefail
 
@@ -29,7 +29,7 @@ while [ $# -gt 0 ]; do
 done
 
 repo=$(cd "$(dirname "$0")/../.." && pwd)
-script_dir="$repo/examples/bench"
+script_dir="$repo/interlace-benchmarks/scripts"
 # shellcheck source=wrk-lib.sh
 . "$script_dir/wrk-lib.sh"
 ensure_wrk

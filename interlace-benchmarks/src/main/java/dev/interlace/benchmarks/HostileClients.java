@@ -1,4 +1,4 @@
-package dev.interlace.examples.bench;
+package dev.interlace.benchmarks;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;

@@ -4,9 +4,9 @@
 # stream, the whole index built from the key blocks into an empty directory (the worst case of such a takeover), a
 # second node's standby segments and its takeover, the sequencers' heap per key, and retries of old keys against new
 # publishes
-# (TakeoverBenchmark, on the examples' test class path, which holds the kafka_2.13 jars and the KafkaCluster harness).
+# (TakeoverBenchmark, on the benchmarks' class path, which holds the kafka_2.13 jars and the KafkaCluster harness).
 #
-# usage: examples/bench/kafka-takeover.sh [--offline] [--heap SIZE] KEYS     (defaults: --heap 1g; work in
+# usage: interlace-benchmarks/scripts/kafka-takeover.sh [--offline] [--heap SIZE] KEYS     (defaults: --heap 1g; work in
 #        /var/tmp/interlace-kafka-takeover, deleted first)
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
@@ -22,9 +22,9 @@ done
 keys=${1:?usage: kafka-takeover.sh [--offline] [--heap SIZE] KEYS}
 work=/var/tmp/interlace-kafka-takeover
 rm -rf "$work" && mkdir -p "$work"
-(cd "$repo" && mvn "${mvn_flags[@]}" -pl examples -am -DskipTests package \
-  org.apache.maven.plugins:maven-dependency-plugin:3.11.0:build-classpath -Dmdep.includeScope=test \
+(cd "$repo" && mvn "${mvn_flags[@]}" -pl interlace-benchmarks -am -DskipTests package \
+  org.apache.maven.plugins:maven-dependency-plugin:3.11.0:build-classpath -Dmdep.includeScope=runtime \
   -Dmdep.outputFile=target/bench-classpath.txt) >"$work/build.log" 2>&1 || { cat "$work/build.log"; exit 1; }
-classpath="$repo/examples/target/test-classes:$repo/examples/target/classes:$(cat "$repo/examples/target/bench-classpath.txt")"
+classpath="$repo/interlace-benchmarks/target/interlace-benchmarks.jar:$(cat "$repo/interlace-benchmarks/target/bench-classpath.txt")"
 echo "$(date -u +%FT%TZ) $(git -C "$repo" rev-parse --short HEAD), $(nproc) cores, -Xmx$heap, $keys keys"
 exec java -Xmx"$heap" -XX:+UseG1GC -cp "$classpath" dev.interlace.log.kafka.TakeoverBenchmark "$work/nodes" "$keys"

@@ -7,7 +7,7 @@ concurrent readers of one 9 MB event are each answered (200, or 503 with Retry-A
 `GET /health/live` answers within a second throughout. Prints the answers by status, the slowest liveness answer,
 and whether every acknowledged publish is readable afterwards.
 
-usage: examples/bench/flood.py URL [--publishers 150] [--readers 800] [--bytes 9000000] [--stream orders]
+usage: interlace-benchmarks/scripts/flood.py URL [--publishers 150] [--readers 800] [--bytes 9000000] [--stream orders]
 """
 import argparse
 import http.client
