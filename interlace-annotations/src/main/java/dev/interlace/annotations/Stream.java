@@ -50,4 +50,20 @@ public @interface Stream {
 
     /** What happens to events that do not match the schema. */
     SchemaDrift onSchemaDrift() default SchemaDrift.REJECT;
+
+    /**
+     * How many partitions the stream has, 1 to 256: each partition is its own log, with its own dense offsets, its
+     * own deduplication and (on Kafka) its own sequencer, so that one stream can use several nodes. An event's
+     * partition is a stable hash of its idempotency key (so that deduplication stays exact), else of the
+     * {@link #partitionKey()} column, else the events go round robin. The default, 1, is a stream as it always was.
+     * The count of an existing stream cannot change: the server refuses to start.
+     */
+    int partitions() default 1;
+
+    /**
+     * For a stream with several partitions and no idempotency key: the column whose value chooses an event's
+     * partition (events with the same value stay in order in one partition); empty for round robin. A stream with an
+     * idempotency key is always partitioned by its key, so it must leave this empty.
+     */
+    String partitionKey() default "";
 }

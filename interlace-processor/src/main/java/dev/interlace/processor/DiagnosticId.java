@@ -17,7 +17,8 @@ enum DiagnosticId {
     DUPLICATE_MODEL("InterlaceDuplicateModel"),
     MODEL_KIND("InterlaceModelKind"),
     MODEL_DEPENDS_ON("InterlaceModelDependsOn"),
-    MODEL_KEY("InterlaceModelKey");
+    MODEL_KEY("InterlaceModelKey"),
+    PARTITIONS("InterlacePartitions");
 
     private final String tag;
 

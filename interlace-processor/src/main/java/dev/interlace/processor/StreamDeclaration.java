@@ -19,6 +19,8 @@ import java.util.OptionalLong;
  * @param retention retention as declared, or null
  * @param retentionMillis retention in milliseconds, empty for forever
  * @param onSchemaDrift the constant name of the drift policy
+ * @param partitions how many partitions (1 for a stream as it always was)
+ * @param partitionKey the column choosing a keyless stream's partition, or null
  */
 record StreamDeclaration(
         String packageName,
@@ -29,7 +31,9 @@ record StreamDeclaration(
         String idempotencyKey,
         String retention,
         OptionalLong retentionMillis,
-        String onSchemaDrift) {
+        String onSchemaDrift,
+        int partitions,
+        String partitionKey) {
 
     String eventType() {
         return simpleName + "Event";

@@ -201,6 +201,12 @@ final class StreamSources {
             body.append("stream.retention(").append(literal(stream.retention())).append(", ")
                     .append(stream.retentionMillis().getAsLong()).append("L);");
         }
+        if (stream.partitions() != 1) {
+            body.append("stream.partitions(").append(stream.partitions()).append(");");
+        }
+        if (stream.partitionKey() != null) {
+            body.append("stream.partitionKey(").append(literal(stream.partitionKey())).append(");");
+        }
         body.append("stream.onSchemaDrift(SchemaDrift.").append(stream.onSchemaDrift()).append(");")
                 .append("stream.schemaVersion(").append(literal(stream.schemaVersion())).append(");")
                 .append("stream.declaredBy(").append(literal(stream.declaredBy())).append(");")

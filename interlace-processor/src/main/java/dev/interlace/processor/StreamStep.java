@@ -67,6 +67,9 @@ final class StreamStep implements ProcessingStep {
         registry.finish();
     }
 
+    /** The most partitions a stream may have (the runtime's {@code StreamPartitions.MAX}). */
+    static final int MAX_PARTITIONS = 256;
+
     private Optional<StreamDeclaration> validate(TypeElement type, AnnotationMirror mirror, Report report) {
         Map<String, AnnotationValue> values = Annotations.values(env.getElementUtils(), mirror);
 
@@ -134,6 +137,30 @@ final class StreamStep implements ProcessingStep {
 
         String drift = Annotations.enumConstant(values.get("onSchemaDrift"));
 
+        AnnotationValue partitionsValue = values.get("partitions");
+        int partitions = ((Number) partitionsValue.getValue()).intValue();
+        if (partitions < 1 || partitions > MAX_PARTITIONS) {
+            report.error(DiagnosticId.PARTITIONS, partitionsValue, "partitions = " + partitions + " is not valid:"
+                    + " a stream has 1 to " + MAX_PARTITIONS + " partitions (1, the default, for one log)");
+        }
+        AnnotationValue partitionKeyValue = values.get("partitionKey");
+        String partitionKey = Annotations.string(partitionKeyValue);
+        if (!partitionKey.isEmpty()) {
+            if (!key.isEmpty()) {
+                report.error(DiagnosticId.PARTITIONS, partitionKeyValue, "partitionKey \"" + partitionKey + "\" is"
+                        + " not allowed with an idempotency key: a keyed stream is partitioned by its key, so that"
+                        + " deduplication stays exact; leave partitionKey empty");
+            } else if (!byName.containsKey(partitionKey)) {
+                report.error(DiagnosticId.PARTITIONS, partitionKeyValue, "partitionKey \"" + partitionKey + "\" is"
+                        + " not a declared column; declared columns are " + String.join(", ", byName.keySet()
+                        .stream().sorted().toList()));
+            } else if (!byName.get(partitionKey).kind().canBeIdempotencyKey()) {
+                report.error(DiagnosticId.PARTITIONS, partitionKeyValue, "partitionKey \"" + partitionKey + "\" has"
+                        + " type " + byName.get(partitionKey).canonicalType() + "; use a column of type string,"
+                        + " bigint, decimal, date or timestamp");
+            }
+        }
+
         if (!report.isClean()) {
             return Optional.empty();
         }
@@ -146,7 +173,9 @@ final class StreamStep implements ProcessingStep {
                 key.isEmpty() ? null : key,
                 retention.isEmpty() ? null : retention,
                 retentionMillis,
-                drift));
+                drift,
+                partitions,
+                partitionKey.isEmpty() ? null : partitionKey));
     }
 
     private void generate(TypeElement type, StreamDeclaration stream) {

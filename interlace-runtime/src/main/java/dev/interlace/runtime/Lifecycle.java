@@ -22,6 +22,7 @@ import dev.interlace.runtime.records.SysEvent;
 import dev.interlace.runtime.records.SysRecord;
 import dev.interlace.runtime.records.SystemRecords;
 import dev.interlace.runtime.stream.StreamCatalog;
+import dev.interlace.runtime.stream.PartitionCounts;
 import dev.interlace.runtime.stream.StreamDescriptor;
 import jakarta.inject.Inject;
 import jakarta.inject.Provider;
@@ -100,7 +101,8 @@ final class Lifecycle {
             checkExposure(authenticating, records.get(), boot.get().id());
             recordPreviousFatalExit(records.get(), boot.get().id());
             openedLog = log.get();
-            for (StreamDescriptor stream : catalog.streams()) {
+            PartitionCounts.check(catalog, openedLog.knownStreams());
+            for (StreamDescriptor stream : PartitionCounts.registrationOrder(catalog)) {
                 openedLog.register(stream);
             }
             openedFlusher = flusher.get();

@@ -29,7 +29,7 @@ public final class FlushMetrics implements FlushListener {
     @Inject
     public FlushMetrics(MeterRegistry registry, StreamCatalog catalog, EventLog log, Watermarks watermarks) {
         Map<String, StreamMeters> meters = new HashMap<>();
-        for (StreamDescriptor stream : catalog.streams()) {
+        for (StreamDescriptor stream : catalog.logStreams()) {
             String name = stream.name();
             meters.put(name, new StreamMeters(new BatchMeters(registry, name, "events"),
                     new BatchMeters(registry, name, "quarantine"), Counter.builder("interlace.flush.rows.from.log")

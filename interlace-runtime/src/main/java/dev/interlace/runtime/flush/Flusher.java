@@ -170,7 +170,7 @@ public final class Flusher implements AutoCloseable {
             LOG.warning("no warehouse on the class path: events are logged durably but not materialised");
             return;
         }
-        for (StreamDescriptor stream : catalog.streams()) {
+        for (StreamDescriptor stream : catalog.logStreams()) {
             Warehouse.Positions committed = warehouse.get().prepare(stream);
             StreamFlush flush = new StreamFlush(stream);
             positions.set(Warehouse.Target.events(stream.name()), committed.events());
@@ -180,7 +180,7 @@ public final class Flusher implements AutoCloseable {
         }
         // A stream dropped from the code is no longer flushed, but its positions are still the warehouse's.
         for (String name : log.heads().keySet()) {
-            if (catalog.find(name).isEmpty()) {
+            if (catalog.findLogStream(name).isEmpty()) {
                 for (Warehouse.Target target : List.of(Warehouse.Target.events(name),
                         Warehouse.Target.quarantine(name))) {
                     try {

@@ -1,5 +1,7 @@
 package dev.interlace.runtime.http;
 
+import dev.interlace.runtime.stream.StreamPartitions;
+
 import dev.interlace.client.ErrorCode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -151,7 +153,12 @@ final class PublishRoutes implements RouteSet {
             body.put("quarantined", published.count(AppendResult.Status.QUARANTINED));
             body.put("last_offset", published.lastOffset());
             // What a warehouse request passes back in Interlace-After to see these events (ReadAfter).
-            body.put("position", published.lastOffset() == null ? null : stream + ":" + published.lastOffset());
+            if (published.partitioned()) {
+                body.put("position", positions(stream, published.lastOffsets()));
+                putPartitions(body.putArray("partitions"), stream, published.lastOffsets());
+            } else {
+                body.put("position", published.lastOffset() == null ? null : stream + ":" + published.lastOffset());
+            }
             body.put("request_id", requestId);
             if (verbose) {
                 ArrayNode results = body.putArray("results");
@@ -164,6 +171,9 @@ final class PublishRoutes implements RouteSet {
                         case DUPLICATE -> "duplicate";
                         case QUARANTINED -> "quarantined";
                     });
+                    if (published.partitioned()) {
+                        item.put("partition", published.partitions()[i]);
+                    }
                     ArrayNode errors;
                     if (result.status() == AppendResult.Status.QUARANTINED) {
                         item.putNull("offset");
@@ -179,6 +189,8 @@ final class PublishRoutes implements RouteSet {
                 }
             }
             return HttpResponses.json(200, body);
+        } else if (outcome instanceof PublishOutcome.PartlyStored partly) {
+            return partlyStored(stream, partly);
         } else if (outcome instanceof PublishOutcome.UnknownStream unknown) {
             return HttpResponses.error(ErrorCode.UNKNOWN_STREAM, "no stream is named \"" + unknown.stream()
                     + "\"; GET /streams lists them", requestId);
@@ -240,6 +252,61 @@ final class PublishRoutes implements RouteSet {
                     requestId).header("Retry-After", Integer.toString(none.retryAfterSeconds()));
         }
         throw new IllegalStateException("unknown publish outcome " + outcome);
+    }
+
+    /**
+     * The positions of a partitioned stream's partitions, as {@code Interlace-After} takes them: {@code orders:5} for
+     * partition 0, {@code orders__p1:7} for partition 1 (the partition's log stream), comma-separated; null when none.
+     */
+    private static String positions(String stream, java.util.SortedMap<Integer, Long> lastOffsets) {
+        StringBuilder positions = new StringBuilder();
+        lastOffsets.forEach((partition, last) -> {
+            if (last >= 0) {
+                positions.append(positions.length() == 0 ? "" : ",")
+                        .append(StreamPartitions.logStream(stream, partition)).append(':').append(last);
+            }
+        });
+        return positions.length() == 0 ? null : positions.toString();
+    }
+
+    /** {@code partitions}: each partition the request's events fell in, its {@code last_offset} and position. */
+    private static void putPartitions(ArrayNode partitions, String stream,
+            java.util.SortedMap<Integer, Long> lastOffsets) {
+        lastOffsets.forEach((partition, last) -> {
+            ObjectNode item = partitions.addObject();
+            item.put("partition", partition);
+            if (last >= 0) {
+                item.put("last_offset", last);
+                item.put("position", StreamPartitions.logStream(stream, partition) + ":" + last);
+            } else {
+                item.putNull("last_offset");
+                item.putNull("position");
+            }
+        });
+    }
+
+    /**
+     * Some parts of a partitioned publish are stored and some are not: the refusal's status and code, with a message
+     * and fields naming the parts stored ({@code stored_partitions}, with their offsets) and those not.
+     */
+    private static HttpAnswer partlyStored(String stream, PublishOutcome.PartlyStored partly) {
+        HttpAnswer refused = respond(stream, partly.refusal(), false);
+        ObjectNode body;
+        try {
+            body = (ObjectNode) HttpResponses.JSON.readTree(refused.body());
+        } catch (java.io.IOException e) {
+            throw new IllegalStateException("an error answer is not JSON", e);
+        }
+        body.put("message", "the events of partitions " + partly.stored().keySet() + " are stored, those of"
+                + " partitions " + partly.notStored() + " are not: " + body.path("message").asText()
+                .replace("nothing was stored", "they were not stored") + ". A retry of the whole request is"
+                + " deduplicated partition by partition when the stream has an idempotency key");
+        putPartitions(body.putArray("stored_partitions"), stream, partly.stored());
+        ArrayNode notStored = body.putArray("not_stored_partitions");
+        partly.notStored().forEach(notStored::add);
+        HttpAnswer answer = HttpResponses.json(refused.status(), body);
+        String retryAfter = refused.headers().get("Retry-After");
+        return retryAfter == null ? answer : answer.header("Retry-After", retryAfter);
     }
 
     /** The body formats, from the Content-Type header. */

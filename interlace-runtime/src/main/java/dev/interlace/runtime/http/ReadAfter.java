@@ -98,11 +98,11 @@ final class ReadAfter {
             }
             if (offset < 0 || offsets.size() >= MAX_POSITIONS) {
                 throw new Refusal(HttpResponses.error(ErrorCode.INVALID_POSITION, HEADER + " must list at most "
-                        + MAX_POSITIONS + " positions as publish answers give them (<stream>:<offset>, comma-separated,"
+                        + MAX_POSITIONS + " positions as publish answers give them (<stream>:<offset>, or <stream>__p<n>:<offset> for partition n, comma-separated,"
                         + " optionally with \"" + MODELS + "\"); got " + quoted(item), requestId));
             }
             String stream = item.substring(0, colon);
-            if (catalog.find(stream).isEmpty()) {
+            if (catalog.findLogStream(stream).isEmpty()) {
                 throw new Refusal(HttpResponses.error(ErrorCode.UNKNOWN_STREAM, HEADER + " names stream "
                         + quoted(stream) + ", which this server does not have; GET /streams lists them", requestId));
             }

@@ -11,7 +11,7 @@ import java.util.List;
  */
 public sealed interface PublishOutcome permits PublishOutcome.Published, PublishOutcome.UnknownStream,
         PublishOutcome.BadBody, PublishOutcome.SchemaViolation, Backpressured, PublishOutcome.RateLimited,
-        PublishOutcome.Unavailable, PublishOutcome.NoSequencer {
+        PublishOutcome.Unavailable, PublishOutcome.NoSequencer, PublishOutcome.PartlyStored {
 
     /** The request id the outcome belongs to. */
     String requestId();
@@ -23,7 +23,33 @@ public sealed interface PublishOutcome permits PublishOutcome.Published, Publish
      * @param quarantineErrors for each quarantined event (by index), why it was quarantined
      */
     record Published(String requestId, List<AppendResult.EntryResult> results,
-            List<List<dev.interlace.runtime.stream.FieldError>> quarantineErrors) implements PublishOutcome {
+            List<List<dev.interlace.runtime.stream.FieldError>> quarantineErrors, String stream, int[] partitions)
+            implements PublishOutcome {
+
+        /** The events of a stream with one partition. */
+        public Published(String requestId, List<AppendResult.EntryResult> results,
+                List<List<dev.interlace.runtime.stream.FieldError>> quarantineErrors) {
+            this(requestId, results, quarantineErrors, null, null);
+        }
+
+        /** Whether the stream has several partitions: {@link #partitions} then says each event's. */
+        public boolean partitioned() {
+            return partitions != null;
+        }
+
+        /**
+         * Per partition the events of this request fell in (ascending), the highest offset among its accepted and
+         * duplicate events (-1 when it has none, e.g. only quarantined events).
+         */
+        public java.util.SortedMap<Integer, Long> lastOffsets() {
+            java.util.SortedMap<Integer, Long> last = new java.util.TreeMap<>();
+            for (int i = 0; i < results.size(); i++) {
+                AppendResult.EntryResult result = results.get(i);
+                long offset = result.status() == AppendResult.Status.QUARANTINED ? -1 : result.offset();
+                last.merge(partitions == null ? 0 : partitions[i], offset, Math::max);
+            }
+            return last;
+        }
 
         public long count(AppendResult.Status status) {
             long count = 0;
@@ -35,8 +61,14 @@ public sealed interface PublishOutcome permits PublishOutcome.Published, Publish
             return count;
         }
 
-        /** The highest offset among accepted and duplicate events, or null when there is none. */
+        /**
+         * The highest offset among accepted and duplicate events, or null when there is none, or when the stream has
+         * several partitions (whose offsets are not comparable: see {@link #lastOffsets()}).
+         */
         public Long lastOffset() {
+            if (partitions != null) {
+                return null;
+            }
             long last = -1;
             for (int i = 0; i < results.size(); i++) {
                 AppendResult.EntryResult result = results.get(i);
@@ -146,4 +178,16 @@ public sealed interface PublishOutcome permits PublishOutcome.Published, Publish
      */
     record NoSequencer(String requestId, String stream, String reason, int retryAfterSeconds)
             implements PublishOutcome {}
+
+    /**
+     * A request to a partitioned stream whose events fell in several partitions, some of whose parts were committed
+     * and some not: answered with {@code refusal}'s status, naming the parts stored. A retry of the whole request is
+     * deduplicated part by part (on a stream with an idempotency key).
+     *
+     * @param refusal why the first part that was not stored was not (backpressure, the log unavailable, no sequencer)
+     * @param stored per partition stored, its highest offset (-1 when its events were all quarantined)
+     * @param notStored the partitions not stored
+     */
+    record PartlyStored(String requestId, String stream, PublishOutcome refusal,
+            java.util.SortedMap<Integer, Long> stored, List<Integer> notStored) implements PublishOutcome {}
 }

@@ -21,6 +21,7 @@ import dev.interlace.runtime.stream.DecodeResult;
 import dev.interlace.runtime.stream.FieldError;
 import dev.interlace.runtime.stream.StreamCatalog;
 import dev.interlace.runtime.stream.StreamDescriptor;
+import dev.interlace.runtime.stream.StreamPartitions;
 import dev.interlace.runtime.stream.StreamEvent;
 import dev.interlace.runtime.warehouse.Warehouse;
 import jakarta.inject.Inject;
@@ -55,6 +56,9 @@ public final class Publisher {
     private final RecentEvents recent;
     /** Streams currently refusing publishes with 429: a system record marks each change. */
     private final java.util.Set<String> backpressured = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    /** The partition choosers of partitioned streams (round robin for keyless events), by stream. */
+    private final java.util.Map<String, StreamPartitions.Chooser> choosers =
+            new java.util.concurrent.ConcurrentHashMap<>();
 
     @Inject
     public Publisher(StreamCatalog catalog, EventLog log, IngestLimits limits, DiskSpace disk,
@@ -102,9 +106,18 @@ public final class Publisher {
         long violationCount = 0;
         int rejectedEvents = 0;
         int keyIndex = stream.idempotencyKeyIndex();
+        int partitionKeyIndex = stream.partitionKeyIndex();
+        int[] partitionOf = stream.partitioned() ? new int[events.size()] : null;
+        StreamPartitions.Chooser chooser = stream.partitioned()
+                ? choosers.computeIfAbsent(stream.name(), name -> new StreamPartitions.Chooser(stream.partitions()))
+                : null;
         for (EventParser.ParsedEvent event : events) {
             if (event.result() instanceof DecodeResult.Valid<? extends StreamEvent> valid) {
                 String key = keyIndex < 0 ? null : IdempotencyKeys.canonical(valid.event().value(keyIndex));
+                if (chooser != null) {
+                    partitionOf[entries.size()] = chooser.partition(partitionKeyIndex < 0 ? key
+                            : IdempotencyKeys.canonical(valid.event().value(partitionKeyIndex)));
+                }
                 entries.add(new AppendRequest.Event(event.payload(), key));
                 quarantineErrors.add(List.of());
             } else if (event.result() instanceof DecodeResult.Invalid<? extends StreamEvent> invalid) {
@@ -142,19 +155,18 @@ public final class Publisher {
         }
 
         long receivedAtMicros = EpochMicros.of(receivedAt);
+        if (partitionOf != null) {
+            // Quarantined events of a partitioned stream are kept with partition 0 (partitionOf is 0 for them).
+            return new PartitionedPublish(this, stream, requestId, receivedAtMicros, caller, trace, events,
+                    quarantineErrors).publish(entries, partitionOf);
+        }
         AppendRequest request = new AppendRequest(stream.name(), requestId, receivedAtMicros,
                 stream.schemaVersion(), entries, caller.keyId(), caller.keyName(), trace.traceId());
         // The outcome (and the answer after it) is built on the thread that completes the append — never the log's
         // writer, by the log's contract — so that no worker is woken up just to build a few hundred bytes; the answer
         // of a request with many events (a verbose one lists them all) is built on a worker, so that it never holds up
         // the answers of the requests committed after it.
-        long handedOverMicros = micros();
-        CompletableFuture<AppendResult> appended = Deadlines.within(log.append(request), APPEND_TIMEOUT_SECONDS,
-                TimeUnit.SECONDS).whenComplete((result, failure) -> {
-                    if (result instanceof AppendResult.Committed) {
-                        trace.logged(handedOverMicros, micros());
-                    }
-                });
+        CompletableFuture<AppendResult> appended = append(request, trace);
         java.util.function.BiFunction<AppendResult, Throwable, PublishOutcome> decide = (result, failure) ->
                 failure == null ? outcome(stream, request, result, events, quarantineErrors)
                         : unavailable(requestId, failure);
@@ -173,7 +185,23 @@ public final class Publisher {
         return log.appendReturnsAtOnce();
     }
 
-    private PublishOutcome unavailable(String requestId, Throwable failure) {
+    /** Appends one request to the log, within the commit deadline, telling the trace once it is committed. */
+    CompletableFuture<AppendResult> append(AppendRequest request, Tracing.PublishTrace trace) {
+        long handedOverMicros = micros();
+        return Deadlines.within(log.append(request), APPEND_TIMEOUT_SECONDS, TimeUnit.SECONDS)
+                .whenComplete((result, failure) -> {
+                    if (result instanceof AppendResult.Committed) {
+                        trace.logged(handedOverMicros, micros());
+                    }
+                });
+    }
+
+    /** The executor answers of many events are built on. */
+    java.util.concurrent.Executor answering() {
+        return workers.executor();
+    }
+
+    PublishOutcome unavailable(String requestId, Throwable failure) {
         Throwable cause = failure instanceof java.util.concurrent.CompletionException && failure.getCause() != null
                 ? failure.getCause() : failure;
         if (cause instanceof TimeoutException) {
@@ -191,7 +219,7 @@ public final class Publisher {
         throw new IllegalStateException("the stream log failed unexpectedly", cause);
     }
 
-    private PublishOutcome outcome(StreamDescriptor stream, AppendRequest request, AppendResult result,
+    PublishOutcome outcome(StreamDescriptor stream, AppendRequest request, AppendResult result,
             List<EventParser.ParsedEvent> events, List<List<FieldError>> quarantineErrors) {
         String requestId = request.requestId();
         if (result instanceof Backpressure backpressure) {
@@ -234,7 +262,7 @@ public final class Publisher {
                 payloadBytes += events.get(i).payload().length;
             }
         }
-        recent.add(stream.name(), rows, payloadBytes, request.traceId());
+        recent.add(request.stream(), rows, payloadBytes, request.traceId());
     }
 
     /**

@@ -19,7 +19,7 @@ public final class DedupMetrics {
     /** The log through a provider: the gauges are registered while the injector is built, before the log opens. */
     @Inject
     DedupMetrics(MeterRegistry registry, StreamCatalog catalog, Provider<EventLog> log) {
-        for (StreamDescriptor stream : catalog.streams()) {
+        for (StreamDescriptor stream : catalog.logStreams()) {
             if (stream.idempotencyKey() == null) {
                 continue;
             }

@@ -121,6 +121,14 @@ public interface EventLog extends AutoCloseable {
         return latest(stream, limit, Long.MAX_VALUE);
     }
 
+    /**
+     * The names of the (log) streams the log holds, registered in this process or not: at start-up, before
+     * {@link #register}, what earlier runs created. This default answers the streams {@link #heads()} knows.
+     */
+    default java.util.Set<String> knownStreams() {
+        return heads().keySet();
+    }
+
     /** The current head, quarantine head and earliest available offset of every registered stream. */
     Map<String, StreamHead> heads();
 

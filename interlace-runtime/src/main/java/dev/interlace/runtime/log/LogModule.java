@@ -40,7 +40,7 @@ public final class LogModule extends AbstractModule {
     @Singleton
     LogSettings settings(InterlaceConfig config, StreamCatalog catalog) {
         LogSettings defaults = LogSettings.defaults(config.maxPending());
-        int keyedStreams = (int) catalog.streams().stream().filter(stream -> stream.idempotencyKey() != null).count();
+        int keyedStreams = (int) catalog.logStreams().stream().filter(stream -> stream.idempotencyKey() != null).count();
         return new LogSettings(defaults.maxPending(), defaults.walCapBytes(), defaults.maxGroupRequests(),
                 config.keepsRecords()).withDedup(DedupIndex.Settings.forHeap(
                         Runtime.getRuntime().maxMemory() / DEDUP_HEAP_FRACTION, keyedStreams));

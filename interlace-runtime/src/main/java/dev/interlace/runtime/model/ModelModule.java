@@ -64,7 +64,21 @@ public final class ModelModule extends AbstractModule {
             return Optional.empty();
         }
         Set<String> streams = catalog.streams().stream().map(StreamDescriptor::name).collect(Collectors.toSet());
-        return Optional.of(ModelGraph.build(definitions, streams, warehouse.get()));
+        ModelGraph graph = ModelGraph.build(definitions, streams, warehouse.get());
+        for (ModelDefinition model : graph.inOrder()) {
+            if (model.materialise() != dev.interlace.annotations.Materialise.INCREMENTAL) {
+                continue;
+            }
+            for (String stream : graph.streamsReadBy(model.name())) {
+                if (catalog.find(stream).map(StreamDescriptor::partitioned).orElse(false)) {
+                    // Not built yet: an incremental model's deltas are offset ranges of one log stream.
+                    throw new ModelException(model.source() + ": incremental model " + model.name() + " reads"
+                            + " stream " + stream + ", which has several partitions; incremental models over a"
+                            + " partitioned stream are not supported yet, so make it a table or a view");
+                }
+            }
+        }
+        return Optional.of(graph);
     }
 
     @Provides

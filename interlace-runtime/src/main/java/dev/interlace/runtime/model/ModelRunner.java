@@ -1,5 +1,7 @@
 package dev.interlace.runtime.model;
 
+import dev.interlace.runtime.stream.StreamPartitions;
+
 import dev.interlace.runtime.ops.ComponentHealth;
 import dev.interlace.runtime.ops.FatalErrors;
 
@@ -125,7 +127,8 @@ public final class ModelRunner implements AutoCloseable {
      * run of this process).
      */
     public long modelsCaughtUp(String stream) {
-        return graph.affectedByStream(stream).isEmpty() ? Long.MAX_VALUE : caughtUp.getOrDefault(stream, 0L);
+        return graph.affectedByStream(StreamPartitions.streamOf(stream)).isEmpty() ? Long.MAX_VALUE
+                : caughtUp.getOrDefault(stream, 0L);
     }
 
     /** Called after a flush committed new rows of {@code stream}. */
@@ -138,7 +141,8 @@ public final class ModelRunner implements AutoCloseable {
      * triggers (or joins) records.
      */
     public void streamFlushed(String stream, long watermark, TraceIds traces) {
-        Set<String> affected = graph.affectedByStream(stream);
+        // A partition's flush (log stream orders__p1) runs the models of its stream; the trigger names the partition.
+        Set<String> affected = graph.affectedByStream(StreamPartitions.streamOf(stream));
         if (!affected.isEmpty()) {
             trigger(Trigger.flushed(stream, watermark), affected, traces);
         }

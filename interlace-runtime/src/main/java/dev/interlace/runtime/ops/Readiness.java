@@ -92,7 +92,7 @@ public final class Readiness {
         long nowMicros = EpochMicros.now(clock);
         List<FailingFlush> failing = new ArrayList<>();
         List<String> failingBriefly = new ArrayList<>();
-        for (StreamDescriptor stream : catalog.streams()) {
+        for (StreamDescriptor stream : catalog.logStreams()) {
             FlushStatus status = flusher.status(stream.name());
             if (status.failing() && nowMicros - status.failingSinceMicros() < failingThresholdMicros) {
                 failingBriefly.add(stream.name());

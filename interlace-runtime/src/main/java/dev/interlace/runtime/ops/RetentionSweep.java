@@ -123,7 +123,7 @@ public final class RetentionSweep implements AutoCloseable {
                         + " publish records and " + flushes + " flush records past the record retention"));
             }
         }
-        for (StreamDescriptor stream : catalog.streams()) {
+        for (StreamDescriptor stream : catalog.logStreams()) {
             if (stream.retentionMillis().isEmpty()) {
                 continue;
             }

@@ -1,5 +1,6 @@
 package dev.interlace.runtime.stream;
 
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -45,6 +46,26 @@ public final class StreamCatalog {
     /** The streams ordered by name. */
     public Collection<StreamDescriptor> streams() {
         return byName.values();
+    }
+
+    /**
+     * Every log stream of every stream, ordered by stream then partition: a stream with one partition is one log
+     * stream of its own name ({@link StreamPartitions}).
+     */
+    public List<StreamDescriptor> logStreams() {
+        List<StreamDescriptor> all = new ArrayList<>();
+        for (StreamDescriptor stream : byName.values()) {
+            all.addAll(stream.logStreams());
+        }
+        return all;
+    }
+
+    /** The descriptor of log stream {@code name} (a stream's own name is its partition 0), if declared. */
+    public Optional<StreamDescriptor> findLogStream(String name) {
+        StreamDescriptor stream = byName.get(StreamPartitions.streamOf(name));
+        int partition = StreamPartitions.partitionOf(name);
+        return stream == null || partition >= stream.partitions() ? Optional.empty()
+                : Optional.of(stream.logStream(partition));
     }
 
     /** The stream called {@code name}, if declared. */

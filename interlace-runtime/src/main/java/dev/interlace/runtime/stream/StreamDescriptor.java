@@ -20,6 +20,11 @@ import java.util.regex.Pattern;
  * @param schemaVersion a fingerprint of the canonical schema; it changes whenever a column changes
  * @param declaredBy the fully qualified name of the annotated class, for messages
  * @param decoder the generated decoder of this schema
+ * @param partitions how many partitions the stream has (1: one log, as a stream always had)
+ * @param partitionKey the column choosing a keyless stream's partition, or {@code null} (round robin)
+ * @param partition which partition this descriptor describes: 0 for the stream itself (whose log stream is its
+ *     name); p &ge; 1 for the descriptor of partition p's log stream ({@link #logStream(int)}), whose
+ *     {@link #name()} is that log stream's name and whose {@link #stream()} is the declared stream's
  */
 public record StreamDescriptor(
         String name,
@@ -30,19 +35,34 @@ public record StreamDescriptor(
         SchemaDrift onSchemaDrift,
         String schemaVersion,
         String declaredBy,
-        EventDecoder<? extends StreamEvent> decoder) {
+        EventDecoder<? extends StreamEvent> decoder,
+        int partitions,
+        String partitionKey,
+        int partition) {
 
     /** What a stream name must look like (and it must not contain {@code __}, kept for derived tables). */
     public static final Pattern NAME = Column.NAME;
 
     /** Columns every stream table has after the declared ones; a schema may not declare them. */
-    public static final List<String> RESERVED_COLUMNS = List.of("_offset", "_ingested_at", "_request_id");
+    public static final List<String> RESERVED_COLUMNS =
+            List.of("_offset", "_ingested_at", "_request_id", "_partition");
 
     public StreamDescriptor {
         Objects.requireNonNull(name, "name");
-        if (!NAME.matcher(name).matches() || name.contains("__")) {
+        String declared = StreamPartitions.streamOf(name);
+        if (!NAME.matcher(declared).matches() || declared.contains("__")
+                || StreamPartitions.partitionOf(name) != partition) {
             throw new IllegalArgumentException("stream name \"" + name + "\" must match " + NAME.pattern()
                     + " without \"__\"");
+        }
+        if (partitions < 1 || partitions > StreamPartitions.MAX || partition < 0 || partition >= partitions) {
+            throw new IllegalArgumentException("stream " + declared + " declares " + partitions + " partitions;"
+                    + " a stream has 1 to " + StreamPartitions.MAX);
+        }
+        if (partitionKey != null && (idempotencyKey != null
+                || columns.stream().noneMatch(c -> c.name().equals(partitionKey)))) {
+            throw new IllegalArgumentException("partition key " + partitionKey + " of " + declared + " must be a"
+                    + " column, and only of a stream without an idempotency key");
         }
         columns = List.copyOf(columns);
         if (columns.isEmpty()) {
@@ -58,9 +78,46 @@ public record StreamDescriptor(
         }
     }
 
-    /** The warehouse table, {@code streams.<name>}. */
+    /** The warehouse table, {@code streams.<name>} (the declared stream's, for every partition). */
     public String table() {
-        return "streams." + name;
+        return "streams." + stream();
+    }
+
+    /** The declared stream's name: the URL segment and the table's name; {@link #name()} for partition 0. */
+    public String stream() {
+        return partition == 0 ? name : StreamPartitions.streamOf(name);
+    }
+
+    /** Whether the stream has more than one partition (its table then has a {@code _partition} column). */
+    public boolean partitioned() {
+        return partitions > 1;
+    }
+
+    /**
+     * The descriptor of partition {@code p}'s log stream: this one for 0, else the same stream named
+     * {@link StreamPartitions#logStream(String, int)}.
+     */
+    public StreamDescriptor logStream(int p) {
+        if (p == partition) {
+            return this;
+        }
+        String declared = stream();
+        return new StreamDescriptor(StreamPartitions.logStream(declared, p), columns, idempotencyKey, retention,
+                retentionMillis, onSchemaDrift, schemaVersion, declaredBy, decoder, partitions, partitionKey, p);
+    }
+
+    /** The descriptors of every partition's log stream, partition 0 (this stream's own name) first. */
+    public List<StreamDescriptor> logStreams() {
+        List<StreamDescriptor> all = new ArrayList<>(partitions);
+        for (int p = 0; p < partitions; p++) {
+            all.add(logStream(p));
+        }
+        return all;
+    }
+
+    /** The position of the partition key among the columns, or -1 when there is none. */
+    public int partitionKeyIndex() {
+        return partitionKey == null ? -1 : columnNames().indexOf(partitionKey);
     }
 
     /** The column names in declaration order. */
@@ -102,6 +159,8 @@ public record StreamDescriptor(
         private String schemaVersion;
         private String declaredBy;
         private EventDecoder<? extends StreamEvent> decoder;
+        private int partitions = 1;
+        private String partitionKey;
 
         private Builder(String name) {
             this.name = name;
@@ -128,6 +187,18 @@ public record StreamDescriptor(
             return this;
         }
 
+        /** How many partitions (1 to {@link StreamPartitions#MAX}). */
+        public Builder partitions(int count) {
+            this.partitions = count;
+            return this;
+        }
+
+        /** The column choosing a keyless stream's partition. */
+        public Builder partitionKey(String column) {
+            this.partitionKey = column;
+            return this;
+        }
+
         public Builder onSchemaDrift(SchemaDrift policy) {
             this.onSchemaDrift = policy;
             return this;
@@ -150,7 +221,7 @@ public record StreamDescriptor(
 
         public StreamDescriptor build() {
             return new StreamDescriptor(name, columns, idempotencyKey, retention, retentionMillis, onSchemaDrift,
-                    schemaVersion, declaredBy, decoder);
+                    schemaVersion, declaredBy, decoder, partitions, partitionKey, 0);
         }
     }
 }

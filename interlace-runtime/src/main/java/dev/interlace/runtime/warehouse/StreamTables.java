@@ -72,14 +72,18 @@ public interface StreamTables {
             return quarantine ? "quarantine" : "events";
         }
 
-        /** The key in {@code streams._watermarks}: the stream name, or {@code <name>__quarantine}. */
+        /**
+         * The key in {@code streams._watermarks}: the (log) stream's name, or {@code <name>__quarantine}; each
+         * partition of a stream has its own ({@code orders__p1}).
+         */
         public String key() {
             return quarantine ? stream + "__quarantine" : stream;
         }
 
-        /** The table name inside schema {@code streams}. */
+        /** The table name inside schema {@code streams}: the declared stream's, whichever partition this is. */
         public String table() {
-            return key();
+            String declared = dev.interlace.runtime.stream.StreamPartitions.streamOf(stream);
+            return quarantine ? declared + "__quarantine" : declared;
         }
     }
 

@@ -57,8 +57,8 @@ final class DuckDbStreamTables implements StreamTables {
         DuckDBConnection c = connections.borrow();
         try (Statement statement = c.createStatement()) {
             migrate(c, stream);
-            layouts.put(stream.name(), layout(c, stream.name()));
-            declaredColumns.put(stream.name(), Set.copyOf(stream.columnNames()));
+            layouts.put(stream.stream(), layout(c, stream.stream()));
+            declaredColumns.put(stream.stream(), Set.copyOf(stream.columnNames()));
             statement.execute("CREATE TABLE IF NOT EXISTS " + Sql.streamsTable(Target.quarantine(stream.name()).table())
                     + " (_seq BIGINT NOT NULL, _ingested_at TIMESTAMP NOT NULL, _request_id VARCHAR NOT NULL,"
                     + " payload JSON NOT NULL, errors JSON NOT NULL)");
@@ -73,7 +73,7 @@ final class DuckDbStreamTables implements StreamTables {
             return new Positions(watermark(c, Target.events(stream.name())),
                     watermark(c, Target.quarantine(stream.name())));
         } catch (SQLException e) {
-            throw new WarehouseException("cannot prepare the tables of stream " + stream.name() + ": "
+            throw new WarehouseException("cannot prepare the tables of stream " + stream.stream() + ": "
                     + e.getMessage(), e);
         } finally {
             connections.release(c);
@@ -85,15 +85,17 @@ final class DuckDbStreamTables implements StreamTables {
      * when nullable; anything else (a removed or retyped column, a new {@code not null} column) stops start-up.
      */
     private void migrate(DuckDBConnection c, StreamDescriptor stream) throws SQLException {
-        Map<String, String[]> existing = columns(c, stream.name());
-        String table = Sql.streamsTable(stream.name());
+        Map<String, String[]> existing = columns(c, stream.stream());
+        String table = Sql.streamsTable(stream.stream());
         if (existing.isEmpty()) {
             StringBuilder create = new StringBuilder("CREATE TABLE ").append(table).append(" (");
             for (Column column : stream.columns()) {
                 create.append(Sql.quote(column.name())).append(' ').append(column.sqlType())
                         .append(column.notNull() ? " NOT NULL" : "").append(", ");
             }
-            create.append("_offset BIGINT NOT NULL, _ingested_at TIMESTAMP NOT NULL, _request_id VARCHAR NOT NULL)");
+            create.append("_offset BIGINT NOT NULL, ")
+                    .append(stream.partitioned() ? "_partition INTEGER NOT NULL, " : "")
+                    .append("_ingested_at TIMESTAMP NOT NULL, _request_id VARCHAR NOT NULL)");
             try (Statement statement = c.createStatement()) {
                 statement.execute(create.toString());
             }
@@ -127,17 +129,25 @@ final class DuckDbStreamTables implements StreamTables {
             }
         }
         if (!problems.isEmpty()) {
-            throw new MigrationException("stream " + stream.name() + " (" + stream.declaredBy() + ") cannot be"
+            throw new MigrationException("stream " + stream.stream() + " (" + stream.declaredBy() + ") cannot be"
                     + " migrated automatically: " + String.join("; ", problems));
+        }
+        if (stream.partitioned() && !existing.containsKey(PARTITION_COLUMN)) {
+            // A table made before its stream was partitioned (its log since recreated): its rows are partition 0's.
+            try (Statement statement = c.createStatement()) {
+                statement.execute("ALTER TABLE " + table + " ADD COLUMN " + PARTITION_COLUMN + " INTEGER DEFAULT 0");
+            }
+            migrations.add("stream " + stream.stream() + ": added column " + PARTITION_COLUMN + " (0 for its rows)"
+                    + " to streams." + stream.stream());
         }
         for (Column column : added) {
             try (Statement statement = c.createStatement()) {
                 statement.execute("ALTER TABLE " + table + " ADD COLUMN " + Sql.quote(column.name()) + " "
                         + column.sqlType());
             }
-            LOG.info("stream " + stream.name() + ": added column " + column.name() + " " + column.sqlType());
-            migrations.add("stream " + stream.name() + ": added column " + column.name() + " " + column.sqlType()
-                    + " to streams." + stream.name());
+            LOG.info("stream " + stream.stream() + ": added column " + column.name() + " " + column.sqlType());
+            migrations.add("stream " + stream.stream() + ": added column " + column.name() + " " + column.sqlType()
+                    + " to streams." + stream.stream());
         }
     }
 
@@ -237,9 +247,9 @@ final class DuckDbStreamTables implements StreamTables {
     @Override
     public void append(StreamDescriptor stream, Target target, long fencingToken, long expectedWatermark,
             long newWatermark, List<Row> rows, FlushRecord record) {
-        Map<String, String> layout = target.quarantine() ? Map.of() : layouts.get(stream.name());
+        Map<String, String> layout = target.quarantine() ? Map.of() : layouts.get(stream.stream());
         if (layout == null) {
-            throw new WarehouseException("stream " + stream.name() + " was not prepared", null);
+            throw new WarehouseException("stream " + stream.stream() + " was not prepared", null);
         }
         if (!target.quarantine() && stream.onSchemaDrift() == SchemaDrift.EVOLVE) {
             layout = evolve(stream, rows);
@@ -281,7 +291,11 @@ final class DuckDbStreamTables implements StreamTables {
                         appender.append((String) row.values().get(1));
                     } else {
                         for (int i = 0; i < sources.length; i++) {
-                            appendColumn(appender, row, sources[i], names[i], types[i]);
+                            if (sources[i] == PARTITION) {
+                                appender.append(stream.partition());
+                            } else {
+                                appendColumn(appender, row, sources[i], names[i], types[i]);
+                            }
                         }
                     }
                     appender.endRow();
@@ -322,6 +336,9 @@ final class DuckDbStreamTables implements StreamTables {
     private static final int INGESTED_AT = -2;
     private static final int REQUEST_ID = -3;
     private static final int EVOLVED = -4;
+    private static final int PARTITION = -5;
+    /** The column of a partitioned stream's table saying which partition (log stream) a row came from. */
+    private static final String PARTITION_COLUMN = "_partition";
 
     /** Where a column's cells come from: a declared column's index, or one of the negative kinds above. */
     private static int source(String column, Map<String, Integer> declared) {
@@ -333,6 +350,7 @@ final class DuckDbStreamTables implements StreamTables {
             case "_offset" -> OFFSET;
             case "_ingested_at" -> INGESTED_AT;
             case "_request_id" -> REQUEST_ID;
+            case PARTITION_COLUMN -> PARTITION;
             default -> EVOLVED;
         };
     }
@@ -365,7 +383,7 @@ final class DuckDbStreamTables implements StreamTables {
                         EvolvedTypes.infer(field.getValue())));
             }
         }
-        LinkedHashMap<String, String> layout = layouts.get(stream.name());
+        LinkedHashMap<String, String> layout = layouts.get(stream.stream());
         List<String> changes = new ArrayList<>();
         for (Map.Entry<String, String> field : needed.entrySet()) {
             String column = field.getKey();
@@ -390,11 +408,11 @@ final class DuckDbStreamTables implements StreamTables {
         try (Statement statement = c.createStatement()) {
             for (String change : changes) {
                 listener.beforeAlter(stream.table(), change);
-                statement.execute("ALTER TABLE " + Sql.streamsTable(stream.name()) + " " + change);
-                LOG.info("stream " + stream.name() + " evolved: " + change);
+                statement.execute("ALTER TABLE " + Sql.streamsTable(stream.stream()) + " " + change);
+                LOG.info("stream " + stream.stream() + " evolved: " + change);
             }
-            LinkedHashMap<String, String> updated = layout(c, stream.name());
-            layouts.put(stream.name(), updated);
+            LinkedHashMap<String, String> updated = layout(c, stream.stream());
+            layouts.put(stream.stream(), updated);
             return updated;
         } catch (SQLException e) {
             throw new WarehouseException("evolving " + stream.table() + " failed: " + e.getMessage(), e);
