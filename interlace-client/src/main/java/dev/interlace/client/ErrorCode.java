@@ -31,6 +31,8 @@ public enum ErrorCode {
     INVALID_LEASE(400, "a lease request is malformed"),
     INVALID_COMMIT(400, "a commit request is malformed"),
     INVALID_POSITION(400, "an Interlace-After header is not a list of positions"),
+    PARTITION_REQUIRED(400, "the stream has several partitions and the request names none"),
+    PARTITIONS_NOT_SUPPORTED(400, "the route does not support a stream with several partitions yet"),
     INVALID_BACKUP(400, "a backup request is malformed, or names a relative path or a directory that is not empty"),
     UNAUTHORIZED(401, "no valid API key"),
     CLUSTER_AUTH_FAILED(401, "a forwarded request's signature is not valid"),

@@ -18,9 +18,14 @@ interface Access {
     /** Only an admin key: granting a consumer group to a key. */
     Access ADMIN = path -> List.of(Scope.of(Scope.Kind.ADMIN));
     /** {@code publish} or {@code publish:<stream>}, the stream being the first path parameter. */
-    Access PUBLISH_TO_STREAM = path -> List.of(Scope.publish(path.get(0)));
+    Access PUBLISH_TO_STREAM = path -> List.of(Scope.publish(stream(path)));
     /** {@code consume} or {@code consume:<stream>}: leases and commits. */
-    Access CONSUME_STREAM = path -> List.of(Scope.consume(path.get(0)));
+    Access CONSUME_STREAM = path -> List.of(Scope.consume(stream(path)));
     /** Reading a stream's events or consumer list: {@code read}, or consuming that stream. */
-    Access READ_OR_CONSUME_STREAM = path -> List.of(Scope.of(Scope.Kind.READ), Scope.consume(path.get(0)));
+    Access READ_OR_CONSUME_STREAM = path -> List.of(Scope.of(Scope.Kind.READ), Scope.consume(stream(path)));
+
+    /** The stream a scope names: the declared stream, whichever of its partitions the route was resolved to. */
+    private static String stream(List<String> path) {
+        return dev.interlace.runtime.stream.StreamPartitions.streamOf(path.get(0));
+    }
 }

@@ -43,7 +43,7 @@ import java.util.regex.Pattern;
 final class ConsumerRoutes implements RouteSet {
 
     static final int MAX_EVENTS = 1000;
-    private static final Set<String> EVENT_FILTERS = Set.of("after", "limit", "wait_ms");
+    private static final Set<String> EVENT_FILTERS = Set.of("after", "limit", "wait_ms", PartitionParameter.NAME);
     static final long MAX_WAIT_MS = 30_000;
     static final long DEFAULT_TTL_MS = 30_000;
     static final long MAX_TTL_MS = 3_600_000;
@@ -76,18 +76,25 @@ final class ConsumerRoutes implements RouteSet {
 
     @Override
     public void register(List<Route> routes) {
-        routes.add(Route.async("GET", "/streams/{name}/events", Access.READ_OR_CONSUME_STREAM, this::events));
-        routes.add(Route.blocking("GET", "/streams/{name}/consumers", Access.READ_OR_CONSUME_STREAM, this::consumers));
+        routes.add(Route.async("GET", "/streams/{name}/events", Access.READ_OR_CONSUME_STREAM, this::events)
+                .partitions(Route.Partitions.EACH));
+        routes.add(Route.blocking("GET", "/streams/{name}/consumers", Access.READ_OR_CONSUME_STREAM, this::consumers)
+                .partitions(Route.Partitions.EACH));
         routes.add(Route.blocking("GET", "/streams/{name}/consumers/{group}", Access.READ_OR_CONSUME_STREAM,
-                this::position));
+                this::position)
+                .partitions(Route.Partitions.EACH));
         routes.add(Route.blocking("POST", "/streams/{name}/consumers/{group}/lease",
-                Access.CONSUME_STREAM, this::lease).placedOn(Route.Placement.SEQUENCER));
+                Access.CONSUME_STREAM, this::lease).placedOn(Route.Placement.SEQUENCER)
+                .partitions(Route.Partitions.EACH));
         routes.add(Route.blocking("POST", "/streams/{name}/consumers/{group}/commit",
-                Access.CONSUME_STREAM, this::commit).placedOn(Route.Placement.SEQUENCER));
+                Access.CONSUME_STREAM, this::commit).placedOn(Route.Placement.SEQUENCER)
+                .partitions(Route.Partitions.EACH));
         routes.add(Route.blocking("POST", "/streams/{name}/consumers/{group}/release",
-                Access.CONSUME_STREAM, this::release).placedOn(Route.Placement.SEQUENCER));
+                Access.CONSUME_STREAM, this::release).placedOn(Route.Placement.SEQUENCER)
+                .partitions(Route.Partitions.EACH));
         routes.add(Route.blocking("POST", "/streams/{name}/consumers/{group}/grant",
-                Access.ADMIN, this::grant).placedOn(Route.Placement.SEQUENCER));
+                Access.ADMIN, this::grant).placedOn(Route.Placement.SEQUENCER)
+                .partitions(Route.Partitions.EACH));
     }
 
     /** The stream's head; refuses 404 when there is no such stream. */
@@ -223,7 +230,7 @@ final class ConsumerRoutes implements RouteSet {
 
     private HttpAnswer consumers(HttpRequest request, List<String> path, String requestId) throws IOException {
         StreamHead head = head(path.get(0), requestId);
-        ListQuery.of(request, requestId, Set.of());
+        ListQuery.of(request, requestId, Set.of(PartitionParameter.NAME));
         long now = micros();
         ObjectNode body = HttpResponses.JSON.createObjectNode();
         ArrayNode consumers = body.putArray("consumers");
@@ -240,7 +247,7 @@ final class ConsumerRoutes implements RouteSet {
     /** One group's position, as the listing shows it. */
     private HttpAnswer position(HttpRequest request, List<String> path, String requestId) throws IOException {
         StreamHead head = head(path.get(0), requestId);
-        ListQuery.of(request, requestId, Set.of());
+        ListQuery.of(request, requestId, Set.of(PartitionParameter.NAME));
         Leases.Group group = group(path.get(0), path.get(1));
         if (group == null) {
             return HttpResponses.error(ErrorCode.UNKNOWN_GROUP, "stream " + path.get(0) + " has no consumer group \""

@@ -51,10 +51,13 @@ public final class HttpApi implements HttpDispatcher {
     private volatile boolean draining;
     private boolean started;
 
+    private final PartitionParameter partitionParameter;
+
     @Inject
     HttpApi(RequestIds requestIds, RefusedRequests refused, Clock clock, Workers workers, HttpTransport transport,
             Gate gate, Set<RouteSet> routeSets, ConsumerRoutes consumers, SqlRoutes sql, Forwarding forwarding,
-            ReadAfter readAfter) {
+            ReadAfter readAfter, PartitionParameter partitionParameter) {
+        this.partitionParameter = partitionParameter;
         this.readAfter = readAfter;
         this.requestIds = requestIds;
         this.refused = refused;
@@ -198,6 +201,11 @@ public final class HttpApi implements HttpDispatcher {
                 continue;
             }
             if (route.method().equals(request.method())) {
+                try {
+                    parameters = partitionParameter.resolve(route, parameters, request, requestId);
+                } catch (Refusal refusal) {
+                    return CompletableFuture.completedFuture(refusal.answer());
+                }
                 return then.serve(route, parameters);
             }
             allowed.add(route.method());

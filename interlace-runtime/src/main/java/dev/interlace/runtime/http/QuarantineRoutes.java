@@ -62,7 +62,7 @@ final class QuarantineRoutes implements RouteSet {
                 pageSlots.render("the quarantine of " + path.get(0), requestId,
                         () -> list(request, path, requestId))));
         routes.add(Route.async("POST", "/streams/{name}/quarantine/replay", Access.OPERATE, this::replay)
-                .placedOn(Route.Placement.SEQUENCER));
+                .placedOn(Route.Placement.SEQUENCER).partitions(Route.Partitions.NOT_YET));
     }
 
     private HttpAnswer list(HttpRequest request, List<String> path, String requestId) throws IOException {

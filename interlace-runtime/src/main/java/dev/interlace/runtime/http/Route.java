@@ -15,7 +15,30 @@ import java.util.function.Predicate;
  * @param placement which node of a cluster serves it: any node, the stream's sequencer, or the warehouse's node
  */
 record Route(String method, String pattern, Access access, Handler handler, Predicate<HttpRequest> inline,
-        Placement placement) {
+        Placement placement, Partitions partitions) {
+
+    /** What a route that names a stream ({@code {name}} first) does with a stream of several partitions. */
+    enum Partitions {
+        /** The route serves the stream as a whole (or names no stream). */
+        WHOLE,
+        /**
+         * The route serves one partition, named by {@code partition=} (0 when the stream has one; required when it
+         * has several): the router hands it the partition's log stream as the stream parameter.
+         */
+        EACH,
+        /** The route does not support a stream of several partitions yet: 400 {@code partitions_not_supported}. */
+        NOT_YET
+    }
+
+    Route(String method, String pattern, Access access, Handler handler, Predicate<HttpRequest> inline,
+            Placement placement) {
+        this(method, pattern, access, handler, inline, placement, Partitions.WHOLE);
+    }
+
+    /** This route, serving a partitioned stream as {@code how} says. */
+    Route partitions(Partitions how) {
+        return new Route(method, pattern, access, handler, inline, placement, how);
+    }
 
     private static final Predicate<HttpRequest> ALWAYS = request -> true;
     private static final Predicate<HttpRequest> NEVER = request -> false;
@@ -35,7 +58,7 @@ record Route(String method, String pattern, Access access, Handler handler, Pred
         if (inline == ALWAYS && where != Placement.ANY) {
             throw new IllegalArgumentException("an inline route is served where it arrives: " + pattern);
         }
-        return new Route(method, pattern, access, handler, inline, where);
+        return new Route(method, pattern, access, handler, inline, where, partitions);
     }
 
     /**
@@ -43,7 +66,7 @@ record Route(String method, String pattern, Access access, Handler handler, Pred
      * nor take long for them (and the route must not be forwarded: the router asks that on a worker).
      */
     Route inlineWhen(Predicate<HttpRequest> when) {
-        return new Route(method, pattern, access, handler, when, placement);
+        return new Route(method, pattern, access, handler, when, placement, partitions);
     }
 
     /** A route that answers when its work is done, without holding a thread meanwhile (publish, long polls). */

@@ -1,5 +1,7 @@
 package dev.interlace.runtime.http;
 
+import dev.interlace.runtime.stream.StreamPartitions;
+
 import dev.interlace.client.ErrorCode;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -71,6 +73,9 @@ final class StreamRoutes implements RouteSet {
         Map<String, StreamHead> heads = log.heads();
         TreeSet<String> names = new TreeSet<>(heads.keySet());
         catalog.streams().forEach(stream -> names.add(stream.name()));
+        // A declared stream's partitions p >= 1 are listed within it (by_partition), not as streams of their own.
+        names.removeIf(name -> StreamPartitions.partitionOf(name) > 0
+                && catalog.findLogStream(name).isPresent());
         ObjectNode body = HttpResponses.JSON.createObjectNode();
         ArrayNode streams = body.putArray("streams");
         for (String name : names) {
@@ -172,6 +177,8 @@ final class StreamRoutes implements RouteSet {
             }
             node.put("on_schema_drift", stream.onSchemaDrift().name().toLowerCase(Locale.ROOT));
             node.put("schema_version", stream.schemaVersion());
+            node.put("partitions", stream.partitions());
+            node.put("partition_key", stream.partitionKey());
         } else {
             node.set("schema", (JsonNode) null);
             node.putNull("idempotency_key");
@@ -179,7 +186,26 @@ final class StreamRoutes implements RouteSet {
             node.putNull("retention_ms");
             node.putNull("on_schema_drift");
             node.putNull("schema_version");
+            node.putNull("partitions");
+            node.putNull("partition_key");
         }
+        putPositions(node, name, head);
+        if (declared.isPresent() && declared.get().partitioned()) {
+            // The fields above are partition 0's; each partition's, partition 0's included, are listed here.
+            ArrayNode partitions = node.putArray("by_partition");
+            Map<String, StreamHead> heads = log.heads();
+            for (StreamDescriptor partition : declared.get().logStreams()) {
+                ObjectNode item = partitions.addObject();
+                item.put("partition", partition.partition());
+                item.put("log_stream", partition.name());
+                putPositions(item, partition.name(), heads.get(partition.name()));
+            }
+        }
+        return node;
+    }
+
+    /** The positions of one log stream (a stream, or one partition of it): heads, watermarks, its flush's state. */
+    private void putPositions(ObjectNode node, String name, StreamHead head) {
         long events = head == null ? 0 : head.head();
         long quarantined = head == null ? 0 : head.quarantineHead();
         WarehouseStandings.Standing standing = standings.of(name);
@@ -193,7 +219,7 @@ final class StreamRoutes implements RouteSet {
         node.put("flushed_watermark", standing.flushedWatermark());
         node.put("warehouse_lag", standing.lag());
         node.put("quarantined", quarantined);
-        node.put("declared", declared.isPresent());
+        node.put("declared", catalog.findLogStream(name).isPresent());
         sequencers.ifPresent(known -> node.put("sequencer", known.holder(name).orElse(null)));
         FlushStatus flush = flusher.status(name);
         node.put("flush_state", flush.state().wire());
@@ -203,6 +229,5 @@ final class StreamRoutes implements RouteSet {
         } else {
             node.putNull("flush_failing_since");
         }
-        return node;
     }
 }

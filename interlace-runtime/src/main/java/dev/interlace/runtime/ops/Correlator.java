@@ -16,6 +16,7 @@ import dev.interlace.runtime.records.ApiRecord;
 import dev.interlace.runtime.records.RefusedRequests;
 import dev.interlace.runtime.stream.StreamCatalog;
 import dev.interlace.runtime.stream.StreamDescriptor;
+import dev.interlace.runtime.stream.StreamPartitions;
 import jakarta.inject.Inject;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -190,13 +191,16 @@ public final class Correlator {
         } catch (IllegalArgumentException e) {
             return new InvalidKey(e.getMessage());
         }
-        long offset = log.offsetOfKey(streamName, canonical);
-        List<LogEntry> entries = offset == 0 ? List.of() : readQuietly(streamName, offset - 1, 1);
+        // The key's partition holds it: its log stream is what the match names (orders__p1 for partition 1).
+        String logStream = stream.get().logStream(StreamPartitions.partitionOfKey(canonical,
+                stream.get().partitions())).name();
+        long offset = log.offsetOfKey(logStream, canonical);
+        List<LogEntry> entries = offset == 0 ? List.of() : readQuietly(logStream, offset - 1, 1);
         if (entries.isEmpty()) {
-            return new UnknownKey(streamName, canonical);
+            return new UnknownKey(logStream, canonical);
         }
         String requestId = entries.get(0).requestId();
-        return correlate(requestId, Optional.of(new KeyMatch(streamName, canonical, offset, requestId)));
+        return correlate(requestId, Optional.of(new KeyMatch(logStream, canonical, offset, requestId)));
     }
 
     private Correlation correlate(String requestId, Optional<KeyMatch> key) {
