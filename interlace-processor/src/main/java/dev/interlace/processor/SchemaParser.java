@@ -23,7 +23,7 @@ final class SchemaParser {
         }
     }
 
-    static final List<String> RESERVED_COLUMNS = List.of("_offset", "_ingested_at", "_request_id", "_partition");
+    static final List<String> RESERVED_COLUMNS = List.of("_offset", "_ingested_at", "_request_id");
 
     private static final Pattern DECLARATION = Pattern.compile(
             "\\s*(\\S+)\\s+(decimal\\s*\\([^)]*\\)|\\S+)(.*)", Pattern.CASE_INSENSITIVE | Pattern.DOTALL);

@@ -1,0 +1,79 @@
+package dev.interlace.processor;
+
+import static com.google.testing.compile.CompilationSubject.assertThat;
+import static com.google.testing.compile.Compiler.javac;
+
+import com.google.testing.compile.Compilation;
+import com.google.testing.compile.JavaFileObjects;
+import javax.tools.JavaFileObject;
+import org.junit.jupiter.api.Test;
+
+/** {@code @Stream(partitions, partitionKey)}: the values the runtime cannot serve are compile errors. */
+class PartitionDiagnosticsTest {
+
+    private static JavaFileObject stream(String... annotationLines) {
+        String[] lines = new String[annotationLines.length + 4];
+        lines[0] = "package test;";
+        lines[1] = "import dev.interlace.annotations.Stream;";
+        lines[2] = "@Stream(name = \"payments\", schema = {\"payment_id string not null\", \"amount bigint\","
+                + " \"meta json\"},";
+        System.arraycopy(annotationLines, 0, lines, 3, annotationLines.length);
+        lines[lines.length - 1] = ") public final class Payments {}";
+        return JavaFileObjects.forSourceLines("test.Payments", lines);
+    }
+
+    private static Compilation compile(JavaFileObject source) {
+        return javac().withProcessors(new InterlaceProcessor()).compile(source);
+    }
+
+    @Test
+    void aPartitionedStreamCompilesAndItsDescriptorSaysSo() {
+        Compilation compilation = compile(stream("idempotencyKey = \"payment_id\", partitions = 8"));
+        assertThat(compilation).succeededWithoutWarnings();
+        assertThat(compilation).generatedSourceFile("test.PaymentsStream").contentsAsUtf8String()
+                .contains("stream.partitions(8);");
+        Compilation keyless = compile(stream("partitions = 3, partitionKey = \"payment_id\""));
+        assertThat(keyless).succeededWithoutWarnings();
+        assertThat(keyless).generatedSourceFile("test.PaymentsStream").contentsAsUtf8String()
+                .contains("stream.partitionKey(\"payment_id\");");
+    }
+
+    @Test
+    void oneIsTheDefaultAndGeneratesWhatItAlwaysDid() {
+        Compilation compilation = compile(stream("idempotencyKey = \"payment_id\""));
+        assertThat(compilation).succeededWithoutWarnings();
+        assertThat(compilation).generatedSourceFile("test.PaymentsStream").contentsAsUtf8String()
+                .doesNotContain("partition");
+    }
+
+    @Test
+    void aCountOutsideOneTo256IsAnErrorOnTheCount() {
+        for (String count : new String[] {"0", "-1", "257"}) {
+            JavaFileObject source = stream("partitions = " + count);
+            assertThat(compile(source)).hadErrorContaining("[InterlacePartitions] partitions = " + count
+                    + " is not valid: a stream has 1 to 256 partitions").inFile(source)
+                    .onLineContaining("partitions = " + count);
+        }
+        assertThat(compile(stream("partitions = 256"))).succeeded();
+    }
+
+    @Test
+    void aPartitionKeyMustBeAColumnThatCanBeHashedExactlyAndOnlyWithoutIdempotencyKey() {
+        JavaFileObject unknown = stream("partitions = 2, partitionKey = \"nope\"");
+        assertThat(compile(unknown)).hadErrorContaining("[InterlacePartitions] partitionKey \"nope\" is not a"
+                + " declared column").inFile(unknown).onLineContaining("partitionKey");
+        JavaFileObject json = stream("partitions = 2, partitionKey = \"meta\"");
+        assertThat(compile(json)).hadErrorContaining("partitionKey \"meta\" has type json");
+        JavaFileObject keyed = stream("idempotencyKey = \"payment_id\", partitions = 2,"
+                + " partitionKey = \"amount\"");
+        assertThat(compile(keyed)).hadErrorContaining("is not allowed with an idempotency key");
+    }
+
+    @Test
+    void underscorePartitionCannotBeDeclared() {
+        JavaFileObject source = JavaFileObjects.forSourceLines("test.Odd", "package test;",
+                "import dev.interlace.annotations.Stream;",
+                "@Stream(name = \"odd\", schema = {\"_partition bigint\"}) public final class Odd {}");
+        assertThat(compile(source)).hadErrorContaining("column name \"_partition\" is not valid");
+    }
+}
