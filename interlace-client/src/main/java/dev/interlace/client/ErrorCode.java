@@ -32,6 +32,7 @@ public enum ErrorCode {
     INVALID_COMMIT(400, "a commit request is malformed"),
     INVALID_POSITION(400, "an Interlace-After header is not a list of positions"),
     PARTITION_REQUIRED(400, "the stream has several partitions and the request names none"),
+    WRONG_PARTITION(400, "an event published to one partition belongs to another"),
     PARTITIONS_NOT_SUPPORTED(400, "the route does not support a stream with several partitions yet"),
     INVALID_BACKUP(400, "a backup request is malformed, or names a relative path or a directory that is not empty"),
     UNAUTHORIZED(401, "no valid API key"),

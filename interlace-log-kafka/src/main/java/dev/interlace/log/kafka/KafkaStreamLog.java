@@ -840,6 +840,11 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
     }
 
     @Override
+    public java.util.Set<String> knownStreams() {
+        return topics.streams();
+    }
+
+    @Override
     public Map<String, StreamHead> heads() {
         Map<String, StreamHead> heads = new TreeMap<>();
         for (String stream : registered) {

@@ -75,6 +75,35 @@ final class Topics {
         return new TopicPartition(prefix + stream + "__keys", 0);
     }
 
+    /**
+     * The streams (log streams: a partition p &ge; 1 of a stream is one of its own) whose events topic exists under
+     * this prefix, created by this node or any other, now or before.
+     */
+    java.util.Set<String> streams() {
+        java.util.Set<String> names;
+        try {
+            names = admin.listTopics().names().get(ADMIN_SECONDS, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new LogUnavailableException("interrupted while listing the Kafka cluster's topics", e);
+        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+            throw new LogUnavailableException("cannot list the Kafka cluster's topics: " + e.getMessage(), e);
+        }
+        java.util.Set<String> streams = new java.util.TreeSet<>();
+        for (String topic : names) {
+            if (!topic.startsWith(prefix) || topic.length() == prefix.length()) {
+                continue;
+            }
+            String stream = topic.substring(prefix.length());
+            // Stream names start with a letter (the log's own topics with "_"), and never hold the suffixes.
+            if (Character.isLetter(stream.charAt(0)) && !stream.endsWith("__quarantine")
+                    && !stream.endsWith("__keys")) {
+                streams.add(stream);
+            }
+        }
+        return streams;
+    }
+
     TopicPartition publishes() {
         return new TopicPartition(prefix + "_publishes", 0);
     }

@@ -1,5 +1,7 @@
 package dev.interlace.runtime.cluster;
 
+import dev.interlace.runtime.stream.StreamPartitions;
+
 import dev.interlace.client.ErrorCode;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -151,7 +153,9 @@ public final class SequencerConsumerGroups implements ConsumerGroups {
     }
 
     private Reply send(String node, String stream, String group, String operation, ObjectNode command) {
-        String path = "/streams/" + encode(stream) + "/consumers/" + encode(group) + "/" + operation;
+        // A log stream is a stream's partition: the route names the stream and the partition (0 for most).
+        String path = "/streams/" + encode(StreamPartitions.streamOf(stream)) + "/consumers/" + encode(group) + "/"
+                + operation + "?partition=" + StreamPartitions.partitionOf(stream);
         Peers.Request request;
         try {
             request = new Peers.Request("POST", path, "application/json", JSON.writeValueAsBytes(command),

@@ -62,13 +62,16 @@ final class Forwarding {
     private final WarehouseStandings standings;
     private final boolean enabled;
     private final Peers peers;
+    private final dev.interlace.runtime.stream.StreamCatalog catalog;
 
     /** Requests sent on to another node, per placement: how much of the traffic takes the fallback path. */
     private final java.util.Map<Route.Placement, Counter> forwards = new java.util.EnumMap<>(Route.Placement.class);
 
     @Inject
     Forwarding(InterlaceConfig config, Optional<Sequencers> sequencers, Optional<WarehouseNode> warehouse,
-            WarehouseStandings standings, Optional<ForwardSignature> signature, Peers peers, MeterRegistry registry) {
+            WarehouseStandings standings, Optional<ForwardSignature> signature, Peers peers, MeterRegistry registry,
+            dev.interlace.runtime.stream.StreamCatalog catalog) {
+        this.catalog = catalog;
         for (Route.Placement placement : List.of(Route.Placement.SEQUENCER, Route.Placement.WAREHOUSE)) {
             forwards.put(placement, Counter.builder("interlace.forwarded.requests")
                     .description("Requests this node sent on to the node that serves them (a stream's sequencer,"
@@ -103,7 +106,8 @@ final class Forwarding {
             String requestId) {
         String node = switch (route.placement()) {
             case ANY -> null;
-            case SEQUENCER -> sequencers.flatMap(placed -> placed.holder(parameters.get(0)))
+            case SEQUENCER -> sequenced(parameters.get(0), request).flatMap(stream ->
+                            sequencers.flatMap(placed -> placed.holder(stream)))
                     .filter(holder -> !WarehouseStandings.normalised(holder).equals(self)).orElse(null);
             case WAREHOUSE -> warehouseNode(request.header(ReadAfter.HEADER), requestId);
         };
@@ -127,6 +131,26 @@ final class Forwarding {
                 request.header("traceparent"), request.header("tracestate"), request.header(ReadAfter.HEADER));
         forwards.get(route.placement()).increment();
         return send(node, forwarded, route, request, requestId, new java.util.HashSet<>());
+    }
+
+    /**
+     * The log stream whose sequencer serves a request naming {@code stream}: itself (a stream of one partition, or a
+     * partition's log stream a route was resolved to), the partition {@code partition=} names, or none for a
+     * partitioned stream as a whole — served here, where the publisher sends each partition's share to its
+     * sequencer ({@link PartForwarding}).
+     */
+    private java.util.Optional<String> sequenced(String stream, HttpRequest request) {
+        java.util.Optional<dev.interlace.runtime.stream.StreamDescriptor> declared = catalog.find(stream);
+        if (declared.isEmpty() || !declared.get().partitioned()) {
+            return java.util.Optional.of(stream);
+        }
+        String partition = request.query().get(PartitionParameter.NAME);
+        try {
+            return partition == null ? java.util.Optional.empty()
+                    : java.util.Optional.of(declared.get().logStream(Integer.parseInt(partition)).name());
+        } catch (IllegalArgumentException e) {
+            return java.util.Optional.empty(); // refused where it is served
+        }
     }
 
     /**

@@ -32,6 +32,7 @@ public final class HttpModule extends AbstractModule {
         routes.addBinding().to(BackupRoutes.class);
         routes.addBinding().to(ClusterStatusRoutes.class);
         bind(PageSlots.class).in(Singleton.class);
+        bind(dev.interlace.runtime.ingest.RemoteParts.class).to(PartForwarding.class).in(Singleton.class);
         bind(NettyTransport.class).in(Singleton.class);
         bind(HttpTransport.class).to(NettyTransport.class);
     }

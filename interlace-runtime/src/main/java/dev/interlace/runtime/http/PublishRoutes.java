@@ -29,7 +29,7 @@ final class PublishRoutes implements RouteSet {
     private static final int MAX_LISTED_ERROR_BYTES = 60 * 1024;
 
     /** The query parameters publish takes. */
-    private static final Set<String> PARAMETERS = Set.of("verbose");
+    private static final Set<String> PARAMETERS = Set.of("verbose", PartitionParameter.NAME);
 
     private final Publisher publisher;
     private final IngestLimits limits;
@@ -85,7 +85,12 @@ final class PublishRoutes implements RouteSet {
         if (publisher.stream(stream).isEmpty()) {
             return done(respond(stream, new PublishOutcome.UnknownStream(requestId, stream), false));
         }
-        boolean verbose = ListQuery.of(request, requestId, PARAMETERS).flag("verbose", false);
+        ListQuery query = ListQuery.of(request, requestId, PARAMETERS);
+        boolean verbose = query.flag("verbose", false);
+        // partition=: these events go to that partition (a node sends its share of a request to the partition's
+        // sequencer this way); without it the request is split by partition.
+        int partition = (int) query.number(PartitionParameter.NAME, -1, 0,
+                publisher.stream(stream).get().partitions() - 1);
         MediaType mediaType = MediaType.parse(request.header("Content-Type"));
         if (mediaType.format() == null) {
             return done(HttpResponses.error(ErrorCode.UNSUPPORTED_MEDIA_TYPE, mediaType.problem(), requestId));
@@ -118,7 +123,8 @@ final class PublishRoutes implements RouteSet {
         }
         Tracing.PublishTrace trace = tracing.publishStarted(stream, requestId, EpochMicros.of(receivedAt),
                 request.header("traceparent"), request.header("tracestate"));
-        return publisher.publish(stream, requestId, receivedAt, body, mediaType.format(), request.caller(), trace)
+        return publisher.publish(stream, partition, requestId, receivedAt, body, mediaType.format(),
+                request.caller(), trace)
                 .thenApply(outcome -> {
             metrics.decided(stream, outcome);
             HttpAnswer answer = respond(stream, outcome, verbose);

@@ -44,7 +44,7 @@ final class PartitionedPublish {
 
     /** One partition's share of the request: the indexes (in the request) of its entries, and its append. */
     private record Part(int partition, List<Integer> indexes, AppendRequest request,
-            CompletableFuture<AppendResult> appended) {}
+            CompletableFuture<AppendResult> appended, boolean elsewhere) {}
 
     /**
      * Appends the parts; {@code partitionOf[i]} is entry i's partition. The request's entries are its events in order
@@ -66,12 +66,20 @@ final class PartitionedPublish {
                     receivedAtMicros, stream.schemaVersion(), partEntries, caller.keyId(), caller.keyName(),
                     trace.traceId());
             CompletableFuture<AppendResult> appended;
+            java.util.Optional<String> elsewhere = publisher.remoteParts().holderElsewhere(request.stream());
             try {
-                appended = publisher.append(request, trace);
+                if (elsewhere.isPresent()) {
+                    List<byte[]> payloads = new ArrayList<>(partEntries.size());
+                    partEntries.forEach(entry -> payloads.add(entry.payload()));
+                    appended = publisher.remoteParts().append(elsewhere.get(), stream.name(), share.getKey(),
+                            requestId, payloads, caller.keyId(), caller.keyName());
+                } else {
+                    appended = publisher.append(request, trace);
+                }
             } catch (RuntimeException e) {
                 appended = CompletableFuture.failedFuture(e);
             }
-            parts.add(new Part(share.getKey(), share.getValue(), request, appended));
+            parts.add(new Part(share.getKey(), share.getValue(), request, appended, elsewhere.isPresent()));
         }
         CompletableFuture<?>[] all = parts.stream().map(Part::appended).toArray(CompletableFuture[]::new);
         CompletableFuture<Void> decided = CompletableFuture.allOf(all).handle((ignored, failure) -> null);
@@ -99,7 +107,8 @@ final class PartitionedPublish {
                 Throwable failure = part.appended().handle((r, e) -> e).join();
                 outcome = publisher.unavailable(requestId, failure);
             } else {
-                outcome = publisher.outcome(logStream, part.request(), result, partEvents, partErrors);
+                outcome = publisher.outcome(logStream, part.request(), result, partEvents, partErrors,
+                        !part.elsewhere());
             }
             if (outcome instanceof PublishOutcome.Published published) {
                 long last = -1;

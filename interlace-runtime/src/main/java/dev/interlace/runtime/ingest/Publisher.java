@@ -1,6 +1,7 @@
 package dev.interlace.runtime.ingest;
 
 import dev.interlace.annotations.SchemaDrift;
+import dev.interlace.client.ErrorCode;
 import dev.interlace.runtime.auth.Caller;
 import dev.interlace.runtime.auth.Quotas;
 import dev.interlace.runtime.flush.RecentEvents;
@@ -54,6 +55,7 @@ public final class Publisher {
     private final Workers workers;
     private final Quotas quotas;
     private final RecentEvents recent;
+    private final RemoteParts remoteParts;
     /** Streams currently refusing publishes with 429: a system record marks each change. */
     private final java.util.Set<String> backpressured = java.util.concurrent.ConcurrentHashMap.newKeySet();
     /** The partition choosers of partitioned streams (round robin for keyless events), by stream. */
@@ -62,7 +64,9 @@ public final class Publisher {
 
     @Inject
     public Publisher(StreamCatalog catalog, EventLog log, IngestLimits limits, DiskSpace disk,
-            SystemRecords records, Clock clock, Workers workers, Quotas quotas, RecentEvents recent) {
+            SystemRecords records, Clock clock, Workers workers, Quotas quotas, RecentEvents recent,
+            RemoteParts remoteParts) {
+        this.remoteParts = remoteParts;
         this.workers = workers;
         this.recent = recent;
         this.quotas = quotas;
@@ -87,6 +91,16 @@ public final class Publisher {
      */
     public CompletableFuture<PublishOutcome> publish(String streamName, String requestId, Instant receivedAt,
             byte[] body, BodyFormat format, Caller caller, Tracing.PublishTrace trace) {
+        return publish(streamName, -1, requestId, receivedAt, body, format, caller, trace);
+    }
+
+    /**
+     * {@link #publish(String, String, Instant, byte[], BodyFormat, Caller, Tracing.PublishTrace)} into one partition
+     * of a partitioned stream, {@code partition} (-1 for the stream as a whole): its keyless events go there, and an
+     * event whose key belongs to another partition refuses the request ({@code 400 wrong_partition}).
+     */
+    public CompletableFuture<PublishOutcome> publish(String streamName, int partition, String requestId,
+            Instant receivedAt, byte[] body, BodyFormat format, Caller caller, Tracing.PublishTrace trace) {
         Optional<StreamDescriptor> found = catalog.find(streamName);
         if (found.isEmpty()) {
             return CompletableFuture.completedFuture(new PublishOutcome.UnknownStream(requestId, streamName));
@@ -115,8 +129,18 @@ public final class Publisher {
             if (event.result() instanceof DecodeResult.Valid<? extends StreamEvent> valid) {
                 String key = keyIndex < 0 ? null : IdempotencyKeys.canonical(valid.event().value(keyIndex));
                 if (chooser != null) {
-                    partitionOf[entries.size()] = chooser.partition(partitionKeyIndex < 0 ? key
-                            : IdempotencyKeys.canonical(valid.event().value(partitionKeyIndex)));
+                    String hashed = partitionKeyIndex < 0 ? key
+                            : IdempotencyKeys.canonical(valid.event().value(partitionKeyIndex));
+                    int chosen = hashed == null && partition >= 0 ? partition : chooser.partition(hashed);
+                    if (partition >= 0 && chosen != partition) {
+                        return CompletableFuture.completedFuture(new PublishOutcome.BadBody(requestId,
+                                ErrorCode.WRONG_PARTITION, "event " + event.index() + " belongs to partition "
+                                + chosen + " of stream " + stream.name() + " (by its "
+                                + (partitionKeyIndex < 0 ? "idempotency key" : "partition key") + "), not to"
+                                + " partition " + partition + "; publish it without partition=, or to its own",
+                                event.index(), event.line(), null));
+                    }
+                    partitionOf[entries.size()] = chosen;
                 }
                 entries.add(new AppendRequest.Event(event.payload(), key));
                 quarantineErrors.add(List.of());
@@ -196,6 +220,11 @@ public final class Publisher {
                 });
     }
 
+    /** Where the parts of a partitioned publish are appended. */
+    RemoteParts remoteParts() {
+        return remoteParts;
+    }
+
     /** The executor answers of many events are built on. */
     java.util.concurrent.Executor answering() {
         return workers.executor();
@@ -219,8 +248,17 @@ public final class Publisher {
         throw new IllegalStateException("the stream log failed unexpectedly", cause);
     }
 
-    PublishOutcome outcome(StreamDescriptor stream, AppendRequest request, AppendResult result,
+    private PublishOutcome outcome(StreamDescriptor stream, AppendRequest request, AppendResult result,
             List<EventParser.ParsedEvent> events, List<List<FieldError>> quarantineErrors) {
+        return outcome(stream, request, result, events, quarantineErrors, true);
+    }
+
+    /**
+     * The outcome of one append; {@code appendedHere} when this node's log wrote it (its events are then kept for
+     * this node's flusher), not when another node did.
+     */
+    PublishOutcome outcome(StreamDescriptor stream, AppendRequest request, AppendResult result,
+            List<EventParser.ParsedEvent> events, List<List<FieldError>> quarantineErrors, boolean appendedHere) {
         String requestId = request.requestId();
         if (result instanceof Backpressure backpressure) {
             if (backpressured.add(stream.name())) {
@@ -235,7 +273,7 @@ public final class Publisher {
             records.record(SysRecord.of(micros(), SysEvent.BACKPRESSURE_OFF, stream.name(), requestId, "stream "
                     + stream.name() + " accepts publishes again"));
         }
-        if (recent.keeps()) {
+        if (appendedHere && recent.keeps()) {
             keepRecent(stream, request, committed, events);
         }
         return new PublishOutcome.Published(requestId, committed.entries(), quarantineErrors);
