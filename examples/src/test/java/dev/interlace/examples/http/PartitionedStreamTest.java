@@ -338,12 +338,42 @@ class PartitionedStreamTest {
     }
 
     @Test
-    void anIncrementalModelOverAPartitionedStreamIsRefusedAtStartUp(@TempDir Path data, @TempDir Path build) {
+    void anIncrementalModelOverAPartitionedStreamProcessesEveryEventOnce(@TempDir Path data, @TempDir Path build) {
         StreamDescriptor payments = RebuiltStream.compile(build, "partitioned.v4", "Payments", payments(PARTITIONS));
         ModelDefinition incremental = ModelDefinition.sql("payment_log", "main", Materialise.INCREMENTAL, null,
-                "SELECT payment_id FROM streams.payments", "test");
+                "SELECT payment_id, _partition AS p, _offset AS o FROM streams.payments", "test");
+        try (TestServer server = TestServer.startWith(data, catalog(payments), List.of(models(incremental)))) {
+            // Many small requests: flushes of the four partitions and model runs interleave.
+            for (int from = 0; from < 300; from += 10) {
+                assertThat(server.post("/streams/payments", "application/x-ndjson", batch(from, from + 10))
+                        .status()).isEqualTo(200);
+            }
+            assertThat(server.post("/streams/payments", "application/x-ndjson", batch(0, 300)).body()
+                    .get("deduplicated").asLong()).isEqualTo(300);
+            Eventually.get("the incremental model has every event", Duration.ofSeconds(30),
+                    () -> sql(server, "SELECT count(*) FROM main.payment_log"),
+                    rows -> rows.get(0).get(0).asLong() >= 300);
+            JsonNode rows = sql(server, "SELECT payment_id, p, o FROM main.payment_log");
+            assertThat(rows).hasSize(300);
+            Set<String> seen = new HashSet<>();
+            for (JsonNode row : rows) {
+                String key = row.get(0).asText();
+                assertThat(seen.add(key)).as(key + " once").isTrue();
+                assertThat(row.get(1).asInt()).isEqualTo(StreamPartitions.partitionOfKey(key, PARTITIONS));
+            }
+            JsonNode sameAsTable = sql(server, "SELECT count(*) FROM main.payment_log l JOIN streams.payments s"
+                    + " ON l.payment_id = s.payment_id AND l.p = s._partition AND l.o = s._offset");
+            assertThat(sameAsTable.get(0).get(0).asLong()).isEqualTo(300);
+        }
+    }
+
+    @Test
+    void anIncrementalJavaModelOverAPartitionedStreamIsRefusedAtStartUp(@TempDir Path data, @TempDir Path build) {
+        StreamDescriptor payments = RebuiltStream.compile(build, "partitioned.v4", "Payments", payments(PARTITIONS));
+        ModelDefinition incremental = ModelDefinition.java("payment_log", Materialise.INCREMENTAL, null,
+                List.of("streams.payments"), context -> 0, "test");
         assertThatThrownBy(() -> TestServer.startWith(data, catalog(payments), List.of(models(incremental)))
-                .close()).hasMessageContaining("incremental model payment_log reads stream payments, which has"
+                .close()).hasMessageContaining("incremental Java model payment_log reads stream payments, which has"
                         + " several partitions");
     }
 

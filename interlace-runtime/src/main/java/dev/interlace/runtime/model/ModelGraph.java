@@ -23,13 +23,32 @@ public final class ModelGraph {
     private final Map<String, Set<String>> streamInputs;
     private final Map<String, Set<String>> modelInputs;
     private final List<String> order;
+    /** A stream's log streams (its partitions'), for a stream of several; any other stream is its own one. */
+    private final java.util.function.Function<String, List<String>> logStreams;
 
     private ModelGraph(Map<String, ModelDefinition> models, Map<String, Set<String>> streamInputs,
-            Map<String, Set<String>> modelInputs, List<String> order) {
+            Map<String, Set<String>> modelInputs, List<String> order,
+            java.util.function.Function<String, List<String>> logStreams) {
         this.models = models;
         this.streamInputs = streamInputs;
         this.modelInputs = modelInputs;
         this.order = order;
+        this.logStreams = logStreams;
+    }
+
+    /** This graph, whose streams have the log streams {@code of} names (a partitioned stream's partitions). */
+    public ModelGraph withLogStreams(java.util.function.Function<String, List<String>> of) {
+        return new ModelGraph(models, streamInputs, modelInputs, order, of);
+    }
+
+    /**
+     * The log streams a model reads directly: each stream's own name, or every partition's log stream of a stream of
+     * several partitions ({@code orders}, {@code orders__p1}, …); an incremental model keeps a watermark per one.
+     */
+    public List<String> logStreamsReadBy(String model) {
+        List<String> all = new ArrayList<>();
+        streamsReadBy(model).forEach(stream -> all.addAll(logStreams.apply(stream)));
+        return all;
     }
 
     /**
@@ -97,7 +116,7 @@ public final class ModelGraph {
             streamInputs.put(model.name(), readStreams);
             modelInputs.put(model.name(), readModels);
         }
-        return new ModelGraph(models, streamInputs, modelInputs, topologicalOrder(models, modelInputs));
+        return new ModelGraph(models, streamInputs, modelInputs, topologicalOrder(models, modelInputs), List::of);
     }
 
     private static ModelException unknown(ModelDefinition model, Queries.TableReference table, Set<String> streams,

@@ -64,17 +64,21 @@ public final class ModelModule extends AbstractModule {
             return Optional.empty();
         }
         Set<String> streams = catalog.streams().stream().map(StreamDescriptor::name).collect(Collectors.toSet());
-        ModelGraph graph = ModelGraph.build(definitions, streams, warehouse.get());
+        ModelGraph graph = ModelGraph.build(definitions, streams, warehouse.get()).withLogStreams(stream ->
+                catalog.find(stream).map(declared -> declared.logStreams().stream().map(StreamDescriptor::name)
+                        .toList()).orElse(List.of(stream)));
         for (ModelDefinition model : graph.inOrder()) {
-            if (model.materialise() != dev.interlace.annotations.Materialise.INCREMENTAL) {
+            if (model.materialise() != dev.interlace.annotations.Materialise.INCREMENTAL
+                    || model.javaModel() == null) {
                 continue;
             }
             for (String stream : graph.streamsReadBy(model.name())) {
                 if (catalog.find(stream).map(StreamDescriptor::partitioned).orElse(false)) {
-                    // Not built yet: an incremental model's deltas are offset ranges of one log stream.
-                    throw new ModelException(model.source() + ": incremental model " + model.name() + " reads"
-                            + " stream " + stream + ", which has several partitions; incremental models over a"
-                            + " partitioned stream are not supported yet, so make it a table or a view");
+                    // Not built yet: a Java model's deltas are offset ranges of one log stream (SQL models get a
+                    // condition per partition).
+                    throw new ModelException(model.source() + ": incremental Java model " + model.name() + " reads"
+                            + " stream " + stream + ", which has several partitions; incremental Java models over a"
+                            + " partitioned stream are not supported yet: make it a SQL model, a table or a view");
                 }
             }
         }

@@ -321,7 +321,7 @@ public final class ModelRunner implements AutoCloseable {
             }
         };
         ModelStore.ModelOutput output = new ModelStore.ModelOutput(model.schema(), model.name(), model.materialise(),
-                model.sql(), model.uniqueKey(), List.copyOf(graph.streamsReadBy(model.name())), java);
+                model.sql(), model.uniqueKey(), graph.logStreamsReadBy(model.name()), java);
         return store.materialise(output, new ModelStore.Steps() {
             @Override
             public void afterOutput(long rows) {

@@ -1,5 +1,7 @@
 package dev.interlace.warehouse.duckdb;
 
+import dev.interlace.runtime.stream.StreamPartitions;
+
 import dev.interlace.annotations.Materialise;
 import dev.interlace.runtime.warehouse.ModelStore;
 import dev.interlace.runtime.warehouse.Queries;
@@ -10,6 +12,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -133,13 +136,27 @@ final class DuckDbModels implements ModelStore {
      */
     private long incremental(ModelOutput model, String target, Statement statement,
             Map<String, Long> streamWatermarks, Steps steps) throws SQLException {
+        // Each log stream's new rows; a stream of several partitions has one range per partition (its log streams,
+        // each with its own watermark), told apart by _partition.
+        Map<String, List<String>> ranges = new LinkedHashMap<>();
+        for (Map.Entry<String, Long> logStream : streamWatermarks.entrySet()) {
+            long from = modelWatermark(statement.getConnection(), model.name(), logStream.getKey());
+            String range = "_offset > " + from + " AND _offset <= " + logStream.getValue();
+            ranges.computeIfAbsent(StreamPartitions.streamOf(logStream.getKey()), s -> new ArrayList<>())
+                    .add(StreamPartitions.partitionOf(logStream.getKey()) + ":" + range);
+        }
         Map<String, String> replacements = new LinkedHashMap<>();
-        for (Map.Entry<String, Long> stream : streamWatermarks.entrySet()) {
-            long from = modelWatermark(statement.getConnection(), model.name(), stream.getKey());
+        for (Map.Entry<String, List<String>> stream : ranges.entrySet()) {
+            List<String> where = new ArrayList<>();
+            for (String partitionRange : stream.getValue()) {
+                int colon = partitionRange.indexOf(':');
+                String range = partitionRange.substring(colon + 1);
+                where.add(stream.getValue().size() == 1 ? range
+                        : "(_partition = " + partitionRange.substring(0, colon) + " AND " + range + ")");
+            }
             String view = DELTA_PREFIX + stream.getKey();
             statement.execute("CREATE OR REPLACE TEMP VIEW " + Sql.quote(view) + " AS SELECT * FROM streams."
-                    + Sql.quote(stream.getKey()) + " WHERE _offset > " + from + " AND _offset <= "
-                    + stream.getValue());
+                    + Sql.quote(stream.getKey()) + " WHERE " + String.join(" OR ", where));
             replacements.put("streams." + stream.getKey(), view);
         }
         String delta = parser.replaceTables(model.sql(), replacements);
