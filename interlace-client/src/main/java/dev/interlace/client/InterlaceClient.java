@@ -115,7 +115,7 @@ public final class InterlaceClient {
         long deduplicated = 0;
         long quarantined = 0;
         Long lastOffset = null;
-        String position = null;
+        java.util.Map<String, Long> positions = new java.util.TreeMap<>();
         List<String> requestIds = new ArrayList<>();
         ByteArrayOutputStream batch = new ByteArrayOutputStream();
         int count = 0;
@@ -141,10 +141,16 @@ public final class InterlaceClient {
                 quarantined += result.path("quarantined").asLong();
                 if (!result.path("last_offset").isNull()) {
                     long offset = result.path("last_offset").asLong();
-                    if (lastOffset == null || offset >= lastOffset) {
-                        position = result.path("position").asText(null);
-                    }
                     lastOffset = lastOffset == null ? offset : Math.max(lastOffset, offset);
+                }
+                // A position per partition the events fell in (one for a stream of one partition): the furthest of
+                // each, so that the result's position covers every request.
+                for (String item : result.path("position").asText("").split(",")) {
+                    int colon = item.lastIndexOf(':');
+                    if (colon > 0) {
+                        positions.merge(item.substring(0, colon), Long.parseLong(item.substring(colon + 1)),
+                                Math::max);
+                    }
                 }
                 requestIds.add(result.path("request_id").asText());
                 batch.reset();
@@ -156,6 +162,10 @@ public final class InterlaceClient {
                 count++;
             }
         }
+        StringBuilder joined = new StringBuilder();
+        positions.forEach((name, offset) -> joined.append(joined.length() == 0 ? "" : ",").append(name).append(':')
+                .append(offset));
+        String position = joined.length() == 0 ? null : joined.toString();
         return new PublishResult(accepted, deduplicated, quarantined, lastOffset, position, List.copyOf(requestIds));
     }
 

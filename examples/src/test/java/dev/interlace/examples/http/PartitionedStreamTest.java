@@ -219,10 +219,36 @@ class PartitionedStreamTest {
             assertThat(model.get(0).get(1).asLong()).isEqualTo(220);
             assertThat(model.get(0).get(2).asLong()).isEqualTo(219 * 220 / 2);
 
+            // The Java client's result covers every partition its requests fell in, for read-your-writes.
+            dev.interlace.client.InterlaceClient client = dev.interlace.client.InterlaceClient
+                    .builder(server.server.uri()).maxEventsPerRequest(3).build();
+            List<Map<String, Object>> more = new ArrayList<>();
+            for (int i = 0; i < 12; i++) {
+                more.add(Map.of("payment_id", "q-" + i, "amount", i));
+            }
+            dev.interlace.client.PublishResult viaClient = client.publish("payments", more);
+            assertThat(viaClient.accepted()).isEqualTo(12);
+            assertThat(viaClient.lastOffset()).isNull();
+            Set<String> namedPartitions = new TreeSet<>();
+            for (String position : viaClient.position().split(",")) {
+                namedPartitions.add(position.substring(0, position.indexOf(':')));
+            }
+            Set<String> expectedPartitions = new TreeSet<>();
+            for (int i = 0; i < 12; i++) {
+                expectedPartitions.add(StreamPartitions.logStream("payments",
+                        StreamPartitions.partitionOfKey("q-" + i, PARTITIONS)));
+            }
+            assertThat(namedPartitions).isEqualTo(expectedPartitions);
+            assertThat(client.sql("SELECT count(*) AS n FROM streams.payments WHERE payment_id LIKE 'q-%'",
+                    viaClient.position()).get("rows").get(0).get(0).asLong()).isEqualTo(12);
+
             // Reads of one partition's log.
             TestServer.Response events = server.get("/streams/payments/events?partition=2&limit=1000");
             assertThat(events.status()).isEqualTo(200);
-            assertThat(events.body().get("events")).hasSize(offsets.get(2).size() + countNew(2));
+            long viaClientInTwo = more.stream().filter(event -> StreamPartitions.partitionOfKey(
+                    (String) event.get("payment_id"), PARTITIONS) == 2).count();
+            assertThat(events.body().get("events")).hasSize(offsets.get(2).size() + countNew(2)
+                    + (int) viaClientInTwo);
             for (JsonNode event : events.body().get("events")) {
                 String key = event.get("event").get("payment_id").asText();
                 assertThat(StreamPartitions.partitionOfKey(key, PARTITIONS)).isEqualTo(2);
