@@ -283,6 +283,74 @@ class PartitionedStreamTest {
         return count;
     }
 
+    /** {@code count} keys of the form {@code k-<i>} that fall in {@code partition}, from {@code k-<from>} on. */
+    private static List<String> keysIn(int partition, int count, int from) {
+        List<String> keys = new ArrayList<>();
+        for (int i = from; keys.size() < count; i++) {
+            if (StreamPartitions.partitionOfKey("k-" + i, PARTITIONS) == partition) {
+                keys.add("k-" + i);
+            }
+        }
+        return keys;
+    }
+
+    private static String events(List<String> keys) {
+        StringBuilder body = new StringBuilder();
+        keys.forEach(key -> body.append("{\"payment_id\":\"").append(key).append("\",\"amount\":1}\n"));
+        return body.toString();
+    }
+
+    @Test
+    void aRequestWhosePartitionsAreStoredInPartSaysWhichAndItsRetryIsDeduplicatedPartByPart(@TempDir Path data,
+            @TempDir Path build) {
+        StreamDescriptor payments = RebuiltStream.compile(build, "partitioned.v4", "Payments", payments(PARTITIONS));
+        // Nothing is materialised (the warehouse fails every commit): each partition's backlog only grows.
+        AbstractModule failingWarehouse = new AbstractModule() {
+            @Override
+            protected void configure() {
+                com.google.inject.multibindings.Multibinder.newSetBinder(binder(),
+                        dev.interlace.runtime.flush.FlushListener.class).addBinding()
+                        .toInstance(new dev.interlace.runtime.flush.FlushListener() {
+                            @Override
+                            public void beforeCommit(dev.interlace.runtime.warehouse.Warehouse.Target target,
+                                    long newWatermark, int rows) {
+                                throw new IllegalStateException("warehouse unavailable (test fault)");
+                            }
+                        });
+            }
+        };
+        try (TestServer server = TestServer.startWith(data, catalog(payments), List.of(failingWarehouse),
+                "--max-pending", "6")) {
+            List<String> first = new ArrayList<>(keysIn(1, 4, 0));
+            first.addAll(keysIn(3, 1, 0));
+            assertThat(server.post("/streams/payments", "application/x-ndjson", events(first)).status())
+                    .isEqualTo(200);
+            // Partition 1 would hold 7 pending entries, partition 3 only 3: the share of 3 is stored, not that of 1.
+            List<String> second = new ArrayList<>(keysIn(1, 3, 1000));
+            second.addAll(keysIn(3, 2, 1000));
+            TestServer.Response partly = server.post("/streams/payments", "application/x-ndjson", events(second));
+            assertThat(partly.status()).isEqualTo(429);
+            assertThat(partly.body().get("error").asText()).isEqualTo("backpressure");
+            assertThat(partly.header("Retry-After")).isNotNull();
+            assertThat(partly.body().get("message").asText()).contains("partitions [3] are stored")
+                    .contains("partitions [1] are not");
+            assertThat(partly.body().get("stored_partitions")).hasSize(1);
+            assertThat(partly.body().get("stored_partitions").get(0).get("partition").asInt()).isEqualTo(3);
+            assertThat(partly.body().get("stored_partitions").get(0).get("last_offset").asLong()).isEqualTo(3);
+            assertThat(partly.body().get("not_stored_partitions").toString()).isEqualTo("[1]");
+            JsonNode heads = server.get("/streams/payments").body().get("by_partition");
+            assertThat(heads.get(1).get("head").asLong()).isEqualTo(4);
+            assertThat(heads.get(3).get("head").asLong()).isEqualTo(3);
+
+            // The retry: partition 3's share is deduplicated (nothing new there), partition 1's still refused.
+            TestServer.Response retried = server.post("/streams/payments", "application/x-ndjson", events(second));
+            assertThat(retried.status()).isEqualTo(429);
+            assertThat(retried.body().get("stored_partitions").get(0).get("last_offset").asLong()).isEqualTo(3);
+            assertThat(server.get("/streams/payments").body().get("by_partition").get(3).get("head").asLong())
+                    .as("deduplicated, not stored again").isEqualTo(3);
+        }
+    }
+
     @Test
     void aKeylessStreamIsPartitionedByItsPartitionKeyElseRoundRobin(@TempDir Path data, @TempDir Path build) {
         StreamDescriptor readings = RebuiltStream.compile(build.resolve("r"), "partitioned.readings", "Readings",
