@@ -352,6 +352,72 @@ class PartitionedStreamTest {
     }
 
     @Test
+    void retentionTrimsEachPartitionOnItsOwn(@TempDir Path data, @TempDir Path build) {
+        StreamDescriptor payments = RebuiltStream.compile(build, "partitioned.retained", "Payments",
+                payments(PARTITIONS).replace("package partitioned.v4;", "package partitioned.retained;")
+                        .replace("partitions = 4)", "partitions = 4, retention = \"1d\")"));
+        java.util.concurrent.atomic.AtomicReference<java.time.Instant> now =
+                new java.util.concurrent.atomic.AtomicReference<>(java.time.Instant.parse("2026-12-01T00:00:00Z"));
+        java.time.Clock clock = new java.time.Clock() {
+            @Override
+            public java.time.ZoneId getZone() {
+                return java.time.ZoneOffset.UTC;
+            }
+
+            @Override
+            public java.time.Clock withZone(java.time.ZoneId zone) {
+                return this;
+            }
+
+            @Override
+            public java.time.Instant instant() {
+                return now.get();
+            }
+        };
+        AbstractModule clockModule = new AbstractModule() {
+            @Override
+            protected void configure() {
+                bind(java.time.Clock.class).toInstance(clock);
+            }
+        };
+        try (TestServer server = TestServer.startWith(data, catalog(payments), List.of(clockModule))) {
+            assertThat(server.post("/streams/payments", "application/x-ndjson", batch(0, 40)).status())
+                    .isEqualTo(200);
+            JsonNode flushed = server.await("payments", stream -> {
+                for (JsonNode partition : stream.get("by_partition")) {
+                    if (partition.get("pending").asLong() != 0) {
+                        return false;
+                    }
+                }
+                return true;
+            });
+            now.set(now.get().plus(Duration.ofDays(2)));
+            Map<String, Long> trimmed = server.server.instance(dev.interlace.runtime.ops.RetentionSweep.class)
+                    .sweep();
+            Map<String, Long> expected = new TreeMap<>();
+            for (JsonNode partition : flushed.get("by_partition")) {
+                if (partition.get("head").asLong() > 0) {
+                    expected.put(partition.get("log_stream").asText(), partition.get("head").asLong());
+                }
+            }
+            assertThat(new TreeMap<>(trimmed)).as("each partition trimmed, named by its log stream")
+                    .isEqualTo(expected);
+            for (JsonNode partition : server.get("/streams/payments").body().get("by_partition")) {
+                assertThat(partition.get("earliest").asLong()).isEqualTo(partition.get("head").asLong() + 1);
+            }
+            // Past the window a key is accepted again, at the next offset of its own partition.
+            TestServer.Response again = server.post("/streams/payments?verbose=true", "application/x-ndjson",
+                    batch(7, 8));
+            JsonNode result = again.body().get("results").get(0);
+            assertThat(result.get("status").asText()).isEqualTo("accepted");
+            int partition = StreamPartitions.partitionOfKey("p-7", PARTITIONS);
+            assertThat(result.get("partition").asInt()).isEqualTo(partition);
+            assertThat(result.get("offset").asLong())
+                    .isEqualTo(flushed.get("by_partition").get(partition).get("head").asLong() + 1);
+        }
+    }
+
+    @Test
     void aKeylessStreamIsPartitionedByItsPartitionKeyElseRoundRobin(@TempDir Path data, @TempDir Path build) {
         StreamDescriptor readings = RebuiltStream.compile(build.resolve("r"), "partitioned.readings", "Readings",
                 READINGS);
