@@ -1,7 +1,7 @@
 package dev.interlace.examples.crash;
 
 import dev.interlace.runtime.Interlace;
-import dev.interlace.runtime.ops.RetentionSweep;
+import dev.interlace.runtime.log.RetentionSweep;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;

@@ -4,7 +4,7 @@ import com.google.inject.Module;
 import dev.interlace.examples.crash.ChildJvm;
 import dev.interlace.examples.crash.ChildServer;
 import dev.interlace.runtime.Interlace;
-import dev.interlace.runtime.ops.RetentionSweep;
+import dev.interlace.runtime.log.RetentionSweep;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -7,7 +7,7 @@ import com.google.inject.Module;
 import com.google.inject.multibindings.OptionalBinder;
 import dev.interlace.runtime.auth.KeyFile;
 import dev.interlace.runtime.auth.Scope;
-import dev.interlace.runtime.cluster.ClusterSecret;
+import dev.interlace.runtime.config.ClusterSecret;
 import dev.interlace.runtime.cluster.ForwardSignature;
 import dev.interlace.runtime.cluster.Peers;
 import dev.interlace.runtime.cluster.WarehouseNode;

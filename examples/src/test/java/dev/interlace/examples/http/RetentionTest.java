@@ -6,7 +6,7 @@ import com.google.inject.AbstractModule;
 import com.google.inject.Module;
 import com.google.inject.multibindings.Multibinder;
 import dev.interlace.runtime.flush.FlushListener;
-import dev.interlace.runtime.ops.RetentionSweep;
+import dev.interlace.runtime.log.RetentionSweep;
 import dev.interlace.runtime.warehouse.Warehouse;
 import java.nio.file.Path;
 import java.time.Clock;

@@ -6,7 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.interlace.client.InterlaceClient;
 import dev.interlace.client.testing.SelfSignedCertificate;
 import dev.interlace.log.kafka.testing.KafkaCluster;
-import dev.interlace.runtime.cluster.ClusterSecret;
+import dev.interlace.runtime.config.ClusterSecret;
 import dev.interlace.runtime.cluster.ForwardSignature;
 import dev.interlace.runtime.cluster.Peers;
 import java.io.IOException;

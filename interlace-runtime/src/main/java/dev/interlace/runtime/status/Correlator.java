@@ -1,4 +1,4 @@
-package dev.interlace.runtime.ops;
+package dev.interlace.runtime.status;
 
 import dev.interlace.runtime.warehouse.FlushRecord;
 import dev.interlace.runtime.warehouse.FlushRecords;

@@ -1,4 +1,4 @@
-package dev.interlace.runtime.ops;
+package dev.interlace.runtime.status;
 
 import dev.interlace.runtime.config.InterlaceConfig;
 import dev.interlace.runtime.flush.FlushStatus;
@@ -7,6 +7,9 @@ import dev.interlace.runtime.ingest.IngestLimits;
 import dev.interlace.runtime.log.EventLog;
 import dev.interlace.runtime.stream.StreamCatalog;
 import dev.interlace.runtime.stream.StreamDescriptor;
+import dev.interlace.runtime.ops.ComponentHealth;
+import dev.interlace.runtime.ops.DiskSpace;
+import dev.interlace.runtime.ops.EpochMicros;
 import jakarta.inject.Inject;
 import java.time.Clock;
 import java.util.ArrayList;

@@ -1,6 +1,6 @@
-package dev.interlace.runtime.ops;
+package dev.interlace.runtime.tracing;
 
-import dev.interlace.runtime.ingest.PublishOutcome;
+import dev.interlace.runtime.ops.TraceParent;
 import dev.interlace.runtime.warehouse.FlushRecord;
 import dev.interlace.runtime.warehouse.RunRecord;
 import java.util.ServiceLoader;
@@ -56,14 +56,20 @@ public interface Tracing extends AutoCloseable {
          */
         default void logged(long handedOverMicros, long durableAtMicros) {}
 
-        /** The publish is answered with {@code status}; {@code outcome} is null when it failed unexpectedly. */
-        default void answered(int status, PublishOutcome outcome) {}
+        /**
+         * The publish is answered with {@code status}; {@code events} says how its events fared, null when none was
+         * stored (the request was refused, or failed unexpectedly).
+         */
+        default void answered(int status, EventCounts events) {}
 
         /** A trace that only has an id. */
         static PublishTrace untraced(String traceId) {
             return () -> traceId;
         }
     }
+
+    /** How a publish's events fared: accepted, deduplicated (acknowledged before) and quarantined. */
+    record EventCounts(long accepted, long deduplicated, long quarantined) {}
 
     /** Offers a tracer from a module on the class path ({@code META-INF/services/...Tracing$Provider}). */
     interface Provider {

@@ -1,6 +1,9 @@
-package dev.interlace.runtime.sql;
+package dev.interlace.runtime.warehouse;
 
-import dev.interlace.runtime.warehouse.Queries;
+import dev.interlace.runtime.sql.QueryException;
+import dev.interlace.runtime.sql.QueryLimits;
+import dev.interlace.runtime.sql.QueryResult;
+import dev.interlace.runtime.sql.RowAllowance;
 import jakarta.inject.Inject;
 import jakarta.inject.Singleton;
 import java.util.Optional;

@@ -1,4 +1,4 @@
-package dev.interlace.runtime.cluster;
+package dev.interlace.runtime.config;
 
 import dev.interlace.runtime.config.ConfigException;
 import java.io.IOException;
@@ -71,7 +71,7 @@ public final class ClusterSecret {
     }
 
     /** The secret's bytes (a copy). */
-    byte[] bytes() {
+    public byte[] bytes() {
         return bytes.clone();
     }
 

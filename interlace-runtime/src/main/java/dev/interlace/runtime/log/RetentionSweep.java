@@ -1,16 +1,16 @@
-package dev.interlace.runtime.ops;
+package dev.interlace.runtime.log;
 
 import dev.interlace.runtime.config.InterlaceConfig;
-import dev.interlace.runtime.log.EventLog;
-import dev.interlace.runtime.log.PublishRecords;
-import dev.interlace.runtime.log.NoSequencerException;
-import dev.interlace.runtime.log.Watermarks;
 import dev.interlace.runtime.records.SysEvent;
 import dev.interlace.runtime.records.SysRecord;
 import dev.interlace.runtime.records.SystemRecords;
 import dev.interlace.runtime.stream.StreamCatalog;
 import dev.interlace.runtime.stream.StreamDescriptor;
 import dev.interlace.runtime.warehouse.FlushRecords;
+import dev.interlace.runtime.ops.ComponentHealth;
+import dev.interlace.runtime.ops.EpochMicros;
+import dev.interlace.runtime.ops.FatalErrors;
+import dev.interlace.runtime.ops.RequestIds;
 import jakarta.inject.Inject;
 import java.time.Clock;
 import java.util.LinkedHashMap;
