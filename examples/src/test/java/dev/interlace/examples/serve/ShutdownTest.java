@@ -42,9 +42,12 @@ class ShutdownTest {
     private final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
 
     private Process serve() throws IOException {
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
-                .toString(), "-cp", System.getProperty("java.class.path"), "dev.interlace.runtime.cli.Main", "serve",
-                "--port", "0", "--data-dir", dataDirectory.toString()));
+        // SIGINT at its default, as a terminal's Ctrl-C finds it: a build started in the background of a
+        // non-interactive shell has it ignored, children inherit that, and a JVM keeps ignoring an ignored SIGINT.
+        List<String> command = new ArrayList<>(List.of("env", "--default-signal=INT",
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-cp",
+                System.getProperty("java.class.path"), "dev.interlace.runtime.cli.Main", "serve", "--port", "0",
+                "--data-dir", dataDirectory.toString()));
         return new ProcessBuilder(command).redirectErrorStream(true).start();
     }
 
