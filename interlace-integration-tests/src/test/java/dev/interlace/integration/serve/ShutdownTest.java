@@ -1,4 +1,4 @@
-package dev.interlace.examples.serve;
+package dev.interlace.integration.serve;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,4 +1,4 @@
-package dev.interlace.examples.client;
+package dev.interlace.integration.client;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

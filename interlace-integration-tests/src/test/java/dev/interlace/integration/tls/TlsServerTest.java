@@ -1,4 +1,4 @@
-package dev.interlace.examples.tls;
+package dev.interlace.integration.tls;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
