@@ -1,10 +1,8 @@
 package dev.interlace.opentelemetry;
 
-import dev.interlace.runtime.ingest.PublishOutcome;
-import dev.interlace.runtime.log.AppendResult;
 import dev.interlace.runtime.ops.TraceIds;
 import dev.interlace.runtime.ops.TraceParent;
-import dev.interlace.runtime.ops.Tracing;
+import dev.interlace.runtime.tracing.Tracing;
 import dev.interlace.runtime.warehouse.FlushRecord;
 import dev.interlace.runtime.warehouse.RunRecord;
 import dev.interlace.runtime.warehouse.RunStatus;
@@ -145,22 +143,18 @@ public final class OpenTelemetryTracing implements Tracing {
         }
 
         @Override
-        public void answered(int status, PublishOutcome outcome) {
+        public void answered(int status, Tracing.EventCounts events) {
             span.setAttribute(STATUS_CODE, (long) status);
-            if (outcome instanceof PublishOutcome.Published published) {
-                span.setAttribute(ACCEPTED, count(published, AppendResult.Status.ACCEPTED));
-                span.setAttribute(DEDUPLICATED, count(published, AppendResult.Status.DUPLICATE));
-                span.setAttribute(QUARANTINED, count(published, AppendResult.Status.QUARANTINED));
+            if (events != null) {
+                span.setAttribute(ACCEPTED, events.accepted());
+                span.setAttribute(DEDUPLICATED, events.deduplicated());
+                span.setAttribute(QUARANTINED, events.quarantined());
             }
             if (status >= 500) {
                 span.setStatus(StatusCode.ERROR);
             }
             span.end();
         }
-    }
-
-    private static long count(PublishOutcome.Published published, AppendResult.Status status) {
-        return published.results().stream().filter(entry -> entry.status() == status).count();
     }
 
     @Override

@@ -1,6 +1,6 @@
 package dev.interlace.opentelemetry;
 
-import dev.interlace.runtime.ops.Tracing;
+import dev.interlace.runtime.tracing.Tracing;
 import io.opentelemetry.sdk.OpenTelemetrySdk;
 import io.opentelemetry.sdk.autoconfigure.AutoConfiguredOpenTelemetrySdk;
 import java.util.Locale;

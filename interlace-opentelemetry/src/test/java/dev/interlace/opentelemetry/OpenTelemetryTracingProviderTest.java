@@ -2,7 +2,7 @@ package dev.interlace.opentelemetry;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.interlace.runtime.ops.Tracing;
+import dev.interlace.runtime.tracing.Tracing;
 import java.util.Map;
 import java.util.ServiceLoader;
 import org.junit.jupiter.api.Test;

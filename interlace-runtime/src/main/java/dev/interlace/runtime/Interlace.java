@@ -21,6 +21,7 @@ import dev.interlace.runtime.ops.Metrics;
 import dev.interlace.runtime.ops.OpsModule;
 import dev.interlace.runtime.records.RecordsModule;
 import dev.interlace.runtime.stream.StreamCatalog;
+import dev.interlace.runtime.tracing.TracingModule;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -196,8 +197,8 @@ public final class Interlace implements AutoCloseable {
             }
             try {
                 Module defaults = Modules.combine(new CoreModule(config, streams), new OpsModule(), new AuthModule(),
-                        new RecordsModule(), new LogModule(), new FlushModule(), new ModelModule(), new HttpModule(),
-                        new ClusterModule());
+                        new RecordsModule(), new TracingModule(), new LogModule(), new FlushModule(),
+                        new ModelModule(), new HttpModule(), new ClusterModule());
                 Injector injector = Guice.createInjector(Modules.override(
                         Modules.override(defaults).with(logBackend(config))).with(overrides));
                 // The one lookup: every component reaches the lifecycle by constructor injection.

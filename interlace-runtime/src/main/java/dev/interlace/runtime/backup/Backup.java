@@ -5,7 +5,7 @@ import dev.interlace.runtime.config.InterlaceConfig;
 import dev.interlace.runtime.log.StreamHead;
 import dev.interlace.runtime.log.StreamLog;
 import dev.interlace.runtime.ops.EpochMicros;
-import dev.interlace.runtime.ops.RetentionSweep;
+import dev.interlace.runtime.log.RetentionSweep;
 import dev.interlace.runtime.records.SystemRecords;
 import dev.interlace.runtime.warehouse.Warehouse;
 import jakarta.inject.Inject;

@@ -4,6 +4,7 @@ import com.google.inject.AbstractModule;
 import com.google.inject.Provides;
 import com.google.inject.Singleton;
 import com.google.inject.multibindings.OptionalBinder;
+import dev.interlace.runtime.config.ClusterSecret;
 import dev.interlace.runtime.config.InterlaceConfig;
 import java.time.Clock;
 import java.util.Optional;

@@ -1,5 +1,6 @@
 package dev.interlace.runtime.cluster;
 
+import dev.interlace.runtime.config.ClusterSecret;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.MessageDigest;

@@ -1,7 +1,7 @@
 package dev.interlace.runtime.config;
 
 import dev.interlace.client.TrustedCertificates;
-import dev.interlace.runtime.cluster.ClusterSecret;
+import dev.interlace.runtime.config.ClusterSecret;
 import java.io.IOException;
 import java.io.Reader;
 import java.nio.charset.StandardCharsets;

@@ -15,7 +15,7 @@ import dev.interlace.runtime.log.StreamLog;
 import dev.interlace.runtime.log.Sequencers;
 import dev.interlace.runtime.log.Watermarks;
 import dev.interlace.runtime.ops.RequestIds;
-import dev.interlace.runtime.ops.Tracing;
+import dev.interlace.runtime.tracing.Tracing;
 import dev.interlace.runtime.records.SystemRecords;
 import dev.interlace.runtime.stream.StreamCatalog;
 import dev.interlace.runtime.warehouse.FlushRecord;

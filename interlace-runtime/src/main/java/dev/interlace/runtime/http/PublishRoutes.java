@@ -12,7 +12,7 @@ import dev.interlace.runtime.ingest.PublishOutcome;
 import dev.interlace.runtime.ingest.Publisher;
 import dev.interlace.runtime.log.AppendResult;
 import dev.interlace.runtime.ops.EpochMicros;
-import dev.interlace.runtime.ops.Tracing;
+import dev.interlace.runtime.tracing.Tracing;
 import dev.interlace.runtime.stream.FieldError;
 import jakarta.inject.Inject;
 import java.io.IOException;
@@ -128,7 +128,8 @@ final class PublishRoutes implements RouteSet {
                 .thenApply(outcome -> {
             metrics.decided(stream, outcome);
             HttpAnswer answer = respond(stream, outcome, verbose);
-            trace.answered(answer.status(), outcome);
+            trace.answered(answer.status(),
+                    outcome instanceof PublishOutcome.Published published ? published.counts() : null);
             return answer;
         }).whenComplete((answer, failure) -> {
             if (failure != null) {

@@ -11,7 +11,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.util.RawValue;
 import dev.interlace.runtime.sql.QueryException;
 import dev.interlace.runtime.sql.QueryResult;
-import dev.interlace.runtime.sql.SqlQueries;
+import dev.interlace.runtime.warehouse.SqlQueries;
 import jakarta.inject.Inject;
 import java.io.IOException;
 import java.math.BigDecimal;

@@ -3,7 +3,7 @@ package dev.interlace.runtime.ingest;
 import dev.interlace.runtime.auth.Caller;
 import dev.interlace.runtime.log.AppendRequest;
 import dev.interlace.runtime.log.AppendResult;
-import dev.interlace.runtime.ops.Tracing;
+import dev.interlace.runtime.tracing.Tracing;
 import dev.interlace.runtime.stream.FieldError;
 import dev.interlace.runtime.stream.StreamDescriptor;
 import java.util.ArrayList;

@@ -3,6 +3,7 @@ package dev.interlace.runtime.ingest;
 import dev.interlace.client.ErrorCode;
 import dev.interlace.runtime.auth.Quotas;
 import dev.interlace.runtime.log.AppendResult;
+import dev.interlace.runtime.tracing.Tracing;
 import java.util.List;
 
 /**
@@ -59,6 +60,12 @@ public sealed interface PublishOutcome permits PublishOutcome.Published, Publish
                 }
             }
             return count;
+        }
+
+        /** How the events fared, as a tracer is told. */
+        public Tracing.EventCounts counts() {
+            return new Tracing.EventCounts(count(AppendResult.Status.ACCEPTED), count(AppendResult.Status.DUPLICATE),
+                    count(AppendResult.Status.QUARANTINED));
         }
 
         /**

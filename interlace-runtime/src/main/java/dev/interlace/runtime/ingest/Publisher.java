@@ -16,7 +16,7 @@ import dev.interlace.runtime.records.SysEvent;
 import dev.interlace.runtime.records.SysRecord;
 import dev.interlace.runtime.records.SystemRecords;
 import dev.interlace.runtime.ops.DiskSpace;
-import dev.interlace.runtime.ops.Tracing;
+import dev.interlace.runtime.tracing.Tracing;
 import dev.interlace.runtime.ops.Workers;
 import dev.interlace.runtime.stream.DecodeResult;
 import dev.interlace.runtime.stream.FieldError;

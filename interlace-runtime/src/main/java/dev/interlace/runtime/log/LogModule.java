@@ -23,6 +23,7 @@ public final class LogModule extends AbstractModule {
     @Override
     protected void configure() {
         bind(CommitMetrics.class).in(Singleton.class);
+        bind(RetentionSweep.class).in(Singleton.class);
         Multibinder.newSetBinder(binder(), CommitListener.class).addBinding().to(CommitMetrics.class);
         bind(EventLog.class).to(StreamLog.class);
         bind(DedupMetrics.class).asEagerSingleton();

@@ -7,7 +7,7 @@ import com.google.inject.multibindings.Multibinder;
 import com.google.inject.multibindings.ProvidesIntoSet;
 import dev.interlace.runtime.config.InterlaceConfig;
 import dev.interlace.runtime.ops.RequestIds;
-import dev.interlace.runtime.ops.Tracing;
+import dev.interlace.runtime.tracing.Tracing;
 import dev.interlace.runtime.stream.StreamCatalog;
 import dev.interlace.runtime.stream.StreamDescriptor;
 import dev.interlace.runtime.warehouse.RunRecord;

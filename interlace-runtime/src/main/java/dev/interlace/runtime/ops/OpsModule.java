@@ -17,7 +17,6 @@ public final class OpsModule extends AbstractModule {
 
     @Override
     protected void configure() {
-        bind(RetentionSweep.class).in(Singleton.class);
     }
 
     @Provides
@@ -56,17 +55,6 @@ public final class OpsModule extends AbstractModule {
     @Singleton
     ComponentHealth componentHealth(dev.interlace.runtime.records.SystemRecords records, Clock clock) {
         return new ComponentHealth(records, clock, ComponentHealth.DEFAULT_EXIT_AFTER);
-    }
-
-    /**
-     * Where the server reports its spans: a tracer a module on the class path offers and turns on (e.g.
-     * {@code interlace-opentelemetry}, by the {@code OTEL_*} environment), else none. Override the binding to trace
-     * into a tracer of your own.
-     */
-    @Provides
-    @Singleton
-    Tracing tracing() {
-        return Tracing.fromClassPath(Thread.currentThread().getContextClassLoader());
     }
 
     /** Threads for request work that may block; shut down by the server after the HTTP layer. */

@@ -2,6 +2,7 @@ package dev.interlace.runtime.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.interlace.runtime.config.ClusterSecret;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;

@@ -2,6 +2,7 @@ package dev.interlace.runtime.cluster;
 
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.interlace.runtime.config.ClusterSecret;
 import dev.interlace.runtime.config.InterlaceConfig;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

@@ -1,6 +1,6 @@
 package dev.interlace.spring.boot;
 
-import dev.interlace.runtime.ops.Readiness;
+import dev.interlace.runtime.status.Readiness;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;

@@ -2,7 +2,7 @@ package dev.interlace.spring.boot;
 
 import dev.interlace.runtime.Interlace;
 import dev.interlace.runtime.config.InterlaceConfig;
-import dev.interlace.runtime.ops.Readiness;
+import dev.interlace.runtime.status.Readiness;
 import dev.interlace.runtime.stream.StreamCatalog;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.net.URI;

@@ -2,7 +2,7 @@ package dev.interlace.spring.boot;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.interlace.runtime.ops.Readiness;
+import dev.interlace.runtime.status.Readiness;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;

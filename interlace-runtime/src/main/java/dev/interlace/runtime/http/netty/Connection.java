@@ -6,10 +6,9 @@ import dev.interlace.runtime.http.HttpDispatcher;
 import dev.interlace.runtime.http.HttpLimits;
 import dev.interlace.runtime.http.InflightBytes;
 import dev.interlace.runtime.http.HttpRequest;
+import dev.interlace.runtime.http.netty.Turn.Complete;
+import dev.interlace.runtime.http.netty.Turn.Refused;
 import dev.interlace.runtime.ops.FatalErrors;
-import io.netty.buffer.ByteBufUtil;
-import io.netty.buffer.CompositeByteBuf;
-import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
@@ -18,12 +17,7 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.socket.ChannelInputShutdownEvent;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
-import io.netty.handler.codec.http.DefaultHttpResponse;
-import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpContent;
-import io.netty.handler.codec.http.HttpHeaderNames;
-import io.netty.handler.codec.http.HttpHeaderValues;
-import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
@@ -32,14 +26,8 @@ import io.netty.handler.codec.http.TooLongHttpHeaderException;
 import io.netty.handler.codec.http.TooLongHttpLineException;
 import io.netty.util.ReferenceCountUtil;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayDeque;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.logging.Level;
 
@@ -72,32 +60,11 @@ final class Connection extends ChannelInboundHandlerAdapter {
      * hundred bytes. Reading stops while anything waits, so what waits is bounded by one read from the socket.
      */
     private static final int MAX_PIPELINED = 16;
-    /** Longest request target kept in a refusal's record. */
-    private static final int MAX_TARGET_IN_REFUSAL = 256;
 
     /** Longest a refused request's remaining body is read and thrown away before the connection closes. */
     static final int DISCARD_SECONDS = 5;
 
     private enum Reading { IDLE, HEADERS, BODY, DISCARDING, CLOSING }
-
-    /** What waits for its turn to be answered: a request read whole, or a refusal decided while others waited. */
-    private sealed interface Turn permits Complete, Refused {}
-
-    /**
-     * A request read whole, waiting for its turn, with what it holds of the in-flight budget; {@code http10} when it
-     * came as HTTP/1.0, which has no chunked encoding (a streamed answer to it ends when the connection closes).
-     */
-    private record Complete(HttpRequest request, boolean keepAlive, boolean http10, InflightBytes.Hold hold)
-            implements Turn {}
-
-    /**
-     * A refusal decided here rather than by a route: its answer is the dispatcher's JSON error; the connection stays
-     * open after it only when {@code keepAlive} (a request refused whole, its framing intact).
-     *
-     * @param target the request target as it may be recorded (control bytes escaped, cut), or null
-     */
-    private record Refused(String method, String target, ErrorCode error, String message,
-            String retryAfter, boolean keepAlive) implements Turn {}
 
     private final Channel channel;
     private final HttpLimits limits;
@@ -108,31 +75,14 @@ final class Connection extends ChannelInboundHandlerAdapter {
     private final ConnectionShares.Admission admission;
     /** Whether a connection holding a place in the reserve has sent a byte (it then keeps the place). */
     private boolean spoke;
-    /** The shortest of the connection's time limits: the longest the deadline's check waits before it looks again. */
-    private final long checkPeriodNanos;
     private final ArrayDeque<Turn> waiting = new ArrayDeque<>();
+    private final ConnectionDeadline deadline;
 
     private Reading reading = Reading.IDLE;
-    /**
-     * The connection's one deadline: for the next request (idle), for the headers or for the body being read. Moving
-     * it costs a clock read; the one check scheduled on the event loop fires no later than the shortest limit after it
-     * was scheduled, so it comes before any deadline set since, and schedules itself again while the deadline is ahead.
-     */
-    private boolean deadlineArmed;
-    private long deadlineNanos;
-    /** The 408's message at the deadline; {@code null} for the idle deadline, which closes without an answer. */
-    private String deadlineMessage;
-    private ScheduledFuture<?> deadlineCheck;
     private io.netty.handler.codec.http.HttpRequest head;
-    private CompositeByteBuf body;
-    private long bodyBytes;
-    /** What the request being read holds of the budget (its body, reserved before it arrives). */
-    private InflightBytes.Hold hold;
-    /** Bytes of a refused request's body thrown away so far. */
-    private long discardedBytes;
-    /** A refusal's answer is written and the rest of its body is thrown away: the connection closes when both are. */
-    private boolean refusalWritten;
-    private boolean discarded;
+    private IncomingBody body;
+    /** The body of a request refused while it arrived, being thrown away. */
+    private RefusedBody refusedBody;
     private boolean answering;
     /** The client closed its sending half: what it sent whole is answered, then the connection closes. */
     private boolean inputShutdown;
@@ -146,9 +96,7 @@ final class Connection extends ChannelInboundHandlerAdapter {
         this.budget = budget;
         this.shares = shares;
         this.admission = admission;
-        this.checkPeriodNanos = Math.min(Math.min(limits.idleTimeout().toNanos(),
-                limits.firstRequestTimeout().toNanos()), Math.min(limits.headerTimeout().toNanos(),
-                        limits.bodyTimeout().toNanos()));
+        this.deadline = new ConnectionDeadline(channel, limits, this::deadlinePassed);
     }
 
     /** Whether {@code channel} has an answer being computed or written (shutdown waits for those). */
@@ -169,8 +117,7 @@ final class Connection extends ChannelInboundHandlerAdapter {
                     }
                     reading = Reading.HEADERS;
                     if (!answering) {
-                        arm(limits.headerTimeout(), "the request headers did not arrive within "
-                                + seconds(limits.headerTimeout()) + " s of its first byte");
+                        armHeaders();
                     }
                 }
                 context.fireChannelRead(message);
@@ -180,17 +127,13 @@ final class Connection extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelActive(ChannelHandlerContext context) {
-        arm(limits.firstRequestTimeout(), null); // a connection that sends nothing is closed in seconds
+        deadline.arm(limits.firstRequestTimeout(), null); // a connection that sends nothing is closed in seconds
         context.fireChannelActive();
     }
 
     @Override
     public void channelInactive(ChannelHandlerContext context) {
-        disarm();
-        if (deadlineCheck != null) {
-            deadlineCheck.cancel(false);
-            deadlineCheck = null;
-        }
+        deadline.cancel();
         discardBody();
         reading = Reading.CLOSING;
         for (Turn turn : waiting) {
@@ -218,7 +161,7 @@ final class Connection extends ChannelInboundHandlerAdapter {
             if (message instanceof HttpContent content && head != null) {
                 if (content.decoderResult().isFailure()) {
                     refuseAndClose(head.method().name(), head.uri(), ErrorCode.BAD_REQUEST, "the request body's "
-                            + "framing is broken (" + printable(String.valueOf(content.decoderResult().cause()
+                            + "framing is broken (" + HttpWire.printable(String.valueOf(content.decoderResult().cause()
                                     .getMessage()), 200) + "); nothing of it was read");
                 } else {
                     append(content);
@@ -264,13 +207,13 @@ final class Connection extends ChannelInboundHandlerAdapter {
                         "the request headers are larger than " + limits.maxHeaderBytes() + " bytes");
             } else {
                 refuseAndClose(null, null, ErrorCode.BAD_REQUEST, "the request is not valid HTTP/1.1: "
-                        + printable(String.valueOf(cause.getMessage()), 200));
+                        + HttpWire.printable(String.valueOf(cause.getMessage()), 200));
             }
             return;
         }
-        disarm();
+        deadline.disarm();
         head = request;
-        String malformed = malformed(request);
+        String malformed = HttpWire.malformed(request);
         if (malformed != null) {
             boolean version = request.protocolVersion().majorVersion() != 1;
             refuseBeforeBody(version ? ErrorCode.HTTP_VERSION_NOT_SUPPORTED : ErrorCode.BAD_REQUEST,
@@ -283,73 +226,37 @@ final class Connection extends ChannelInboundHandlerAdapter {
                     + limits.maxBodyBytes() + " bytes", null);
             return;
         }
-        hold = budget.hold();
+        InflightBytes.Hold hold = budget.hold();
         if (declared > 0 && !hold.reserve(declared * InflightBytes.BODY_COPIES)) {
+            hold.release();
             refuseBeforeBody(ErrorCode.OVERLOADED, overloaded(), "1");
             return;
         }
-        body = channel.alloc().compositeBuffer(Integer.MAX_VALUE);
-        bodyBytes = 0;
+        body = new IncomingBody(channel.alloc(), hold);
         reading = Reading.BODY;
         if (!answering) {
-            arm(limits.bodyTimeout(), "the request body did not arrive within " + seconds(limits.bodyTimeout())
-                    + " s of its headers");
+            armBody();
         }
         if (HttpUtil.is100ContinueExpected(request)) {
             channel.writeAndFlush(new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.CONTINUE));
         }
     }
 
-    /**
-     * Why a request whose head was read cannot be served, or null when it can: an HTTP version other than 1.x (served
-     * as 1.1 it would be misunderstood), control bytes in its target (they reach records and terminals as they are),
-     * more than one {@code Host} (which one the checks saw and which one a proxy used could differ), or none in an
-     * HTTP/1.1 request (the {@code Host} check would have nothing to check).
-     */
-    private static String malformed(io.netty.handler.codec.http.HttpRequest request) {
-        HttpVersion version = request.protocolVersion();
-        if (version.majorVersion() != 1) {
-            return "HTTP/" + version.majorVersion() + "." + version.minorVersion() + " is not supported; this"
-                    + " server speaks HTTP/1.1 (and 1.0)";
-        }
-        String target = request.uri();
-        for (int i = 0; i < target.length(); i++) {
-            char c = target.charAt(i);
-            if (c < 0x20 || c == 0x7f) {
-                return "the request target contains the control byte 0x" + String.format("%02X", (int) c)
-                        + "; percent-encode it";
-            }
-        }
-        int hosts = request.headers().getAll(HttpHeaderNames.HOST).size();
-        if (hosts > 1) {
-            return "the request has " + hosts + " Host headers; send one";
-        }
-        if (hosts == 0 && version.minorVersion() >= 1) {
-            return "an HTTP/1.1 request must have a Host header (the checks against DNS rebinding read it)";
-        }
-        return null;
-    }
-
     private void append(HttpContent content) {
         int size = content.content().readableBytes();
         if (size > 0) {
-            if (bodyBytes + size > limits.maxBodyBytes()) {
-                long received = bodyBytes;
+            long received = body.bytes();
+            if (received + size > limits.maxBodyBytes()) {
                 refuseBeforeBody(ErrorCode.PAYLOAD_TOO_LARGE, "the body is larger than the limit of "
                         + limits.maxBodyBytes() + " bytes", null);
                 discardRest(received, content);
                 return;
             }
-            // A body without a Content-Length (chunked) is reserved as it arrives.
-            long unreserved = (bodyBytes + size) * InflightBytes.BODY_COPIES - hold.bytes();
-            if (unreserved > 0 && !hold.reserve(unreserved)) {
-                long received = bodyBytes;
+            if (!body.add(content.content())) { // a body without a Content-Length is reserved as it arrives
                 refuseBeforeBody(ErrorCode.OVERLOADED, overloaded(), "1");
                 discardRest(received, content);
                 return;
             }
-            bodyBytes += size;
-            body.addComponent(true, content.content().retain());
         }
         if (content instanceof LastHttpContent) {
             finishReading();
@@ -357,28 +264,19 @@ final class Connection extends ChannelInboundHandlerAdapter {
     }
 
     private void finishReading() {
-        disarm();
+        deadline.disarm();
         if (answering && waiting.size() >= MAX_PIPELINED) {
-            waiting.add(new Refused(head.method().name(), forRecord(head.uri()), ErrorCode.TOO_MANY_PIPELINED,
+            waiting.add(new Refused(head.method().name(), HttpWire.forRecord(head.uri()),
+                    ErrorCode.TOO_MANY_PIPELINED,
                     MAX_PIPELINED + " requests already wait on this connection for the answers before them; send"
                             + " this one again once those have arrived", "1", HttpUtil.isKeepAlive(head)));
             discardBody();
             reading = Reading.IDLE;
             return;
         }
-        byte[] bytes = ByteBufUtil.getBytes(body);
-        body.release();
+        Complete complete = body.complete(head);
         body = null;
-        // One pass over the header lines (names() and getAll(name) walk them again for every name).
-        Map<String, List<String>> headers = new LinkedHashMap<>();
-        for (Map.Entry<String, String> header : head.headers()) {
-            headers.computeIfAbsent(header.getKey(), name -> new ArrayList<>(1)).add(header.getValue());
-        }
-        Complete complete = new Complete(new HttpRequest(head.method().name(), head.uri(), headers, bytes, hold),
-                HttpUtil.isKeepAlive(head), head.protocolVersion().minorVersion() == 0, hold);
         head = null;
-        hold = null;
-        bodyBytes = 0;
         reading = Reading.IDLE;
         if (answering) {
             waiting.add(complete);
@@ -449,8 +347,8 @@ final class Connection extends ChannelInboundHandlerAdapter {
         boolean nothingMayFollow = waiting.isEmpty() && (reading == Reading.CLOSING || inputShutdown);
         boolean keepAlive = requestKeepAlive && !nothingMayFollow && !(http10 && answer.parts() != null)
                 && !"close".equalsIgnoreCase(answer.headers().get("Connection"));
-        ChannelFuture sent = answer.parts() == null ? channel.writeAndFlush(response(answer, keepAlive))
-                : PartWriter.write(channel, streamedHead(answer, keepAlive, !http10), answer.parts(),
+        ChannelFuture sent = answer.parts() == null ? channel.writeAndFlush(HttpWire.response(answer, keepAlive))
+                : PartWriter.write(channel, HttpWire.streamedHead(answer, keepAlive, !http10), answer.parts(),
                         limits.idleTimeout());
         sent.addListener((ChannelFutureListener) written -> {
             if (hold != null) {
@@ -473,43 +371,13 @@ final class Connection extends ChannelInboundHandlerAdapter {
             }
             channel.config().setAutoRead(true);
             if (reading == Reading.IDLE) {
-                armIdle();
+                deadline.arm(limits.idleTimeout(), null);
             } else if (reading == Reading.HEADERS) {
-                arm(limits.headerTimeout(), "the request headers did not arrive within "
-                        + seconds(limits.headerTimeout()) + " s of its first byte");
+                armHeaders();
             } else if (reading == Reading.BODY) {
-                arm(limits.bodyTimeout(), "the request body did not arrive within "
-                        + seconds(limits.bodyTimeout()) + " s of its headers");
+                armBody();
             }
         });
-    }
-
-    /**
-     * The head of a streamed answer: chunked, so that a response cut short is seen as cut; to an HTTP/1.0 request
-     * (never kept alive) without it, the body ending when the connection closes.
-     */
-    private static HttpResponse streamedHead(HttpAnswer answer, boolean keepAlive, boolean chunked) {
-        HttpResponse response = new DefaultHttpResponse(HttpVersion.HTTP_1_1,
-                HttpResponseStatus.valueOf(answer.status()));
-        response.headers().set(HttpHeaderNames.CONTENT_TYPE, answer.contentType());
-        answer.headers().forEach((name, value) -> response.headers().set(name, value));
-        if (chunked) {
-            response.headers().set(HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderValues.CHUNKED);
-        }
-        response.headers().set(HttpHeaderNames.CONNECTION,
-                keepAlive ? HttpHeaderValues.KEEP_ALIVE : HttpHeaderValues.CLOSE);
-        return response;
-    }
-
-    private static FullHttpResponse response(HttpAnswer answer, boolean keepAlive) {
-        FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1,
-                HttpResponseStatus.valueOf(answer.status()), Unpooled.wrappedBuffer(answer.body()));
-        response.headers().set(HttpHeaderNames.CONTENT_TYPE, answer.contentType());
-        response.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, answer.body().length);
-        answer.headers().forEach((name, value) -> response.headers().set(name, value));
-        response.headers().set(HttpHeaderNames.CONNECTION,
-                keepAlive ? HttpHeaderValues.KEEP_ALIVE : HttpHeaderValues.CLOSE);
-        return response;
     }
 
     /**
@@ -522,11 +390,11 @@ final class Connection extends ChannelInboundHandlerAdapter {
 
     private void refuseAndClose(String method, String target, ErrorCode error, String message,
             String retryAfter) {
-        disarm();
+        deadline.disarm();
         discardBody();
         reading = Reading.CLOSING;
         channel.config().setAutoRead(false);
-        Refused refused = new Refused(method, forRecord(target), error, message, retryAfter, false);
+        Refused refused = new Refused(method, HttpWire.forRecord(target), error, message, retryAfter, false);
         if (answering) {
             waiting.add(refused);
             return;
@@ -547,38 +415,29 @@ final class Connection extends ChannelInboundHandlerAdapter {
             refuseAndClose(method, target, error, message, retryAfter);
             return;
         }
-        disarm();
+        deadline.disarm();
         discardBody();
         reading = Reading.DISCARDING;
-        discardedBytes = 0;
-        HttpAnswer answer = answerTo(new Refused(method, forRecord(target), error, message, retryAfter, false));
-        channel.writeAndFlush(response(answer, false)).addListener((ChannelFutureListener) written -> {
-            refusalWritten = true;
-            if (discarded || !written.isSuccess()) {
-                channel.close();
-            }
-        });
+        RefusedBody discarding = new RefusedBody(channel, limits.maxBodyBytes());
+        refusedBody = discarding;
+        HttpAnswer answer = answerTo(new Refused(method, HttpWire.forRecord(target), error, message, retryAfter,
+                false));
+        channel.writeAndFlush(HttpWire.response(answer, false)).addListener((ChannelFutureListener) written ->
+                discarding.answered(written.isSuccess()));
         channel.eventLoop().schedule(() -> channel.close(), DISCARD_SECONDS, TimeUnit.SECONDS);
     }
 
     /** Throws away a part of a refused request's body; the connection closes after its last part or the limit. */
     private void discard(Object message) {
-        if (message instanceof HttpContent content) {
-            discardedBytes += content.content().readableBytes();
-            if (content instanceof LastHttpContent || discardedBytes > limits.maxBodyBytes()) {
-                discarded = true;
-                reading = Reading.CLOSING;
-                if (refusalWritten) {
-                    channel.close();
-                }
-            }
+        if (message instanceof HttpContent content && refusedBody.take(content)) {
+            reading = Reading.CLOSING;
         }
     }
 
     /** After a refusal in the middle of a body: counts what came before, and throws away the part at hand. */
     private void discardRest(long received, HttpContent content) {
         if (reading == Reading.DISCARDING) {
-            discardedBytes = received;
+            refusedBody.before(received);
             discard(content);
         }
     }
@@ -588,58 +447,26 @@ final class Connection extends ChannelInboundHandlerAdapter {
                 + budget.limit() + " (--max-inflight-bytes); nothing was read or stored, retry shortly";
     }
 
-    /** Writes an answer on a channel that has no HTTP codec (a connection refused as it opened), then closes. */
-    static void writeRaw(Channel channel, HttpAnswer answer) {
-        StringBuilder head = new StringBuilder("HTTP/1.1 ").append(answer.status()).append(' ')
-                .append(HttpResponseStatus.valueOf(answer.status()).reasonPhrase()).append("\r\n")
-                .append("Content-Type: ").append(answer.contentType()).append("\r\n")
-                .append("Content-Length: ").append(answer.body().length).append("\r\n");
-        answer.headers().forEach((name, value) -> head.append(name).append(": ").append(value).append("\r\n"));
-        head.append("Connection: close\r\n\r\n");
-        channel.writeAndFlush(Unpooled.wrappedBuffer(head.toString().getBytes(StandardCharsets.ISO_8859_1),
-                answer.body())).addListener(ChannelFutureListener.CLOSE);
+    private void armHeaders() {
+        deadline.arm(limits.headerTimeout(), "the request headers did not arrive within "
+                + seconds(limits.headerTimeout()) + " s of its first byte");
     }
 
-    private void armIdle() {
-        arm(limits.idleTimeout(), null);
+    private void armBody() {
+        deadline.arm(limits.bodyTimeout(), "the request body did not arrive within " + seconds(limits.bodyTimeout())
+                + " s of its headers");
     }
 
-    private void arm(Duration timeout, String message) {
-        deadlineArmed = true;
-        deadlineNanos = System.nanoTime() + timeout.toNanos();
-        deadlineMessage = message;
-        if (deadlineCheck == null) {
-            scheduleCheck(Math.min(timeout.toNanos(), checkPeriodNanos));
-        }
-    }
-
-    private void disarm() {
-        deadlineArmed = false; // the pending check, if any, finds nothing to do and ends
-    }
-
-    private void scheduleCheck(long delayNanos) {
-        deadlineCheck = channel.eventLoop().schedule(this::checkDeadline, delayNanos, TimeUnit.NANOSECONDS);
-    }
-
-    private void checkDeadline() {
-        deadlineCheck = null;
-        if (!deadlineArmed || !channel.isActive()) {
-            return;
-        }
-        long left = deadlineNanos - System.nanoTime();
-        if (left > 0) {
-            scheduleCheck(Math.min(left, checkPeriodNanos));
-            return;
-        }
-        deadlineArmed = false;
-        if (deadlineMessage == null) {
+    /** The deadline passed: an idle connection closes, a request still arriving is refused 408. */
+    private void deadlinePassed(String message) {
+        if (message == null) {
             if (reading == Reading.IDLE && !answering) {
                 channel.close(); // a keep-alive connection nobody uses: nothing to answer
             }
         } else if (!answering && (reading == Reading.HEADERS || reading == Reading.BODY)) {
             String method = head == null ? null : head.method().name();
             String target = head == null ? null : head.uri();
-            refuseAndClose(method, target, ErrorCode.REQUEST_TIMEOUT, deadlineMessage);
+            refuseAndClose(method, target, ErrorCode.REQUEST_TIMEOUT, message);
         }
     }
 
@@ -647,11 +474,6 @@ final class Connection extends ChannelInboundHandlerAdapter {
         if (body != null) {
             body.release();
             body = null;
-            bodyBytes = 0;
-        }
-        if (hold != null) {
-            hold.release();
-            hold = null;
         }
         head = null;
     }
@@ -672,34 +494,5 @@ final class Connection extends ChannelInboundHandlerAdapter {
 
     private static long seconds(Duration duration) {
         return Math.max(1, duration.toSeconds());
-    }
-
-    /** A request target as a refusal's record may keep it: control bytes percent-encoded, cut; null stays null. */
-    private static String forRecord(String target) {
-        return target == null ? null : printable(target, MAX_TARGET_IN_REFUSAL);
-    }
-
-    /**
-     * {@code text} cut to {@code max} characters with its control bytes percent-encoded ({@code %1B}): what a client
-     * sent goes into records that an operator reads on a terminal, where raw escapes would be obeyed.
-     */
-    private static String printable(String text, int max) {
-        String cut = text.length() <= max ? text : text.substring(0, max) + "…";
-        StringBuilder escaped = null;
-        for (int i = 0; i < cut.length(); i++) {
-            char c = cut.charAt(i);
-            boolean control = c < 0x20 || c == 0x7f;
-            if (control && escaped == null) {
-                escaped = new StringBuilder(cut.length() + 8).append(cut, 0, i);
-            }
-            if (escaped != null) {
-                if (control) {
-                    escaped.append('%').append(String.format("%02X", (int) c));
-                } else {
-                    escaped.append(c);
-                }
-            }
-        }
-        return escaped == null ? cut : escaped.toString();
     }
 }

@@ -193,7 +193,7 @@ public final class NettyTransport implements HttpTransport {
         public void channelActive(ChannelHandlerContext context) {
             HttpAnswer answer = dispatcher.refuse(null, null, ErrorCode.TOO_MANY_CONNECTIONS, message)
                     .header("Retry-After", "1");
-            Connection.writeRaw(context.channel(), answer);
+            HttpWire.writeRaw(context.channel(), answer);
         }
 
         @Override

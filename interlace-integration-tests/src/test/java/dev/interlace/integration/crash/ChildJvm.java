@@ -1,0 +1,224 @@
+package dev.interlace.integration.crash;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * A test server running in a JVM of its own, as every crash harness starts it: (a copy of) the test's class path,
+ * standard output read on a daemon thread for the listening line, the arming confirmation and the fault marker,
+ * standard error kept in a file for failure messages. The child's main prints {@value #LISTENING}{@code <uri>} when
+ * ready, acknowledges {@value #ARM} on standard input with {@value #ARMED}, and prints its fault marker (a prefix of
+ * its own, then the details) just before halting.
+ */
+public class ChildJvm implements AutoCloseable {
+
+    public static final String LISTENING = "interlace listening on ";
+    public static final String ARM = "arm";
+    public static final String ARMED = "armed";
+
+    protected static final long START_TIMEOUT_SECONDS = 60;
+    protected static final long EXIT_TIMEOUT_SECONDS = 30;
+
+    private final Process process;
+    private final Path stderr;
+    private final String description;
+    private final String faultPrefix;
+    private final CompletableFuture<URI> listening = new CompletableFuture<>();
+    private final CompletableFuture<String> faultFired = new CompletableFuture<>();
+    private final CompletableFuture<Void> armed = new CompletableFuture<>();
+    private final List<String> stdout = new ArrayList<>();
+
+    protected ChildJvm(Process process, Path stderr, String description, String faultPrefix) {
+        this.process = process;
+        this.stderr = stderr;
+        this.description = description;
+        this.faultPrefix = faultPrefix;
+        Thread reader = new Thread(this::readStdout, "child-stdout-" + process.pid());
+        reader.setDaemon(true);
+        reader.start();
+    }
+
+    /** Starts {@code main} with {@code arguments} in a new JVM tuned for quick start-up. */
+    public static Process launch(Class<?> main, List<String> arguments, Path stderr, String classPath, Path scratch)
+            throws IOException {
+        List<String> command = new ArrayList<>(List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                // Start-up speed matters more than peak speed here; the parent and the child share two cores.
+                "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xmx256m", "-Xss512k", "-Xshare:auto",
+                // sqlite-jdbc and DuckDB extract their native libraries per JVM; a halted JVM never deletes them.
+                "-Dorg.sqlite.tmpdir=" + scratch, "-Djava.io.tmpdir=" + scratch,
+                "-cp", classPath,
+                main.getName()));
+        command.addAll(arguments);
+        return new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.appendTo(stderr.toFile())).start();
+    }
+
+    private void readStdout() {
+        try (BufferedReader lines = new BufferedReader(
+                new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+            String line;
+            while ((line = lines.readLine()) != null) {
+                synchronized (stdout) {
+                    stdout.add(line);
+                }
+                if (line.startsWith(LISTENING)) {
+                    listening.complete(URI.create(line.substring(LISTENING.length()).strip()));
+                } else if (line.equals(ARMED)) {
+                    armed.complete(null);
+                } else if (line.startsWith(faultPrefix)) {
+                    faultFired.complete(line.substring(faultPrefix.length()));
+                }
+            }
+        } catch (IOException e) {
+            // The child died; whoever waits learns it from the exit status.
+        } finally {
+            listening.completeExceptionally(new IllegalStateException("the child " + description
+                    + " closed its output without listening"));
+            faultFired.complete(null);
+            armed.completeExceptionally(new IllegalStateException("the child " + description + " exited"));
+        }
+    }
+
+    /** Arms the child's fault point (its hits count from now on) and waits until it confirms. */
+    public void arm() throws IOException {
+        armWith(ARM);
+    }
+
+    /** Sends {@code command}, which arms the child's fault point, and waits until it confirms. */
+    protected void armWith(String command) throws IOException {
+        process.getOutputStream().write((command + "\n").getBytes(StandardCharsets.UTF_8));
+        process.getOutputStream().flush();
+        try {
+            armed.get(START_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while arming " + description, e);
+        } catch (ExecutionException | TimeoutException e) {
+            throw new IllegalStateException("the child " + description + " did not confirm arming" + diagnostics(), e);
+        }
+    }
+
+    /** Waits for the listening line; fails with the child's output when it dies or takes too long. */
+    public URI awaitListening() {
+        try {
+            return listening.get(START_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while waiting for " + description, e);
+        } catch (ExecutionException e) {
+            throw new IllegalStateException("the child " + description + " exited without listening"
+                    + diagnostics(), e);
+        } catch (TimeoutException e) {
+            throw new IllegalStateException("the child " + description + " did not start listening within "
+                    + START_TIMEOUT_SECONDS + " s" + diagnostics(), e);
+        }
+    }
+
+    /** Where it listens; null until it does. */
+    public URI uri() {
+        return listening.getNow(null);
+    }
+
+    public long pid() {
+        return process.pid();
+    }
+
+    public boolean isAlive() {
+        return process.isAlive();
+    }
+
+    /** SIGKILL, then waits for the process to be gone. */
+    public void kill() {
+        process.destroyForcibly();
+        awaitGone();
+    }
+
+    /** Waits up to {@code timeout} for the child to exit on its own; true when it did. */
+    public boolean awaitExit(Duration timeout) throws InterruptedException {
+        return process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    /** The exit status of a child that has exited. */
+    public int exitStatus() {
+        return process.exitValue();
+    }
+
+    /** The fault marker printed just before halting (after its prefix), or null when the child died another way. */
+    public String faultMarker() {
+        try {
+            return faultFired.get(EXIT_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return null;
+        } catch (ExecutionException | TimeoutException e) {
+            return null;
+        }
+    }
+
+    /** Asks the child to stop (SIGTERM: it drains and closes cleanly) and waits; kills it when that takes too long. */
+    public void stopGracefully() {
+        process.destroy();
+        awaitGone();
+    }
+
+    private void awaitGone() {
+        try {
+            if (!process.waitFor(EXIT_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
+                process.destroyForcibly();
+                process.waitFor(EXIT_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+                throw new IllegalStateException("the child " + description + " did not exit within "
+                        + EXIT_TIMEOUT_SECONDS + " s; killed it" + diagnostics());
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            process.destroyForcibly();
+            throw new IllegalStateException("interrupted while waiting for " + description, e);
+        }
+    }
+
+    /** Kills the child if it still runs; safe to call repeatedly. */
+    @Override
+    public void close() {
+        if (process.isAlive()) {
+            process.destroyForcibly();
+            try {
+                process.waitFor(EXIT_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /** The child's output so far, for failure messages. */
+    public String diagnostics() {
+        StringBuilder text = new StringBuilder("\n--- child ").append(description).append(" stdout:\n");
+        synchronized (stdout) {
+            stdout.forEach(line -> text.append(line).append('\n'));
+        }
+        text.append("--- stderr (").append(stderr).append(", last 4000 chars):\n");
+        try {
+            String errors = Files.exists(stderr) ? Files.readString(stderr, StandardCharsets.UTF_8) : "";
+            text.append(errors.length() > 4000 ? errors.substring(errors.length() - 4000) : errors);
+        } catch (IOException e) {
+            text.append("(unreadable: ").append(e.getMessage()).append(')');
+        }
+        return text.toString();
+    }
+
+    @Override
+    public String toString() {
+        return "child " + description;
+    }
+}

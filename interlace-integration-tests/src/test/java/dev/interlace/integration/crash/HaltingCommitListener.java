@@ -1,0 +1,82 @@
+package dev.interlace.integration.crash;
+
+import dev.interlace.runtime.log.CommitListener;
+
+/**
+ * Stops the process dead ({@link Runtime#halt}, no shutdown hooks, no finalisation) at a fault point of the N-th
+ * group commit after it is {@linkplain #arm() armed}. Runs on the log's writer thread, so the stop happens exactly
+ * between the steps of the commit protocol. Arming lets the same child first serve the oracle's checks of the
+ * previous crash (whose commits do not count) and then crash under the next load.
+ */
+final class HaltingCommitListener implements CommitListener {
+
+    /** The exit status of a halted child, the same as a SIGKILL'd one. */
+    static final int HALT_STATUS = 137;
+    /**
+     * How long the negative control's writer stalls before halting: its acknowledgements race ahead of the writer, and
+     * with a fast disk the writer would otherwise catch up before a client even reads its 200. While it stalls, every
+     * request that arrives is acknowledged and queued behind the commit that never happens.
+     */
+    static final long NEGATIVE_CONTROL_STALL_MILLIS = 300;
+
+    private final FaultPoint fault;
+    private final int triggerCommit;
+    private volatile boolean armed;
+    private int commits;
+
+    HaltingCommitListener(FaultPoint fault, int triggerCommit) {
+        if (triggerCommit < 1) {
+            throw new IllegalArgumentException("the trigger commit counts from 1, got " + triggerCommit);
+        }
+        this.fault = fault;
+        this.triggerCommit = triggerCommit;
+    }
+
+    /** Starts counting commits towards the trigger. */
+    void arm() {
+        armed = true;
+    }
+
+    @Override
+    public void beforeCommit(int requests, int entries) {
+        if (fault == FaultPoint.BEFORE_COMMIT || fault == FaultPoint.ACK_BEFORE_COMMIT
+                || fault == FaultPoint.OOM_BEFORE_COMMIT) {
+            countAndMaybeHalt(requests, entries);
+        }
+    }
+
+    @Override
+    public void afterCommit(int requests, int entries) {
+        if (fault == FaultPoint.AFTER_COMMIT) {
+            countAndMaybeHalt(requests, entries);
+        }
+    }
+
+    private void countAndMaybeHalt(int requests, int entries) {
+        if (!armed) {
+            return;
+        }
+        commits++;
+        if (commits == triggerCommit) {
+            // The parent reads this line to know the fault fired where intended (and not some other death).
+            System.out.println(CrashServerMain.FAULT_FIRED + fault.argument() + " commit=" + commits + " requests="
+                    + requests + " entries=" + entries);
+            System.out.flush();
+            if (fault == FaultPoint.ACK_BEFORE_COMMIT) {
+                stall();
+            }
+            if (fault == FaultPoint.OOM_BEFORE_COMMIT) {
+                throw new OutOfMemoryError("test: the writer ran out of memory before commit " + commits);
+            }
+            Runtime.getRuntime().halt(HALT_STATUS);
+        }
+    }
+
+    private static void stall() {
+        try {
+            Thread.sleep(NEGATIVE_CONTROL_STALL_MILLIS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

@@ -1,0 +1,89 @@
+package dev.interlace.integration.flushcrash;
+
+import com.google.inject.Module;
+import dev.interlace.integration.crash.ChildJvm;
+import dev.interlace.integration.crash.ChildServer;
+import dev.interlace.runtime.Interlace;
+import dev.interlace.runtime.log.RetentionSweep;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The server a flush-crash test runs in a child JVM: {@code FlushCrashServerMain DATA_DIR FAULT N} starts Interlace
+ * (every stream and model on the class path, as in production; only {@code orders} gets events) on an ephemeral
+ * port over {@code DATA_DIR}, flushing in small batches of {@value #BATCH_ROWS} rows, with the fault point
+ * {@code FAULT} ({@link FlushFault}) halting the process on its {@code N}-th hit, and prints
+ * {@value ChildJvm#LISTENING}{@code <uri>} once ready.
+ *
+ * <p>Hits count only once the line {@value #ARM} arrives on standard input (acknowledged with {@value #ARMED}). It
+ * exits when its standard input closes, so a child never outlives a test JVM that died without killing it.
+ */
+public final class FlushCrashServerMain {
+
+    static final String FAULT_FIRED = "flush fault fired: ";
+    static final String ARM = "arm";
+    static final String ARMED = "armed";
+    /** Rows per flush transaction: small, so that any backlog takes many batches. */
+    static final int BATCH_ROWS = 100;
+    /** Backpressure is not under test (the mid-drain child holds its flusher while a backlog builds). */
+    static final String MAX_PENDING = "10000000";
+
+    private FlushCrashServerMain() {}
+
+    public static void main(String[] args) throws IOException {
+        if (args.length != 3) {
+            System.err.println("usage: FlushCrashServerMain DATA_DIR FAULT N");
+            System.exit(2);
+        }
+        FaultTrigger trigger = new FaultTrigger(FlushFault.parse(args[1]), Integer.parseInt(args[2]));
+        ShiftableClock clock = new ShiftableClock();
+        List<Module> overrides = new ArrayList<>(List.of(new FlushFaultModule(trigger)));
+        if (trigger.fault() == FlushFault.AFTER_RETENTION_TRIM) {
+            overrides.add(new RetentionFaultModule(trigger, clock));
+        }
+        Interlace server = ChildServer.start(List.of("--port", "0", "--data-dir", args[0], "--max-pending",
+                MAX_PENDING, "--flush-batch-rows", Integer.toString(BATCH_ROWS)), overrides.toArray(Module[]::new));
+        ChildServer.obey(command -> {
+            if (command.equals(ARM)) {
+                trigger.arm();
+                if (trigger.fault() == FlushFault.AFTER_RETENTION_TRIM) {
+                    sweepRepeatedly(clock, server.instance(RetentionSweep.class));
+                }
+                ChildServer.say(ARMED);
+            }
+        });
+    }
+
+    /**
+     * Moves the clock past the {@code orders} retention (7 days) and sweeps every 100 ms on a thread of its own:
+     * everything materialised so far becomes trimmable. When five sweeps in a row found nothing to trim (events
+     * published since the shift are younger than the window), the clock moves on again, so that trims keep coming
+     * whatever the flusher's lag (a second trim used to need events acknowledged before the shift and flushed after
+     * the first sweep, which a fast server does not always leave).
+     */
+    private static void sweepRepeatedly(ShiftableClock clock, RetentionSweep sweep) {
+        clock.shift(Duration.ofDays(8));
+        Thread sweeper = new Thread(() -> {
+            int emptySweeps = 0;
+            while (true) {
+                try {
+                    if (!sweep.sweep().isEmpty()) {
+                        emptySweeps = 0;
+                    } else if (++emptySweeps == 5) {
+                        clock.shift(Duration.ofDays(8));
+                        emptySweeps = 0;
+                    }
+                    Thread.sleep(100);
+                } catch (InterruptedException e) {
+                    return;
+                } catch (RuntimeException e) {
+                    e.printStackTrace();
+                }
+            }
+        }, "flush-crash-sweeper");
+        sweeper.setDaemon(true);
+        sweeper.start();
+    }
+}

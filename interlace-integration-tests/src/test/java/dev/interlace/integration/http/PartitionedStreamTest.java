@@ -1,0 +1,545 @@
+package dev.interlace.integration.http;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.google.inject.AbstractModule;
+import com.google.inject.Provides;
+import dev.interlace.annotations.Materialise;
+import dev.interlace.integration.ClicksStream;
+import dev.interlace.integration.OrdersStream;
+import dev.interlace.integration.decoding.EvolvingStream;
+import dev.interlace.runtime.model.ModelDefinition;
+import dev.interlace.runtime.model.SqlModelFiles;
+import dev.interlace.runtime.stream.StreamCatalog;
+import dev.interlace.runtime.stream.StreamDescriptor;
+import dev.interlace.runtime.stream.StreamPartitions;
+import dev.interlace.runtime.testing.Eventually;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A stream with several partitions on the SQLite log, end to end over HTTP: each event goes to the partition its key
+ * hashes to, each partition has dense offsets of its own, a retry is deduplicated partition by partition, every event
+ * lands in {@code streams.<name>} once with its {@code _partition}, a model over the stream sees every event once,
+ * and a changed partition count stops start-up.
+ */
+class PartitionedStreamTest {
+
+    private static final int PARTITIONS = 4;
+
+    private static String payments(int partitions) {
+        return """
+                package partitioned.v%d;
+
+                import dev.interlace.annotations.Stream;
+
+                @Stream(name = "payments",
+                        schema = {"payment_id string not null", "amount bigint"},
+                        idempotencyKey = "payment_id",
+                        partitions = %d)
+                public final class Payments {}
+                """.formatted(partitions, partitions);
+    }
+
+    private static final String READINGS = """
+            package partitioned.readings;
+
+            import dev.interlace.annotations.Stream;
+
+            @Stream(name = "readings", schema = {"sensor string not null", "value double"},
+                    partitions = 3, partitionKey = "sensor")
+            public final class Readings {}
+            """;
+
+    private static final String TICKS = """
+            package partitioned.ticks;
+
+            import dev.interlace.annotations.Stream;
+
+            @Stream(name = "ticks", schema = {"n bigint"}, partitions = 3)
+            public final class Ticks {}
+            """;
+
+    private static StreamCatalog catalog(StreamDescriptor... extra) {
+        List<StreamDescriptor> streams = new ArrayList<>(List.of(OrdersStream.DESCRIPTOR, ClicksStream.DESCRIPTOR,
+                EvolvingStream.DESCRIPTOR));
+        streams.addAll(List.of(extra));
+        return StreamCatalog.of(streams);
+    }
+
+    /** The examples' SQL models, and {@code extra}. */
+    private static AbstractModule models(ModelDefinition... extra) {
+        return new AbstractModule() {
+            @Provides
+            List<ModelDefinition> definitions() {
+                List<ModelDefinition> all = new ArrayList<>(SqlModelFiles.load(getClass().getClassLoader()));
+                all.addAll(List.of(extra));
+                return all;
+            }
+        };
+    }
+
+    private static String batch(int from, int to) {
+        StringBuilder body = new StringBuilder();
+        for (int i = from; i < to; i++) {
+            body.append("{\"payment_id\":\"p-").append(i).append("\",\"amount\":").append(i).append("}\n");
+        }
+        return body.toString();
+    }
+
+    @Test
+    void eventsGoToTheirKeysPartitionWithDenseOffsetsAndAreMaterialisedOnce(@TempDir Path data,
+            @TempDir Path build) {
+        StreamDescriptor payments = RebuiltStream.compile(build, "partitioned.v4", "Payments", payments(PARTITIONS));
+        assertThat(payments.partitions()).isEqualTo(PARTITIONS);
+        ModelDefinition totals = ModelDefinition.sql("payment_totals", "main", Materialise.TABLE, null,
+                "SELECT count(*) AS events, count(DISTINCT payment_id) AS payments, sum(amount) AS amount"
+                        + " FROM streams.payments", "test");
+        try (TestServer server = TestServer.startWith(data, catalog(payments), List.of(models(totals)))) {
+            Map<String, int[]> stored = new HashMap<>(); // key -> {partition, offset}
+            for (int from = 0; from < 200; from += 40) {
+                TestServer.Response published = server.post("/streams/payments?verbose=true",
+                        "application/x-ndjson", batch(from, from + 40));
+                assertThat(published.status()).isEqualTo(200);
+                JsonNode body = published.body();
+                assertThat(body.get("accepted").asLong()).isEqualTo(40);
+                assertThat(body.get("last_offset").isNull()).as("offsets of several partitions").isTrue();
+                for (int i = 0; i < 40; i++) {
+                    JsonNode result = body.get("results").get(i);
+                    String key = "p-" + (from + i);
+                    assertThat(result.get("partition").asInt()).as(key)
+                            .isEqualTo(StreamPartitions.partitionOfKey(key, PARTITIONS));
+                    stored.put(key, new int[] {result.get("partition").asInt(), result.get("offset").asInt()});
+                }
+                Map<Integer, Long> lastByPartition = new TreeMap<>();
+                for (int i = 0; i < 40; i++) {
+                    JsonNode result = body.get("results").get(i);
+                    lastByPartition.merge(result.get("partition").asInt(), result.get("offset").asLong(), Math::max);
+                }
+                List<String> positions = new ArrayList<>();
+                for (JsonNode part : body.get("partitions")) {
+                    int p = part.get("partition").asInt();
+                    assertThat(part.get("last_offset").asLong()).isEqualTo(lastByPartition.get(p));
+                    positions.add(part.get("position").asText());
+                }
+                assertThat(lastByPartition.keySet()).hasSize(body.get("partitions").size());
+                assertThat(body.get("position").asText()).isEqualTo(String.join(",", positions));
+            }
+            // Dense offsets per partition: 1..n in each.
+            Map<Integer, TreeSet<Integer>> offsets = new TreeMap<>();
+            stored.values().forEach(at -> offsets.computeIfAbsent(at[0], p -> new TreeSet<>()).add(at[1]));
+            assertThat(offsets.keySet()).as("200 keys spread over every partition").hasSize(PARTITIONS);
+            for (TreeSet<Integer> partition : offsets.values()) {
+                assertThat(partition.first()).isEqualTo(1);
+                assertThat(partition.last()).isEqualTo(partition.size());
+            }
+
+            // A retry of a whole batch is deduplicated in every partition, to the offsets first given.
+            TestServer.Response retried = server.post("/streams/payments?verbose=true", "application/x-ndjson",
+                    batch(40, 80));
+            assertThat(retried.status()).isEqualTo(200);
+            assertThat(retried.body().get("accepted").asLong()).isZero();
+            assertThat(retried.body().get("deduplicated").asLong()).isEqualTo(40);
+            for (int i = 0; i < 40; i++) {
+                JsonNode result = retried.body().get("results").get(i);
+                int[] first = stored.get("p-" + (40 + i));
+                assertThat(result.get("status").asText()).isEqualTo("duplicate");
+                assertThat(new int[] {result.get("partition").asInt(), result.get("offset").asInt()})
+                        .isEqualTo(first);
+            }
+            // Half old, half new: the new ones are accepted, the old ones deduplicated, in whichever partition.
+            TestServer.Response mixed = server.post("/streams/payments", "application/x-ndjson", batch(180, 220));
+            assertThat(mixed.body().get("accepted").asLong()).isEqualTo(20);
+            assertThat(mixed.body().get("deduplicated").asLong()).isEqualTo(20);
+
+            // Read-your-writes over every partition the answer named.
+            TestServer.Response after = server.send(server.request("/sql").header("Content-Type", "text/plain")
+                    .header("Interlace-After", mixed.body().get("position").asText())
+                    .POST(java.net.http.HttpRequest.BodyPublishers.ofString(
+                            "SELECT count(*) FROM streams.payments WHERE CAST(substr(payment_id, 3) AS INTEGER) >= 200")).build());
+            assertThat(after.status()).isEqualTo(200);
+            assertThat(after.body().get("rows").get(0).get(0).asLong()).isEqualTo(20);
+
+            JsonNode description = server.await("payments", stream -> {
+                for (JsonNode partition : stream.get("by_partition")) {
+                    if (partition.get("pending").asLong() != 0) {
+                        return false;
+                    }
+                }
+                return true;
+            });
+            assertThat(description.get("partitions").asInt()).isEqualTo(PARTITIONS);
+            assertThat(description.get("by_partition")).hasSize(PARTITIONS);
+            long heads = 0;
+            for (JsonNode partition : description.get("by_partition")) {
+                heads += partition.get("head").asLong();
+                assertThat(partition.get("watermark").asLong()).isEqualTo(partition.get("head").asLong());
+            }
+            assertThat(heads).isEqualTo(220);
+            List<String> listed = new ArrayList<>();
+            server.get("/streams").body().get("streams").forEach(stream -> listed.add(stream.get("name").asText()));
+            assertThat(listed).as("partitions are not streams of their own").containsExactly("clicks", "decoding_evolving",
+                    "orders", "payments");
+
+            // Every event once in the warehouse, in the partition its key hashes to, at the offset it was given.
+            JsonNode rows = sql(server, "SELECT payment_id, _partition, _offset FROM streams.payments");
+            assertThat(rows).hasSize(220);
+            Set<String> seen = new HashSet<>();
+            for (JsonNode row : rows) {
+                String key = row.get(0).asText();
+                assertThat(seen.add(key)).as(key + " once").isTrue();
+                assertThat(row.get(1).asInt()).as(key).isEqualTo(StreamPartitions.partitionOfKey(key, PARTITIONS));
+                if (stored.containsKey(key)) {
+                    assertThat(row.get(2).asInt()).isEqualTo(stored.get(key)[1]);
+                }
+            }
+            JsonNode perPartition = sql(server, "SELECT _partition, count(*), min(_offset), max(_offset)"
+                    + " FROM streams.payments GROUP BY _partition ORDER BY _partition");
+            for (JsonNode row : perPartition) {
+                assertThat(row.get(2).asLong()).isEqualTo(1);
+                assertThat(row.get(3).asLong()).as("dense in partition " + row.get(0)).isEqualTo(row.get(1).asLong());
+            }
+
+            // The model over the stream holds every event once, once every partition's flush has run it.
+            JsonNode model = Eventually.get("the model has every partition's events", Duration.ofSeconds(20),
+                    () -> sql(server, "SELECT events, payments, amount FROM main.payment_totals"),
+                    result -> result.size() == 1 && result.get(0).get(0).asLong() == 220);
+            assertThat(model.get(0).get(1).asLong()).isEqualTo(220);
+            assertThat(model.get(0).get(2).asLong()).isEqualTo(219 * 220 / 2);
+
+            // The Java client's result covers every partition its requests fell in, for read-your-writes.
+            dev.interlace.client.InterlaceClient client = dev.interlace.client.InterlaceClient
+                    .builder(server.server.uri()).maxEventsPerRequest(3).build();
+            List<Map<String, Object>> more = new ArrayList<>();
+            for (int i = 0; i < 12; i++) {
+                more.add(Map.of("payment_id", "q-" + i, "amount", i));
+            }
+            dev.interlace.client.PublishResult viaClient = client.publish("payments", more);
+            assertThat(viaClient.accepted()).isEqualTo(12);
+            assertThat(viaClient.lastOffset()).isNull();
+            Set<String> namedPartitions = new TreeSet<>();
+            for (String position : viaClient.position().split(",")) {
+                namedPartitions.add(position.substring(0, position.indexOf(':')));
+            }
+            Set<String> expectedPartitions = new TreeSet<>();
+            for (int i = 0; i < 12; i++) {
+                expectedPartitions.add(StreamPartitions.logStream("payments",
+                        StreamPartitions.partitionOfKey("q-" + i, PARTITIONS)));
+            }
+            assertThat(namedPartitions).isEqualTo(expectedPartitions);
+            assertThat(client.sql("SELECT count(*) AS n FROM streams.payments WHERE payment_id LIKE 'q-%'",
+                    viaClient.position()).get("rows").get(0).get(0).asLong()).isEqualTo(12);
+
+            // Reads of one partition's log.
+            TestServer.Response events = server.get("/streams/payments/events?partition=2&limit=1000");
+            assertThat(events.status()).isEqualTo(200);
+            long viaClientInTwo = more.stream().filter(event -> StreamPartitions.partitionOfKey(
+                    (String) event.get("payment_id"), PARTITIONS) == 2).count();
+            assertThat(events.body().get("events")).hasSize(offsets.get(2).size() + countNew(2)
+                    + (int) viaClientInTwo);
+            for (JsonNode event : events.body().get("events")) {
+                String key = event.get("event").get("payment_id").asText();
+                assertThat(StreamPartitions.partitionOfKey(key, PARTITIONS)).isEqualTo(2);
+            }
+            assertThat(server.get("/streams/payments/events").body().get("error").asText())
+                    .isEqualTo("partition_required");
+            assertThat(server.get("/streams/payments/events?partition=4").body().get("error").asText())
+                    .isEqualTo("invalid_parameter");
+            assertThat(server.get("/streams/orders/events?partition=0").status()).isEqualTo(200);
+
+            // Where is my event: the key's partition is found.
+            JsonNode correlated = server.get("/correlate?stream=payments&key=p-7").body();
+            assertThat(correlated.toString()).contains(StreamPartitions.logStream("payments",
+                    StreamPartitions.partitionOfKey("p-7", PARTITIONS)));
+            assertThat(correlated.toString()).contains(server.get("/streams/payments").body().get("name").asText());
+
+            // Not built yet: refused, never answered wrongly.
+            TestServer.Response replay = server.postJson("/streams/payments/quarantine/replay", "{\"all\": true}");
+            assertThat(replay.status()).isEqualTo(400);
+            assertThat(replay.body().get("error").asText()).isEqualTo("partitions_not_supported");
+        }
+    }
+
+    /** How many of p-200..p-219 (the new keys of the mixed batch) hash to {@code partition}. */
+    private static int countNew(int partition) {
+        int count = 0;
+        for (int i = 200; i < 220; i++) {
+            if (StreamPartitions.partitionOfKey("p-" + i, PARTITIONS) == partition) {
+                count++;
+            }
+        }
+        return count;
+    }
+
+    /** {@code count} keys of the form {@code k-<i>} that fall in {@code partition}, from {@code k-<from>} on. */
+    private static List<String> keysIn(int partition, int count, int from) {
+        List<String> keys = new ArrayList<>();
+        for (int i = from; keys.size() < count; i++) {
+            if (StreamPartitions.partitionOfKey("k-" + i, PARTITIONS) == partition) {
+                keys.add("k-" + i);
+            }
+        }
+        return keys;
+    }
+
+    private static String events(List<String> keys) {
+        StringBuilder body = new StringBuilder();
+        keys.forEach(key -> body.append("{\"payment_id\":\"").append(key).append("\",\"amount\":1}\n"));
+        return body.toString();
+    }
+
+    @Test
+    void aRequestWhosePartitionsAreStoredInPartSaysWhichAndItsRetryIsDeduplicatedPartByPart(@TempDir Path data,
+            @TempDir Path build) {
+        StreamDescriptor payments = RebuiltStream.compile(build, "partitioned.v4", "Payments", payments(PARTITIONS));
+        // Nothing is materialised (the warehouse fails every commit): each partition's backlog only grows.
+        AbstractModule failingWarehouse = new AbstractModule() {
+            @Override
+            protected void configure() {
+                com.google.inject.multibindings.Multibinder.newSetBinder(binder(),
+                        dev.interlace.runtime.flush.FlushListener.class).addBinding()
+                        .toInstance(new dev.interlace.runtime.flush.FlushListener() {
+                            @Override
+                            public void beforeCommit(dev.interlace.runtime.warehouse.Warehouse.Target target,
+                                    long newWatermark, int rows) {
+                                throw new IllegalStateException("warehouse unavailable (test fault)");
+                            }
+                        });
+            }
+        };
+        try (TestServer server = TestServer.startWith(data, catalog(payments), List.of(failingWarehouse),
+                "--max-pending", "6")) {
+            List<String> first = new ArrayList<>(keysIn(1, 4, 0));
+            first.addAll(keysIn(3, 1, 0));
+            assertThat(server.post("/streams/payments", "application/x-ndjson", events(first)).status())
+                    .isEqualTo(200);
+            // Partition 1 would hold 7 pending entries, partition 3 only 3: the share of 3 is stored, not that of 1.
+            List<String> second = new ArrayList<>(keysIn(1, 3, 1000));
+            second.addAll(keysIn(3, 2, 1000));
+            TestServer.Response partly = server.post("/streams/payments", "application/x-ndjson", events(second));
+            assertThat(partly.status()).isEqualTo(429);
+            assertThat(partly.body().get("error").asText()).isEqualTo("backpressure");
+            assertThat(partly.header("Retry-After")).isNotNull();
+            assertThat(partly.body().get("message").asText()).contains("partitions [3] are stored")
+                    .contains("partitions [1] are not");
+            assertThat(partly.body().get("stored_partitions")).hasSize(1);
+            assertThat(partly.body().get("stored_partitions").get(0).get("partition").asInt()).isEqualTo(3);
+            assertThat(partly.body().get("stored_partitions").get(0).get("last_offset").asLong()).isEqualTo(3);
+            assertThat(partly.body().get("not_stored_partitions").toString()).isEqualTo("[1]");
+            JsonNode heads = server.get("/streams/payments").body().get("by_partition");
+            assertThat(heads.get(1).get("head").asLong()).isEqualTo(4);
+            assertThat(heads.get(3).get("head").asLong()).isEqualTo(3);
+
+            // The retry: partition 3's share is deduplicated (nothing new there), partition 1's still refused.
+            TestServer.Response retried = server.post("/streams/payments", "application/x-ndjson", events(second));
+            assertThat(retried.status()).isEqualTo(429);
+            assertThat(retried.body().get("stored_partitions").get(0).get("last_offset").asLong()).isEqualTo(3);
+            assertThat(server.get("/streams/payments").body().get("by_partition").get(3).get("head").asLong())
+                    .as("deduplicated, not stored again").isEqualTo(3);
+        }
+    }
+
+    @Test
+    void retentionTrimsEachPartitionOnItsOwn(@TempDir Path data, @TempDir Path build) {
+        StreamDescriptor payments = RebuiltStream.compile(build, "partitioned.retained", "Payments",
+                payments(PARTITIONS).replace("package partitioned.v4;", "package partitioned.retained;")
+                        .replace("partitions = 4)", "partitions = 4, retention = \"1d\")"));
+        java.util.concurrent.atomic.AtomicReference<java.time.Instant> now =
+                new java.util.concurrent.atomic.AtomicReference<>(java.time.Instant.parse("2026-12-01T00:00:00Z"));
+        java.time.Clock clock = new java.time.Clock() {
+            @Override
+            public java.time.ZoneId getZone() {
+                return java.time.ZoneOffset.UTC;
+            }
+
+            @Override
+            public java.time.Clock withZone(java.time.ZoneId zone) {
+                return this;
+            }
+
+            @Override
+            public java.time.Instant instant() {
+                return now.get();
+            }
+        };
+        AbstractModule clockModule = new AbstractModule() {
+            @Override
+            protected void configure() {
+                bind(java.time.Clock.class).toInstance(clock);
+            }
+        };
+        try (TestServer server = TestServer.startWith(data, catalog(payments), List.of(clockModule))) {
+            assertThat(server.post("/streams/payments", "application/x-ndjson", batch(0, 40)).status())
+                    .isEqualTo(200);
+            JsonNode flushed = server.await("payments", stream -> {
+                for (JsonNode partition : stream.get("by_partition")) {
+                    if (partition.get("pending").asLong() != 0) {
+                        return false;
+                    }
+                }
+                return true;
+            });
+            now.set(now.get().plus(Duration.ofDays(2)));
+            Map<String, Long> trimmed = server.server.instance(dev.interlace.runtime.log.RetentionSweep.class)
+                    .sweep();
+            Map<String, Long> expected = new TreeMap<>();
+            for (JsonNode partition : flushed.get("by_partition")) {
+                if (partition.get("head").asLong() > 0) {
+                    expected.put(partition.get("log_stream").asText(), partition.get("head").asLong());
+                }
+            }
+            assertThat(new TreeMap<>(trimmed)).as("each partition trimmed, named by its log stream")
+                    .isEqualTo(expected);
+            for (JsonNode partition : server.get("/streams/payments").body().get("by_partition")) {
+                assertThat(partition.get("earliest").asLong()).isEqualTo(partition.get("head").asLong() + 1);
+            }
+            // Past the window a key is accepted again, at the next offset of its own partition.
+            TestServer.Response again = server.post("/streams/payments?verbose=true", "application/x-ndjson",
+                    batch(7, 8));
+            JsonNode result = again.body().get("results").get(0);
+            assertThat(result.get("status").asText()).isEqualTo("accepted");
+            int partition = StreamPartitions.partitionOfKey("p-7", PARTITIONS);
+            assertThat(result.get("partition").asInt()).isEqualTo(partition);
+            assertThat(result.get("offset").asLong())
+                    .isEqualTo(flushed.get("by_partition").get(partition).get("head").asLong() + 1);
+        }
+    }
+
+    @Test
+    void aKeylessStreamIsPartitionedByItsPartitionKeyElseRoundRobin(@TempDir Path data, @TempDir Path build) {
+        StreamDescriptor readings = RebuiltStream.compile(build.resolve("r"), "partitioned.readings", "Readings",
+                READINGS);
+        StreamDescriptor ticks = RebuiltStream.compile(build.resolve("t"), "partitioned.ticks", "Ticks", TICKS);
+        try (TestServer server = TestServer.startWith(data, catalog(readings, ticks))) {
+            StringBuilder body = new StringBuilder();
+            for (int i = 0; i < 30; i++) {
+                body.append("{\"sensor\":\"s").append(i % 5).append("\",\"value\":").append(i).append("}\n");
+            }
+            assertThat(server.post("/streams/readings", "application/x-ndjson", body.toString()).status())
+                    .isEqualTo(200);
+            StringBuilder numbers = new StringBuilder();
+            for (int i = 0; i < 30; i++) {
+                numbers.append("{\"n\":").append(i).append("}\n");
+            }
+            assertThat(server.post("/streams/ticks", "application/x-ndjson", numbers.toString()).status())
+                    .isEqualTo(200);
+            for (String stream : List.of("readings", "ticks")) {
+                server.await(stream, description -> {
+                    for (JsonNode partition : description.get("by_partition")) {
+                        if (partition.get("pending").asLong() != 0) {
+                            return false;
+                        }
+                    }
+                    return true;
+                });
+            }
+            JsonNode sensors = sql(server, "SELECT sensor, min(_partition), max(_partition), count(*)"
+                    + " FROM streams.readings GROUP BY sensor ORDER BY sensor");
+            assertThat(sensors).hasSize(5);
+            for (JsonNode sensor : sensors) {
+                int expected = StreamPartitions.partitionOfKey(sensor.get(0).asText(), 3);
+                assertThat(sensor.get(1).asInt()).isEqualTo(expected);
+                assertThat(sensor.get(2).asInt()).as("one sensor, one partition").isEqualTo(expected);
+                assertThat(sensor.get(3).asLong()).isEqualTo(6);
+            }
+            JsonNode spread = sql(server, "SELECT _partition, count(*) FROM streams.ticks GROUP BY _partition"
+                    + " ORDER BY _partition");
+            assertThat(spread).hasSize(3);
+            for (JsonNode partition : spread) {
+                assertThat(partition.get(1).asLong()).as("round robin").isEqualTo(10);
+            }
+        }
+    }
+
+    @Test
+    void aChangedPartitionCountIsRefusedAtStartUp(@TempDir Path data, @TempDir Path build) {
+        StreamDescriptor four = RebuiltStream.compile(build.resolve("4"), "partitioned.v4", "Payments",
+                payments(4));
+        try (TestServer server = TestServer.startWith(data, catalog(four))) {
+            assertThat(server.post("/streams/payments", "application/x-ndjson", batch(0, 10)).status())
+                    .isEqualTo(200);
+        }
+        for (int count : List.of(2, 1, 8)) {
+            StreamDescriptor changed = RebuiltStream.compile(build.resolve("v" + count), "partitioned.v" + count,
+                    "Payments", payments(count));
+            assertThatThrownBy(() -> TestServer.startWith(data, catalog(changed)).close())
+                    .hasMessageContaining("[InterlacePartitionCount]")
+                    .hasMessageContaining("declared with partitions = " + count)
+                    .hasMessageContaining("its log has 4 partitions")
+                    .hasMessageContaining("Declare partitions = 4 again");
+        }
+        // A stream that had one partition cannot get more either; declared as it was, it starts as it always did.
+        StreamDescriptor.Builder orders = StreamDescriptor.builder("orders").partitions(3)
+                .declaredBy("test").schemaVersion(OrdersStream.DESCRIPTOR.schemaVersion())
+                .decoder(OrdersStream.DESCRIPTOR.decoder())
+                .idempotencyKey(OrdersStream.DESCRIPTOR.idempotencyKey())
+                .onSchemaDrift(OrdersStream.DESCRIPTOR.onSchemaDrift());
+        OrdersStream.DESCRIPTOR.columns().forEach(orders::column);
+        StreamDescriptor ordersInThree = orders.build();
+        assertThatThrownBy(() -> TestServer.startWith(data, StreamCatalog.of(List.of(ordersInThree,
+                ClicksStream.DESCRIPTOR, EvolvingStream.DESCRIPTOR, four))).close())
+                .hasMessageContaining("stream \"orders\"").hasMessageContaining("its log has 1 partition.");
+        try (TestServer server = TestServer.startWith(data, catalog(four))) {
+            assertThat(server.post("/streams/payments", "application/x-ndjson", batch(0, 20)).body()
+                    .get("deduplicated").asLong()).isEqualTo(10);
+        }
+    }
+
+    @Test
+    void anIncrementalModelOverAPartitionedStreamProcessesEveryEventOnce(@TempDir Path data, @TempDir Path build) {
+        StreamDescriptor payments = RebuiltStream.compile(build, "partitioned.v4", "Payments", payments(PARTITIONS));
+        ModelDefinition incremental = ModelDefinition.sql("payment_log", "main", Materialise.INCREMENTAL, null,
+                "SELECT payment_id, _partition AS p, _offset AS o FROM streams.payments", "test");
+        try (TestServer server = TestServer.startWith(data, catalog(payments), List.of(models(incremental)))) {
+            // Many small requests: flushes of the four partitions and model runs interleave.
+            for (int from = 0; from < 300; from += 10) {
+                assertThat(server.post("/streams/payments", "application/x-ndjson", batch(from, from + 10))
+                        .status()).isEqualTo(200);
+            }
+            assertThat(server.post("/streams/payments", "application/x-ndjson", batch(0, 300)).body()
+                    .get("deduplicated").asLong()).isEqualTo(300);
+            Eventually.get("the incremental model has every event", Duration.ofSeconds(30),
+                    () -> sql(server, "SELECT count(*) FROM main.payment_log"),
+                    rows -> rows.get(0).get(0).asLong() >= 300);
+            JsonNode rows = sql(server, "SELECT payment_id, p, o FROM main.payment_log");
+            assertThat(rows).hasSize(300);
+            Set<String> seen = new HashSet<>();
+            for (JsonNode row : rows) {
+                String key = row.get(0).asText();
+                assertThat(seen.add(key)).as(key + " once").isTrue();
+                assertThat(row.get(1).asInt()).isEqualTo(StreamPartitions.partitionOfKey(key, PARTITIONS));
+            }
+            JsonNode sameAsTable = sql(server, "SELECT count(*) FROM main.payment_log l JOIN streams.payments s"
+                    + " ON l.payment_id = s.payment_id AND l.p = s._partition AND l.o = s._offset");
+            assertThat(sameAsTable.get(0).get(0).asLong()).isEqualTo(300);
+        }
+    }
+
+    @Test
+    void anIncrementalJavaModelOverAPartitionedStreamIsRefusedAtStartUp(@TempDir Path data, @TempDir Path build) {
+        StreamDescriptor payments = RebuiltStream.compile(build, "partitioned.v4", "Payments", payments(PARTITIONS));
+        ModelDefinition incremental = ModelDefinition.java("payment_log", Materialise.INCREMENTAL, null,
+                List.of("streams.payments"), context -> 0, "test");
+        assertThatThrownBy(() -> TestServer.startWith(data, catalog(payments), List.of(models(incremental)))
+                .close()).hasMessageContaining("incremental Java model payment_log reads stream payments, which has"
+                        + " several partitions");
+    }
+
+    private static JsonNode sql(TestServer server, String query) {
+        TestServer.Response answer = server.post("/sql", "text/plain", query);
+        assertThat(answer.status()).as(answer.body().toString()).isEqualTo(200);
+        return answer.body().get("rows");
+    }
+}

@@ -1,0 +1,111 @@
+package dev.interlace.integration.kafka;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.interlace.integration.crash.DurabilityOracle;
+import dev.interlace.integration.crash.Ledger;
+import dev.interlace.log.kafka.StreamTopic;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+
+/**
+ * The oracle of the Kafka failure tests, the SQLite crash tests' ({@link DurabilityOracle}) on a stream's topic: every
+ * acknowledged key is stored exactly once (in the stream's topic, and in {@code streams.orders} of a warehouse when
+ * one is given), at the offset its 200 reported; offsets are dense from 1 to the head; re-publishing any
+ * acknowledged key on any node answers {@code deduplicated} with its original offset.
+ */
+final class KafkaOracle {
+
+    private final String bootstrap;
+    private final String prefix;
+    private final Random random;
+
+    /** An oracle of the stream {@code orders} under {@code prefix} on the cluster at {@code bootstrap}. */
+    KafkaOracle(String bootstrap, String prefix, Random random) {
+        this.bootstrap = bootstrap;
+        this.prefix = prefix;
+        this.random = random;
+    }
+
+    /** What the oracle found, by copy checked. */
+    record Findings(Map<String, String> reports, List<String> problems) {
+        @Override
+        public String toString() {
+            StringBuilder text = new StringBuilder();
+            reports.forEach((what, report) -> text.append(what).append(": ").append(report).append('\n'));
+            return text.toString();
+        }
+    }
+
+    /**
+     * Checks the stream's topic and, when {@code warehouse} is given, its {@code streams.orders} (once it has caught
+     * up with the head) against the ledger, then re-publishes every acknowledged key on each of {@code nodes}.
+     */
+    Findings check(Ledger ledger, List<ServeNode> nodes, ServeNode warehouse) throws Exception {
+        Map<String, String> reports = new LinkedHashMap<>();
+        List<String> problems = new ArrayList<>(ledger.anomalies());
+        // A node that does not sequence the stream knows its head from tailing the topic, a moment behind the
+        // sequencer's answers: the head is read once that node has seen every acknowledged offset.
+        long acknowledgedHead = ledger.acknowledged().values().stream().mapToLong(Ledger.Ack::offset).max().orElse(0);
+        long head = nodes.get(0).await("/streams/orders", body -> body.path("head").asLong() >= acknowledgedHead)
+                .get("head").asLong();
+
+        List<DurabilityOracle.StoredEvent> topic = new ArrayList<>();
+        for (StreamTopic.Event event : StreamTopic.read(bootstrap, prefix, "orders")) {
+            topic.add(new DurabilityOracle.StoredEvent(event.offset(), event.key(), event.requestId(),
+                    ServeNode.JSON.readTree(event.payload()).path("order_id").asText(null)));
+        }
+        report(reports, problems, "topic " + prefix + "orders",
+                DurabilityOracle.checkEvents(ledger, "the topic", topic, head, null));
+
+        if (warehouse != null) {
+            JsonNode stream = warehouse.await("/streams/orders", body -> body.path("watermark").asLong() >= head);
+            if (stream.path("watermark").asLong() < head) {
+                problems.add("the warehouse did not catch up with head " + head + ": " + stream);
+            }
+            report(reports, problems, "streams.orders at " + warehouse.uri,
+                    DurabilityOracle.checkEvents(ledger, "streams.orders", warehouseRows(warehouse), head, null));
+        }
+        for (ServeNode node : nodes) {
+            try {
+                report(reports, problems, "re-published at " + node.uri,
+                        DurabilityOracle.republished(ledger, node.uri, random));
+            } catch (IllegalStateException refused) {
+                // A re-publish that is not answered 200 breaks the contract too (the stream may be corrupt).
+                reports.put("re-published at " + node.uri, refused.getMessage());
+                problems.add("re-publishing at " + node.uri + ": " + refused.getMessage());
+            }
+        }
+        return new Findings(reports, problems);
+    }
+
+    private static void report(Map<String, String> reports, List<String> problems, String what,
+            DurabilityOracle.Report report) {
+        reports.put(what, report.toString());
+        if (!report.isClean()) {
+            problems.add(what + ": " + report);
+        }
+    }
+
+    /** Every row of {@code streams.orders}, read through {@code /sql} a page at a time. */
+    private static List<DurabilityOracle.StoredEvent> warehouseRows(ServeNode warehouse) {
+        List<DurabilityOracle.StoredEvent> rows = new ArrayList<>();
+        int page = 10_000;
+        for (int from = 0; ; from += page) {
+            ServeNode.Response answer = warehouse.sql("SELECT _offset, order_id, _request_id FROM streams.orders"
+                    + " ORDER BY _offset, order_id LIMIT " + page + " OFFSET " + from);
+            assertThat(answer.status()).as(String.valueOf(answer.body())).isEqualTo(200);
+            for (JsonNode row : answer.body().get("rows")) {
+                rows.add(new DurabilityOracle.StoredEvent(row.get(0).asLong(), row.get(1).asText(),
+                        row.get(2).asText(), row.get(1).asText()));
+            }
+            if (answer.body().get("rows").size() < page) {
+                return rows;
+            }
+        }
+    }
+}
