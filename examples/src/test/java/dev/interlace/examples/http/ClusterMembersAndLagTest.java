@@ -30,14 +30,16 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.stream.StreamSupport;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A Kafka-log cluster in one JVM: two ingest nodes (one stream, so one of them sequences nothing) and two warehouse
- * replicas, one of which cannot commit (it stays at watermark 0). {@code GET /cluster} lists all four with their roles;
- * a warehouse route answered by the lagging replica, directly or forwarded to it, names its lag in
- * {@code Interlace-Warehouse-Lag}, and one answered by the caught-up replica carries none.
+ * Kafka-log clusters in one JVM. Two ingest nodes (one stream, so one of them sequences nothing) and two warehouse
+ * replicas, one of which cannot commit (it stays at watermark 0): {@code GET /cluster} lists all four with their
+ * roles; a warehouse route answered by the lagging replica, directly or forwarded to it, names its lag in
+ * {@code Interlace-Warehouse-Lag}, and one answered by the caught-up replica carries none. And a replica that comes
+ * back after the log was trimmed past its watermark: its flush stops, it gives its lease up, queries go to the other.
  */
 class ClusterMembersAndLagTest {
 
@@ -107,6 +109,73 @@ class ClusterMembersAndLagTest {
                 assertThat(lag(relayed)).isEqualTo("orders=10");
             }
         }
+    }
+
+    @Test
+    void aReplicaBackAfterTheLogWasTrimmedPastItStopsAndLeavesTheStreamToTheOthers() throws Exception {
+        Path secret = directory.resolve("cluster.secret");
+        Files.writeString(secret, "a cluster secret of at least thirty-two bytes\n");
+        Files.setPosixFilePermissions(secret, PosixFilePermissions.fromString("rw-------"));
+        try (Interlace ingest = start("ingest", secret, "ingest");
+                Interlace current = start("current", secret, "warehouse")) {
+            Interlace away = start("away", secret, "warehouse");
+            try (away) {
+                publish(ingest, "a");
+                for (Interlace replica : List.of(current, away)) {
+                    Eventually.get("both replicas flushed", Duration.ofSeconds(60), () -> stream(replica),
+                            stream -> stream.get("watermark").asLong() == 10);
+                }
+            }
+            publish(ingest, "b");
+            Eventually.get("the other replica flushed", Duration.ofSeconds(60), () -> stream(current),
+                    stream -> stream.get("watermark").asLong() == 20);
+            // What the retention sweep does once the replica that went away no longer counts.
+            assertThat(ingest.instance(dev.interlace.runtime.log.EventLog.class).trim("orders", 15)).isEqualTo(15);
+
+            try (Interlace back = start("away", secret, "warehouse")) {
+                JsonNode stopped = Eventually.get("the returning replica stops", Duration.ofSeconds(60),
+                        () -> stream(back), stream -> stream.get("flush_state").asText().equals("stopped"));
+                assertThat(stopped.get("watermark").asLong()).isEqualTo(10);
+                assertThat(stopped.get("flush_error").asText()).contains("through offset 10",
+                        "the log's first is 16");
+                HttpResponse<String> ready = get(back, "/health/ready");
+                assertThat(ready.statusCode()).isEqualTo(503);
+                assertThat(ready.body()).contains("flush_stopped: stream orders");
+
+                // It gave its lease up: it is no live replica, and queries go to the one that flushes.
+                JsonNode cluster = Eventually.get("the stopped replica is not live", Duration.ofSeconds(60),
+                        () -> TestServer.JSON.readTree(get(ingest, "/cluster").body()),
+                        answer -> StreamSupport.stream(answer.get("replicas").spliterator(), false)
+                                .anyMatch(replica -> !replica.get("live").asBoolean()
+                                        && replica.get("streams").get("orders").get("watermark").asLong() == 10));
+                assertThat(StreamSupport.stream(cluster.get("replicas").spliterator(), false)
+                        .filter(replica -> replica.get("live").asBoolean())
+                        .map(replica -> replica.get("node").asText())).as(cluster.toString())
+                        .containsExactly(url(current));
+                HttpResponse<String> answer = post(ingest, "/sql", "text/plain", COUNT);
+                assertThat(answer.body()).contains("[[20]]");
+                assertThat(answer.headers().firstValue("Interlace-Served-By")).contains(url(current));
+                // Even asked directly: it flushes nothing, so it sends queries to the replica that does.
+                HttpResponse<String> direct = post(back, "/sql", "text/plain", COUNT);
+                assertThat(direct.body()).contains("[[20]]");
+                assertThat(direct.headers().firstValue("Interlace-Served-By")).contains(url(current));
+            }
+        }
+    }
+
+    private static void publish(Interlace ingest, String prefix) {
+        StringBuilder orders = new StringBuilder("[");
+        for (int i = 0; i < 10; i++) {
+            orders.append(i == 0 ? "" : ",").append("{\"order_id\": \"").append(prefix).append(i)
+                    .append("\", \"total\": 1}");
+        }
+        HttpResponse<String> published = post(ingest, "/streams/orders", "application/json",
+                orders.append("]").toString());
+        assertThat(published.statusCode()).as(published.body()).isEqualTo(200);
+    }
+
+    private static JsonNode stream(Interlace node) throws IOException {
+        return TestServer.JSON.readTree(get(node, "/streams/orders").body());
     }
 
     private Interlace start(String name, Path secret, String role, Module... overrides) {
