@@ -1,0 +1,130 @@
+package dev.interlace.log.kafka;
+
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.logging.Logger;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.ConsumerGroupDescription;
+import org.apache.kafka.clients.admin.DescribeConsumerGroupsOptions;
+import org.apache.kafka.clients.admin.MemberDescription;
+import org.apache.kafka.common.GroupState;
+import org.apache.kafka.common.KafkaException;
+
+/**
+ * When this node becomes a candidate for sequencing a stream it follows, i.e. subscribes to the stream's topic in the
+ * sequencer group ({@link Membership}), which may then assign the stream here: at once when its deduplication
+ * segments are close to the stream's head (a takeover reads only the last key blocks and serves within seconds), or
+ * when no node holds the stream (availability first: the only candidate takes the stream however far behind it is).
+ * A node far behind a stream another node holds waits until its standby runs ({@link SequencerIndexes#standby})
+ * have caught up, so that adding a node never hands a live holder's stream to a node that would first build its index
+ * from the whole window. Once a candidate, a node stays one: its standby keeps its segments up to date.
+ *
+ * <p>The group protocol assigns a topic only to members subscribed to it, so the standard assignor
+ * (cooperative-sticky) needs nothing more. "No node holds it" is the group's coordinator saying so twice, at least
+ * {@link #UNHELD_CONFIRMATION_NANOS} apart (a cooperative rebalance that moves a stream leaves it unassigned between
+ * its two rounds); an unanswered question counts as held.
+ */
+final class Candidacy {
+
+    private static final Logger LOG = Logger.getLogger(Candidacy.class.getName());
+    static final long UNHELD_CONFIRMATION_NANOS = TimeUnit.SECONDS.toNanos(1);
+
+    private final Membership membership;
+    private final SequencerIndexes indexes;
+    private final Admin admin;
+    private final String group;
+    private final String nodeUrl;
+    /** The topics this node follows but is no candidate for yet, with their views. */
+    private final Map<String, Waiting> waiting = new ConcurrentHashMap<>();
+
+    private static final class Waiting {
+        final StreamView view;
+        /** When the coordinator first said that no member holds the topic (0: it did not, or not last time). */
+        long unheldSince;
+
+        Waiting(StreamView view) {
+            this.view = view;
+        }
+    }
+
+    Candidacy(Membership membership, SequencerIndexes indexes, Admin admin, String group, String nodeUrl) {
+        this.membership = membership;
+        this.indexes = indexes;
+        this.admin = admin;
+        this.group = group;
+        this.nodeUrl = nodeUrl;
+    }
+
+    /** A stream this node has caught up with (its events read): a candidate now, or once {@link #check} says so. */
+    void offer(StreamView view, String topic) {
+        if (indexes.caughtUp(view)) {
+            membership.add(topic);
+            return;
+        }
+        Waiting entry = new Waiting(view);
+        if (unheld(topic)) {
+            entry.unheldSince = System.nanoTime();
+        }
+        waiting.put(topic, entry);
+        LOG.info(() -> "this node (" + nodeUrl + ") becomes a candidate for sequencing stream " + view.name
+                + " once its deduplication segments are caught up with the stream (" + indexes.behind(view)
+                + " offsets behind), or at once if no node holds the stream");
+    }
+
+    /** One look at the streams waiting (the log's watchdog, every half second). */
+    void check() {
+        for (Map.Entry<String, Waiting> entry : waiting.entrySet()) {
+            Waiting candidate = entry.getValue();
+            String why = null;
+            if (indexes.caughtUp(candidate.view)) {
+                why = "its deduplication segments are caught up";
+            } else if (!unheld(entry.getKey())) {
+                candidate.unheldSince = 0;
+            } else if (candidate.unheldSince == 0) {
+                candidate.unheldSince = System.nanoTime();
+            } else if (System.nanoTime() - candidate.unheldSince >= UNHELD_CONFIRMATION_NANOS) {
+                why = "no node holds the stream (it takes it over " + indexes.behind(candidate.view)
+                        + " offsets behind)";
+            }
+            if (why != null && waiting.remove(entry.getKey(), candidate)) {
+                String reason = why;
+                LOG.info(() -> "this node (" + nodeUrl + ") is now a candidate for sequencing stream "
+                        + candidate.view.name + ": " + reason);
+                membership.add(entry.getKey());
+            }
+        }
+    }
+
+    /** The streams this node follows but is no candidate for yet; for tests. */
+    List<String> waiting() {
+        return waiting.values().stream().map(entry -> entry.view.name).sorted().toList();
+    }
+
+    /** Whether the group's coordinator says now that no member holds {@code topic}; false when it does not answer. */
+    private boolean unheld(String topic) {
+        ConsumerGroupDescription description;
+        try {
+            description = admin.describeConsumerGroups(List.of(group), new DescribeConsumerGroupsOptions()
+                    .timeoutMs(2_000)).all().get(3, TimeUnit.SECONDS).get(group);
+        } catch (ExecutionException | TimeoutException | KafkaException e) {
+            return false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+        GroupState state = description.groupState();
+        if (state != GroupState.STABLE && state != GroupState.EMPTY && state != GroupState.DEAD) {
+            return false; // a rebalance under way: ask again
+        }
+        for (MemberDescription member : description.members()) {
+            if (member.assignment().topicPartitions().stream().anyMatch(partition -> partition.topic().equals(topic))) {
+                return false;
+            }
+        }
+        return true;
+    }
+}
