@@ -1,7 +1,9 @@
 package dev.interlace.log.kafka;
 
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -31,7 +33,7 @@ import org.apache.kafka.common.KafkaException;
 final class Candidacy {
 
     private static final Logger LOG = Logger.getLogger(Candidacy.class.getName());
-    static final long UNHELD_CONFIRMATION_NANOS = TimeUnit.SECONDS.toNanos(1);
+    static final long UNHELD_CONFIRMATION_NANOS = TimeUnit.SECONDS.toNanos(3);
 
     private final Membership membership;
     private final SequencerIndexes indexes;
@@ -66,7 +68,8 @@ final class Candidacy {
             return;
         }
         Waiting entry = new Waiting(view);
-        if (unheld(topic)) {
+        Set<String> held = heldTopics();
+        if (held != null && !held.contains(topic)) {
             entry.unheldSince = System.nanoTime();
         }
         waiting.put(topic, entry);
@@ -77,12 +80,19 @@ final class Candidacy {
 
     /** One look at the streams waiting (the log's watchdog, every half second). */
     void check() {
+        Set<String> held = null;
+        boolean asked = false;
         for (Map.Entry<String, Waiting> entry : waiting.entrySet()) {
             Waiting candidate = entry.getValue();
             String why = null;
-            if (indexes.caughtUp(candidate.view)) {
+            boolean caughtUp = indexes.caughtUp(candidate.view);
+            if (!caughtUp && !asked) {
+                held = heldTopics(); // one question a round, whatever the number of streams waiting
+                asked = true;
+            }
+            if (caughtUp) {
                 why = "its deduplication segments are caught up";
-            } else if (!unheld(entry.getKey())) {
+            } else if (held == null || held.contains(entry.getKey())) {
                 candidate.unheldSince = 0;
             } else if (candidate.unheldSince == 0) {
                 candidate.unheldSince = System.nanoTime();
@@ -104,27 +114,29 @@ final class Candidacy {
         return waiting.values().stream().map(entry -> entry.view.name).sorted().toList();
     }
 
-    /** Whether the group's coordinator says now that no member holds {@code topic}; false when it does not answer. */
-    private boolean unheld(String topic) {
+    /**
+     * The topics the group's coordinator says some member holds now; null when it does not answer or the group is
+     * rebalancing (then nothing counts as unheld).
+     */
+    private Set<String> heldTopics() {
         ConsumerGroupDescription description;
         try {
             description = admin.describeConsumerGroups(List.of(group), new DescribeConsumerGroupsOptions()
                     .timeoutMs(2_000)).all().get(3, TimeUnit.SECONDS).get(group);
         } catch (ExecutionException | TimeoutException | KafkaException e) {
-            return false;
+            return null;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            return false;
+            return null;
         }
         GroupState state = description.groupState();
         if (state != GroupState.STABLE && state != GroupState.EMPTY && state != GroupState.DEAD) {
-            return false; // a rebalance under way: ask again
+            return null; // a rebalance under way: ask again
         }
+        Set<String> held = new HashSet<>();
         for (MemberDescription member : description.members()) {
-            if (member.assignment().topicPartitions().stream().anyMatch(partition -> partition.topic().equals(topic))) {
-                return false;
-            }
+            member.assignment().topicPartitions().forEach(partition -> held.add(partition.topic()));
         }
-        return true;
+        return held;
     }
 }

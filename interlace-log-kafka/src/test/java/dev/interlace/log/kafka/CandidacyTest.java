@@ -144,13 +144,15 @@ class CandidacyTest {
         return log.holder(stream); // this node's URL once its own sequencer is active
     }
 
+    /** The node the sequencer group assigns {@code stream} to, as the first of {@code logs} learns it. */
     private static KafkaStreamLog holderOf(String stream, KafkaStreamLog... logs) {
+        Optional<String> holder = logs[0].holder(stream);
         for (KafkaStreamLog log : logs) {
-            if (holder(log, stream).equals(Optional.of(log.nodeUrl()))) {
+            if (holder.equals(Optional.of(log.nodeUrl()))) {
                 return log;
             }
         }
-        throw new AssertionError("no node holds " + stream);
+        throw new AssertionError("no node holds " + stream + " (" + holder + ")");
     }
 
     private KafkaStreamLog open(String node, Duration standbyPeriod) {
