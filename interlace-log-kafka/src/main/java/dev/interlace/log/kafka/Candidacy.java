@@ -28,12 +28,14 @@ import org.apache.kafka.common.KafkaException;
  * <p>The group protocol assigns a topic only to members subscribed to it, so the standard assignor
  * (cooperative-sticky) needs nothing more. "No node holds it" is the group's coordinator saying so twice, at least
  * {@link #UNHELD_CONFIRMATION_NANOS} apart (a cooperative rebalance that moves a stream leaves it unassigned between
- * its two rounds); an unanswered question counts as held.
+ * its two rounds), or once when the group has no member at all; an unanswered question counts as held.
  */
 final class Candidacy {
 
     private static final Logger LOG = Logger.getLogger(Candidacy.class.getName());
     static final long UNHELD_CONFIRMATION_NANOS = TimeUnit.SECONDS.toNanos(3);
+    /** What {@link #heldTopics} says of a group without members. */
+    private static final Set<String> NO_MEMBER = java.util.Collections.unmodifiableSet(new HashSet<>());
 
     private final Membership membership;
     private final SequencerIndexes indexes;
@@ -69,6 +71,12 @@ final class Candidacy {
         }
         Waiting entry = new Waiting(view);
         Set<String> held = heldTopics();
+        if (held == NO_MEMBER) {
+            LOG.info(() -> "this node (" + nodeUrl + ") is a candidate for sequencing stream " + view.name + " at once,"
+                    + " " + indexes.behind(view) + " offsets behind: the sequencer group has no member");
+            membership.add(topic);
+            return;
+        }
         if (held != null && !held.contains(topic)) {
             entry.unheldSince = System.nanoTime();
         }
@@ -92,6 +100,9 @@ final class Candidacy {
             }
             if (caughtUp) {
                 why = "its deduplication segments are caught up";
+            } else if (held == NO_MEMBER) {
+                why = "the sequencer group has no member (it takes the stream over " + indexes.behind(candidate.view)
+                        + " offsets behind)";
             } else if (held == null || held.contains(entry.getKey())) {
                 candidate.unheldSince = 0;
             } else if (candidate.unheldSince == 0) {
@@ -115,7 +126,8 @@ final class Candidacy {
     }
 
     /**
-     * The topics the group's coordinator says some member holds now; null when it does not answer or the group is
+     * The topics the group's coordinator says some member holds now; {@link #NO_MEMBER} when the group has no member
+     * (no rebalance can be moving a stream: nobody holds any); null when it does not answer or the group is
      * rebalancing (then nothing counts as unheld).
      */
     private Set<String> heldTopics() {
@@ -132,6 +144,9 @@ final class Candidacy {
         GroupState state = description.groupState();
         if (state != GroupState.STABLE && state != GroupState.EMPTY && state != GroupState.DEAD) {
             return null; // a rebalance under way: ask again
+        }
+        if (description.members().isEmpty()) {
+            return NO_MEMBER;
         }
         Set<String> held = new HashSet<>();
         for (MemberDescription member : description.members()) {
