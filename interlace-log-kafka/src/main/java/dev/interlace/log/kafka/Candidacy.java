@@ -15,6 +15,7 @@ import org.apache.kafka.clients.admin.DescribeConsumerGroupsOptions;
 import org.apache.kafka.clients.admin.MemberDescription;
 import org.apache.kafka.common.GroupState;
 import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.errors.GroupIdNotFoundException;
 
 /**
  * When this node becomes a candidate for sequencing a stream it follows, i.e. subscribes to the stream's topic in the
@@ -135,7 +136,10 @@ final class Candidacy {
         try {
             description = admin.describeConsumerGroups(List.of(group), new DescribeConsumerGroupsOptions()
                     .timeoutMs(2_000)).all().get(3, TimeUnit.SECONDS).get(group);
-        } catch (ExecutionException | TimeoutException | KafkaException e) {
+        } catch (ExecutionException e) {
+            // A group nobody ever joined (a new cluster) is not found: it has no member.
+            return e.getCause() instanceof GroupIdNotFoundException ? NO_MEMBER : null;
+        } catch (TimeoutException | KafkaException e) {
             return null;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

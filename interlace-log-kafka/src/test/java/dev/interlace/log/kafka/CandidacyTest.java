@@ -105,6 +105,24 @@ class CandidacyTest {
         }
     }
 
+    @Test
+    void aNodeFarBehindTakesTheStreamsOverAtOnceWhenTheSequencerGroupIsGone() throws Exception {
+        try (KafkaStreamLog first = open("first", Duration.ofSeconds(5))) {
+            first.register(keyed("orders"));
+            store(first, "orders", KEYS);
+        }
+        // A group without members is dropped by its coordinator in time; the node must not wait for one.
+        try (org.apache.kafka.clients.admin.Admin admin = org.apache.kafka.clients.admin.Admin.create(
+                Map.of("bootstrap.servers", KafkaCluster.shared().bootstrap()))) {
+            admin.deleteConsumerGroups(List.of(prefix + "sequencers")).all().get(30, TimeUnit.SECONDS);
+        }
+        try (KafkaStreamLog behind = open("behind", Duration.ofHours(1))) {
+            behind.register(keyed("orders"));
+            assertRetriesAreDuplicates(behind, "orders");
+            assertThat(behind.candidacyWaiting()).isEmpty();
+        }
+    }
+
     /** Appends {@code count} new keys to {@code stream} on its holder {@code log}, 20 a request, all accepted. */
     private void store(KafkaStreamLog log, String stream, int count) throws Exception {
         Map<String, Long> offsets = stored.computeIfAbsent(stream, name -> new HashMap<>());
