@@ -2,8 +2,8 @@
 # What a large deduplication window costs a Kafka node: writes KEYS keyed events and their key blocks to one stream
 # in bulk (not through HTTP), then measures a following node's heap, the takeover by a node that never held the
 # stream, the whole index built from the key blocks into an empty directory (the worst case of such a takeover), a
-# second node's standby segments and its takeover, the sequencers' heap per key, and retries of old keys against new
-# publishes
+# second node's standby segments (until it becomes a candidate for the stream) and its takeover, the sequencers' heap
+# per key, and retries of old keys against new publishes and against a bare produce round trip (their floor)
 # (TakeoverBenchmark, on the benchmarks' class path, which holds the kafka_2.13 jars and the KafkaCluster harness).
 #
 # usage: interlace-benchmarks/scripts/kafka-takeover.sh [--offline] [--heap SIZE] KEYS     (defaults: --heap 1g; work in

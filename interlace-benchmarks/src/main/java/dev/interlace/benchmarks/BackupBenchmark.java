@@ -41,7 +41,8 @@ public final class BackupBenchmark {
         long events = Long.parseLong(args[1]);
         HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
         try (Interlace server = Interlace.builder().config(ConfigLoader.load(new String[] {"--port", "0",
-                "--data-dir", directory.resolve("data").toString(), "--max-pending", "100000000"}, Map.of())
+                "--data-dir", directory.resolve("data").toString(), "--max-pending", "100000000",
+                "--backup-root", directory.toAbsolutePath().toString()}, Map.of())
                 .config()).start()) {
             URI orders = server.uri().resolve("/streams/orders");
             long started = System.nanoTime();

@@ -49,7 +49,8 @@ class BackupRestoreTest {
     private static Interlace serve(Path dataDirectory, long flushDelayMillis) {
         return Interlace.builder().config(ConfigLoader.load(new String[] {"--port", "0", "--data-dir",
                 dataDirectory.toString(), "--max-pending", "10000000", "--flush-delay-ms",
-                Long.toString(flushDelayMillis)}, Map.of()).config()).start();
+                Long.toString(flushDelayMillis), "--backup-root", dataDirectory.getParent().toString()}, Map.of())
+                .config()).start();
     }
 
     private static HttpResponse<String> backup(URI server, String body) throws IOException, InterruptedException {
@@ -181,24 +182,50 @@ class BackupRestoreTest {
     }
 
     @Test
-    void theRouteRefusesARelativePathANonEmptyDirectoryAndABodyWithoutATarget() throws Exception {
+    void theRouteRefusesANonEmptyDirectoryTheDataDirectoryAndABodyWithoutATarget() throws Exception {
         Path occupied = Files.createDirectories(temp.resolve("occupied"));
         Files.writeString(occupied.resolve("notes.txt"), "mine");
         try (Interlace server = serve(temp.resolve("original"), 50)) {
-            HttpResponse<String> relative = backup(server.uri(), "{\"to\": \"backups/today\"}");
             HttpResponse<String> nonEmpty = backup(server.uri(), to(occupied));
             HttpResponse<String> missing = backup(server.uri(), "{}");
             HttpResponse<String> inside = backup(server.uri(), to(temp.resolve("original").resolve("backup")));
 
-            for (HttpResponse<String> answer : List.of(relative, nonEmpty, missing, inside)) {
+            for (HttpResponse<String> answer : List.of(nonEmpty, missing, inside)) {
                 assertThat(answer.statusCode()).as(answer.body()).isEqualTo(400);
                 assertThat(JSON.readTree(answer.body()).path("error").asText()).isEqualTo("invalid_backup");
             }
-            assertThat(relative.body()).contains("relative path");
             assertThat(nonEmpty.body()).contains("not an empty directory");
+            assertThat(inside.body()).contains("inside the data directory");
             assertThat(temp.resolve("original").resolve("backup")).doesNotExist();
         }
-        assertThat(temp.resolve("backups")).doesNotExist();
+    }
+
+    @Test
+    void theRouteWritesOnlyUnderTheBackupRootByDefaultTheDataDirectorysBackups() throws Exception {
+        Path data = temp.resolve("data");
+        Path elsewhere = temp.resolve("elsewhere");
+        try (Interlace server = Interlace.builder().config(ConfigLoader.load(new String[] {"--port", "0",
+                "--data-dir", data.toString()}, Map.of()).config()).start()) {
+            HttpResponse<String> outside = backup(server.uri(), to(elsewhere));
+            HttpResponse<String> escaping = backup(server.uri(), "{\"to\": \"../../elsewhere\"}");
+            HttpResponse<String> root = backup(server.uri(), to(data.resolve("backups")));
+            for (HttpResponse<String> answer : List.of(outside, escaping, root)) {
+                assertThat(answer.statusCode()).as(answer.body()).isEqualTo(400);
+                assertThat(JSON.readTree(answer.body()).path("error").asText()).isEqualTo("backup_outside_root");
+                assertThat(answer.body()).contains("--backup-root");
+            }
+            assertThat(elsewhere).doesNotExist();
+
+            HttpResponse<String> relative = backup(server.uri(), "{\"to\": \"nightly-1\"}");
+            HttpResponse<String> absolute = backup(server.uri(), to(data.resolve("backups").resolve("nightly-2")));
+            for (HttpResponse<String> answer : List.of(relative, absolute)) {
+                assertThat(answer.statusCode()).as(answer.body()).isEqualTo(200);
+            }
+            assertThat(JSON.readTree(relative.body()).path("directory").asText())
+                    .isEqualTo(data.toAbsolutePath().resolve("backups").resolve("nightly-1").toString());
+            assertThat(data.resolve("backups").resolve("nightly-1").resolve("manifest.json")).exists();
+            assertThat(data.resolve("backups").resolve("nightly-2").resolve("manifest.json")).exists();
+        }
     }
 
     @Test

@@ -40,7 +40,9 @@ public final class BackupServerMain {
         }
         // An empty environment: INTERLACE_* variables of whoever runs the tests must not change the child.
         InterlaceConfig config = ConfigLoader.load(new String[] {"--port", "0", "--data-dir", args[0],
-                "--max-pending", "10000000", "--flush-delay-ms", "1000"}, Map.of()).config();
+                "--max-pending", "10000000", "--flush-delay-ms", "1000",
+                "--backup-root", java.nio.file.Path.of(args[0]).toAbsolutePath().getParent().toString()}, Map.of())
+                .config();
         Interlace.Builder builder = Interlace.builder().config(config);
         if (args[1].equals(HALT_IN_BACKUP)) {
             builder.override(new HaltingRecords());

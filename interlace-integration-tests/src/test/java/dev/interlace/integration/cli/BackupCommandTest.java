@@ -48,8 +48,13 @@ class BackupCommandTest {
             assertThat(out.toString(StandardCharsets.UTF_8)).startsWith("backup in " + backup + ": ")
                     .contains("(log: sqlite)").contains("  orders: log head 1, flushed 1");
 
-            assertThat(run("backup", "--to", "relative/dir", "--server", server.uri().toString())).isEqualTo(1);
-            assertThat(err.toString(StandardCharsets.UTF_8)).contains("invalid_backup").contains("relative path");
+            // Relative to the server's --backup-root; nowhere outside it.
+            assertThat(run("backup", "--to", "nightly/1", "--server", server.uri().toString())).isZero();
+            assertThat(temp.resolve("nightly/1/manifest.json")).exists();
+            assertThat(run("backup", "--to", "../outside", "--server", server.uri().toString())).isEqualTo(1);
+            assertThat(err.toString(StandardCharsets.UTF_8)).contains("backup_outside_root")
+                    .contains("--backup-root");
+            assertThat(temp.resolveSibling("outside")).doesNotExist();
             assertThat(run("backup", "--server", server.uri().toString())).isEqualTo(2);
             assertThat(err.toString(StandardCharsets.UTF_8)).contains("backup needs --to DIR");
         }
@@ -125,6 +130,7 @@ class BackupCommandTest {
 
     private static Interlace serve(Path dataDirectory) {
         return Interlace.builder().config(ConfigLoader.load(new String[] {"--port", "0", "--data-dir",
-                dataDirectory.toString()}, Map.of()).config()).start();
+                dataDirectory.toString(), "--backup-root", dataDirectory.getParent().toString()}, Map.of()).config())
+                .start();
     }
 }

@@ -28,7 +28,8 @@ class KafkaBackupTest {
     @Test
     void aNodeRestoredFromABackupCatchesUpFromTheLogFromTheManifestsPositions() throws Exception {
         Path backup = directory.resolve("backup");
-        try (ServeNode node = ServeNode.start(directory.resolve("node"), bootstrap, prefix)) {
+        try (ServeNode node = ServeNode.start(directory.resolve("node"), bootstrap, prefix, "--backup-root",
+                directory.toString())) {
             assertThat(node.publish("orders", "[{\"order_id\": \"a\", \"total\": 1}, {\"order_id\": \"b\","
                     + " \"total\": 2}]").status()).as(node.output()).isEqualTo(200);
             node.await("/streams/orders", body -> body.get("pending").asLong() == 0);

@@ -125,6 +125,8 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
     private final java.util.concurrent.ScheduledExecutorService watchdog;
     /** This node's membership of the sequencer group; null on a node that sequences nothing. */
     private final Membership membership;
+    /** When this node becomes a candidate for each stream it follows (see {@link Candidacy}); null likewise. */
+    private final Candidacy candidacy;
     private final Sequencer.Context context;
     /** Writes what needs no fencing: publish records of retries and tombstones of old ones; made when first used. */
     private volatile KafkaProducer<byte[], byte[]> plain;
@@ -142,13 +144,13 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
      *     {@link #watermarks()} add what the cluster's flusher committed
      */
     public KafkaStreamLog(KafkaLogSettings kafka, LogSettings settings, Watermarks materialised, Clock clock) {
-        this(kafka, settings, materialised, clock, Fencing.TRANSACTIONAL, ComponentHealth.unwatched());
+        this(kafka, settings, materialised, clock, Fencing.TRANSACTIONAL, ComponentHealth.unwatched(), STANDBY_PERIOD);
     }
 
     /** The same, reporting a sequencer that died or a failed watchdog or standby round to {@code components}. */
     public KafkaStreamLog(KafkaLogSettings kafka, LogSettings settings, Watermarks materialised, Clock clock,
             ComponentHealth components) {
-        this(kafka, settings, materialised, clock, Fencing.TRANSACTIONAL, components);
+        this(kafka, settings, materialised, clock, Fencing.TRANSACTIONAL, components, STANDBY_PERIOD);
     }
 
     /**
@@ -158,11 +160,20 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
      */
     KafkaStreamLog(KafkaLogSettings kafka, LogSettings settings, Watermarks materialised, Clock clock,
             Fencing fencing) {
-        this(kafka, settings, materialised, clock, fencing, ComponentHealth.unwatched());
+        this(kafka, settings, materialised, clock, fencing, ComponentHealth.unwatched(), STANDBY_PERIOD);
+    }
+
+    /**
+     * The same, with the standby runs {@code standbyPeriod} apart (a test keeps a node far behind with a long one; no
+     * flag does).
+     */
+    KafkaStreamLog(KafkaLogSettings kafka, LogSettings settings, Watermarks materialised, Clock clock,
+            Duration standbyPeriod) {
+        this(kafka, settings, materialised, clock, Fencing.TRANSACTIONAL, ComponentHealth.unwatched(), standbyPeriod);
     }
 
     private KafkaStreamLog(KafkaLogSettings kafka, LogSettings settings, Watermarks materialised, Clock clock,
-            Fencing fencing, ComponentHealth components) {
+            Fencing fencing, ComponentHealth components, Duration standbyPeriod) {
         this.components = components;
         this.kafka = kafka;
         this.settings = settings;
@@ -204,6 +215,8 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
                 this::plainProducer, this::takeoverRefusal);
         this.membership = !kafka.sequences() ? null : new Membership(kafka.bootstrap(), topics.sequencerGroup(),
                 kafka.nodeUrl(), kafka.sessionTimeout(), this::assigned, this::revoked);
+        this.candidacy = membership == null ? null : new Candidacy(membership, indexes, admin,
+                topics.sequencerGroup(), kafka.nodeUrl());
         if (kafka.sequences()) {
             standby = java.util.concurrent.Executors.newSingleThreadScheduledExecutor(runnable -> {
                 Thread thread = new Thread(runnable, "interlace-kafka-standby");
@@ -212,7 +225,7 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
                 return thread;
             });
             standby.scheduleWithFixedDelay(() -> reportingErrors(ComponentHealth.Component.KAFKA_STANDBY,
-                    this::standbyRound), STANDBY_PERIOD.toMillis(), STANDBY_PERIOD.toMillis(),
+                    this::standbyRound), standbyPeriod.toMillis(), standbyPeriod.toMillis(),
                     TimeUnit.MILLISECONDS);
             watchdog = java.util.concurrent.Executors.newSingleThreadScheduledExecutor(runnable -> {
                 Thread thread = new Thread(runnable, "interlace-kafka-watchdog");
@@ -265,6 +278,11 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
         return localKeys == null ? -1 : localKeys.through(stream);
     }
 
+    /** The streams this node follows but is no candidate for sequencing yet ({@link Candidacy}); for tests. */
+    List<String> candidacyWaiting() {
+        return candidacy == null ? List.of() : candidacy.waiting();
+    }
+
     /** Where this node's standby segments of {@code stream} reach (-1 before the first run); for benchmarks. */
     long standbySealedThrough(String stream) {
         return indexes.standbySealedThrough(stream);
@@ -305,8 +323,8 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
             throw new LogUnavailableException("interrupted while reading stream " + stream.name(), e);
         }
         registered.add(stream.name());
-        if (membership != null) {
-            membership.add(events.topic());
+        if (candidacy != null) {
+            candidacy.offer(view, events.topic());
         }
     }
 
@@ -418,6 +436,7 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
             components.failed(ComponentHealth.Component.KAFKA_TAILER, null, tailerFailure, ComponentHealth.Fate.DEAD);
         }
         try {
+            candidacy.check();
             for (Map.Entry<String, Sequencer> entry : sequencers.entrySet()) {
                 Sequencer sequencer = entry.getValue();
                 Throwable died = sequencer.died();

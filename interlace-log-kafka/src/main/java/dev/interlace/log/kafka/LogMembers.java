@@ -10,8 +10,8 @@ import java.util.TreeSet;
 
 /**
  * The nodes of a Kafka-log cluster, read from the cluster itself: the members of the sequencer group (every node that
- * takes publishes joins it under its advertised URL) and the holders of unexpired flush leases (a warehouse-only node
- * sequences nothing, but flushes under its URL), with this node.
+ * takes publishes joins it under its advertised URL) and the holders of unexpired flush leases, of the shared
+ * warehouse and of every replica (a warehouse-only node sequences nothing, but flushes under its URL), with this node.
  */
 final class LogMembers implements ClusterNodes {
 
@@ -30,7 +30,7 @@ final class LogMembers implements ClusterNodes {
         long now = EpochMicros.now(clock);
         for (String stream : log.heads().keySet()) {
             for (Leases.Group group : log.groups(stream)) {
-                if (group.group().equals(FlushLease.GROUP) && group.holder() != null
+                if (FlushLease.isFlusherGroup(group.group()) && group.holder() != null
                         && group.expiresAtMicros() > now) {
                     members.add(group.holder());
                 }

@@ -51,7 +51,7 @@ final class SequencerIndexes {
         /** The index this node closed last, whose seals and merges may still be writing files. */
         volatile DedupIndex lastClosed;
         /** What the last standby run left: the segments hold every key through this offset (-1: unknown). */
-        long sealedThrough = -1;
+        volatile long sealedThrough = -1;
         /** The stream's head when the last standby run started. */
         long runAtHead = -1;
     }
@@ -138,6 +138,22 @@ final class SequencerIndexes {
         } finally {
             folder.lock.unlock();
         }
+    }
+
+    /**
+     * Whether a takeover of {@code view}'s stream would serve within seconds: the stream is unkeyed, or this node's
+     * segments (its last standby run's) leave fewer than two recent tables' worth of offsets to read from the key
+     * blocks (what a standby keeps between two runs). A node far behind becomes a candidate for the stream only when
+     * no node holds it ({@link Candidacy}).
+     */
+    boolean caughtUp(StreamView view) {
+        return !view.keyed() || behind(view) < 2L * settings.recentKeys();
+    }
+
+    /** How many offsets of {@code view}'s stream this node's segments lack (as far as its last standby run knows). */
+    long behind(StreamView view) {
+        long sealed = Math.max(0, Math.max(folder(view.name).sealedThrough, view.trimmedThrough()));
+        return Math.max(0, view.headOffset() - sealed);
     }
 
     /** Where the standby segments of {@code stream} reach (-1 before the first run); for tests and benchmarks. */

@@ -228,6 +228,12 @@ final class SequencerWrites {
      * Answers a settled request (a retry of events already stored) without a transaction: its publish record goes
      * through the node's plain producer, and the answer once the cluster has acknowledged the record. A retry then
      * costs one produce instead of a transaction's commit, and the sequencer does not wait for it.
+     *
+     * <p>The answer is given in the send's callback, on the plain producer's I/O thread, not handed to the
+     * acknowledging thread: that producer sends nothing but these records and the tombstones of old ones, so no
+     * commit waits behind it, and a hand-off costs the retry a wake-up of another thread, which on a busy machine is
+     * milliseconds in the slowest retries (docs/performance.md). The callers' dependent stages run there as on the
+     * acknowledging thread: they build a short answer and hand it to the HTTP transport.
      */
     private void answerSettled(SequencerQueue.AppendTask task, AppendResult.Committed committed) {
         if (!context.settings().publishRecords()) {
@@ -238,16 +244,19 @@ final class SequencerWrites {
         String key = view.name + "/" + UUID.randomUUID();
         try {
             context.plainProducer().get().send(new ProducerRecord<>(context.topics().publishes().topic(), 0,
-                    Codec.text(key), Codec.json(publish)), (metadata, error) -> acknowledge(() -> {
+                    Codec.text(key), Codec.json(publish)), (metadata, error) -> {
                         if (error != null) {
                             task.future().completeExceptionally(new LogUnavailableException(
                                     "the Kafka cluster did not store the publish record: " + error.getMessage(),
                                     error));
                             return;
                         }
-                        context.publishes().apply(key, publish, metadata.offset());
-                        task.future().complete(committed);
-                    }));
+                        try {
+                            context.publishes().apply(key, publish, metadata.offset());
+                        } finally {
+                            task.future().complete(committed); // the record is stored whatever this node's copy
+                        }
+                    });
         } catch (KafkaException e) {
             task.future().completeExceptionally(new LogUnavailableException(
                     "the Kafka cluster did not store the publish record: " + e.getMessage(), e));

@@ -37,13 +37,15 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  *   <li>the whole index built from the key blocks into an empty directory: such a takeover's worst case;</li>
  *   <li>a second node that may sequence the stream: how long its standby segments take, its heap, and its takeover
  *       once the holder leaves, to the first publish answered;</li>
- *   <li>publishes of new keys against retries of keys stored long ago on the new holder (p50 and p99).</li>
+ *   <li>publishes of new keys against retries of keys stored long ago on the new holder (p50 and p99), and the
+ *       floor under a retry: a bare produce with the plain producer's settings to a topic of its own.</li>
  * </ul>
  * usage: {@code TakeoverBenchmark WORK_DIR KEYS}
  */
 public final class TakeoverBenchmark {
 
     private static final int EVENTS_PER_TRANSACTION = 20_000;
+    private static final String BARE_TOPIC = "bench-bare-produce";
     private static final String STREAM = "orders";
     private static final StreamDescriptor ORDERS = KeyedOrders.declaredBy(TakeoverBenchmark.class);
     private static final Watermarks EVERYTHING_FLUSHED = KeyedOrders.EVERYTHING_FLUSHED;
@@ -89,11 +91,12 @@ public final class TakeoverBenchmark {
                 long following = System.nanoTime();
                 standby.register(ORDERS);
                 long due = keys + 1 - DedupIndex.Settings.DEFAULTS.recentKeys();
-                while (standby.standbySealedThrough(STREAM) < due) {
+                while (standby.standbySealedThrough(STREAM) < due || !standby.candidacyWaiting().isEmpty()) {
                     Thread.sleep(100);
                 }
-                System.out.printf(Locale.ROOT, "a second node that may sequence the stream: caught up and sealed its"
-                        + " standby segments through offset %,d in %.1f s; heap %+.1f MB (%.3f bytes a key)%n",
+                System.out.printf(Locale.ROOT, "a second node that may sequence the stream: caught up, sealed its"
+                        + " standby segments through offset %,d and became a candidate for the stream in %.1f s;"
+                        + " heap %+.1f MB (%.3f bytes a key)%n",
                         standby.standbySealedThrough(STREAM), seconds(following),
                         (heapAfterGc() - standbyBefore) / 1e6, (double) (heapAfterGc() - standbyBefore) / keys);
                 long closing = System.nanoTime();
@@ -103,7 +106,7 @@ public final class TakeoverBenchmark {
                         + " holder began to close (%s)%n", seconds(closing), taken.getClass().getSimpleName());
                 waitForSeals();
                 heap("  its sequencer", standby, heapAfterGc() - standbyBefore, keys);
-                latencies(standby, keys);
+                latencies(standby, keys, cluster.bootstrap());
             } finally {
                 holder.close();
             }
@@ -143,32 +146,70 @@ public final class TakeoverBenchmark {
     }
 
     /** New keys one at a time, then retries of random old keys one at a time, alternating rounds. */
-    private static void latencies(KafkaStreamLog log, long keys) throws Exception {
+    private static void latencies(KafkaStreamLog log, long keys, String bootstrap) throws Exception {
         SplittableRandom random = new SplittableRandom(7);
         int rounds = 4;
         int each = 500;
         long[] fresh = new long[rounds * each];
         long[] retried = new long[rounds * each];
-        for (int round = 0; round < rounds; round++) {
-            for (int i = 0; i < each; i++) {
-                long t = System.nanoTime();
-                AppendResult result = log.append(request("new-" + round + "-" + i + "-" + System.nanoTime()))
-                        .get(30, TimeUnit.SECONDS);
-                fresh[round * each + i] = System.nanoTime() - t;
-                check(result, AppendResult.Status.ACCEPTED);
-            }
-            for (int i = 0; i < each; i++) {
-                long key = 1 + random.nextLong(keys);
-                long t = System.nanoTime();
-                AppendResult result = log.append(request(key(key))).get(30, TimeUnit.SECONDS);
-                retried[round * each + i] = System.nanoTime() - t;
-                check(result, AppendResult.Status.DUPLICATE);
-                long offset = ((AppendResult.Committed) result).entries().get(0).offset();
-                if (offset != key) {
-                    throw new IllegalStateException("key " + key + " deduplicated to offset " + offset);
+        long[] bare = new long[rounds * each];
+        try (KafkaProducer<byte[], byte[]> producer = bareProducer(bootstrap)) {
+            for (int round = 0; round < rounds; round++) {
+                for (int i = 0; i < each; i++) {
+                    long t = System.nanoTime();
+                    producer.send(new ProducerRecord<>(BARE_TOPIC, 0, Codec.text("bare-" + i), new byte[200])).get();
+                    bare[round * each + i] = System.nanoTime() - t;
                 }
+                roundOf(log, keys, random, round, each, fresh, retried);
             }
         }
+        Arrays.sort(bare);
+        System.out.printf(Locale.ROOT, "  a bare produce (acks=all, idempotent, linger 0, one at a time): p50 %.2f ms,"
+                + " p99 %.2f ms%n", bare[bare.length / 2] / 1e6, bare[bare.length * 99 / 100] / 1e6);
+        report(fresh, retried);
+    }
+
+    /**
+     * A producer with the settings of the log's plain producer, and the topic it writes to, for the floor under a
+     * retry's answer: one produce round trip.
+     */
+    private static KafkaProducer<byte[], byte[]> bareProducer(String bootstrap) throws Exception {
+        try (org.apache.kafka.clients.admin.Admin admin = org.apache.kafka.clients.admin.Admin.create(
+                java.util.Map.of("bootstrap.servers", bootstrap))) {
+            admin.createTopics(List.of(new org.apache.kafka.clients.admin.NewTopic(BARE_TOPIC, 1, (short) 1)))
+                    .all().get(30, TimeUnit.SECONDS);
+        }
+        Properties properties = new Properties();
+        properties.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        properties.put(ProducerConfig.ACKS_CONFIG, "all");
+        properties.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
+        properties.put(ProducerConfig.LINGER_MS_CONFIG, "0");
+        return new KafkaProducer<>(properties, new ByteArraySerializer(), new ByteArraySerializer());
+    }
+
+    private static void roundOf(KafkaStreamLog log, long keys, SplittableRandom random, int round, int each,
+            long[] fresh, long[] retried) throws Exception {
+        for (int i = 0; i < each; i++) {
+            long t = System.nanoTime();
+            AppendResult result = log.append(request("new-" + round + "-" + i + "-" + System.nanoTime()))
+                    .get(30, TimeUnit.SECONDS);
+            fresh[round * each + i] = System.nanoTime() - t;
+            check(result, AppendResult.Status.ACCEPTED);
+        }
+        for (int i = 0; i < each; i++) {
+            long key = 1 + random.nextLong(keys);
+            long t = System.nanoTime();
+            AppendResult result = log.append(request(key(key))).get(30, TimeUnit.SECONDS);
+            retried[round * each + i] = System.nanoTime() - t;
+            check(result, AppendResult.Status.DUPLICATE);
+            long offset = ((AppendResult.Committed) result).entries().get(0).offset();
+            if (offset != key) {
+                throw new IllegalStateException("key " + key + " deduplicated to offset " + offset);
+            }
+        }
+    }
+
+    private static void report(long[] fresh, long[] retried) {
         Arrays.sort(fresh);
         Arrays.sort(retried);
         System.out.printf(Locale.ROOT, "  publish of a new key: p50 %.2f ms, p99 %.2f ms; retry of a key stored long"

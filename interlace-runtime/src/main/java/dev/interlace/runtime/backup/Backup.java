@@ -37,6 +37,8 @@ import java.util.concurrent.locks.ReentrantLock;
 public final class Backup {
 
     private final Path dataDirectory;
+    /** Where backups may be written ({@code --backup-root}), absolute and normalised. */
+    private final Path root;
     private final String logName;
     private final StreamLog log;
     private final Optional<Warehouse> warehouse;
@@ -49,6 +51,7 @@ public final class Backup {
     public Backup(InterlaceConfig config, StreamLog log, Optional<Warehouse> warehouse, SystemRecords records,
             RetentionSweep retention, Clock clock) {
         this.dataDirectory = config.dataDirectory();
+        this.root = config.backupRoot();
         this.logName = config.log().backend();
         this.log = log;
         this.warehouse = warehouse;
@@ -58,18 +61,22 @@ public final class Backup {
     }
 
     /**
-     * Takes a backup into {@code target}, an absolute path to a directory that does not exist or is empty.
+     * Takes a backup into {@code target}, a directory under the backup root ({@code --backup-root}) that does not
+     * exist or is empty: an absolute path, or one relative to the root.
      *
-     * @throws BackupException {@link BackupException.Reason#INVALID_TARGET}, {@link BackupException.Reason#RUNNING}
-     *     (one backup at a time), or {@link BackupException.Reason#FAILED} (the directory then has no manifest)
+     * @throws BackupException {@link BackupException.Reason#OUTSIDE_ROOT},
+     *     {@link BackupException.Reason#INVALID_TARGET}, {@link BackupException.Reason#RUNNING} (one backup at a time),
+     *     or {@link BackupException.Reason#FAILED} (the directory then has no manifest)
      */
     public BackupManifest take(Path target) throws BackupException {
-        if (!target.isAbsolute()) {
-            throw new BackupException(BackupException.Reason.INVALID_TARGET, "\"" + target + "\" is a relative path;"
-                    + " name the backup's directory on the server's machine by an absolute path");
+        Path directory = directoryOf(target);
+        if (!directory.startsWith(root) || directory.equals(root)) {
+            throw new BackupException(BackupException.Reason.OUTSIDE_ROOT, directory + " is not inside " + root
+                    + ", the directory this server writes backups under (--backup-root); name a directory in it,"
+                    + " absolute or relative to it (e.g. \"nightly-1\")");
         }
-        Path directory = target.normalize();
-        if (directory.startsWith(dataDirectory.toAbsolutePath().normalize())) {
+        if (directory.startsWith(dataDirectory.toAbsolutePath().normalize())
+                && !root.startsWith(dataDirectory.toAbsolutePath().normalize().resolve("backups"))) {
             throw new BackupException(BackupException.Reason.INVALID_TARGET, directory + " is inside the data"
                     + " directory; put the backup elsewhere (another disk, ideally)");
         }
@@ -90,6 +97,11 @@ public final class Backup {
         } finally {
             running.unlock();
         }
+    }
+
+    /** The directory a backup into {@code target} goes to: {@code target} resolved against the backup root. */
+    public Path directoryOf(Path target) {
+        return root.resolve(target).normalize();
     }
 
     private BackupManifest takeInto(Path directory) throws IOException {

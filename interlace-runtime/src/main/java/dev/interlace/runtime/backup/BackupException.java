@@ -7,8 +7,10 @@ public final class BackupException extends Exception {
 
     /** Why. */
     public enum Reason {
-        /** The target is not an absolute path to a new or empty directory. */
+        /** The target is not a new or empty directory, or lies inside the data directory. */
         INVALID_TARGET,
+        /** The target lies outside the directory backups may be written under ({@code --backup-root}). */
+        OUTSIDE_ROOT,
         /** Another backup is being taken by this server. */
         RUNNING,
         /** Writing the backup failed (its directory holds no manifest: it is not a backup). */

@@ -38,7 +38,8 @@ final class BackupCommand implements Command {
     @Override
     public String help() {
         return """
-                  --to DIR   an absolute path on the server's machine: a directory that does not exist or is empty
+                  --to DIR   a directory on the server's machine under its --backup-root (default
+                             <data-dir>/backups), absolute or relative to it, that does not exist or is empty
                   --json     print the backup's manifest (positions, files, checksums) as JSON
                 The server goes on serving meanwhile. Restore with: interlace restore DIR --data-dir NEW
                 """;
@@ -53,7 +54,7 @@ final class BackupCommand implements Command {
         }
         String to = arguments.value("--to");
         if (to == null) {
-            throw new UsageException("backup needs --to DIR, an absolute path on the server's machine");
+            throw new UsageException("backup needs --to DIR, a directory under the server's --backup-root");
         }
         JsonNode manifest = server.client(environment).send("POST", "/admin/backup", "application/json",
                 ServerClient.JSON.createObjectNode().put("to", to).toString());

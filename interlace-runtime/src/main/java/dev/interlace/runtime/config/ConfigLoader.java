@@ -121,6 +121,8 @@ public final class ConfigLoader {
     public static final Setting ROLE = Setting.of("role", "all", "all|ingest|warehouse",
             "what this node runs with --log kafka: all, ingest (HTTP and sequencing) or warehouse (flusher, DuckDB,"
                 + " models, /sql)");
+    public static final Setting BACKUP_ROOT = Setting.of("backup-root", "", "DIR",
+            "the directory POST /admin/backup (interlace backup --to) writes backups under; default <data-dir>/backups");
     public static final Setting REPLICA_TIMEOUT_MS = Setting.number("replica-timeout-ms", "600000", "MS", 1_000,
             30L * 24 * 3_600_000, "how long a warehouse replica may be silent before the log's trims stop waiting"
                 + " for it (with --log kafka)");
@@ -132,7 +134,7 @@ public final class ConfigLoader {
             READY_FLUSH_FAILING_MS, SQL_TIMEOUT_MS, READ_WAIT_MS, MODEL_REST_RATIO, INSECURE_NO_AUTH, ALLOWED_HOSTS,
             CORS_ORIGINS, TLS_CERT, TLS_KEY, LOG, KAFKA_BOOTSTRAP, KAFKA_TOPIC_PREFIX, KAFKA_REPLICATION_FACTOR,
             KAFKA_MIN_INSYNC_REPLICAS, ADVERTISE_URL, CLUSTER_SECRET_FILE, CLUSTER_CA_FILE, ROLE,
-            REPLICA_TIMEOUT_MS);
+            REPLICA_TIMEOUT_MS, BACKUP_ROOT);
 
     /** Flags that may be given without a value, meaning {@code true}: the settings whose value shows as nothing. */
     private static final java.util.Set<String> SWITCHES = SETTINGS.stream().filter(s -> s.value().isEmpty())
@@ -214,7 +216,8 @@ public final class ConfigLoader {
                 new Exposure(bool(values, origins, INSECURE_NO_AUTH), hosts(values.get(ALLOWED_HOSTS.flag())),
                         origins(values, origins, CORS_ORIGINS), file(values, origins, TLS_CERT),
                         file(values, origins, TLS_KEY)),
-                log(values, origins));
+                log(values, origins),
+                values.get(BACKUP_ROOT.flag()).isBlank() ? null : Path.of(values.get(BACKUP_ROOT.flag()).strip()));
         checkAdvertiseUrl(config, origins);
         return new Resolved(config, origins);
     }

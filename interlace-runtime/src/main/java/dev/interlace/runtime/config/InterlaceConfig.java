@@ -30,6 +30,8 @@ import java.nio.file.Path;
  * @param connections how many HTTP connections may be open, in all and from one client address
  * @param exposure keys off loopback, accepted hosts and origins, TLS
  * @param log which stream log to run on (SQLite in the data directory, or Kafka) and its settings
+ * @param configuredBackupRoot {@code --backup-root}, the directory {@code POST /admin/backup} writes under; null for
+ *     the default, {@code <data-dir>/backups} ({@link #backupRoot()})
  */
 public record InterlaceConfig(
         int port,
@@ -51,7 +53,8 @@ public record InterlaceConfig(
         long readWaitMillis,
         Connections connections,
         Exposure exposure,
-        LogOptions log) {
+        LogOptions log,
+        Path configuredBackupRoot) {
 
     /** The default of {@code --sql-timeout-ms}. */
     public static final long DEFAULT_SQL_TIMEOUT_MILLIS = 30_000;
@@ -73,7 +76,7 @@ public record InterlaceConfig(
                 flushDelayMillis, flushBatchRows, flushBatchBytes, recordRetentionMicros, refusedRequests,
                 readyFlushFailingMillis, modelRestRatio, DEFAULT_SQL_TIMEOUT_MILLIS, DEFAULT_READ_WAIT_MILLIS,
                 Connections.DEFAULTS, exposure,
-                LogOptions.sqlite());
+                LogOptions.sqlite(), null);
     }
 
     /** The defaults, with data under {@code .interlace} in the working directory. */
@@ -84,13 +87,15 @@ public record InterlaceConfig(
     public InterlaceConfig withPort(int newPort) {
         return new InterlaceConfig(newPort, bind, dataDirectory, maxBodyBytes, maxInflightBytes, maxEventsPerRequest,
                 maxPending, minFreeDiskBytes, flushDelayMillis, flushBatchRows, flushBatchBytes, recordRetentionMicros,
-                refusedRequests, readyFlushFailingMillis, modelRestRatio, sqlTimeoutMillis, readWaitMillis, connections, exposure, log);
+                refusedRequests, readyFlushFailingMillis, modelRestRatio, sqlTimeoutMillis, readWaitMillis, connections, exposure, log,
+                configuredBackupRoot);
     }
 
     public InterlaceConfig withDataDirectory(Path directory) {
         return new InterlaceConfig(port, bind, directory, maxBodyBytes, maxInflightBytes, maxEventsPerRequest,
                 maxPending, minFreeDiskBytes, flushDelayMillis, flushBatchRows, flushBatchBytes, recordRetentionMicros,
-                refusedRequests, readyFlushFailingMillis, modelRestRatio, sqlTimeoutMillis, readWaitMillis, connections, exposure, log);
+                refusedRequests, readyFlushFailingMillis, modelRestRatio, sqlTimeoutMillis, readWaitMillis, connections, exposure, log,
+                configuredBackupRoot);
     }
 
     /**
@@ -118,6 +123,15 @@ public record InterlaceConfig(
      */
     public long inflightBudgetBytes() {
         return maxInflightBytes > 0 ? maxInflightBytes : Math.max(1, Runtime.getRuntime().maxMemory() / 4);
+    }
+
+    /**
+     * The directory that online backups ({@code POST /admin/backup}) are written under: {@code --backup-root}, by
+     * default {@code <data-dir>/backups}; absolute and normalised.
+     */
+    public Path backupRoot() {
+        Path root = configuredBackupRoot != null ? configuredBackupRoot : dataDirectory.resolve("backups");
+        return root.toAbsolutePath().normalize();
     }
 
     /** Whether publish, flush and system records are kept at all ({@code record-retention} is not 0). */

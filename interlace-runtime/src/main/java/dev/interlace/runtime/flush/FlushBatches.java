@@ -3,6 +3,7 @@ package dev.interlace.runtime.flush;
 import dev.interlace.runtime.log.EventLog;
 import dev.interlace.runtime.log.LogEntry;
 import dev.interlace.runtime.log.PublishRecords;
+import dev.interlace.runtime.log.StreamHead;
 import dev.interlace.runtime.log.StreamLog;
 import dev.interlace.runtime.log.QuarantineEntry;
 import dev.interlace.runtime.stream.DecodeResult;
@@ -79,13 +80,20 @@ final class FlushBatches implements AutoCloseable {
      * follow the watermark without a gap, then, up to a full batch, the next ones read from the log and decoded (those
      * whose publishers have not handed them over yet, or that memory never held), up to {@code flush-batch-bytes} of
      * them.
+     *
+     * @param holdsRows whether the warehouse holds rows already (of any stream): then the log must still hold the
+     *     events right after the watermark, else the read refuses with a {@link LogTrimmedException}
      */
-    Batch events(StreamDescriptor stream, long watermark) {
+    Batch events(StreamDescriptor stream, long watermark, boolean holdsRows) {
         List<String> traceIds = new ArrayList<>();
         List<Warehouse.Row> rows = new ArrayList<>(recent.take(stream.name(), watermark, batchRows, traceIds));
         long after = rows.isEmpty() ? watermark : rows.get(rows.size() - 1).offset();
         List<LogEntry> entries = List.of();
         if (rows.size() < batchRows) {
+            StreamHead head = log.heads().get(stream.name());
+            if (head != null) {
+                LogTrimmedException.check(stream.name(), after, head.head(), head.earliest(), holdsRows);
+            }
             try {
                 entries = log.read(stream.name(), after, batchRows - rows.size(), batchBytes, Duration.ZERO);
             } catch (InterruptedException e) {
@@ -121,7 +129,7 @@ final class FlushBatches implements AutoCloseable {
 
     /** {@link #events} on the read-ahead thread: the next batch, read while the current one is written. */
     CompletableFuture<Batch> eventsAhead(StreamDescriptor stream, long watermark) {
-        return CompletableFuture.supplyAsync(() -> events(stream, watermark), readAhead);
+        return CompletableFuture.supplyAsync(() -> events(stream, watermark, true), readAhead);
     }
 
     /** Waits for a batch read ahead; its failure (a log error, an event that no longer decodes) is thrown as is. */

@@ -36,6 +36,12 @@ public interface FlushListener extends AppendSteps {
      */
     default void committedFromLog(Warehouse.Target target, int rows) {}
 
+    /**
+     * The flush of {@code stream} stopped: the log was trimmed past its watermark ({@link LogTrimmedException}). Told
+     * once per stop, on the flushing thread.
+     */
+    default void stopped(String stream) {}
+
     /** Tells every listener of {@code listeners}, in their order, of every step. */
     static FlushListener all(Collection<? extends FlushListener> listeners) {
         List<FlushListener> each = List.copyOf(listeners);
@@ -68,6 +74,11 @@ public interface FlushListener extends AppendSteps {
             @Override
             public void committedFromLog(Warehouse.Target target, int rows) {
                 each.forEach(listener -> listener.committedFromLog(target, rows));
+            }
+
+            @Override
+            public void stopped(String stream) {
+                each.forEach(listener -> listener.stopped(stream));
             }
 
             @Override

@@ -36,6 +36,10 @@ public final class FlushMetrics implements FlushListener {
                             .description("Events materialised from the log, read back and decoded again, rather than"
                                     + " from those kept in memory since their publish")
                             .tag("stream", name)
+                            .register(registry), Counter.builder("interlace.flush.stopped")
+                            .description("Times the stream's flush stopped because the log was trimmed past its"
+                                    + " watermark: the warehouse misses events the log no longer holds")
+                            .tag("stream", name)
                             .register(registry)));
             Gauge.builder("interlace.pending", () -> pending(log, watermarks, name))
                     .description("Entries of the stream (events and quarantined events) in the log and not yet"
@@ -66,6 +70,14 @@ public final class FlushMetrics implements FlushListener {
         }
     }
 
+    @Override
+    public void stopped(String stream) {
+        StreamMeters meters = streams.get(stream);
+        if (meters != null) {
+            meters.stopped.increment();
+        }
+    }
+
     private static long pending(EventLog log, Watermarks watermarks, String stream) {
         StreamHead head = log.heads().get(stream);
         if (head == null) {
@@ -74,7 +86,7 @@ public final class FlushMetrics implements FlushListener {
         return (head.head() - watermarks.events(stream)) + (head.quarantineHead() - watermarks.quarantine(stream));
     }
 
-    private record StreamMeters(BatchMeters events, BatchMeters quarantine, Counter fromLog) {}
+    private record StreamMeters(BatchMeters events, BatchMeters quarantine, Counter fromLog, Counter stopped) {}
 
     /** The meters of one stream's events, or of its quarantine. */
     private static final class BatchMeters {

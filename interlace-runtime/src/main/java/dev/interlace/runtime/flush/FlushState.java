@@ -11,9 +11,14 @@ public enum FlushState {
     /** The last attempt failed; the flusher retries with backoff. */
     FAILING,
     /** Another flusher holds the stream's lease (only with several flushers on one log). */
-    STANDBY;
+    STANDBY,
+    /**
+     * The log was trimmed past the stream's watermark ({@link LogTrimmedException}): the flush stopped, and is not
+     * retried, rather than leave a hole in the warehouse; an operator restores or rebuilds the warehouse.
+     */
+    STOPPED;
 
-    /** The form in JSON answers: {@code idle}, {@code flushing}, {@code failing}, {@code standby}. */
+    /** The form in JSON answers: {@code idle}, {@code flushing}, {@code failing}, {@code standby}, {@code stopped}. */
     public String wire() {
         return name().toLowerCase(Locale.ROOT);
     }

@@ -3,8 +3,8 @@ package dev.interlace.runtime.flush;
 /**
  * What the flusher is doing for one stream.
  *
- * @param error the last error while failing, who holds the lease while standing by, else null
- * @param failingSinceMicros when the failures started (epoch microseconds), else 0
+ * @param error the last error while failing, who holds the lease while standing by, why it stopped, else null
+ * @param failingSinceMicros when the failures started or the flush stopped (epoch microseconds), else 0
  */
 public record FlushStatus(FlushState state, String error, long failingSinceMicros) {
 
@@ -16,5 +16,10 @@ public record FlushStatus(FlushState state, String error, long failingSinceMicro
 
     public boolean standby() {
         return state == FlushState.STANDBY;
+    }
+
+    /** Whether the flush stopped for good: the log was trimmed past the watermark ({@link LogTrimmedException}). */
+    public boolean stopped() {
+        return state == FlushState.STOPPED;
     }
 }

@@ -63,6 +63,7 @@ public final class Flusher implements AutoCloseable {
     /** Whether the warehouse runs on another node ({@code --role ingest}) rather than nowhere. */
     private final boolean warehouseElsewhere;
     private final FlushPositions positions;
+    private final FlushListener listener;
     /** The leases on the streams; null without a warehouse. */
     private final StreamLeases leases;
     private final FlushBatches batches;
@@ -102,6 +103,7 @@ public final class Flusher implements AutoCloseable {
         this.warehouse = warehouse;
         this.warehouseElsewhere = !config.role().runsWarehouse();
         this.positions = positions;
+        this.listener = listener;
         this.leases = warehouse.map(w -> new StreamLeases(groups, w, positions, lease, ids, records, clock,
                 Math.max(1, config.maxPending() / 4)))
                 .orElse(null);
@@ -170,13 +172,18 @@ public final class Flusher implements AutoCloseable {
             LOG.warning("no warehouse on the class path: events are logged durably but not materialised");
             return;
         }
+        boolean holdsRows = false;
         for (StreamDescriptor stream : catalog.logStreams()) {
             Warehouse.Positions committed = warehouse.get().prepare(stream);
             StreamFlush flush = new StreamFlush(stream);
             positions.set(Warehouse.Target.events(stream.name()), committed.events());
             positions.set(Warehouse.Target.quarantine(stream.name()), committed.quarantine());
+            holdsRows |= committed.events() > 0 || committed.quarantine() > 0;
             leases.hold(flush);
             streams.put(stream.name(), flush);
+        }
+        for (StreamFlush flush : streams.values()) {
+            flush.holdsRows = holdsRows;
         }
         // A stream dropped from the code is no longer flushed, but its positions are still the warehouse's.
         for (String name : log.heads().keySet()) {
@@ -253,7 +260,7 @@ public final class Flusher implements AutoCloseable {
             for (StreamFlush flush : streams.values()) {
                 if (backlog(flush) > 0) {
                     caughtUp = false;
-                    if (!flush.status.failing() && !flush.status.standby()) {
+                    if (!flush.status.failing() && !flush.status.standby() && !flush.status.stopped()) {
                         waiting = true;
                         if (started.add(flush)) {
                             // Now, even if a flush is already scheduled later (a long --flush-delay-ms).
@@ -318,7 +325,7 @@ public final class Flusher implements AutoCloseable {
 
     private void run(StreamFlush flush) {
         flush.queued.set(false);
-        if (!flush.lock.tryLock()) {
+        if (flush.status.stopped() || !flush.lock.tryLock()) {
             return; // the running flush drains until caught up and reschedules if anything arrived meanwhile
         }
         long startedNanos = System.nanoTime();
@@ -361,6 +368,9 @@ public final class Flusher implements AutoCloseable {
             // Fenced again and again although leased afresh: a failure like any other, retried with backoff.
             flush.token = 0;
             failed(flush, e);
+            return;
+        } catch (LogTrimmedException e) {
+            stop(flush, e);
             return;
         } catch (RuntimeException e) {
             failed(flush, e);
@@ -414,6 +424,22 @@ public final class Flusher implements AutoCloseable {
         long backoff = Math.min(MAX_BACKOFF_MILLIS, 100L << Math.min(flush.failures, 10));
         flush.lock.unlock();
         schedule(flush, backoff);
+    }
+
+    /**
+     * Stops the stream's flush for good: the log was trimmed past its watermark, and going on would leave a hole.
+     * The lease is released, so that on the Kafka log this replica stops holding the log's trims back (it is dropped
+     * from the set after {@code --replica-timeout-ms}) and queries go to replicas that flush.
+     */
+    private void stop(StreamFlush flush, LogTrimmedException e) {
+        flush.attempt = null;
+        flush.status = new FlushStatus(FlushState.STOPPED, e.getMessage(), micros());
+        LOG.severe("flushing stream " + flush.stream.name() + " stopped: " + e.getMessage());
+        records.record(SysRecord.of(micros(), SysEvent.FLUSH_STOPPED, flush.stream.name(),
+                ids.mintWithPrefix("flush-"), "flushing stream " + flush.stream.name() + " stopped: " + e.getMessage()));
+        listener.stopped(flush.stream.name());
+        leases.release(flush);
+        flush.lock.unlock();
     }
 
     private long micros() {

@@ -59,7 +59,7 @@ final class StreamDrain {
         }
         long started = micros();
         long watermark = positions.get(target);
-        FlushBatches.Batch batch = batches.events(stream, watermark);
+        FlushBatches.Batch batch = batches.events(stream, watermark, flush.holdsRows);
         while (!batch.isEmpty()) {
             CompletableFuture<FlushBatches.Batch> next = batch.full()
                     ? batches.eventsAhead(stream, batch.newWatermark()) : null;

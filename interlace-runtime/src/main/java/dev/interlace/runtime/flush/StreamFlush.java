@@ -29,6 +29,11 @@ final class StreamFlush {
     /** The batch being written, until it commits (its record is kept when it fails). */
     volatile FlushRecord attempt;
     volatile String lastFlushId;
+    /**
+     * Whether the warehouse held rows (of any stream) when the flusher started: then the log must still hold the
+     * events after the stream's watermark, even at 0 ({@link LogTrimmedException}).
+     */
+    boolean holdsRows;
 
     StreamFlush(StreamDescriptor stream) {
         this.stream = stream;

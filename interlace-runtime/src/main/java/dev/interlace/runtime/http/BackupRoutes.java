@@ -18,8 +18,9 @@ import java.time.Clock;
 import java.util.List;
 
 /**
- * {@code POST /admin/backup {"to": "/abs/dir"}} (admin): an online backup of this server's data directory into a
- * directory on the server's machine ({@link Backup}); the answer is the backup's manifest. It runs on a worker for as
+ * {@code POST /admin/backup {"to": "dir"}} (admin): an online backup of this server's data directory into a
+ * directory on the server's machine under its {@code --backup-root} ({@link Backup}; anywhere else is refused
+ * {@code 400 backup_outside_root}); the answer is the backup's manifest. It runs on a worker for as
  * long as the copy takes, while publishes and queries go on.
  */
 final class BackupRoutes implements RouteSet {
@@ -41,7 +42,7 @@ final class BackupRoutes implements RouteSet {
     }
 
     private HttpAnswer backup(HttpRequest request, List<String> path, String requestId) {
-        Path target = target(request, requestId);
+        Path target = backup.directoryOf(target(request, requestId));
         BackupManifest manifest;
         try {
             manifest = backup.take(target);
@@ -52,6 +53,7 @@ final class BackupRoutes implements RouteSet {
             }
             return HttpResponses.error(switch (e.reason()) {
                 case INVALID_TARGET, CORRUPT -> ErrorCode.INVALID_BACKUP;
+                case OUTSIDE_ROOT -> ErrorCode.BACKUP_OUTSIDE_ROOT;
                 case RUNNING -> ErrorCode.BACKUP_RUNNING;
                 case FAILED -> ErrorCode.BACKUP_FAILED;
             }, e.getMessage(), requestId);
@@ -72,12 +74,12 @@ final class BackupRoutes implements RouteSet {
             command = HttpResponses.JSON.readTree(request.body());
         } catch (IOException e) {
             throw new Refusal(HttpResponses.error(ErrorCode.MALFORMED_JSON, "the body is not JSON: send"
-                    + " {\"to\": \"/absolute/directory\"}", requestId));
+                    + " {\"to\": \"directory\"}", requestId));
         }
         String to = command == null ? "" : command.path("to").asText("");
         if (to.isEmpty()) {
-            throw new Refusal(HttpResponses.error(ErrorCode.INVALID_BACKUP, "send {\"to\": \"/absolute/directory\"}:"
-                    + " a new or empty directory on the server's machine", requestId));
+            throw new Refusal(HttpResponses.error(ErrorCode.INVALID_BACKUP, "send {\"to\": \"directory\"}: a new or"
+                    + " empty directory under the server's --backup-root, absolute or relative to it", requestId));
         }
         try {
             return Path.of(to);

@@ -2,6 +2,7 @@ package dev.interlace.runtime.http;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.interlace.runtime.cluster.ClusterNodes;
 import dev.interlace.runtime.cluster.WarehouseNode;
 import dev.interlace.runtime.config.InterlaceConfig;
 import dev.interlace.runtime.config.Role;
@@ -18,8 +19,8 @@ import java.util.Optional;
 import java.util.TreeMap;
 
 /**
- * {@code GET /cluster} (admin): the nodes of the cluster as this node reads them from the log (the streams' sequencers
- * and the warehouses' flushers), their roles, and every warehouse with how far behind each stream's head it is. On the
+ * {@code GET /cluster} (admin): the nodes of the cluster as this node reads them from the log (its members: the
+ * streams' sequencers, the nodes that take publishes with no stream assigned, the warehouses' flushers), their roles, and every warehouse with how far behind each stream's head it is. On the
  * SQLite log: this node and its one warehouse.
  */
 final class ClusterStatusRoutes implements RouteSet {
@@ -30,10 +31,12 @@ final class ClusterStatusRoutes implements RouteSet {
     private final Optional<WarehouseNode> warehouses;
     private final FlushPositions own;
     private final Flusher flusher;
+    private final Optional<ClusterNodes> members;
 
     @Inject
     ClusterStatusRoutes(InterlaceConfig config, EventLog log, Optional<Sequencers> sequencers,
-            Optional<WarehouseNode> warehouses, FlushPositions own, Flusher flusher) {
+            Optional<WarehouseNode> warehouses, FlushPositions own, Flusher flusher, Optional<ClusterNodes> members) {
+        this.members = members;
         this.config = config;
         this.log = log;
         this.sequencers = sequencers;
@@ -103,9 +106,11 @@ final class ClusterStatusRoutes implements RouteSet {
                 }
             }
         }
+        // The members seen doing neither (a node that takes publishes while no stream is assigned to it).
+        members.ifPresent(cluster -> cluster.members().forEach(member -> node(nodes, member)));
         nodes.values().forEach(node -> {
             if (!node.has("role")) {
-                node.put("role", Role.INGEST.wire()); // seen sequencing only
+                node.put("role", Role.INGEST.wire()); // a member of the cluster seen sequencing, or nothing
             }
             nodeList.add(node);
         });

@@ -67,7 +67,8 @@ final class HealthRoutes implements RouteSet {
                     + report.minFreeDiskBytes());
         }
         for (Readiness.FailingFlush failing : report.flushFailing()) {
-            reasons.add("flush_failing: stream " + failing.stream() + " since "
+            reasons.add((failing.stopped() ? "flush_stopped" : "flush_failing") + ": stream " + failing.stream()
+                    + " since "
                     + HttpResponses.time(failing.sinceMicros()) + ": " + failing.error());
         }
         ObjectNode body = HttpResponses.JSON.createObjectNode();

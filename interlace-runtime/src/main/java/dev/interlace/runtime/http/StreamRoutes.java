@@ -224,7 +224,7 @@ final class StreamRoutes implements RouteSet {
         FlushStatus flush = flusher.status(name);
         node.put("flush_state", flush.state().wire());
         node.put("flush_error", flush.error());
-        if (flush.failing()) {
+        if (flush.failing() || flush.stopped()) {
             node.put("flush_failing_since", HttpResponses.time(flush.failingSinceMicros()));
         } else {
             node.putNull("flush_failing_since");

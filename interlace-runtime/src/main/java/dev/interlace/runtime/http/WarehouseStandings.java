@@ -21,8 +21,10 @@ import java.util.TreeMap;
 final class WarehouseStandings {
 
     /**
-     * Response header of a warehouse route answered from this node's warehouse while another node flushes some
-     * streams further: {@code orders=5782, payments=3}, each stream with the offsets this warehouse lacks.
+     * Response header of a warehouse route answered from this node's warehouse while another warehouse of the
+     * cluster (another replica, or the node flushing a stream of the shared one) has flushed some streams further:
+     * {@code orders=5782, payments=3}, each stream with the offsets this warehouse lacks. A forwarded answer carries
+     * the header of the node that served it.
      */
     static final String LAG_HEADER = "Interlace-Warehouse-Lag";
 
@@ -79,6 +81,14 @@ final class WarehouseStandings {
     }
 
     Standing of(String stream) {
+        return of(stream, furthestFlushed());
+    }
+
+    /**
+     * {@code stream}'s standing, {@code furthest} the watermarks the warehouses of the cluster committed, per stream:
+     * a replica is behind when another one has flushed further, though it flushes every stream itself.
+     */
+    private Standing of(String stream, Map<String, Long> furthest) {
         Optional<WarehouseNode.Flushing> flushing = flushers.flatMap(nodes -> nodes.flushing(stream));
         String holder = flushing.map(WarehouseNode.Flushing::node).orElse(null);
         if (!ownWarehouse) {
@@ -89,7 +99,8 @@ final class WarehouseStandings {
             return new Standing(Kind.NONE, 0, null, 0);
         }
         long watermark = own.events(stream);
-        long flushed = Math.max(watermark, flushing.map(WarehouseNode.Flushing::watermark).orElse(0L));
+        long flushed = Math.max(Math.max(watermark, flushing.map(WarehouseNode.Flushing::watermark).orElse(0L)),
+                furthest.getOrDefault(stream, 0L));
         boolean elsewhere = holder != null && !normalised(holder).equals(self);
         return new Standing(elsewhere ? Kind.STANDBY : Kind.LOCAL, watermark, holder, flushed);
     }
@@ -112,19 +123,40 @@ final class WarehouseStandings {
         return false;
     }
 
-    /** The streams this node's warehouse holds less of than is flushed elsewhere, with by how many offsets. */
+    /**
+     * The streams this node's warehouse holds less of than is flushed elsewhere (by the node holding the stream's
+     * lease of a shared warehouse, or by another replica that is not dropped), with by how many offsets.
+     */
     Map<String, Long> lagging() {
         Map<String, Long> lagging = new TreeMap<>();
         if (flushers.isEmpty() || !ownWarehouse) {
             return lagging;
         }
+        Map<String, Long> furthest = furthestFlushed();
         for (String stream : log.heads().keySet()) {
-            long lag = of(stream).lag();
+            long lag = of(stream, furthest).lag();
             if (lag > 0) {
                 lagging.put(stream, lag);
             }
         }
         return lagging;
+    }
+
+    /**
+     * Per stream, the furthest watermark a warehouse of the cluster committed to the log, live or not (a replica
+     * that is down still had the rows this one lacks), unless dropped; empty on one server.
+     */
+    private Map<String, Long> furthestFlushed() {
+        Map<String, Long> furthest = new TreeMap<>();
+        if (flushers.isEmpty() || !ownWarehouse) {
+            return furthest;
+        }
+        for (WarehouseNode.Replica replica : flushers.get().replicas()) {
+            if (!replica.dropped()) {
+                replica.watermarks().forEach((stream, watermark) -> furthest.merge(stream, watermark, Math::max));
+            }
+        }
+        return furthest;
     }
 
     /** {@link #lagging} as the {@value #LAG_HEADER} header says it; null when nothing lags. */

@@ -19,6 +19,8 @@ public enum SysEvent {
     FLUSH_FAILING,
     /** A failing flush worked again. */
     FLUSH_RECOVERED,
+    /** A stream's flush stopped: the log was trimmed past its watermark, so flushing on would leave a hole. */
+    FLUSH_STOPPED,
     /** This node's flusher stands by: another holds the stream's flush lease. */
     FLUSH_STANDBY,
     /** This node's flusher took a stream's flush lease over. */

@@ -17,14 +17,22 @@ import java.util.List;
 
 /**
  * Whether the server can take publishes now: the log writable, the disk above its floor, no stream's flush failing
- * for longer than {@code --ready-flush-failing-ms}, and no component that serves publishes failed
+ * for longer than {@code --ready-flush-failing-ms} or stopped (the log trimmed past its watermark), and no component that serves publishes failed
  * ({@link ComponentHealth}). {@code GET /health/ready} answers it; an embedding application
  * shows it in its own health checks.
  */
 public final class Readiness {
 
-    /** A stream whose flush is failing: since when (epoch microseconds) and with what error. */
-    public record FailingFlush(String stream, long sinceMicros, String error) {}
+    /**
+     * A stream whose flush is failing, or stopped (the log was trimmed past its watermark): since when (epoch
+     * microseconds) and with what error.
+     */
+    public record FailingFlush(String stream, long sinceMicros, String error, boolean stopped) {
+        /** A flush that fails and is retried. */
+        public FailingFlush(String stream, long sinceMicros, String error) {
+            this(stream, sinceMicros, error, false);
+        }
+    }
 
     /**
      * One check's outcome.
@@ -32,7 +40,7 @@ public final class Readiness {
      * @param logProblem why the log cannot take writes, or null when it can
      * @param freeDiskBytes usable bytes in the data directory's file system
      * @param minFreeDiskBytes the floor below which publishes are refused
-     * @param flushFailing streams whose flush has failed for longer than the threshold
+     * @param flushFailing streams whose flush has failed for longer than the threshold, or stopped
      * @param flushFailingBelowThreshold streams whose flush fails, not yet for long enough to count
      * @param failedComponents every component that failed and has not recovered; those that serve publishes count
      */
@@ -97,7 +105,9 @@ public final class Readiness {
         List<String> failingBriefly = new ArrayList<>();
         for (StreamDescriptor stream : catalog.logStreams()) {
             FlushStatus status = flusher.status(stream.name());
-            if (status.failing() && nowMicros - status.failingSinceMicros() < failingThresholdMicros) {
+            if (status.stopped()) {
+                failing.add(new FailingFlush(stream.name(), status.failingSinceMicros(), status.error(), true));
+            } else if (status.failing() && nowMicros - status.failingSinceMicros() < failingThresholdMicros) {
                 failingBriefly.add(stream.name());
             } else if (status.failing()) {
                 failing.add(new FailingFlush(stream.name(), status.failingSinceMicros(), status.error()));
