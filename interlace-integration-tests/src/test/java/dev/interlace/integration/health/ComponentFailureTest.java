@@ -200,12 +200,15 @@ class ComponentFailureTest {
         assertThat(awaitRecord(child, "component_failed").get("message").asText()).contains("dedup-sealer");
 
         child.command(ComponentFaultServerMain.DISARM);
-        deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(WAIT_MS);
-        while (get(child, "/health/live").statusCode() != 200 && System.nanoTime() < deadline) {
-            publishBatch(child, "b-" + sent, 10); // the seal is retried after a pause, seen on a commit
-            sent += 10;
-            Thread.sleep(500);
-        }
+        int[] next = {sent};
+        Eventually.until("/health/live answers 200 again", Duration.ofMillis(WAIT_MS), () -> {
+            if (get(child, "/health/live").statusCode() == 200) {
+                return true;
+            }
+            publishBatch(child, "b-" + next[0], 10); // the seal is retried after a pause, seen on a commit
+            next[0] += 10;
+            return false;
+        });
         assertThat(get(child, "/health/live").statusCode()).isEqualTo(200);
         awaitRecord(child, "component_recovered");
     }
