@@ -5,7 +5,6 @@ import dev.interlace.runtime.flush.FlushListener;
 import dev.interlace.runtime.warehouse.Warehouse;
 import java.io.IOException;
 import java.net.URI;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -14,7 +13,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.atomic.AtomicLong;
 
 /** Scenario (g) of {@link PublishBenchmark}: publish to dependent-model-updated latency. */
 final class ModelLatencyBench extends Bench {
@@ -74,47 +72,11 @@ final class ModelLatencyBench extends Bench {
             URI sql = server.uri().resolve("/sql");
             // One query, so the four values of a poll are from one snapshot. Any error (a model table not created
             // yet) counts as "not yet" for all four.
-            byte[] query = ("SELECT (SELECT max(click_offset) FROM clicks_enriched),"
+            SqlPoller poller = SqlPoller.start(sql, "SELECT (SELECT max(click_offset) FROM clicks_enriched),"
                     + " (SELECT CAST(sum(orders) AS BIGINT) FROM revenue_summary),"
-                    + " (SELECT max(_offset) FROM streams.clicks), (SELECT max(_offset) FROM streams.orders)")
-                    .getBytes(StandardCharsets.UTF_8);
-            Seen[] seen = {new Seen(), new Seen(), new Seen(), new Seen()};
-            LatencyLog pollRoundTrips = new LatencyLog();
-            AtomicLong polls = new AtomicLong();
-            AtomicLong pollErrors = new AtomicLong();
-            java.util.concurrent.atomic.AtomicBoolean stopPolling = new java.util.concurrent.atomic.AtomicBoolean();
-            Thread poller = new Thread(() -> {
-                try (RawHttpClient client = new RawHttpClient(sql, "text/plain")) {
-                    while (!stopPolling.get()) {
-                        long before = System.nanoTime();
-                        RawHttpClient.Response response;
-                        try {
-                            response = client.post(query);
-                        } catch (IOException e) {
-                            pollErrors.incrementAndGet();
-                            continue;
-                        }
-                        long after = System.nanoTime();
-                        polls.incrementAndGet();
-                        pollRoundTrips.add(after - before, 0);
-                        long[] cells = response.status() == 200 ? firstRow(response.body(), 4) : null;
-                        if (cells == null) {
-                            if (pollErrors.incrementAndGet() <= 3) {
-                                System.out.println("poll not answered yet: " + response.status() + " "
-                                        + response.body());
-                            }
-                        } else {
-                            for (int i = 0; i < 4; i++) {
-                                seen[i].offer(cells[i], after);
-                            }
-                        }
-                        java.util.concurrent.locks.LockSupport.parkNanos(options.pollMillis * 1_000_000L);
-                    }
-                }
-            }, "bench-sql-poller");
-            poller.setDaemon(true);
-            poller.start();
-            Thread.sleep(200);
+                    + " (SELECT max(_offset) FROM streams.clicks), (SELECT max(_offset) FROM streams.orders)", 4,
+                    options.pollMillis);
+            Seen[] seen = poller.seen;
 
             ThreadCpu threadsBefore = ThreadCpu.now();
             Cpu cpuStart = Cpu.now();
@@ -141,8 +103,7 @@ final class ModelLatencyBench extends Bench {
                 Thread.sleep(5);
             }
             result.drainSeconds = (System.nanoTime() - publishEnd) / 1e9;
-            stopPolling.set(true);
-            poller.join();
+            poller.close();
             ModelRunnerIdle.await(server);
 
             result.commits = commits.snapshot();
@@ -150,9 +111,9 @@ final class ModelLatencyBench extends Bench {
             result.orderFlushes = flushStats.get(STREAM).snapshot();
             result.benchCores = cores[0];
             result.otherCores = cores[1];
-            result.polls = polls.get();
-            result.pollErrors = pollErrors.get();
-            result.pollRoundTrips = pollRoundTrips;
+            result.polls = poller.polls.get();
+            result.pollErrors = poller.errors.get();
+            result.pollRoundTrips = poller.roundTrips;
             result.publishSeconds = (publishEnd - start) / 1e9;
             result.clicks = clicks;
             result.orders = orders;
@@ -200,29 +161,6 @@ final class ModelLatencyBench extends Bench {
                     .append("\",\"url\":\"/x\",\"at\":\"2026-11-29T08:00:00Z\"}");
         }
         return body.append(']').toString();
-    }
-
-    /** The cells of the first row of a {@code POST /sql} JSON result (SQL NULL as -1), or null when unreadable. */
-    static long[] firstRow(String body, int columns) {
-        int at = body.indexOf("\"rows\":[[");
-        if (at < 0) {
-            return null;
-        }
-        int end = body.indexOf(']', at + 9);
-        String[] cells = body.substring(at + 9, end < 0 ? body.length() : end).split(",");
-        if (cells.length < columns) {
-            return null;
-        }
-        long[] values = new long[columns];
-        try {
-            for (int i = 0; i < columns; i++) {
-                String cell = cells[i].strip().replace("\"", "");
-                values[i] = cell.equals("null") ? -1 : Long.parseLong(cell);
-            }
-        } catch (NumberFormatException e) {
-            return null;
-        }
-        return values;
     }
 
     /** All runs from {@code GET /runs}, paged backwards with {@code until} (limit 1 000 per page). */

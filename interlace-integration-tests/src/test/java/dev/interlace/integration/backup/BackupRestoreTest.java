@@ -14,6 +14,7 @@ import dev.interlace.runtime.backup.BackupManifest;
 import dev.interlace.runtime.backup.Restore;
 import dev.interlace.runtime.config.ConfigLoader;
 import dev.interlace.runtime.flush.Flusher;
+import dev.interlace.runtime.testing.Eventually;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -81,10 +82,9 @@ class BackupRestoreTest {
         try (Interlace server = serve(original, 1_000)) {
             Load load = Load.start(server.uri(), ledger, "b", Duration.ofMinutes(5), 39);
             assertThat(load.awaitAcknowledged(3_000, DRAIN)).as("the load got going").isTrue();
-            long deadline = System.nanoTime() + DRAIN.toNanos();
-            while (stream(server.uri()).path("watermark").asLong() == 0 && System.nanoTime() < deadline) {
-                Thread.sleep(50); // polling: the warehouse's copy should hold rows too
-            }
+            // The warehouse's copy should hold rows too before the backup.
+            Eventually.get("a watermark above 0", DRAIN, () -> stream(server.uri()).path("watermark").asLong(),
+                    watermark -> watermark > 0);
             acknowledgedBefore = ledger.acknowledged().keySet();
 
             HttpResponse<String> answer = backup(server.uri(), to(backupDirectory));

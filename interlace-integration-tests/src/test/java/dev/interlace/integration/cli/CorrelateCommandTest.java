@@ -12,54 +12,20 @@ import dev.interlace.runtime.cli.Main;
 import dev.interlace.runtime.flush.FlushListener;
 import dev.interlace.runtime.testing.Eventually;
 import dev.interlace.runtime.warehouse.Warehouse;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Predicate;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** {@code interlace correlate} against a real server with the example streams and models. */
-class CorrelateCommandTest {
+class CorrelateCommandTest extends ServerCommandTest {
 
     private static final String CLICKS = "[{\"click_id\":\"c1\",\"url\":\"/a\",\"at\":\"2026-11-29T08:00:00Z\"},"
             + "{\"click_id\":\"c2\",\"url\":\"/b\",\"at\":\"2026-11-29T08:00:01Z\"},"
             + "{\"click_id\":\"bad\",\"url\":\"/c\"}]";
 
-    @TempDir
-    Path dataDirectory;
-
-    private final CliHarness cli = new CliHarness();
-
-    private int run(String... args) {
-        return cli.run(args);
-    }
-
-    private String stdout() {
-        return cli.stdout();
-    }
-
-    private String stderr() {
-        return cli.stderr();
-    }
-
-    private Interlace start(List<Module> overrides, String... flags) {
-        return CliHarness.start(dataDirectory, overrides, flags);
-    }
-
-    private int publish(Interlace server, String stream, String requestId, String body) throws Exception {
-        return cli.publish(server, stream, requestId, body);
-    }
-
-    private JsonNode get(Interlace server, String path) throws Exception {
-        return cli.get(server, path);
-    }
-
-    private Interlace start() {
-        return start(List.of());
-    }
 
     @Test
     void reportsAPublishItsEventsFlushesRunAndQuarantineWithCompletenessPerSection() throws Exception {

@@ -12,47 +12,17 @@ import dev.interlace.runtime.cli.Main;
 import dev.interlace.runtime.flush.FlushListener;
 import dev.interlace.runtime.ops.EpochMicros;
 import dev.interlace.runtime.warehouse.Warehouse;
-import java.nio.file.Path;
 import java.time.Instant;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** {@code interlace logs api} and {@code interlace logs sys} against a real server. */
-class LogsCommandTest {
+class LogsCommandTest extends ServerCommandTest {
 
     private static final Pattern SYS_FOOTER = Pattern.compile("\\((\\d+) of (\\d+) records; completeness: store\\)\n$");
 
-    @TempDir
-    Path dataDirectory;
-
-    private final CliHarness cli = new CliHarness();
-
-    private int run(String... args) {
-        return cli.run(args);
-    }
-
-    private String stdout() {
-        return cli.stdout();
-    }
-
-    private String stderr() {
-        return cli.stderr();
-    }
-
-    private Interlace start(List<Module> overrides, String... flags) {
-        return CliHarness.start(dataDirectory, overrides, flags);
-    }
-
-    private int publish(Interlace server, String stream, String requestId, String body) throws Exception {
-        return cli.publish(server, stream, requestId, body);
-    }
-
-    private JsonNode get(Interlace server, String path) throws Exception {
-        return cli.get(server, path);
-    }
 
     @Test
     void logsApiListsPublishesAndRefusedRequestsNewestFirstWithFiltersAndAnHonestFooter() throws Exception {

@@ -4,36 +4,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.interlace.client.InterlaceClient;
 import dev.interlace.runtime.Interlace;
-import dev.interlace.runtime.cli.CliHarness;
-import dev.interlace.runtime.config.ConfigLoader;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** {@code interlace tail} against a real server. */
-class TailCommandTest {
-
-    @TempDir
-    Path dataDirectory;
-
-    private final ByteArrayOutputStream out = new ByteArrayOutputStream();
-    private final ByteArrayOutputStream err = new ByteArrayOutputStream();
-
-    private int run(String... args) {
-        return CliHarness.main(new PrintStream(out, true, StandardCharsets.UTF_8),
-                new PrintStream(err, true, StandardCharsets.UTF_8)).run(args);
-    }
+class TailCommandTest extends ServerCommandTest {
 
     @Test
     void printsTheLastTenOrEverythingAfterAnOffsetAsJsonLines() {
-        try (Interlace server = Interlace.builder().config(ConfigLoader.load(new String[] {"--port", "0",
-                "--data-dir", dataDirectory.toString()}, Map.of()).config()).start()) {
+        try (Interlace server = start()) {
             List<Map<String, Object>> orders = new ArrayList<>();
             for (int i = 1; i <= 25; i++) {
                 orders.add(Map.of("order_id", "o" + i));
@@ -41,14 +22,13 @@ class TailCommandTest {
             InterlaceClient.builder(server.uri()).build().publish("orders", orders);
 
             assertThat(run("tail", "orders", "--server", server.uri().toString())).isZero();
-            List<String> last = out.toString(StandardCharsets.UTF_8).lines().toList();
+            List<String> last = stdout().lines().toList();
             assertThat(last).hasSize(10);
             assertThat(last.get(0)).startsWith("{\"offset\":16,").contains("\"event\":{\"order_id\":\"o16\"}");
             assertThat(last.get(9)).startsWith("{\"offset\":25,");
 
-            out.reset();
             assertThat(run("tail", "orders", "--from", "22", "--server", server.uri().toString())).isZero();
-            assertThat(out.toString(StandardCharsets.UTF_8).lines().map(line -> line.substring(0, 13)).toList())
+            assertThat(stdout().lines().map(line -> line.substring(0, 13)).toList())
                     .containsExactly("{\"offset\":23,", "{\"offset\":24,", "{\"offset\":25,");
 
             assertThat(run("tail", "nope", "--server", server.uri().toString())).isEqualTo(1);

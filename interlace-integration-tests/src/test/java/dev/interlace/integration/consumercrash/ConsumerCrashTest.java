@@ -222,8 +222,19 @@ class ConsumerCrashTest {
         assertThat(post(group + "/lease", "{\"owner\":\"B\",\"ttl_ms\":1000}", 409).get("error").asText())
                 .isEqualTo("lease_held");
 
-        Thread.sleep(1300); // A's lease expires
-        JsonNode b = post(group + "/lease", "{\"owner\":\"B\",\"ttl_ms\":30000}", 200);
+        // B asks until A's lease (1 s from its renewal) has expired: refused as held until then, then granted.
+        JsonNode b = Eventually.get("B is granted the lease once A's expired", Duration.ofSeconds(10), () -> {
+            HttpResponse<String> answer = http.send(HttpRequest.newBuilder(server.uri().resolve(group + "/lease"))
+                    .header("Content-Type", "application/json")
+                    .POST(HttpRequest.BodyPublishers.ofString("{\"owner\":\"B\",\"ttl_ms\":30000}")).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            if (answer.statusCode() == 409) {
+                assertThat(JSON.readTree(answer.body()).get("error").asText()).isEqualTo("lease_held");
+                return null;
+            }
+            assertThat(answer.statusCode()).as(answer.body()).isEqualTo(200);
+            return JSON.readTree(answer.body());
+        }, java.util.Objects::nonNull);
         String t2 = b.get("token").toString();
         assertThat(epoch(t2)).isGreaterThan(epoch(t1));
         assertThat(b.get("committed_offset").asLong()).isEqualTo(10);

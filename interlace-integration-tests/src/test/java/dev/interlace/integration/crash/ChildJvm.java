@@ -1,5 +1,6 @@
 package dev.interlace.integration.crash;
 
+import dev.interlace.runtime.testing.Eventually;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -50,6 +51,17 @@ public class ChildJvm implements AutoCloseable {
         reader.start();
     }
 
+    /**
+     * Starts {@code main} with {@code arguments} (see {@link #launch}) as a child whose fault marker starts with
+     * {@code faultPrefix} (null: it prints none); {@link #awaitListening()} waits until it serves.
+     */
+    public static ChildJvm start(Class<?> main, List<String> arguments, Path stderr, String classPath, Path scratch,
+            String faultPrefix) throws IOException {
+        Process process = launch(main, arguments, stderr, classPath, scratch);
+        return new ChildJvm(process, stderr, main.getSimpleName() + " " + String.join(" ", arguments) + " pid "
+                + process.pid(), faultPrefix);
+    }
+
     /** Starts {@code main} with {@code arguments} in a new JVM tuned for quick start-up. */
     public static Process launch(Class<?> main, List<String> arguments, Path stderr, String classPath, Path scratch)
             throws IOException {
@@ -77,7 +89,7 @@ public class ChildJvm implements AutoCloseable {
                     listening.complete(URI.create(line.substring(LISTENING.length()).strip()));
                 } else if (line.equals(ARMED)) {
                     armed.complete(null);
-                } else if (line.startsWith(faultPrefix)) {
+                } else if (faultPrefix != null && line.startsWith(faultPrefix)) {
                     faultFired.complete(line.substring(faultPrefix.length()));
                 }
             }
@@ -108,6 +120,32 @@ public class ChildJvm implements AutoCloseable {
         } catch (ExecutionException | TimeoutException e) {
             throw new IllegalStateException("the child " + description + " did not confirm arming" + diagnostics(), e);
         }
+    }
+
+    /**
+     * Sends {@code command} on standard input and waits until the child prints it back, after it was sent: how a child
+     * that takes more than one command acknowledges each (fails with the child's output when it does not).
+     */
+    public void command(String command) throws IOException {
+        int before;
+        synchronized (stdout) {
+            before = stdout.size();
+        }
+        process.getOutputStream().write((command + "\n").getBytes(StandardCharsets.UTF_8));
+        process.getOutputStream().flush();
+        Eventually.until("the child " + description + " acknowledges " + command,
+                Duration.ofSeconds(START_TIMEOUT_SECONDS), () -> {
+                    synchronized (stdout) {
+                        if (stdout.subList(before, stdout.size()).contains(command)) {
+                            return true;
+                        }
+                    }
+                    if (!process.isAlive()) {
+                        throw new IllegalStateException("the child " + description + " exited before it acknowledged "
+                                + command + diagnostics());
+                    }
+                    return false;
+                });
     }
 
     /** Waits for the listening line; fails with the child's output when it dies or takes too long. */
@@ -199,6 +237,11 @@ public class ChildJvm implements AutoCloseable {
                 Thread.currentThread().interrupt();
             }
         }
+    }
+
+    /** What the child wrote to its standard error so far. */
+    public String stderr() throws IOException {
+        return Files.exists(stderr) ? Files.readString(stderr, StandardCharsets.UTF_8) : "";
     }
 
     /** The child's output so far, for failure messages. */

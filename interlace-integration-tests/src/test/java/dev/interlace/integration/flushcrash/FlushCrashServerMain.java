@@ -9,6 +9,9 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The server a flush-crash test runs in a child JVM: {@code FlushCrashServerMain DATA_DIR FAULT N} starts Interlace
@@ -65,25 +68,23 @@ public final class FlushCrashServerMain {
      */
     private static void sweepRepeatedly(ShiftableClock clock, RetentionSweep sweep) {
         clock.shift(Duration.ofDays(8));
-        Thread sweeper = new Thread(() -> {
-            int emptySweeps = 0;
-            while (true) {
-                try {
-                    if (!sweep.sweep().isEmpty()) {
-                        emptySweeps = 0;
-                    } else if (++emptySweeps == 5) {
-                        clock.shift(Duration.ofDays(8));
-                        emptySweeps = 0;
-                    }
-                    Thread.sleep(100);
-                } catch (InterruptedException e) {
-                    return;
-                } catch (RuntimeException e) {
-                    e.printStackTrace();
+        int[] emptySweeps = {0};
+        ScheduledExecutorService sweeper = Executors.newSingleThreadScheduledExecutor(task -> {
+            Thread thread = new Thread(task, "flush-crash-sweeper");
+            thread.setDaemon(true);
+            return thread;
+        });
+        sweeper.scheduleWithFixedDelay(() -> {
+            try {
+                if (!sweep.sweep().isEmpty()) {
+                    emptySweeps[0] = 0;
+                } else if (++emptySweeps[0] == 5) {
+                    clock.shift(Duration.ofDays(8));
+                    emptySweeps[0] = 0;
                 }
+            } catch (RuntimeException e) {
+                e.printStackTrace(); // and sweep again: a thrown task would end the schedule
             }
-        }, "flush-crash-sweeper");
-        sweeper.setDaemon(true);
-        sweeper.start();
+        }, 0, 100, TimeUnit.MILLISECONDS);
     }
 }

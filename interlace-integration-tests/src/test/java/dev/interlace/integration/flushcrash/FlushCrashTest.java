@@ -2,11 +2,12 @@ package dev.interlace.integration.flushcrash;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.interlace.integration.crash.ChildJvm;
+import dev.interlace.integration.crash.CrashChildren;
 import dev.interlace.runtime.flush.FlushListener;
 import dev.interlace.runtime.flush.Flusher;
 import dev.interlace.runtime.testing.Eventually;
 import java.io.IOException;
-import java.net.URI;
 import dev.interlace.integration.crash.ChildClassPath;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -64,9 +65,9 @@ class FlushCrashTest {
 
     private final long seed = Long.getLong("flushcrash.seed", System.nanoTime());
     private final Random random = new Random(seed);
-    private final List<FlushChild> children = new ArrayList<>();
     private final List<String> summary = new ArrayList<>();
-    private int spawned;
+    private final CrashChildren children = new CrashChildren(FlushCrashServerMain.class,
+            FlushCrashServerMain.FAULT_FIRED, summary);
 
     @BeforeAll
     static void copyTheClassPath() throws IOException, InterruptedException {
@@ -76,7 +77,7 @@ class FlushCrashTest {
 
     @AfterEach
     void killEveryChild() {
-        children.forEach(FlushChild::close);
+        children.close();
         System.out.println("[flush-crash] seed " + seed + (summary.isEmpty() ? "" : "\n[flush-crash] "
                 + String.join("\n[flush-crash] ", summary)));
     }
@@ -88,7 +89,7 @@ class FlushCrashTest {
             names = {"AFTER_WATERMARK_UPDATE", "AFTER_ROWS_BEFORE_COMMIT", "AFTER_COMMIT_BEFORE_MEMORY"})
     void haltAtAFlushStepThenRestartMaterialisesEveryEventExactlyOnce(FlushFault fault) throws Exception {
         int trigger = 2 + random.nextInt(6);
-        FlushChild child = start(fault, trigger);
+        ChildJvm child = start(fault, trigger);
         child.arm();
         long loadStart = System.nanoTime();
         PublishLoad load = PublishLoad.start(child.uri(), key(fault.argument()), LOAD_LIMIT, random.nextLong());
@@ -104,7 +105,7 @@ class FlushCrashTest {
     void haltMidDrainOfAMultiBatchBacklogThenRestartMaterialisesEveryEventExactlyOnce() throws Exception {
         int trigger = 3 + random.nextInt(5);
         int backlog = (trigger + 10) * BATCH;
-        FlushChild child = start(FlushFault.MID_DRAIN, trigger);
+        ChildJvm child = start(FlushFault.MID_DRAIN, trigger);
         long loadStart = System.nanoTime();
         PublishLoad load = PublishLoad.start(child.uri(), key("mid-drain"), LOAD_LIMIT, random.nextLong());
         assertThat(load.awaitAcknowledged(backlog, Duration.ofSeconds(15)))
@@ -135,7 +136,7 @@ class FlushCrashTest {
     void haltAroundAnEvolveAlterThenRestartMaterialisesEveryEventAndFieldExactlyOnce(FlushFault fault)
             throws Exception {
         int trigger = 2 + random.nextInt(6);
-        FlushChild child = start(fault, trigger);
+        ChildJvm child = start(fault, trigger);
         child.arm();
         long loadStart = System.nanoTime();
         PublishLoad load = PublishLoad.start(child.uri(), HaltingFlushListener.EVOLVING, EVOLVING_EVENTS,
@@ -187,7 +188,7 @@ class FlushCrashTest {
     @Test
     void haltRightAfterARetentionTrimThenRestartLosesRepeatsAndRewindsNothing() throws Exception {
         int trigger = 1 + random.nextInt(2);
-        FlushChild child = start(FlushFault.AFTER_RETENTION_TRIM, trigger);
+        ChildJvm child = start(FlushFault.AFTER_RETENTION_TRIM, trigger);
         long loadStart = System.nanoTime();
         PublishLoad load = PublishLoad.start(child.uri(), key("retention"), LOAD_LIMIT, random.nextLong());
         assertThat(load.awaitAcknowledged(5 * BATCH, Duration.ofSeconds(15))).as("the load got going: %s%s",
@@ -226,7 +227,7 @@ class FlushCrashTest {
     @Test
     void committingTheWatermarkInASeparateTransactionIsCaughtByTheOracle() throws Exception {
         int trigger = 2 + random.nextInt(4);
-        FlushChild broken = start(FlushFault.WATERMARK_SEPARATE_TX, trigger);
+        ChildJvm broken = start(FlushFault.WATERMARK_SEPARATE_TX, trigger);
         broken.arm();
         long loadStart = System.nanoTime();
         PublishLoad load = PublishLoad.start(broken.uri(), key("separate-tx"), LOAD_LIMIT, random.nextLong());
@@ -445,12 +446,12 @@ class FlushCrashTest {
     // ------------------------------------------------------------------------------------------------ helpers
 
     /** Waits until {@code child} halts itself at {@code fault}; asserts exit 137 and the marker; returns it. */
-    private String awaitHalt(FlushChild child, PublishLoad load, FlushFault fault, int trigger, long loadStart)
+    private String awaitHalt(ChildJvm child, PublishLoad load, FlushFault fault, int trigger, long loadStart)
             throws InterruptedException {
         return awaitHalt(child, load, fault, trigger, loadStart, "orders");
     }
 
-    private String awaitHalt(FlushChild child, PublishLoad load, FlushFault fault, int trigger, long loadStart,
+    private String awaitHalt(ChildJvm child, PublishLoad load, FlushFault fault, int trigger, long loadStart,
             String stream) throws InterruptedException {
         boolean halted = child.awaitExit(HALT_WITHIN);
         load.stop();
@@ -471,7 +472,7 @@ class FlushCrashTest {
     /** What a test does with the restarted server before the oracle runs; returns more acknowledged keys. */
     @FunctionalInterface
     interface AfterRestart {
-        Map<String, Long> run(FlushChild child, WarehouseOracle oracle) throws Exception;
+        Map<String, Long> run(ChildJvm child, WarehouseOracle oracle) throws Exception;
     }
 
     /** What a test checks beyond the oracle, once the restarted flusher caught up; adds to {@code report.other}. */
@@ -493,7 +494,7 @@ class FlushCrashTest {
     private WarehouseOracle.Report recoverAndCheck(String stream, String keyColumn, Map<String, Long> acknowledged,
             String when, AfterRestart then, AfterCatchUp also) throws Exception {
         long restart = System.nanoTime();
-        FlushChild child = start(FlushFault.NONE, 1);
+        ChildJvm child = start(FlushFault.NONE, 1);
         WarehouseOracle oracle = new WarehouseOracle(child.uri(), stream, keyColumn);
         try {
             Map<String, Long> all = new HashMap<>(acknowledged);
@@ -515,16 +516,8 @@ class FlushCrashTest {
         }
     }
 
-    private FlushChild start(FlushFault fault, int trigger) throws IOException {
-        long spawnStart = System.nanoTime();
-        Path stderr = temp.resolve("child-" + (++spawned) + "-" + fault.argument() + ".stderr");
-        FlushChild child = FlushChild.spawn(Files.createDirectories(temp.resolve("data")), fault, trigger, stderr,
-                childClassPath, shared.resolve("native"));
-        children.add(child);
-        URI uri = child.awaitListening();
-        assertThat(uri).isNotNull();
-        summary.add("started " + child + " in " + millisSince(spawnStart) + " ms");
-        return child;
+    private ChildJvm start(FlushFault fault, int trigger) throws IOException {
+        return children.start(temp, childClassPath, shared.resolve("native"), fault.argument(), trigger);
     }
 
     private String key(String phase) {

@@ -8,22 +8,14 @@ import dev.interlace.integration.crash.ChildJvm;
 import dev.interlace.runtime.ops.ComponentHealth;
 import dev.interlace.runtime.ops.FatalErrors;
 import dev.interlace.runtime.testing.Eventually;
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
-import java.io.PrintWriter;
-import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 import org.junit.jupiter.api.AfterEach;
@@ -47,19 +39,16 @@ class ComponentFailureTest {
     Path scratch;
 
     private final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
-    private final List<Child> children = new ArrayList<>();
+    private final List<ChildJvm> children = new ArrayList<>();
 
     @AfterEach
-    void stopChildren() throws InterruptedException {
-        for (Child child : children) {
-            child.process.destroyForcibly();
-            child.process.waitFor(30, TimeUnit.SECONDS);
-        }
+    void stopChildren() {
+        children.forEach(ChildJvm::close);
     }
 
     @Test
     void anErrorInTheFlusherFailsBothHealthRoutesNamingTheFlusherUntilItsRestartSucceeds() throws Exception {
-        Child child = start(ComponentFault.FLUSHER_ERROR, NEVER_MS);
+        ChildJvm child = start(ComponentFault.FLUSHER_ERROR, NEVER_MS);
         child.command(ComponentFaultServerMain.ARM);
         assertThat(publish(child, "o-1").statusCode()).isEqualTo(200);
 
@@ -83,13 +72,13 @@ class ComponentFailureTest {
         assertThat(get(child, "/health/ready").statusCode()).isEqualTo(200);
         awaitRecord(child, "component_recovered");
         assertThat(awaitCount(child, 1)).isEqualTo(1);
-        assertThat(child.process.isAlive()).isTrue();
+        assertThat(child.isAlive()).isTrue();
     }
 
     @Test
     void aFlusherThatStaysFailedEndsTheProcessWithStatus4AndTheNextLosesNothingAcknowledged() throws Exception {
         Path data = scratch.resolve("data");
-        Child child = start(data, ComponentFault.FLUSHER_ERROR, 3_000);
+        ChildJvm child = start(data, ComponentFault.FLUSHER_ERROR, 3_000);
         child.command(ComponentFaultServerMain.ARM);
         int acknowledged = 0;
         for (int i = 0; i < 20; i++) {
@@ -101,12 +90,12 @@ class ComponentFailureTest {
             }
         }
         assertThat(acknowledged).isPositive();
-        assertThat(child.process.waitFor(WAIT_MS, TimeUnit.MILLISECONDS)).isTrue();
-        assertThat(child.process.exitValue()).isEqualTo(ComponentHealth.EXIT_STATUS);
-        assertThat(Files.readString(child.stderr)).contains("flusher (stream orders) failed")
+        assertThat(child.awaitExit(Duration.ofMillis(WAIT_MS))).isTrue();
+        assertThat(child.exitStatus()).isEqualTo(ComponentHealth.EXIT_STATUS);
+        assertThat(child.stderr()).contains("flusher (stream orders) failed")
                 .contains("exiting with status " + ComponentHealth.EXIT_STATUS);
 
-        Child next = start(data, ComponentFault.FLUSHER_ERROR, NEVER_MS); // not armed
+        ChildJvm next = start(data, ComponentFault.FLUSHER_ERROR, NEVER_MS); // not armed
         assertThat(awaitCount(next, acknowledged)).isEqualTo(acknowledged);
         assertThat(awaitRecord(next, "component_failed").get("message").asText())
                 .contains(ComponentFault.MESSAGE);
@@ -117,7 +106,7 @@ class ComponentFailureTest {
 
     @Test
     void anErrorInTheLogWriterAnswers503AndFailsHealthUntilTheRestartedWriterCommits() throws Exception {
-        Child child = start(ComponentFault.WRITER_ERROR, NEVER_MS);
+        ChildJvm child = start(ComponentFault.WRITER_ERROR, NEVER_MS);
         child.command(ComponentFaultServerMain.ARM);
         HttpResponse<String> refused = publish(child, "o-1");
         assertThat(refused.statusCode()).isEqualTo(503);
@@ -138,7 +127,7 @@ class ComponentFailureTest {
 
     @Test
     void anErrorInAModelRunIsListedAndRecordedWithoutFailingLivenessAndTheNextRunClearsIt() throws Exception {
-        Child child = start(ComponentFault.MODEL_ERROR, NEVER_MS);
+        ChildJvm child = start(ComponentFault.MODEL_ERROR, NEVER_MS);
         assertThat(publish(child, "o-1").statusCode()).isEqualTo(200);
         awaitCount(child, 1);
         child.command(ComponentFaultServerMain.ARM);
@@ -162,15 +151,15 @@ class ComponentFailureTest {
     @Test
     void anOutOfMemoryErrorInAModelRunEndsTheProcessWithStatus3AndTheNextStartRecordsIt() throws Exception {
         Path data = scratch.resolve("data");
-        Child child = start(data, ComponentFault.MODEL_OUT_OF_MEMORY, NEVER_MS);
+        ChildJvm child = start(data, ComponentFault.MODEL_OUT_OF_MEMORY, NEVER_MS);
         assertThat(publish(child, "o-1").statusCode()).isEqualTo(200);
         awaitCount(child, 1);
         child.command(ComponentFaultServerMain.ARM);
         post(child, "/models/order_sizes/run");
-        assertThat(child.process.waitFor(WAIT_MS, TimeUnit.MILLISECONDS)).isTrue();
-        assertThat(child.process.exitValue()).isEqualTo(FatalErrors.OUT_OF_MEMORY_STATUS);
+        assertThat(child.awaitExit(Duration.ofMillis(WAIT_MS))).isTrue();
+        assertThat(child.exitStatus()).isEqualTo(FatalErrors.OUT_OF_MEMORY_STATUS);
 
-        Child next = start(data, ComponentFault.MODEL_OUT_OF_MEMORY, NEVER_MS);
+        ChildJvm next = start(data, ComponentFault.MODEL_OUT_OF_MEMORY, NEVER_MS);
         assertThat(awaitRecord(next, "fatal_exit").get("message").asText()).contains("out of memory")
                 .contains("interlace-models");
         assertThat(awaitCount(next, 1)).isEqualTo(1);
@@ -178,7 +167,7 @@ class ComponentFailureTest {
 
     @Test
     void aSealOfDeduplicationKeysThatKeepsFailingFailsHealthNamingTheSealerUntilASealSucceeds() throws Exception {
-        Child child = start(ComponentFault.SEAL_FAILURE, NEVER_MS);
+        ChildJvm child = start(ComponentFault.SEAL_FAILURE, NEVER_MS);
         child.command(ComponentFaultServerMain.ARM);
         int sent = 0;
         JsonNode live = null;
@@ -200,102 +189,66 @@ class ComponentFailureTest {
         assertThat(awaitRecord(child, "component_failed").get("message").asText()).contains("dedup-sealer");
 
         child.command(ComponentFaultServerMain.DISARM);
-        deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(WAIT_MS);
-        while (get(child, "/health/live").statusCode() != 200 && System.nanoTime() < deadline) {
-            publishBatch(child, "b-" + sent, 10); // the seal is retried after a pause, seen on a commit
-            sent += 10;
-            Thread.sleep(500);
-        }
+        int[] next = {sent};
+        Eventually.until("/health/live answers 200 again", Duration.ofMillis(WAIT_MS), () -> {
+            if (get(child, "/health/live").statusCode() == 200) {
+                return true;
+            }
+            publishBatch(child, "b-" + next[0], 10); // the seal is retried after a pause, seen on a commit
+            next[0] += 10;
+            return false;
+        });
         assertThat(get(child, "/health/live").statusCode()).isEqualTo(200);
         awaitRecord(child, "component_recovered");
     }
 
     // ---------------------------------------------------------------- the child and its HTTP
 
-    private record Child(Process process, URI uri, PrintWriter stdin, BlockingQueue<String> stdout, Path stderr) {
-        void command(String line) throws InterruptedException {
-            stdin.println(line);
-            stdin.flush();
-            while (true) {
-                String echoed = stdout.poll(WAIT_MS, TimeUnit.MILLISECONDS);
-                assertThat(echoed).as("the child did not acknowledge " + line).isNotNull();
-                if (echoed.equals(line)) {
-                    return;
-                }
-            }
-        }
-    }
-
-    private Child start(ComponentFault fault, long exitMs) throws IOException, InterruptedException {
+    private ChildJvm start(ComponentFault fault, long exitMs) throws IOException {
         return start(scratch.resolve("data"), fault, exitMs);
     }
 
-    private Child start(Path data, ComponentFault fault, long exitMs) throws IOException, InterruptedException {
-        Path stderr = scratch.resolve("stderr-" + children.size() + ".txt");
-        Process process = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-cp", System.getProperty("java.class.path"), ComponentFaultServerMain.class.getName(),
-                data.toString(), fault.name(), Long.toString(exitMs))
-                .redirectError(stderr.toFile()).start();
-        BlockingQueue<String> stdout = new LinkedBlockingQueue<>();
-        Thread reader = new Thread(() -> {
-            try (BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(),
-                    StandardCharsets.UTF_8))) {
-                String line;
-                while ((line = out.readLine()) != null) {
-                    stdout.add(line);
-                }
-            } catch (IOException e) {
-                // the child is gone
-            }
-        }, "child-stdout");
-        reader.setDaemon(true);
-        reader.start();
-        URI uri = null;
-        while (uri == null) {
-            String line = stdout.poll(WAIT_MS, TimeUnit.MILLISECONDS);
-            assertThat(line).as("the child did not start: " + Files.readString(stderr)).isNotNull();
-            if (line.startsWith(ChildJvm.LISTENING)) {
-                uri = URI.create(line.substring(ChildJvm.LISTENING.length()).strip());
-            }
-        }
-        Child child = new Child(process, uri, new PrintWriter(process.getOutputStream(), true,
-                StandardCharsets.UTF_8), stdout, stderr);
+    private ChildJvm start(Path data, ComponentFault fault, long exitMs) throws IOException {
+        ChildJvm child = ChildJvm.start(ComponentFaultServerMain.class, List.of(data.toString(), fault.name(),
+                Long.toString(exitMs)), scratch.resolve("stderr-" + children.size() + ".txt"),
+                System.getProperty("java.class.path"), scratch, null);
         children.add(child);
+        child.awaitListening();
         return child;
     }
 
-    private HttpResponse<String> publish(Child child, String orderId) throws IOException, InterruptedException {
-        return client.send(HttpRequest.newBuilder(child.uri.resolve("/streams/orders"))
+    private HttpResponse<String> publish(ChildJvm child, String orderId) throws IOException, InterruptedException {
+        return client.send(HttpRequest.newBuilder(child.uri().resolve("/streams/orders"))
                 .header("Content-Type", "application/json")
                 .POST(HttpRequest.BodyPublishers.ofString("{\"order_id\":\"" + orderId + "\",\"total\":1.5}"))
                 .build(), HttpResponse.BodyHandlers.ofString());
     }
 
-    private void publishBatch(Child child, String prefix, int events) throws IOException, InterruptedException {
+    private void publishBatch(ChildJvm child, String prefix, int events) throws IOException, InterruptedException {
         StringBuilder body = new StringBuilder("[");
         for (int i = 0; i < events; i++) {
             body.append(i == 0 ? "" : ",").append("{\"order_id\":\"").append(prefix).append('-').append(i)
                     .append("\"}");
         }
-        HttpResponse<String> answer = client.send(HttpRequest.newBuilder(child.uri.resolve("/streams/orders"))
+        HttpResponse<String> answer = client.send(HttpRequest.newBuilder(child.uri().resolve("/streams/orders"))
                 .header("Content-Type", "application/json")
                 .POST(HttpRequest.BodyPublishers.ofString(body.append(']').toString())).build(),
                 HttpResponse.BodyHandlers.ofString());
         assertThat(answer.statusCode()).as(answer.body()).isEqualTo(200);
     }
 
-    private HttpResponse<String> get(Child child, String path) throws IOException, InterruptedException {
-        return client.send(HttpRequest.newBuilder(child.uri.resolve(path)).GET().build(),
+    private HttpResponse<String> get(ChildJvm child, String path) throws IOException, InterruptedException {
+        return client.send(HttpRequest.newBuilder(child.uri().resolve(path)).GET().build(),
                 HttpResponse.BodyHandlers.ofString());
     }
 
-    private HttpResponse<String> post(Child child, String path) throws IOException, InterruptedException {
-        return client.send(HttpRequest.newBuilder(child.uri.resolve(path))
+    private HttpResponse<String> post(ChildJvm child, String path) throws IOException, InterruptedException {
+        return client.send(HttpRequest.newBuilder(child.uri().resolve(path))
                 .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
     }
 
     /** Polls {@code path} until it answers {@code status}; returns its body. */
-    private JsonNode awaitHealth(Child child, String path, int status) throws Exception {
+    private JsonNode awaitHealth(ChildJvm child, String path, int status) throws Exception {
         HttpResponse<String> answer = Eventually.get(path + " answers " + status, Duration.ofMillis(WAIT_MS),
                 () -> get(child, path), response -> response.statusCode() == status);
         assertThat(answer.statusCode()).as(answer.body()).isEqualTo(status);
@@ -303,7 +256,7 @@ class ComponentFailureTest {
     }
 
     /** Polls {@code path} until its body matches {@code test}; returns the body. */
-    private JsonNode awaitHealthBody(Child child, String path, Predicate<JsonNode> test) throws Exception {
+    private JsonNode awaitHealthBody(ChildJvm child, String path, Predicate<JsonNode> test) throws Exception {
         JsonNode body = Eventually.get(path + " answers as expected", Duration.ofMillis(WAIT_MS),
                 () -> JSON.readTree(get(child, path).body()), test);
         assertThat(test.test(body)).as(body.toString()).isTrue();
@@ -311,7 +264,7 @@ class ComponentFailureTest {
     }
 
     /** Polls {@code GET /logs/sys?event=...} until a record of {@code event} is there; returns the newest. */
-    private JsonNode awaitRecord(Child child, String event) throws Exception {
+    private JsonNode awaitRecord(ChildJvm child, String event) throws Exception {
         JsonNode records = Eventually.get("a " + event + " record", Duration.ofMillis(WAIT_MS),
                 () -> JSON.readTree(get(child, "/logs/sys?event=" + event).body()).get("records"), r -> !r.isEmpty());
         assertThat(records).as("no " + event + " record").isNotEmpty();
@@ -319,13 +272,13 @@ class ComponentFailureTest {
     }
 
     /** Polls the warehouse until it holds {@code expected} orders; returns how many it holds. */
-    private long awaitCount(Child child, long expected) throws Exception {
+    private long awaitCount(ChildJvm child, long expected) throws Exception {
         return Eventually.get("the warehouse holds " + expected + " orders", Duration.ofMillis(WAIT_MS),
                 () -> countOrders(child), count -> count >= expected);
     }
 
-    private long countOrders(Child child) throws IOException, InterruptedException {
-        HttpResponse<String> answer = client.send(HttpRequest.newBuilder(child.uri.resolve("/sql"))
+    private long countOrders(ChildJvm child) throws IOException, InterruptedException {
+        HttpResponse<String> answer = client.send(HttpRequest.newBuilder(child.uri().resolve("/sql"))
                 .header("Content-Type", "application/json")
                 .POST(HttpRequest.BodyPublishers.ofString("{\"sql\":\"SELECT count(*) FROM streams.orders\"}"))
                 .build(), HttpResponse.BodyHandlers.ofString());

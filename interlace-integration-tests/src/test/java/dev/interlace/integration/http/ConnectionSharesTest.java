@@ -163,16 +163,12 @@ class ConnectionSharesTest {
             }
             // The server takes connections up on two event loops, not quite in the order they came: wait until it
             // has taken up (and refused) every one of them before the probe, so that none is taken up after it.
-            long deadline = System.nanoTime() + 30_000_000_000L;
-            int pollsRefused = 0;
-            double refused = refusalsIfServed(uri);
-            while (refused < sockets - 16 - 4) {
-                assertThat(System.nanoTime()).as("the server refuses the connections beyond the limit")
-                        .isLessThan(deadline);
-                pollsRefused += refused < 0 ? 1 : 0;
-                Thread.sleep(20);
-                refused = refusalsIfServed(uri);
-            }
+            int[] pollsRefused = {0};
+            Eventually.until("the server refuses the connections beyond the limit", Duration.ofSeconds(30), () -> {
+                double refused = refusalsIfServed(uri);
+                pollsRefused[0] += refused < 0 ? 1 : 0;
+                return refused >= sockets - 16 - 4;
+            });
             try (RawClient probe = new RawClient(uri, GREEDY)) {
                 probe.write("GET /health/live HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
                 RawClient.Answer live = probe.read(10_000);
@@ -204,7 +200,7 @@ class ConnectionSharesTest {
                     + " of").isEqualTo(sockets - 16 - 4 + 1);
             // While the refused ones are still closing, a burst also meets --max-connections (counted there, and
             // so is a poll of /metrics above refused meanwhile).
-            assertThat(refusals(metrics(uri))).isEqualTo(answered503 + pollsRefused);
+            assertThat(refusals(metrics(uri))).isEqualTo(answered503 + pollsRefused[0]);
         } finally {
             greedy.forEach(RawClient::close);
             server.destroy();

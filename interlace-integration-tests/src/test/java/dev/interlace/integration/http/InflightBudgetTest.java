@@ -3,7 +3,6 @@ package dev.interlace.integration.http;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.interlace.runtime.cli.Main;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -12,7 +11,6 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -24,8 +22,8 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.zip.GZIPOutputStream;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -42,19 +40,9 @@ class InflightBudgetTest {
     @TempDir
     Path scratch;
 
-    private Process server;
-    private final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-            .connectTimeout(Duration.ofSeconds(30)).build();
-
-    @AfterEach
-    void stopServer() throws InterruptedException {
-        if (server != null) {
-            server.destroy();
-            if (!server.waitFor(30, TimeUnit.SECONDS)) {
-                server.destroyForcibly();
-            }
-        }
-    }
+    @RegisterExtension
+    final ChildServer server = new ChildServer();
+    private final HttpClient client = server.client;
 
     @Test
     void eightyConcurrentNineMegabytePublishesOnA256MiBHeapAreEachAnsweredAndNoneAcknowledgedIsLost()
@@ -68,10 +56,10 @@ class InflightBudgetTest {
             }
             Map<String, Integer> statuses = tally(publishes);
 
-            assertThat(server.isAlive()).as(stderr()).isTrue();
+            assertThat(server.isAlive()).as(server.stderr()).isTrue();
             assertThat(statuses.keySet()).as(statuses.toString()).isSubsetOf("200", "503 overloaded");
             assertThat(statuses).containsKey("200");
-            assertThat(liveness.failures()).as(stderr()).isEmpty();
+            assertThat(liveness.failures()).as(server.stderr()).isEmpty();
             JsonNode stream = TestServer.JSON.readTree(get(uri, "/streams/orders").body());
             assertThat(stream.get("head").asLong()).isEqualTo(statuses.get("200").longValue());
         }
@@ -98,9 +86,9 @@ class InflightBudgetTest {
             }
             Map<String, Integer> statuses = tally(publishes);
 
-            assertThat(server.isAlive()).as(stderr()).isTrue();
+            assertThat(server.isAlive()).as(server.stderr()).isTrue();
             assertThat(statuses.keySet()).as(statuses.toString()).isSubsetOf("200", "503 overloaded");
-            assertThat(liveness.failures()).as(stderr()).isEmpty();
+            assertThat(liveness.failures()).as(server.stderr()).isEmpty();
             JsonNode stream = TestServer.JSON.readTree(get(uri, "/streams/orders").body());
             assertThat(stream.get("head").asLong()).as(statuses.toString())
                     .isEqualTo(statuses.getOrDefault("200", 0).longValue());
@@ -141,10 +129,10 @@ class InflightBudgetTest {
             }
             Map<String, Integer> statuses = tally(queries);
 
-            assertThat(server.isAlive()).as(stderr()).isTrue();
+            assertThat(server.isAlive()).as(server.stderr()).isTrue();
             assertThat(statuses.keySet()).as(statuses.toString()).isSubsetOf("200 with 10000 rows", "503 overloaded",
                     "503 busy");
-            assertThat(liveness.failures()).as(stderr()).isEmpty();
+            assertThat(liveness.failures()).as(server.stderr()).isEmpty();
             HttpResponse<String> small = client.send(HttpRequest.newBuilder(uri.resolve("/sql"))
                     .header("Content-Type", "application/json")
                     .POST(HttpRequest.BodyPublishers.ofString("{\"sql\": \"SELECT 42 AS answer\"}")).build(),
@@ -168,11 +156,11 @@ class InflightBudgetTest {
             }
             Map<String, Integer> statuses = tally(reads);
 
-            assertThat(server.isAlive()).as(stderr()).isTrue();
+            assertThat(server.isAlive()).as(server.stderr()).isTrue();
             assertThat(statuses.keySet()).as(statuses.toString()).isSubsetOf("200 with the event",
                     "503 overloaded");
             assertThat(statuses).containsKey("200 with the event");
-            assertThat(liveness.failures()).as(stderr()).isEmpty();
+            assertThat(liveness.failures()).as(server.stderr()).isEmpty();
         }
     }
 
@@ -181,10 +169,7 @@ class InflightBudgetTest {
     }
 
     private URI startServer(String heap) throws IOException {
-        server = new ProcessBuilder(SmallHeapFloodTest.java(), heap, "-cp", System.getProperty("java.class.path"),
-                Main.class.getName(), "serve", "--port", "0", "--data-dir", scratch.resolve("data").toString())
-                .redirectError(scratch.resolve("stderr.txt").toFile()).start();
-        return SmallHeapFloodTest.listening(server);
+        return server.start(scratch, heap);
     }
 
     private static HttpRequest publish(URI uri, String orderId) {
@@ -293,15 +278,6 @@ class InflightBudgetTest {
     private HttpResponse<String> get(URI uri, String path) throws IOException, InterruptedException {
         return client.send(HttpRequest.newBuilder(uri.resolve(path)).timeout(Duration.ofSeconds(60)).GET().build(),
                 HttpResponse.BodyHandlers.ofString());
-    }
-
-    private String stderr() {
-        try {
-            String text = Files.readString(scratch.resolve("stderr.txt"));
-            return text.length() <= 4_000 ? text : "…" + text.substring(text.length() - 4_000);
-        } catch (IOException e) {
-            return "(no stderr: " + e + ")";
-        }
     }
 
     /** Asks {@code /health/live} over and over on its own connection while the flood runs; keeps what was not 200. */

@@ -3,37 +3,18 @@ package dev.interlace.integration.http;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Every list route, and publish, parses its query the same way: a parameter it does not know is
  * {@code 400 invalid_parameter} naming it and listing the known ones, and a value it cannot use is the same code
  * naming the parameter.
  */
-class ListFiltersTest {
-
-    @TempDir
-    Path dataDirectory;
-
-    private TestServer api;
-
-    @BeforeEach
-    void start() {
-        api = TestServer.start(dataDirectory);
-    }
-
-    @AfterEach
-    void stop() {
-        api.close();
-    }
+class ListFiltersTest extends ServerPerTest {
 
     private JsonNode refused(TestServer.Response response, String target) {
         assertThat(response.status()).as(target).isEqualTo(400);

@@ -9,13 +9,9 @@ import java.io.UncheckedIOException;
 import java.net.http.HttpRequest;
 import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.zip.GZIPOutputStream;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Requests that are not what they claim to be, against the real server: a chunked body whose framing breaks, control
@@ -23,24 +19,9 @@ import org.junit.jupiter.api.io.TempDir;
  * on a route that needs none. Each gets its own JSON answer, never a 500 or an empty reply, and nothing of a refused
  * request is stored.
  */
-class MalformedRequestsTest {
+class MalformedRequestsTest extends ServerPerTest {
 
     private static final int WAIT_MS = 10_000;
-
-    @TempDir
-    Path dataDirectory;
-
-    TestServer api;
-
-    @BeforeEach
-    void start() {
-        api = TestServer.start(dataDirectory);
-    }
-
-    @AfterEach
-    void stop() {
-        api.close();
-    }
 
     @Test
     void anNdjsonPublishWhoseChunkedFramingBreaksAfterAValidChunkIs400AndStoresNothing() {

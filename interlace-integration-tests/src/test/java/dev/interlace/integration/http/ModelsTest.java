@@ -8,6 +8,7 @@ import com.google.inject.multibindings.Multibinder;
 import dev.interlace.runtime.flush.Flusher;
 import dev.interlace.runtime.model.ModelListener;
 import dev.interlace.runtime.ops.EpochMicros;
+import dev.interlace.runtime.testing.Eventually;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -247,15 +248,14 @@ class ModelsTest {
         int ratio = 5;
         try (TestServer api = TestServer.start(dataDirectory, "--flush-delay-ms", "0", "--flush-batch-rows", "1",
                 "--model-rest-ratio", Integer.toString(ratio))) {
-            // A publish every few milliseconds until the runner has run four times (a run's rest is five times its
-            // duration, and a first run on a cold JVM can take 100 ms): each is flushed at once and triggers a run,
-            // most of them while the previous run goes on or rests.
-            long until = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-            int published = 0;
-            while (System.nanoTime() < until && (published % 20 != 0 || runsFor(api, "orders") < 4)) {
-                api.postJson("/streams/orders", "{\"order_id\":\"o" + published++ + "\",\"total\":1}");
-                Thread.sleep(5);
-            }
+            // A publish at each check until the runner has run four times (a run's rest is five times its duration,
+            // and a first run on a cold JVM can take 100 ms): each is flushed at once and triggers a run, most of
+            // them while the previous run goes on or rests.
+            int[] published = {0};
+            Eventually.until("the runner ran four times while publishing", Duration.ofSeconds(30), () -> {
+                api.postJson("/streams/orders", "{\"order_id\":\"o" + published[0]++ + "\",\"total\":1}");
+                return published[0] % 20 == 0 && runsFor(api, "orders") >= 4;
+            });
             settle(api);
             List<long[]> runs = new ArrayList<>(); // started, finished (epoch µs), oldest first
             for (JsonNode run : api.get("/runs?limit=1000").body().get("runs")) {
@@ -272,7 +272,7 @@ class ModelsTest {
                         .isGreaterThanOrEqualTo(ratio * duration - 1_000);
             }
             assertThat(rows(api, "SELECT sum(orders) FROM revenue_per_day").get(0).get(0).asLong())
-                    .as("the last run saw every order").isEqualTo(published);
+                    .as("the last run saw every order").isEqualTo(published[0]);
         }
     }
 

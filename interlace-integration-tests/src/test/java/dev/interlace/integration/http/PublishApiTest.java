@@ -3,29 +3,10 @@ package dev.interlace.integration.http;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import java.nio.file.Path;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** {@code POST /streams/{name}} over real HTTP: bodies, deduplication, drift policies and every error code. */
-class PublishApiTest {
-
-    @TempDir
-    Path dataDirectory;
-
-    TestServer api;
-
-    @BeforeEach
-    void start() {
-        api = TestServer.start(dataDirectory);
-    }
-
-    @AfterEach
-    void stop() {
-        api.close();
-    }
+class PublishApiTest extends ServerPerTest {
 
     @Test
     void theSeedPostsExampleIsAcceptedThenDeduplicatedWithTheSameOffset() {

@@ -3,27 +3,23 @@ package dev.interlace.integration.http;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.interlace.runtime.cli.Main;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.URI;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -46,32 +42,17 @@ class StreamedPagesTest {
     @TempDir
     Path scratch;
 
-    private Process server;
-    private final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-            .connectTimeout(Duration.ofSeconds(30)).build();
-
-    @AfterEach
-    void stopServer() throws InterruptedException {
-        if (server != null) {
-            server.destroy();
-            if (!server.waitFor(30, TimeUnit.SECONDS)) {
-                server.destroyForcibly();
-            }
-        }
-    }
+    @RegisterExtension
+    final ChildServer server = new ChildServer();
 
     @Test
     void twentyReadersThatStallOnNineMegabytePagesAreAllServedWholeOnA128MiBHeapUnderA64MBBudget()
             throws Exception {
-        server = new ProcessBuilder(SmallHeapFloodTest.java(), "-Xmx128m", "-cp", System.getProperty("java.class.path"),
-                Main.class.getName(), "serve", "--port", "0", "--data-dir", scratch.resolve("data").toString(),
-                "--max-inflight-bytes", Long.toString(BUDGET))
-                .redirectError(scratch.resolve("stderr.txt").toFile()).start();
-        URI uri = SmallHeapFloodTest.listening(server);
+        URI uri = server.start(scratch, "-Xmx128m", "--max-inflight-bytes", Long.toString(BUDGET));
         for (int i = 0; i < EVENTS; i++) {
             String body = "{\"order_id\":\"big-" + i + "\",\"meta\":{\"note\":\"" + "0123456789abcdef"
                     .repeat(EVENT_BYTES / 16) + "\"}}";
-            HttpResponse<String> published = client.send(HttpRequest.newBuilder(uri.resolve("/streams/orders"))
+            HttpResponse<String> published = server.client.send(HttpRequest.newBuilder(uri.resolve("/streams/orders"))
                     .timeout(Duration.ofSeconds(120)).header("Content-Type", "application/json")
                     .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
             assertThat(published.statusCode()).as(published.body()).isEqualTo(200);
@@ -92,10 +73,10 @@ class StreamedPagesTest {
                 statuses.merge(line(reader.getInputStream()), 1, Integer::sum);
             }
             System.out.println("status lines: " + statuses);
-            assertThat(server.isAlive()).as(stderr()).isTrue();
-            assertThat(statuses).as(statuses + "; " + stderr()).containsOnlyKeys("HTTP/1.1 200 OK");
+            assertThat(server.isAlive()).as(server.stderr()).isTrue();
+            assertThat(statuses).as(statuses + "; " + server.stderr()).containsOnlyKeys("HTTP/1.1 200 OK");
 
-            HttpResponse<String> live = client.send(HttpRequest.newBuilder(uri.resolve("/health/live"))
+            HttpResponse<String> live = server.client.send(HttpRequest.newBuilder(uri.resolve("/health/live"))
                     .timeout(Duration.ofSeconds(30)).GET().build(), HttpResponse.BodyHandlers.ofString());
             assertThat(live.statusCode()).isEqualTo(200);
 
@@ -129,7 +110,7 @@ class StreamedPagesTest {
                 reader.close();
             }
         }
-        assertThat(server.isAlive()).as(stderr()).isTrue();
+        assertThat(server.isAlive()).as(server.stderr()).isTrue();
     }
 
     /** One line of the answer's head, without its CRLF. */
@@ -169,15 +150,6 @@ class StreamedPagesTest {
             }
             body.write(in.readNBytes(size));
             assertThat(line(in)).isEmpty();
-        }
-    }
-
-    private String stderr() {
-        try {
-            String text = Files.readString(scratch.resolve("stderr.txt"));
-            return text.length() <= 4_000 ? text : "…" + text.substring(text.length() - 4_000);
-        } catch (IOException e) {
-            return "(no stderr: " + e + ")";
         }
     }
 }

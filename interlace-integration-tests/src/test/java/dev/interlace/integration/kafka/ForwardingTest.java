@@ -1,5 +1,7 @@
 package dev.interlace.integration.kafka;
 
+import static dev.interlace.integration.kafka.NodeFixtures.offsets;
+import static dev.interlace.integration.kafka.NodeFixtures.with;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -9,18 +11,16 @@ import dev.interlace.log.kafka.testing.KafkaCluster;
 import dev.interlace.runtime.config.ClusterSecret;
 import dev.interlace.runtime.cluster.ForwardSignature;
 import dev.interlace.runtime.cluster.Peers;
+import dev.interlace.runtime.testing.Eventually;
 import java.io.IOException;
 import java.net.http.HttpRequest;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -41,13 +41,10 @@ class ForwardingTest {
     Path directory;
 
     private final String bootstrap = KafkaCluster.shared().bootstrap();
-    private final String prefix = "fwd-" + UUID.randomUUID().toString().substring(0, 8) + ".";
+    private final String prefix = NodeFixtures.prefix("fwd");
 
     private Path secretFile() throws IOException {
-        Path file = directory.resolve("cluster.secret");
-        Files.writeString(file, SECRET + "\n");
-        Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-------"));
-        return file;
+        return NodeFixtures.clusterSecret(directory, SECRET);
     }
 
     @Test
@@ -146,20 +143,24 @@ class ForwardingTest {
             List<String> streams = new ArrayList<>();
             trusting.get("/streams").body().get("streams").forEach(stream -> streams.add(stream.get("name")
                     .asText()));
-            String heldByDistrusting = null;
-            String heldByTrusting = null;
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-            while ((heldByDistrusting == null || heldByTrusting == null) && System.nanoTime() < deadline) {
-                for (String stream : streams) {
-                    String sequencer = trusting.get("/streams/" + stream).body().path("sequencer").asText(null);
-                    if (distrusting.uri.toString().equals(sequencer)) {
-                        heldByDistrusting = stream;
-                    } else if (trusting.uri.toString().equals(sequencer)) {
-                        heldByTrusting = stream;
+            String[] held = new String[2]; // a stream the distrusting node sequences, one the trusting node does
+            try {
+                Eventually.until("each node sequences a stream", Duration.ofSeconds(60), () -> {
+                    for (String stream : streams) {
+                        String sequencer = trusting.get("/streams/" + stream).body().path("sequencer").asText(null);
+                        if (distrusting.uri.toString().equals(sequencer)) {
+                            held[0] = stream;
+                        } else if (trusting.uri.toString().equals(sequencer)) {
+                            held[1] = stream;
+                        }
                     }
-                }
-                Thread.sleep(100); // polling the group's assignment, with a deadline
+                    return held[0] != null && held[1] != null;
+                });
+            } catch (AssertionError e) {
+                throw new AssertionError(e.getMessage() + "\n" + trusting.output() + distrusting.output(), e);
             }
+            String heldByDistrusting = held[0];
+            String heldByTrusting = held[1];
             assertThat(heldByDistrusting).as(trusting.output()).isNotNull();
             assertThat(heldByTrusting).as(distrusting.output()).isNotNull();
             assertThat(distrusting.await("/streams/" + heldByTrusting, body -> trusting.uri.toString()
@@ -194,17 +195,5 @@ class ForwardingTest {
                 .equals(body.path("sequencer").asText(null))).get("sequencer").asText())
                 .isEqualTo(holder.uri.toString());
         return holder;
-    }
-
-    private static String[] with(String[] flags, String... more) {
-        List<String> all = new ArrayList<>(List.of(flags));
-        all.addAll(List.of(more));
-        return all.toArray(String[]::new);
-    }
-
-    private static List<Long> offsets(JsonNode body) {
-        List<Long> offsets = new ArrayList<>();
-        body.get("results").forEach(result -> offsets.add(result.get("offset").asLong()));
-        return offsets;
     }
 }

@@ -1,5 +1,6 @@
 package dev.interlace.integration.kafka;
 
+import static dev.interlace.integration.kafka.NodeFixtures.rows;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -7,9 +8,6 @@ import dev.interlace.log.kafka.testing.KafkaCluster;
 import dev.interlace.runtime.backup.BackupManifest;
 import dev.interlace.runtime.backup.Restore;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.UUID;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -23,7 +21,7 @@ class KafkaBackupTest {
     Path directory;
 
     private final String bootstrap = KafkaCluster.shared().bootstrap();
-    private final String prefix = "backup-" + UUID.randomUUID().toString().substring(0, 8) + ".";
+    private final String prefix = NodeFixtures.prefix("backup");
 
     @Test
     void aNodeRestoredFromABackupCatchesUpFromTheLogFromTheManifestsPositions() throws Exception {
@@ -58,13 +56,5 @@ class KafkaBackupTest {
                     + " FROM streams.orders")).containsExactly("[4,4,1,4]");
             node.stop();
         }
-    }
-
-    private static List<String> rows(ServeNode node, String query) {
-        ServeNode.Response answer = node.sql(query);
-        assertThat(answer.status()).as(answer.body().toString()).isEqualTo(200);
-        List<String> rows = new ArrayList<>();
-        answer.body().get("rows").forEach(row -> rows.add(row.toString()));
-        return rows;
     }
 }

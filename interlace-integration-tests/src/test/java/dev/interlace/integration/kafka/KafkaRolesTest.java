@@ -1,5 +1,8 @@
 package dev.interlace.integration.kafka;
 
+import static dev.interlace.integration.kafka.NodeFixtures.orders;
+import static dev.interlace.integration.kafka.NodeFixtures.rows;
+import static dev.interlace.integration.kafka.NodeFixtures.with;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -7,12 +10,8 @@ import dev.interlace.log.kafka.testing.KafkaCluster;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.UUID;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -28,13 +27,11 @@ class KafkaRolesTest {
     Path directory;
 
     private final String bootstrap = KafkaCluster.shared().bootstrap();
-    private final String prefix = "roles-" + UUID.randomUUID().toString().substring(0, 8) + ".";
+    private final String prefix = NodeFixtures.prefix("roles");
 
     @Test
     void theWarehouseNodeMaterialisesWhatTheIngestNodeAcceptedExactlyOnceAcrossItsDeath() throws Exception {
-        Path secret = directory.resolve("cluster.secret");
-        Files.writeString(secret, "a cluster secret of at least thirty-two bytes\n");
-        Files.setPosixFilePermissions(secret, PosixFilePermissions.fromString("rw-------"));
+        Path secret = NodeFixtures.clusterSecret(directory, "a cluster secret of at least thirty-two bytes");
         String[] cluster = {"--cluster-secret-file", secret.toString()};
 
         try (ServeNode ingest = ServeNode.start(directory.resolve("ingest"), bootstrap, prefix,
@@ -116,28 +113,5 @@ class KafkaRolesTest {
                 HttpResponse.BodyHandlers.ofString());
         return new ServeNode.Response(response.statusCode(), response.headers(),
                 ServeNode.JSON.readTree(response.body()));
-    }
-
-    private static String[] with(String[] flags, String... more) {
-        List<String> all = new ArrayList<>(List.of(flags));
-        all.addAll(List.of(more));
-        return all.toArray(String[]::new);
-    }
-
-    /** Orders {@code o<first>} through {@code o<last>} as one JSON array. */
-    private static String orders(int first, int last) {
-        List<String> orders = new ArrayList<>();
-        for (int i = first; i <= last; i++) {
-            orders.add("{\"order_id\": \"o" + i + "\", \"total\": " + i + "}");
-        }
-        return "[" + String.join(", ", orders) + "]";
-    }
-
-    private static List<String> rows(ServeNode node, String query) {
-        ServeNode.Response answer = node.sql(query);
-        assertThat(answer.status()).as(answer.body().toString()).isEqualTo(200);
-        List<String> rows = new ArrayList<>();
-        answer.body().get("rows").forEach(row -> rows.add(row.toString()));
-        return rows;
     }
 }

@@ -1,13 +1,13 @@
 package dev.interlace.integration.kafka;
 
+import static dev.interlace.integration.kafka.NodeFixtures.offsets;
+import static dev.interlace.integration.kafka.NodeFixtures.rows;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.interlace.log.kafka.testing.KafkaCluster;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -28,7 +28,7 @@ class KafkaServeTest {
     Path directory;
 
     private final String bootstrap = KafkaCluster.shared().bootstrap();
-    private final String prefix = "e2e-" + UUID.randomUUID().toString().substring(0, 8) + ".";
+    private final String prefix = NodeFixtures.prefix("e2e");
 
     @Test
     void publishesAreMaterialisedOnceAndDeduplicatedAcrossARestart() throws Exception {
@@ -165,19 +165,5 @@ class KafkaServeTest {
             assertThat(stream.body().get("recent_unavailable").isNull()).isTrue();
             node.stop();
         }
-    }
-
-    private static List<Long> offsets(JsonNode body) {
-        List<Long> offsets = new ArrayList<>();
-        body.get("results").forEach(result -> offsets.add(result.get("offset").asLong()));
-        return offsets;
-    }
-
-    private static List<String> rows(ServeNode node, String query) {
-        ServeNode.Response answer = node.sql(query);
-        assertThat(answer.status()).as(answer.body().toString()).isEqualTo(200);
-        List<String> rows = new ArrayList<>();
-        answer.body().get("rows").forEach(row -> rows.add(row.toString()));
-        return rows;
     }
 }

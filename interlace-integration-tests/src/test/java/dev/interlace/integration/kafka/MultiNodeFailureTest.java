@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.interlace.integration.crash.Ledger;
 import dev.interlace.integration.crash.Load;
 import dev.interlace.log.kafka.testing.KafkaCluster;
+import dev.interlace.runtime.testing.Eventually;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
@@ -249,10 +250,8 @@ class MultiNodeFailureTest {
             // while it was still named the sequencer); it reads them when it goes on. Its unfenced sequencer keeps the
             // stream when the group takes it away, so from then on both nodes sequence it, and the oracle does not
             // depend on whether the paused node writes before it notices the takeover.
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-            while (load.unanswered() < unanswered + 2 && System.nanoTime() < deadline) {
-                Thread.sleep(50);
-            }
+            Eventually.until("publishers gave up on two more requests", Duration.ofSeconds(30),
+                    () -> load.unanswered() >= unanswered + 2);
             phase("negative control: SIGCONT");
             holder.resume();
             awaitMore(load, EVENTS_PER_PHASE);

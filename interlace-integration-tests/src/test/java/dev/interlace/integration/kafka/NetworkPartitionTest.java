@@ -7,6 +7,7 @@ import dev.interlace.integration.crash.Ledger;
 import dev.interlace.integration.crash.Load;
 import dev.interlace.log.kafka.testing.BlackholeProxy;
 import dev.interlace.log.kafka.testing.KafkaCluster;
+import dev.interlace.runtime.testing.Eventually;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -213,16 +214,20 @@ class NetworkPartitionTest {
                         flags)));
             }
             // Once both are members and the group has settled: the holder both name, twice a second apart.
-            String agreed = null;
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-            for (String previous = null; agreed == null && System.nanoTime() < deadline; Thread.sleep(1_000)) {
-                String first = nodes.get(0).get("/streams/orders").body().path("sequencer").asText(null);
-                String second = nodes.get(1).get("/streams/orders").body().path("sequencer").asText(null);
-                String named = first != null && first.equals(second) ? first : null;
-                agreed = named != null && named.equals(previous) ? named : null;
-                previous = named;
-            }
-            String holder = agreed;
+            String[] named = new String[1];
+            long[] namedSince = new long[1];
+            String holder = Eventually.get("both nodes name the same holder for a second", Duration.ofSeconds(60),
+                    () -> {
+                        String first = nodes.get(0).get("/streams/orders").body().path("sequencer").asText(null);
+                        String second = nodes.get(1).get("/streams/orders").body().path("sequencer").asText(null);
+                        String now = first != null && first.equals(second) ? first : null;
+                        if (now == null || !now.equals(named[0])) {
+                            named[0] = now;
+                            namedSince[0] = System.nanoTime();
+                            return null;
+                        }
+                        return System.nanoTime() - namedSince[0] >= TimeUnit.SECONDS.toNanos(1) ? now : null;
+                    }, java.util.Objects::nonNull);
             assertThat(holder).as("the nodes agree on who sequences orders").isNotNull();
             JsonNode stream = nodes.get(0).get("/streams/orders").body();
             int index = nodes.get(0).uri.toString().equals(holder) ? 0 : 1;

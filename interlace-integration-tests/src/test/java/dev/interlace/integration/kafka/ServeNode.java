@@ -3,6 +3,7 @@ package dev.interlace.integration.kafka;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.interlace.client.TrustedCertificates;
+import dev.interlace.runtime.testing.Eventually;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
@@ -15,6 +16,7 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -139,18 +141,20 @@ final class ServeNode implements AutoCloseable {
 
     /** Waits until the output says {@code times} times that the node listens (a restarted node appends to it). */
     private void awaitReady(long times) throws IOException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
-        while (System.nanoTime() < deadline) {
-            if (Files.exists(output) && output().lines().filter(line -> line.contains(READY)).count() >= times) {
-                return;
-            }
-            if (!process.isAlive()) {
-                throw new IllegalStateException("serve exited with " + process.exitValue() + ":\n" + output());
-            }
-            pause();
+        try {
+            Eventually.until("serve listens", Duration.ofSeconds(90), () -> {
+                if (Files.exists(output) && output().lines().filter(line -> line.contains(READY)).count() >= times) {
+                    return true;
+                }
+                if (!process.isAlive()) {
+                    throw new IllegalStateException("serve exited with " + process.exitValue() + ":\n" + output());
+                }
+                return false;
+            });
+        } catch (AssertionError e) {
+            process.destroyForcibly();
+            throw new IllegalStateException("serve did not listen within 90 s:\n" + output(), e);
         }
-        process.destroyForcibly();
-        throw new IllegalStateException("serve did not listen within 90 s:\n" + output());
     }
 
     String output() {
@@ -216,13 +220,16 @@ final class ServeNode implements AutoCloseable {
 
     /** Polls {@code GET path} until {@code condition} holds (up to 30 s); returns the last body. */
     JsonNode await(String path, Predicate<JsonNode> condition) {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        JsonNode body = get(path).body();
-        while (!condition.test(body) && System.nanoTime() < deadline) {
-            pause();
-            body = get(path).body();
+        JsonNode[] last = new JsonNode[1];
+        try {
+            return Eventually.get("GET " + path + " answers as awaited", Duration.ofSeconds(30),
+                    () -> last[0] = get(path).body(), condition);
+        } catch (AssertionError timedOut) {
+            if (last[0] == null) {
+                throw timedOut;
+            }
+            return last[0]; // the caller asserts on it, with this node's output
         }
-        return body;
     }
 
     Response send(HttpRequest request) {
@@ -281,15 +288,6 @@ final class ServeNode implements AutoCloseable {
     @Override
     public void close() {
         process.destroyForcibly();
-    }
-
-    private static void pause() {
-        try {
-            Thread.sleep(50);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
     }
 
     private static int freePort() throws IOException {

@@ -1,17 +1,17 @@
 package dev.interlace.integration.kafka;
 
+import static dev.interlace.integration.kafka.NodeFixtures.orders;
+import static dev.interlace.integration.kafka.NodeFixtures.rows;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.interlace.log.kafka.testing.KafkaCluster;
+import dev.interlace.runtime.testing.Eventually;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
-import java.util.ArrayList;
+import java.time.Duration;
 import java.util.List;
-import java.util.UUID;
-import java.util.concurrent.TimeUnit;
+import java.util.Objects;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -30,7 +30,7 @@ class StandbyWarehouseTest {
     Path directory;
 
     private final String bootstrap = KafkaCluster.shared().bootstrap();
-    private final String prefix = "standby-" + UUID.randomUUID().toString().substring(0, 8) + ".";
+    private final String prefix = NodeFixtures.prefix("standby");
 
     @Test
     void aNodeThatLostTheFlushLeaseReportsItsOwnWatermarkAndNeverAnswersStaleRowsUnflagged() throws Exception {
@@ -91,27 +91,31 @@ class StandbyWarehouseTest {
      * that to the log (the other node counts nothing pending): polled, with a deadline.
      */
     private static ServeNode settledFlusher(ServeNode first, ServeNode second, long head) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        String last = "";
-        while (System.nanoTime() < deadline) {
-            JsonNode one = first.get("/streams/orders").body();
-            JsonNode other = second.get("/streams/orders").body();
-            last = one + "\n" + other;
-            for (ServeNode candidate : List.of(first, second)) {
-                JsonNode flushing = candidate == first ? one : other;
-                JsonNode standing = candidate == first ? other : one;
-                if (flushing.path("watermark").asLong() == head
-                        && List.of("idle", "flushing").contains(flushing.path("flush_state").asText())
-                        && "standby".equals(standing.path("flush_state").asText())
-                        && standing.path("flush_error").asText().contains(candidate.uri.toString())
-                        && standing.path("pending").asLong(-1) == 0) {
-                    return candidate;
-                }
-            }
-            Thread.sleep(200); // polling the nodes' flush state, with a deadline
+        try {
+            return Eventually.get("a node settles as the flusher of orders", Duration.ofSeconds(60),
+                    () -> settled(first, second, head), Objects::nonNull);
+        } catch (AssertionError e) {
+            throw new AssertionError(e.getMessage() + "\n" + first.get("/streams/orders").body() + "\n"
+                    + second.get("/streams/orders").body() + "\n" + first.output() + second.output(), e);
         }
-        throw new AssertionError("no node settled as the flusher of orders:\n" + last + "\n" + first.output()
-                + second.output());
+    }
+
+    /** The node that flushes {@code orders} if the two nodes' answers say so now (see {@link #settledFlusher}). */
+    private static ServeNode settled(ServeNode first, ServeNode second, long head) {
+        JsonNode one = first.get("/streams/orders").body();
+        JsonNode other = second.get("/streams/orders").body();
+        for (ServeNode candidate : List.of(first, second)) {
+            JsonNode flushing = candidate == first ? one : other;
+            JsonNode standing = candidate == first ? other : one;
+            if (flushing.path("watermark").asLong() == head
+                    && List.of("idle", "flushing").contains(flushing.path("flush_state").asText())
+                    && "standby".equals(standing.path("flush_state").asText())
+                    && standing.path("flush_error").asText().contains(candidate.uri.toString())
+                    && standing.path("pending").asLong(-1) == 0) {
+                return candidate;
+            }
+        }
+        return null;
     }
 
     @Test
@@ -179,24 +183,6 @@ class StandbyWarehouseTest {
     }
 
     private Path secretFile() throws IOException {
-        Path file = directory.resolve("cluster.secret");
-        Files.writeString(file, "a cluster secret of at least thirty-two bytes\n");
-        Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-------"));
-        return file;
-    }
-
-    /** Orders {@code o<first>} through {@code o<last>} as one JSON array. */
-    private static String orders(int first, int last) {
-        List<String> orders = new ArrayList<>();
-        for (int i = first; i <= last; i++) {
-            orders.add("{\"order_id\": \"o" + i + "\", \"total\": " + i + "}");
-        }
-        return "[" + String.join(", ", orders) + "]";
-    }
-
-    private static List<String> rows(ServeNode.Response answer) {
-        List<String> rows = new ArrayList<>();
-        answer.body().get("rows").forEach(row -> rows.add(row.toString()));
-        return rows;
+        return NodeFixtures.clusterSecret(directory, "a cluster secret of at least thirty-two bytes");
     }
 }

@@ -103,14 +103,13 @@ class UnreachableClusterTest {
                 cluster.resume(broker);
             }
 
-            long resumed = System.nanoTime();
-            Answer after = null;
-            while (System.nanoTime() - resumed < Duration.ofSeconds(90).toNanos()) {
-                after = publish(node, "after-" + UUID.randomUUID(), acknowledged);
-                if (after != null && after.status() == 200) {
-                    break;
-                }
-                Thread.sleep(500);
+            Answer after;
+            try {
+                after = Eventually.get("a publish is acknowledged again", Duration.ofSeconds(90),
+                        () -> publish(node, "after-" + UUID.randomUUID(), acknowledged),
+                        answer -> answer != null && answer.status() == 200);
+            } catch (AssertionError e) {
+                throw new AssertionError(e.getMessage() + "\n" + node.output(), e);
             }
             assertThat(after).isNotNull();
             assertThat(after.status()).as("publishing resumes once the broker answers: " + node.output())

@@ -3,9 +3,10 @@ package dev.interlace.integration.modelcrash;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.interlace.integration.crash.ChildClassPath;
+import dev.interlace.integration.crash.ChildJvm;
+import dev.interlace.integration.crash.CrashChildren;
 import dev.interlace.integration.flushcrash.PublishLoad;
 import java.io.IOException;
-import java.net.URI;
 import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -70,9 +71,9 @@ class ModelCrashTest {
 
     private final long seed = Long.getLong("modelcrash.seed", System.nanoTime());
     private final Random random = new Random(seed);
-    private final List<ModelChild> children = new ArrayList<>();
     private final List<String> summary = new ArrayList<>();
-    private int spawned;
+    private final CrashChildren children = new CrashChildren(ModelCrashServerMain.class,
+            ModelCrashServerMain.FAULT_FIRED, summary);
 
     @BeforeAll
     static void copyTheClassPath() throws Exception {
@@ -83,7 +84,7 @@ class ModelCrashTest {
 
     @AfterEach
     void killEveryChild() {
-        children.forEach(ModelChild::close);
+        children.close();
         System.out.println("[model-crash] seed " + seed + (summary.isEmpty() ? "" : "\n[model-crash] "
                 + String.join("\n[model-crash] ", summary)));
     }
@@ -95,7 +96,7 @@ class ModelCrashTest {
     void haltBetweenOutputAndWatermarkCommitThenRestartProcessesEveryClickExactlyOnce(ModelFault fault)
             throws Exception {
         int trigger = 2 + random.nextInt(3);
-        ModelChild child = start(fault, trigger);
+        ChildJvm child = start(fault, trigger);
         PublishLoad load = PublishLoad.start(child.uri(), ModelProbe.STREAM, CLICKS, CLIENTS, PAUSE_MILLIS,
                 key(fault.argument()), LOAD_LIMIT, random.nextLong());
         Marker marker = awaitHalt(child, load, fault, trigger);
@@ -130,7 +131,7 @@ class ModelCrashTest {
     @Test
     void committingTheOutputApartFromTheWatermarkIsCaughtByTheOracle() throws Exception {
         int trigger = 2 + random.nextInt(3);
-        ModelChild broken = start(ModelFault.OUTPUT_COMMITTED_ALONE, trigger);
+        ChildJvm broken = start(ModelFault.OUTPUT_COMMITTED_ALONE, trigger);
         PublishLoad load = PublishLoad.start(broken.uri(), ModelProbe.STREAM, CLICKS, CLIENTS, PAUSE_MILLIS,
                 key("committed-alone"), LOAD_LIMIT, random.nextLong());
         Marker marker = awaitHalt(broken, load, ModelFault.OUTPUT_COMMITTED_ALONE, trigger);
@@ -196,7 +197,7 @@ class ModelCrashTest {
     private record Recovery(long pid, ModelOracle.Report report) {}
 
     /** Waits until {@code child} halts itself at {@code fault}; asserts exit 137 and the marker; returns it. */
-    private Marker awaitHalt(ModelChild child, PublishLoad load, ModelFault fault, int trigger)
+    private Marker awaitHalt(ChildJvm child, PublishLoad load, ModelFault fault, int trigger)
             throws InterruptedException {
         long start = System.nanoTime();
         boolean halted = child.awaitExit(HALT_WITHIN);
@@ -222,7 +223,7 @@ class ModelCrashTest {
     /** Restarts a normal server on the data directory, waits until it settled and runs the oracle. */
     private Recovery recoverAndCheck(Map<String, Long> acknowledged, String when) throws Exception {
         long restart = System.nanoTime();
-        ModelChild child = start(ModelFault.NONE, 1);
+        ChildJvm child = start(ModelFault.NONE, 1);
         ModelOracle oracle = new ModelOracle(child.uri());
         try {
             ModelOracle.Progress progress = oracle.awaitSettled(SETTLE);
@@ -241,16 +242,8 @@ class ModelCrashTest {
         }
     }
 
-    private ModelChild start(ModelFault fault, int trigger) throws IOException {
-        long spawnStart = System.nanoTime();
-        Path stderr = temp.resolve("child-" + (++spawned) + "-" + fault.argument() + ".stderr");
-        ModelChild child = ModelChild.spawn(Files.createDirectories(temp.resolve("data")), fault, trigger, stderr,
-                childClassPath, shared.resolve("native"));
-        children.add(child);
-        URI uri = child.awaitListening();
-        assertThat(uri).isNotNull();
-        summary.add("started " + child + " in " + millisSince(spawnStart) + " ms");
-        return child;
+    private ChildJvm start(ModelFault fault, int trigger) throws IOException {
+        return children.start(temp, childClassPath, shared.resolve("native"), fault.argument(), trigger);
     }
 
     private String key(String phase) {

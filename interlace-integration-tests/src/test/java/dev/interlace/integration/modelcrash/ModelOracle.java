@@ -2,6 +2,7 @@ package dev.interlace.integration.modelcrash;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.interlace.runtime.testing.Eventually;
 import java.io.IOException;
 import java.net.URI;
 import dev.interlace.integration.flushcrash.WarehouseOracle;
@@ -13,6 +14,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.TreeMap;
 
 /**
@@ -38,6 +40,8 @@ final class ModelOracle {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final String MODEL = ModelProbe.MODEL;
     private static final String AUDIT = ModelProbe.AUDIT_SCHEMA;
+    /** How long the server must be seen settled at every poll before it counts as settled. */
+    private static final Duration SETTLED_FOR = Duration.ofMillis(200);
 
     private final URI server;
     private final HttpClient http = HttpClient.newBuilder()
@@ -162,22 +166,28 @@ final class ModelOracle {
     }
 
     /**
-     * Polls until nothing is pending, no run is queued or running and the model's watermark reached the stream's,
-     * three times in a row 100 ms apart, or {@code timeout} passes; returns the last progress seen.
+     * Polls until nothing is pending, no run is queued or running and the model's watermark reached the stream's, at
+     * every poll for 200 ms, or {@code timeout} passes; returns the last progress seen.
      */
-    Progress awaitSettled(Duration timeout) throws IOException, InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        int stable = 0;
-        Progress progress = progress();
-        while (System.nanoTime() < deadline) {
-            stable = progress.settled() ? stable + 1 : 0;
-            if (stable == 3) {
-                return progress;
+    Progress awaitSettled(Duration timeout) throws IOException {
+        Progress[] last = new Progress[1];
+        Long[] settledSince = new Long[1];
+        try {
+            return Eventually.get("the server settled for 200 ms", timeout, () -> {
+                Progress progress = last[0] = progress();
+                long now = System.nanoTime();
+                settledSince[0] = !progress.settled() ? null : settledSince[0] == null ? now : settledSince[0];
+                return settledSince[0] != null && now - settledSince[0] >= SETTLED_FOR.toNanos() ? progress : null;
+            }, Objects::nonNull);
+        } catch (AssertionError e) {
+            if (e.getCause() instanceof IOException failed) {
+                throw failed;
             }
-            Thread.sleep(100);
-            progress = progress();
+            if (e.getCause() != null || last[0] == null) {
+                throw e;
+            }
+            return last[0]; // not settled within the timeout: the caller asserts on it, with the child's output
         }
-        return progress;
     }
 
     /** The whole check; run it once settled and nothing else publishes. */

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.interlace.runtime.testing.Eventually;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -13,6 +14,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -83,8 +85,7 @@ class ShutdownTest {
         for (int i = 0; i < CONCURRENT_QUERIES; i++) {
             queries.add(client.sendAsync(sql(base, ENDLESS_QUERY), HttpResponse.BodyHandlers.ofString()));
         }
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (System.nanoTime() < deadline) {
+        Eventually.until("the endless queries all run at once", Duration.ofSeconds(60), () -> {
             for (int i = 0; i < queries.size(); i++) {
                 if (queries.get(i).isDone()) {
                     HttpResponse<String> early = queries.get(i).get();
@@ -96,12 +97,9 @@ class ShutdownTest {
             }
             HttpResponse<String> probe = client.send(sql(base, "{\"sql\": \"SELECT 1\"}"),
                     HttpResponse.BodyHandlers.ofString());
-            if (probe.statusCode() == 503 && JSON.readTree(probe.body()).path("error").asText().equals("busy")) {
-                return queries;
-            }
-            Thread.sleep(20); // between polls
-        }
-        throw new AssertionError("the endless queries never all ran at once");
+            return probe.statusCode() == 503 && JSON.readTree(probe.body()).path("error").asText().equals("busy");
+        });
+        return queries;
     }
 
     @Test

@@ -1,24 +1,23 @@
 package dev.interlace.log.kafka;
 
+import static dev.interlace.log.kafka.KeyedOrders.appendUntilServed;
+import static dev.interlace.log.kafka.KeyedOrders.entry;
+import static dev.interlace.log.kafka.KeyedOrders.request;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.interlace.log.kafka.testing.KafkaCluster;
 import dev.interlace.runtime.dedup.DedupIndex;
 import dev.interlace.runtime.dedup.KeyHash;
-import dev.interlace.runtime.log.AppendRequest;
 import dev.interlace.runtime.log.AppendResult;
 import dev.interlace.runtime.log.LogSettings;
 import dev.interlace.runtime.log.Watermarks;
 import dev.interlace.runtime.stream.StreamDescriptor;
-import dev.interlace.runtime.testing.Eventually;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.List;
 import java.util.Properties;
 import java.util.UUID;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -111,21 +110,5 @@ class KafkaDedupExactnessTest {
                 directory.resolve(sequences ? "node" : "creator")),
                 LogSettings.defaults(100_000).withDedup(new DedupIndex.Settings(10, 2)), EVERYTHING_FLUSHED,
                 Clock.systemUTC());
-    }
-
-    private static AppendResult.EntryResult entry(AppendResult result) {
-        assertThat(result).isInstanceOf(AppendResult.Committed.class);
-        return ((AppendResult.Committed) result).entries().get(0);
-    }
-
-    private static AppendResult appendUntilServed(KafkaStreamLog log, String key) throws Exception {
-        return Eventually.retrying("the node sequences the stream", Duration.ofSeconds(60), ExecutionException.class,
-                () -> log.append(request(key)).get(30, TimeUnit.SECONDS));
-    }
-
-    private static AppendRequest request(String key) {
-        return new AppendRequest("orders", "req-" + UUID.randomUUID(), System.currentTimeMillis() * 1_000, "v1",
-                List.of(new AppendRequest.Event(("{\"id\":\"" + key + "\"}").getBytes(StandardCharsets.UTF_8),
-                        key)));
     }
 }

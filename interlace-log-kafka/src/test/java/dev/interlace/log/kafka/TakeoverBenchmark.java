@@ -8,6 +8,7 @@ import dev.interlace.runtime.log.AppendResult;
 import dev.interlace.runtime.log.LogSettings;
 import dev.interlace.runtime.log.Watermarks;
 import dev.interlace.runtime.stream.StreamDescriptor;
+import dev.interlace.runtime.testing.Eventually;
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -19,6 +20,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Properties;
 import java.util.SplittableRandom;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -91,9 +93,9 @@ public final class TakeoverBenchmark {
                 long following = System.nanoTime();
                 standby.register(ORDERS);
                 long due = keys + 1 - DedupIndex.Settings.DEFAULTS.recentKeys();
-                while (standby.standbySealedThrough(STREAM) < due || !standby.candidacyWaiting().isEmpty()) {
-                    Thread.sleep(100);
-                }
+                Eventually.until("the standby sealed its segments through " + due + " and became a candidate",
+                        Duration.ofMinutes(10), () -> standby.standbySealedThrough(STREAM) >= due
+                                && standby.candidacyWaiting().isEmpty());
                 System.out.printf(Locale.ROOT, "a second node that may sequence the stream: caught up, sealed its"
                         + " standby segments through offset %,d and became a candidate for the stream in %.1f s;"
                         + " heap %+.1f MB (%.3f bytes a key)%n",
@@ -227,17 +229,8 @@ public final class TakeoverBenchmark {
     }
 
     private static AppendResult appendUntilServed(KafkaStreamLog log, String key) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(10);
-        while (true) {
-            try {
-                return log.append(request(key)).get(60, TimeUnit.SECONDS);
-            } catch (java.util.concurrent.ExecutionException e) {
-                if (System.nanoTime() > deadline) {
-                    throw e;
-                }
-                Thread.sleep(5);
-            }
-        }
+        return Eventually.retrying("an append of " + key + " is served", Duration.ofMinutes(10),
+                ExecutionException.class, () -> log.append(request(key)).get(60, TimeUnit.SECONDS));
     }
 
     private static void waitForSeals() throws InterruptedException {

@@ -325,8 +325,8 @@ class SqliteStreamLogTest {
                 throw new IllegalStateException(e);
             }
         });
-        Thread.sleep(100);
-        assertThat(poll).isNotDone();
+        assertThat(poll).failsWithin(Duration.ofMillis(100))
+                .withThrowableOfType(java.util.concurrent.TimeoutException.class);
         append(log, "x");
         assertThat(poll.get()).extracting(LogEntry::offset).containsExactly(1L);
         assertThat(log.read("orders", 1, 10, Duration.ofMillis(50))).isEmpty();

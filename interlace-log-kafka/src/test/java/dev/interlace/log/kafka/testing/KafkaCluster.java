@@ -1,5 +1,6 @@
 package dev.interlace.log.kafka.testing;
 
+import dev.interlace.runtime.testing.Eventually;
 import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -250,27 +251,14 @@ public final class KafkaCluster implements AutoCloseable {
      * has caught up), so that what a test does next starts from a whole cluster.
      */
     public void awaitInSync() throws InterruptedException {
-        long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
         try (Admin admin = admin()) {
-            while (true) {
-                try {
-                    Set<String> names = admin.listTopics(new ListTopicsOptions().listInternal(true)).names()
-                            .get(20, TimeUnit.SECONDS);
-                    boolean inSync = admin.describeTopics(names).allTopicNames().get(20, TimeUnit.SECONDS).values()
-                            .stream().flatMap(topic -> topic.partitions().stream())
-                            .allMatch(partition -> partition.isr().size() == partition.replicas().size());
-                    if (inSync) {
-                        return;
-                    }
-                } catch (ExecutionException | TimeoutException e) {
-                    // a broker is still on its way
-                }
-                if (System.nanoTime() > deadline) {
-                    throw new IllegalStateException("the replicas of the Kafka cluster were not in sync within "
-                            + START_TIMEOUT);
-                }
-                Thread.sleep(200);
-            }
+            await("the replicas of the Kafka cluster are in sync", null, () -> {
+                Set<String> names = admin.listTopics(new ListTopicsOptions().listInternal(true)).names()
+                        .get(20, TimeUnit.SECONDS);
+                return admin.describeTopics(names).allTopicNames().get(20, TimeUnit.SECONDS).values()
+                        .stream().flatMap(topic -> topic.partitions().stream())
+                        .allMatch(partition -> partition.isr().size() == partition.replicas().size());
+            });
         }
     }
 
@@ -435,57 +423,50 @@ public final class KafkaCluster implements AutoCloseable {
 
     /** Waits until {@code node} answers a client that knows only it. */
     private void awaitUp(Node node) throws InterruptedException {
-        long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
         Properties properties = new Properties();
         properties.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:" + node.port);
         properties.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 5_000);
         try (Admin admin = Admin.create(properties)) {
-            while (true) {
+            await("Kafka node " + node.id + " comes back", node.directory.resolve("server.log"), () -> {
                 if (!node.process.isAlive()) {
                     throw new IllegalStateException("Kafka node " + node.id + " exited with "
                             + node.process.exitValue() + ":\n" + tail(node.directory.resolve("server.log")));
                 }
-                try {
-                    if (admin.describeCluster().nodes().get(5, TimeUnit.SECONDS).stream()
-                            .anyMatch(member -> member.id() == node.id)) {
-                        return;
-                    }
-                } catch (ExecutionException | TimeoutException e) {
-                    // not up yet
-                }
-                if (System.nanoTime() > deadline) {
-                    throw new IllegalStateException("Kafka node " + node.id + " did not come back within "
-                            + START_TIMEOUT + ":\n" + tail(node.directory.resolve("server.log")));
-                }
-                Thread.sleep(200);
-            }
+                return admin.describeCluster().nodes().get(5, TimeUnit.SECONDS).stream()
+                        .anyMatch(member -> member.id() == node.id);
+            });
         }
     }
 
     private void awaitUp(int size) throws InterruptedException {
-        long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
         try (Admin admin = admin()) {
-            while (true) {
+            await("the Kafka cluster comes up", nodes.get(0).directory.resolve("server.log"), () -> {
                 for (Node node : allNodes()) {
                     if (node.process != null && !node.process.isAlive()) {
                         throw new IllegalStateException("Kafka node " + node.id + " exited with "
                                 + node.process.exitValue() + ":\n" + tail(node.directory.resolve("server.log")));
                     }
                 }
+                return admin.describeCluster().nodes().get(5, TimeUnit.SECONDS).size() >= size;
+            });
+        }
+    }
+
+    /**
+     * Waits up to {@link #START_TIMEOUT} until {@code condition} holds, a broker that does not answer yet counting as
+     * "not yet"; past the deadline fails with the tail of {@code log} (when given).
+     */
+    private static void await(String what, Path log, Eventually.Condition condition) {
+        try {
+            Eventually.until(what, START_TIMEOUT, () -> {
                 try {
-                    int up = admin.describeCluster().nodes().get(5, TimeUnit.SECONDS).size();
-                    if (up >= size) {
-                        return;
-                    }
+                    return condition.holds();
                 } catch (ExecutionException | TimeoutException e) {
-                    // not up yet
+                    return false; // a broker is still on its way
                 }
-                if (System.nanoTime() > deadline) {
-                    throw new IllegalStateException("the Kafka cluster did not come up within " + START_TIMEOUT
-                            + ":\n" + tail(nodes.get(0).directory.resolve("server.log")));
-                }
-                Thread.sleep(200);
-            }
+            });
+        } catch (AssertionError e) {
+            throw new IllegalStateException(e.getMessage() + (log == null ? "" : ":\n" + tail(log)), e);
         }
     }
 

@@ -32,6 +32,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
@@ -414,8 +415,7 @@ public abstract class EventLogContract extends LogContractSupport {
         StreamLog log = open();
         append(log, ORDERS, event("a"));
         CompletableFuture<List<LogEntry>> poll = poll(log, ORDERS, 1, Duration.ofSeconds(20));
-        Thread.sleep(150);
-        assertThat(poll).isNotDone();
+        assertThat(poll).failsWithin(Duration.ofMillis(150)).withThrowableOfType(TimeoutException.class);
 
         long appendedAt = System.nanoTime();
         append(log, ORDERS, event("b"), event("c"));
@@ -428,11 +428,10 @@ public abstract class EventLogContract extends LogContractSupport {
     void aLongPollIsNotWokenForGoodByAnotherStream() throws Exception {
         StreamLog log = open();
         CompletableFuture<List<LogEntry>> poll = poll(log, ORDERS, 0, Duration.ofSeconds(20));
-        Thread.sleep(100);
+        assertThat(poll).failsWithin(Duration.ofMillis(100)).withThrowableOfType(TimeoutException.class);
         append(log, CLICKS, keyless("elsewhere"));
         append(log, ORDERS, quarantined("bad"));
-        Thread.sleep(150);
-        assertThat(poll).isNotDone();
+        assertThat(poll).failsWithin(Duration.ofMillis(150)).withThrowableOfType(TimeoutException.class);
         append(log, ORDERS, event("here"));
         assertThat(poll.get(OPERATION_SECONDS, TimeUnit.SECONDS)).extracting(LogEntry::stream, LogEntry::offset)
                 .containsExactly(org.assertj.core.groups.Tuple.tuple(ORDERS.name(), 1L));
