@@ -121,7 +121,7 @@ final class Readers implements AutoCloseable {
             }
             for (java.util.Iterator<Cursor> it = idle.descendingIterator(); it.hasNext(); ) {
                 Cursor candidate = it.next();
-                if (partition.equals(candidate.partition) && candidate.position() == from) {
+                if (partition.equals(candidate.partition) && candidate.resumeAt == from) {
                     it.remove();
                     return candidate;
                 }
@@ -148,7 +148,15 @@ final class Readers implements AutoCloseable {
 
     /** Returns {@code cursor} to the idle ones; one whose read failed half-way forgets where it was. */
     private void release(Cursor cursor, boolean intact) {
+        if (intact) {
+            try {
+                cursor.resumeAt = cursor.position();
+            } catch (KafkaException e) {
+                intact = false;
+            }
+        }
         if (!intact) {
+            cursor.resumeAt = -1;
             cursor.pending.clear();
             cursor.partition = null;
             cursor.consumer.unsubscribe();
@@ -197,6 +205,8 @@ final class Readers implements AutoCloseable {
         final KafkaConsumer<byte[], byte[]> consumer;
         final ArrayDeque<ConsumerRecord<byte[], byte[]>> pending = new ArrayDeque<>();
         TopicPartition partition;
+        /** Where the next read goes on without a seek, as of the end of the last one; -1 when nowhere. */
+        long resumeAt = -1;
 
         Cursor(KafkaConsumer<byte[], byte[]> consumer) {
             this.consumer = consumer;
