@@ -107,10 +107,22 @@ final class Codec {
         return headers;
     }
 
+    /** An accepted event as stored; its headers are read in one pass (the last of a name counts, as in lastHeader). */
     static LogEntry entry(String stream, ConsumerRecord<byte[], byte[]> record) {
-        Headers headers = record.headers();
-        return new LogEntry(stream, longHeader(headers, OFFSET), textHeader(headers, REQUEST),
-                longHeader(headers, AT), textHeader(headers, SCHEMA), record.value());
+        long offset = 0;
+        long at = 0;
+        String request = null;
+        String schema = null;
+        for (Header header : record.headers()) {
+            switch (header.key()) {
+                case OFFSET -> offset = longValue(header);
+                case AT -> at = longValue(header);
+                case REQUEST -> request = text(header.value());
+                case SCHEMA -> schema = text(header.value());
+                default -> { }
+            }
+        }
+        return new LogEntry(stream, offset, request, at, schema, record.value());
     }
 
     /** A quarantined event as stored, with {@code replay}: where it was replayed to, or null. */
@@ -160,7 +172,16 @@ final class Codec {
 
     static long longHeader(Headers headers, String name) {
         Header header = headers.lastHeader(name);
-        return header == null ? 0 : ByteBuffer.wrap(header.value()).getLong();
+        return header == null ? 0 : longValue(header);
+    }
+
+    private static long longValue(Header header) {
+        byte[] value = header.value();
+        long result = 0;
+        for (int i = 0; i < Long.BYTES; i++) {
+            result = result << 8 | (value[i] & 0xFF);
+        }
+        return result;
     }
 
     static String textHeader(Headers headers, String name) {

@@ -696,13 +696,14 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
         try {
             readers.scan(topics.events(view.name), view.readFrom(from), view.readEnd(through), ANSWER_PATIENCE,
                     record -> {
-                        long offset = Codec.longHeader(record.headers(), Codec.OFFSET);
+                        LogEntry entry = Codec.entry(view.name, record);
+                        long offset = entry.offset();
                         if (offset >= from && offset <= through) {
                             long length = record.value() == null ? 0 : record.value().length;
                             if (!allowance.admit(length)) {
                                 return false;
                             }
-                            entries.add(Codec.entry(view.name, record));
+                            entries.add(entry);
                             bytes[0] += length;
                             last[0] = offset;
                             last[1] = record.offset();

@@ -2,10 +2,10 @@ package dev.interlace.log.kafka;
 
 import dev.interlace.runtime.log.LogUnavailableException;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -15,65 +15,31 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 /**
  * Reads ranges of a topic for the log's readers: a pool of read-committed consumers without a group, each used by
- * one caller at a time (a Kafka consumer is not thread-safe), assigned and positioned per read.
+ * one caller at a time (a Kafka consumer is not thread-safe). A consumer stays assigned where its last read ended,
+ * with the records of its last poll that the read did not take, so that a reader going forward batch by batch (the
+ * flusher draining a backlog, a client paging through events) continues on the same consumer without a seek, and
+ * without throwing away what the consumer had fetched ahead; a read that starts anywhere else takes an idle consumer
+ * and seeks it.
  */
 final class Readers implements AutoCloseable {
 
     private static final Duration READ_TIMEOUT = Duration.ofSeconds(30);
+    /**
+     * What one fetch brings of a partition at most ({@code max.partition.fetch.bytes}): the consumer asks for more only
+     * once it has handed out what it holds, so a larger fetch costs a sequential read fewer round trips.
+     */
+    static final int FETCH_BYTES = 4 * 1024 * 1024;
 
     private final String bootstrap;
     private final String clientId;
-    private final ConcurrentLinkedQueue<KafkaConsumer<byte[], byte[]>> idle = new ConcurrentLinkedQueue<>();
-    private final List<KafkaConsumer<byte[], byte[]>> all = new java.util.concurrent.CopyOnWriteArrayList<>();
-    private volatile boolean closed;
+    /** The idle cursors, the most recently used last. */
+    private final ArrayDeque<Cursor> idle = new ArrayDeque<>();
+    private int created;
+    private boolean closed;
 
     Readers(String bootstrap, String clientId) {
         this.bootstrap = bootstrap;
         this.clientId = clientId;
-    }
-
-    /** The records of {@code partition} from Kafka offset {@code from} through {@code through}, in order. */
-    List<ConsumerRecord<byte[], byte[]>> range(TopicPartition partition, long from, long through) {
-        return range(partition, from, through, Long.MAX_VALUE);
-    }
-
-    /**
-     * The records of {@code partition} from Kafka offset {@code from} through {@code through}, in order, ending early
-     * with the record whose value brings their values' total to {@code maxBytes}.
-     */
-    List<ConsumerRecord<byte[], byte[]>> range(TopicPartition partition, long from, long through, long maxBytes) {
-        KafkaConsumer<byte[], byte[]> consumer = borrow();
-        try {
-            consumer.assign(List.of(partition));
-            consumer.seek(partition, from);
-            List<ConsumerRecord<byte[], byte[]>> records = new ArrayList<>();
-            long bytes = 0;
-            long deadline = System.nanoTime() + READ_TIMEOUT.toNanos();
-            while (bytes < maxBytes && consumer.position(partition) <= through) {
-                if (System.nanoTime() > deadline) {
-                    throw new LogUnavailableException("reading " + partition.topic() + " from offset " + from
-                            + " did not reach offset " + through + " within " + READ_TIMEOUT.toSeconds() + " s");
-                }
-                // A poll holds what the consumer fetched at once (its fetch sizes bound that); the records after the
-                // one that reaches maxBytes are dropped with it.
-                for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(100))) {
-                    if (bytes < maxBytes && record.offset() >= from && record.offset() <= through) {
-                        records.add(record);
-                        bytes += record.value() == null ? 0 : record.value().length;
-                    }
-                }
-            }
-            return records;
-        } catch (KafkaException e) {
-            throw new LogUnavailableException("cannot read " + partition.topic() + ": " + e.getMessage(), e);
-        } finally {
-            consumer.unsubscribe();
-            if (closed) {
-                consumer.close();
-            } else {
-                idle.add(consumer);
-            }
-        }
     }
 
     /** Receives the records of a {@link #scan}, one at a time. */
@@ -91,36 +57,41 @@ final class Readers implements AutoCloseable {
         scan(partition, from, end, READ_TIMEOUT, visitor);
     }
 
-    /** As {@link #scan(TopicPartition, long, long, RecordVisitor)}, failing once no record came for {@code patience}.
+    /**
+     * As {@link #scan(TopicPartition, long, long, RecordVisitor)}, failing once no record came for {@code patience}.
+     * The record on which {@code visitor} stops stays the consumer's next: a read starting at it (the learned position
+     * of the last event read, see {@link EventPositions#learn}) goes on from there.
      */
     void scan(TopicPartition partition, long from, long end, Duration patience, RecordVisitor visitor)
             throws java.io.IOException {
-        KafkaConsumer<byte[], byte[]> consumer = borrow();
+        Cursor cursor = borrow(partition, from);
+        boolean intact = false;
         try {
-            consumer.assign(List.of(partition));
-            consumer.seek(partition, from);
             long deadline = System.nanoTime() + patience.toNanos();
-            while (consumer.position(partition) < end) {
+            while (cursor.position() < end) {
                 if (System.nanoTime() > deadline) {
                     throw new LogUnavailableException("reading " + partition.topic() + " from offset " + from
                             + " made no progress towards offset " + end + " for " + patience.toSeconds() + " s");
                 }
-                for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(100))) {
-                    deadline = System.nanoTime() + patience.toNanos();
-                    if (record.offset() >= end || !visitor.record(record)) {
-                        return;
+                if (cursor.pending.isEmpty()) {
+                    for (ConsumerRecord<byte[], byte[]> record : cursor.consumer.poll(Duration.ofMillis(100))) {
+                        cursor.pending.add(record);
                     }
+                    continue;
                 }
+                deadline = System.nanoTime() + patience.toNanos();
+                ConsumerRecord<byte[], byte[]> record = cursor.pending.peekFirst();
+                if (record.offset() >= end || !visitor.record(record)) {
+                    intact = true;
+                    return;
+                }
+                cursor.pending.pollFirst();
             }
+            intact = true;
         } catch (KafkaException e) {
             throw new LogUnavailableException("cannot read " + partition.topic() + ": " + e.getMessage(), e);
         } finally {
-            consumer.unsubscribe();
-            if (closed) {
-                consumer.close();
-            } else {
-                idle.add(consumer);
-            }
+            release(cursor, intact);
         }
     }
 
@@ -141,33 +112,108 @@ final class Readers implements AutoCloseable {
         return found.isEmpty() ? null : found.get(0);
     }
 
-    private KafkaConsumer<byte[], byte[]> borrow() {
-        if (closed) {
-            throw new LogUnavailableException("the log is closed");
+    /** An idle cursor positioned at {@code from} of {@code partition}, else the least recently used one, sought. */
+    private Cursor borrow(TopicPartition partition, long from) {
+        Cursor cursor = null;
+        synchronized (idle) {
+            if (closed) {
+                throw new LogUnavailableException("the log is closed");
+            }
+            for (java.util.Iterator<Cursor> it = idle.descendingIterator(); it.hasNext(); ) {
+                Cursor candidate = it.next();
+                if (partition.equals(candidate.partition) && candidate.resumeAt == from) {
+                    it.remove();
+                    return candidate;
+                }
+            }
+            cursor = idle.pollFirst();
         }
-        KafkaConsumer<byte[], byte[]> consumer = idle.poll();
-        if (consumer != null) {
-            return consumer;
+        if (cursor == null) {
+            cursor = new Cursor(consumer());
         }
+        try {
+            cursor.pending.clear();
+            if (!partition.equals(cursor.partition)) {
+                cursor.partition = null;
+                cursor.consumer.assign(List.of(partition));
+                cursor.partition = partition;
+            }
+            cursor.consumer.seek(partition, from);
+            return cursor;
+        } catch (KafkaException | IllegalStateException e) {
+            release(cursor, false);
+            throw new LogUnavailableException("cannot read " + partition.topic() + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** Returns {@code cursor} to the idle ones; one whose read failed half-way forgets where it was. */
+    private void release(Cursor cursor, boolean intact) {
+        if (intact) {
+            try {
+                cursor.resumeAt = cursor.position();
+            } catch (KafkaException e) {
+                intact = false;
+            }
+        }
+        if (!intact) {
+            cursor.resumeAt = -1;
+            cursor.pending.clear();
+            cursor.partition = null;
+            cursor.consumer.unsubscribe();
+        }
+        synchronized (idle) {
+            if (!closed) {
+                idle.addLast(cursor);
+                return;
+            }
+        }
+        cursor.consumer.close();
+    }
+
+    private KafkaConsumer<byte[], byte[]> consumer() {
         Properties properties = new Properties();
         properties.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        properties.put(ConsumerConfig.CLIENT_ID_CONFIG, clientId + "-" + all.size());
+        synchronized (idle) {
+            properties.put(ConsumerConfig.CLIENT_ID_CONFIG, clientId + "-" + created++);
+        }
         properties.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
         properties.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
         properties.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         properties.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, "50");
-        KafkaConsumer<byte[], byte[]> created = new KafkaConsumer<>(properties, new ByteArrayDeserializer(),
-                new ByteArrayDeserializer());
-        all.add(created);
-        return created;
+        properties.put(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, Integer.toString(FETCH_BYTES));
+        return new KafkaConsumer<>(properties, new ByteArrayDeserializer(), new ByteArrayDeserializer());
     }
 
     @Override
     public void close() {
-        closed = true;
-        KafkaConsumer<byte[], byte[]> consumer;
-        while ((consumer = idle.poll()) != null) {
-            consumer.close();
+        List<Cursor> closing;
+        synchronized (idle) {
+            closed = true;
+            closing = new ArrayList<>(idle);
+            idle.clear();
+        }
+        for (Cursor cursor : closing) {
+            cursor.consumer.close();
+        }
+    }
+
+    /**
+     * A consumer, the partition it is assigned (null when none), and the records it polled that no read has taken
+     * yet: its position is the first of those, else the consumer's own.
+     */
+    private static final class Cursor {
+        final KafkaConsumer<byte[], byte[]> consumer;
+        final ArrayDeque<ConsumerRecord<byte[], byte[]>> pending = new ArrayDeque<>();
+        TopicPartition partition;
+        /** Where the next read goes on without a seek, as of the end of the last one; -1 when nowhere. */
+        long resumeAt = -1;
+
+        Cursor(KafkaConsumer<byte[], byte[]> consumer) {
+            this.consumer = consumer;
+        }
+
+        long position() {
+            return pending.isEmpty() ? consumer.position(partition) : pending.peekFirst().offset();
         }
     }
 }

@@ -53,6 +53,8 @@ final class Tailer implements AutoCloseable {
         properties.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
         properties.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         properties.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, "100");
+        // Catching up with a backlog at start-up reads every event once: in fetches as large as the readers'.
+        properties.put(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, Integer.toString(Readers.FETCH_BYTES));
         this.consumer = new KafkaConsumer<>(properties, new ByteArrayDeserializer(), new ByteArrayDeserializer());
         this.fetches = new Answers(consumer::metrics, "consumer-fetch-manager-metrics", "fetch-total");
         this.sink = sink;
