@@ -82,13 +82,19 @@ public final class SqlQueries {
         }
         CompletableFuture<QueryResult> query;
         try {
-            query = CompletableFuture.supplyAsync(() -> target.query(sql, limits, allowance), threads);
+            // The slot is free before the answer is: a client that asks again once answered is never refused busy.
+            query = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return target.query(sql, limits, allowance);
+                } finally {
+                    running.release();
+                }
+            }, threads);
         } catch (RuntimeException refused) { // the executor is shut down: the server is stopping
             running.release();
             throw new QueryException(QueryException.Reason.SHUTTING_DOWN, "the server is shutting down; retry"
                     + " against the restarted server", refused);
         }
-        query.whenComplete((result, failure) -> running.release());
         try {
             return query.get(limits.timeout().toMillis() + GRACE_MILLIS, TimeUnit.MILLISECONDS);
         } catch (ExecutionException e) {
