@@ -11,28 +11,14 @@ import java.util.Set;
  * directory on the server's machine. The server takes it because only its process may open the warehouse and the
  * log while it runs.
  */
-final class BackupCommand implements Command {
-
-    private final Map<String, String> environment;
+final class BackupCommand extends RemoteCommand {
 
     /** @param environment the process environment, for {@code INTERLACE_API_KEY} */
     BackupCommand(Map<String, String> environment) {
-        this.environment = environment;
-    }
-
-    @Override
-    public String name() {
-        return "backup";
-    }
-
-    @Override
-    public String synopsis() {
-        return "--to DIR [--json] " + ServerOptions.SYNOPSIS;
-    }
-
-    @Override
-    public String summary() {
-        return "take an online backup of the running server's data (an admin key)";
+        super(environment,
+                "backup",
+                "--to DIR [--json] " + ServerOptions.SYNOPSIS,
+                "take an online backup of the running server's data (an admin key)");
     }
 
     @Override
@@ -56,7 +42,7 @@ final class BackupCommand implements Command {
         if (to == null) {
             throw new UsageException("backup needs --to DIR, a directory under the server's --backup-root");
         }
-        JsonNode manifest = server.client(environment).send("POST", "/admin/backup", "application/json",
+        JsonNode manifest = client(server).send("POST", "/admin/backup", "application/json",
                 ServerClient.JSON.createObjectNode().put("to", to).toString());
         if (arguments.flag("--json")) {
             out.println(manifest.toPrettyString());

@@ -16,28 +16,14 @@ import java.util.Map;
  * flushes and model runs that took them further, and its quarantined events, each section saying how much of it is
  * shown and how complete it is. By trace id, the newest request of the trace, and the trace's requests listed.
  */
-final class CorrelateCommand implements Command {
-
-    private final Map<String, String> environment;
+final class CorrelateCommand extends RemoteCommand {
 
     /** @param environment the process environment, for {@code INTERLACE_API_KEY} */
     CorrelateCommand(Map<String, String> environment) {
-        this.environment = environment;
-    }
-
-    @Override
-    public String name() {
-        return "correlate";
-    }
-
-    @Override
-    public String synopsis() {
-        return "<request-id> | --stream S --key K | --trace-id T  " + ServerOptions.SYNOPSIS + " [--json]";
-    }
-
-    @Override
-    public String summary() {
-        return "where is my event? a request's publish, events, flushes, runs and quarantine";
+        super(environment,
+                "correlate",
+                "<request-id> | --stream S --key K | --trace-id T  " + ServerOptions.SYNOPSIS + " [--json]",
+                "where is my event? a request's publish, events, flushes, runs and quarantine");
     }
 
     @Override
@@ -68,7 +54,7 @@ final class CorrelateCommand implements Command {
         } else {
             throw new UsageException("--stream and --key go together");
         }
-        JsonNode body = server.client(environment).send("GET", "/correlate?" + query, null, null);
+        JsonNode body = client(server).send("GET", "/correlate?" + query, null, null);
         if (json) {
             out.println(TerminalText.prettyJson(body));
         } else {

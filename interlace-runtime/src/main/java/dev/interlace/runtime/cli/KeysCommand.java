@@ -20,7 +20,7 @@ import java.util.Map;
  * HTTP; the file is shared with a running server under a lock, so these work with the server running (it sees the
  * change within a second) or stopped.
  */
-final class KeysCommand implements Command {
+final class KeysCommand extends Command {
 
     /** Said when revoking leaves no live key; the server falls back to open mode on loopback. */
     static final String LAST_KEY = "that was the last key: a loopback server is now open without keys";
@@ -33,24 +33,12 @@ final class KeysCommand implements Command {
 
     /** @param environment the process environment, for {@code INTERLACE_DATA_DIR} */
     KeysCommand(Map<String, String> environment) {
+        super("keys",
+                "create --name N --scope S[,S...] [--quota EVENTS_PER_S] [--quota-bytes BYTES_PER_S] [--data-dir DIR]"
+                        + " [--json]"
+                        + " | list [--data-dir DIR] [--json] | revoke NAME|ID [--data-dir DIR]",
+                "create, list or revoke API keys");
         this.environment = environment;
-    }
-
-    @Override
-    public String name() {
-        return "keys";
-    }
-
-    @Override
-    public String synopsis() {
-        return "create --name N --scope S[,S...] [--quota EVENTS_PER_S] [--quota-bytes BYTES_PER_S] [--data-dir DIR]"
-                + " [--json]"
-                + " | list [--data-dir DIR] [--json] | revoke NAME|ID [--data-dir DIR]";
-    }
-
-    @Override
-    public String summary() {
-        return "create, list or revoke API keys";
     }
 
     /** The options after the sub-command. */

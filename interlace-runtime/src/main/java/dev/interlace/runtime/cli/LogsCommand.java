@@ -11,13 +11,17 @@ import java.util.Map;
  * requests) or the system records ({@code GET /logs/sys}), newest first, with their filters; the footer says how
  * complete the list is, since refused requests are only kept in a bounded in-memory ring.
  */
-final class LogsCommand implements Command {
-
-    private final Map<String, String> environment;
+final class LogsCommand extends RemoteCommand {
 
     /** @param environment the process environment, for {@code INTERLACE_API_KEY} */
     LogsCommand(Map<String, String> environment) {
-        this.environment = environment;
+        super(environment,
+                "logs",
+                "api [--stream S] [--status N] [--request-id ID] [--since TIME] [--until TIME] [--limit N]"
+                        + " " + ServerOptions.SYNOPSIS + " [--json]"
+                        + " | sys [--event E] [--stream S] [--id ID] [--since TIME] [--until TIME] [--limit N]"
+                        + " " + ServerOptions.SYNOPSIS + " [--json]",
+                "list API requests (api) or system records (sys), newest first");
     }
 
     /** The CLI option of each {@code GET /logs/api} filter and its query parameter. */
@@ -26,24 +30,6 @@ final class LogsCommand implements Command {
     /** The CLI option of each {@code GET /logs/sys} filter and its query parameter. */
     private static final Map<String, String> SYS_FILTERS = Map.of("event", "event", "stream", "stream", "id", "id",
             "since", "since", "until", "until", "limit", "limit");
-
-    @Override
-    public String name() {
-        return "logs";
-    }
-
-    @Override
-    public String synopsis() {
-        return "api [--stream S] [--status N] [--request-id ID] [--since TIME] [--until TIME] [--limit N]"
-                + " " + ServerOptions.SYNOPSIS + " [--json]"
-                + " | sys [--event E] [--stream S] [--id ID] [--since TIME] [--until TIME] [--limit N]"
-                + " " + ServerOptions.SYNOPSIS + " [--json]";
-    }
-
-    @Override
-    public String summary() {
-        return "list API requests (api) or system records (sys), newest first";
-    }
 
     @Override
     public int run(List<String> args, PrintStream out) {
@@ -58,7 +44,7 @@ final class LogsCommand implements Command {
                     + " records)");
         };
         ListOptions options = ListOptions.parse(args, 1, known, "logs " + log);
-        JsonNode body = options.server().client(environment).send("GET", options.path("/logs/" + log), null, null);
+        JsonNode body = client(options.server()).send("GET", options.path("/logs/" + log), null, null);
         if (options.json()) {
             out.println(TerminalText.prettyJson(body));
         } else if (log.equals("api")) {

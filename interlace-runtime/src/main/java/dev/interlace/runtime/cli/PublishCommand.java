@@ -29,7 +29,7 @@ import java.util.function.Supplier;
  * <p>Exit codes: 0 when every event was stored (accepted, deduplicated or quarantined), 1 when any was refused or the
  * server could not be used, 2 for a command line that cannot be understood.
  */
-final class PublishCommand implements Command {
+final class PublishCommand extends RemoteCommand {
 
     static final int DEFAULT_BATCH = 1000;
     static final int MAX_BATCH = 100_000;
@@ -42,7 +42,6 @@ final class PublishCommand implements Command {
     /** How often the progress line is redrawn at most. */
     private static final long PROGRESS_EVERY_NANOS = 100_000_000L;
 
-    private final Map<String, String> environment;
     private final Supplier<InputStream> stdin;
     private final PrintStream err;
     private final boolean terminal;
@@ -54,25 +53,13 @@ final class PublishCommand implements Command {
      * @param terminal whether {@code err} is a terminal: only then is a progress line drawn
      */
     PublishCommand(Map<String, String> environment, Supplier<InputStream> stdin, PrintStream err, boolean terminal) {
-        this.environment = environment;
+        super(environment,
+                "publish",
+                "<stream> [FILE|-] [--batch N] [--then-sql QUERY] " + ServerOptions.SYNOPSIS,
+                "publish a JSON array or NDJSON file (or stdin) to a stream, in batches");
         this.stdin = stdin;
         this.err = err;
         this.terminal = terminal;
-    }
-
-    @Override
-    public String name() {
-        return "publish";
-    }
-
-    @Override
-    public String synopsis() {
-        return "<stream> [FILE|-] [--batch N] [--then-sql QUERY] " + ServerOptions.SYNOPSIS;
-    }
-
-    @Override
-    public String summary() {
-        return "publish a JSON array or NDJSON file (or stdin) to a stream, in batches";
     }
 
     @Override
@@ -104,7 +91,7 @@ final class PublishCommand implements Command {
         }
         String stream = positional.get(0);
         String file = positional.size() == 2 ? positional.get(1) : "-";
-        ServerClient client = server.client(environment);
+        ServerClient client = client(server);
         long size = -1;
         InputStream input;
         if (file.equals("-")) {

@@ -20,14 +20,13 @@ import java.util.Map;
  * <p>{@code replay} exits 0 when the server decided every entry, invalid ones included (they stay in the quarantine
  * and are listed with their errors); 1 when the server could not be used.
  */
-final class QuarantineCommand implements Command {
+final class QuarantineCommand extends RemoteCommand {
 
     /** Sequence numbers per replay request (the server's limit). */
     static final int SEQS_PER_REQUEST = 1000;
     /** How long a replay is retried while the server answers 429 or 503. */
     static final long RETRY_FOR_MILLIS = 10 * 60 * 1000;
 
-    private final Map<String, String> environment;
     private final PrintStream err;
 
     /**
@@ -35,25 +34,13 @@ final class QuarantineCommand implements Command {
      * @param err where retries are reported
      */
     QuarantineCommand(Map<String, String> environment, PrintStream err) {
-        this.environment = environment;
+        super(environment,
+                "quarantine",
+                "list <stream> [--after SEQ] [--limit N] " + ServerOptions.SYNOPSIS + " [--json]\n"
+                        + "       interlace quarantine replay <stream> (--all | SEQ...) [--dry-run] "
+                        + ServerOptions.SYNOPSIS + " [--json]",
+                "list a stream's quarantined events, or replay them once the schema accepts them");
         this.err = err;
-    }
-
-    @Override
-    public String name() {
-        return "quarantine";
-    }
-
-    @Override
-    public String synopsis() {
-        return "list <stream> [--after SEQ] [--limit N] " + ServerOptions.SYNOPSIS + " [--json]\n"
-                + "       interlace quarantine replay <stream> (--all | SEQ...) [--dry-run] " + ServerOptions.SYNOPSIS
-                + " [--json]";
-    }
-
-    @Override
-    public String summary() {
-        return "list a stream's quarantined events, or replay them once the schema accepts them";
     }
 
     @Override
@@ -77,7 +64,7 @@ final class QuarantineCommand implements Command {
         String stream = args.get(1);
         ListOptions options = ListOptions.parse(args, 2, Map.of("after", "after", "limit", "limit"),
                 "quarantine list");
-        JsonNode body = options.server().client(environment).send("GET",
+        JsonNode body = client(options.server()).send("GET",
                 options.path("/streams/" + encode(stream) + "/quarantine"), null, null);
         if (options.json()) {
             out.println(TerminalText.prettyJson(body));
@@ -126,7 +113,7 @@ final class QuarantineCommand implements Command {
         if (all == !seqs.isEmpty()) {
             throw new UsageException("give --all or the sequence numbers to replay (see quarantine list)");
         }
-        ServerClient client = server.client(environment);
+        ServerClient client = client(server);
         String path = "/streams/" + encode(stream) + "/quarantine/replay";
         ArrayNode results = ServerClient.JSON.createArrayNode();
         long after = 0;

@@ -12,21 +12,12 @@ import java.util.Set;
  * {@code interlace restore DIR --data-dir NEW}: offline, checks every file of a backup against its manifest and lays
  * it out as a new data directory, on which {@code interlace serve --data-dir NEW} starts.
  */
-final class RestoreCommand implements Command {
+final class RestoreCommand extends Command {
 
-    @Override
-    public String name() {
-        return "restore";
-    }
-
-    @Override
-    public String synopsis() {
-        return "DIR --data-dir NEW";
-    }
-
-    @Override
-    public String summary() {
-        return "check a backup and lay it out as a new data directory (no server needed)";
+    RestoreCommand() {
+        super("restore",
+                "DIR --data-dir NEW",
+                "check a backup and lay it out as a new data directory (no server needed)");
     }
 
     @Override

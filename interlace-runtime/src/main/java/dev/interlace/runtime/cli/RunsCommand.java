@@ -7,13 +7,15 @@ import java.util.List;
 import java.util.Map;
 
 /** {@code interlace runs}: recent model runs, newest first, with the filters of {@code GET /runs}. */
-final class RunsCommand implements Command {
-
-    private final Map<String, String> environment;
+final class RunsCommand extends RemoteCommand {
 
     /** @param environment the process environment, for {@code INTERLACE_API_KEY} */
     RunsCommand(Map<String, String> environment) {
-        this.environment = environment;
+        super(environment,
+                "runs",
+                "[--model M] [--status S] [--trigger T] [--since TIME] [--until TIME] [--limit N] "
+                        + ServerOptions.SYNOPSIS + " [--json]",
+                "list model runs, newest first");
     }
 
     /** The CLI option of each {@code GET /runs} filter and its query parameter (the same names). */
@@ -21,25 +23,9 @@ final class RunsCommand implements Command {
             "trigger", "trigger", "since", "since", "until", "until", "limit", "limit");
 
     @Override
-    public String name() {
-        return "runs";
-    }
-
-    @Override
-    public String synopsis() {
-        return "[--model M] [--status S] [--trigger T] [--since TIME] [--until TIME] [--limit N] "
-                + ServerOptions.SYNOPSIS + " [--json]";
-    }
-
-    @Override
-    public String summary() {
-        return "list model runs, newest first";
-    }
-
-    @Override
     public int run(List<String> args, PrintStream out) {
         ListOptions options = ListOptions.parse(args, 0, FILTERS, null);
-        JsonNode body = options.server().client(environment).send("GET", options.path("/runs"), null, null);
+        JsonNode body = client(options.server()).send("GET", options.path("/runs"), null, null);
         if (options.json()) {
             out.println(TerminalText.prettyJson(body));
             return 0;

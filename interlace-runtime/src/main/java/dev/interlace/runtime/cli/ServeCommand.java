@@ -15,18 +15,17 @@ import java.util.concurrent.CountDownLatch;
  * {@code interlace serve}: runs the server until SIGTERM or Ctrl-C, then drains requests and closes the log, and exits
  * 0 (1 when closing failed).
  */
-final class ServeCommand implements Command {
+final class ServeCommand extends Command {
+
+    ServeCommand() {
+        super("serve", synopsisOfSettings(), "run the server: HTTP ingestion into the durable log");
+    }
 
     /** The exit code after a shutdown asked for by SIGTERM or Ctrl-C that drained and closed everything. */
     static final int STOPPED = 0;
 
-    @Override
-    public String name() {
-        return "serve";
-    }
-
-    @Override
-    public String synopsis() {
+    /** Every option of {@code serve}, from the settings' definitions. */
+    private static String synopsisOfSettings() {
         StringBuilder synopsis = new StringBuilder();
         for (ConfigLoader.Setting setting : ConfigLoader.SETTINGS) {
             synopsis.append(synopsis.length() == 0 ? "" : " ").append('[').append(option(setting)).append(']');
@@ -50,11 +49,6 @@ final class ServeCommand implements Command {
     /** {@code --flag VALUE}, or {@code --flag} alone for a switch. */
     private static String option(ConfigLoader.Setting setting) {
         return "--" + setting.flag() + (setting.value().isEmpty() ? "" : " " + setting.value());
-    }
-
-    @Override
-    public String summary() {
-        return "run the server: HTTP ingestion into the durable log";
     }
 
     @Override

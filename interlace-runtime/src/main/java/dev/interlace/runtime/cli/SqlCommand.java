@@ -13,9 +13,8 @@ import java.util.Set;
  * A result the server cut at its row or byte bound is printed as it came, with a warning on stderr, so that output
  * piped to a file or another program stays clean and the person at the terminal still sees that rows are missing.
  */
-final class SqlCommand implements Command {
+final class SqlCommand extends RemoteCommand {
 
-    private final Map<String, String> environment;
     private final PrintStream err;
 
     /**
@@ -23,24 +22,12 @@ final class SqlCommand implements Command {
      * @param err where warnings go
      */
     SqlCommand(Map<String, String> environment, PrintStream err) {
-        this.environment = environment;
+        super(environment,
+                "sql",
+                "\"<query>\" " + ServerOptions.SYNOPSIS + " [--after POSITION] [--json]",
+                "run a read-only SQL query against the warehouse");
         this.err = err;
     }
-    @Override
-    public String name() {
-        return "sql";
-    }
-
-    @Override
-    public String synopsis() {
-        return "\"<query>\" " + ServerOptions.SYNOPSIS + " [--after POSITION] [--json]";
-    }
-
-    @Override
-    public String summary() {
-        return "run a read-only SQL query against the warehouse";
-    }
-
     @Override
     public int run(List<String> args, PrintStream out) {
         ServerOptions server = new ServerOptions();
@@ -50,7 +37,7 @@ final class SqlCommand implements Command {
         if (query.isBlank()) {
             throw new UsageException("no query given");
         }
-        JsonNode body = run(server.client(environment), query, arguments.value("--after"));
+        JsonNode body = run(client(server), query, arguments.value("--after"));
         print(body, json, out, err);
         return 0;
     }

@@ -13,21 +13,10 @@ import java.util.Set;
 import java.util.Locale;
 
 /** {@code interlace streams}: the streams compiled into the application and their schemas. */
-final class StreamsCommand implements Command {
+final class StreamsCommand extends Command {
 
-    @Override
-    public String name() {
-        return "streams";
-    }
-
-    @Override
-    public String synopsis() {
-        return "[--json]";
-    }
-
-    @Override
-    public String summary() {
-        return "list the declared streams and their schemas";
+    StreamsCommand() {
+        super("streams", "[--json]", "list the declared streams and their schemas");
     }
 
     @Override

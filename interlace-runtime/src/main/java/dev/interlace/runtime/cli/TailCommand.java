@@ -13,32 +13,18 @@ import java.util.Map;
  * {@code ingested_at}, {@code event}); the last 10 by default, or those after {@code --from}; {@code --follow} keeps
  * printing new ones as they arrive.
  */
-final class TailCommand implements Command {
-
-    private final Map<String, String> environment;
+final class TailCommand extends RemoteCommand {
 
     /** @param environment the process environment, for {@code INTERLACE_API_KEY} */
     TailCommand(Map<String, String> environment) {
-        this.environment = environment;
+        super(environment,
+                "tail",
+                "<stream> [--from OFFSET] [--follow] " + ServerOptions.SYNOPSIS,
+                "print a stream's events (the last 10, or after --from), --follow for new ones");
     }
 
     static final int DEFAULT_LAST = 10;
     private static final int PAGE = 500;
-
-    @Override
-    public String name() {
-        return "tail";
-    }
-
-    @Override
-    public String synopsis() {
-        return "<stream> [--from OFFSET] [--follow] " + ServerOptions.SYNOPSIS;
-    }
-
-    @Override
-    public String summary() {
-        return "print a stream's events (the last 10, or after --from), --follow for new ones";
-    }
 
     @Override
     public int run(List<String> args, PrintStream out) {
@@ -47,7 +33,7 @@ final class TailCommand implements Command {
         String stream = arguments.single("stream");
         Long from = arguments.number("--from", 0);
         boolean follow = arguments.flag("--follow") || arguments.flag("-f");
-        ServerClient client = server.client(environment);
+        ServerClient client = client(server);
         String base = "/streams/" + URLEncoder.encode(stream, StandardCharsets.UTF_8) + "/events";
         long after;
         if (from != null) {
