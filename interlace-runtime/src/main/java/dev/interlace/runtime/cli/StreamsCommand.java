@@ -66,19 +66,7 @@ final class StreamsCommand extends Command {
             ObjectNode node = streams.addObject();
             node.put("name", stream.name());
             node.put("table", stream.table());
-            ObjectNode schema = node.putObject("schema");
-            for (Column column : stream.columns()) {
-                schema.put(column.name(), column.canonicalTypeWithNullability());
-            }
-            node.put("idempotency_key", stream.idempotencyKey());
-            node.put("retention", stream.retention());
-            if (stream.retentionMillis().isPresent()) {
-                node.put("retention_ms", stream.retentionMillis().getAsLong());
-            } else {
-                node.putNull("retention_ms");
-            }
-            node.put("on_schema_drift", stream.onSchemaDrift().name().toLowerCase(Locale.ROOT));
-            node.put("schema_version", stream.schemaVersion());
+            stream.describeInto(node);
             node.put("declared_by", stream.declaredBy());
         }
         root.put("count", catalog.streams().size());

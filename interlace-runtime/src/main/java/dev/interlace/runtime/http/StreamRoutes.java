@@ -16,7 +16,6 @@ import dev.interlace.runtime.log.EventLog;
 import dev.interlace.runtime.log.Sequencers;
 import dev.interlace.runtime.log.Watermarks;
 import dev.interlace.runtime.ops.Workers;
-import dev.interlace.runtime.stream.Column;
 import dev.interlace.runtime.stream.StreamCatalog;
 import dev.interlace.runtime.stream.StreamDescriptor;
 import dev.interlace.runtime.warehouse.StreamTables;
@@ -24,7 +23,6 @@ import jakarta.inject.Inject;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -156,29 +154,15 @@ final class StreamRoutes implements RouteSet {
         node.put("name", name);
         node.put("table", "streams." + name);
         if (declared.isPresent()) {
-            StreamDescriptor stream = declared.get();
-            ObjectNode schema = node.putObject("schema");
-            for (Column column : stream.columns()) {
-                schema.put(column.name(), column.canonicalTypeWithNullability());
-            }
-            if (stream.onSchemaDrift() == SchemaDrift.EVOLVE) {
+            declared.get().describeInto(node);
+            if (declared.get().onSchemaDrift() == SchemaDrift.EVOLVE) {
+                ObjectNode schema = (ObjectNode) node.get("schema");
                 ArrayNode evolved = node.putArray("evolved_columns");
                 warehouse.ifPresent(w -> w.evolvedColumns(name).forEach((column, type) -> {
                     schema.put(column, type);
                     evolved.add(column);
                 }));
             }
-            node.put("idempotency_key", stream.idempotencyKey());
-            node.put("retention", stream.retention());
-            if (stream.retentionMillis().isPresent()) {
-                node.put("retention_ms", stream.retentionMillis().getAsLong());
-            } else {
-                node.putNull("retention_ms");
-            }
-            node.put("on_schema_drift", stream.onSchemaDrift().name().toLowerCase(Locale.ROOT));
-            node.put("schema_version", stream.schemaVersion());
-            node.put("partitions", stream.partitions());
-            node.put("partition_key", stream.partitionKey());
         } else {
             node.set("schema", (JsonNode) null);
             node.putNull("idempotency_key");

@@ -1,8 +1,10 @@
 package dev.interlace.runtime.stream;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.interlace.annotations.SchemaDrift;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Objects;
 import java.util.OptionalLong;
 import java.util.regex.Pattern;
@@ -223,5 +225,27 @@ public record StreamDescriptor(
             return new StreamDescriptor(name, columns, idempotencyKey, retention, retentionMillis, onSchemaDrift,
                     schemaVersion, declaredBy, decoder, partitions, partitionKey, 0);
         }
+    }
+
+    /**
+     * Writes what the declaration says (schema, idempotency key, retention, drift policy, schema version, partitions)
+     * into {@code node}, the way {@code GET /streams/{name}} and {@code interlace streams --json} show a stream.
+     */
+    public void describeInto(ObjectNode node) {
+        ObjectNode schema = node.putObject("schema");
+        for (Column column : columns()) {
+            schema.put(column.name(), column.canonicalTypeWithNullability());
+        }
+        node.put("idempotency_key", idempotencyKey());
+        node.put("retention", retention());
+        if (retentionMillis().isPresent()) {
+            node.put("retention_ms", retentionMillis().getAsLong());
+        } else {
+            node.putNull("retention_ms");
+        }
+        node.put("on_schema_drift", onSchemaDrift().name().toLowerCase(Locale.ROOT));
+        node.put("schema_version", schemaVersion());
+        node.put("partitions", partitions());
+        node.put("partition_key", partitionKey());
     }
 }
