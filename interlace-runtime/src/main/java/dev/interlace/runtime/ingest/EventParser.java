@@ -10,6 +10,7 @@ import dev.interlace.runtime.stream.DuplicateFieldException;
 import dev.interlace.runtime.stream.EventDecoder;
 import dev.interlace.runtime.stream.EventJson;
 import dev.interlace.runtime.stream.StreamEvent;
+import dev.interlace.runtime.stream.Values;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -246,16 +247,6 @@ final class EventParser {
     }
 
     private static String describe(JsonToken token) {
-        if (token == null) {
-            return "expected a JSON object, got nothing";
-        }
-        return "expected a JSON object, got " + switch (token) {
-            case START_ARRAY -> "an array";
-            case VALUE_STRING -> "a string";
-            case VALUE_NUMBER_INT, VALUE_NUMBER_FLOAT -> "a number";
-            case VALUE_TRUE, VALUE_FALSE -> "a boolean";
-            case VALUE_NULL -> "null";
-            default -> token.toString();
-        };
+        return "expected a JSON object, got " + Values.describe(token);
     }
 }

@@ -50,26 +50,29 @@ public final class StoredJson {
 
     /** Whether {@code stored} is one JSON value, so that it may be written as it is (see {@link #value(byte[])}). */
     public static boolean isOneJsonValue(byte[] stored) {
-        try (JsonParser parser = CHECKER.createParser(stored)) {
-            if (parser.nextToken() == null) {
-                return false;
-            }
-            parser.skipChildren();
-            return parser.nextToken() == null;
+        try {
+            return holdsOneValue(CHECKER.createParser(stored));
         } catch (IOException e) {
             return false;
         }
     }
 
     private static boolean isOneJsonValue(String text) {
-        try (JsonParser parser = CHECKER.createParser(text)) {
+        try {
+            return holdsOneValue(CHECKER.createParser(text));
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    /** Reads one value and whether nothing follows it; closes the parser. */
+    private static boolean holdsOneValue(JsonParser created) throws IOException {
+        try (JsonParser parser = created) {
             if (parser.nextToken() == null) {
                 return false;
             }
             parser.skipChildren();
             return parser.nextToken() == null;
-        } catch (IOException e) {
-            return false;
         }
     }
 }

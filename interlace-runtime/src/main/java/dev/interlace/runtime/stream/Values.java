@@ -276,7 +276,7 @@ public final class Values {
     }
 
     /** Describes a token for an error message, e.g. {@code "a string"}. */
-    static String describe(JsonToken token) {
+    public static String describe(JsonToken token) {
         if (token == null) {
             return "nothing";
         }

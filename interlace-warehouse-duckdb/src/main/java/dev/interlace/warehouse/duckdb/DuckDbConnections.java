@@ -123,6 +123,16 @@ final class DuckDbConnections {
         idle.offer(c);
     }
 
+    /** Gives back a connection that ran a transaction, with auto-commit on again as every idle connection has it. */
+    void releaseAfterTransaction(DuckDBConnection c) {
+        try {
+            c.setAutoCommit(true);
+        } catch (SQLException e) {
+            LOG.log(Level.FINE, "resetting auto-commit failed", e);
+        }
+        release(c);
+    }
+
     /**
      * {@code sql} prepared on {@code c}, a connection from {@link #borrow()}, once for as long as the connection lives;
      * the caller sets every parameter on each use and does not close it. For the statements every flush runs (its

@@ -9,14 +9,11 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.logging.Level;
-import java.util.logging.Logger;
 import org.duckdb.DuckDBConnection;
 
 /** Flush records in DuckDB: {@code interlace.flushes}, one row per batch written or failed; times in UTC. */
 final class DuckDbFlushRecords implements FlushRecords {
 
-    private static final Logger LOG = Logger.getLogger(DuckDbWarehouse.class.getName());
 
     private final DuckDbConnections connections;
 
@@ -107,12 +104,7 @@ final class DuckDbFlushRecords implements FlushRecords {
             throw new WarehouseException("cannot read flush records: " + e.getMessage(), e);
         } finally {
             DuckDbConnections.rollbackQuietly(c);
-            try {
-                c.setAutoCommit(true);
-            } catch (SQLException e) {
-                LOG.log(Level.FINE, "resetting auto-commit failed", e);
-            }
-            connections.release(c);
+            connections.releaseAfterTransaction(c);
         }
     }
 

@@ -21,7 +21,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.logging.Level;
 import java.util.logging.Logger;
 import org.duckdb.DuckDBAppender;
 import org.duckdb.DuckDBConnection;
@@ -227,12 +226,7 @@ final class DuckDbStreamTables implements StreamTables {
                     break;
                 }
             } finally {
-                try {
-                    c.setAutoCommit(true);
-                } catch (SQLException e) {
-                    LOG.log(Level.FINE, "resetting auto-commit failed", e);
-                }
-                connections.release(c);
+                connections.releaseAfterTransaction(c);
             }
         }
         throw new WarehouseException("cannot claim " + target.key() + ": " + (last == null ? "interrupted"
@@ -319,12 +313,7 @@ final class DuckDbStreamTables implements StreamTables {
             DuckDbConnections.rollbackQuietly(c);
             throw e;
         } finally {
-            try {
-                c.setAutoCommit(true);
-            } catch (SQLException e) {
-                LOG.log(Level.FINE, "resetting auto-commit failed", e);
-            }
-            connections.release(c);
+            connections.releaseAfterTransaction(c);
         }
     }
 
