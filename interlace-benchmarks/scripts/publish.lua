@@ -50,6 +50,7 @@ function request()
 end
 
 function done(summary, latency, requests)
-  io.write(string.format("LATENCY p50_us=%d p99_us=%d non2xx=%d\n", latency:percentile(50), latency:percentile(99),
-    summary.errors.status))
+  io.write(string.format("LATENCY p50_us=%d p99_us=%d p999_us=%d max_us=%d requests=%d non2xx=%d timeouts=%d\n",
+    latency:percentile(50), latency:percentile(99), latency:percentile(99.9), latency.max, summary.requests,
+    summary.errors.status, summary.errors.timeout))
 end
