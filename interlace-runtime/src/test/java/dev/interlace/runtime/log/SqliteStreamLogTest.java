@@ -81,7 +81,8 @@ class SqliteStreamLogTest {
         SqliteStreamLog log = open(LogSettings.defaults(1_000_000).withPublishIndexMillis(1_000), new Nothing(),
                 CommitListener.NONE);
         append(log, "a");
-        Thread.sleep(1_100); // the next group commit brings the request-id index up to date, itself included
+        // The next group commit brings the request-id index up to date, itself included.
+        clock.advance(Duration.ofMillis(1_000));
         append(log, "b");
         append(log, "c"); // written before the index is due again: found by scanning the few records past it
         for (String request : List.of("req-a", "req-b", "req-c")) {
@@ -410,26 +411,29 @@ class SqliteStreamLogTest {
         // The same requests at the same times, written to two logs: the first copies its publish records into
         // publishes while it runs (from the writer's memory); the second stops before any copy and copies them from
         // its event rows when it opens again. Both must hold the same records, column for column.
+        // Both logs see the same clock; only the first is due to copy when the clock has moved on.
         Path running = dataDirectory.resolve("running");
         Path reopened = dataDirectory.resolve("reopened");
-        SqliteStreamLog second = new SqliteStreamLog(reopened, LogSettings.defaults(1_000_000), new Nothing(),
+        SqliteStreamLog second = new SqliteStreamLog(reopened,
+                LogSettings.defaults(1_000_000).withPublishIndexMillis(Duration.ofHours(1).toMillis()), new Nothing(),
+                CommitListener.NONE, clock);
+        SqliteStreamLog first = new SqliteStreamLog(running, LogSettings.defaults(1_000_000), new Nothing(),
                 CommitListener.NONE, clock);
         long micros = clock.instant().getEpochSecond() * 1_000_000L;
         AppendRequest last = new AppendRequest("orders", "req-last", micros, "v1",
                 List.of(new AppendRequest.Event(bytes("{\"id\":\"z\"}"), "z")));
         second.register(ORDERS);
+        first.register(ORDERS);
         writeVariedPublishes(second);
+        writeVariedPublishes(first);
+        // The next group commit of the first log copies every record, its own included.
+        clock.advance(Duration.ofMillis(LogSettings.PUBLISH_INDEX_MILLIS));
         second.append(last).get();
+        first.append(last).get();
         second.close();
+        first.close();
         new SqliteStreamLog(reopened, LogSettings.defaults(1_000_000), new Nothing(), CommitListener.NONE, clock)
                 .close();
-        SqliteStreamLog first = new SqliteStreamLog(running, LogSettings.defaults(1_000_000), new Nothing(),
-                CommitListener.NONE, clock);
-        first.register(ORDERS);
-        writeVariedPublishes(first);
-        Thread.sleep(300); // the next group commit of the first log copies every record, its own included
-        first.append(last).get();
-        first.close();
 
         List<List<Object>> copiedRunning = publishRows(running);
         assertThat(publishRows(reopened)).isEqualTo(copiedRunning);
@@ -448,7 +452,8 @@ class SqliteStreamLogTest {
         // stream) and rolls back, its copy of req-a with it.
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> log.trim("no-such-stream", 1))
                 .isInstanceOf(LogUnavailableException.class);
-        Thread.sleep(300); // the next group commit copies what no committed copy holds yet
+        // The next group commit copies what no committed copy holds yet.
+        clock.advance(Duration.ofMillis(LogSettings.PUBLISH_INDEX_MILLIS));
         append(log, "b");
         log.close();
 
