@@ -7,6 +7,7 @@ import dev.interlace.runtime.stream.Column;
 import dev.interlace.runtime.stream.ColumnType;
 import dev.interlace.runtime.stream.FieldError;
 import dev.interlace.runtime.stream.StreamDescriptor;
+import dev.interlace.runtime.testing.Eventually;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -377,7 +378,8 @@ class SqliteStreamLogTest {
                 }
                 return null;
             });
-            Thread.sleep(300);
+            Eventually.until("the checkpoint holds the write lock", Duration.ofSeconds(20),
+                    () -> writeLockTaken(url));
             // A retry of "a" makes the group read its candidate row before it writes "b".
             CompletableFuture<AppendResult> retryAndNew = log.append(request("a", "b"));
             Thread.sleep(500);
@@ -390,6 +392,21 @@ class SqliteStreamLogTest {
             assertThat(committed.entries()).extracting(AppendResult.EntryResult::offset).containsExactly(1L, 2L);
         } finally {
             executor.shutdownNow();
+        }
+    }
+
+    /** Whether another connection holds the write lock: a write transaction without a busy timeout is refused. */
+    private static boolean writeLockTaken(String url) throws java.sql.SQLException {
+        try (java.sql.Connection probe = java.sql.DriverManager.getConnection(url + "?busy_timeout=0");
+                java.sql.Statement statement = probe.createStatement()) {
+            statement.execute("BEGIN IMMEDIATE");
+            statement.execute("ROLLBACK");
+            return false;
+        } catch (java.sql.SQLException e) {
+            if (e.getMessage() != null && e.getMessage().contains("SQLITE_BUSY")) {
+                return true;
+            }
+            throw e;
         }
     }
 

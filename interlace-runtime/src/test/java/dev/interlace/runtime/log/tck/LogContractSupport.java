@@ -197,8 +197,11 @@ public abstract class LogContractSupport {
         return result;
     }
 
-    /** One read of everything: a dense prefix from offset 1 in which every request appears whole. */
-    protected static void checkSnapshot(StreamLog log, Map<String, Integer> sizes, List<String> violations)
+    /**
+     * One read of everything: a dense prefix from offset 1 in which every request appears whole; returns how many
+     * entries it read.
+     */
+    protected static long checkSnapshot(StreamLog log, Map<String, Integer> sizes, List<String> violations)
             throws InterruptedException {
         List<LogEntry> snapshot = log.read(ORDERS.name(), 0, 100_000, Duration.ZERO);
         Map<String, Integer> seen = new HashMap<>();
@@ -206,7 +209,7 @@ public abstract class LogContractSupport {
             LogEntry entry = snapshot.get(i);
             if (entry.offset() != i + 1) {
                 violations.add("a read saw offset " + entry.offset() + " at position " + (i + 1));
-                return;
+                return snapshot.size();
             }
             seen.merge(entry.requestId(), 1, Integer::sum);
         }
@@ -216,6 +219,7 @@ public abstract class LogContractSupport {
                 violations.add("a read saw " + count + " of the " + size + " entries of " + requestId);
             }
         });
+        return snapshot.size();
     }
 
     protected static String payloadText(String id) {
