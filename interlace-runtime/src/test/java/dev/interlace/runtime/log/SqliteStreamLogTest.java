@@ -8,12 +8,11 @@ import dev.interlace.runtime.stream.ColumnType;
 import dev.interlace.runtime.stream.FieldError;
 import dev.interlace.runtime.stream.StreamDescriptor;
 import dev.interlace.runtime.testing.Eventually;
+import dev.interlace.runtime.testing.ManualClock;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -45,7 +44,7 @@ class SqliteStreamLogTest {
     @TempDir
     Path dataDirectory;
 
-    private final MutableClock clock = new MutableClock(Instant.parse("2026-11-29T08:00:00Z"));
+    private final ManualClock clock = new ManualClock(Instant.parse("2026-11-29T08:00:00Z"));
     private final List<SqliteStreamLog> opened = new ArrayList<>();
 
     @AfterEach
@@ -609,33 +608,6 @@ class SqliteStreamLogTest {
         @Override
         public long quarantine(String stream) {
             return 0;
-        }
-    }
-
-    private static final class MutableClock extends Clock {
-        private volatile Instant now;
-
-        MutableClock(Instant start) {
-            this.now = start;
-        }
-
-        void advance(Duration duration) {
-            now = now.plus(duration);
-        }
-
-        @Override
-        public ZoneOffset getZone() {
-            return ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(java.time.ZoneId zone) {
-            return this;
-        }
-
-        @Override
-        public Instant instant() {
-            return now;
         }
     }
 }

@@ -16,13 +16,12 @@ import dev.interlace.runtime.stream.Column;
 import dev.interlace.runtime.stream.ColumnType;
 import dev.interlace.runtime.stream.FieldError;
 import dev.interlace.runtime.stream.StreamDescriptor;
+import dev.interlace.runtime.testing.ManualClock;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -276,40 +275,6 @@ public abstract class LogContractSupport {
         @Override
         public long quarantine(String stream) {
             return positions.getOrDefault(stream, new long[2])[1];
-        }
-    }
-
-    /** A clock that stands still until a test advances it; safe to read and advance from any thread. */
-    protected static final class ManualClock extends Clock {
-        private volatile Instant now;
-
-        public ManualClock(Instant start) {
-            this.now = start;
-        }
-
-        public synchronized void advance(Duration duration) {
-            now = now.plus(duration);
-        }
-
-        /** Now, in epoch microseconds. */
-        public long micros() {
-            Instant instant = now;
-            return instant.getEpochSecond() * 1_000_000L + instant.getNano() / 1_000;
-        }
-
-        @Override
-        public ZoneId getZone() {
-            return ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(ZoneId zone) {
-            return this;
-        }
-
-        @Override
-        public Instant instant() {
-            return now;
         }
     }
 }
