@@ -5,6 +5,7 @@ import static com.google.testing.compile.Compiler.javac;
 
 import com.google.testing.compile.Compilation;
 import com.google.testing.compile.JavaFileObjects;
+import java.util.List;
 import javax.tools.JavaFileObject;
 import javax.tools.StandardLocation;
 import org.junit.jupiter.api.Test;
@@ -19,17 +20,14 @@ class ModelDiagnosticsTest {
             "public final class Orders {}");
 
     private static JavaFileObject javaModel(String className, String... annotationLines) {
-        String[] lines = new String[annotationLines.length + 8];
-        lines[0] = "package shop;";
-        lines[1] = "import dev.interlace.annotations.Materialise;";
-        lines[2] = "import dev.interlace.annotations.Model;";
-        lines[3] = "import dev.interlace.runtime.model.JavaModel;";
-        lines[4] = "import dev.interlace.runtime.model.ModelContext;";
-        lines[5] = "@Model(";
-        System.arraycopy(annotationLines, 0, lines, 6, annotationLines.length);
-        lines[lines.length - 2] = ") public final class " + className + " implements JavaModel {";
-        lines[lines.length - 1] = "  public long run(ModelContext context) { return 0; } }";
-        return JavaFileObjects.forSourceLines("shop." + className, lines);
+        return TestSources.annotated("shop." + className, List.of("package shop;",
+                "import dev.interlace.annotations.Materialise;",
+                "import dev.interlace.annotations.Model;",
+                "import dev.interlace.runtime.model.JavaModel;",
+                "import dev.interlace.runtime.model.ModelContext;",
+                "@Model("), annotationLines,
+                ") public final class " + className + " implements JavaModel {",
+                "  public long run(ModelContext context) { return 0; } }");
     }
 
     private static Compilation compile(JavaFileObject... sources) {

@@ -5,6 +5,7 @@ import static com.google.testing.compile.Compiler.javac;
 
 import com.google.testing.compile.Compilation;
 import com.google.testing.compile.JavaFileObjects;
+import java.util.List;
 import javax.tools.JavaFileObject;
 import org.junit.jupiter.api.Test;
 
@@ -12,14 +13,11 @@ import org.junit.jupiter.api.Test;
 class PartitionDiagnosticsTest {
 
     private static JavaFileObject stream(String... annotationLines) {
-        String[] lines = new String[annotationLines.length + 4];
-        lines[0] = "package test;";
-        lines[1] = "import dev.interlace.annotations.Stream;";
-        lines[2] = "@Stream(name = \"payments\", schema = {\"payment_id string not null\", \"amount bigint\","
-                + " \"meta json\"},";
-        System.arraycopy(annotationLines, 0, lines, 3, annotationLines.length);
-        lines[lines.length - 1] = ") public final class Payments {}";
-        return JavaFileObjects.forSourceLines("test.Payments", lines);
+        return TestSources.annotated("test.Payments", List.of("package test;",
+                "import dev.interlace.annotations.Stream;",
+                "@Stream(name = \"payments\", schema = {\"payment_id string not null\", \"amount bigint\","
+                        + " \"meta json\"},"), annotationLines,
+                ") public final class Payments {}");
     }
 
     private static Compilation compile(JavaFileObject source) {

@@ -4,7 +4,7 @@ import static com.google.testing.compile.CompilationSubject.assertThat;
 import static com.google.testing.compile.Compiler.javac;
 
 import com.google.testing.compile.Compilation;
-import com.google.testing.compile.JavaFileObjects;
+import java.util.List;
 import javax.tools.JavaFileObject;
 import org.junit.jupiter.api.Test;
 
@@ -12,14 +12,11 @@ import org.junit.jupiter.api.Test;
 class StreamDiagnosticsTest {
 
     private static JavaFileObject stream(String className, String... annotationLines) {
-        String[] lines = new String[annotationLines.length + 5];
-        lines[0] = "package test;";
-        lines[1] = "import dev.interlace.annotations.SchemaDrift;";
-        lines[2] = "import dev.interlace.annotations.Stream;";
-        lines[3] = "@Stream(";
-        System.arraycopy(annotationLines, 0, lines, 4, annotationLines.length);
-        lines[lines.length - 1] = ") public final class " + className + " {}";
-        return JavaFileObjects.forSourceLines("test." + className, lines);
+        return TestSources.annotated("test." + className, List.of("package test;",
+                "import dev.interlace.annotations.SchemaDrift;",
+                "import dev.interlace.annotations.Stream;",
+                "@Stream("), annotationLines,
+                ") public final class " + className + " {}");
     }
 
     private static Compilation compile(JavaFileObject... sources) {

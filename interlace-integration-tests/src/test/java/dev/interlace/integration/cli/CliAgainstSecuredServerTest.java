@@ -9,6 +9,7 @@ import dev.interlace.runtime.auth.Scope;
 import dev.interlace.runtime.cli.CliHarness;
 import dev.interlace.runtime.cli.Main;
 import dev.interlace.runtime.config.ConfigLoader;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -33,16 +34,13 @@ class CliAgainstSecuredServerTest {
     @Test
     void sqlWorksWithTheKeyAndTheCaAndSaysWhatIsMissingOtherwise() throws Exception {
         Path data = directory.resolve("data");
-        SelfSignedCertificate certificate = SelfSignedCertificate.generate(Files.createDirectories(
-                directory.resolve("tls")));
+        SelfSignedCertificate certificate = certificate();
         String secret;
         try (KeyFile keys = KeyFile.open(data)) {
             secret = keys.create("analyst", List.of(Scope.parse("read")), 0).secret();
         }
         Path keyFile = Files.writeString(directory.resolve("analyst.key"), secret + "\n");
-        try (Interlace server = Interlace.builder().config(ConfigLoader.load(new String[] {"--port", "0",
-                "--data-dir", data.toString(), "--tls-cert", certificate.certificatePem().toString(), "--tls-key",
-                certificate.privateKeyPem().toString()}, Map.of()).config()).start()) {
+        try (Interlace server = startWithTls(data, certificate)) {
             String url = server.uri().toString();
             String ca = certificate.certificatePem().toString();
 
@@ -69,8 +67,7 @@ class CliAgainstSecuredServerTest {
     @Test
     void publishAndQuarantineTakeTheKeyAndTheCaLikeTheOtherCommands() throws Exception {
         Path data = directory.resolve("data");
-        SelfSignedCertificate certificate = SelfSignedCertificate.generate(Files.createDirectories(
-                directory.resolve("tls")));
+        SelfSignedCertificate certificate = certificate();
         Path publisher;
         Path reader;
         Path operator;
@@ -85,9 +82,7 @@ class CliAgainstSecuredServerTest {
         Path events = Files.writeString(directory.resolve("clicks.ndjson"),
                 "{\"click_id\":\"c1\",\"url\":\"/\",\"at\":\"2026-12-01T09:00:00Z\"}\n"
                         + "{\"click_id\":\"c2\",\"url\":\"/\",\"at\":\"soon\"}\n");
-        try (Interlace server = Interlace.builder().config(ConfigLoader.load(new String[] {"--port", "0",
-                "--data-dir", data.toString(), "--tls-cert", certificate.certificatePem().toString(), "--tls-key",
-                certificate.privateKeyPem().toString()}, Map.of()).config()).start()) {
+        try (Interlace server = startWithTls(data, certificate)) {
             String url = server.uri().toString();
             String ca = certificate.certificatePem().toString();
 
@@ -116,5 +111,16 @@ class CliAgainstSecuredServerTest {
             assertThat(noCa.code()).isEqualTo(Main.FAILED);
             assertThat(noCa.err()).contains("--tls-ca");
         }
+    }
+
+    private SelfSignedCertificate certificate() throws IOException, InterruptedException {
+        return SelfSignedCertificate.generate(Files.createDirectories(directory.resolve("tls")));
+    }
+
+    /** A server on {@code data} that answers over TLS only, with {@code certificate}. */
+    private static Interlace startWithTls(Path data, SelfSignedCertificate certificate) {
+        return Interlace.builder().config(ConfigLoader.load(new String[] {"--port", "0", "--data-dir",
+                data.toString(), "--tls-cert", certificate.certificatePem().toString(), "--tls-key",
+                certificate.privateKeyPem().toString()}, Map.of()).config()).start();
     }
 }

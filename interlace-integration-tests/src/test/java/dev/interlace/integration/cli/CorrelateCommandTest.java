@@ -3,15 +3,12 @@ package dev.interlace.integration.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.google.inject.AbstractModule;
 import com.google.inject.Module;
-import com.google.inject.multibindings.Multibinder;
 import dev.interlace.runtime.Interlace;
 import dev.interlace.runtime.cli.CliHarness;
 import dev.interlace.runtime.cli.Main;
-import dev.interlace.runtime.flush.FlushListener;
 import dev.interlace.runtime.testing.Eventually;
-import dev.interlace.runtime.warehouse.Warehouse;
+import dev.interlace.runtime.testing.FaultModules;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -122,19 +119,7 @@ class CorrelateCommandTest extends ServerCommandTest {
     @Test
     void aRetryOfARefusedRequestShowsTheRefusalAsWellAndFailedFlushAttemptsShowTheirError() throws Exception {
         AtomicBoolean warehouseFailing = new AtomicBoolean(true);
-        Module fault = new AbstractModule() {
-            @Override
-            protected void configure() {
-                Multibinder.newSetBinder(binder(), FlushListener.class).addBinding().toInstance(new FlushListener() {
-                    @Override
-                    public void beforeCommit(Warehouse.Target target, long newWatermark, int rows) {
-                        if (warehouseFailing.get()) {
-                            throw new IllegalStateException("warehouse unavailable (test fault)");
-                        }
-                    }
-                });
-            }
-        };
+        Module fault = FaultModules.failingWarehouseWhile(warehouseFailing::get);
         try (Interlace server = start(List.of(fault), "--max-pending", "1")) {
             String url = server.uri().toString();
             assertThat(publish(server, "orders", "p1", "{\"order_id\":\"a\"}")).isEqualTo(200);

@@ -3,15 +3,12 @@ package dev.interlace.integration.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.google.inject.AbstractModule;
 import com.google.inject.Module;
-import com.google.inject.multibindings.Multibinder;
 import dev.interlace.runtime.Interlace;
 import dev.interlace.runtime.cli.CliHarness;
 import dev.interlace.runtime.cli.Main;
-import dev.interlace.runtime.flush.FlushListener;
 import dev.interlace.runtime.ops.EpochMicros;
-import dev.interlace.runtime.warehouse.Warehouse;
+import dev.interlace.runtime.testing.FaultModules;
 import java.time.Instant;
 import java.util.List;
 import java.util.regex.Matcher;
@@ -97,17 +94,7 @@ class LogsCommandTest extends ServerCommandTest {
 
     @Test
     void logsSysListsSystemRecordsWithTheirStreamAndIdAndFilters() throws Exception {
-        Module failingWarehouse = new AbstractModule() {
-            @Override
-            protected void configure() {
-                Multibinder.newSetBinder(binder(), FlushListener.class).addBinding().toInstance(new FlushListener() {
-                    @Override
-                    public void beforeCommit(Warehouse.Target target, long newWatermark, int rows) {
-                        throw new IllegalStateException("warehouse unavailable (test fault)");
-                    }
-                });
-            }
-        };
+        Module failingWarehouse = FaultModules.failingWarehouse();
         try (Interlace server = start(List.of(failingWarehouse), "--max-pending", "1")) {
             String url = server.uri().toString();
             Instant before = Instant.now().minusMillis(1);

@@ -12,6 +12,7 @@ import dev.interlace.integration.crash.ChildClassPath;
 import dev.interlace.runtime.Interlace;
 import dev.interlace.runtime.config.ConfigLoader;
 import dev.interlace.runtime.testing.Eventually;
+import dev.interlace.runtime.testing.Pause;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -168,7 +169,7 @@ class ConsumerCrashTest {
         CompletableFuture<Void> publisher = CompletableFuture.runAsync(() -> {
             for (int from = 1; from <= total; from += 10) {
                 publish(from, from + 9);
-                sleep(100);
+                Pause.uninterrupted(100); // events keep arriving, ten every 100 ms
             }
         });
         publisher.get(60, TimeUnit.SECONDS);
@@ -334,12 +335,4 @@ class ConsumerCrashTest {
         return JSON.readTree(response.body());
     }
 
-    private static void sleep(long millis) {
-        try {
-            Thread.sleep(millis);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
-    }
 }

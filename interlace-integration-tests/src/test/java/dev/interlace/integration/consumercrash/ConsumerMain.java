@@ -3,6 +3,7 @@ package dev.interlace.integration.consumercrash;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.interlace.client.StreamConsumer;
+import dev.interlace.runtime.testing.Pause;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -86,7 +87,7 @@ public final class ConsumerMain {
             }
             if (settings.stallEvery > 0 && batch % settings.stallEvery == 0 && stalls[0] < settings.maxStalls) {
                 stalls[0]++;
-                Thread.sleep(settings.stallMs);
+                Pause.millis(settings.stallMs);
             }
             if (settings.stopAt > 0 && events.get(events.size() - 1).offset() >= settings.stopAt) {
                 consumer.stop();
@@ -107,7 +108,7 @@ public final class ConsumerMain {
         while (true) {
             JsonNode granted = post(http, json, group + "/lease", lease);
             if (granted == null) {
-                Thread.sleep(Math.min(1000, settings.ttl / 4));
+                Pause.millis(Math.min(1000, settings.ttl / 4)); // a consumer's back-off while the lease is held
                 continue;
             }
             String token = granted.get("token").toString(); // quoted: "<epoch>.<secret>"

@@ -1,13 +1,17 @@
 package dev.interlace.integration.crash;
 
+import dev.interlace.runtime.testing.Eventually;
 import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 
 /**
@@ -19,46 +23,48 @@ import java.util.stream.Stream;
 public final class ChildClassPath {
 
     private static final String REGISTRY = "META-INF/services/dev.interlace.runtime.stream.StreamRegistry";
-    private static final int ATTEMPTS = 60;
+    /** How long a build running alongside may leave its outputs incomplete. */
+    private static final Duration COMPLETE_WITHIN = Duration.ofSeconds(30);
 
     private ChildClassPath() {}
 
-    /** Copies the mutable entries of {@code java.class.path} under {@code directory}; returns the class path. */
-    public static String snapshot(Path directory) throws IOException, InterruptedException {
-        for (int attempt = 1; ; attempt++) {
-            Path into = Files.createDirectories(directory.resolve("attempt-" + attempt));
-            List<String> entries = new ArrayList<>();
-            List<Path> copiedDirectories = new ArrayList<>();
-            boolean copied = true;
-            try {
-                int index = 0;
-                for (String entry : System.getProperty("java.class.path").split(File.pathSeparator)) {
-                    Path source = Path.of(entry);
-                    Path target = into.resolve(index++ + "-" + source.getFileName());
-                    if (Files.isDirectory(source)) {
-                        copyTree(source, target);
-                        copiedDirectories.add(target);
-                        entries.add(target.toString());
-                    } else if (source.getFileName().toString().contains("-SNAPSHOT")
-                            && Files.isRegularFile(source)) {
-                        Files.copy(source, target, StandardCopyOption.COPY_ATTRIBUTES);
-                        entries.add(target.toString());
-                    } else {
-                        entries.add(entry);
-                    }
+    /**
+     * Copies the mutable entries of {@code java.class.path} under {@code directory}; returns the class path. A copy
+     * that a build running alongside left incomplete is made again, until one is whole.
+     */
+    public static String snapshot(Path directory) {
+        AtomicInteger attempts = new AtomicInteger();
+        return Eventually.get("the build outputs on the class path are complete (a build running alongside?"
+                + " a stream registry names a class that is not there)", COMPLETE_WITHIN,
+                () -> copy(Files.createDirectories(directory.resolve("attempt-" + attempts.incrementAndGet()))),
+                Objects::nonNull);
+    }
+
+    /** One copy into {@code into}: the class path, or null when a build changed the outputs while they were copied. */
+    private static String copy(Path into) throws IOException {
+        List<String> entries = new ArrayList<>();
+        List<Path> copiedDirectories = new ArrayList<>();
+        try {
+            int index = 0;
+            for (String entry : System.getProperty("java.class.path").split(File.pathSeparator)) {
+                Path source = Path.of(entry);
+                Path target = into.resolve(index++ + "-" + source.getFileName());
+                if (Files.isDirectory(source)) {
+                    copyTree(source, target);
+                    copiedDirectories.add(target);
+                    entries.add(target.toString());
+                } else if (source.getFileName().toString().contains("-SNAPSHOT")
+                        && Files.isRegularFile(source)) {
+                    Files.copy(source, target, StandardCopyOption.COPY_ATTRIBUTES);
+                    entries.add(target.toString());
+                } else {
+                    entries.add(entry);
                 }
-            } catch (IOException | UncheckedIOException e) {
-                copied = false; // something was deleted or replaced while copying: a build is running
             }
-            if (copied && complete(copiedDirectories)) {
-                return String.join(File.pathSeparator, entries);
-            }
-            if (attempt == ATTEMPTS) {
-                throw new IllegalStateException("the build outputs on the class path stayed incomplete (a build"
-                        + " running alongside?): a stream registry names a class that is not there");
-            }
-            Thread.sleep(500);
+        } catch (IOException | UncheckedIOException e) {
+            return null; // something was deleted or replaced while copying: a build is running
         }
+        return complete(copiedDirectories) ? String.join(File.pathSeparator, entries) : null;
     }
 
     /** Whether every stream registry listed in a copied directory is there too (a build was not half done). */

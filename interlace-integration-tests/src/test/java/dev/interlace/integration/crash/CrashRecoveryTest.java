@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.interlace.runtime.ops.FatalErrors;
 import dev.interlace.runtime.testing.Eventually;
+import dev.interlace.runtime.testing.Pause;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -92,7 +93,7 @@ class CrashRecoveryTest {
             Load load = Load.start(child.uri(), ledger, key("sigkill" + cycle), LOAD_LIMIT, random.nextLong());
             assertThat(load.awaitAcknowledged(50, Duration.ofSeconds(20)))
                     .as("the load got going before the kill\n%s", child.diagnostics()).isTrue();
-            Thread.sleep(50 + random.nextInt(700));
+            Pause.millis(50 + random.nextInt(700)); // a random moment under load
             child.kill();
             assertThat(load.awaitEnd(CLIENTS_END)).as("every client stopped").isTrue();
             summary.add("SIGKILL #" + cycle + " after " + describe(load, loadStart));
@@ -138,7 +139,7 @@ class CrashRecoveryTest {
         // Killed while it starts: opening the crashed log, replaying its WAL, registering streams.
         CrashChild starting = spawn(FaultPoint.NONE, 1);
         long delay = 50 + random.nextInt(700);
-        Thread.sleep(delay);
+        Pause.millis(delay);
         boolean wasListening = starting.uri() != null;
         starting.kill();
         summary.add("SIGKILL " + delay + " ms into start-up (" + (wasListening ? "already" : "not yet")
@@ -153,7 +154,7 @@ class CrashRecoveryTest {
         long loadStart = System.nanoTime();
         Load load = Load.start(child.uri(), ledger, key("mixed-sigkill"), LOAD_LIMIT, random.nextLong());
         assertThat(load.awaitAcknowledged(50, Duration.ofSeconds(20))).as("the load got going").isTrue();
-        Thread.sleep(random.nextInt(500));
+        Pause.millis(random.nextInt(500)); // a random moment under load
         child.kill();
         assertThat(load.awaitEnd(CLIENTS_END)).as("every client stopped").isTrue();
         summary.add("SIGKILL under load after " + describe(load, loadStart));

@@ -1,5 +1,7 @@
 package dev.interlace.integration.crash;
 
+import static dev.interlace.integration.crash.OracleReport.section;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
@@ -136,13 +138,6 @@ public final class DurabilityOracle {
             section(text, "re-published duplicates reported at another offset than acknowledged",
                     wrongOriginalOffset);
             return text.toString();
-        }
-
-        private static void section(StringBuilder text, String title, List<String> problems) {
-            if (!problems.isEmpty()) {
-                text.append("\n  ").append(problems.size()).append(' ').append(title).append(", e.g. ")
-                        .append(problems.subList(0, Math.min(8, problems.size())));
-            }
         }
     }
 

@@ -1,6 +1,7 @@
 package dev.interlace.integration.crash;
 
 import dev.interlace.runtime.log.CommitListener;
+import dev.interlace.runtime.testing.Pause;
 
 /**
  * Stops the process dead ({@link Runtime#halt}, no shutdown hooks, no finalisation) at a fault point of the N-th
@@ -74,7 +75,7 @@ final class HaltingCommitListener implements CommitListener {
 
     private static void stall() {
         try {
-            Thread.sleep(NEGATIVE_CONTROL_STALL_MILLIS);
+            Pause.millis(NEGATIVE_CONTROL_STALL_MILLIS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }

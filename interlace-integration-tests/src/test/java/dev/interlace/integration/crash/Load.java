@@ -3,6 +3,7 @@ package dev.interlace.integration.crash;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.interlace.runtime.testing.Eventually;
+import dev.interlace.runtime.testing.Pause;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.URI;
@@ -15,7 +16,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 
@@ -203,7 +203,7 @@ public final class Load {
                 retry = true;
                 node = (node + 1) % publish.size();
                 try {
-                    Thread.sleep(FAILOVER_PAUSE_MILLIS); // a client's back-off, not a wait for the test
+                    Pause.millis(FAILOVER_PAUSE_MILLIS); // a client's back-off
                 } catch (InterruptedException e) {
                     ledger.doubt(batch.keys());
                     Thread.currentThread().interrupt();
@@ -324,14 +324,7 @@ public final class Load {
 
     /** Waits for every client to finish; true when all did within {@code timeout}. */
     public boolean awaitEnd(Duration timeout) throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        for (Thread client : clients) {
-            long remaining = deadline - System.nanoTime();
-            if (remaining > 0) {
-                client.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(remaining)));
-            }
-        }
-        return clients.stream().noneMatch(Thread::isAlive);
+        return Threads.joinAll(clients, timeout);
     }
 
     public long requests() {

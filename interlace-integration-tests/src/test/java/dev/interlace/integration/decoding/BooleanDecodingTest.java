@@ -2,9 +2,9 @@ package dev.interlace.integration.decoding;
 
 import static dev.interlace.integration.decoding.Decoding.allTypes;
 import static dev.interlace.integration.decoding.Decoding.allTypesError;
+import static dev.interlace.integration.decoding.Decoding.assertError;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.interlace.runtime.stream.FieldError;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.Test;
@@ -25,9 +25,7 @@ class BooleanDecodingTest {
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"'true'", "'false'", "1", "0", "'yes'", "[true]", "{}"})
     void booleanRejectsEverythingThatIsNotAJsonBoolean(String value) {
-        FieldError error = allTypesError("{'f': " + value + "}");
-        assertThat(error.field()).isEqualTo("f");
-        assertThat(error.reason()).contains("true or false");
+        assertError(allTypesError("{'f': " + value + "}"), "f", "true or false");
     }
 
     @Test

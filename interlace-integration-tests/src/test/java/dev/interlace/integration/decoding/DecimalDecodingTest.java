@@ -2,6 +2,7 @@ package dev.interlace.integration.decoding;
 
 import static dev.interlace.integration.decoding.Decoding.allTypes;
 import static dev.interlace.integration.decoding.Decoding.allTypesError;
+import static dev.interlace.integration.decoding.Decoding.assertError;
 import static dev.interlace.integration.decoding.Decoding.onlyError;
 import static dev.interlace.integration.decoding.Decoding.requiredWith;
 import static dev.interlace.integration.decoding.Decoding.valid;
@@ -60,17 +61,14 @@ class DecimalDecodingTest {
 
     @Test
     void decimalNeverRoundsAValueWithTooManyFractionalDigits() {
-        FieldError error = allTypesError("{'m': 1.234}");
-        assertThat(error.field()).isEqualTo("m");
-        assertThat(error.reason()).contains("1.234").contains("fractional digits").contains("never rounded");
+        assertError(allTypesError("{'m': 1.234}"), "m",
+                "1.234", "fractional digits", "never rounded");
     }
 
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"0.005", "0.001", "49.499", "-0.001", "'1.234'", "'0.125'", "1e-3"})
     void decimalRejectsEveryValueThatWouldNeedRounding(String value) {
-        FieldError error = allTypesError("{'m': " + value + "}");
-        assertThat(error.field()).isEqualTo("m");
-        assertThat(error.reason()).contains("fractional digits");
+        assertError(allTypesError("{'m': " + value + "}"), "m", "fractional digits");
     }
 
     @Test
@@ -83,17 +81,13 @@ class DecimalDecodingTest {
     @Test
     void decimalRejectsTooManyIntegerDigits() {
         // decimal(12,2) leaves 12 - 2 = 10 integer digits; 12345678901 has 11.
-        FieldError error = allTypesError("{'m': 12345678901}");
-        assertThat(error.field()).isEqualTo("m");
-        assertThat(error.reason()).contains("12345678901").contains("10 integer digits");
+        assertError(allTypesError("{'m': 12345678901}"), "m", "12345678901", "10 integer digits");
     }
 
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"10000000000", "-10000000000", "10000000000.00", "'12345678901'", "1e10", "'1E+10'"})
     void decimalRejectsEveryValueWithMoreIntegerDigitsThanPrecisionMinusScale(String value) {
-        FieldError error = allTypesError("{'m': " + value + "}");
-        assertThat(error.field()).isEqualTo("m");
-        assertThat(error.reason()).contains("integer digits");
+        assertError(allTypesError("{'m': " + value + "}"), "m", "integer digits");
     }
 
     @Test
@@ -113,9 +107,7 @@ class DecimalDecodingTest {
     @ValueSource(strings = {"abc", "1,5", "+5", "", " 5", "5 ", ".5", "5.", "0x10", "NaN", "Infinity", "1_000",
             "05", "1e", "--1", "5-"})
     void decimalRejectsAStringThatIsNotADecimalNumber(String text) {
-        FieldError error = allTypesError("{'m': '" + text + "'}");
-        assertThat(error.field()).isEqualTo("m");
-        assertThat(error.reason()).contains("not a decimal number").contains("49.50");
+        assertError(allTypesError("{'m': '" + text + "'}"), "m", "not a decimal number", "49.50");
     }
 
     @Test
@@ -180,8 +172,7 @@ class DecimalDecodingTest {
 
     @Test
     void wideDecimalRejectsElevenFractionalDigits() {
-        FieldError error = onlyError(new RequiredDecoder(), requiredWith("amount", "0.12345678901"));
-        assertThat(error.field()).isEqualTo("amount");
-        assertThat(error.reason()).contains("10 fractional digits").contains("never rounded");
+        assertError(onlyError(new RequiredDecoder(), requiredWith("amount", "0.12345678901")), "amount",
+                "10 fractional digits", "never rounded");
     }
 }

@@ -53,6 +53,16 @@ final class Decoding {
         return errors.get(0);
     }
 
+    /**
+     * Requires {@code error} to name {@code field} and its reason to contain each of {@code reasonContains}; returns
+     * it for further checks.
+     */
+    static FieldError assertError(FieldError error, String field, String... reasonContains) {
+        assertThat(error.field()).isEqualTo(field);
+        assertThat(error.reason()).contains(reasonContains);
+        return error;
+    }
+
     private static <T extends StreamEvent> DecodeResult<T> decode(EventDecoder<T> decoder, String payload) {
         try {
             return decoder.decode(payload);

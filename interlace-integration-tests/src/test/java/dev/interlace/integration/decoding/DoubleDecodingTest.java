@@ -2,11 +2,11 @@ package dev.interlace.integration.decoding;
 
 import static dev.interlace.integration.decoding.Decoding.allTypes;
 import static dev.interlace.integration.decoding.Decoding.allTypesError;
+import static dev.interlace.integration.decoding.Decoding.assertError;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
-import dev.interlace.runtime.stream.FieldError;
 import org.junit.jupiter.api.Test;
 
 /** {@code double} takes any JSON number that is finite as a 64-bit float. */
@@ -38,23 +38,17 @@ class DoubleDecodingTest {
 
     @Test
     void doubleRejectsANumberThatOverflowsToInfinity() {
-        FieldError error = allTypesError("{'d': 1e400}");
-        assertThat(error.field()).isEqualTo("d");
-        assertThat(error.reason()).contains("1e400").contains("out of range");
+        assertError(allTypesError("{'d': 1e400}"), "d", "1e400", "out of range");
     }
 
     @Test
     void doubleRejectsANegativeNumberThatOverflowsToInfinity() {
-        FieldError error = allTypesError("{'d': -1e400}");
-        assertThat(error.field()).isEqualTo("d");
-        assertThat(error.reason()).contains("out of range");
+        assertError(allTypesError("{'d': -1e400}"), "d", "out of range");
     }
 
     @Test
     void doubleRejectsNumericStrings() {
-        FieldError error = allTypesError("{'d': '1.5'}");
-        assertThat(error.field()).isEqualTo("d");
-        assertThat(error.reason()).contains("number").contains("string");
+        assertError(allTypesError("{'d': '1.5'}"), "d", "number", "string");
     }
 
     @Test
@@ -73,9 +67,7 @@ class DoubleDecodingTest {
 
     @Test
     void doubleRejectsBooleans() {
-        FieldError error = allTypesError("{'d': false}");
-        assertThat(error.field()).isEqualTo("d");
-        assertThat(error.reason()).contains("number");
+        assertError(allTypesError("{'d': false}"), "d", "number");
     }
 
     @Test

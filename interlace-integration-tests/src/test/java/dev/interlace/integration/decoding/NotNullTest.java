@@ -1,5 +1,6 @@
 package dev.interlace.integration.decoding;
 
+import static dev.interlace.integration.decoding.Decoding.assertError;
 import static dev.interlace.integration.decoding.Decoding.errors;
 import static dev.interlace.integration.decoding.Decoding.onlyError;
 import static dev.interlace.integration.decoding.Decoding.requiredFields;
@@ -40,17 +41,14 @@ class NotNullTest {
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"id", "amount", "name", "at", "day", "flag", "ratio", "payload"})
     void aMissingNotNullColumnIsAnErrorNamingTheField(String column) {
-        FieldError error = onlyError(new RequiredDecoder(), requiredWithout(column));
-        assertThat(error.field()).isEqualTo(column);
-        assertThat(error.reason()).contains("missing").contains("not null");
+        assertError(onlyError(new RequiredDecoder(), requiredWithout(column)), column,
+                "missing", "not null");
     }
 
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"id", "amount", "name", "at", "day", "flag", "ratio", "payload"})
     void anExplicitNullInANotNullColumnIsAnErrorNamingTheField(String column) {
-        FieldError error = onlyError(new RequiredDecoder(), requiredWith(column, "null"));
-        assertThat(error.field()).isEqualTo(column);
-        assertThat(error.reason()).contains("is null").contains("not null");
+        assertError(onlyError(new RequiredDecoder(), requiredWith(column, "null")), column, "is null", "not null");
     }
 
     @Test
@@ -79,15 +77,13 @@ class NotNullTest {
 
     @Test
     void aNotNullColumnWithAnInvalidValueGetsOneErrorAboutTheValue() {
-        FieldError error = onlyError(new RequiredDecoder(), requiredWith("amount", "0.00000000001"));
-        assertThat(error.field()).isEqualTo("amount");
-        assertThat(error.reason()).contains("fractional digits");
+        assertError(onlyError(new RequiredDecoder(), requiredWith("amount", "0.00000000001")), "amount",
+                "fractional digits");
     }
 
     @Test
     void theOrdersStreamRequiresItsOrderId() {
-        FieldError error = onlyError(new dev.interlace.integration.OrdersDecoder(), "{\"total\": 49.5}");
-        assertThat(error.field()).isEqualTo("order_id");
-        assertThat(error.reason()).contains("missing");
+        assertError(onlyError(new dev.interlace.integration.OrdersDecoder(), "{\"total\": 49.5}"), "order_id",
+                "missing");
     }
 }

@@ -1,5 +1,6 @@
 package dev.interlace.integration.decoding;
 
+import static dev.interlace.integration.decoding.Decoding.assertError;
 import static dev.interlace.integration.decoding.Decoding.json;
 import static dev.interlace.integration.decoding.Decoding.onlyError;
 import static dev.interlace.integration.decoding.Decoding.valid;
@@ -9,7 +10,6 @@ import dev.interlace.integration.OrdersDecoder;
 import dev.interlace.integration.OrdersEvent;
 import dev.interlace.integration.OrdersStream;
 import dev.interlace.runtime.stream.DecodeResult;
-import dev.interlace.runtime.stream.FieldError;
 import java.math.BigDecimal;
 import java.time.Instant;
 import org.junit.jupiter.api.Test;
@@ -46,15 +46,13 @@ class OrdersSeedTest {
 
     @Test
     void anOrderTotalIsNeverRounded() {
-        FieldError error = onlyError(new OrdersDecoder(), json("{'order_id': 'o3', 'total': 49.999}"));
-        assertThat(error.field()).isEqualTo("total");
-        assertThat(error.reason()).contains("never rounded");
+        assertError(onlyError(new OrdersDecoder(), json("{'order_id': 'o3', 'total': 49.999}")), "total",
+                "never rounded");
     }
 
     @Test
     void anOrdersUnknownFieldIsRejectedNamingTheDeclaredColumns() {
-        FieldError error = onlyError(new OrdersDecoder(), json("{'order_id': 'o4', 'customer': 'c1'}"));
-        assertThat(error.field()).isEqualTo("customer");
-        assertThat(error.reason()).contains("order_id, total, placed_at, meta");
+        assertError(onlyError(new OrdersDecoder(), json("{'order_id': 'o4', 'customer': 'c1'}")), "customer",
+                "order_id, total, placed_at, meta");
     }
 }

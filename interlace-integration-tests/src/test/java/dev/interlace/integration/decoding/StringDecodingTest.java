@@ -2,9 +2,9 @@ package dev.interlace.integration.decoding;
 
 import static dev.interlace.integration.decoding.Decoding.allTypes;
 import static dev.interlace.integration.decoding.Decoding.allTypesError;
+import static dev.interlace.integration.decoding.Decoding.assertError;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.interlace.runtime.stream.FieldError;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -56,32 +56,24 @@ class StringDecodingTest {
 
     @Test
     void stringRejectsAnUnpairedHighSurrogateEscape() {
-        FieldError error = allTypesError("{'s': '\\ud800'}");
-        assertThat(error.field()).isEqualTo("s");
-        assertThat(error.reason()).contains("Unicode").contains("surrogate");
+        assertError(allTypesError("{'s': '\\ud800'}"), "s", "Unicode", "surrogate");
     }
 
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"\\udc00", "a\\ud800b", "\\ud800\\ud800", "\\ude00\\ud83d", "end \\ud83d"})
     void stringRejectsEveryUnpairedSurrogateEscape(String escaped) {
-        FieldError error = allTypesError("{'s': '" + escaped + "'}");
-        assertThat(error.field()).isEqualTo("s");
-        assertThat(error.reason()).contains("surrogate");
+        assertError(allTypesError("{'s': '" + escaped + "'}"), "s", "surrogate");
     }
 
     @Test
     void stringRejectsNumbers() {
-        FieldError error = allTypesError("{'s': 5}");
-        assertThat(error.field()).isEqualTo("s");
-        assertThat(error.reason()).contains("expected a string").contains("number");
+        assertError(allTypesError("{'s': 5}"), "s", "expected a string", "number");
     }
 
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"5", "1.5", "true", "['a']", "{'a': 'b'}"})
     void stringRejectsEveryOtherJsonType(String value) {
-        FieldError error = allTypesError("{'s': " + value + "}");
-        assertThat(error.field()).isEqualTo("s");
-        assertThat(error.reason()).contains("expected a string");
+        assertError(allTypesError("{'s': " + value + "}"), "s", "expected a string");
     }
 
     @Test

@@ -2,6 +2,7 @@ package dev.interlace.integration.decoding;
 
 import static dev.interlace.integration.decoding.Decoding.allTypes;
 import static dev.interlace.integration.decoding.Decoding.allTypesError;
+import static dev.interlace.integration.decoding.Decoding.assertError;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.interlace.runtime.stream.FieldError;
@@ -152,9 +153,7 @@ class TimestampDecodingTest {
 
     @Test
     void timestampRejectsAnEpochNumber() {
-        FieldError error = allTypesError("{'t': 1732868400}");
-        assertThat(error.field()).isEqualTo("t");
-        assertThat(error.reason()).contains("RFC 3339").contains("number");
+        assertError(allTypesError("{'t': 1732868400}"), "t", "RFC 3339", "number");
     }
 
     @Test

@@ -2,6 +2,7 @@ package dev.interlace.integration.decoding;
 
 import static dev.interlace.integration.decoding.Decoding.allTypesError;
 import static dev.interlace.integration.decoding.Decoding.allTypesErrors;
+import static dev.interlace.integration.decoding.Decoding.assertError;
 import static dev.interlace.integration.decoding.Decoding.errors;
 import static dev.interlace.integration.decoding.Decoding.json;
 import static dev.interlace.integration.decoding.Decoding.onlyError;
@@ -33,10 +34,8 @@ class UndeclaredFieldTest {
 
         @Test
         void anUndeclaredFieldIsAnErrorNamingTheDeclaredColumns() {
-            FieldError error = allTypesError("{'s': 'a', 'extra': 1}");
-            assertThat(error.field()).isEqualTo("extra");
-            assertThat(error.reason()).contains("not a declared column")
-                    .contains("s, b, d, m, f, t, day, j, class");
+            assertError(allTypesError("{'s': 'a', 'extra': 1}"), "extra",
+                    "not a declared column", "s, b, d, m, f, t, day, j, class");
         }
 
         @Test
@@ -72,9 +71,8 @@ class UndeclaredFieldTest {
 
         @Test
         void anUndeclaredFieldIsAnErrorNamingTheDeclaredColumns() {
-            FieldError error = onlyError(new QuarantinedDecoder(), json("{'id': 'a', 'extra': true}"));
-            assertThat(error.field()).isEqualTo("extra");
-            assertThat(error.reason()).contains("not a declared column").contains("id, n");
+            assertError(onlyError(new QuarantinedDecoder(), json("{'id': 'a', 'extra': true}")), "extra",
+                    "not a declared column", "id, n");
         }
 
         @Test
@@ -143,25 +141,21 @@ class UndeclaredFieldTest {
 
         @Test
         void declaredNotNullColumnsAreStillRequired() {
-            FieldError error = onlyError(new EvolvingDecoder(), json("{'extra': 1}"));
-            assertThat(error.field()).isEqualTo("n");
-            assertThat(error.reason()).contains("missing");
+            assertError(onlyError(new EvolvingDecoder(), json("{'extra': 1}")), "n", "missing");
         }
 
         @Test
         void aFieldWhoseNameIsNotAValidColumnNameIsAnError() {
-            FieldError error = onlyError(new EvolvingDecoder(), json("{'n': 1, 'Bad-Name': 1}"));
-            assertThat(error.field()).isEqualTo("Bad-Name");
-            assertThat(error.reason()).contains("cannot become a new column").contains("[a-z][a-z0-9_]{0,62}");
+            assertError(onlyError(new EvolvingDecoder(), json("{'n': 1, 'Bad-Name': 1}")), "Bad-Name",
+                    "cannot become a new column", "[a-z][a-z0-9_]{0,62}");
         }
 
         @ParameterizedTest(name = "{0}")
         @ValueSource(strings = {"1abc", "_offset", "_private", "has space", "dash-ed", "caMel", "é",
                 "a234567890123456789012345678901234567890123456789012345678901234"})
         void everyNameOutsideTheColumnPatternIsAnError(String name) {
-            FieldError error = onlyError(new EvolvingDecoder(), json("{'n': 1, '" + name + "': 1}"));
-            assertThat(error.field()).isEqualTo(name);
-            assertThat(error.reason()).contains("cannot become a new column");
+            assertError(onlyError(new EvolvingDecoder(), json("{'n': 1, '" + name + "': 1}")), name,
+                    "cannot become a new column");
         }
 
         @Test
@@ -173,9 +167,8 @@ class UndeclaredFieldTest {
 
         @Test
         void aFieldThatDiffersOnlyInCaseFromADeclaredColumnIsAnError() {
-            FieldError error = onlyError(new EvolvingDecoder(), json("{'n': 1, 'S': 'a'}"));
-            assertThat(error.field()).isEqualTo("S");
-            assertThat(error.reason()).contains("cannot become a new column");
+            assertError(onlyError(new EvolvingDecoder(), json("{'n': 1, 'S': 'a'}")), "S",
+                    "cannot become a new column");
         }
 
         @Test

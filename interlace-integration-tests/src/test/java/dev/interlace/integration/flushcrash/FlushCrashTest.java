@@ -7,6 +7,7 @@ import dev.interlace.integration.crash.CrashChildren;
 import dev.interlace.runtime.flush.FlushListener;
 import dev.interlace.runtime.flush.Flusher;
 import dev.interlace.runtime.testing.Eventually;
+import dev.interlace.runtime.testing.Pause;
 import java.io.IOException;
 import dev.interlace.integration.crash.ChildClassPath;
 import java.nio.file.Files;
@@ -262,7 +263,7 @@ class FlushCrashTest {
             race.publish("pre", 40, 50);
             race.startFlusher("A", FlushListener.NONE);
             FlushRace.Background publisher = race.publishInBackground("during", 60, 50);
-            Thread.sleep(random.nextInt(100));
+            Pause.millis(random.nextInt(100)); // a random moment while events arrive
             pauseUntilTakenOver(race, "A", "B");
             String third = pauseUntilTakenOver(race, "B", "C");
             publisher.join();
@@ -322,7 +323,7 @@ class FlushCrashTest {
         Eventually.until(paused + "'s append is fenced", Duration.ofSeconds(10), () -> race.fenced(paused) != 0);
         assertThat(race.fenced(paused)).as("%s's append after losing its lease was refused: %s", paused,
                 race.describe()).isEqualTo(1);
-        Thread.sleep(FlushRace.LEASE_TTL.toMillis());
+        Pause.of(FlushRace.LEASE_TTL); // a lease's length in which it must commit nothing
         assertThat(race.committed(paused)).as("%s committed nothing after losing its lease: %s", paused,
                 race.describe()).isEqualTo(committedBefore);
         return holder;
@@ -391,7 +392,7 @@ class FlushCrashTest {
                     assertThat(race.awaitWatermarkPast(positions.events(), Duration.ofSeconds(10))).isTrue();
                     aBetween.arm();
                     assertThat(aBetween.awaitHeld(Duration.ofSeconds(10))).isTrue();
-                    Thread.sleep(FlushRace.LEASE_TTL.toMillis() + 100);
+                    Eventually.until("A's lease expired", Duration.ofSeconds(10), race::leaseExpired);
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                 }

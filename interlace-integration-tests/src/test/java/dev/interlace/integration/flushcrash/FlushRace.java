@@ -15,11 +15,13 @@ import dev.interlace.runtime.log.Leases;
 import dev.interlace.runtime.log.LogSettings;
 import dev.interlace.runtime.log.SqliteStreamLog;
 import dev.interlace.runtime.log.Watermarks;
+import dev.interlace.runtime.ops.EpochMicros;
 import dev.interlace.runtime.ops.RequestIds;
 import dev.interlace.runtime.records.SystemRecords;
 import dev.interlace.runtime.sql.QueryResult;
 import dev.interlace.runtime.stream.StreamCatalog;
 import dev.interlace.runtime.testing.Eventually;
+import dev.interlace.runtime.testing.Pause;
 import dev.interlace.runtime.warehouse.Warehouse;
 import dev.interlace.warehouse.duckdb.DuckDbWarehouseFactory;
 import java.nio.charset.StandardCharsets;
@@ -105,7 +107,7 @@ final class FlushRace implements AutoCloseable {
 
     private static void jitter() {
         try {
-            Thread.sleep(ThreadLocalRandom.current().nextInt(3));
+            Pause.millis(ThreadLocalRandom.current().nextInt(3)); // widens the race windows
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
@@ -160,7 +162,7 @@ final class FlushRace implements AutoCloseable {
                     || committed.count(AppendResult.Status.ACCEPTED) != size) {
                 throw new IllegalStateException("append of " + size + " fresh events: " + result);
             }
-            Thread.sleep(1);
+            Pause.millis(1); // the publisher's pace
         }
     }
 
@@ -270,6 +272,11 @@ final class FlushRace implements AutoCloseable {
     Leases.Group flusherGroup() {
         return log.groups(OrdersStream.DESCRIPTOR.name()).stream()
                 .filter(group -> group.group().equals(FlushLease.GROUP)).findFirst().orElseThrow();
+    }
+
+    /** Whether the flusher group's lease has expired (its holder has not renewed it in time). */
+    boolean leaseExpired() {
+        return flusherGroup().expiresAtMicros() < EpochMicros.now(Clock.systemUTC());
     }
 
     /** The fencing token recorded in {@code streams._watermarks} for the stream's events. */

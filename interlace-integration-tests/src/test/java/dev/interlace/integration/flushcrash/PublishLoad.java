@@ -2,7 +2,9 @@ package dev.interlace.integration.flushcrash;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.interlace.integration.crash.Threads;
 import dev.interlace.runtime.testing.Eventually;
+import dev.interlace.runtime.testing.Pause;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.URI;
@@ -16,7 +18,6 @@ import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -140,7 +141,7 @@ public final class PublishLoad {
             }
             if (pauseMillis > 0) {
                 try {
-                    Thread.sleep(random.nextLong(pauseMillis + 1)); // the load's pace, not a wait for a condition
+                    Pause.millis(random.nextLong(pauseMillis + 1)); // the load's pace
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                     return;
@@ -189,14 +190,7 @@ public final class PublishLoad {
 
     /** Waits for every client to finish; true when all did within {@code timeout}. */
     public boolean awaitEnd(Duration timeout) throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        for (Thread client : clients) {
-            long remaining = deadline - System.nanoTime();
-            if (remaining > 0) {
-                client.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(remaining)));
-            }
-        }
-        return clients.stream().noneMatch(Thread::isAlive);
+        return Threads.joinAll(clients, timeout);
     }
 
     /** Acknowledged keys with the offset their 200 implies. */

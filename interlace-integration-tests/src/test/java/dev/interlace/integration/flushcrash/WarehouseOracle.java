@@ -1,5 +1,7 @@
 package dev.interlace.integration.flushcrash;
 
+import static dev.interlace.integration.crash.OracleReport.section;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.interlace.runtime.testing.Eventually;
@@ -96,13 +98,6 @@ public final class WarehouseOracle {
             section(text, "keys stored more than once", duplicated);
             section(text, "other problems", other);
             return text.toString();
-        }
-
-        private static void section(StringBuilder text, String title, List<String> problems) {
-            if (!problems.isEmpty()) {
-                text.append("\n  ").append(problems.size()).append(' ').append(title).append(", e.g. ")
-                        .append(problems.subList(0, Math.min(8, problems.size())));
-            }
         }
     }
 

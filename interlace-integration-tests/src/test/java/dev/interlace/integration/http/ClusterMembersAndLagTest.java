@@ -3,27 +3,24 @@ package dev.interlace.integration.http;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.google.inject.AbstractModule;
 import com.google.inject.Module;
 import com.google.inject.TypeLiteral;
-import com.google.inject.multibindings.Multibinder;
 import dev.interlace.integration.OrdersStream;
+import dev.interlace.integration.kafka.NodeFixtures;
 import dev.interlace.log.kafka.testing.KafkaCluster;
 import dev.interlace.runtime.Interlace;
 import dev.interlace.runtime.config.ConfigLoader;
-import dev.interlace.runtime.flush.FlushListener;
 import dev.interlace.runtime.model.ModelDefinition;
 import dev.interlace.runtime.stream.StreamCatalog;
 import dev.interlace.runtime.testing.Eventually;
+import dev.interlace.runtime.testing.FaultModules;
 import dev.interlace.runtime.warehouse.Warehouse;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -54,9 +51,7 @@ class ClusterMembersAndLagTest {
 
     @Test
     void everyMemberIsListedAndEveryWarehouseAnswerNamesItsLag() throws Exception {
-        Path secret = directory.resolve("cluster.secret");
-        Files.writeString(secret, "a cluster secret of at least thirty-two bytes\n");
-        Files.setPosixFilePermissions(secret, PosixFilePermissions.fromString("rw-------"));
+        Path secret = NodeFixtures.clusterSecret(directory, "a cluster secret of at least thirty-two bytes");
         try (Interlace ingest = start("ingest", secret, "ingest");
                 Interlace idle = start("idle", secret, "ingest")) {
             CompletableFuture<Interlace> laggingStart = CompletableFuture.supplyAsync(() -> start("lagging", secret,
@@ -113,9 +108,7 @@ class ClusterMembersAndLagTest {
 
     @Test
     void aReplicaBackAfterTheLogWasTrimmedPastItStopsAndLeavesTheStreamToTheOthers() throws Exception {
-        Path secret = directory.resolve("cluster.secret");
-        Files.writeString(secret, "a cluster secret of at least thirty-two bytes\n");
-        Files.setPosixFilePermissions(secret, PosixFilePermissions.fromString("rw-------"));
+        Path secret = NodeFixtures.clusterSecret(directory, "a cluster secret of at least thirty-two bytes");
         try (Interlace ingest = start("ingest", secret, "ingest");
                 Interlace current = start("current", secret, "warehouse")) {
             Interlace away = start("away", secret, "warehouse");
@@ -193,17 +186,7 @@ class ClusterMembersAndLagTest {
 
     /** A warehouse whose commits always fail (a test fault): its replica holds its leases and stays at 0. */
     private static Module neverCommits() {
-        return new AbstractModule() {
-            @Override
-            protected void configure() {
-                Multibinder.newSetBinder(binder(), FlushListener.class).addBinding().toInstance(new FlushListener() {
-                    @Override
-                    public void beforeCommit(Warehouse.Target target, long newWatermark, int rows) {
-                        throw new IllegalStateException("warehouse unavailable (test fault)");
-                    }
-                });
-            }
-        };
+        return FaultModules.failingWarehouse();
     }
 
     private static int freePort() {

@@ -3,8 +3,6 @@ package dev.interlace.integration.http;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.interlace.runtime.http.HttpTransport;
-import dev.interlace.runtime.http.netty.NettyTransport;
 import dev.interlace.runtime.testing.Eventually;
 import java.net.InetAddress;
 import java.net.URI;
@@ -41,7 +39,7 @@ class ConnectionSharesTest {
                 for (int i = 0; i < 4; i++) {
                     idle.add(new RawClient(uri, GREEDY));
                 }
-                awaitOpen(api, 4);
+                api.awaitOpenConnections("reach 4", open -> open == 4);
 
                 try (RawClient over = new RawClient(uri, GREEDY)) {
                     over.write(PUBLISH);
@@ -60,10 +58,10 @@ class ConnectionSharesTest {
                 // one that has sent nothing, which is answered 503 and closed: the address's probe still gets in.
                 // One at a time: two event loops take connections up, not always in the order they were opened,
                 // and "oldest" is the order the server took them up in.
-                awaitOpen(api, 4);
+                api.awaitOpenConnections("reach 4", open -> open == 4);
                 for (int i = 0; i < 4; i++) {
                     idle.add(new RawClient(uri, GREEDY));
-                    awaitOpen(api, idle.size());
+                    api.awaitOpenConnections("reach " + idle.size(), open -> open == idle.size());
                 }
                 try (RawClient beyond = new RawClient(uri, GREEDY)) {
                     RawClient oldest = idle.get(4);
@@ -89,7 +87,7 @@ class ConnectionSharesTest {
             } finally {
                 idle.forEach(RawClient::close);
             }
-            awaitOpen(api, 0);
+            api.awaitOpenConnections("reach 0", open -> open == 0);
 
             PrometheusText metrics = metrics(uri);
             assertThat(metrics.value("interlace_http_connections_refused_total", "limit",
@@ -109,7 +107,7 @@ class ConnectionSharesTest {
                 for (int i = 0; i < 3; i++) {
                     idle.add(new RawClient(uri, GREEDY));
                 }
-                awaitOpen(api, 3);
+                api.awaitOpenConnections("reach 3", open -> open == 3);
                 try (RawClient probe = new RawClient(uri, OTHER)) {
                     probe.write("GET /health/ready HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
                     RawClient.Answer ready = probe.read(5_000);
@@ -122,7 +120,7 @@ class ConnectionSharesTest {
             } finally {
                 idle.forEach(RawClient::close);
             }
-            awaitOpen(api, 0);
+            api.awaitOpenConnections("reach 0", open -> open == 0);
             try (RawClient other = new RawClient(uri, OTHER)) {
                 other.write(PUBLISH);
                 assertThat(other.read(5_000).status()).as("served again once places are free").isEqualTo(200);
@@ -232,13 +230,6 @@ class ConnectionSharesTest {
         assertThat(body.get("error").asText()).isEqualTo("too_many_connections");
         assertThat(body.get("message").asText()).contains(flag);
         assertThat(answer.head()).contains("Retry-After: 1");
-    }
-
-    /** Waits until the server counts {@code expected} open connections (an event loop counts one as it takes it up). */
-    private static void awaitOpen(TestServer api, int expected) {
-        NettyTransport transport = (NettyTransport) api.server.instance(HttpTransport.class);
-        Eventually.get("open connections reach " + expected, Duration.ofSeconds(10), transport::openConnections,
-                open -> open == expected);
     }
 
     private static PrometheusText metrics(URI uri) {

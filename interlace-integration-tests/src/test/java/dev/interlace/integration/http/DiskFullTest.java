@@ -55,11 +55,7 @@ class DiskFullTest {
 
             log.limit(Integer.MAX_VALUE);
             assertThat(awaitReady(api)).isTrue();
-            TestServer.Response retried = api.postJson("/streams/orders", refusal.body());
-            assertThat(retried.status()).isEqualTo(200);
-            assertThat(retried.body().get("accepted").asInt()).isEqualTo(EVENTS_PER_REQUEST);
-            refusal.keys().forEach(key -> acknowledged.put(key, true));
-            assertThat(publish(api, acknowledged).status()).isEqualTo(200);
+            retryAndPublishAgain(api, refusal, acknowledged);
 
             assertEachPresentOnce(api, acknowledged.keySet());
             assertThat(api.awaitFlushed("orders").get("pending").asLong()).isZero();
@@ -89,11 +85,7 @@ class DiskFullTest {
 
                 Files.delete(filler);
                 assertThat(awaitReady(api)).isTrue();
-                TestServer.Response retried = api.postJson("/streams/orders", refusal.body());
-                assertThat(retried.status()).isEqualTo(200);
-                assertThat(retried.body().get("accepted").asInt()).isEqualTo(EVENTS_PER_REQUEST);
-                refusal.keys().forEach(key -> acknowledged.put(key, true));
-                assertThat(publish(api, acknowledged).status()).isEqualTo(200);
+                retryAndPublishAgain(api, refusal, acknowledged);
 
                 assertEachPresentOnce(api, acknowledged.keySet());
             }
@@ -166,6 +158,15 @@ class DiskFullTest {
                     .append("\",\"total\":1.50,\"meta\":{\"padding\":\"").append(PADDING).append("\"}}");
         }
         return body.append("]").toString();
+    }
+
+    /** Once the log writes again: the refused request retried is accepted whole, and a new one is too. */
+    private void retryAndPublishAgain(TestServer api, Refusal refusal, Map<String, Boolean> acknowledged) {
+        TestServer.Response retried = api.postJson("/streams/orders", refusal.body());
+        assertThat(retried.status()).isEqualTo(200);
+        assertThat(retried.body().get("accepted").asInt()).isEqualTo(EVENTS_PER_REQUEST);
+        refusal.keys().forEach(key -> acknowledged.put(key, true));
+        assertThat(publish(api, acknowledged).status()).isEqualTo(200);
     }
 
     private static void assertLogUnavailable(TestServer.Response response) {

@@ -7,6 +7,8 @@ import com.google.inject.AbstractModule;
 import com.google.inject.Module;
 import dev.interlace.runtime.http.HttpLimits;
 import dev.interlace.runtime.log.StreamLog;
+import dev.interlace.runtime.testing.Eventually;
+import dev.interlace.runtime.testing.Pause;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -69,15 +71,15 @@ class HostileClientsTest {
                         for (RawClient client : slow) {
                             client.write("a");
                         }
-                        sleep(500);
+                        Pause.uninterrupted(500); // the slow clients' pace
                     }
                 }, "slowloris");
                 trickle.start();
 
-                sleep(500);
+                api.awaitOpenConnections("hold the slow clients", open -> open >= slow.size());
                 assertAnsweredWhileAttacked(api, "slowloris");
 
-                sleep(3_500); // past the header timeout, counted from each request's first byte
+                Pause.uninterrupted(3_500); // trickling past the header timeout, counted from each request's first byte
                 trickling.set(false);
                 trickle.join();
                 int cutOff = 0;
@@ -109,7 +111,7 @@ class HostileClientsTest {
                     client.write("GET /streams/orders/events?after=1&wait_ms=30000 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
                     polls.add(client);
                 }
-                sleep(500);
+                api.awaitOpenConnections("hold the parked polls", open -> open >= polls.size());
                 assertAnsweredWhileAttacked(api, "long polls"); // publishes "order-long polls": wakes them all
                 int woken = 0;
                 for (RawClient client : polls) {
@@ -250,14 +252,8 @@ class HostileClientsTest {
             holder.close(); // its reservation goes with its connection
 
             String event = "{\"order_id\":\"after-the-holder\",\"meta\":\"" + "y".repeat(150_000) + "\"}";
-            TestServer.Response published = null;
-            for (int attempt = 0; attempt < 100; attempt++) {
-                published = api.postJson("/streams/orders", event);
-                if (published.status() != 503) {
-                    break;
-                }
-                sleep(50);
-            }
+            TestServer.Response published = Eventually.get("a publish is not refused once the holder has gone",
+                    Duration.ofSeconds(5), () -> api.postJson("/streams/orders", event), r -> r.status() != 503);
             assertThat(published.status()).as(String.valueOf(published.body())).isEqualTo(200);
         }
     }
@@ -326,15 +322,6 @@ class HostileClientsTest {
             return TestServer.JSON.readTree(text);
         } catch (java.io.IOException e) {
             throw new AssertionError("not JSON: " + text, e);
-        }
-    }
-
-    private static void sleep(long millis) {
-        try {
-            Thread.sleep(millis);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
         }
     }
 }

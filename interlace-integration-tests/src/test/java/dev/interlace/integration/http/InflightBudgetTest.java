@@ -3,6 +3,7 @@ package dev.interlace.integration.http;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.interlace.runtime.testing.Pause;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -303,7 +304,7 @@ class InflightBudgetTest {
                         if (live.statusCode() != 200) {
                             failures.add(live.statusCode() + ": " + live.body());
                         }
-                        Thread.sleep(200);
+                        Pause.millis(200); // the prober's pace
                     } catch (IOException e) {
                         failures.add(e.toString());
                     } catch (InterruptedException e) {

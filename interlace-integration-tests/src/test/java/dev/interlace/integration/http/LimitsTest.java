@@ -30,10 +30,7 @@ class LimitsTest {
     @Test
     void tooManyEventsInOneRequestIs413() {
         try (TestServer api = TestServer.start(dataDirectory, "--max-events-per-request", "2")) {
-            TestServer.Response response = api.postJson("/streams/orders",
-                    "[{\"order_id\":\"a\"},{\"order_id\":\"b\"},{\"order_id\":\"c\"}]");
-            assertThat(response.status()).isEqualTo(413);
-            assertThat(response.body().get("error").asText()).isEqualTo("too_many_events");
+            assertThreeEventsAreTooMany(api);
             assertThat(api.head("orders")).isZero();
         }
     }
@@ -84,10 +81,7 @@ class LimitsTest {
     @Test
     void aRequestLargerThanTheWholeBacklogLimitIs413NotARetryableError() {
         try (TestServer api = TestServer.start(dataDirectory, "--max-pending", "2")) {
-            TestServer.Response response = api.postJson("/streams/orders",
-                    "[{\"order_id\":\"a\"},{\"order_id\":\"b\"},{\"order_id\":\"c\"}]");
-            assertThat(response.status()).isEqualTo(413);
-            assertThat(response.body().get("error").asText()).isEqualTo("too_many_events");
+            assertThreeEventsAreTooMany(api);
         }
     }
 
@@ -105,5 +99,13 @@ class LimitsTest {
             assertThat(api.get("/health/live").status()).isEqualTo(200);
             assertThat(api.head("orders")).isZero();
         }
+    }
+
+    /** A request of three events is refused whole: 413 {@code too_many_events}. */
+    private static void assertThreeEventsAreTooMany(TestServer api) {
+        TestServer.Response response = api.postJson("/streams/orders",
+                "[{\"order_id\":\"a\"},{\"order_id\":\"b\"},{\"order_id\":\"c\"}]");
+        assertThat(response.status()).isEqualTo(413);
+        assertThat(response.body().get("error").asText()).isEqualTo("too_many_events");
     }
 }

@@ -4,11 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.google.inject.AbstractModule;
+import com.google.inject.Module;
 import com.google.inject.multibindings.Multibinder;
 import dev.interlace.runtime.flush.Flusher;
 import dev.interlace.runtime.log.CommitListener;
-import dev.interlace.runtime.model.ModelListener;
 import dev.interlace.runtime.testing.Eventually;
+import dev.interlace.runtime.testing.FaultModules;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.http.HttpResponse;
@@ -163,19 +164,7 @@ class MetricsTest {
 
     @Test
     void aFailedModelIsCountedAndItsDependantIsCountedAsSkipped() {
-        AbstractModule failing = new AbstractModule() {
-            @Override
-            protected void configure() {
-                Multibinder.newSetBinder(binder(), ModelListener.class).addBinding().toInstance(new ModelListener() {
-                    @Override
-                    public void beforeCommit(String model) {
-                        if (model.equals("revenue_per_day")) {
-                            throw new IllegalStateException("revenue_per_day broke (test fault)");
-                        }
-                    }
-                });
-            }
-        };
+        Module failing = FaultModules.failingModelWhile("revenue_per_day", () -> true);
         try (TestServer api = TestServer.startWith(dataDirectory, TestServer.CATALOG, List.of(failing))) {
             api.postJson("/streams/orders", "{\"order_id\":\"o1\",\"total\":5}");
             settle(api);

@@ -3,12 +3,11 @@ package dev.interlace.integration.http;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.google.inject.AbstractModule;
-import com.google.inject.multibindings.Multibinder;
+import com.google.inject.Module;
 import dev.interlace.runtime.flush.Flusher;
-import dev.interlace.runtime.model.ModelListener;
 import dev.interlace.runtime.ops.EpochMicros;
 import dev.interlace.runtime.testing.Eventually;
+import dev.interlace.runtime.testing.FaultModules;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -181,19 +180,7 @@ class ModelsTest {
     @Test
     void aFailingModelSkipsItsDependantsAndTheNextTriggerRetries() {
         AtomicBoolean fail = new AtomicBoolean(true);
-        AbstractModule failing = new AbstractModule() {
-            @Override
-            protected void configure() {
-                Multibinder.newSetBinder(binder(), ModelListener.class).addBinding().toInstance(new ModelListener() {
-                    @Override
-                    public void beforeCommit(String model) {
-                        if (fail.get() && model.equals("revenue_per_day")) {
-                            throw new IllegalStateException("revenue_per_day broke (test fault)");
-                        }
-                    }
-                });
-            }
-        };
+        Module failing = FaultModules.failingModelWhile("revenue_per_day", fail::get);
         try (TestServer api = TestServer.startWith(dataDirectory, TestServer.CATALOG, List.of(failing))) {
             api.postJson("/streams/orders", "{\"order_id\":\"o1\",\"total\":5}");
             api.postJson("/streams/clicks", "{\"click_id\":\"a\",\"url\":\"/x\",\"at\":\"2026-11-29T08:10:00Z\"}");

@@ -195,14 +195,10 @@ class PartitionedStreamTest {
 
             // Every event once in the warehouse, in the partition its key hashes to, at the offset it was given.
             JsonNode rows = sql(server, "SELECT payment_id, _partition, _offset FROM streams.payments");
-            assertThat(rows).hasSize(220);
-            Set<String> seen = new HashSet<>();
+            assertEachKeyOnceInItsPartition(rows, 220);
             for (JsonNode row : rows) {
-                String key = row.get(0).asText();
-                assertThat(seen.add(key)).as(key + " once").isTrue();
-                assertThat(row.get(1).asInt()).as(key).isEqualTo(StreamPartitions.partitionOfKey(key, PARTITIONS));
-                if (stored.containsKey(key)) {
-                    assertThat(row.get(2).asInt()).isEqualTo(stored.get(key)[1]);
+                if (stored.containsKey(row.get(0).asText())) {
+                    assertThat(row.get(2).asInt()).isEqualTo(stored.get(row.get(0).asText())[1]);
                 }
             }
             JsonNode perPartition = sql(server, "SELECT _partition, count(*), min(_offset), max(_offset)"
@@ -514,13 +510,7 @@ class PartitionedStreamTest {
                     () -> sql(server, "SELECT count(*) FROM main.payment_log"),
                     rows -> rows.get(0).get(0).asLong() >= 300);
             JsonNode rows = sql(server, "SELECT payment_id, p, o FROM main.payment_log");
-            assertThat(rows).hasSize(300);
-            Set<String> seen = new HashSet<>();
-            for (JsonNode row : rows) {
-                String key = row.get(0).asText();
-                assertThat(seen.add(key)).as(key + " once").isTrue();
-                assertThat(row.get(1).asInt()).isEqualTo(StreamPartitions.partitionOfKey(key, PARTITIONS));
-            }
+            assertEachKeyOnceInItsPartition(rows, 300);
             JsonNode sameAsTable = sql(server, "SELECT count(*) FROM main.payment_log l JOIN streams.payments s"
                     + " ON l.payment_id = s.payment_id AND l.p = s._partition AND l.o = s._offset");
             assertThat(sameAsTable.get(0).get(0).asLong()).isEqualTo(300);
@@ -541,5 +531,16 @@ class PartitionedStreamTest {
         TestServer.Response answer = server.post("/sql", "text/plain", query);
         assertThat(answer.status()).as(answer.body().toString()).isEqualTo(200);
         return answer.body().get("rows");
+    }
+
+    /** Requires {@code rows} (key, partition, ...) to be {@code count} keys, each once, in its key's partition. */
+    private static void assertEachKeyOnceInItsPartition(JsonNode rows, int count) {
+        assertThat(rows).hasSize(count);
+        Set<String> seen = new HashSet<>();
+        for (JsonNode row : rows) {
+            String key = row.get(0).asText();
+            assertThat(seen.add(key)).as(key + " once").isTrue();
+            assertThat(row.get(1).asInt()).as(key).isEqualTo(StreamPartitions.partitionOfKey(key, PARTITIONS));
+        }
     }
 }

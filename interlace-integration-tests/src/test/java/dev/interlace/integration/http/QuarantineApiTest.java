@@ -147,9 +147,7 @@ class QuarantineApiTest {
     @Test
     void anEntryWhoseKeyWasPublishedSinceIsDeduplicatedAgainstTheOriginalAndMarked() {
         try (TestServer before = TestServer.start(data)) {
-            before.post("/streams/clicks", "application/x-ndjson", String.join("\n",
-                    "{\"click_id\":\"c1\",\"url\":\"/a\",\"at\":\"2026-12-01T09:00:00Z\",\"referrer\":\"x\"}",
-                    "{\"click_id\":\"c2\",\"url\":\"/b\",\"at\":\"2026-12-01T09:00:00Z\",\"referrer\":\"y\"}"));
+            publishTwoClicksWithAReferrer(before);
             // The client fixed c1 itself and sent it again without the new field.
             assertThat(before.postJson("/streams/clicks",
                     "{\"click_id\":\"c1\",\"url\":\"/a\",\"at\":\"2026-12-01T09:00:00Z\"}").status()).isEqualTo(200);
@@ -283,9 +281,7 @@ class QuarantineApiTest {
     @Test
     void aReplayOverTheBacklogLimitIs429WithRetryAfterAndReplaysNothing() {
         try (TestServer before = TestServer.start(data)) {
-            before.post("/streams/clicks", "application/x-ndjson", String.join("\n",
-                    "{\"click_id\":\"c1\",\"url\":\"/a\",\"at\":\"2026-12-01T09:00:00Z\",\"referrer\":\"x\"}",
-                    "{\"click_id\":\"c2\",\"url\":\"/b\",\"at\":\"2026-12-01T09:00:00Z\",\"referrer\":\"y\"}"));
+            publishTwoClicksWithAReferrer(before);
             before.awaitFlushed("clicks");
         }
         try (TestServer after = TestServer.startWith(data, withReferrer, "--max-pending", "1")) {
@@ -353,5 +349,12 @@ class QuarantineApiTest {
             seqs.add(Integer.toString(i));
         }
         return "[" + String.join(", ", seqs) + "]";
+    }
+
+    /** Publishes clicks c1 and c2, each with a referrer, a field the catalog of {@code before} does not declare. */
+    private static void publishTwoClicksWithAReferrer(TestServer before) {
+        before.post("/streams/clicks", "application/x-ndjson", String.join("\n",
+                "{\"click_id\":\"c1\",\"url\":\"/a\",\"at\":\"2026-12-01T09:00:00Z\",\"referrer\":\"x\"}",
+                "{\"click_id\":\"c2\",\"url\":\"/b\",\"at\":\"2026-12-01T09:00:00Z\",\"referrer\":\"y\"}"));
     }
 }

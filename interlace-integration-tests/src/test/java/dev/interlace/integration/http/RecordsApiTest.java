@@ -3,13 +3,10 @@ package dev.interlace.integration.http;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.google.inject.AbstractModule;
 import com.google.inject.Module;
-import com.google.inject.multibindings.Multibinder;
-import dev.interlace.runtime.flush.FlushListener;
 import dev.interlace.runtime.ops.EpochMicros;
 import dev.interlace.runtime.testing.Eventually;
-import dev.interlace.runtime.warehouse.Warehouse;
+import dev.interlace.runtime.testing.FaultModules;
 import java.net.URLEncoder;
 import java.net.http.HttpRequest;
 import java.nio.charset.StandardCharsets;
@@ -243,20 +240,13 @@ class RecordsApiTest {
     void aFailingWarehouseFlipsFlushStateAndReadinessAndBackWithOneSysRecordPerTransition() throws Exception {
         AtomicBoolean failing = new AtomicBoolean(false);
         AtomicInteger failedAttempts = new AtomicInteger();
-        Module fault = new AbstractModule() {
-            @Override
-            protected void configure() {
-                Multibinder.newSetBinder(binder(), FlushListener.class).addBinding().toInstance(new FlushListener() {
-                    @Override
-                    public void beforeCommit(Warehouse.Target target, long newWatermark, int rows) {
-                        if (failing.get()) {
-                            failedAttempts.incrementAndGet();
-                            throw new IllegalStateException("warehouse unavailable (test fault)");
-                        }
-                    }
-                });
+        Module fault = FaultModules.failingWarehouseWhile(() -> {
+            if (failing.get()) {
+                failedAttempts.incrementAndGet();
+                return true;
             }
-        };
+            return false;
+        });
         try (TestServer api = TestServer.startWith(dataDirectory, TestServer.CATALOG, List.of(fault),
                 "--ready-flush-failing-ms", "300")) {
             assertThat(api.get("/health/ready").status()).isEqualTo(200);

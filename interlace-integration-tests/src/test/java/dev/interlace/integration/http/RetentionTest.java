@@ -4,16 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.google.inject.AbstractModule;
 import com.google.inject.Module;
-import com.google.inject.multibindings.Multibinder;
-import dev.interlace.runtime.flush.FlushListener;
 import dev.interlace.runtime.log.RetentionSweep;
-import dev.interlace.runtime.warehouse.Warehouse;
+import dev.interlace.runtime.testing.FaultModules;
+import dev.interlace.runtime.testing.ManualClock;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -25,7 +22,7 @@ class RetentionTest {
     @TempDir
     Path dataDirectory;
 
-    private final MovableClock clock = new MovableClock(Instant.parse("2026-11-29T08:00:00Z"));
+    private final ManualClock clock = new ManualClock(Instant.parse("2026-11-29T08:00:00Z"));
 
     private Module clockModule() {
         return new AbstractModule() {
@@ -67,50 +64,13 @@ class RetentionTest {
 
     @Test
     void anUnflushedEntryIsNeverTrimmedHoweverOld() {
-        Module failing = new AbstractModule() {
-            @Override
-            protected void configure() {
-                Multibinder.newSetBinder(binder(), FlushListener.class).addBinding().toInstance(new FlushListener() {
-                    @Override
-                    public void beforeCommit(Warehouse.Target target, long newWatermark, int rows) {
-                        throw new IllegalStateException("warehouse unavailable (test fault)");
-                    }
-                });
-            }
-        };
+        Module failing = FaultModules.failingWarehouse();
         try (TestServer api = TestServer.startWith(dataDirectory, TestServer.CATALOG,
                 List.of(clockModule(), failing))) {
             api.postJson("/streams/clicks", "{\"click_id\":\"c1\",\"url\":\"/\",\"at\":\"2026-11-29T08:00:00Z\"}");
             clock.advance(Duration.ofDays(30));
             assertThat(api.server.instance(RetentionSweep.class).sweep()).isEmpty();
             assertThat(api.get("/streams/clicks").body().get("earliest").asLong()).isEqualTo(1);
-        }
-    }
-
-    private static final class MovableClock extends Clock {
-        private volatile Instant now;
-
-        MovableClock(Instant start) {
-            now = start;
-        }
-
-        void advance(Duration duration) {
-            now = now.plus(duration);
-        }
-
-        @Override
-        public ZoneId getZone() {
-            return ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(ZoneId zone) {
-            return this;
-        }
-
-        @Override
-        public Instant instant() {
-            return now;
         }
     }
 }

@@ -2,19 +2,18 @@ package dev.interlace.integration.http;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.google.inject.AbstractModule;
 import com.google.inject.Module;
-import com.google.inject.multibindings.Multibinder;
 import dev.interlace.integration.ClicksStream;
 import dev.interlace.integration.OrdersStream;
 import dev.interlace.integration.decoding.EvolvingStream;
 import dev.interlace.runtime.Interlace;
 import dev.interlace.runtime.config.ConfigLoader;
 import dev.interlace.runtime.config.InterlaceConfig;
-import dev.interlace.runtime.flush.FlushListener;
+import dev.interlace.runtime.http.HttpTransport;
+import dev.interlace.runtime.http.netty.NettyTransport;
 import dev.interlace.runtime.stream.StreamCatalog;
 import dev.interlace.runtime.testing.Eventually;
-import dev.interlace.runtime.warehouse.Warehouse;
+import dev.interlace.runtime.testing.FaultModules;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -28,6 +27,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.function.IntPredicate;
 import java.util.zip.GZIPOutputStream;
 
 /** A real server on an ephemeral port over a temporary data directory, and a small HTTP client for it. */
@@ -57,17 +57,7 @@ final class TestServer implements AutoCloseable {
      * backlog only grows and the flush state is {@code failing}.
      */
     static TestServer stalled(Path dataDirectory, String... flags) {
-        Module failingWarehouse = new AbstractModule() {
-            @Override
-            protected void configure() {
-                Multibinder.newSetBinder(binder(), FlushListener.class).addBinding().toInstance(new FlushListener() {
-                    @Override
-                    public void beforeCommit(Warehouse.Target target, long newWatermark, int rows) {
-                        throw new IllegalStateException("warehouse unavailable (test fault)");
-                    }
-                });
-            }
-        };
+        Module failingWarehouse = FaultModules.failingWarehouse();
         return startWith(dataDirectory, CATALOG, List.of(failingWarehouse), flags);
     }
 
@@ -136,6 +126,16 @@ final class TestServer implements AutoCloseable {
 
     long head(String stream) {
         return get("/streams/" + stream).body().get("head").asLong();
+    }
+
+    /**
+     * Waits (up to 20 s) until the number of connections the server counts open is {@code accepted} (an event loop
+     * counts one as it takes it up); returns it.
+     */
+    int awaitOpenConnections(String what, IntPredicate accepted) {
+        NettyTransport transport = (NettyTransport) server.instance(HttpTransport.class);
+        return Eventually.get("open connections " + what, Duration.ofSeconds(20), transport::openConnections,
+                accepted::test);
     }
 
     /** Waits until the stream has nothing pending (flushed into the warehouse); returns its description. */

@@ -8,6 +8,7 @@ import dev.interlace.integration.crash.Load;
 import dev.interlace.log.kafka.testing.BlackholeProxy;
 import dev.interlace.log.kafka.testing.KafkaCluster;
 import dev.interlace.runtime.testing.Eventually;
+import dev.interlace.runtime.testing.Pause;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -109,11 +110,11 @@ class NetworkPartitionTest {
             phase("100 events acknowledged; cutting A off from the broker");
             cutAt = System.nanoTime();
             nodes.proxy.cut();
-            Thread.sleep(CUT.toMillis());
+            Pause.of(CUT); // the cut lasts
             nodes.proxy.heal();
             healedAt = System.nanoTime();
             phase("healed");
-            Thread.sleep(LOAD_AFTER_HEAL.toMillis());
+            Pause.of(LOAD_AFTER_HEAL); // the load runs on after the heal
             endedAt = System.nanoTime();
         } finally {
             probes.stop();
@@ -151,14 +152,14 @@ class NetworkPartitionTest {
             awaitMore(load, 100);
             phase("100 events acknowledged; cutting A off from the broker");
             nodes.proxy.cut();
-            Thread.sleep(CUT.toMillis());
+            Pause.of(CUT); // the cut lasts
             nodes.proxy.heal();
             // Right after the heal: A's stalled transaction times out about now, and A hears from the group again.
-            Thread.sleep(1_000);
+            Pause.millis(1_000);
             nodes.a.kill();
             killedAt = System.nanoTime();
             phase("healed, and A killed a second later");
-            Thread.sleep(LOAD_AFTER_DEATH.toMillis());
+            Pause.of(LOAD_AFTER_DEATH); // the load runs on after the death
             endedAt = System.nanoTime();
         } finally {
             load.stop();
@@ -317,7 +318,7 @@ class NetworkPartitionTest {
                         return;
                     }
                     try {
-                        Thread.sleep(200);
+                        Pause.millis(200); // the probes' pace
                     } catch (InterruptedException e) {
                         return;
                     }

@@ -12,10 +12,10 @@ import java.util.List;
 import java.util.UUID;
 
 /**
- * What the tests of {@link ServeNode}s on a Kafka log share: a topic prefix of their own, the cluster secret file,
- * flags, orders to publish and the parts of the answers they compare.
+ * What the tests of {@link ServeNode}s on a Kafka log share: a topic prefix of their own, the cluster secret file
+ * (which the SQLite-log cluster tests use too), flags, orders to publish and the parts of the answers they compare.
  */
-final class NodeFixtures {
+public final class NodeFixtures {
 
     private NodeFixtures() {}
 
@@ -25,7 +25,7 @@ final class NodeFixtures {
     }
 
     /** Writes {@code secret} as the cluster secret file in {@code directory}, readable by its owner only. */
-    static Path clusterSecret(Path directory, String secret) throws IOException {
+    public static Path clusterSecret(Path directory, String secret) throws IOException {
         Path file = directory.resolve("cluster.secret");
         Files.writeString(file, secret + "\n");
         Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-------"));

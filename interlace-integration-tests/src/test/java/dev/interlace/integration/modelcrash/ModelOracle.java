@@ -1,5 +1,7 @@
 package dev.interlace.integration.modelcrash;
 
+import static dev.interlace.integration.crash.OracleReport.section;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.interlace.runtime.testing.Eventually;
@@ -139,13 +141,6 @@ final class ModelOracle {
             section(text, "acknowledged clicks missing from " + MODEL, missing);
             section(text, "acknowledged clicks at another offset", misplaced);
             return text.toString();
-        }
-
-        private static void section(StringBuilder text, String title, List<String> problems) {
-            if (!problems.isEmpty()) {
-                text.append("\n  ").append(problems.size()).append(' ').append(title).append(", e.g. ")
-                        .append(problems.subList(0, Math.min(8, problems.size())));
-            }
         }
     }
 

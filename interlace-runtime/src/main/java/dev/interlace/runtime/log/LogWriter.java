@@ -73,8 +73,8 @@ final class LogWriter {
             SegmentListener segmentListener, ComponentHealth components) throws SQLException {
         this.components = components;
         this.settings = settings;
-        this.publishIndex = new PublishIndex(states, settings.publishIndexMillis());
         this.clock = clock;
+        this.publishIndex = new PublishIndex(states, settings.publishIndexMillis(), clock);
         this.dedupIndexes = new DedupIndexes(connections.file().getParent(), connections, settings.dedup(),
                 segmentListener, clock);
         this.streams = new StreamStates(states, heads, advances, dedupIndexes);

@@ -6,6 +6,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.sql.Types;
+import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -31,8 +32,10 @@ final class PublishIndex {
     /** Publish records up to this id are in {@code publish_ids}, the request-id index. */
     private long indexedThrough;
     /** How often the records carried on event rows are copied and indexed (inside a group commit). */
-    private final long indexNanos;
-    private long lastIndexNanos;
+    private final long indexMillis;
+    /** The log's clock: when the index is due. */
+    private final Clock clock;
+    private long lastIndexMillis;
     /**
      * The records carried on event rows since the last copy into {@code publishes}, in id order: those of committed
      * transactions and of the one under way. The first {@link #copied} of them were copied in the transaction under
@@ -45,9 +48,10 @@ final class PublishIndex {
             + " first_seq, last_seq, duplicate_offsets, key_id, key_name, trace_id) VALUES ", 16, Carried::bind);
     private PreparedStatement copiedThrough;
 
-    PublishIndex(Map<String, StreamState> states, long indexMillis) {
+    PublishIndex(Map<String, StreamState> states, long indexMillis, Clock clock) {
         this.states = states;
-        this.indexNanos = indexMillis * 1_000_000L;
+        this.indexMillis = indexMillis;
+        this.clock = clock;
     }
 
     /** Prepares the statements on {@code connection}: at start-up, and again whenever the writer replaces it. */
@@ -71,9 +75,13 @@ final class PublishIndex {
         return record;
     }
 
-    /** Whether the index is due to catch up in the current group commit. */
+    /**
+     * Whether the index is due to catch up in the current group commit: {@link LogSettings#publishIndexMillis} after
+     * the last time, or at once if the clock was set back since.
+     */
     boolean due() {
-        return System.nanoTime() - lastIndexNanos >= indexNanos;
+        long sinceLast = clock.millis() - lastIndexMillis;
+        return sinceLast >= indexMillis || sinceLast < 0;
     }
 
     /**
@@ -120,7 +128,7 @@ final class PublishIndex {
      * by request id read the index up to that point and scan only the records after it.
      */
     void index(Connection connection) throws SQLException {
-        lastIndexNanos = System.nanoTime();
+        lastIndexMillis = clock.millis();
         if (publishSeq <= indexedThrough) {
             return;
         }

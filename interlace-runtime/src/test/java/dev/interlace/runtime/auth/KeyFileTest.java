@@ -4,14 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.interlace.runtime.testing.Eventually;
+import dev.interlace.runtime.testing.ManualClock;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.NoSuchElementException;
@@ -22,7 +21,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -270,31 +268,15 @@ class KeyFileTest {
 
     @Test
     void lastUseIsRecordedAtMostOnceAMinuteAndWrittenBackByTheServer() throws Exception {
-        AtomicReference<Instant> now = new AtomicReference<>(Instant.parse("2026-01-01T00:00:00Z"));
-        Clock clock = new Clock() {
-            @Override
-            public java.time.ZoneId getZone() {
-                return ZoneOffset.UTC;
-            }
-
-            @Override
-            public Clock withZone(java.time.ZoneId zone) {
-                return this;
-            }
-
-            @Override
-            public Instant instant() {
-                return now.get();
-            }
-        };
+        ManualClock clock = new ManualClock(Instant.parse("2026-01-01T00:00:00Z"));
         try (KeyFile server = KeyFile.open(dataDirectory, clock)) {
             String secret = server.create("ingest", List.of(Scope.of(Scope.Kind.PUBLISH)), 0).secret();
             long first = server.authenticate(secret).orElseThrow().lastUsedAtMicros();
             assertThat(first).isEqualTo(Instant.parse("2026-01-01T00:00:00Z").toEpochMilli() * 1000);
 
-            now.set(Instant.parse("2026-01-01T00:00:30Z"));
+            clock.set(Instant.parse("2026-01-01T00:00:30Z"));
             assertThat(server.authenticate(secret).orElseThrow().lastUsedAtMicros()).isEqualTo(first);
-            now.set(Instant.parse("2026-01-01T00:01:00Z"));
+            clock.set(Instant.parse("2026-01-01T00:01:00Z"));
             assertThat(server.authenticate(secret).orElseThrow().lastUsedAtMicros()).isGreaterThan(first);
 
             assertThat(within(1000, () -> {

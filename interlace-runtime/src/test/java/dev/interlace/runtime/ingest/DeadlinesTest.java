@@ -31,7 +31,9 @@ class DeadlinesTest {
         Deadlines.within(future, 200, TimeUnit.MILLISECONDS);
         future.complete("committed");
 
-        Thread.sleep(600); // three ticks past the deadline: a deadline left armed would have fired
+        // A witness armed later for longer fails three ticks past the deadline: one left armed would have fired.
+        CompletableFuture<String> witness = Deadlines.within(new CompletableFuture<>(), 500, TimeUnit.MILLISECONDS);
+        assertThatThrownBy(() -> witness.get(10, TimeUnit.SECONDS)).cause().isInstanceOf(TimeoutException.class);
 
         assertThat(future.isCompletedExceptionally()).isFalse();
         assertThat(future.get()).isEqualTo("committed");

@@ -7,12 +7,12 @@ import dev.interlace.runtime.stream.Column;
 import dev.interlace.runtime.stream.ColumnType;
 import dev.interlace.runtime.stream.FieldError;
 import dev.interlace.runtime.stream.StreamDescriptor;
+import dev.interlace.runtime.testing.Eventually;
+import dev.interlace.runtime.testing.ManualClock;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -44,7 +44,7 @@ class SqliteStreamLogTest {
     @TempDir
     Path dataDirectory;
 
-    private final MutableClock clock = new MutableClock(Instant.parse("2026-11-29T08:00:00Z"));
+    private final ManualClock clock = new ManualClock(Instant.parse("2026-11-29T08:00:00Z"));
     private final List<SqliteStreamLog> opened = new ArrayList<>();
 
     @AfterEach
@@ -81,7 +81,8 @@ class SqliteStreamLogTest {
         SqliteStreamLog log = open(LogSettings.defaults(1_000_000).withPublishIndexMillis(1_000), new Nothing(),
                 CommitListener.NONE);
         append(log, "a");
-        Thread.sleep(1_100); // the next group commit brings the request-id index up to date, itself included
+        // The next group commit brings the request-id index up to date, itself included.
+        clock.advance(Duration.ofMillis(1_000));
         append(log, "b");
         append(log, "c"); // written before the index is due again: found by scanning the few records past it
         for (String request : List.of("req-a", "req-b", "req-c")) {
@@ -376,7 +377,8 @@ class SqliteStreamLogTest {
                 }
                 return null;
             });
-            Thread.sleep(300);
+            Eventually.until("the checkpoint holds the write lock", Duration.ofSeconds(20),
+                    () -> writeLockTaken(url));
             // A retry of "a" makes the group read its candidate row before it writes "b".
             CompletableFuture<AppendResult> retryAndNew = log.append(request("a", "b"));
             Thread.sleep(500);
@@ -389,6 +391,21 @@ class SqliteStreamLogTest {
             assertThat(committed.entries()).extracting(AppendResult.EntryResult::offset).containsExactly(1L, 2L);
         } finally {
             executor.shutdownNow();
+        }
+    }
+
+    /** Whether another connection holds the write lock: a write transaction without a busy timeout is refused. */
+    private static boolean writeLockTaken(String url) throws java.sql.SQLException {
+        try (java.sql.Connection probe = java.sql.DriverManager.getConnection(url + "?busy_timeout=0");
+                java.sql.Statement statement = probe.createStatement()) {
+            statement.execute("BEGIN IMMEDIATE");
+            statement.execute("ROLLBACK");
+            return false;
+        } catch (java.sql.SQLException e) {
+            if (e.getMessage() != null && e.getMessage().contains("SQLITE_BUSY")) {
+                return true;
+            }
+            throw e;
         }
     }
 
@@ -410,26 +427,29 @@ class SqliteStreamLogTest {
         // The same requests at the same times, written to two logs: the first copies its publish records into
         // publishes while it runs (from the writer's memory); the second stops before any copy and copies them from
         // its event rows when it opens again. Both must hold the same records, column for column.
+        // Both logs see the same clock; only the first is due to copy when the clock has moved on.
         Path running = dataDirectory.resolve("running");
         Path reopened = dataDirectory.resolve("reopened");
-        SqliteStreamLog second = new SqliteStreamLog(reopened, LogSettings.defaults(1_000_000), new Nothing(),
+        SqliteStreamLog second = new SqliteStreamLog(reopened,
+                LogSettings.defaults(1_000_000).withPublishIndexMillis(Duration.ofHours(1).toMillis()), new Nothing(),
+                CommitListener.NONE, clock);
+        SqliteStreamLog first = new SqliteStreamLog(running, LogSettings.defaults(1_000_000), new Nothing(),
                 CommitListener.NONE, clock);
         long micros = clock.instant().getEpochSecond() * 1_000_000L;
         AppendRequest last = new AppendRequest("orders", "req-last", micros, "v1",
                 List.of(new AppendRequest.Event(bytes("{\"id\":\"z\"}"), "z")));
         second.register(ORDERS);
+        first.register(ORDERS);
         writeVariedPublishes(second);
+        writeVariedPublishes(first);
+        // The next group commit of the first log copies every record, its own included.
+        clock.advance(Duration.ofMillis(LogSettings.PUBLISH_INDEX_MILLIS));
         second.append(last).get();
+        first.append(last).get();
         second.close();
+        first.close();
         new SqliteStreamLog(reopened, LogSettings.defaults(1_000_000), new Nothing(), CommitListener.NONE, clock)
                 .close();
-        SqliteStreamLog first = new SqliteStreamLog(running, LogSettings.defaults(1_000_000), new Nothing(),
-                CommitListener.NONE, clock);
-        first.register(ORDERS);
-        writeVariedPublishes(first);
-        Thread.sleep(300); // the next group commit of the first log copies every record, its own included
-        first.append(last).get();
-        first.close();
 
         List<List<Object>> copiedRunning = publishRows(running);
         assertThat(publishRows(reopened)).isEqualTo(copiedRunning);
@@ -448,7 +468,8 @@ class SqliteStreamLogTest {
         // stream) and rolls back, its copy of req-a with it.
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> log.trim("no-such-stream", 1))
                 .isInstanceOf(LogUnavailableException.class);
-        Thread.sleep(300); // the next group commit copies what no committed copy holds yet
+        // The next group commit copies what no committed copy holds yet.
+        clock.advance(Duration.ofMillis(LogSettings.PUBLISH_INDEX_MILLIS));
         append(log, "b");
         log.close();
 
@@ -587,33 +608,6 @@ class SqliteStreamLogTest {
         @Override
         public long quarantine(String stream) {
             return 0;
-        }
-    }
-
-    private static final class MutableClock extends Clock {
-        private volatile Instant now;
-
-        MutableClock(Instant start) {
-            this.now = start;
-        }
-
-        void advance(Duration duration) {
-            now = now.plus(duration);
-        }
-
-        @Override
-        public ZoneOffset getZone() {
-            return ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(java.time.ZoneId zone) {
-            return this;
-        }
-
-        @Override
-        public Instant instant() {
-            return now;
         }
     }
 }

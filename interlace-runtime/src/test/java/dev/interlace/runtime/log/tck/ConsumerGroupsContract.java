@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.interlace.runtime.log.AppendRequest;
 import dev.interlace.runtime.log.Leases;
 import dev.interlace.runtime.log.StreamLog;
+import dev.interlace.runtime.testing.Pause;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -474,7 +475,7 @@ public abstract class ConsumerGroupsContract extends LogContractSupport {
                             if (held.holder().equals(owner)) {
                                 violations.add(owner + " was told it is held by itself");
                             }
-                            Thread.sleep(1);
+                            Pause.millis(1); // a competitor's back-off before it asks again
                             continue;
                         }
                         Leases.Granted granted = (Leases.Granted) result;
@@ -524,7 +525,7 @@ public abstract class ConsumerGroupsContract extends LogContractSupport {
                             commits.add(new long[] {granted.token().epoch(), next + 1});
                             violations.add("a zombie commit with token " + granted.token() + " succeeded");
                         }
-                        Thread.sleep(ThreadLocalRandom.current().nextInt(2));
+                        Pause.millis(ThreadLocalRandom.current().nextInt(2)); // the workers' pace
                     }
                     return null;
                 }));

@@ -605,9 +605,9 @@ public abstract class EventLogContract extends LogContractSupport {
         try {
             Future<?> reader = pool.submit(() -> {
                 while (appending.get()) {
-                    checkSnapshot(log, sizes, readerViolations);
+                    long seen = checkSnapshot(log, sizes, readerViolations);
                     snapshots.incrementAndGet();
-                    Thread.sleep(2);
+                    log.read(ORDERS.name(), seen, 1, Duration.ofMillis(50)); // the next once the log moved on
                 }
                 return null;
             });

@@ -16,13 +16,12 @@ import dev.interlace.runtime.stream.Column;
 import dev.interlace.runtime.stream.ColumnType;
 import dev.interlace.runtime.stream.FieldError;
 import dev.interlace.runtime.stream.StreamDescriptor;
+import dev.interlace.runtime.testing.ManualClock;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -197,8 +196,11 @@ public abstract class LogContractSupport {
         return result;
     }
 
-    /** One read of everything: a dense prefix from offset 1 in which every request appears whole. */
-    protected static void checkSnapshot(StreamLog log, Map<String, Integer> sizes, List<String> violations)
+    /**
+     * One read of everything: a dense prefix from offset 1 in which every request appears whole; returns how many
+     * entries it read.
+     */
+    protected static long checkSnapshot(StreamLog log, Map<String, Integer> sizes, List<String> violations)
             throws InterruptedException {
         List<LogEntry> snapshot = log.read(ORDERS.name(), 0, 100_000, Duration.ZERO);
         Map<String, Integer> seen = new HashMap<>();
@@ -206,7 +208,7 @@ public abstract class LogContractSupport {
             LogEntry entry = snapshot.get(i);
             if (entry.offset() != i + 1) {
                 violations.add("a read saw offset " + entry.offset() + " at position " + (i + 1));
-                return;
+                return snapshot.size();
             }
             seen.merge(entry.requestId(), 1, Integer::sum);
         }
@@ -216,6 +218,7 @@ public abstract class LogContractSupport {
                 violations.add("a read saw " + count + " of the " + size + " entries of " + requestId);
             }
         });
+        return snapshot.size();
     }
 
     protected static String payloadText(String id) {
@@ -272,40 +275,6 @@ public abstract class LogContractSupport {
         @Override
         public long quarantine(String stream) {
             return positions.getOrDefault(stream, new long[2])[1];
-        }
-    }
-
-    /** A clock that stands still until a test advances it; safe to read and advance from any thread. */
-    protected static final class ManualClock extends Clock {
-        private volatile Instant now;
-
-        public ManualClock(Instant start) {
-            this.now = start;
-        }
-
-        public synchronized void advance(Duration duration) {
-            now = now.plus(duration);
-        }
-
-        /** Now, in epoch microseconds. */
-        public long micros() {
-            Instant instant = now;
-            return instant.getEpochSecond() * 1_000_000L + instant.getNano() / 1_000;
-        }
-
-        @Override
-        public ZoneId getZone() {
-            return ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(ZoneId zone) {
-            return this;
-        }
-
-        @Override
-        public Instant instant() {
-            return now;
         }
     }
 }

@@ -68,7 +68,7 @@ import org.junit.jupiter.api.Nested;
  *   <li>Use {@code settings.maxPending()} for backpressure and {@code watermarks} for the materialised positions,
  *       read at append time (the suite moves watermarks between appends). Other settings may be ignored.
  *   <li>Take every notion of "now" (the deduplication window, lease grants and expiry, {@code committedAtMicros})
- *       from {@code clock}. The suites pass a {@link LogContractSupport.ManualClock} that only moves when a test
+ *       from {@code clock}. The suites pass a {@link dev.interlace.runtime.testing.ManualClock} that only moves when a test
  *       advances it, so expiry is deterministic. Long polls ({@link StreamLog#read} with a wait) use real time.
  * </ul>
  *
