@@ -265,6 +265,24 @@ class PartitionedStreamTest {
                     StreamPartitions.partitionOfKey("p-7", PARTITIONS)));
             assertThat(correlated.toString()).contains(server.get("/streams/payments").body().get("name").asText());
 
+            // A request in several partitions: its story covers each, with the position its publish answered.
+            TestServer.Response spread = server.send(server.request("/streams/payments")
+                    .header("Content-Type", "application/x-ndjson").header("X-Request-Id", "spread-1")
+                    .POST(java.net.http.HttpRequest.BodyPublishers.ofString(batch(300, 312))).build());
+            JsonNode story = server.get("/correlate?request_id=spread-1").body();
+            assertThat(story.get("position").asText()).isEqualTo(spread.body().get("position").asText());
+            assertThat(story.get("events").get("count").asLong()).isEqualTo(12);
+            assertThat(story.get("events").get("partitions")).hasSize(spread.body().get("partitions").size());
+            TestServer.Response waited = server.send(server.request("/correlate?request_id=spread-1")
+                    .header("Interlace-After", story.get("position").asText() + ", models").GET().build());
+            assertThat(waited.status()).isEqualTo(200);
+            assertThat(waited.body().get("events").get("materialised").asLong()).isEqualTo(12);
+            for (JsonNode part : waited.body().get("events").get("partitions")) {
+                assertThat(part.get("stream").asText()).isEqualTo(StreamPartitions.logStream("payments",
+                        part.get("partition").asInt()));
+                assertThat(part.get("pending").asLong()).isZero();
+            }
+
             // Not built yet: refused, never answered wrongly.
             TestServer.Response replay = server.postJson("/streams/payments/quarantine/replay", "{\"all\": true}");
             assertThat(replay.status()).isEqualTo(400);

@@ -125,15 +125,7 @@ final class QuarantineRoutes implements RouteSet {
         public ObjectNode after(QuarantineEntry entry) {
             ObjectNode item = HttpResponses.JSON.createObjectNode();
             item.set("errors", StoredJson.value(entry.errorsJson()));
-            if (entry.replay() == null) {
-                item.putNull("replayed_offset");
-                item.putNull("replayed_by");
-                item.putNull("replayed_at");
-            } else {
-                item.put("replayed_offset", entry.replay().offset());
-                item.put("replayed_by", entry.replay().requestId());
-                item.put("replayed_at", HttpResponses.time(entry.replay().atMicros()));
-            }
+            RecordItems.replay(item, entry);
             return item;
         }
 
