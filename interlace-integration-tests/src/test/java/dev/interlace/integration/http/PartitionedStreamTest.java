@@ -546,13 +546,48 @@ class PartitionedStreamTest {
     }
 
     @Test
-    void anIncrementalJavaModelOverAPartitionedStreamIsRefusedAtStartUp(@TempDir Path data, @TempDir Path build) {
-        StreamDescriptor payments = RebuiltStream.compile(build, "partitioned.v4", "Payments", payments(PARTITIONS));
-        ModelDefinition incremental = ModelDefinition.java("payment_log", Materialise.INCREMENTAL, null,
-                List.of("streams.payments"), context -> 0, "test");
-        assertThatThrownBy(() -> TestServer.startWith(data, catalog(payments), List.of(models(incremental)))
-                .close()).hasMessageContaining("incremental Java model payment_log reads stream payments, which has"
-                        + " several partitions");
+    void anIncrementalJavaModelOverAPartitionedStreamProcessesEveryEventOnce(@TempDir Path data,
+            @TempDir Path build) {
+        StreamDescriptor payments = RebuiltStream.compile(build, "partitioned.v2", "Payments", payments(2));
+        java.util.Queue<String> conditions = new java.util.concurrent.ConcurrentLinkedQueue<>();
+        ModelDefinition incremental = ModelDefinition.java("payment_rows", Materialise.INCREMENTAL, null,
+                List.of("streams.payments"), context -> {
+                    dev.interlace.runtime.model.ModelContext.Delta delta = context.deltas().get("payments");
+                    conditions.add(delta.condition());
+                    try (java.sql.Statement statement = context.connection().createStatement()) {
+                        statement.execute("CREATE TABLE IF NOT EXISTS " + context.qualifiedTable()
+                                + " (payment_id VARCHAR, p INTEGER, o BIGINT)");
+                        return statement.executeUpdate("INSERT INTO " + context.qualifiedTable()
+                                + " SELECT payment_id, _partition, _offset FROM streams.payments WHERE "
+                                + delta.condition());
+                    }
+                }, "test");
+        try (TestServer server = TestServer.startWith(data, catalog(payments), List.of(models(incremental)))) {
+            // Many small requests: flushes of the two partitions and model runs interleave.
+            for (int from = 0; from < 300; from += 10) {
+                assertThat(server.post("/streams/payments", "application/x-ndjson", batch(from, from + 10))
+                        .status()).isEqualTo(200);
+            }
+            assertThat(server.post("/streams/payments", "application/x-ndjson", batch(0, 300)).body()
+                    .get("deduplicated").asLong()).isEqualTo(300);
+            Eventually.get("the Java model has every event", Duration.ofSeconds(30),
+                    () -> sql(server, "SELECT count(*) FROM main.payment_rows"),
+                    rows -> rows.get(0).get(0).asLong() >= 300);
+            JsonNode rows = sql(server, "SELECT payment_id, p, o FROM main.payment_rows");
+            assertThat(rows).hasSize(300);
+            Set<String> seen = new HashSet<>();
+            for (JsonNode row : rows) {
+                String key = row.get(0).asText();
+                assertThat(seen.add(key)).as(key + " once").isTrue();
+                assertThat(row.get(1).asInt()).isEqualTo(StreamPartitions.partitionOfKey(key, 2));
+            }
+            JsonNode sameAsTable = sql(server, "SELECT count(*) FROM main.payment_rows l JOIN streams.payments s"
+                    + " ON l.payment_id = s.payment_id AND l.p = s._partition AND l.o = s._offset");
+            assertThat(sameAsTable.get(0).get(0).asLong()).isEqualTo(300);
+            assertThat(conditions).as("each run's delta names both partitions")
+                    .allSatisfy(condition -> assertThat(condition).contains("_partition = 0")
+                            .contains("_partition = 1"));
+        }
     }
 
     private static JsonNode sql(TestServer server, String query) {
