@@ -283,10 +283,6 @@ class PartitionedStreamTest {
                 assertThat(part.get("pending").asLong()).isZero();
             }
 
-            // Not built yet: refused, never answered wrongly.
-            TestServer.Response replay = server.postJson("/streams/payments/quarantine/replay", "{\"all\": true}");
-            assertThat(replay.status()).isEqualTo(400);
-            assertThat(replay.body().get("error").asText()).isEqualTo("partitions_not_supported");
         }
     }
 
@@ -316,6 +312,119 @@ class PartitionedStreamTest {
         StringBuilder body = new StringBuilder();
         keys.forEach(key -> body.append("{\"payment_id\":\"").append(key).append("\",\"amount\":1}\n"));
         return body.toString();
+    }
+
+    private static String visits(String version, boolean referrer) {
+        return """
+                package partitioned.%s;
+
+                import dev.interlace.annotations.SchemaDrift;
+                import dev.interlace.annotations.Stream;
+
+                @Stream(name = "visits", schema = {"visit_id string not null", "page string"%s},
+                        idempotencyKey = "visit_id", partitions = 4, onSchemaDrift = SchemaDrift.QUARANTINE)
+                public final class Visits {}
+                """.formatted(version, referrer ? ", \"referrer string\"" : "");
+    }
+
+    @Test
+    void aReplayPutsEachQuarantinedEventInItsKeysPartitionDeduplicatedLikeAPublish(@TempDir Path data,
+            @TempDir Path build) {
+        StreamDescriptor before = RebuiltStream.compile(build.resolve("v1"), "partitioned.visits1", "Visits",
+                visits("visits1", false));
+        Map<String, int[]> original = new HashMap<>(); // key -> {partition, offset}
+        try (TestServer server = TestServer.startWith(data, catalog(before))) {
+            StringBuilder body = new StringBuilder();
+            for (int i = 0; i < 12; i++) {
+                body.append("{\"visit_id\":\"ok-").append(i).append("\",\"page\":\"/\"}\n");
+            }
+            JsonNode valid = server.post("/streams/visits?verbose=true", "application/x-ndjson", body.toString())
+                    .body();
+            for (int i = 0; i < 12; i++) {
+                JsonNode result = valid.get("results").get(i);
+                original.put("ok-" + i, new int[] {result.get("partition").asInt(), result.get("offset").asInt()});
+            }
+            // Quarantined (referrer is not declared yet): twenty new keys, and two keys already stored.
+            StringBuilder quarantined = new StringBuilder();
+            for (int i = 0; i < 20; i++) {
+                quarantined.append("{\"visit_id\":\"q-").append(i).append("\",\"page\":\"/q\",\"referrer\":\"r\"}\n");
+            }
+            quarantined.append("{\"visit_id\":\"ok-3\",\"page\":\"/\",\"referrer\":\"r\"}\n");
+            quarantined.append("{\"visit_id\":\"ok-7\",\"page\":\"/\",\"referrer\":\"r\"}\n");
+            assertThat(server.post("/streams/visits", "application/x-ndjson", quarantined.toString()).body()
+                    .get("quarantined").asLong()).isEqualTo(22);
+        }
+        StreamDescriptor after = RebuiltStream.compile(build.resolve("v2"), "partitioned.visits2", "Visits",
+                visits("visits2", true));
+        try (TestServer server = TestServer.startWith(data, catalog(after))) {
+            JsonNode heads = server.get("/streams/visits").body().get("by_partition");
+            TestServer.Response dry = server.postJson("/streams/visits/quarantine/replay",
+                    "{\"all\": true, \"dry_run\": true}");
+            assertThat(dry.status()).as(dry.body().toString()).isEqualTo(200);
+            assertThat(dry.body().get("accepted").asLong()).isEqualTo(20);
+            assertThat(dry.body().get("deduplicated").asLong()).isEqualTo(2);
+            assertThat(server.get("/streams/visits").body().get("by_partition")).as("a dry run writes nothing")
+                    .isEqualTo(heads);
+
+            TestServer.Response replay = server.postJson("/streams/visits/quarantine/replay", "{\"all\": true}");
+            assertThat(replay.status()).as(replay.body().toString()).isEqualTo(200);
+            assertThat(replay.body().get("accepted").asLong()).isEqualTo(20);
+            assertThat(replay.body().get("deduplicated").asLong()).isEqualTo(2);
+            Map<Integer, TreeSet<Integer>> offsets = new TreeMap<>();
+            Map<Long, String> placed = new TreeMap<>(); // seq -> partition:offset
+            for (JsonNode result : replay.body().get("results")) {
+                long seq = result.get("seq").asLong();
+                String key = seq <= 20 ? "q-" + (seq - 1) : seq == 21 ? "ok-3" : "ok-7";
+                int partition = result.get("partition").asInt();
+                assertThat(partition).as(key).isEqualTo(StreamPartitions.partitionOfKey(key, 4));
+                if (seq <= 20) {
+                    assertThat(result.get("status").asText()).isEqualTo("accepted");
+                    offsets.computeIfAbsent(partition, p -> new TreeSet<>()).add(result.get("offset").asInt());
+                } else {
+                    assertThat(result.get("status").asText()).isEqualTo("deduplicated");
+                    assertThat(new int[] {partition, result.get("offset").asInt()}).as(key)
+                            .isEqualTo(original.get(key));
+                }
+                placed.put(seq, partition + ":" + result.get("offset").asInt());
+            }
+            // Each partition's new offsets follow its head, densely.
+            offsets.forEach((partition, taken) -> {
+                long head = heads.get(partition).get("head").asLong();
+                assertThat(taken.first()).as("partition " + partition).isEqualTo((int) head + 1);
+                assertThat(taken.last()).isEqualTo((int) head + taken.size());
+            });
+
+            // Replayed again: nothing moves; the listing says where each entry went.
+            JsonNode again = server.postJson("/streams/visits/quarantine/replay", "{\"seqs\": [1, 21]}").body();
+            for (JsonNode result : again.get("results")) {
+                assertThat(result.get("status").asText()).isEqualTo("already_replayed");
+                assertThat(result.get("partition").asInt() + ":" + result.get("offset").asInt())
+                        .isEqualTo(placed.get(result.get("seq").asLong()));
+            }
+            for (JsonNode item : server.get("/streams/visits/quarantine?limit=100").body().get("items")) {
+                assertThat(item.get("replayed_partition").asInt() + ":" + item.get("replayed_offset").asInt())
+                        .isEqualTo(placed.get(item.get("seq").asLong()));
+            }
+
+            // The warehouse holds every event once, in its key's partition, the replayed ones with their referrer.
+            server.await("visits", stream -> {
+                for (JsonNode partition : stream.get("by_partition")) {
+                    if (partition.get("pending").asLong() != 0) {
+                        return false;
+                    }
+                }
+                return true;
+            });
+            JsonNode rows = sql(server, "SELECT visit_id, _partition, referrer FROM streams.visits");
+            assertThat(rows).hasSize(32);
+            Set<String> seen = new HashSet<>();
+            for (JsonNode row : rows) {
+                String key = row.get(0).asText();
+                assertThat(seen.add(key)).as(key + " once").isTrue();
+                assertThat(row.get(1).asInt()).isEqualTo(StreamPartitions.partitionOfKey(key, 4));
+                assertThat(row.get(2).isNull()).as(key).isEqualTo(key.startsWith("ok-"));
+            }
+        }
     }
 
     @Test

@@ -62,7 +62,7 @@ final class QuarantineRoutes implements RouteSet {
                 pageSlots.render("the quarantine of " + path.get(0), requestId,
                         () -> list(request, path, requestId))));
         routes.add(Route.async("POST", "/streams/{name}/quarantine/replay", Access.OPERATE, this::replay)
-                .placedOn(Route.Placement.SEQUENCER).partitions(Route.Partitions.NOT_YET));
+                .placedOn(Route.Placement.SEQUENCER));
     }
 
     private HttpAnswer list(HttpRequest request, List<String> path, String requestId) throws IOException {
@@ -233,6 +233,9 @@ final class QuarantineRoutes implements RouteSet {
                     case ALREADY_REPLAYED -> "already_replayed";
                 });
                 item.put("offset", result.offset());
+                if (result.partition() != null) {
+                    item.put("partition", result.partition());
+                }
                 ArrayNode errors = item.putArray("errors");
                 for (FieldError error : result.errors()) {
                     errors.addObject().put("field", error.field()).put("reason", error.reason());
@@ -268,6 +271,11 @@ final class QuarantineRoutes implements RouteSet {
             return HttpResponses.error(ErrorCode.PAYLOAD_TOO_LARGE, body);
         } else if (outcome instanceof Backpressured backpressured) {
             return HttpResponses.backpressured(backpressured, "replayed");
+        } else if (outcome instanceof ReplayOutcome.NotSupported unsupported) {
+            return HttpResponses.error(ErrorCode.PARTITIONS_NOT_SUPPORTED, "this log (Kafka) cannot replay the"
+                    + " quarantine of a stream of several partitions yet: stream " + unsupported.stream() + " has "
+                    + unsupported.partitions() + "; nothing was replayed. Its quarantined events stay listed in"
+                    + " GET /streams/" + unsupported.stream() + "/quarantine", requestId);
         } else if (outcome instanceof ReplayOutcome.Unavailable unavailable) {
             return HttpResponses.error(ErrorCode.LOG_UNAVAILABLE, unavailable.reason() + "; nothing was replayed,"
                     + " retry later", requestId).header("Retry-After",

@@ -32,14 +32,19 @@ final class RecordItems {
         return item;
     }
 
-    /** Where a quarantined entry was replayed to: its event's offset, the replay's request id and time; or nulls. */
+    /**
+     * Where a quarantined entry was replayed to: its event's offset (in {@code replayed_partition}, 0 for a stream of
+     * one partition), the replay's request id and time; or nulls.
+     */
     static void replay(ObjectNode item, QuarantineEntry entry) {
         if (entry.replay() == null) {
             item.putNull("replayed_offset");
+            item.putNull("replayed_partition");
             item.putNull("replayed_by");
             item.putNull("replayed_at");
         } else {
             item.put("replayed_offset", entry.replay().offset());
+            item.put("replayed_partition", entry.replay().partition());
             item.put("replayed_by", entry.replay().requestId());
             item.put("replayed_at", HttpResponses.time(entry.replay().atMicros()));
         }
