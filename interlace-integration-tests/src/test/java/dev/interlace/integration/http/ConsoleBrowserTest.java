@@ -344,6 +344,17 @@ class ConsoleBrowserTest {
             assertThat(browser.all("[data-step='flush']").size()).as("a flush of each partition")
                     .isGreaterThanOrEqualTo(parts);
             assertThat(browser.all("[data-waiting]")).as("the wait ended with the timeline redrawn").isEmpty();
+
+            // The publish form answers each partition's last offset (offsets are per partition).
+            browser.open(slowServer.server.uri() + "/ui#/stream/payments");
+            WebElement text = browser.await("form.publish-form textarea");
+            text.clear();
+            text.sendKeys("{\"payment_id\": \"pay-console\", \"amount\": 1}");
+            browser.driver.findElement(By.cssSelector("form.publish-form button[type=submit]")).click();
+            int partition = dev.interlace.runtime.stream.StreamPartitions.partitionOfKey("pay-console", 4);
+            String outcome = browser.await("[data-publish-result]").getText();
+            assertThat(outcome).startsWith("1 accepted · 0 deduplicated · 0 quarantined · last offsets partition "
+                    + partition + ": ");
         }
     }
 
