@@ -33,7 +33,7 @@ public enum ErrorCode {
     INVALID_POSITION(400, "an Interlace-After header is not a list of positions"),
     PARTITION_REQUIRED(400, "the stream has several partitions and the request names none"),
     WRONG_PARTITION(400, "an event published to one partition belongs to another"),
-    PARTITIONS_NOT_SUPPORTED(400, "the route does not support a stream with several partitions yet"),
+    PARTITIONS_NOT_SUPPORTED(400, "the log cannot do this for a stream with several partitions yet"),
     INVALID_BACKUP(400, "a backup request is malformed, or names a directory that is not empty"),
     BACKUP_OUTSIDE_ROOT(400, "a backup request names a directory outside the server's --backup-root"),
     UNAUTHORIZED(401, "no valid API key"),

@@ -116,6 +116,7 @@ public final class InterlaceClient {
         long quarantined = 0;
         Long lastOffset = null;
         java.util.Map<String, Long> positions = new java.util.TreeMap<>();
+        java.util.Map<Integer, PartitionResult> partitions = new java.util.TreeMap<>();
         List<String> requestIds = new ArrayList<>();
         ByteArrayOutputStream batch = new ByteArrayOutputStream();
         int count = 0;
@@ -152,6 +153,10 @@ public final class InterlaceClient {
                                 Math::max);
                     }
                 }
+                for (PartitionResult part : PartitionResult.of(result.path("partitions"))) {
+                    partitions.merge(part.partition(), part, (had, now) -> had.lastOffset() == null
+                            || (now.lastOffset() != null && now.lastOffset() > had.lastOffset()) ? now : had);
+                }
                 requestIds.add(result.path("request_id").asText());
                 batch.reset();
                 count = 0;
@@ -166,7 +171,8 @@ public final class InterlaceClient {
         positions.forEach((name, offset) -> joined.append(joined.length() == 0 ? "" : ",").append(name).append(':')
                 .append(offset));
         String position = joined.length() == 0 ? null : joined.toString();
-        return new PublishResult(accepted, deduplicated, quarantined, lastOffset, position, List.copyOf(requestIds));
+        return new PublishResult(accepted, deduplicated, quarantined, lastOffset, position, requestIds,
+                List.copyOf(partitions.values()));
     }
 
     /**
@@ -334,6 +340,14 @@ public final class InterlaceClient {
     }
 
     /**
+     * Reads up to {@code limit} events after offset {@code after}: of partition {@code partition} (required for a stream
+     * of several partitions, else {@code 400 partition_required}; null for a stream of one). Not retried.
+     */
+    public EventPage read(String stream, Integer partition, long after, int limit) {
+        return EventPage.read(this, stream, partition, after, limit);
+    }
+
+    /**
      * Publishes {@code events} to {@code stream}, then runs {@code query} once they are materialised: what the
      * query answers includes them.
      */
@@ -365,12 +379,12 @@ public final class InterlaceClient {
                         String code = e.code() == null ? "error" : e.code();
                         String message = e.serverMessage() == null ? "" : e.serverMessage();
                         if (e.status() != 429 && e.status() != 503) {
-                            throw new PublishException(e.status(), code, message);
+                            throw PublishException.refused(e.status(), code, message, e.json());
                         }
                         backoffMillis = Math.max(backoffMillis, e.retryAfterSeconds().orElse(0) * 1000);
                         if (System.nanoTime() + backoffMillis * 1_000_000L > deadline) {
-                            throw new PublishException(e.status(), code, "still refused after retrying for "
-                                    + retryDeadline.toSeconds() + " s: " + message);
+                            throw PublishException.refused(e.status(), code, "still refused after retrying for "
+                                    + retryDeadline.toSeconds() + " s: " + message, e.json());
                         }
                     }
                 }

@@ -8,7 +8,6 @@ import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import javax.net.ssl.SSLContext;
@@ -46,13 +45,15 @@ public final class StreamConsumer {
     private final Duration pollWait;
     private final String apiKey;
     private final SSLContext sslContext;
+    /** The partition read and committed, for a stream of several partitions (a group's position is per partition). */
+    private final Integer partition;
     private final InterlaceClient client;
     /** Events keep their numbers as sent: {@code 49.50} stays {@code 49.50}, long integers stay whole. */
     private final ObjectMapper json = ExactJson.mapper();
     private volatile boolean stopped;
 
     private StreamConsumer(URI base, String stream, String group, String owner, Duration ttl, int batchSize,
-            Duration pollWait, String apiKey, SSLContext sslContext) {
+            Duration pollWait, String apiKey, SSLContext sslContext, Integer partition) {
         this.base = Objects.requireNonNull(base, "base");
         this.stream = Objects.requireNonNull(stream, "stream");
         this.group = Objects.requireNonNull(group, "group");
@@ -62,24 +63,26 @@ public final class StreamConsumer {
         this.pollWait = pollWait;
         this.apiKey = apiKey;
         this.sslContext = sslContext;
+        this.partition = partition;
         this.client = InterlaceClient.builder(base).apiKey(apiKey).sslContext(sslContext).objectMapper(json).build();
     }
 
     /** A consumer of {@code group} on {@code stream}, identifying itself as {@code owner}; 30 s leases, batches of 100. */
     public static StreamConsumer of(URI base, String stream, String group, String owner) {
         return new StreamConsumer(base, stream, group, owner, Duration.ofSeconds(30), 100, Duration.ofSeconds(5), null,
-                null);
+                null, null);
     }
 
     /** The same consumer with other lease, batch and long-poll settings. */
     public StreamConsumer with(Duration leaseTtl, int eventsPerBatch, Duration longPoll) {
-        return new StreamConsumer(base, stream, group, owner, leaseTtl, eventsPerBatch, longPoll, apiKey, sslContext);
+        return new StreamConsumer(base, stream, group, owner, leaseTtl, eventsPerBatch, longPoll, apiKey, sslContext,
+                partition);
     }
 
     /** The same consumer sending this API key ({@code ilk_...}, with the {@code consume} scope) with every request. */
     public StreamConsumer withApiKey(String key) {
         return new StreamConsumer(base, stream, group, owner, ttl, batchSize, pollWait,
-                key == null || key.isBlank() ? null : key.strip(), sslContext);
+                key == null || key.isBlank() ? null : key.strip(), sslContext, partition);
     }
 
     /** The same consumer trusting only the certificates in this PEM file for {@code https://}. */
@@ -89,7 +92,15 @@ public final class StreamConsumer {
 
     /** The same consumer using these TLS settings for {@code https://} instead of the JDK's default trust. */
     public StreamConsumer withSslContext(SSLContext context) {
-        return new StreamConsumer(base, stream, group, owner, ttl, batchSize, pollWait, apiKey, context);
+        return new StreamConsumer(base, stream, group, owner, ttl, batchSize, pollWait, apiKey, context, partition);
+    }
+
+    /**
+     * The same consumer of one partition of a stream of several partitions (required for one: each partition has
+     * its offsets and the group its position in each; run one consumer per partition).
+     */
+    public StreamConsumer withPartition(int partition) {
+        return new StreamConsumer(base, stream, group, owner, ttl, batchSize, pollWait, apiKey, sslContext, partition);
     }
 
     /** Runs the loop on the calling thread until {@link #stop()}. */
@@ -114,11 +125,7 @@ public final class StreamConsumer {
                 Thread.sleep(RETRY_MILLIS); // unreachable or restarting server: try again
                 continue;
             }
-            List<ConsumedEvent> events = new ArrayList<>();
-            for (JsonNode event : page.path("body").path("events")) {
-                events.add(new ConsumedEvent(event.get("offset").asLong(), event.get("request_id").asText(),
-                        event.get("ingested_at").asText(), event.get("event")));
-            }
+            List<ConsumedEvent> events = EventPage.of(page.path("body")).events();
             if (events.isEmpty()) {
                 continue;
             }
@@ -169,7 +176,8 @@ public final class StreamConsumer {
     private JsonNode call(String method, String path, JsonNode body) {
         ObjectNode result = json.createObjectNode();
         try {
-            result.set("body", client.call(body == null ? "GET" : method, "/streams/" + encode(stream) + path,
+            String query = partition == null ? "" : (path.contains("?") ? "&" : "?") + "partition=" + partition;
+            result.set("body", client.call(body == null ? "GET" : method, "/streams/" + encode(stream) + path + query,
                     "application/json", body == null ? null : body.toString().getBytes(StandardCharsets.UTF_8)));
             return result.put("status", 200);
         } catch (ServerException e) {

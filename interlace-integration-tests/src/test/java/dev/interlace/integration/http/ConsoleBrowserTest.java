@@ -315,6 +315,50 @@ class ConsoleBrowserTest {
     }
 
     @Test
+    void whereIsMyEventWaitsForEveryPartitionARequestFellIn(@TempDir Path slow) {
+        StreamDescriptor payments = RebuiltStream.compile(slow.resolve("build"), "console.partitioned", "Payments", """
+                package console.partitioned;
+
+                import dev.interlace.annotations.Stream;
+
+                @Stream(name = "payments", schema = {"payment_id string not null", "amount bigint"},
+                        idempotencyKey = "payment_id", partitions = 4)
+                public final class Payments {}
+                """);
+        try (TestServer slowServer = TestServer.startWith(slow.resolve("data"), catalog(payments),
+                "--flush-delay-ms", "3000", "--read-wait-ms", "30000")) {
+            StringBuilder body = new StringBuilder();
+            for (int i = 0; i < 12; i++) {
+                body.append("{\"payment_id\": \"pay-").append(i).append("\", \"amount\": ").append(i).append("}\n");
+            }
+            TestServer.Response published = slowServer.send(slowServer.request("/streams/payments")
+                    .header("Content-Type", "application/x-ndjson").header("X-Request-Id", "console-partitioned-1")
+                    .POST(java.net.http.HttpRequest.BodyPublishers.ofString(body.toString())).build());
+            assertThat(published.status()).isEqualTo(200);
+            int parts = published.body().get("partitions").size();
+            assertThat(parts).as("12 keys in several partitions").isGreaterThan(1);
+            browser.open(slowServer.server.uri() + "/ui#/find?request_id=console-partitioned-1");
+            browser.await("[data-step='stored']", text -> text.contains("12 events in the log")
+                    && text.contains("12 materialised · 0 pending"));
+            assertThat(browser.all("[data-partition]")).hasSize(parts);
+            assertThat(browser.all("[data-step='flush']").size()).as("a flush of each partition")
+                    .isGreaterThanOrEqualTo(parts);
+            assertThat(browser.all("[data-waiting]")).as("the wait ended with the timeline redrawn").isEmpty();
+
+            // The publish form answers each partition's last offset (offsets are per partition).
+            browser.open(slowServer.server.uri() + "/ui#/stream/payments");
+            WebElement text = browser.await("form.publish-form textarea");
+            text.clear();
+            text.sendKeys("{\"payment_id\": \"pay-console\", \"amount\": 1}");
+            browser.driver.findElement(By.cssSelector("form.publish-form button[type=submit]")).click();
+            int partition = dev.interlace.runtime.stream.StreamPartitions.partitionOfKey("pay-console", 4);
+            String outcome = browser.await("[data-publish-result]").getText();
+            assertThat(outcome).startsWith("1 accepted · 0 deduplicated · 0 quarantined · last offsets partition "
+                    + partition + ": ");
+        }
+    }
+
+    @Test
     void theSqlConsoleShowsResultsTruncationAndDownloadsCsv() throws IOException {
         String sql = "SELECT order_id, total, meta, '=HYPERLINK(\"http://evil.example\")' AS formula"
                 + " FROM streams.orders ORDER BY _offset";

@@ -261,10 +261,24 @@ class PartitionedStreamTest {
                     StreamPartitions.partitionOfKey("p-7", PARTITIONS)));
             assertThat(correlated.toString()).contains(server.get("/streams/payments").body().get("name").asText());
 
-            // Not built yet: refused, never answered wrongly.
-            TestServer.Response replay = server.postJson("/streams/payments/quarantine/replay", "{\"all\": true}");
-            assertThat(replay.status()).isEqualTo(400);
-            assertThat(replay.body().get("error").asText()).isEqualTo("partitions_not_supported");
+            // A request in several partitions: its story covers each, with the position its publish answered.
+            TestServer.Response spread = server.send(server.request("/streams/payments")
+                    .header("Content-Type", "application/x-ndjson").header("X-Request-Id", "spread-1")
+                    .POST(java.net.http.HttpRequest.BodyPublishers.ofString(batch(300, 312))).build());
+            JsonNode story = server.get("/correlate?request_id=spread-1").body();
+            assertThat(story.get("position").asText()).isEqualTo(spread.body().get("position").asText());
+            assertThat(story.get("events").get("count").asLong()).isEqualTo(12);
+            assertThat(story.get("events").get("partitions")).hasSize(spread.body().get("partitions").size());
+            TestServer.Response waited = server.send(server.request("/correlate?request_id=spread-1")
+                    .header("Interlace-After", story.get("position").asText() + ", models").GET().build());
+            assertThat(waited.status()).isEqualTo(200);
+            assertThat(waited.body().get("events").get("materialised").asLong()).isEqualTo(12);
+            for (JsonNode part : waited.body().get("events").get("partitions")) {
+                assertThat(part.get("stream").asText()).isEqualTo(StreamPartitions.logStream("payments",
+                        part.get("partition").asInt()));
+                assertThat(part.get("pending").asLong()).isZero();
+            }
+
         }
     }
 
@@ -294,6 +308,119 @@ class PartitionedStreamTest {
         StringBuilder body = new StringBuilder();
         keys.forEach(key -> body.append("{\"payment_id\":\"").append(key).append("\",\"amount\":1}\n"));
         return body.toString();
+    }
+
+    private static String visits(String version, boolean referrer) {
+        return """
+                package partitioned.%s;
+
+                import dev.interlace.annotations.SchemaDrift;
+                import dev.interlace.annotations.Stream;
+
+                @Stream(name = "visits", schema = {"visit_id string not null", "page string"%s},
+                        idempotencyKey = "visit_id", partitions = 4, onSchemaDrift = SchemaDrift.QUARANTINE)
+                public final class Visits {}
+                """.formatted(version, referrer ? ", \"referrer string\"" : "");
+    }
+
+    @Test
+    void aReplayPutsEachQuarantinedEventInItsKeysPartitionDeduplicatedLikeAPublish(@TempDir Path data,
+            @TempDir Path build) {
+        StreamDescriptor before = RebuiltStream.compile(build.resolve("v1"), "partitioned.visits1", "Visits",
+                visits("visits1", false));
+        Map<String, int[]> original = new HashMap<>(); // key -> {partition, offset}
+        try (TestServer server = TestServer.startWith(data, catalog(before))) {
+            StringBuilder body = new StringBuilder();
+            for (int i = 0; i < 12; i++) {
+                body.append("{\"visit_id\":\"ok-").append(i).append("\",\"page\":\"/\"}\n");
+            }
+            JsonNode valid = server.post("/streams/visits?verbose=true", "application/x-ndjson", body.toString())
+                    .body();
+            for (int i = 0; i < 12; i++) {
+                JsonNode result = valid.get("results").get(i);
+                original.put("ok-" + i, new int[] {result.get("partition").asInt(), result.get("offset").asInt()});
+            }
+            // Quarantined (referrer is not declared yet): twenty new keys, and two keys already stored.
+            StringBuilder quarantined = new StringBuilder();
+            for (int i = 0; i < 20; i++) {
+                quarantined.append("{\"visit_id\":\"q-").append(i).append("\",\"page\":\"/q\",\"referrer\":\"r\"}\n");
+            }
+            quarantined.append("{\"visit_id\":\"ok-3\",\"page\":\"/\",\"referrer\":\"r\"}\n");
+            quarantined.append("{\"visit_id\":\"ok-7\",\"page\":\"/\",\"referrer\":\"r\"}\n");
+            assertThat(server.post("/streams/visits", "application/x-ndjson", quarantined.toString()).body()
+                    .get("quarantined").asLong()).isEqualTo(22);
+        }
+        StreamDescriptor after = RebuiltStream.compile(build.resolve("v2"), "partitioned.visits2", "Visits",
+                visits("visits2", true));
+        try (TestServer server = TestServer.startWith(data, catalog(after))) {
+            JsonNode heads = server.get("/streams/visits").body().get("by_partition");
+            TestServer.Response dry = server.postJson("/streams/visits/quarantine/replay",
+                    "{\"all\": true, \"dry_run\": true}");
+            assertThat(dry.status()).as(dry.body().toString()).isEqualTo(200);
+            assertThat(dry.body().get("accepted").asLong()).isEqualTo(20);
+            assertThat(dry.body().get("deduplicated").asLong()).isEqualTo(2);
+            assertThat(server.get("/streams/visits").body().get("by_partition")).as("a dry run writes nothing")
+                    .isEqualTo(heads);
+
+            TestServer.Response replay = server.postJson("/streams/visits/quarantine/replay", "{\"all\": true}");
+            assertThat(replay.status()).as(replay.body().toString()).isEqualTo(200);
+            assertThat(replay.body().get("accepted").asLong()).isEqualTo(20);
+            assertThat(replay.body().get("deduplicated").asLong()).isEqualTo(2);
+            Map<Integer, TreeSet<Integer>> offsets = new TreeMap<>();
+            Map<Long, String> placed = new TreeMap<>(); // seq -> partition:offset
+            for (JsonNode result : replay.body().get("results")) {
+                long seq = result.get("seq").asLong();
+                String key = seq <= 20 ? "q-" + (seq - 1) : seq == 21 ? "ok-3" : "ok-7";
+                int partition = result.get("partition").asInt();
+                assertThat(partition).as(key).isEqualTo(StreamPartitions.partitionOfKey(key, 4));
+                if (seq <= 20) {
+                    assertThat(result.get("status").asText()).isEqualTo("accepted");
+                    offsets.computeIfAbsent(partition, p -> new TreeSet<>()).add(result.get("offset").asInt());
+                } else {
+                    assertThat(result.get("status").asText()).isEqualTo("deduplicated");
+                    assertThat(new int[] {partition, result.get("offset").asInt()}).as(key)
+                            .isEqualTo(original.get(key));
+                }
+                placed.put(seq, partition + ":" + result.get("offset").asInt());
+            }
+            // Each partition's new offsets follow its head, densely.
+            offsets.forEach((partition, taken) -> {
+                long head = heads.get(partition).get("head").asLong();
+                assertThat(taken.first()).as("partition " + partition).isEqualTo((int) head + 1);
+                assertThat(taken.last()).isEqualTo((int) head + taken.size());
+            });
+
+            // Replayed again: nothing moves; the listing says where each entry went.
+            JsonNode again = server.postJson("/streams/visits/quarantine/replay", "{\"seqs\": [1, 21]}").body();
+            for (JsonNode result : again.get("results")) {
+                assertThat(result.get("status").asText()).isEqualTo("already_replayed");
+                assertThat(result.get("partition").asInt() + ":" + result.get("offset").asInt())
+                        .isEqualTo(placed.get(result.get("seq").asLong()));
+            }
+            for (JsonNode item : server.get("/streams/visits/quarantine?limit=100").body().get("items")) {
+                assertThat(item.get("replayed_partition").asInt() + ":" + item.get("replayed_offset").asInt())
+                        .isEqualTo(placed.get(item.get("seq").asLong()));
+            }
+
+            // The warehouse holds every event once, in its key's partition, the replayed ones with their referrer.
+            server.await("visits", stream -> {
+                for (JsonNode partition : stream.get("by_partition")) {
+                    if (partition.get("pending").asLong() != 0) {
+                        return false;
+                    }
+                }
+                return true;
+            });
+            JsonNode rows = sql(server, "SELECT visit_id, _partition, referrer FROM streams.visits");
+            assertThat(rows).hasSize(32);
+            Set<String> seen = new HashSet<>();
+            for (JsonNode row : rows) {
+                String key = row.get(0).asText();
+                assertThat(seen.add(key)).as(key + " once").isTrue();
+                assertThat(row.get(1).asInt()).isEqualTo(StreamPartitions.partitionOfKey(key, 4));
+                assertThat(row.get(2).isNull()).as(key).isEqualTo(key.startsWith("ok-"));
+            }
+        }
     }
 
     @Test
@@ -518,13 +645,48 @@ class PartitionedStreamTest {
     }
 
     @Test
-    void anIncrementalJavaModelOverAPartitionedStreamIsRefusedAtStartUp(@TempDir Path data, @TempDir Path build) {
-        StreamDescriptor payments = RebuiltStream.compile(build, "partitioned.v4", "Payments", payments(PARTITIONS));
-        ModelDefinition incremental = ModelDefinition.java("payment_log", Materialise.INCREMENTAL, null,
-                List.of("streams.payments"), context -> 0, "test");
-        assertThatThrownBy(() -> TestServer.startWith(data, catalog(payments), List.of(models(incremental)))
-                .close()).hasMessageContaining("incremental Java model payment_log reads stream payments, which has"
-                        + " several partitions");
+    void anIncrementalJavaModelOverAPartitionedStreamProcessesEveryEventOnce(@TempDir Path data,
+            @TempDir Path build) {
+        StreamDescriptor payments = RebuiltStream.compile(build, "partitioned.v2", "Payments", payments(2));
+        java.util.Queue<String> conditions = new java.util.concurrent.ConcurrentLinkedQueue<>();
+        ModelDefinition incremental = ModelDefinition.java("payment_rows", Materialise.INCREMENTAL, null,
+                List.of("streams.payments"), context -> {
+                    dev.interlace.runtime.model.ModelContext.Delta delta = context.deltas().get("payments");
+                    conditions.add(delta.condition());
+                    try (java.sql.Statement statement = context.connection().createStatement()) {
+                        statement.execute("CREATE TABLE IF NOT EXISTS " + context.qualifiedTable()
+                                + " (payment_id VARCHAR, p INTEGER, o BIGINT)");
+                        return statement.executeUpdate("INSERT INTO " + context.qualifiedTable()
+                                + " SELECT payment_id, _partition, _offset FROM streams.payments WHERE "
+                                + delta.condition());
+                    }
+                }, "test");
+        try (TestServer server = TestServer.startWith(data, catalog(payments), List.of(models(incremental)))) {
+            // Many small requests: flushes of the two partitions and model runs interleave.
+            for (int from = 0; from < 300; from += 10) {
+                assertThat(server.post("/streams/payments", "application/x-ndjson", batch(from, from + 10))
+                        .status()).isEqualTo(200);
+            }
+            assertThat(server.post("/streams/payments", "application/x-ndjson", batch(0, 300)).body()
+                    .get("deduplicated").asLong()).isEqualTo(300);
+            Eventually.get("the Java model has every event", Duration.ofSeconds(30),
+                    () -> sql(server, "SELECT count(*) FROM main.payment_rows"),
+                    rows -> rows.get(0).get(0).asLong() >= 300);
+            JsonNode rows = sql(server, "SELECT payment_id, p, o FROM main.payment_rows");
+            assertThat(rows).hasSize(300);
+            Set<String> seen = new HashSet<>();
+            for (JsonNode row : rows) {
+                String key = row.get(0).asText();
+                assertThat(seen.add(key)).as(key + " once").isTrue();
+                assertThat(row.get(1).asInt()).isEqualTo(StreamPartitions.partitionOfKey(key, 2));
+            }
+            JsonNode sameAsTable = sql(server, "SELECT count(*) FROM main.payment_rows l JOIN streams.payments s"
+                    + " ON l.payment_id = s.payment_id AND l.p = s._partition AND l.o = s._offset");
+            assertThat(sameAsTable.get(0).get(0).asLong()).isEqualTo(300);
+            assertThat(conditions).as("each run's delta names both partitions")
+                    .allSatisfy(condition -> assertThat(condition).contains("_partition = 0")
+                            .contains("_partition = 1"));
+        }
     }
 
     private static JsonNode sql(TestServer server, String query) {

@@ -734,6 +734,12 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
         }
     }
 
+    /** Not yet: a partition's sequencer cannot mark partition 0's quarantine in its transaction. */
+    @Override
+    public boolean replaysAcrossPartitions() {
+        return false;
+    }
+
     @Override
     public List<QuarantineEntry> replayedBy(String stream, String requestId, int limit) {
         StreamView view = views.get(stream);

@@ -147,11 +147,24 @@ final class CorrelateCommand extends RemoteCommand {
         out.println("events (" + events.get("stream").asText() + ")");
         if (events.get("count").asLong() == 0) {
             out.println("  none accepted by this request");
+        } else if (events.has("partitions")) {
+            out.println("  " + plural(events.get("count").asLong(), "event") + ", " + events.get("materialised")
+                    .asLong() + " materialised, " + events.get("pending").asLong() + " pending");
+            for (JsonNode part : events.get("partitions")) {
+                out.print("  partition " + part.get("partition").asInt() + ":");
+                printOffsets(part, out);
+            }
         } else {
-            out.println("  offsets " + events.get("first_offset").asLong() + ".." + events.get("last_offset").asLong()
-                    + ": " + plural(events.get("count").asLong(), "event") + ", " + events.get("materialised").asLong()
-                    + " materialised, " + events.get("pending").asLong() + " pending");
+            out.print(" ");
+            printOffsets(events, out);
         }
+    }
+
+    private static void printOffsets(JsonNode events, PrintStream out) {
+        out.println(events.get("count").asLong() == 0 ? " none accepted"
+                : " offsets " + events.get("first_offset").asLong() + ".." + events.get("last_offset").asLong()
+                + ": " + plural(events.get("count").asLong(), "event") + ", " + events.get("materialised").asLong()
+                + " materialised, " + events.get("pending").asLong() + " pending");
     }
 
     /** Events this request sent again, and the requests that first wrote them. */

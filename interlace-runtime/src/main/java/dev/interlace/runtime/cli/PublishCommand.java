@@ -143,9 +143,10 @@ final class PublishCommand extends RemoteCommand {
         private long refused;
         private long requests;
         private long retries;
-        private long lastOffset = -1;
-        /** The position of the answer with the highest offset: what a query reads after. */
-        private String position;
+        /** The highest offset of each log stream the answers named (one for a stream of one partition). */
+        private final java.util.TreeMap<String, Long> positions = new java.util.TreeMap<>();
+        /** For a stream of several partitions, the highest offset the answers gave each partition. */
+        private final java.util.TreeMap<Integer, Long> partitions = new java.util.TreeMap<>();
         private final List<String> errors = new ArrayList<>();
 
         Publishing(ServerClient client, String stream, int batchSize, long inputBytes) {
@@ -155,8 +156,12 @@ final class PublishCommand extends RemoteCommand {
             this.inputBytes = inputBytes;
         }
 
+        /** What a query reads after: the furthest position of each partition the events fell in, or null. */
         String position() {
-            return position;
+            StringBuilder joined = new StringBuilder();
+            positions.forEach((log, offset) -> joined.append(joined.length() == 0 ? "" : ",").append(log).append(':')
+                    .append(offset));
+            return joined.length() == 0 ? null : joined.toString();
         }
 
         void publishAll(EventInput events) {
@@ -192,9 +197,18 @@ final class PublishCommand extends RemoteCommand {
                     requests++;
                     JsonNode answer = client.publish(stream, "application/x-ndjson", ndjson(pending));
                     accepted += answer.path("accepted").asLong();
-                    if (!answer.path("last_offset").isNull() && answer.path("last_offset").asLong() >= lastOffset) {
-                        lastOffset = answer.path("last_offset").asLong();
-                        position = answer.path("position").asText(null);
+                    for (String item : answer.path("position").asText("").split(",")) {
+                        int colon = item.lastIndexOf(':');
+                        if (colon > 0) {
+                            positions.merge(item.substring(0, colon), Long.parseLong(item.substring(colon + 1)),
+                                    Math::max);
+                        }
+                    }
+                    for (JsonNode part : answer.path("partitions")) {
+                        if (part.path("last_offset").isNumber()) {
+                            partitions.merge(part.get("partition").asInt(), part.get("last_offset").asLong(),
+                                    Math::max);
+                        }
                     }
                     deduplicated += answer.path("deduplicated").asLong();
                     quarantined += answer.path("quarantined").asLong();
@@ -356,6 +370,11 @@ final class PublishCommand extends RemoteCommand {
             out.println("  deduplicated  " + deduplicated);
             out.println("  quarantined   " + quarantined);
             out.println("  refused       " + refused);
+            if (!partitions.isEmpty()) {
+                out.println("by partition (offsets are per partition):");
+                partitions.forEach((partition, last) -> out.println("  partition " + partition + "  last offset "
+                        + last));
+            }
             if (retries > 0) {
                 out.println("  (" + retries + " retries after the server asked to wait: 429 or 503)");
             }

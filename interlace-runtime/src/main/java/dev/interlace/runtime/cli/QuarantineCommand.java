@@ -151,8 +151,12 @@ final class QuarantineCommand extends RemoteCommand {
         }
         List<List<String>> rows = new ArrayList<>();
         for (JsonNode result : results) {
-            rows.add(List.of(result.get("seq").asText(), result.get("status").asText(),
-                    Table.cell(result.get("offset")), Table.fullCell(errorsText(result.get("errors")))));
+            // On a stream of several partitions an offset is a partition's: "2:17" is offset 17 of partition 2.
+            String offset = result.has("partition") && !result.get("offset").isNull()
+                    ? result.get("partition").asInt() + ":" + result.get("offset").asLong()
+                    : Table.cell(result.get("offset"));
+            rows.add(List.of(result.get("seq").asText(), result.get("status").asText(), offset,
+                    Table.fullCell(errorsText(result.get("errors")))));
         }
         if (rows.isEmpty()) {
             out.println(all ? "nothing to replay: every entry of the quarantine of " + stream + " is replayed already"

@@ -12,8 +12,8 @@ import java.util.Optional;
 /**
  * Resolves the stream a route names to what the route serves ({@link Route.Partitions}): for a route that serves one
  * partition, {@code {name}} with {@code partition=} becomes the partition's log stream ({@link StreamPartitions}), so
- * that the route, {@link Forwarding} (a partition's sequencer) and the log all see the log stream; a route that does
- * not support a partitioned stream yet refuses it. A stream with one partition is served as it always was.
+ * that the route, {@link Forwarding} (a partition's sequencer) and the log all see the log stream. A stream with one
+ * partition is served as it always was.
  */
 final class PartitionParameter {
 
@@ -30,7 +30,7 @@ final class PartitionParameter {
     /**
      * The route's path parameters, the first one the partition's log stream when the route serves one partition.
      *
-     * @throws Refusal 400 {@code partition_required}, {@code invalid_parameter} or {@code partitions_not_supported}
+     * @throws Refusal 400 {@code partition_required} or {@code invalid_parameter}
      */
     List<String> resolve(Route route, List<String> parameters, HttpRequest request, String requestId) {
         if (route.partitions() == Route.Partitions.WHOLE || parameters.isEmpty()) {
@@ -42,14 +42,6 @@ final class PartitionParameter {
             return parameters; // unknown here: the route answers as it does for any unknown stream
         }
         StreamDescriptor stream = declared.get();
-        if (route.partitions() == Route.Partitions.NOT_YET) {
-            if (!stream.partitioned()) {
-                return parameters;
-            }
-            throw new Refusal(HttpResponses.error(ErrorCode.PARTITIONS_NOT_SUPPORTED, request.method() + " "
-                    + route.pattern().replace("{name}", stream.name()) + " does not support a stream with several"
-                    + " partitions yet; stream " + stream.name() + " has " + stream.partitions(), requestId));
-        }
         if (given == null) {
             if (!stream.partitioned()) {
                 return parameters;

@@ -62,7 +62,7 @@ final class QuarantineRoutes implements RouteSet {
                 pageSlots.render("the quarantine of " + path.get(0), requestId,
                         () -> list(request, path, requestId))));
         routes.add(Route.async("POST", "/streams/{name}/quarantine/replay", Access.OPERATE, this::replay)
-                .placedOn(Route.Placement.SEQUENCER).partitions(Route.Partitions.NOT_YET));
+                .placedOn(Route.Placement.SEQUENCER));
     }
 
     private HttpAnswer list(HttpRequest request, List<String> path, String requestId) throws IOException {
@@ -125,15 +125,7 @@ final class QuarantineRoutes implements RouteSet {
         public ObjectNode after(QuarantineEntry entry) {
             ObjectNode item = HttpResponses.JSON.createObjectNode();
             item.set("errors", StoredJson.value(entry.errorsJson()));
-            if (entry.replay() == null) {
-                item.putNull("replayed_offset");
-                item.putNull("replayed_by");
-                item.putNull("replayed_at");
-            } else {
-                item.put("replayed_offset", entry.replay().offset());
-                item.put("replayed_by", entry.replay().requestId());
-                item.put("replayed_at", HttpResponses.time(entry.replay().atMicros()));
-            }
+            RecordItems.replay(item, entry);
             return item;
         }
 
@@ -241,6 +233,9 @@ final class QuarantineRoutes implements RouteSet {
                     case ALREADY_REPLAYED -> "already_replayed";
                 });
                 item.put("offset", result.offset());
+                if (result.partition() != null) {
+                    item.put("partition", result.partition());
+                }
                 ArrayNode errors = item.putArray("errors");
                 for (FieldError error : result.errors()) {
                     errors.addObject().put("field", error.field()).put("reason", error.reason());
@@ -276,6 +271,11 @@ final class QuarantineRoutes implements RouteSet {
             return HttpResponses.error(ErrorCode.PAYLOAD_TOO_LARGE, body);
         } else if (outcome instanceof Backpressured backpressured) {
             return HttpResponses.backpressured(backpressured, "replayed");
+        } else if (outcome instanceof ReplayOutcome.NotSupported unsupported) {
+            return HttpResponses.error(ErrorCode.PARTITIONS_NOT_SUPPORTED, "this log (Kafka) cannot replay the"
+                    + " quarantine of a stream of several partitions yet: stream " + unsupported.stream() + " has "
+                    + unsupported.partitions() + "; nothing was replayed. Its quarantined events stay listed in"
+                    + " GET /streams/" + unsupported.stream() + "/quarantine", requestId);
         } else if (outcome instanceof ReplayOutcome.Unavailable unavailable) {
             return HttpResponses.error(ErrorCode.LOG_UNAVAILABLE, unavailable.reason() + "; nothing was replayed,"
                     + " retry later", requestId).header("Retry-After",

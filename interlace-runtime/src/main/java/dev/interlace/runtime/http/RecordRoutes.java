@@ -4,7 +4,6 @@ import dev.interlace.client.ErrorCode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.interlace.runtime.config.InterlaceConfig;
-import dev.interlace.runtime.warehouse.FlushRecord;
 import dev.interlace.runtime.log.PublishRecord;
 import dev.interlace.runtime.status.Correlator;
 import dev.interlace.runtime.status.Correlator.Correlation;
@@ -193,14 +192,11 @@ final class RecordRoutes implements RouteSet {
         section(allPublishes, stored.publishes());
         stored.refusal().ifPresent(refusal -> body.set("refused", apiItem(refusal)));
 
+        // What Interlace-After takes to wait for the request's events, as the publish answered it.
+        body.put("position", stored.position());
         Correlator.Events found = stored.events();
         ObjectNode events = body.putObject("events");
-        events.put("stream", found.stream());
-        events.put("first_offset", found.firstOffset());
-        events.put("last_offset", found.lastOffset());
-        events.put("count", found.count());
-        events.put("materialised", found.materialised());
-        events.put("pending", found.pending());
+        RecordItems.events(events, found);
 
         Correlator.Deduplicated deduplicated = stored.deduplicated();
         ObjectNode duplicates = body.putObject("deduplicated");
@@ -219,7 +215,7 @@ final class RecordRoutes implements RouteSet {
 
         ObjectNode flushes = body.putObject("flushes");
         ArrayNode flushItems = flushes.putArray("items");
-        stored.flushes().items().forEach(flush -> flushItems.add(flushItem(flush)));
+        stored.flushes().items().forEach(flush -> flushItems.add(RecordItems.flush(flush)));
         section(flushes, stored.flushes());
 
         ObjectNode runs = body.putObject("runs");
@@ -244,7 +240,7 @@ final class RecordRoutes implements RouteSet {
             item.set("event", StoredJson.value(entry.payload()));
             item.set("errors", StoredJson.value(entry.errorsJson()));
             item.put("ingested_at", HttpResponses.time(entry.ingestedAtMicros()));
-            replay(item, entry);
+            RecordItems.replay(item, entry);
         }
         section(quarantine, stored.quarantine());
 
@@ -255,7 +251,7 @@ final class RecordRoutes implements RouteSet {
             item.put("seq", entry.seq());
             item.put("request_id", entry.requestId());
             item.put("received_at", HttpResponses.time(entry.ingestedAtMicros()));
-            replay(item, entry);
+            RecordItems.replay(item, entry);
         }
         section(replayedFrom, stored.replayedFrom());
 
@@ -432,39 +428,6 @@ final class RecordRoutes implements RouteSet {
             item.put("node", fanOut.self());
         }
         return item;
-    }
-
-    private static ObjectNode flushItem(FlushRecord flush) {
-        ObjectNode item = HttpResponses.JSON.createObjectNode();
-        item.put("flush_id", flush.id());
-        item.put("target", flush.target().kind());
-        item.put("first_offset", flush.firstOffset());
-        item.put("last_offset", flush.lastOffset());
-        item.put("rows", flush.rows());
-        item.put("started_at", HttpResponses.time(flush.startedAtMicros()));
-        if (flush.committedAtMicros() > 0) {
-            item.put("committed_at", HttpResponses.time(flush.committedAtMicros()));
-            item.put("duration_ms", (flush.committedAtMicros() - flush.startedAtMicros()) / 1000.0);
-        } else {
-            item.putNull("committed_at");
-            item.putNull("duration_ms");
-        }
-        item.put("error", flush.error());
-        HttpResponses.putTraces(item, flush.traces());
-        return item;
-    }
-
-    /** Where a quarantined entry was replayed to: its event's offset, the replay's request id and time; or nulls. */
-    private static void replay(ObjectNode item, QuarantineEntry entry) {
-        if (entry.replay() == null) {
-            item.putNull("replayed_offset");
-            item.putNull("replayed_by");
-            item.putNull("replayed_at");
-        } else {
-            item.put("replayed_offset", entry.replay().offset());
-            item.put("replayed_by", entry.replay().requestId());
-            item.put("replayed_at", HttpResponses.time(entry.replay().atMicros()));
-        }
     }
 
     private static void section(ObjectNode section, Correlator.Section<?> items) {

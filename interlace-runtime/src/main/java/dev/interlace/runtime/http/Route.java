@@ -25,9 +25,7 @@ record Route(String method, String pattern, Access access, Handler handler, Pred
          * The route serves one partition, named by {@code partition=} (0 when the stream has one; required when it
          * has several): the router hands it the partition's log stream as the stream parameter.
          */
-        EACH,
-        /** The route does not support a stream of several partitions yet: 400 {@code partitions_not_supported}. */
-        NOT_YET
+        EACH
     }
 
     Route(String method, String pattern, Access access, Handler handler, Predicate<HttpRequest> inline,

@@ -22,6 +22,7 @@ import dev.interlace.runtime.stream.FieldError;
 import dev.interlace.runtime.stream.StreamCatalog;
 import dev.interlace.runtime.stream.StreamDescriptor;
 import dev.interlace.runtime.stream.StreamEvent;
+import dev.interlace.runtime.stream.StreamPartitions;
 import jakarta.inject.Inject;
 import java.time.Clock;
 import java.time.Instant;
@@ -91,6 +92,9 @@ public final class QuarantineReplayer {
             return done(new ReplayOutcome.UnknownStream(requestId, streamName));
         }
         StreamDescriptor stream = found.get();
+        if (stream.partitioned() && !quarantine.replaysAcrossPartitions()) {
+            return done(new ReplayOutcome.NotSupported(requestId, streamName, stream.partitions()));
+        }
         List<QuarantineEntry> entries;
         Long nextAfter = null;
         boolean more = false;
@@ -137,12 +141,13 @@ public final class QuarantineReplayer {
         ReplayOutcome.EntryOutcome[] decided = new ReplayOutcome.EntryOutcome[entries.size()];
         List<ReplayRequest.Entry> valid = new ArrayList<>();
         List<Integer> validPositions = new ArrayList<>();
+        List<StreamEvent> validEvents = new ArrayList<>();
         int keyIndex = stream.idempotencyKeyIndex();
         for (int i = 0; i < entries.size(); i++) {
             QuarantineEntry entry = entries.get(i);
             if (entry.replay() != null) {
                 decided[i] = new ReplayOutcome.EntryOutcome(entry.seq(), ReplayOutcome.Status.ALREADY_REPLAYED,
-                        entry.replay().offset(), List.of());
+                        entry.replay().offset(), List.of(), stream.partitioned() ? entry.replay().partition() : null);
                 continue;
             }
             DecodeResult<? extends StreamEvent> result;
@@ -163,38 +168,82 @@ public final class QuarantineReplayer {
             } else if (result instanceof DecodeResult.Valid<? extends StreamEvent> event) {
                 String key = keyIndex < 0 ? null : IdempotencyKeys.canonical(event.event().value(keyIndex));
                 valid.add(new ReplayRequest.Entry(entry.seq(), new AppendRequest.Event(entry.payload(), key)));
+                validEvents.add(event.event());
                 validPositions.add(i);
             }
         }
-        Long finalNextAfter = nextAfter;
-        boolean finalMore = more;
         if (valid.isEmpty()) {
-            return done(new ReplayOutcome.Replayed(requestId, List.of(decided), dryRun, finalNextAfter, finalMore));
+            return done(new ReplayOutcome.Replayed(requestId, List.of(decided), dryRun, nextAfter, more));
         }
         if (!dryRun && disk.usableBytes() < limits.minFreeDiskBytes()) {
             return done(new ReplayOutcome.Unavailable(requestId, "free disk space is below the floor of "
                     + limits.minFreeDiskBytes() + " bytes", Publisher.UNAVAILABLE_RETRY_SECONDS));
         }
-        ReplayRequest request = new ReplayRequest(streamName, requestId, EpochMicros.of(receivedAt),
-                stream.schemaVersion(), valid, caller.keyId(), caller.keyName(), dryRun);
-        // The log completes the future on its writer thread; the answer is built on a worker, never there.
-        return Deadlines.within(quarantine.replay(request), Publisher.APPEND_TIMEOUT_SECONDS, TimeUnit.SECONDS)
-                .handleAsync((result, failure) -> {
-                    if (failure != null) {
-                        return unavailable(requestId, failure);
-                    }
-                    if (result instanceof Backpressure backpressure) {
-                        return Backpressured.of(requestId, streamName, backpressure);
-                    }
-                    List<ReplayResult.EntryResult> fates = ((ReplayResult.Replayed) result).entries();
-                    for (int j = 0; j < fates.size(); j++) {
-                        decided[validPositions.get(j)] = outcome(fates.get(j), dryRun);
-                    }
-                    ReplayOutcome.Replayed replayed = new ReplayOutcome.Replayed(requestId, List.of(decided),
-                            dryRun, finalNextAfter, finalMore);
-                    record(streamName, requestId, replayed, caller);
-                    return replayed;
-                }, workers.executor());
+        // A stream of several partitions keeps its quarantine with partition 0; each event goes to the partition its
+        // key (or partition key) hashes to, as a publish would put it (a keyless one by its sequence number), in one
+        // replay per partition: parts may commit separately, each atomically with its marks.
+        java.util.SortedMap<Integer, List<Integer>> byPartition = new java.util.TreeMap<>();
+        for (int j = 0; j < valid.size(); j++) {
+            byPartition.computeIfAbsent(stream.partitioned() ? partitionOf(stream, validEvents.get(j),
+                    valid.get(j)) : 0, p -> new ArrayList<>()).add(j);
+        }
+        Long finalNextAfter = nextAfter;
+        boolean finalMore = more;
+        List<CompletableFuture<ReplayResult>> parts = new ArrayList<>();
+        for (var part : byPartition.entrySet()) {
+            List<ReplayRequest.Entry> share = new ArrayList<>();
+            part.getValue().forEach(j -> share.add(valid.get(j)));
+            ReplayRequest request = new ReplayRequest(streamName, stream.logStream(part.getKey()).name(), requestId,
+                    EpochMicros.of(receivedAt), stream.schemaVersion(), share, caller.keyId(), caller.keyName(),
+                    dryRun);
+            // The log completes the future on its writer thread; the answer is built on a worker, never there.
+            parts.add(Deadlines.within(quarantine.replay(request), Publisher.APPEND_TIMEOUT_SECONDS,
+                    TimeUnit.SECONDS));
+        }
+        return CompletableFuture.allOf(parts.toArray(CompletableFuture[]::new)).handleAsync((ignored, any) -> {
+            Backpressure refused = null;
+            int p = 0;
+            for (var part : byPartition.entrySet()) {
+                CompletableFuture<ReplayResult> future = parts.get(p++);
+                ReplayResult result;
+                try {
+                    result = future.join();
+                } catch (java.util.concurrent.CompletionException | java.util.concurrent.CancellationException e) {
+                    return unavailable(requestId, e);
+                }
+                if (result instanceof Backpressure backpressure) {
+                    refused = backpressure;
+                    continue;
+                }
+                List<ReplayResult.EntryResult> fates = ((ReplayResult.Replayed) result).entries();
+                for (int k = 0; k < fates.size(); k++) {
+                    ReplayOutcome.EntryOutcome fate = outcome(fates.get(k), dryRun);
+                    decided[validPositions.get(part.getValue().get(k))] = stream.partitioned()
+                            ? fate.in(part.getKey()) : fate;
+                }
+            }
+            if (refused != null) {
+                // The other partitions' entries (if any) are replayed and marked: a retry reports them already so.
+                return Backpressured.of(requestId, streamName, refused);
+            }
+            ReplayOutcome.Replayed replayed = new ReplayOutcome.Replayed(requestId, List.of(decided), dryRun,
+                    finalNextAfter, finalMore);
+            record(streamName, requestId, replayed, caller);
+            return replayed;
+        }, workers.executor());
+    }
+
+    /**
+     * The partition a replayed event of a partitioned stream goes to: the one its partition key, else its idempotency
+     * key, hashes to (where a publish of it goes, so that it deduplicates against it); a keyless event by its
+     * sequence number.
+     */
+    private static int partitionOf(StreamDescriptor stream, StreamEvent event, ReplayRequest.Entry entry) {
+        int partitionKeyIndex = stream.partitionKeyIndex();
+        String hashed = partitionKeyIndex < 0 ? ((AppendRequest.Event) entry.event()).idempotencyKey()
+                : IdempotencyKeys.canonical(event.value(partitionKeyIndex));
+        return hashed != null ? StreamPartitions.partitionOfKey(hashed, stream.partitions())
+                : (int) ((entry.seq() - 1) % stream.partitions());
     }
 
     private static ReplayOutcome.EntryOutcome outcome(ReplayResult.EntryResult fate, boolean dryRun) {

@@ -8,7 +8,8 @@ import java.util.List;
  * here knows about HTTP.
  */
 public sealed interface ReplayOutcome permits ReplayOutcome.Replayed, ReplayOutcome.UnknownStream,
-        ReplayOutcome.UnknownSeqs, ReplayOutcome.TooLarge, Backpressured, ReplayOutcome.Unavailable {
+        ReplayOutcome.UnknownSeqs, ReplayOutcome.TooLarge, Backpressured, ReplayOutcome.Unavailable,
+        ReplayOutcome.NotSupported {
 
     /** The request id the outcome belongs to. */
     String requestId();
@@ -31,10 +32,20 @@ public sealed interface ReplayOutcome permits ReplayOutcome.Replayed, ReplayOutc
      * @param offset its event's offset in the stream: the new one (null in a dry run, where none is taken), the
      *     original's for a duplicate, the earlier replay's; null for an invalid entry
      * @param errors why it is still invalid; empty otherwise
+     * @param partition for a stream of several partitions, the partition {@code offset} is in; null otherwise
      */
-    record EntryOutcome(long seq, Status status, Long offset, List<FieldError> errors) {
+    record EntryOutcome(long seq, Status status, Long offset, List<FieldError> errors, Integer partition) {
         public EntryOutcome {
             errors = List.copyOf(errors);
+        }
+
+        public EntryOutcome(long seq, Status status, Long offset, List<FieldError> errors) {
+            this(seq, status, offset, errors, null);
+        }
+
+        /** This outcome, its offset in {@code partition}. */
+        EntryOutcome in(int partition) {
+            return new EntryOutcome(seq, status, offset, errors, partition);
         }
     }
 
@@ -77,6 +88,9 @@ public sealed interface ReplayOutcome permits ReplayOutcome.Replayed, ReplayOutc
             seqs = List.copyOf(seqs);
         }
     }
+
+    /** The log cannot replay into the partitions of a stream of several partitions (400); nothing was replayed. */
+    record NotSupported(String requestId, String stream, int partitions) implements ReplayOutcome {}
 
     /** The log cannot make the events durable right now (503); nothing was replayed. */
     record Unavailable(String requestId, String reason, int retryAfterSeconds) implements ReplayOutcome {}

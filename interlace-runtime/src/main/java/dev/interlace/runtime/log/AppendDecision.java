@@ -121,13 +121,22 @@ public final class AppendDecision {
      */
     public <E extends Exception> Replay replay(ReplayRequest request, Tentative group, StoredStream<E> stored,
             long now) throws E {
+        return replay(request, group, stored, stored, now);
+    }
+
+    /**
+     * {@link #replay(ReplayRequest, Tentative, StoredStream, long)} for entries quarantined in {@code quarantine} whose
+     * events go to {@code stored} (another partition of the stream), decided as a publish to it.
+     */
+    public <E extends Exception> Replay replay(ReplayRequest request, Tentative group, StoredStream<E> quarantine,
+            StoredStream<E> stored, long now) throws E {
         ReplayResult.EntryResult[] results = new ReplayResult.EntryResult[request.entries().size()];
         List<ReplayRequest.Entry> toAppend = new ArrayList<>();
         List<Integer> positions = new ArrayList<>();
         Set<Long> seen = new HashSet<>();
         for (int i = 0; i < results.length; i++) {
             ReplayRequest.Entry entry = request.entries().get(i);
-            StoredStream.Quarantined quarantined = stored.quarantined(entry.seq());
+            StoredStream.Quarantined quarantined = quarantine.quarantined(entry.seq());
             if (quarantined == null) {
                 results[i] = new ReplayResult.EntryResult(entry.seq(), ReplayResult.Status.UNKNOWN, 0);
             } else if (quarantined.replayed()) {

@@ -102,7 +102,8 @@ final class EventReader {
             long maxBytes, PayloadAllowance allowance) {
         Connection reader = connections.borrowReader();
         try (PreparedStatement select = reader.prepareStatement("SELECT seq, request_id, ingested_at,"
-                + " schema_version, payload, errors, replayed_offset, replayed_by, replayed_at, length(payload)"
+                + " schema_version, payload, errors, replayed_offset, replayed_by, replayed_at, length(payload),"
+                + " replayed_partition"
                 + " FROM quarantine"
                 + " WHERE stream_id = (SELECT id FROM streams WHERE name = ?) AND " + condition)) {
             select.setString(1, stream);
@@ -116,7 +117,8 @@ final class EventReader {
                     }
                     String replayedBy = rows.getString(8);
                     QuarantineEntry.Replay replay = replayedBy == null ? null
-                            : new QuarantineEntry.Replay(rows.getLong(7), replayedBy, rows.getLong(9));
+                            : new QuarantineEntry.Replay(rows.getLong(7), replayedBy, rows.getLong(9),
+                                    rows.getInt(11));
                     byte[] payload = rows.getBytes(5);
                     entries.add(new QuarantineEntry(stream, rows.getLong(1), rows.getString(2), rows.getLong(3),
                             rows.getString(4), payload, rows.getString(6), replay));

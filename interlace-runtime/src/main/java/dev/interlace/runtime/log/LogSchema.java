@@ -52,6 +52,8 @@ final class LogSchema {
         // Added with quarantine replay: where an entry's event went (null while it is still quarantined).
         addMissingColumns(statement, "quarantine", "replayed_offset INTEGER", "replayed_by TEXT",
                 "replayed_at INTEGER");
+        // Added with partitioned streams: the partition whose offset replayed_offset is (null: partition 0).
+        addMissingColumns(statement, "quarantine", "replayed_partition INTEGER");
         // Finds what one replay request moved (GET /correlate); holds only replayed entries.
         statement.execute("CREATE INDEX IF NOT EXISTS quarantine_replayed_by ON quarantine(stream_id, replayed_by)"
                 + " WHERE replayed_by IS NOT NULL");

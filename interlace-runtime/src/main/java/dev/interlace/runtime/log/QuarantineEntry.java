@@ -27,6 +27,13 @@ public record QuarantineEntry(String stream, long seq, String requestId, long in
      * @param offset the offset of its event in the stream (the original's when it was a duplicate)
      * @param requestId the replay request that moved it
      * @param atMicros when that replay was committed, epoch microseconds
+     * @param partition the partition the event went to (0 for a stream of one partition), whose offset it is
      */
-    public record Replay(long offset, String requestId, long atMicros) {}
+    public record Replay(long offset, String requestId, long atMicros, int partition) {
+
+        /** An entry replayed into a stream of one partition. */
+        public Replay(long offset, String requestId, long atMicros) {
+            this(offset, requestId, atMicros, 0);
+        }
+    }
 }

@@ -27,6 +27,15 @@ public interface QuarantineStore {
     CompletableFuture<ReplayResult> replay(ReplayRequest request);
 
     /**
+     * Whether {@link #replay} takes a request whose events go to another log stream than its quarantine's
+     * ({@link ReplayRequest#elsewhere()}: another partition of the stream), appending them and marking the entries in
+     * one atomic step.
+     */
+    default boolean replaysAcrossPartitions() {
+        return true;
+    }
+
+    /**
      * The quarantined entries of {@code stream} that the request {@code requestId} replayed, oldest first, at most
      * {@code limit}: the link from a replayed event back to where it was quarantined.
      */

@@ -23,7 +23,7 @@ final class QuarantineWriter {
     /** Prepares the statements on {@code connection}: at start-up, and again whenever the writer replaces it. */
     void prepare(Connection connection) throws SQLException {
         markReplayed = connection.prepareStatement("UPDATE quarantine SET replayed_offset = ?, replayed_by = ?,"
-                + " replayed_at = ? WHERE stream_id = ? AND seq = ? AND replayed_by IS NULL");
+                + " replayed_at = ?, replayed_partition = ? WHERE stream_id = ? AND seq = ? AND replayed_by IS NULL");
     }
 
     /**
@@ -34,22 +34,27 @@ final class QuarantineWriter {
      */
     ReplayResult write(ReplayRequest request, long now, Map<StreamState, AppendDecision.Tentative> groupByStream)
             throws SQLException {
+        // The quarantine is the stream's (partition 0's, for a stream of several partitions); the events go to the
+        // target, the partition their keys hash to: one writer holds both, so the marks commit with the append.
         StreamState state = appendWriter.state(request.stream());
-        StoredStream<SQLException> stored = appendWriter.stored(state);
+        StreamState target = request.elsewhere() ? appendWriter.state(request.target()) : state;
+        StoredStream<SQLException> stored = appendWriter.stored(target);
         AppendDecision.Tentative group = new AppendDecision.Tentative(stored);
-        AppendDecision.Replay replay = appendWriter.decision().replay(request, group, stored, now);
+        AppendDecision.Replay replay = appendWriter.decision().replay(request, group,
+                request.elsewhere() ? appendWriter.stored(state) : stored, stored, now);
         if (replay.append() == null || request.dryRun()) {
             return replay.result();
         }
-        groupByStream.put(state, group);
-        appendWriter.write(replay.append(), replay.appended(), state, group, now);
+        groupByStream.put(target, group);
+        appendWriter.write(replay.append(), replay.appended(), target, group, now);
         for (int j = 0; j < replay.seqs().size(); j++) {
             long seq = replay.seqs().get(j);
             markReplayed.setLong(1, replay.appended().entries().get(j).offset());
             markReplayed.setString(2, request.requestId());
             markReplayed.setLong(3, now);
-            markReplayed.setInt(4, state.id);
-            markReplayed.setLong(5, seq);
+            markReplayed.setInt(4, dev.interlace.runtime.stream.StreamPartitions.partitionOf(request.target()));
+            markReplayed.setInt(5, state.id);
+            markReplayed.setLong(6, seq);
             if (markReplayed.executeUpdate() != 1) {
                 throw new IllegalStateException("quarantine entry " + seq + " of " + state.name
                         + " changed during its replay");

@@ -67,21 +67,6 @@ public final class ModelModule extends AbstractModule {
         ModelGraph graph = ModelGraph.build(definitions, streams, warehouse.get()).withLogStreams(stream ->
                 catalog.find(stream).map(declared -> declared.logStreams().stream().map(StreamDescriptor::name)
                         .toList()).orElse(List.of(stream)));
-        for (ModelDefinition model : graph.inOrder()) {
-            if (model.materialise() != dev.interlace.annotations.Materialise.INCREMENTAL
-                    || model.javaModel() == null) {
-                continue;
-            }
-            for (String stream : graph.streamsReadBy(model.name())) {
-                if (catalog.find(stream).map(StreamDescriptor::partitioned).orElse(false)) {
-                    // Not built yet: a Java model's deltas are offset ranges of one log stream (SQL models get a
-                    // condition per partition).
-                    throw new ModelException(model.source() + ": incremental Java model " + model.name() + " reads"
-                            + " stream " + stream + ", which has several partitions; incremental Java models over a"
-                            + " partitioned stream are not supported yet: make it a SQL model, a table or a view");
-                }
-            }
-        }
         return Optional.of(graph);
     }
 

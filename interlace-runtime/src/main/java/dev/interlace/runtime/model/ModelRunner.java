@@ -308,9 +308,18 @@ public final class ModelRunner implements AutoCloseable {
     /** Brings one model up to date; returns the rows written. */
     private long materialise(ModelDefinition model) throws SQLException {
         ModelStore.JavaBody java = model.javaModel() == null ? null : (connection, deltas) -> {
+            // The store's deltas are per log stream: a stream of several partitions has one per partition
+            // (orders, orders__p1, ...), which the model gets together, as one delta of the stream.
+            Map<String, java.util.SortedMap<Integer, ModelContext.Range>> byStream = new LinkedHashMap<>();
+            deltas.forEach((logStream, delta) -> byStream.computeIfAbsent(StreamPartitions.streamOf(logStream),
+                    stream -> new java.util.TreeMap<>()).put(StreamPartitions.partitionOf(logStream),
+                    new ModelContext.Range(delta.afterOffset(), delta.throughOffset())));
             Map<String, ModelContext.Delta> contextDeltas = new LinkedHashMap<>();
-            deltas.forEach((stream, delta) -> contextDeltas.put(stream,
-                    new ModelContext.Delta(stream, delta.afterOffset(), delta.throughOffset())));
+            byStream.forEach((stream, ranges) -> {
+                ModelContext.Range first = ranges.get(ranges.firstKey());
+                contextDeltas.put(stream, new ModelContext.Delta(stream, first.afterOffset(), first.throughOffset(),
+                        ranges.size() > 1 ? ranges : new java.util.TreeMap<>()));
+            });
             try {
                 return model.javaModel().run(new ModelContext(connection, model.schema(), model.name(),
                         contextDeltas));

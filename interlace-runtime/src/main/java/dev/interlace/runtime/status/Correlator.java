@@ -105,11 +105,14 @@ public final class Correlator {
      * @param refusal a refusal with the same request id (a refused retry), if the ring still holds one
      * @param quarantine the request's quarantined events, each with where it was replayed to (if it was)
      * @param replayedFrom for a quarantine replay, the quarantined entries its events came from; empty otherwise
+     * @param position what {@code Interlace-After} takes to wait until the request's events are materialised, as the
+     *     publish answered it ({@code orders:5}; for a stream of several partitions one position per partition the
+     *     request's events fell in, {@code payments:3,payments__p2:8}); null when it stored or found no event
      */
     public record Stored(String requestId, Optional<KeyMatch> key, PublishRecord publish, Section<PublishRecord>
             publishes, Optional<ApiRecord> refusal, Events events, Deduplicated deduplicated, Section<FlushRecord>
             flushes, Section<TriggeredRun> runs, Section<QuarantineEntry> quarantine,
-            Section<QuarantineEntry> replayedFrom) implements Correlation {}
+            Section<QuarantineEntry> replayedFrom, String position) implements Correlation {}
 
     /**
      * A bounded list of items.
@@ -131,9 +134,18 @@ public final class Correlator {
     /**
      * The events a publish wrote and how many of them are in the warehouse.
      *
-     * @param firstOffset null when the publish wrote no event (every one was a duplicate or quarantined)
+     * @param stream the log stream (for a stream of several partitions: the stream, its parts in {@code partitions})
+     * @param firstOffset null when the publish wrote no event (every one was a duplicate or quarantined), or when the
+     *     stream has several partitions (each part has its own offsets)
+     * @param partitions for a stream of several partitions, the events of each partition the request fell in (its
+     *     {@code stream} the partition's log stream), by partition; empty otherwise
      */
-    public record Events(String stream, Long firstOffset, Long lastOffset, long count, long materialised) {
+    public record Events(String stream, Long firstOffset, Long lastOffset, long count, long materialised,
+            List<Events> partitions) {
+
+        public Events {
+            partitions = List.copyOf(partitions);
+        }
 
         /** Events written but not materialised yet. */
         public long pending() {
@@ -218,44 +230,98 @@ public final class Correlator {
         // listed; the story follows the first one.
         PublishRecord publish = publishes.records().get(publishes.records().size() - 1);
         String stream = publish.stream();
+        String declared = StreamPartitions.streamOf(stream);
+        boolean partitioned = catalog.find(declared).map(StreamDescriptor::partitioned).orElse(false);
+        // A request to a stream of several partitions wrote one record per partition its events fell in (each with
+        // the request id): its story is theirs together, one partition at a time.
+        List<PublishRecord> parts = new ArrayList<>();
+        if (partitioned) {
+            Set<String> seen = new HashSet<>();
+            for (int i = publishes.records().size() - 1; i >= 0; i--) {
+                PublishRecord record = publishes.records().get(i);
+                if (StreamPartitions.streamOf(record.stream()).equals(declared) && seen.add(record.stream())) {
+                    parts.add(record);
+                }
+            }
+            parts.sort(Comparator.comparingInt(record -> StreamPartitions.partitionOf(record.stream())));
+        } else {
+            parts.add(publish);
+        }
 
-        long watermark = watermarks.events(stream);
-        long materialised = publish.accepted() == 0 ? 0
-                : Math.max(0, Math.min(watermark, publish.lastOffset()) - publish.firstOffset() + 1);
-        Events events = new Events(stream, publish.accepted() > 0 ? publish.firstOffset() : null,
-                publish.accepted() > 0 ? publish.lastOffset() : null, publish.accepted(), materialised);
-
-        // Duplicates: the events (and requests) that first carried their keys.
+        List<Events> partEvents = new ArrayList<>();
         Map<String, SortedSet<Long>> byRequest = new LinkedHashMap<>();
-        TreeSet<Long> trimmed = originalRequests(stream, publish.duplicateOffsets(), byRequest);
-        Deduplicated deduplicated = new Deduplicated(publish.deduplicated(), Collections.unmodifiableMap(byRequest),
+        TreeSet<Long> trimmed = new TreeSet<>();
+        Map<String, FlushRecord> flushById = new LinkedHashMap<>();
+        long flushTotal = 0;
+        List<QuarantineEntry> quarantined = new ArrayList<>();
+        long quarantinedTotal = 0;
+        long deduplicatedCount = 0;
+        List<String> positions = new ArrayList<>();
+        for (PublishRecord part : parts) {
+            long watermark = watermarks.events(part.stream());
+            long materialised = part.accepted() == 0 ? 0
+                    : Math.max(0, Math.min(watermark, part.lastOffset()) - part.firstOffset() + 1);
+            partEvents.add(new Events(part.stream(), part.accepted() > 0 ? part.firstOffset() : null,
+                    part.accepted() > 0 ? part.lastOffset() : null, part.accepted(), materialised, List.of()));
+            // Duplicates: the events (and requests) that first carried their keys.
+            deduplicatedCount += part.deduplicated();
+            trimmed.addAll(originalRequests(part.stream(), part.duplicateOffsets(), byRequest));
+            flushTotal += flushes(part, flushById);
+            if (part.quarantined() > 0) {
+                quarantined.addAll(log.readQuarantine(part.stream(), part.firstSeq() - 1,
+                        (int) Math.min(SECTION_LIMIT, part.lastSeq() - part.firstSeq() + 1)));
+                quarantinedTotal += part.quarantined();
+            }
+            long furthest = part.accepted() > 0 ? part.lastOffset() : 0;
+            for (long duplicate : part.duplicateOffsets()) {
+                furthest = Math.max(furthest, duplicate);
+            }
+            if (furthest > 0) {
+                positions.add(part.stream() + ":" + furthest);
+            }
+        }
+        Events events;
+        if (partitioned) {
+            long count = 0;
+            long materialised = 0;
+            for (Events part : partEvents) {
+                count += part.count();
+                materialised += part.materialised();
+            }
+            events = new Events(declared, null, null, count, materialised, partEvents);
+        } else {
+            events = partEvents.get(0);
+        }
+        Deduplicated deduplicated = new Deduplicated(deduplicatedCount, Collections.unmodifiableMap(byRequest),
                 Collections.unmodifiableSortedSet(trimmed));
 
-        Section<FlushRecord> flushes = flushes(publish);
-        Section<TriggeredRun> runs = runs(stream, flushes.items());
-        Section<QuarantineEntry> quarantine = new Section<>(publish.quarantined() > 0
-                ? log.readQuarantine(stream, publish.firstSeq() - 1,
-                        (int) Math.min(SECTION_LIMIT, publish.lastSeq() - publish.firstSeq() + 1))
-                : List.of(), publish.quarantined());
+        List<FlushRecord> flushList = new ArrayList<>(flushById.values());
+        flushList.sort(Comparator.comparingLong(FlushRecord::startedAtMicros));
+        Section<FlushRecord> flushes = new Section<>(flushList.subList(0, Math.min(flushList.size(), SECTION_LIMIT)),
+                flushTotal);
+        Section<TriggeredRun> runs = runs(flushes.items());
+        Section<QuarantineEntry> quarantine = new Section<>(quarantined.subList(0,
+                Math.min(quarantined.size(), SECTION_LIMIT)), quarantinedTotal);
         // Every event a replay wrote (or found already written) came from one quarantined entry.
-        List<QuarantineEntry> replayed = log.replayedBy(stream, requestId, SECTION_LIMIT);
+        List<QuarantineEntry> replayed = log.replayedBy(declared, requestId, SECTION_LIMIT);
         Section<QuarantineEntry> replayedFrom = new Section<>(replayed, replayed.isEmpty() ? 0
-                : Math.max(replayed.size(), publish.accepted() + publish.deduplicated()));
+                : Math.max(replayed.size(), events.count() + deduplicatedCount));
         return new Stored(requestId, key, publish, new Section<>(publishes.records(), publishes.total()), refusal,
-                events, deduplicated, flushes, runs, quarantine, replayedFrom);
+                events, deduplicated, flushes, runs, quarantine, replayedFrom,
+                positions.isEmpty() ? null : String.join(",", positions));
     }
 
     /**
-     * Flushes covering the publish's offsets (its own and, for duplicates, the originals'), one contiguous run of
-     * offsets at a time so that far-apart originals do not pull in every flush between them; oldest first.
+     * Adds to {@code flushById} the flushes covering the publish's offsets (its own and, for duplicates, the
+     * originals'), one contiguous run of offsets at a time so that far-apart originals do not pull in every flush
+     * between them; answers how many flushes there are in all that were not there yet.
      */
-    private Section<FlushRecord> flushes(PublishRecord publish) {
+    private long flushes(PublishRecord publish, Map<String, FlushRecord> flushById) {
         String stream = publish.stream();
         List<long[]> ranges = ranges(publish.duplicateOffsets());
         if (publish.accepted() > 0) {
             ranges.add(new long[] {publish.firstOffset(), publish.lastOffset()});
         }
-        Map<String, FlushRecord> flushById = new LinkedHashMap<>();
         long total = 0;
         if (warehouse.isPresent()) {
             for (long[] range : ranges) {
@@ -267,13 +333,11 @@ public final class Correlator {
                         publish.firstSeq(), publish.lastSeq(), SECTION_LIMIT)));
             }
         }
-        List<FlushRecord> list = new ArrayList<>(flushById.values());
-        list.sort(Comparator.comparingLong(FlushRecord::startedAtMicros));
-        return new Section<>(list.subList(0, Math.min(list.size(), SECTION_LIMIT)), total);
+        return total;
     }
 
     /** Model runs triggered by the committed event flushes. */
-    private Section<TriggeredRun> runs(String stream, List<FlushRecord> flushes) {
+    private Section<TriggeredRun> runs(List<FlushRecord> flushes) {
         List<RunRecord> runs = new ArrayList<>();
         Set<String> seen = new HashSet<>();
         if (runner.isPresent()) {
@@ -282,7 +346,7 @@ public final class Correlator {
                     continue;
                 }
                 RunRecord.Page page = runner.get().runs(new RunRecord.Filter(null, null,
-                        Trigger.flushed(stream, flush.lastOffset()), null, null, SECTION_LIMIT));
+                        Trigger.flushed(flush.stream(), flush.lastOffset()), null, null, SECTION_LIMIT));
                 for (RunRecord run : page.runs()) {
                     if (seen.add(run.id())) {
                         runs.add(run);

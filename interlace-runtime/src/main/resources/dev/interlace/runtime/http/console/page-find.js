@@ -27,16 +27,15 @@ export async function findPage(page) {
       clear(result).append(failure(error));
       return;
     }
-    // Events still pending: ask again with their position, which the server answers once they are materialised and
-    // the model runs they trigger have run (read-your-writes), so the timeline completes without a reload.
-    const publish = body.publish;
-    if (!body.events || !body.events.pending || !publish || publish.last_offset === null
-        || publish.last_offset === undefined) return;
+    // Events still pending: ask again with the request's position (as its publish answered it: every partition its
+    // events fell in), which the server answers once they are materialised and the model runs they trigger have run
+    // (read-your-writes), so the timeline completes without a reload.
+    if (!body.events || !body.events.pending || !body.position) return;
     const waiting = el('p', {class: 'muted', 'data-waiting': ''}, 'Waiting for the warehouse…');
     result.append(waiting);
     try {
       const later = await call('/correlate' + query(parameters),
-          {headers: {'Interlace-After': publish.stream + ':' + publish.last_offset + ', models'}});
+          {headers: {'Interlace-After': body.position + ', models'}});
       clear(result).append(timeline(later.body));
     } catch (error) {
       waiting.textContent = 'Still pending: ' + error.message;
@@ -111,9 +110,15 @@ function timeline(body) {
           : el('p', {class: 'muted'}, 'not replayed')));
   }
   if (body.events) {
-    steps.push(step(body.events.pending ? 'waiting' : 'stored', body.events.count + (body.events.count === 1 ? ' event' : ' events') + ' in the log', null,
-        el('p', {}, 'offsets ' + body.events.first_offset + '–' + body.events.last_offset + ' · '
-            + body.events.materialised + ' materialised · ' + body.events.pending + ' pending')));
+    const events = body.events;
+    const offsets = (part) => part.first_offset === null || part.first_offset === undefined ? 'no new offsets'
+      : 'offsets ' + part.first_offset + '–' + part.last_offset;
+    steps.push(step(events.pending ? 'waiting' : 'stored', events.count + (events.count === 1 ? ' event' : ' events')
+        + ' in the log', null, el('p', {}, (events.partitions ? events.partitions.length + ' partitions'
+          : offsets(events)) + ' · ' + events.materialised + ' materialised · ' + events.pending + ' pending'),
+    events.partitions ? el('ul', {'data-partitions': ''}, events.partitions.map((part) => el('li',
+        {'data-partition': String(part.partition)}, 'partition ' + part.partition + ': ' + offsets(part) + ' · '
+          + part.materialised + ' materialised · ' + part.pending + ' pending'))) : null));
   }
   for (const flush of (body.flushes && body.flushes.items) || []) {
     steps.push(step(flush.error ? 'failed' : 'flush', [flush.error ? 'Flush failed ' : 'Flushed into the warehouse ',

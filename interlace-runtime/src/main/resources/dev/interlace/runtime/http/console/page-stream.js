@@ -44,7 +44,7 @@ export async function streamPage(page) {
   } else {
     quarantine.remove();
   }
-  await loadConsumers(consumers, path);
+  await loadConsumers(consumers, path, stream.partitions || 1);
   page.every(3000, async () => {
     const again = await get(path);
     renderSummary(summary, again);
@@ -107,8 +107,10 @@ function renderPublish(target, path, stream, after) {
       const answer = (await call(path + '?verbose=true', {method: 'POST', body,
         contentType: ndjson ? 'application/x-ndjson' : 'application/json'})).body;
       result.append(el('p', {class: 'ok', 'data-publish-result': ''}, answer.accepted + ' accepted · ',
-          answer.deduplicated + ' deduplicated · ', answer.quarantined + ' quarantined · last offset ',
-          String(answer.last_offset ?? '—'), ' · request ', requestLink(answer.request_id)));
+          answer.deduplicated + ' deduplicated · ', answer.quarantined + ' quarantined · ', answer.partitions
+            ? 'last offsets ' + answer.partitions.map((p) => 'partition ' + p.partition + ': '
+              + String(p.last_offset ?? '—')).join(', ') : 'last offset ' + String(answer.last_offset ?? '—'),
+          ' · request ', requestLink(answer.request_id)));
       const problems = (answer.results || []).filter((r) => r.errors && r.errors.length);
       if (problems.length) result.append(errorsTable(problems.flatMap((r) => r.errors.map((e) => ({...e, index: r.index})))));
       await after();
@@ -155,7 +157,8 @@ async function loadQuarantine(target, path, replayed = async () => {}) {
         el('ul', {class: 'errors'}, (item.errors || []).map((e) => el('li', {}, el('span', {class: 'mono'}, e.field),
             ': ', e.reason))),
         item.replayed_offset !== null && item.replayed_offset !== undefined
-          ? el('span', {'data-replayed': String(item.replayed_offset)}, badge('replayed', 'ok'), ' → offset ',
+          ? el('span', {'data-replayed': String(item.replayed_offset)}, badge('replayed', 'ok'), ' → ',
+              item.replayed_partition ? 'partition ' + item.replayed_partition + ' · ' : '', 'offset ',
               String(item.replayed_offset), item.replayed_by ? el('span', {class: 'muted'}, ' by ',
                   requestLink(item.replayed_by)) : null)
           : badge('waiting', 'warn')],
@@ -220,24 +223,31 @@ function showReplay(target, answer) {
           + '; replay all again to continue.') : null,
       table(['#seq', 'status', '#offset', 'errors'], (answer.results || []).map((r) => ({
         attributes: {'data-result-seq': String(r.seq)},
-        cells: [String(r.seq), badge(r.status), String(r.offset ?? '—'),
+        cells: [String(r.seq), badge(r.status), (r.partition !== undefined && r.offset !== null
+          ? 'partition ' + r.partition + ' · ' : '') + String(r.offset ?? '—'),
           el('ul', {class: 'errors'}, (r.errors || []).map((e) => el('li', {}, el('span', {class: 'mono'}, e.field), ': ',
               e.reason)))],
       })))));
 }
 
-async function loadConsumers(target, path) {
+async function loadConsumers(target, path, partitions) {
   clear(target).append(el('h2', {}, 'Consumers'));
   try {
-    const body = await get(path + '/consumers');
-    const rows = (body.consumers || []).map((c) => ({
+    // A group has a position in each partition of a partitioned stream: one list per partition.
+    const several = partitions > 1;
+    const bodies = several
+      ? await Promise.all([...Array(partitions).keys()].map((p) => get(path + '/consumers' + query({partition: p}))
+          .then((body) => ({partition: p, body}))))
+      : [{partition: null, body: await get(path + '/consumers')}];
+    const rows = bodies.flatMap(({partition, body}) => (body.consumers || []).map((c) => ({
       attributes: {'data-group': c.group},
-      cells: [el('span', {class: 'mono nowrap'}, c.group), String(c.committed_offset), String(c.lag),
+      cells: [el('span', {class: 'mono nowrap'}, c.group), ...(several ? [String(partition)] : []),
+        String(c.committed_offset), String(c.lag),
         c.holder ? el('span', {}, c.holder, el('span', {class: 'muted'}, ' until ', time(c.expires_at))) : 'none',
         String(c.epoch ?? '—'), c.lapped ? badge('lapped', 'warn') : ''],
-    }));
-    target.append(completeness(body), rows.length
-      ? table(['group', '#committed', '#lag', 'lease holder', '#epoch', ''], rows)
+    })));
+    target.append(completeness(bodies[0].body), rows.length
+      ? table(['group', ...(several ? ['#partition'] : []), '#committed', '#lag', 'lease holder', '#epoch', ''], rows)
       : el('p', {class: 'empty'}, 'No consumer groups.'));
   } catch (error) {
     target.append(failure(error));

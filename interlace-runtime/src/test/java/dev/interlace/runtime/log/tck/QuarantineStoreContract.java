@@ -248,6 +248,42 @@ public abstract class QuarantineStoreContract extends LogContractSupport {
         assertThat(log.replayedBy(CLICKS.name(), "never-sent", 10)).isEmpty();
     }
 
+    @Test
+    void aReplayIntoAnotherPartitionAppendsThereDeduplicatedAndMarksThePartition() throws Exception {
+        StreamLog log = open();
+        org.junit.jupiter.api.Assumptions.assumeTrue(log.replaysAcrossPartitions(),
+                "this log refuses replays across partitions (the replayer answers 400 partitions_not_supported)");
+        // A stream of two partitions: its quarantine is partition 0's, the events go to partition 1.
+        StreamDescriptor payments = StreamDescriptor.builder("payments")
+                .column(dev.interlace.runtime.stream.Column.of("id", dev.interlace.runtime.stream.ColumnType.STRING,
+                        true)).schemaVersion("v1-payments").declaredBy(getClass().getName()).idempotencyKey("id")
+                .partitions(2).decoder(parser -> {
+                    throw new UnsupportedOperationException("a log never decodes");
+                }).build();
+        StreamDescriptor partitionOne = payments.logStream(1);
+        log.register(payments);
+        log.register(partitionOne);
+        append(log, payments, quarantined("q1"), quarantined("q2"));
+        append(log, partitionOne, event("first"));
+        ReplayRequest replay = new ReplayRequest(payments.name(), partitionOne.name(), "replay-into-p1",
+                clock.micros(), payments.schemaVersion(), List.of(entry(log, payments, 1, "new"),
+                        entry(log, payments, 2, "first")), "k_operator", "operator", false);
+
+        ReplayResult.Replayed result = replayed(log, replay);
+
+        assertThat(result.entries()).as("appended after partition 1's head, deduplicated against its keys")
+                .containsExactly(new EntryResult(1, Status.ACCEPTED, 2), new EntryResult(2, Status.DUPLICATE, 1));
+        assertThat(log.read(partitionOne.name(), 0, 10, Duration.ZERO)).extracting(LogEntry::offset)
+                .containsExactly(1L, 2L);
+        assertThat(head(log, payments).head()).as("nothing appended to the quarantine's partition").isZero();
+        List<QuarantineEntry> entries = log.readQuarantine(payments.name(), 0, 10);
+        assertThat(entries).extracting(entry -> entry.replay().partition()).containsExactly(1, 1);
+        assertThat(entries).extracting(entry -> entry.replay().offset()).containsExactly(2L, 1L);
+        assertThat(replayed(log, replay).entries()).as("never twice").extracting(EntryResult::status)
+                .containsOnly(Status.ALREADY_REPLAYED);
+        assertThat(log.read(partitionOne.name(), 0, 10, Duration.ZERO)).hasSize(2);
+    }
+
     // ================================================================== helpers
 
     /** A replay request of {@code stream} sent by a key named {@code operator}, arriving now by the clock. */
