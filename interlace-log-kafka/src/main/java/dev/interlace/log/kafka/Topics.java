@@ -26,6 +26,7 @@ import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.RecordsToDelete;
 import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
@@ -114,6 +115,19 @@ final class Topics {
 
     TopicPartition keys() {
         return new TopicPartition(prefix + "_keys", 0);
+    }
+
+    /**
+     * The properties of a producer whose sends are acknowledged by all in-sync replicas and written once each
+     * ({@code acks=all}, idempotent): what every producer of the log starts from.
+     */
+    static Properties durableProducer(String bootstrap, String clientId) {
+        Properties properties = new Properties();
+        properties.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        properties.put(ProducerConfig.CLIENT_ID_CONFIG, clientId);
+        properties.put(ProducerConfig.ACKS_CONFIG, "all");
+        properties.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
+        return properties;
     }
 
     /**
@@ -363,18 +377,13 @@ final class Topics {
                 if (!(e.getCause() instanceof RetriableException) || System.nanoTime() > deadline) {
                     throw new LogUnavailableException("cannot " + what + ": " + e.getCause(), e.getCause());
                 }
-            } catch (TimeoutException e) {
-                throw new LogUnavailableException("the Kafka cluster did not " + what + " within " + ADMIN_SECONDS
-                        + " s", e);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new LogUnavailableException("interrupted while trying to " + what, e);
+            } catch (TimeoutException | InterruptedException e) {
+                throw notAnswered(e, what);
             }
             try {
-                Thread.sleep(100);
+                Thread.sleep(100); // a retriable error of the cluster (its metadata moving): ask it again
             } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new LogUnavailableException("interrupted while trying to " + what, e);
+                throw notAnswered(e, what);
             }
         }
     }
@@ -384,12 +393,17 @@ final class Topics {
             return future.get(ADMIN_SECONDS, TimeUnit.SECONDS);
         } catch (ExecutionException e) {
             throw new LogUnavailableException("cannot " + what + ": " + e.getCause().getMessage(), e.getCause());
-        } catch (TimeoutException e) {
-            throw new LogUnavailableException("the Kafka cluster did not " + what + " within " + ADMIN_SECONDS
-                    + " s", e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new LogUnavailableException("interrupted while trying to " + what, e);
+        } catch (TimeoutException | InterruptedException e) {
+            throw notAnswered(e, what);
         }
+    }
+
+    /** The failure of a wait for the cluster that timed out or was interrupted (the interrupt kept). */
+    private static LogUnavailableException notAnswered(Exception e, String what) {
+        if (e instanceof InterruptedException) {
+            Thread.currentThread().interrupt();
+            return new LogUnavailableException("interrupted while trying to " + what, e);
+        }
+        return new LogUnavailableException("the Kafka cluster did not " + what + " within " + ADMIN_SECONDS + " s", e);
     }
 }
