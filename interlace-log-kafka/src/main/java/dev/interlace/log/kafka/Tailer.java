@@ -36,6 +36,8 @@ final class Tailer implements AutoCloseable {
     private final Thread thread;
     private volatile boolean assignmentChanged;
     private volatile boolean running = true;
+    /** Wakes the tailer's thread waiting for something to follow: a partition to follow, or the close. */
+    private final Object followed = new Object();
     private volatile RuntimeException failure;
     /** The brokers' answers to this node's fetches (every 100 ms while idle: {@code fetch.max.wait.ms}). */
     private final Answers fetches;
@@ -73,6 +75,7 @@ final class Tailer implements AutoCloseable {
         if (wanted.addAll(partitions)) {
             assignmentChanged = true;
             consumer.wakeup();
+            wake();
         }
     }
 
@@ -140,7 +143,11 @@ final class Tailer implements AutoCloseable {
                     consumer.seekToBeginning(added);
                 }
                 if (consumer.assignment().isEmpty()) {
-                    Thread.sleep(20); // nothing to follow yet
+                    synchronized (followed) { // nothing to follow yet
+                        while (running && !assignmentChanged) {
+                            followed.wait();
+                        }
+                    }
                     continue;
                 }
                 try {
@@ -186,10 +193,17 @@ final class Tailer implements AutoCloseable {
     public void close() {
         running = false;
         consumer.wakeup();
+        wake();
         try {
             thread.join(10_000);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        }
+    }
+
+    private void wake() {
+        synchronized (followed) {
+            followed.notifyAll();
         }
     }
 }
