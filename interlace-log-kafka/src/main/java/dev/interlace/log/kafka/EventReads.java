@@ -10,17 +10,7 @@ import java.util.List;
  * Reads of a stream's events on any node: pages after an offset (at once, or waiting for the head to pass it) and the
  * newest events, read from the events topic through the positions the stream's {@link StreamView} knows.
  */
-final class EventReads {
-
-    private final StreamViews views;
-    private final Topics topics;
-    private final TopicPages pages;
-
-    EventReads(StreamViews views, Topics topics, TopicPages pages) {
-        this.views = views;
-        this.topics = topics;
-        this.pages = pages;
-    }
+record EventReads(StreamViews views, Topics topics, TopicPages pages) {
 
     /** The events after {@code afterOffset} there are now (see {@code EventLog#read}). */
     List<LogEntry> read(String stream, long afterOffset, int limit, long maxBytes, PayloadAllowance allowance) {

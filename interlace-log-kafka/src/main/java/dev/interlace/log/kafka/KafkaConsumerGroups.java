@@ -11,17 +11,7 @@ import org.apache.kafka.clients.producer.ProducerRecord;
  * The consumer groups of the Kafka log: what {@link GroupRules} decides is run on the stream's sequencer, which
  * stores a group's new state on {@code _state}; every node reads the groups from its {@link StreamView}s.
  */
-final class KafkaConsumerGroups implements ConsumerGroups {
-
-    private final StreamViews views;
-    private final SequencerPlacement placement;
-    private final Topics topics;
-
-    KafkaConsumerGroups(StreamViews views, SequencerPlacement placement, Topics topics) {
-        this.views = views;
-        this.placement = placement;
-        this.topics = topics;
-    }
+record KafkaConsumerGroups(StreamViews views, SequencerPlacement placement, Topics topics) implements ConsumerGroups {
 
     @Override
     public Leases.LeaseResult lease(String stream, String group, String owner, Duration ttl, Leases.Actor actor) {

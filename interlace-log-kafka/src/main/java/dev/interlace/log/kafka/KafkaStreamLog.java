@@ -31,6 +31,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 import org.apache.kafka.clients.admin.Admin;
@@ -90,8 +91,6 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
     private final SequencingRounds rounds;
     /** This node's membership of the sequencer group; null on a node that sequences nothing. */
     private final Membership membership;
-    /** When this node becomes a candidate for each stream it follows (see {@link Candidacy}); null likewise. */
-    private final Candidacy candidacy;
     private volatile boolean closed;
 
     /**
@@ -175,10 +174,7 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
         this.membership = placement.join(new Sequencer.Context(kafka.bootstrap(), kafka.nodeUrl(), topics, tailer,
                 publishes, settings, watermarks, clock, placement::changed, this::appended, acknowledger, fencing,
                 readers, indexes, publishRecords::plainProducer, placement::takeoverRefusal));
-        this.candidacy = membership == null ? null : new Candidacy(membership, indexes, admin,
-                topics.sequencerGroup(), kafka.nodeUrl());
-        this.rounds = !kafka.sequences() ? null : new SequencingRounds(views, topics, readers, tailer, indexes,
-                placement, candidacy, components, () -> closed, standbyPeriod);
+        this.rounds = !kafka.sequences() ? null : new SequencingRounds(placement, components, standbyPeriod);
     }
 
     /** The newest offset of {@code stream} whose key this node has on its disk (-1: none); for tests and benchmarks. */
@@ -188,7 +184,7 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
 
     /** The streams this node follows but is no candidate for sequencing yet ({@link Candidacy}); for tests. */
     List<String> candidacyWaiting() {
-        return candidacy == null ? List.of() : candidacy.waiting();
+        return placement.candidacyWaiting();
     }
 
     /** Where this node's standby segments of {@code stream} reach (-1 before the first run); for benchmarks. */
@@ -240,9 +236,7 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
             throw new LogUnavailableException("interrupted while reading stream " + stream.name(), e);
         }
         views.registered(stream.name());
-        if (candidacy != null) {
-            candidacy.offer(view, events.topic());
-        }
+        placement.offer(view, events.topic());
     }
 
     @Override
@@ -254,9 +248,14 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
 
     @Override
     public CompletableFuture<AppendResult> append(AppendRequest request) {
+        return onSequencer(request.stream(), sequencer -> sequencer.append(request));
+    }
+
+    /** {@code write} on this node's active sequencer of a registered stream; its failure, as a failed future. */
+    private <T> CompletableFuture<T> onSequencer(String stream, Function<Sequencer, CompletableFuture<T>> write) {
         try {
-            views.registeredView(request.stream());
-            return placement.active(request.stream()).append(request);
+            views.registeredView(stream);
+            return write.apply(placement.active(stream));
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
@@ -288,12 +287,7 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
      */
     @Override
     public CompletableFuture<ReplayResult> replay(ReplayRequest request) {
-        try {
-            views.registeredView(request.stream());
-            return placement.active(request.stream()).replay(request);
-        } catch (RuntimeException e) {
-            return CompletableFuture.failedFuture(e);
-        }
+        return onSequencer(request.stream(), sequencer -> sequencer.replay(request));
     }
 
     @Override

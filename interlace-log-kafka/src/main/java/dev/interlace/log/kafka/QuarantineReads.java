@@ -10,17 +10,7 @@ import java.util.function.LongPredicate;
  * Reads of a stream's quarantine on any node: pages after a sequence number, and the entries a replay request moved,
  * each with where it was replayed as the stream's {@link StreamView} knows from the replay marks on {@code _state}.
  */
-final class QuarantineReads {
-
-    private final StreamViews views;
-    private final Topics topics;
-    private final TopicPages pages;
-
-    QuarantineReads(StreamViews views, Topics topics, TopicPages pages) {
-        this.views = views;
-        this.topics = topics;
-        this.pages = pages;
-    }
+record QuarantineReads(StreamViews views, Topics topics, TopicPages pages) {
 
     /** The quarantined entries after {@code afterSeq} (see {@code QuarantineStore#readQuarantine}). */
     List<QuarantineEntry> read(String stream, long afterSeq, int limit, long maxBytes, PayloadAllowance allowance) {

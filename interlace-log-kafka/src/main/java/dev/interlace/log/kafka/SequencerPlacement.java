@@ -15,10 +15,10 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
+import java.util.logging.Level;
 import java.util.logging.Logger;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.ConsumerGroupDescription;
-import org.apache.kafka.clients.admin.DescribeConsumerGroupsOptions;
 import org.apache.kafka.clients.admin.MemberDescription;
 import org.apache.kafka.common.GroupState;
 import org.apache.kafka.common.KafkaException;
@@ -51,6 +51,8 @@ final class SequencerPlacement {
     private volatile Sequencer.Context context;
     /** This node's membership of the sequencer group; null on a node that sequences nothing. */
     private volatile Membership membership;
+    /** When this node becomes a candidate for each stream it follows (see {@link Candidacy}); null likewise. */
+    private volatile Candidacy candidacy;
     private volatile Map<String, String> holders = Map.of();
     private volatile long holdersReadAt;
     private volatile boolean closed;
@@ -74,8 +76,21 @@ final class SequencerPlacement {
         if (kafka.sequences()) {
             membership = new Membership(kafka.bootstrap(), topics.sequencerGroup(), kafka.nodeUrl(),
                     kafka.sessionTimeout(), this::assigned, this::revoked);
+            candidacy = new Candidacy(membership, indexes, admin, topics.sequencerGroup(), kafka.nodeUrl());
         }
         return membership;
+    }
+
+    /** A stream registered here, its events in {@code topic}: this node may become a candidate for it. */
+    void offer(StreamView view, String topic) {
+        if (candidacy != null) {
+            candidacy.offer(view, topic);
+        }
+    }
+
+    /** The streams this node follows but is no candidate for sequencing yet ({@link Candidacy}). */
+    List<String> candidacyWaiting() {
+        return candidacy == null ? List.of() : candidacy.waiting();
     }
 
     private void assigned(TopicPartition partition) {
@@ -110,14 +125,28 @@ final class SequencerPlacement {
     }
 
     /**
-     * The watchdog's look at this node's sequencers: reports one that died or whose sealer fails, answers what waits
-     * on one the cluster does not answer ({@link Sequencer#checkStall}), and takes back a stream whose sequencer was
-     * fenced while the group still assigns it here. A legitimate new holder gets the stream from the group, which
-     * revokes it here first (cooperative rebalancing); a fence without a revocation within the session timeout came
-     * from a node the group does not assign it to (one cut off from the group, or gone since), and without this the
-     * stream would have no writer until the next rebalance.
+     * The watchdog's round: reports a tailer that died, lets streams this node caught up with make it a candidate
+     * ({@link Candidacy#check}), and looks at this node's sequencers: reports one that died or whose sealer fails,
+     * answers what waits on one the cluster does not answer ({@link Sequencer#checkStall}), and takes back a stream
+     * whose sequencer was fenced while the group still assigns it here. A legitimate new holder gets the stream from
+     * the group, which revokes it here first (cooperative rebalancing); a fence without a revocation within the
+     * session timeout came from a node the group does not assign it to (one cut off from the group, or gone since),
+     * and without this the stream would have no writer until the next rebalance.
      */
     void watch() {
+        RuntimeException tailerFailure = context.tailer().failure();
+        if (tailerFailure != null && !closed) {
+            components.failed(ComponentHealth.Component.KAFKA_TAILER, null, tailerFailure, ComponentHealth.Fate.DEAD);
+        }
+        try {
+            candidacy.check();
+            watchSequencers();
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "the Kafka log's watchdog round failed", e);
+        }
+    }
+
+    private void watchSequencers() {
         for (Map.Entry<String, Sequencer> entry : sequencers.entrySet()) {
             Sequencer sequencer = entry.getValue();
             Throwable died = sequencer.died();
@@ -149,6 +178,25 @@ final class SequencerPlacement {
     }
 
     /**
+     * One look at every keyed stream this node follows without sequencing it (see {@link SequencerIndexes#standby}),
+     * including one whose registration is still catching up with its events: a node that never followed a stream
+     * builds its segments from the key blocks while its tailer reads the events, so that its takeover reads only the
+     * blocks written since, instead of building every segment after the catch-up.
+     */
+    void standbyRound() {
+        for (StreamView view : views.all()) {
+            if (closed) {
+                return;
+            }
+            // Its topics exist once the tailer follows them (a route).
+            if (view.keyed() && !sequencers.containsKey(view.name)
+                    && views.streamOf(topics.events(view.name).topic()) != null) {
+                indexes.standby(view, new KeyBlockTopic(view, topics, context.readers()));
+            }
+        }
+    }
+
+    /**
      * Why this node must not take {@code stream} over now, or null (see {@link Sequencer.TakeoverGuard}): the group
      * must assign the stream here, and its coordinator must have answered this member within the session timeout
      * (a member cut off from it keeps its partitions until it hears from it again, long after the group gave them
@@ -175,7 +223,7 @@ final class SequencerPlacement {
         String topic = topics.events(stream).topic();
         ConsumerGroupDescription group;
         try {
-            group = describeGroup(3);
+            group = topics.describeSequencerGroup(3);
         } catch (ExecutionException | TimeoutException | KafkaException e) {
             return "the sequencer group's coordinator did not say who holds stream " + stream + ": " + e;
         } catch (InterruptedException e) {
@@ -193,14 +241,6 @@ final class SequencerPlacement {
             }
         }
         return "the sequencer group assigns stream " + stream + " to no node right now";
-    }
-
-    /** The sequencer group as its coordinator describes it, waiting up to {@code seconds} for the answer. */
-    private ConsumerGroupDescription describeGroup(long seconds)
-            throws ExecutionException, TimeoutException, InterruptedException {
-        return admin.describeConsumerGroups(List.of(topics.sequencerGroup()),
-                new DescribeConsumerGroupsOptions().timeoutMs(2_000)).all().get(seconds, TimeUnit.SECONDS)
-                .get(topics.sequencerGroup());
     }
 
     /** Wakes the requests waiting for a sequencer: one started, stopped or changed state. */
@@ -310,19 +350,13 @@ final class SequencerPlacement {
 
     /** Which member of the sequencer group holds each stream topic, by its client id (the node's URL). */
     private Map<String, String> readHolders() {
-        try {
-            Map<String, String> byTopic = new TreeMap<>();
-            for (MemberDescription member : describeGroup(2).members()) {
-                member.assignment().topicPartitions().forEach(partition ->
-                        byTopic.put(partition.topic(), member.clientId()));
-            }
-            return byTopic;
-        } catch (ExecutionException | TimeoutException | KafkaException e) {
-            return Map.of();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return Map.of();
+        ConsumerGroupDescription group = topics.sequencerGroupOrNull(2);
+        Map<String, String> byTopic = new TreeMap<>();
+        for (MemberDescription member : group == null ? List.<MemberDescription>of() : group.members()) {
+            member.assignment().topicPartitions().forEach(partition ->
+                    byTopic.put(partition.topic(), member.clientId()));
         }
+        return byTopic;
     }
 
     /** Whether this node sequences {@code stream} (in any state). */

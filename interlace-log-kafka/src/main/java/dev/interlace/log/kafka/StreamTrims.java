@@ -10,19 +10,9 @@ import org.apache.kafka.clients.producer.ProducerRecord;
  * Trims of a stream's events: the stream's sequencer stores the trim point on {@code _state} (every node's view then
  * starts the stream after it), and the records before it are deleted from the events topic.
  */
-final class StreamTrims {
+record StreamTrims(StreamViews views, SequencerPlacement placement, Topics topics) {
 
     private static final Logger LOG = Logger.getLogger(StreamTrims.class.getName());
-
-    private final StreamViews views;
-    private final SequencerPlacement placement;
-    private final Topics topics;
-
-    StreamTrims(StreamViews views, SequencerPlacement placement, Topics topics) {
-        this.views = views;
-        this.placement = placement;
-        this.topics = topics;
-    }
 
     /** Trims {@code stream} through {@code throughOffset} (at most its head); how many events it removed. */
     long trim(String stream, long throughOffset) {

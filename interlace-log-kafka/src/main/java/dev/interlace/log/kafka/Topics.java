@@ -17,6 +17,7 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.admin.ConfigEntry;
+import org.apache.kafka.clients.admin.ConsumerGroupDescription;
 import org.apache.kafka.clients.admin.DescribeConsumerGroupsOptions;
 import org.apache.kafka.clients.admin.DescribeClusterOptions;
 import org.apache.kafka.clients.admin.ListOffsetsOptions;
@@ -192,15 +193,27 @@ final class Topics {
      * group's coordinator does not answer within two seconds.
      */
     List<String> sequencerGroupMembers() {
+        ConsumerGroupDescription group = sequencerGroupOrNull(2);
+        return group == null ? List.of() : group.members().stream().map(MemberDescription::clientId).toList();
+    }
+
+    /** The sequencer group as its coordinator describes it, waiting up to {@code seconds} for the answer. */
+    ConsumerGroupDescription describeSequencerGroup(long seconds)
+            throws ExecutionException, TimeoutException, InterruptedException {
+        return admin.describeConsumerGroups(List.of(sequencerGroup()),
+                new DescribeConsumerGroupsOptions().timeoutMs(2_000)).all().get(seconds, TimeUnit.SECONDS)
+                .get(sequencerGroup());
+    }
+
+    /** The same, or null when the coordinator did not answer in time (an interrupt is kept). */
+    ConsumerGroupDescription sequencerGroupOrNull(long seconds) {
         try {
-            return admin.describeConsumerGroups(List.of(sequencerGroup()),
-                    new DescribeConsumerGroupsOptions().timeoutMs(2_000)).all().get(2, TimeUnit.SECONDS)
-                    .get(sequencerGroup()).members().stream().map(MemberDescription::clientId).toList();
+            return describeSequencerGroup(seconds);
         } catch (ExecutionException | TimeoutException | KafkaException e) {
-            return List.of();
+            return null;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            return List.of();
+            return null;
         }
     }
 
