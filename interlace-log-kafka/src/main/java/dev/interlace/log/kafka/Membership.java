@@ -69,6 +69,7 @@ final class Membership implements AutoCloseable {
         if (topics.add(topic)) {
             subscriptionChanged = true;
             consumer.wakeup();
+            wake();
         }
     }
 
@@ -115,10 +116,12 @@ final class Membership implements AutoCloseable {
                     consumer.subscribe(Set.copyOf(topics), listener);
                 }
                 if (topics.isEmpty()) {
-                    coordinator.answered(); // no member yet: the silence counts from the first subscription
                     synchronized (topics) {
-                        topics.wait(200); // no stream registered yet: nothing to be a member for
+                        while (running && topics.isEmpty()) {
+                            topics.wait(); // no stream registered yet: nothing to be a member for (see add)
+                        }
                     }
+                    coordinator.answered(); // no member before: the silence counts from the first subscription
                     continue;
                 }
                 try {
@@ -147,10 +150,17 @@ final class Membership implements AutoCloseable {
     public void close() {
         running = false;
         consumer.wakeup();
+        wake();
         try {
             thread.join(30_000);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        }
+    }
+
+    private void wake() {
+        synchronized (topics) {
+            topics.notifyAll();
         }
     }
 }
