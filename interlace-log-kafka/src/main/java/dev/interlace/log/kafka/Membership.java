@@ -32,6 +32,8 @@ final class Membership implements AutoCloseable {
 
     private final KafkaConsumer<byte[], byte[]> consumer;
     private final Set<String> topics = ConcurrentHashMap.newKeySet();
+    /** Wakes the member's thread waiting for a first stream to be a member for (or for the close). */
+    private final Signal added = new Signal();
     private final Consumer<TopicPartition> assigned;
     private final Consumer<TopicPartition> revoked;
     private final Thread thread;
@@ -69,7 +71,7 @@ final class Membership implements AutoCloseable {
         if (topics.add(topic)) {
             subscriptionChanged = true;
             consumer.wakeup();
-            wake();
+            added.raise();
         }
     }
 
@@ -116,11 +118,8 @@ final class Membership implements AutoCloseable {
                     consumer.subscribe(Set.copyOf(topics), listener);
                 }
                 if (topics.isEmpty()) {
-                    synchronized (topics) {
-                        while (running && topics.isEmpty()) {
-                            topics.wait(); // no stream registered yet: nothing to be a member for (see add)
-                        }
-                    }
+                    // No stream registered yet: nothing to be a member for (see add).
+                    added.awaitWhile(() -> running && topics.isEmpty());
                     coordinator.answered(); // no member before: the silence counts from the first subscription
                     continue;
                 }
@@ -150,17 +149,11 @@ final class Membership implements AutoCloseable {
     public void close() {
         running = false;
         consumer.wakeup();
-        wake();
+        added.raise();
         try {
             thread.join(30_000);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-        }
-    }
-
-    private void wake() {
-        synchronized (topics) {
-            topics.notifyAll();
         }
     }
 }

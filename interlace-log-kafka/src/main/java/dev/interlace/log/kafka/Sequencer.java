@@ -101,7 +101,7 @@ final class Sequencer {
     private final Thread thread;
     private volatile State state = State.TAKING_OVER;
     /** Wakes the sequencer's thread pausing between attempts (see {@link #pause}) when the sequencer is stopped. */
-    private final Object pauses = new Object();
+    private final Signal stopped = new Signal();
     /** How long a sequencer that failed unexpectedly waits before it takes its stream over again, at first. */
     private static final long FIRST_RESTART_MILLIS = 1_000;
     private static final long MAX_RESTART_MILLIS = 30_000;
@@ -232,9 +232,7 @@ final class Sequencer {
     /** Stops serving: fails what is queued, finishes the transaction under way, closes the producer. */
     void stop() {
         state = State.STOPPED;
-        synchronized (pauses) {
-            pauses.notifyAll();
-        }
+        stopped.raise();
         try {
             thread.join(30_000);
         } catch (InterruptedException e) {
@@ -440,13 +438,7 @@ final class Sequencer {
 
     /** Waits {@code millis} between attempts of the sequencer's thread, or less: until the sequencer is stopped. */
     private void pause(long millis) throws InterruptedException {
-        long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
-        synchronized (pauses) {
-            for (long left = millis; state != State.STOPPED && left > 0;
-                    left = TimeUnit.NANOSECONDS.toMillis(until - System.nanoTime())) {
-                pauses.wait(left);
-            }
-        }
+        stopped.awaitWhile(() -> state != State.STOPPED, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis));
     }
 
     private void failQueuedAsUnavailable() {

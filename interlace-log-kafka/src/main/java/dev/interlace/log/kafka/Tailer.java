@@ -37,7 +37,7 @@ final class Tailer implements AutoCloseable {
     private volatile boolean assignmentChanged;
     private volatile boolean running = true;
     /** Wakes the tailer's thread waiting for something to follow: a partition to follow, or the close. */
-    private final Object followed = new Object();
+    private final Signal followed = new Signal();
     private volatile RuntimeException failure;
     /** The brokers' answers to this node's fetches (every 100 ms while idle: {@code fetch.max.wait.ms}). */
     private final Answers fetches;
@@ -75,7 +75,7 @@ final class Tailer implements AutoCloseable {
         if (wanted.addAll(partitions)) {
             assignmentChanged = true;
             consumer.wakeup();
-            wake();
+            followed.raise();
         }
     }
 
@@ -143,11 +143,7 @@ final class Tailer implements AutoCloseable {
                     consumer.seekToBeginning(added);
                 }
                 if (consumer.assignment().isEmpty()) {
-                    synchronized (followed) { // nothing to follow yet
-                        while (running && !assignmentChanged) {
-                            followed.wait();
-                        }
-                    }
+                    followed.awaitWhile(() -> running && !assignmentChanged); // nothing to follow yet
                     continue;
                 }
                 try {
@@ -193,17 +189,11 @@ final class Tailer implements AutoCloseable {
     public void close() {
         running = false;
         consumer.wakeup();
-        wake();
+        followed.raise();
         try {
             thread.join(10_000);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-        }
-    }
-
-    private void wake() {
-        synchronized (followed) {
-            followed.notifyAll();
         }
     }
 }
