@@ -14,24 +14,13 @@ seconds=20
 warmup=60  # the JIT compiler is busy for well over a minute on a slow 2-core machine (see wrk-publish.sh)
 connections=64
 work=/var/tmp/interlace-thread-cpu
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --jar) jar=$2; shift 2 ;;
-    --java) java_bin=$2; shift 2 ;;
-    --seconds) seconds=$2; shift 2 ;;
-    --warmup) warmup=$2; shift 2 ;;
-    --connections) connections=$2; shift 2 ;;
-    --work) work=$2; shift 2 ;;
-    --) shift; break ;;
-    -h|--help) sed -n 2,9p "$0"; exit 0 ;;
-    *) echo "unknown option $1" >&2; exit 2 ;;
-  esac
-done
-
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 script_dir="$repo/interlace-benchmarks/scripts"
 # shellcheck source=wrk-lib.sh
 . "$script_dir/wrk-lib.sh"
+parse_options 9 "$@"
+set -- ${serve_args[@]+"${serve_args[@]}"}
+
 ensure_wrk
 mkdir -p "$work"
 ensure_jar

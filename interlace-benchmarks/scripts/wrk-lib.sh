@@ -1,5 +1,28 @@
-# Shared by the wrk benchmarks (wrk-publish.sh, kafka-publish.sh): installing wrk, waiting for a server's address,
-# and one wrk measurement. Sourced, not run.
+# Shared by the wrk benchmarks (wrk-publish.sh, kafka-publish.sh, one-client.sh, thread-cpu.sh): their common options,
+# installing wrk, waiting for a server's address, and one wrk measurement. Sourced, not run.
+
+# Reads the options one-client.sh and thread-cpu.sh share into $jar, $java_bin, $seconds, $warmup and $work (and
+# --connections into $connections, where the script set a default for it); --help prints lines 2 to $1 of the script.
+# What follows -- goes to `interlace serve`: the script takes it from $serve_args.
+# usage: parse_options HELP_LINES "$@"
+parse_options() {
+  local help_lines=$1
+  shift
+  serve_args=()
+  while [ $# -gt 0 ]; do
+    case "$1" in
+      --jar) jar=$2; shift 2 ;;
+      --java) java_bin=$2; shift 2 ;;
+      --seconds) seconds=$2; shift 2 ;;
+      --warmup) warmup=$2; shift 2 ;;
+      --work) work=$2; shift 2 ;;
+      --connections) [ -n "${connections:-}" ] || { echo "unknown option $1" >&2; exit 2; }; connections=$2; shift 2 ;;
+      --) shift; serve_args=("$@"); break ;;
+      -h|--help) sed -n "2,${help_lines}p" "$0"; exit 0 ;;
+      *) echo "unknown option $1" >&2; exit 2 ;;
+    esac
+  done
+}
 
 # Installs wrk (Debian package) if it is missing.
 ensure_wrk() {

@@ -26,9 +26,13 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.function.LongConsumer;
 import java.util.stream.Stream;
 
 /**
@@ -151,6 +155,22 @@ abstract class Bench {
     // ------------------------------------------------------------------------------------------ load generation
 
     /**
+     * Drives {@code first} and {@code second} at once, {@code perServer} clients of one-event requests each for the
+     * run's seconds, so that whatever else happens on the machine happens to both; their runs, in that order.
+     */
+    Run[] driveSideBySide(Interlace first, Interlace second, int perServer) throws Exception {
+        long deadline = System.nanoTime() + options.seconds * 1_000_000_000L;
+        ExecutorService pool = Executors.newFixedThreadPool(2);
+        try {
+            Future<Run> firstRun = pool.submit(() -> drive(first, perServer, 1, deadline, Long.MAX_VALUE, null, 1));
+            Future<Run> secondRun = pool.submit(() -> drive(second, perServer, 1, deadline, Long.MAX_VALUE, null, 1));
+            return new Run[] {firstRun.get(), secondRun.get()};
+        } finally {
+            pool.shutdown();
+        }
+    }
+
+    /**
      * Runs {@code clients} closed-loop keep-alive clients, each with its own {@link HttpClient} (so its own
      * connection), sending requests of {@code batch} events with fresh random keys back to back until
      * {@code deadline} passes or {@code maxEvents} events have been accepted.
@@ -251,24 +271,34 @@ abstract class Bench {
             thread.start();
         }
         ready.await();
-        long start = System.nanoTime();
-        if (checkpoints != null) {
-            checkpoints.start(start);
-        }
-        Cpu cpuStart = Cpu.now();
-        go.countDown();
-        for (Thread thread : threads) {
-            thread.join();
-        }
-        long nanos = System.nanoTime() - start;
-        double[] cores = Cpu.now().since(cpuStart);
+        Elapsed elapsed = runTogether(go, threads, checkpoints == null ? start -> { } : checkpoints::start);
+        double[] cores = elapsed.cores();
         LatencyLog all = LatencyLog.merge(logs, buckets);
         String lastKey = null;
         for (int c = 0; c < clients; c++) {
             lastKey = lastKey != null ? lastKey : lastKeys.get(c);
         }
-        return new Run(all.size(), accepted.get(), errors.get(), nanos, all, lastKey, cores[0], cores[1],
+        return new Run(all.size(), accepted.get(), errors.get(), elapsed.nanos(), all, lastKey, cores[0], cores[1],
                 throttled.get(), throttledNanos.get());
+    }
+
+    /** How long a group of client threads ran, and the CPU cores used meanwhile ({@link Cpu#since}). */
+    record Elapsed(long nanos, double[] cores) {}
+
+    /**
+     * Lets the started client {@code threads} waiting on {@code go} run together and waits for them all;
+     * {@code started} is told the moment they were let go.
+     */
+    static Elapsed runTogether(CountDownLatch go, List<Thread> threads, LongConsumer started)
+            throws InterruptedException {
+        long start = System.nanoTime();
+        started.accept(start);
+        Cpu cpuStart = Cpu.now();
+        go.countDown();
+        for (Thread thread : threads) {
+            thread.join();
+        }
+        return new Elapsed(System.nanoTime() - start, Cpu.now().since(cpuStart));
     }
 
     static String body(String[] keys) {

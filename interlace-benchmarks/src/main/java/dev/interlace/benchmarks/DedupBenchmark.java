@@ -9,8 +9,11 @@ import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.List;
 import java.util.SplittableRandom;
+import java.util.concurrent.AbstractExecutorService;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The deduplication index with a large window, built in bulk (not through HTTP): {@code DedupBenchmark DIR KEYS}
@@ -50,7 +53,7 @@ public final class DedupBenchmark {
         }
         Path directory = Path.of(args[0]);
         long keys = Long.parseLong(args[1]);
-        ExecutorService background = DedupIndex.backgroundThreads();
+        CountingBackground background = new CountingBackground();
         DedupIndex.Settings settings = DedupIndex.Settings.DEFAULTS;
         Path marker = directory.resolve("built-" + keys);
         if (!Files.exists(marker)) {
@@ -60,6 +63,7 @@ public final class DedupBenchmark {
             try (DedupIndex building = DedupIndex.open(index, syntheticKeys(keys), 0, keys, () -> Long.MIN_VALUE,
                     settings, background, SegmentListener.NONE)) {
                 while (true) { // merges run one at a time, each started by the next commit
+                    long ended = background.ended();
                     building.committed(keys);
                     if (!building.busy()) {
                         building.committed(keys);
@@ -67,7 +71,7 @@ public final class DedupBenchmark {
                             break;
                         }
                     }
-                    Thread.sleep(200);
+                    background.awaitEndAfter(ended);
                 }
                 System.out.printf("built %,d keys in %d segments, %,d bytes on disk, in %.1f s%n", building.keys(),
                         building.segmentCount(), building.fileBytes(), (System.nanoTime() - started) / 1e9);
@@ -159,5 +163,66 @@ public final class DedupBenchmark {
             }
         }
         return "unknown";
+    }
+
+    /**
+     * The index's background threads, counting the seals and merges that ended: the build waits for the next one to
+     * end before it commits again (which puts it in use and starts the next).
+     */
+    private static final class CountingBackground extends AbstractExecutorService {
+        private final ExecutorService threads = DedupIndex.backgroundThreads();
+        private long ended;
+
+        @Override
+        public void execute(Runnable task) {
+            threads.execute(() -> {
+                try {
+                    task.run();
+                } finally {
+                    taskEnded();
+                }
+            });
+        }
+
+        private synchronized void taskEnded() {
+            ended++;
+            notifyAll();
+        }
+
+        synchronized long ended() {
+            return ended;
+        }
+
+        /** Waits until a task ends after {@code seen} had. */
+        synchronized void awaitEndAfter(long seen) throws InterruptedException {
+            while (ended == seen) {
+                wait();
+            }
+        }
+
+        @Override
+        public void shutdown() {
+            threads.shutdown();
+        }
+
+        @Override
+        public List<Runnable> shutdownNow() {
+            return threads.shutdownNow();
+        }
+
+        @Override
+        public boolean isShutdown() {
+            return threads.isShutdown();
+        }
+
+        @Override
+        public boolean isTerminated() {
+            return threads.isTerminated();
+        }
+
+        @Override
+        public boolean awaitTermination(long timeout, TimeUnit unit) throws InterruptedException {
+            return threads.awaitTermination(timeout, unit);
+        }
     }
 }

@@ -88,27 +88,16 @@ final class FeatureCostBench extends Bench {
             Interlace second = start(onFirst ? offDir : onDir, true, null, DEFAULT_MAX_PENDING,
                     options.flushBatchRows, null, onFirst ? feature.without() : null);
             try (first; second) {
-                long deadline = System.nanoTime() + options.seconds * 1_000_000_000L;
-                java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(2);
-                try {
-                    java.util.concurrent.Future<Run> firstRun = pool.submit(
-                            () -> drive(first, perServer, 1, deadline, Long.MAX_VALUE, null, 1));
-                    java.util.concurrent.Future<Run> secondRun = pool.submit(
-                            () -> drive(second, perServer, 1, deadline, Long.MAX_VALUE, null, 1));
-                    java.util.concurrent.Future<Run> onRun = onFirst ? firstRun : secondRun;
-                    java.util.concurrent.Future<Run> offRun = onFirst ? secondRun : firstRun;
-                    Run a = onRun.get();
-                    Run b = offRun.get();
-                    result.sideBySide.add(new Run[] {a, b});
-                    System.out.printf("side by side %d: " + feature.with + " %,.0f events/s (p50 %s, p99 %s ms), "
-                            + feature.without + " %,.0f events/s (p50 %s, p99 %s ms), ratio %.3f; other CPU %.2f"
-                            + " cores%n", round + 1,
-                            a.eventsPerSecond(), ms(a.latency().percentile(50)), ms(a.latency().percentile(99)),
-                            b.eventsPerSecond(), ms(b.latency().percentile(50)), ms(b.latency().percentile(99)),
-                            a.eventsPerSecond() / b.eventsPerSecond(), a.otherCores());
-                } finally {
-                    pool.shutdown();
-                }
+                Run[] runs = driveSideBySide(first, second, perServer);
+                Run a = runs[onFirst ? 0 : 1];
+                Run b = runs[onFirst ? 1 : 0];
+                result.sideBySide.add(new Run[] {a, b});
+                System.out.printf("side by side %d: " + feature.with + " %,.0f events/s (p50 %s, p99 %s ms), "
+                        + feature.without + " %,.0f events/s (p50 %s, p99 %s ms), ratio %.3f; other CPU %.2f"
+                        + " cores%n", round + 1,
+                        a.eventsPerSecond(), ms(a.latency().percentile(50)), ms(a.latency().percentile(99)),
+                        b.eventsPerSecond(), ms(b.latency().percentile(50)), ms(b.latency().percentile(99)),
+                        a.eventsPerSecond() / b.eventsPerSecond(), a.otherCores());
             }
             deleteTree(onDir);
             deleteTree(offDir);

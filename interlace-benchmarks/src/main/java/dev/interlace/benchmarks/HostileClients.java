@@ -134,6 +134,9 @@ final class HostileClients implements AutoCloseable {
                 closed(key);
             } else if (read > 0 && key.attachment() instanceof Kind kind) {
                 (kind == Kind.SLOWLORIS ? slowlorisAnswered : pollsAnswered).incrementAndGet();
+                synchronized (this) {
+                    notifyAll(); // see awaitPollsAnswered
+                }
                 key.attach(new Answered(kind));
             }
         } catch (IOException e) {
@@ -173,6 +176,14 @@ final class HostileClients implements AutoCloseable {
 
     int pollsAnswered() {
         return pollsAnswered.get();
+    }
+
+    /** Waits until {@code count} long polls were answered in all, or until {@code deadlineNanos} (System.nanoTime). */
+    synchronized void awaitPollsAnswered(int count, long deadlineNanos) throws InterruptedException {
+        long left;
+        while (pollsAnswered.get() < count && (left = (deadlineNanos - System.nanoTime()) / 1_000_000) > 0) {
+            wait(left);
+        }
     }
 
     int slowlorisClosed() {

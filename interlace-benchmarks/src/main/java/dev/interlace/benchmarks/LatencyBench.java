@@ -36,9 +36,7 @@ final class LatencyBench extends Bench {
             double[] cores = Cpu.now().since(cpuStart);
             long highest = load.highestOffset();
             long giveUp = System.nanoTime() + 30_000_000_000L;
-            while (System.nanoTime() < giveUp && !poller.seen[0].reached(highest)) {
-                Thread.sleep(5);
-            }
+            poller.seen[0].awaitReached(highest, giveUp);
             poller.close();
 
             result.commits = commits.snapshot();

@@ -99,9 +99,8 @@ final class ModelLatencyBench extends Bench {
             long clicksHighest = clicks.highestOffset();
             long ordersHighest = orders.highestOffset();
             long giveUp = System.nanoTime() + 60_000_000_000L;
-            while (System.nanoTime() < giveUp && !(seen[0].reached(clicksHighest) && seen[1].reached(ordersHighest))) {
-                Thread.sleep(5);
-            }
+            seen[0].awaitReached(clicksHighest, giveUp);
+            seen[1].awaitReached(ordersHighest, giveUp);
             result.drainSeconds = (System.nanoTime() - publishEnd) / 1e9;
             poller.close();
             ModelRunnerIdle.await(server);

@@ -21,10 +21,15 @@ final class Seen {
         at[count] = arrival;
         max[count] = value;
         count++;
+        notifyAll();
     }
 
-    synchronized boolean reached(long value) {
-        return last >= value;
+    /** Waits until a poll showed at least {@code value}, or until {@code deadlineNanos} (of System.nanoTime). */
+    synchronized void awaitReached(long value, long deadlineNanos) throws InterruptedException {
+        long left;
+        while (last < value && (left = (deadlineNanos - System.nanoTime()) / 1_000_000) > 0) {
+            wait(left);
+        }
     }
 
     /** Arrival of the first poll showing at least {@code value}, or -1. */

@@ -150,27 +150,18 @@ final class TransportBench extends Bench {
             Interlace secondServer = start(secondDir, true, null, DEFAULT_MAX_PENDING, options.flushBatchRows, null,
                     second.binding());
             try (firstServer; secondServer) {
-                long deadline = System.nanoTime() + options.seconds * 1_000_000_000L;
-                java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(2);
-                try {
-                    java.util.concurrent.Future<Run> firstRun = pool.submit(
-                            () -> drive(firstServer, perServer, 1, deadline, Long.MAX_VALUE, null, 1));
-                    java.util.concurrent.Future<Run> secondRun = pool.submit(
-                            () -> drive(secondServer, perServer, 1, deadline, Long.MAX_VALUE, null, 1));
-                    Run referenceRun = (referenceFirst ? firstRun : secondRun).get();
-                    Run otherRun = (referenceFirst ? secondRun : firstRun).get();
-                    referenceEvents += referenceRun.events();
-                    otherEvents += otherRun.events();
-                    ratios.add(otherRun.eventsPerSecond() / referenceRun.eventsPerSecond());
-                    System.out.printf("side by side %d: %s %,.0f publishes/s (p50 %s, p99 %s ms), %s %,.0f publishes/s"
-                            + " (p50 %s, p99 %s ms), ratio %.3f; other CPU %.2f cores%n", round + 1, other.name,
-                            otherRun.eventsPerSecond(), ms(otherRun.latency().percentile(50)),
-                            ms(otherRun.latency().percentile(99)), reference.name, referenceRun.eventsPerSecond(),
-                            ms(referenceRun.latency().percentile(50)), ms(referenceRun.latency().percentile(99)),
-                            ratios.get(ratios.size() - 1), otherRun.otherCores());
-                } finally {
-                    pool.shutdown();
-                }
+                Run[] runs = driveSideBySide(firstServer, secondServer, perServer);
+                Run referenceRun = runs[referenceFirst ? 0 : 1];
+                Run otherRun = runs[referenceFirst ? 1 : 0];
+                referenceEvents += referenceRun.events();
+                otherEvents += otherRun.events();
+                ratios.add(otherRun.eventsPerSecond() / referenceRun.eventsPerSecond());
+                System.out.printf("side by side %d: %s %,.0f publishes/s (p50 %s, p99 %s ms), %s %,.0f publishes/s"
+                        + " (p50 %s, p99 %s ms), ratio %.3f; other CPU %.2f cores%n", round + 1, other.name,
+                        otherRun.eventsPerSecond(), ms(otherRun.latency().percentile(50)),
+                        ms(otherRun.latency().percentile(99)), reference.name, referenceRun.eventsPerSecond(),
+                        ms(referenceRun.latency().percentile(50)), ms(referenceRun.latency().percentile(99)),
+                        ratios.get(ratios.size() - 1), otherRun.otherCores());
             }
             deleteTree(firstDir);
             deleteTree(secondDir);
@@ -232,9 +223,7 @@ final class TransportBench extends Bench {
                     System.out.println("the publish that wakes the long polls failed: " + e);
                 }
                 long wakeDeadline = System.nanoTime() + 3_000_000_000L;
-                while (hostile.pollsAnswered() - answeredBefore < pollsOpen && System.nanoTime() < wakeDeadline) {
-                    Thread.sleep(20);
-                }
+                hostile.awaitPollsAnswered(answeredBefore + pollsOpen, wakeDeadline);
                 answeredByWake = hostile.pollsAnswered() - answeredBefore;
             } finally {
                 hostile.close();
@@ -303,16 +292,10 @@ final class TransportBench extends Bench {
             threads.add(thread);
             thread.start();
         }
-        long start = System.nanoTime();
-        Cpu cpuStart = Cpu.now();
-        go.countDown();
-        for (Thread thread : threads) {
-            thread.join();
-        }
-        long nanos = System.nanoTime() - start;
-        double[] cores = Cpu.now().since(cpuStart);
+        Elapsed elapsed = runTogether(go, threads, start -> { });
         LatencyLog all = LatencyLog.merge(logs, 1);
-        return new Run(all.size(), all.size(), errors.get(), nanos, all, null, cores[0], cores[1], 0, 0);
+        return new Run(all.size(), all.size(), errors.get(), elapsed.nanos(), all, null, elapsed.cores()[0],
+                elapsed.cores()[1], 0, 0);
     }
 
     void printTransports(List<Transport> transports, List<TransportRun> runs) {

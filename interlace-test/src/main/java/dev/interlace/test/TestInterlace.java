@@ -147,11 +147,17 @@ public final class TestInterlace implements AutoCloseable {
         flusher.drain(timeout);
         // The flusher triggers models before it moves a stream's watermark: once every watermark is at its head,
         // every run those flushes queued is counted by the runner.
-        while (pendingEvents() > 0) {
+        while (true) {
+            long runs = flusher.runs().count();
+            if (pendingEvents() == 0) {
+                break;
+            }
             if (System.nanoTime() >= deadline) {
                 throw notMaterialised(timeout, "the streams still have events pending");
             }
-            pause();
+            if (!flusher.runs().awaitAfter(runs, deadline)) {
+                throw new IllegalStateException("interrupted while awaiting materialisation");
+            }
         }
         Optional<ModelRunner> models = server.models();
         if (models.isPresent()) {
@@ -405,14 +411,5 @@ public final class TestInterlace implements AutoCloseable {
 
     private static String encode(String text) {
         return URLEncoder.encode(text, StandardCharsets.UTF_8).replace("+", "%20");
-    }
-
-    private static void pause() {
-        try {
-            Thread.sleep(10);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while awaiting materialisation", e);
-        }
     }
 }

@@ -103,11 +103,7 @@ public final class ClusterKeys implements ApiKeys, AutoCloseable {
             topics.ensureKeysTopic();
             this.topic = topics.keys();
         }
-        Properties producerProperties = new Properties();
-        producerProperties.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrap());
-        producerProperties.put(ProducerConfig.CLIENT_ID_CONFIG, kafka.topicPrefix() + "keys");
-        producerProperties.put(ProducerConfig.ACKS_CONFIG, "all");
-        producerProperties.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
+        Properties producerProperties = Topics.durableProducer(kafka.bootstrap(), kafka.topicPrefix() + "keys");
         // A send never holds the sync thread long: while the cluster is away the node keeps merging its own file.
         producerProperties.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, "5000");
         Properties consumerProperties = new Properties();

@@ -32,6 +32,8 @@ final class Membership implements AutoCloseable {
 
     private final KafkaConsumer<byte[], byte[]> consumer;
     private final Set<String> topics = ConcurrentHashMap.newKeySet();
+    /** Wakes the member's thread waiting for a first stream to be a member for (or for the close). */
+    private final Signal added = new Signal();
     private final Consumer<TopicPartition> assigned;
     private final Consumer<TopicPartition> revoked;
     private final Thread thread;
@@ -69,6 +71,7 @@ final class Membership implements AutoCloseable {
         if (topics.add(topic)) {
             subscriptionChanged = true;
             consumer.wakeup();
+            added.raise();
         }
     }
 
@@ -115,10 +118,9 @@ final class Membership implements AutoCloseable {
                     consumer.subscribe(Set.copyOf(topics), listener);
                 }
                 if (topics.isEmpty()) {
-                    coordinator.answered(); // no member yet: the silence counts from the first subscription
-                    synchronized (topics) {
-                        topics.wait(200); // no stream registered yet: nothing to be a member for
-                    }
+                    // No stream registered yet: nothing to be a member for (see add).
+                    added.awaitWhile(() -> running && topics.isEmpty());
+                    coordinator.answered(); // no member before: the silence counts from the first subscription
                     continue;
                 }
                 try {
@@ -147,6 +149,7 @@ final class Membership implements AutoCloseable {
     public void close() {
         running = false;
         consumer.wakeup();
+        added.raise();
         try {
             thread.join(30_000);
         } catch (InterruptedException e) {

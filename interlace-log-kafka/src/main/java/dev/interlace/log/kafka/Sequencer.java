@@ -71,9 +71,6 @@ final class Sequencer {
      */
     @FunctionalInterface
     interface TakeoverGuard {
-        /** Takes over whenever asked: for tests of the sequencer alone, outside any group. */
-        TakeoverGuard NONE = (stream, confirm) -> null;
-
         /**
          * Why this node must not take {@code stream} over now (it then waits and asks again), or null when it may;
          * with {@code confirm}, the group's coordinator is asked whether the group assigns it here, rather than
@@ -103,6 +100,8 @@ final class Sequencer {
     private final SequencerQueue queue = new SequencerQueue();
     private final Thread thread;
     private volatile State state = State.TAKING_OVER;
+    /** Wakes the sequencer's thread pausing between attempts (see {@link #pause}) when the sequencer is stopped. */
+    private final Signal stopped = new Signal();
     /** How long a sequencer that failed unexpectedly waits before it takes its stream over again, at first. */
     private static final long FIRST_RESTART_MILLIS = 1_000;
     private static final long MAX_RESTART_MILLIS = 30_000;
@@ -233,6 +232,7 @@ final class Sequencer {
     /** Stops serving: fails what is queued, finishes the transaction under way, closes the producer. */
     void stop() {
         state = State.STOPPED;
+        stopped.raise();
         try {
             thread.join(30_000);
         } catch (InterruptedException e) {
@@ -323,10 +323,7 @@ final class Sequencer {
         failQueuedAsUnavailable();
         writes.closeProducer();
         context.stateChanged().run();
-        long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(waitMillis);
-        while (state != State.STOPPED && System.nanoTime() < until) {
-            Thread.sleep(50);
-        }
+        pause(waitMillis);
         if (state != State.STOPPED) {
             state = State.TAKING_OVER;
         }
@@ -419,7 +416,7 @@ final class Sequencer {
                 problem = refusal;
                 failQueuedAsUnavailable();
                 writes.closeProducer();
-                Thread.sleep(1_000);
+                pause(1_000);
                 continue;
             }
             try {
@@ -434,9 +431,14 @@ final class Sequencer {
                 problem = "the Kafka cluster cannot be reached: " + e.getMessage();
                 failQueuedAsUnavailable();
                 writes.closeProducer();
-                Thread.sleep(1_000);
+                pause(1_000);
             }
         }
+    }
+
+    /** Waits {@code millis} between attempts of the sequencer's thread, or less: until the sequencer is stopped. */
+    private void pause(long millis) throws InterruptedException {
+        stopped.awaitWhile(() -> state != State.STOPPED, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis));
     }
 
     private void failQueuedAsUnavailable() {

@@ -63,12 +63,9 @@ final class SequencerWrites {
      * previous holder with it).
      */
     KafkaProducer<byte[], byte[]> openProducer() {
-        Properties properties = new Properties();
-        properties.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, context.bootstrap());
-        properties.put(ProducerConfig.CLIENT_ID_CONFIG, context.topics().transactionalId(view.name));
-        context.fencing().configure(properties, context.topics().transactionalId(view.name));
-        properties.put(ProducerConfig.ACKS_CONFIG, "all");
-        properties.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
+        String transactionalId = context.topics().transactionalId(view.name);
+        Properties properties = Topics.durableProducer(context.bootstrap(), transactionalId);
+        context.fencing().configure(properties, transactionalId);
         properties.put(ProducerConfig.LINGER_MS_CONFIG, "0");
         properties.put(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, "30000");
         properties.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, Integer.toString(16 * 1024 * 1024));

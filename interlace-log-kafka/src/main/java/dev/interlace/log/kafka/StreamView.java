@@ -20,7 +20,7 @@ import java.util.TreeSet;
  * none. So the tailer and the sequencer may both
  * apply a commit, in either order. Long polls wait on this object's monitor.
  */
-final class StreamView {
+final class StreamView implements TopicPositions {
 
     final String name;
     private volatile long retentionMicros;
@@ -36,6 +36,7 @@ final class StreamView {
     private final EventPositions positions = new EventPositions();
     /** Where the quarantined entries sit in the quarantine topic, by sequence number, in bounded memory as well. */
     private final EventPositions quarantinePositions = new EventPositions();
+    private final TopicPositions quarantinedAt = new QuarantinePositions();
     private final java.util.NavigableMap<String, Codec.GroupState> groups = new TreeMap<>();
     private final Map<String, Long> groupRecordOffsets = new HashMap<>();
     /** Quarantine sequence number to where it was replayed; an entry is marked at most once. */
@@ -156,17 +157,20 @@ final class StreamView {
     }
 
     /** A Kafka offset from which reading the events topic forward reaches offset {@code offset}. */
-    synchronized long readFrom(long offset) {
+    @Override
+    public synchronized long readFrom(long offset) {
         return positions.readFrom(offset);
     }
 
     /** A Kafka offset where a read through offset {@code offset} may stop (exclusive). */
-    synchronized long readEnd(long offset) {
+    @Override
+    public synchronized long readEnd(long offset) {
         return positions.readEnd(offset);
     }
 
     /** Remembers where a read found offset {@code offset}, so that the next read after it starts there. */
-    synchronized void learn(long offset, long kafkaOffset) {
+    @Override
+    public synchronized void learn(long offset, long kafkaOffset) {
         positions.learn(offset, kafkaOffset);
     }
 
@@ -175,19 +179,33 @@ final class StreamView {
         return positions.heapBytes() + quarantinePositions.heapBytes();
     }
 
-    /** A Kafka offset of the quarantine topic from which reading forward reaches entry {@code seq}. */
-    synchronized long quarantineReadFrom(long seq) {
-        return quarantinePositions.readFrom(seq);
+    /** Where the quarantined entries sit in the quarantine topic, by sequence number. */
+    TopicPositions quarantined() {
+        return quarantinedAt;
     }
 
-    /** A Kafka offset of the quarantine topic where a read through entry {@code seq} may stop (exclusive). */
-    synchronized long quarantineReadEnd(long seq) {
-        return quarantinePositions.readEnd(seq);
-    }
+    /** The quarantine's positions, each use under this view's lock as the events' are. */
+    private final class QuarantinePositions implements TopicPositions {
+        @Override
+        public long readFrom(long seq) {
+            synchronized (StreamView.this) {
+                return quarantinePositions.readFrom(seq);
+            }
+        }
 
-    /** Remembers where a read found entry {@code seq}, so that the next page after it starts there. */
-    synchronized void learnQuarantine(long seq, long kafkaOffset) {
-        quarantinePositions.learn(seq, kafkaOffset);
+        @Override
+        public long readEnd(long seq) {
+            synchronized (StreamView.this) {
+                return quarantinePositions.readEnd(seq);
+            }
+        }
+
+        @Override
+        public void learn(long seq, long kafkaOffset) {
+            synchronized (StreamView.this) {
+                quarantinePositions.learn(seq, kafkaOffset);
+            }
+        }
     }
 
     /**

@@ -36,6 +36,8 @@ final class Tailer implements AutoCloseable {
     private final Thread thread;
     private volatile boolean assignmentChanged;
     private volatile boolean running = true;
+    /** Wakes the tailer's thread waiting for something to follow: a partition to follow, or the close. */
+    private final Signal followed = new Signal();
     private volatile RuntimeException failure;
     /** The brokers' answers to this node's fetches (every 100 ms while idle: {@code fetch.max.wait.ms}). */
     private final Answers fetches;
@@ -73,6 +75,7 @@ final class Tailer implements AutoCloseable {
         if (wanted.addAll(partitions)) {
             assignmentChanged = true;
             consumer.wakeup();
+            followed.raise();
         }
     }
 
@@ -140,7 +143,7 @@ final class Tailer implements AutoCloseable {
                     consumer.seekToBeginning(added);
                 }
                 if (consumer.assignment().isEmpty()) {
-                    Thread.sleep(20); // nothing to follow yet
+                    followed.awaitWhile(() -> running && !assignmentChanged); // nothing to follow yet
                     continue;
                 }
                 try {
@@ -186,6 +189,7 @@ final class Tailer implements AutoCloseable {
     public void close() {
         running = false;
         consumer.wakeup();
+        followed.raise();
         try {
             thread.join(10_000);
         } catch (InterruptedException e) {

@@ -17,6 +17,7 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.admin.ConfigEntry;
+import org.apache.kafka.clients.admin.ConsumerGroupDescription;
 import org.apache.kafka.clients.admin.DescribeConsumerGroupsOptions;
 import org.apache.kafka.clients.admin.DescribeClusterOptions;
 import org.apache.kafka.clients.admin.ListOffsetsOptions;
@@ -26,6 +27,7 @@ import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.RecordsToDelete;
 import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
@@ -117,6 +119,19 @@ final class Topics {
     }
 
     /**
+     * The properties of a producer whose sends are acknowledged by all in-sync replicas and written once each
+     * ({@code acks=all}, idempotent): what every producer of the log starts from.
+     */
+    static Properties durableProducer(String bootstrap, String clientId) {
+        Properties properties = new Properties();
+        properties.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        properties.put(ProducerConfig.CLIENT_ID_CONFIG, clientId);
+        properties.put(ProducerConfig.ACKS_CONFIG, "all");
+        properties.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
+        return properties;
+    }
+
+    /**
      * An admin client of the cluster, once a broker of {@code kafka.bootstrap()} has answered: how a node finds out at
      * start-up, within {@link KafkaLogSettings#CONNECT_TIMEOUT}, that it cannot reach its cluster.
      *
@@ -178,15 +193,27 @@ final class Topics {
      * group's coordinator does not answer within two seconds.
      */
     List<String> sequencerGroupMembers() {
+        ConsumerGroupDescription group = sequencerGroupOrNull(2);
+        return group == null ? List.of() : group.members().stream().map(MemberDescription::clientId).toList();
+    }
+
+    /** The sequencer group as its coordinator describes it, waiting up to {@code seconds} for the answer. */
+    ConsumerGroupDescription describeSequencerGroup(long seconds)
+            throws ExecutionException, TimeoutException, InterruptedException {
+        return admin.describeConsumerGroups(List.of(sequencerGroup()),
+                new DescribeConsumerGroupsOptions().timeoutMs(2_000)).all().get(seconds, TimeUnit.SECONDS)
+                .get(sequencerGroup());
+    }
+
+    /** The same, or null when the coordinator did not answer in time (an interrupt is kept). */
+    ConsumerGroupDescription sequencerGroupOrNull(long seconds) {
         try {
-            return admin.describeConsumerGroups(List.of(sequencerGroup()),
-                    new DescribeConsumerGroupsOptions().timeoutMs(2_000)).all().get(2, TimeUnit.SECONDS)
-                    .get(sequencerGroup()).members().stream().map(MemberDescription::clientId).toList();
+            return describeSequencerGroup(seconds);
         } catch (ExecutionException | TimeoutException | KafkaException e) {
-            return List.of();
+            return null;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            return List.of();
+            return null;
         }
     }
 
@@ -363,18 +390,13 @@ final class Topics {
                 if (!(e.getCause() instanceof RetriableException) || System.nanoTime() > deadline) {
                     throw new LogUnavailableException("cannot " + what + ": " + e.getCause(), e.getCause());
                 }
-            } catch (TimeoutException e) {
-                throw new LogUnavailableException("the Kafka cluster did not " + what + " within " + ADMIN_SECONDS
-                        + " s", e);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new LogUnavailableException("interrupted while trying to " + what, e);
+            } catch (TimeoutException | InterruptedException e) {
+                throw notAnswered(e, what);
             }
             try {
-                Thread.sleep(100);
+                Thread.sleep(100); // a retriable error of the cluster (its metadata moving): ask it again
             } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new LogUnavailableException("interrupted while trying to " + what, e);
+                throw notAnswered(e, what);
             }
         }
     }
@@ -384,12 +406,17 @@ final class Topics {
             return future.get(ADMIN_SECONDS, TimeUnit.SECONDS);
         } catch (ExecutionException e) {
             throw new LogUnavailableException("cannot " + what + ": " + e.getCause().getMessage(), e.getCause());
-        } catch (TimeoutException e) {
-            throw new LogUnavailableException("the Kafka cluster did not " + what + " within " + ADMIN_SECONDS
-                    + " s", e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new LogUnavailableException("interrupted while trying to " + what, e);
+        } catch (TimeoutException | InterruptedException e) {
+            throw notAnswered(e, what);
         }
+    }
+
+    /** The failure of a wait for the cluster that timed out or was interrupted (the interrupt kept). */
+    private static LogUnavailableException notAnswered(Exception e, String what) {
+        if (e instanceof InterruptedException) {
+            Thread.currentThread().interrupt();
+            return new LogUnavailableException("interrupted while trying to " + what, e);
+        }
+        return new LogUnavailableException("the Kafka cluster did not " + what + " within " + ADMIN_SECONDS + " s", e);
     }
 }

@@ -7,8 +7,6 @@ import dev.interlace.log.kafka.testing.KafkaCluster;
 import dev.interlace.runtime.log.LogSettings;
 import dev.interlace.runtime.log.EventLog;
 import dev.interlace.runtime.log.Watermarks;
-import dev.interlace.runtime.stream.Column;
-import dev.interlace.runtime.stream.ColumnType;
 import dev.interlace.runtime.stream.StreamDescriptor;
 import dev.interlace.runtime.testing.Eventually;
 import java.nio.file.Path;
@@ -27,23 +25,8 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class KafkaStreamLogPartitionTest {
 
-    private static final StreamDescriptor ORDERS = StreamDescriptor.builder("orders")
-            .column(Column.of("id", ColumnType.STRING, true)).idempotencyKey("id").schemaVersion("v1")
-            .declaredBy(KafkaStreamLogPartitionTest.class.getName())
-            .decoder(parser -> {
-                throw new UnsupportedOperationException("a log never decodes");
-            }).build();
-    private static final Watermarks NOTHING_FLUSHED = new Watermarks() {
-        @Override
-        public long events(String stream) {
-            return 0;
-        }
-
-        @Override
-        public long quarantine(String stream) {
-            return 0;
-        }
-    };
+    private static final StreamDescriptor ORDERS = KeyedOrders.declaredBy(KafkaStreamLogPartitionTest.class);
+    private static final Watermarks NOTHING_FLUSHED = KeyedOrders.NOTHING_FLUSHED;
 
     private static KafkaCluster cluster;
 

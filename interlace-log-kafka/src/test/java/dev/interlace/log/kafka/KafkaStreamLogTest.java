@@ -10,8 +10,6 @@ import dev.interlace.runtime.log.AppendResult;
 import dev.interlace.runtime.log.LogEntry;
 import dev.interlace.runtime.log.LogSettings;
 import dev.interlace.runtime.log.Watermarks;
-import dev.interlace.runtime.stream.Column;
-import dev.interlace.runtime.stream.ColumnType;
 import dev.interlace.runtime.stream.StreamDescriptor;
 import dev.interlace.runtime.testing.Eventually;
 import java.nio.charset.StandardCharsets;
@@ -38,23 +36,8 @@ import org.junit.jupiter.api.io.TempDir;
 /** What the Kafka log does on the cluster itself: the topics it creates or refuses, and the records it deletes. */
 class KafkaStreamLogTest {
 
-    private static final StreamDescriptor ORDERS = StreamDescriptor.builder("orders")
-            .column(Column.of("id", ColumnType.STRING, true)).idempotencyKey("id").schemaVersion("v1")
-            .declaredBy(KafkaStreamLogTest.class.getName())
-            .decoder(parser -> {
-                throw new UnsupportedOperationException("a log never decodes");
-            }).build();
-    private static final Watermarks NOTHING_FLUSHED = new Watermarks() {
-        @Override
-        public long events(String stream) {
-            return 0;
-        }
-
-        @Override
-        public long quarantine(String stream) {
-            return 0;
-        }
-    };
+    private static final StreamDescriptor ORDERS = KeyedOrders.declaredBy(KafkaStreamLogTest.class);
+    private static final Watermarks NOTHING_FLUSHED = KeyedOrders.NOTHING_FLUSHED;
 
     @TempDir
     Path directory;

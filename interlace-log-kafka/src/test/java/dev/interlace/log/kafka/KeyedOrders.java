@@ -17,22 +17,14 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The stream the deduplication tests of the Kafka log publish to, {@code orders} keyed by {@code id}, watermarks that
- * count everything as flushed, so that nothing is held back by backpressure, and their publishes of one event.
+ * The stream the tests of the Kafka log publish to, {@code orders} keyed by {@code id}, watermarks that count
+ * everything as flushed (so that nothing is held back by backpressure) or nothing, and their publishes of one event.
  */
 final class KeyedOrders {
 
-    static final Watermarks EVERYTHING_FLUSHED = new Watermarks() {
-        @Override
-        public long events(String stream) {
-            return Long.MAX_VALUE / 4;
-        }
-
-        @Override
-        public long quarantine(String stream) {
-            return Long.MAX_VALUE / 4;
-        }
-    };
+    static final Watermarks EVERYTHING_FLUSHED = flushedThrough(Long.MAX_VALUE / 4);
+    /** Watermarks of a node that flushed nothing: backpressure counts every event as pending. */
+    static final Watermarks NOTHING_FLUSHED = flushedThrough(0);
 
     private KeyedOrders() {}
 
@@ -53,6 +45,21 @@ final class KeyedOrders {
     static AppendResult.EntryResult entry(AppendResult result) {
         assertThat(result).isInstanceOf(AppendResult.Committed.class);
         return ((AppendResult.Committed) result).entries().get(0);
+    }
+
+    /** Watermarks that count every stream as flushed through {@code through}, its events and its quarantine. */
+    private static Watermarks flushedThrough(long through) {
+        return new Watermarks() {
+            @Override
+            public long events(String stream) {
+                return through;
+            }
+
+            @Override
+            public long quarantine(String stream) {
+                return through;
+            }
+        };
     }
 
     /** {@code orders}, declared by {@code test}; a log never decodes it. */

@@ -45,17 +45,7 @@ import org.junit.jupiter.api.io.TempDir;
 class SequencerFencingTest {
 
     private static final LogSettings SETTINGS = LogSettings.defaults(1_000_000);
-    private static final Watermarks NOTHING_FLUSHED = new Watermarks() {
-        @Override
-        public long events(String stream) {
-            return 0;
-        }
-
-        @Override
-        public long quarantine(String stream) {
-            return 0;
-        }
-    };
+    private static final Watermarks NOTHING_FLUSHED = KeyedOrders.NOTHING_FLUSHED;
 
     private final String prefix = "fence-" + UUID.randomUUID().toString().substring(0, 8) + ".";
     private final List<AutoCloseable> opened = new ArrayList<>();
@@ -258,7 +248,7 @@ class SequencerFencingTest {
             context = new Sequencer.Context(KafkaCluster.shared().bootstrap(), "http://" + name, topics, tailer,
                     PublishStore.create(directory.resolve(name + "-publishes.sqlite")), SETTINGS, NOTHING_FLUSHED,
                     Clock.systemUTC(), () -> { }, appended, Runnable::run, fencing, readers, indexes, () -> plain,
-                    Sequencer.TakeoverGuard.NONE);
+                    (stream, confirm) -> null); // takes over whenever asked: this test runs no sequencer group
         }
 
         /** Takes the stream over and waits until the sequencer serves. */

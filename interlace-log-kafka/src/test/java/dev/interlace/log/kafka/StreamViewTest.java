@@ -90,9 +90,9 @@ class StreamViewTest {
         // Was an array of 8 bytes an entry, for ever (80 MB here).
         assertThat(view.positionBytes()).isLessThan(1_000_000);
         for (long seq : new long[] {1, 2, 1_023, 1_025, 5_000_000, 10_000_000 - EventPositions.DENSE, 10_000_000}) {
-            assertThat(view.quarantineReadFrom(seq)).as("read start of %d", seq).isLessThanOrEqualTo(kafkaOf(seq))
+            assertThat(view.quarantined().readFrom(seq)).as("read start of %d", seq).isLessThanOrEqualTo(kafkaOf(seq))
                     .isGreaterThanOrEqualTo(kafkaOf(Math.max(1, seq - EventPositions.SPARSE)));
-            assertThat(view.quarantineReadEnd(seq)).as("read end of %d", seq).isGreaterThan(kafkaOf(seq));
+            assertThat(view.quarantined().readEnd(seq)).as("read end of %d", seq).isGreaterThan(kafkaOf(seq));
         }
     }
 

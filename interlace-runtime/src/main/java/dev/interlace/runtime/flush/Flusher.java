@@ -80,6 +80,7 @@ public final class Flusher implements AutoCloseable {
     private final ScheduledExecutorService executor;
     private final ComponentHealth components;
     private volatile boolean closed;
+    private final ReleasedRuns released = new ReleasedRuns();
 
     /** A flusher whose failures are only logged and listed (see {@link ComponentHealth#unwatched}). */
     public Flusher(StreamCatalog catalog, StreamLog log, ConsumerGroups groups, Optional<Warehouse> warehouse,
@@ -255,6 +256,7 @@ public final class Flusher implements AutoCloseable {
         long deadline = System.nanoTime() + timeout.toNanos();
         java.util.Set<StreamFlush> started = new java.util.HashSet<>();
         while (System.nanoTime() < deadline) {
+            long runs = released.count();
             boolean caughtUp = true;
             boolean waiting = false;
             for (StreamFlush flush : streams.values()) {
@@ -277,14 +279,22 @@ public final class Flusher implements AutoCloseable {
             if (!waiting) {
                 return false;
             }
-            try {
-                Thread.sleep(10);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
+            if (!released.awaitAfter(runs, deadline)) {
                 return false;
             }
         }
         return false;
+    }
+
+    /** The runs that were done with their stream, counted: what waits for the flusher's progress waits on. */
+    public ReleasedRuns runs() {
+        return released;
+    }
+
+    /** A run is done with its stream: unlocks it, and wakes a {@link #drain} to look at the backlogs again. */
+    private void release(StreamFlush flush) {
+        flush.lock.unlock();
+        released.released();
     }
 
     private void appended(String stream) {
@@ -331,7 +341,7 @@ public final class Flusher implements AutoCloseable {
         long startedNanos = System.nanoTime();
         try {
             if (!leases.hold(flush)) {
-                flush.lock.unlock();
+                release(flush);
                 schedule(flush, Math.max(10, (flush.heldUntilMicros - micros()) / 1_000 + 10));
                 return;
             }
@@ -339,7 +349,7 @@ public final class Flusher implements AutoCloseable {
             drain.drainEvents(flush);
             drain.drainQuarantine(flush);
             if (flush.token == 0) { // the lease was taken over between two batches: standing by
-                flush.lock.unlock();
+                release(flush);
                 schedule(flush, Math.max(10, (flush.heldUntilMicros - micros()) / 1_000 + 10));
                 return;
             }
@@ -361,7 +371,7 @@ public final class Flusher implements AutoCloseable {
                 LOG.info("flushing stream " + flush.stream.name() + " was fenced off: " + e.getMessage());
                 flush.token = 0;
                 leases.resync(flush);
-                flush.lock.unlock();
+                release(flush);
                 schedule(flush, 0);
                 return;
             }
@@ -386,7 +396,7 @@ public final class Flusher implements AutoCloseable {
             failed(flush, new IllegalStateException("the flusher failed: " + e, e));
             return;
         }
-        flush.lock.unlock();
+        release(flush);
         // Appends seen while the lock was held did not schedule: the next flush starts flush-delay-ms after this one
         // started (at once for a full batch), so that under steady load a stream is flushed once per delay.
         long backlog = backlog(flush);
@@ -422,7 +432,7 @@ public final class Flusher implements AutoCloseable {
         }
         flush.status = new FlushStatus(FlushState.FAILING, error, since);
         long backoff = Math.min(MAX_BACKOFF_MILLIS, 100L << Math.min(flush.failures, 10));
-        flush.lock.unlock();
+        release(flush);
         schedule(flush, backoff);
     }
 
@@ -439,7 +449,7 @@ public final class Flusher implements AutoCloseable {
                 ids.mintWithPrefix("flush-"), "flushing stream " + flush.stream.name() + " stopped: " + e.getMessage()));
         listener.stopped(flush.stream.name());
         leases.release(flush);
-        flush.lock.unlock();
+        release(flush);
     }
 
     private long micros() {

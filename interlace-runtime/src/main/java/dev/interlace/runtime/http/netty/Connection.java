@@ -87,9 +87,11 @@ final class Connection extends ChannelInboundHandlerAdapter {
     /** The client closed its sending half: what it sent whole is answered, then the connection closes. */
     private boolean inputShutdown;
     private volatile boolean writing;
+    private final Runnable written;
 
     Connection(Channel channel, HttpLimits limits, HttpDispatcher dispatcher, InflightBytes budget,
-            ConnectionShares shares, ConnectionShares.Admission admission) {
+            ConnectionShares shares, ConnectionShares.Admission admission, Runnable written) {
+        this.written = written;
         this.channel = channel;
         this.limits = limits;
         this.dispatcher = dispatcher;
@@ -174,8 +176,7 @@ final class Connection extends ChannelInboundHandlerAdapter {
 
     /**
      * The client closed its sending half (a TCP FIN): it may still read, so the requests it sent whole are answered
-     * before the connection closes. Reading goes on while a request is answered, so the end of the input is often seen
-     * before the answer is ready.
+     * before the connection closes (reading goes on while one is answered: the end of the input often comes first).
      */
     @Override
     public void userEventTriggered(ChannelHandlerContext context, Object event) {
@@ -356,6 +357,7 @@ final class Connection extends ChannelInboundHandlerAdapter {
             }
             answering = false;
             writing = false;
+            this.written.run();
             if (!keepAlive || !written.isSuccess()) {
                 channel.close();
                 return;

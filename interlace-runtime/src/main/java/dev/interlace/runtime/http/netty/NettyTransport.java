@@ -56,6 +56,9 @@ public final class NettyTransport implements HttpTransport {
     private EventLoopGroup io;
     private Channel server;
     private ChannelGroup channels;
+    /** Set once a stop waits for the answers being written; then each written answer wakes it ({@link #written}). */
+    private volatile boolean stopping;
+    private final Object writes = new Object();
     private int ioThreads;
 
     @Inject
@@ -96,7 +99,7 @@ public final class NettyTransport implements HttpTransport {
                             return;
                         }
                         Connection connection = new Connection(channel, limits, dispatcher, budget, shares,
-                                admission);
+                                admission, NettyTransport.this::written);
                         if (tls != null) {
                             channel.pipeline().addLast("tls", tls.newHandler(channel.alloc()));
                         }
@@ -137,6 +140,15 @@ public final class NettyTransport implements HttpTransport {
         }
     }
 
+    /** A connection wrote an answer: a stop under way looks again whether any is still being written. */
+    private void written() {
+        if (stopping) {
+            synchronized (writes) {
+                writes.notifyAll();
+            }
+        }
+    }
+
     @Override
     public void stop() {
         if (server != null) {
@@ -144,13 +156,18 @@ public final class NettyTransport implements HttpTransport {
         }
         if (channels != null) {
             // Answers already handed to a connection are written before it is closed.
+            stopping = true;
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
-            while (System.nanoTime() < deadline && channels.stream().anyMatch(Connection::isWriting)) {
-                try {
-                    Thread.sleep(5);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    break;
+            synchronized (writes) {
+                long left;
+                while ((left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())) > 0
+                        && channels.stream().anyMatch(Connection::isWriting)) {
+                    try {
+                        writes.wait(left);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                        break;
+                    }
                 }
             }
             channels.close().awaitUninterruptibly(2, TimeUnit.SECONDS);
