@@ -1,0 +1,166 @@
+package dev.interlace.integration.http;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.interlace.runtime.Interlace;
+import dev.interlace.runtime.config.ConfigLoader;
+import dev.interlace.runtime.config.InterlaceConfig;
+import dev.interlace.runtime.queryprocess.QueryProcess;
+import dev.interlace.runtime.sql.QueryResult;
+import dev.interlace.runtime.sql.RowAllowance;
+import dev.interlace.runtime.testing.Eventually;
+import dev.interlace.runtime.warehouse.SqlQueries;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code --sql-isolation process}: queries run in a query process, a local replica of the warehouse that the server
+ * kills when a query outlives its deadline. The server is started as {@code interlace serve} starts it (the streams and
+ * models of the class path, settings from flags), in this JVM; its query process is a child JVM.
+ */
+class SqlQueryProcessTest {
+
+    /**
+     * Ten billion lambda calls in one row: DuckDB checks for a cancelled query between vectors of rows, never inside
+     * this one, and no function bound refuses it.
+     */
+    private static final String UNINTERRUPTIBLE = "SELECT list_transform(range(100000),"
+            + " x -> len(list_filter(range(100000), y -> y % (x + 1) = 0)))";
+    private static final long DEADLINE_MILLIS = 3_000;
+    private static final Duration WAIT = Duration.ofSeconds(90);
+
+    @TempDir
+    Path dataDirectory;
+
+    private final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+
+    @Test
+    void noQueryOutlivesItsDeadlineByMoreThanTwoSecondsAndPublishesAndHealthAnswerMeanwhile() throws Exception {
+        try (Interlace server = start("--sql-timeout-ms", Long.toString(DEADLINE_MILLIS))) {
+            awaitQueries(server);
+            List<CompletableFuture<long[]>> queries = new ArrayList<>();
+            for (int i = 0; i < 4; i++) { // every query slot
+                queries.add(CompletableFuture.supplyAsync(() -> {
+                    long started = System.nanoTime();
+                    int status = sql(server, UNINTERRUPTIBLE).statusCode();
+                    return new long[] {status, (System.nanoTime() - started) / 1_000_000};
+                }));
+            }
+            int published = 0;
+            while (!CompletableFuture.allOf(queries.toArray(CompletableFuture[]::new)).isDone()) {
+                assertThat(send(server, HttpRequest.newBuilder(uri(server, "/health/live")).GET()).statusCode())
+                        .isEqualTo(200);
+                HttpResponse<String> publish = publish(server, "o" + published);
+                assertThat(publish.statusCode()).as("%s", publish.body()).isEqualTo(200);
+                published++;
+            }
+            for (CompletableFuture<long[]> query : queries) {
+                long[] answer = query.join();
+                // 408 for the query past its deadline; 503 (retry) for one that ran beside it in the killed process
+                assertThat(answer[0]).as("status").isIn(408L, 503L);
+                assertThat(answer[1]).as("answered within the deadline and two seconds")
+                        .isLessThan(DEADLINE_MILLIS + 2_000);
+            }
+            assertThat(published).as("publishes answered while the queries ran").isPositive();
+
+            // The computations ended with their process: a query slot is free again, and the new process answers
+            // with every order published meanwhile.
+            int all = published;
+            String count = Eventually.get("a normal query answered after the kill", WAIT,
+                    () -> rows(sql(server, "SELECT count(*) FROM streams.orders")), ("[[" + all + "]]")::equals);
+            assertThat(count).isEqualTo("[[" + all + "]]");
+        }
+    }
+
+    @Test
+    void theQueryProcessHoldsTheRowsOfTheServersWarehouse() throws Exception {
+        try (Interlace server = start()) {
+            awaitQueries(server);
+            for (int i = 0; i < 300; i++) {
+                assertThat(publish(server, "o" + (i % 250)).statusCode()).isEqualTo(200); // 50 duplicates
+            }
+            String digest = "SELECT count(*), md5(string_agg(t::VARCHAR, '|' ORDER BY t::VARCHAR))"
+                    + " FROM streams.orders t";
+            String models = "SELECT count(*), md5(string_agg(t::VARCHAR, '|' ORDER BY t::VARCHAR))"
+                    + " FROM order_sizes t";
+            for (String query : List.of(digest, models)) {
+                String inServer = Eventually.get("the server's warehouse holds every order", WAIT,
+                        () -> inline(server, query), rows -> rows.startsWith("[[250,"));
+                String expected = inServer.replace(" ", "");
+                String viaProcess = Eventually.get("the query process answers the server's rows", WAIT,
+                        () -> rows(sql(server, query)), expected::equals);
+                assertThat(viaProcess).isEqualTo(expected);
+            }
+        }
+    }
+
+    /** The rows of an answer as text, without quotes; its status and body when it is not 200. */
+    private static String rows(HttpResponse<String> answer) throws java.io.IOException {
+        if (answer.statusCode() != 200) {
+            return answer.statusCode() + " " + answer.body();
+        }
+        JsonNode body = TestServer.JSON.readTree(answer.body());
+        return body.get("rows").toString().replace("\"", "");
+    }
+
+    /** The rows of {@code query} in the server's own warehouse, as text. */
+    private static String inline(Interlace server, String query) {
+        QueryResult result = server.instance(SqlQueries.class).run(query, RowAllowance.UNLIMITED);
+        return result.rows().toString();
+    }
+
+    private Interlace start(String... flags) {
+        List<String> args = new ArrayList<>(List.of("--port", "0", "--data-dir", dataDirectory.toString()));
+        args.addAll(List.of(flags));
+        InterlaceConfig config = ConfigLoader.load(args.toArray(String[]::new), Map.of()).config();
+        return Interlace.builder().config(config).start();
+    }
+
+    @SuppressWarnings("unchecked")
+    private static void awaitQueries(Interlace server) throws Exception {
+        Optional<QueryProcess> process = server.instance(com.google.inject.Injector.class)
+                .getInstance(com.google.inject.Key.get(new com.google.inject.TypeLiteral<Optional<QueryProcess>>() {}));
+        assertThat(process).as("queries run in a query process").isPresent();
+        process.get().firstStart().get(WAIT.toSeconds(), TimeUnit.SECONDS);
+    }
+
+    private HttpResponse<String> sql(Interlace server, String query) {
+        return send(server, HttpRequest.newBuilder(uri(server, "/sql")).header("Content-Type", "text/plain")
+                .POST(HttpRequest.BodyPublishers.ofString(query)));
+    }
+
+    private HttpResponse<String> publish(Interlace server, String orderId) {
+        return send(server, HttpRequest.newBuilder(uri(server, "/streams/orders"))
+                .header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString("{\"order_id\":\"" + orderId + "\",\"total\":"
+                        + orderId.length() + ".50}")));
+    }
+
+    private static URI uri(Interlace server, String path) {
+        return server.uri().resolve(path);
+    }
+
+    private HttpResponse<String> send(Interlace server, HttpRequest.Builder request) {
+        try {
+            return client.send(request.build(), HttpResponse.BodyHandlers.ofString());
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+}
