@@ -38,7 +38,7 @@ class SqlQueryProcessTest {
      * this one, and no function bound refuses it.
      */
     private static final String UNINTERRUPTIBLE = "SELECT list_transform(range(100000),"
-            + " x -> len(list_filter(range(100000), y -> y % (x + 1) = 0)))";
+            + " lambda x: len(list_filter(range(100000), lambda y: y % (x + 1) = 0)))";
     private static final long DEADLINE_MILLIS = 3_000;
     private static final Duration WAIT = Duration.ofSeconds(90);
 
@@ -51,12 +51,12 @@ class SqlQueryProcessTest {
     void noQueryOutlivesItsDeadlineByMoreThanTwoSecondsAndPublishesAndHealthAnswerMeanwhile() throws Exception {
         try (Interlace server = start("--sql-timeout-ms", Long.toString(DEADLINE_MILLIS))) {
             awaitQueries(server);
-            List<CompletableFuture<long[]>> queries = new ArrayList<>();
+            List<CompletableFuture<Answer>> queries = new ArrayList<>();
             for (int i = 0; i < 4; i++) { // every query slot
                 queries.add(CompletableFuture.supplyAsync(() -> {
                     long started = System.nanoTime();
-                    int status = sql(server, UNINTERRUPTIBLE).statusCode();
-                    return new long[] {status, (System.nanoTime() - started) / 1_000_000};
+                    HttpResponse<String> answer = sql(server, UNINTERRUPTIBLE);
+                    return new Answer(answer.statusCode(), answer.body(), (System.nanoTime() - started) / 1_000_000);
                 }));
             }
             int published = 0;
@@ -67,11 +67,11 @@ class SqlQueryProcessTest {
                 assertThat(publish.statusCode()).as("%s", publish.body()).isEqualTo(200);
                 published++;
             }
-            for (CompletableFuture<long[]> query : queries) {
-                long[] answer = query.join();
+            for (CompletableFuture<Answer> query : queries) {
+                Answer answer = query.join();
                 // 408 for the query past its deadline; 503 (retry) for one that ran beside it in the killed process
-                assertThat(answer[0]).as("status").isIn(408L, 503L);
-                assertThat(answer[1]).as("answered within the deadline and two seconds")
+                assertThat(answer.status()).as("%s", answer.body()).isIn(408, 503);
+                assertThat(answer.millis()).as("answered within the deadline and two seconds")
                         .isLessThan(DEADLINE_MILLIS + 2_000);
             }
             assertThat(published).as("publishes answered while the queries ran").isPositive();
@@ -106,6 +106,9 @@ class SqlQueryProcessTest {
             }
         }
     }
+
+    /** A query's answer and how long it took. */
+    private record Answer(int status, String body, long millis) {}
 
     /** The rows of an answer as text, without quotes; its status and body when it is not 200. */
     private static String rows(HttpResponse<String> answer) throws java.io.IOException {

@@ -22,7 +22,7 @@ import java.util.Map;
 public final class ProcessQueries {
 
     /** How long past its time limit a query may go unanswered before its process is killed. */
-    static final long GRACE_MILLIS = 1_000;
+    static final long GRACE_MILLIS = 500;
     /** The answer headers relayed to the client besides the body's type. */
     private static final List<String> RELAYED = List.of("interlace-truncated", "interlace-rows", "retry-after",
             "interlace-warehouse-lag");

@@ -37,6 +37,7 @@ public final class QueryProcess implements AutoCloseable {
     static final int MAX_FAILED_STARTS = 5;
     static final long MAX_PAUSE_MILLIS = 30_000;
     private static final long START_TIMEOUT_MILLIS = 120_000;
+    private static final Path NICE = Path.of("/usr/bin/nice");
 
     /** Where a running query process answers, and the secret of the key it accepts. */
     record Endpoint(int port, String secret, Process process) {}
@@ -94,12 +95,16 @@ public final class QueryProcess implements AutoCloseable {
                 failedStarts = 0;
                 process.waitFor();
                 if (!closed) {
-                    LOG.warning("the query process ended (exit status " + process.exitValue() + "); starting another");
+                    LOG.warning("the query process ended (exit status " + process.exitValue() + ", 137 when it was"
+                            + " killed at a query's deadline); starting another");
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return;
             } catch (IOException | RuntimeException e) {
+                if (closed) {
+                    return; // interrupted by close() while starting
+                }
                 failedStarts++;
                 LOG.log(Level.WARNING, "the query process could not be started (" + failedStarts + " in a row)", e);
                 components.failed(ComponentHealth.Component.QUERY_PROCESS, null, e, failedStarts >= MAX_FAILED_STARTS
@@ -182,9 +187,16 @@ public final class QueryProcess implements AutoCloseable {
         }
     }
 
-    /** The child's command line: this JVM's binary and class path, the server's directory, then serve flags. */
+    /**
+     * The child's command line: this JVM's binary and class path, the server's directory, then serve flags; behind
+     * {@code nice} where there is one, so that the server's own work (publishes, health, the flusher, the kill at a
+     * deadline) goes first when queries take every core.
+     */
     private List<String> command() {
         List<String> command = new ArrayList<>();
+        if (Files.isExecutable(NICE)) {
+            command.addAll(List.of(NICE.toString(), "-n", "10"));
+        }
         command.add(ProcessHandle.current().info().command()
                 .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
         command.add("-Xmx" + Math.max(64L << 20, Runtime.getRuntime().maxMemory()));
