@@ -76,8 +76,12 @@ class SqlQueryProcessTest {
             }
             assertThat(published).as("publishes answered while the queries ran").isPositive();
 
-            // The computations ended with their process: a query slot is free again, and the new process answers
-            // with every order published meanwhile.
+            // The computations ended with their process: no query slot is held by them (inline, all four would be
+            // until DuckDB finished, minutes later: 503 busy), and the new process answers with every order published
+            // meanwhile.
+            HttpResponse<String> next = sql(server, "SELECT 1");
+            assertThat(next.body()).as("a query right after the answers").doesNotContain("\"busy\"");
+            assertThat(next.statusCode()).as("%s", next.body()).isIn(200, 503);
             int all = published;
             String count = Eventually.get("a normal query answered after the kill", WAIT,
                     () -> rows(sql(server, "SELECT count(*) FROM streams.orders")), ("[[" + all + "]]")::equals);

@@ -38,6 +38,10 @@ public final class QueryProcess implements AutoCloseable {
     static final long MAX_PAUSE_MILLIS = 30_000;
     private static final long START_TIMEOUT_MILLIS = 120_000;
     private static final Path NICE = Path.of("/usr/bin/nice");
+    /** How often the running query process is asked whether it fell behind a trimmed log. */
+    private static final long WATCH_EVERY_MILLIS = 5_000;
+    private final java.net.http.HttpClient health = java.net.http.HttpClient.newBuilder()
+            .version(java.net.http.HttpClient.Version.HTTP_1_1).build();
 
     /** Where a running query process answers, and the secret of the key it accepts. */
     record Endpoint(int port, String secret, Process process) {}
@@ -93,7 +97,15 @@ public final class QueryProcess implements AutoCloseable {
             try {
                 process = launch();
                 failedStarts = 0;
-                process.waitFor();
+                while (!process.waitFor(WATCH_EVERY_MILLIS, TimeUnit.MILLISECONDS) && !closed) {
+                    if (behindTrimmedLog(endpoint)) {
+                        LOG.warning("the query process is behind what the log's retention trimmed; it is rebuilt"
+                                + " from what the log holds");
+                        endpoint = null;
+                        process.destroyForcibly().waitFor();
+                        deleteReplica();
+                    }
+                }
                 if (!closed) {
                     LOG.warning("the query process ended (exit status " + process.exitValue() + ", 137 when it was"
                             + " killed at a query's deadline); starting another");
@@ -127,6 +139,37 @@ public final class QueryProcess implements AutoCloseable {
                 } catch (InterruptedException e) {
                     return;
                 }
+            }
+        }
+    }
+
+    /**
+     * Whether {@code running} stopped flushing a stream because the log was trimmed past its watermark (its
+     * {@code /health/ready} says {@code flush_stopped}): the server's trims do not wait for the query process.
+     */
+    private boolean behindTrimmedLog(Endpoint running) {
+        if (running == null) {
+            return false;
+        }
+        try {
+            java.net.http.HttpResponse<String> ready = health.send(java.net.http.HttpRequest.newBuilder(
+                    java.net.URI.create("http://127.0.0.1:" + running.port() + "/health/ready"))
+                    .timeout(java.time.Duration.ofSeconds(5)).GET().build(),
+                    java.net.http.HttpResponse.BodyHandlers.ofString());
+            return ready.body().contains("flush_stopped");
+        } catch (IOException e) {
+            return false; // a process that does not answer is killed by the next query's deadline, or ends
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    /** Deletes the replica's warehouse and records: the next query process materialises the log from its start. */
+    private void deleteReplica() throws IOException {
+        try (java.util.stream.Stream<Path> files = Files.walk(directory)) {
+            for (Path file : files.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(file);
             }
         }
     }
