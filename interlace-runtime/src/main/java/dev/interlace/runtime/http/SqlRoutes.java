@@ -62,6 +62,7 @@ final class SqlRoutes implements RouteSet {
     /** Cancels the queries running now (each is answered {@code 503 shutting_down}) and refuses later ones. */
     void stopQueries() {
         queries.stop();
+        process.ifPresent(ProcessQueries::stop);
     }
 
     @Override
@@ -164,9 +165,13 @@ final class SqlRoutes implements RouteSet {
             return HttpResponses.error(errorCode(e.reason()), e.getMessage(), requestId)
                     .header("Retry-After", Integer.toString(BUSY_RETRY_AFTER_SECONDS));
         } catch (ProcessQueries.NoAnswer e) {
-            HttpAnswer refused = HttpResponses.error(e.deadlinePassed() ? ErrorCode.QUERY_TIMEOUT
-                    : ErrorCode.NO_WAREHOUSE, e.getMessage(), requestId);
-            return e.deadlinePassed() ? refused : refused.header("Retry-After", "1");
+            return switch (e.reason()) {
+                case DEADLINE_PASSED -> HttpResponses.error(ErrorCode.QUERY_TIMEOUT, e.getMessage(), requestId);
+                case UNAVAILABLE -> HttpResponses.error(ErrorCode.NO_WAREHOUSE, e.getMessage(), requestId)
+                        .header("Retry-After", "1");
+                case SHUTTING_DOWN -> HttpResponses.error(ErrorCode.SHUTTING_DOWN, e.getMessage(), requestId)
+                        .header("Retry-After", "1").header("Connection", "close");
+            };
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return HttpResponses.error(ErrorCode.SHUTTING_DOWN, "interrupted while the query ran", requestId)

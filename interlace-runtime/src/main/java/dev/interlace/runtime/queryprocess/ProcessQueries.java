@@ -11,6 +11,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * Sends {@code POST /sql} to the {@link QueryProcess} and holds it to its deadline: a query whose answer has not come
@@ -28,6 +31,7 @@ public final class ProcessQueries {
             "interlace-warehouse-lag");
 
     private final QueryProcess process;
+    private volatile boolean stopping;
     private final long timeoutMillis;
     private final long readWaitMillis;
     private final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
@@ -46,17 +50,35 @@ public final class ProcessQueries {
     public static final class NoAnswer extends Exception {
 
         private static final long serialVersionUID = 1L;
-        private final boolean deadlinePassed;
+        private final Reason reason;
 
-        NoAnswer(String message, boolean deadlinePassed) {
+        NoAnswer(String message, Reason reason) {
             super(message);
-            this.deadlinePassed = deadlinePassed;
+            this.reason = reason;
         }
 
-        /** True when the query ran past its deadline (its process was killed), false when no process could take it. */
-        public boolean deadlinePassed() {
-            return deadlinePassed;
+        public Reason reason() {
+            return reason;
         }
+    }
+
+    /** Why there was no answer. */
+    public enum Reason {
+        /** The query ran past its deadline: its process was killed. */
+        DEADLINE_PASSED,
+        /** No query process could take it (restarting, or killed for another query's deadline). */
+        UNAVAILABLE,
+        /** The server is shutting down. */
+        SHUTTING_DOWN
+    }
+
+    /**
+     * Stops the query process, so that queries running in it end now: the server is shutting down, and those queries
+     * are answered {@link Reason#SHUTTING_DOWN}, as later ones are.
+     */
+    public void stop() {
+        stopping = true;
+        process.close();
     }
 
     /**
@@ -67,10 +89,22 @@ public final class ProcessQueries {
      */
     public Answer query(byte[] body, String contentType, String accept, String after, String requestId)
             throws NoAnswer, InterruptedException {
+        if (!process.firstStart().isDone()) {
+            // The first queries after the server's start wait for the query process to listen, as long as a query
+            // may run; after a kill it is restarting, and they are refused at once.
+            try {
+                process.firstStart().get(timeoutMillis, TimeUnit.MILLISECONDS);
+            } catch (ExecutionException | TimeoutException e) {
+                // answered below: stopping, or not started yet
+            }
+        }
         QueryProcess.Endpoint endpoint = process.endpoint();
+        if (stopping) {
+            throw shuttingDown();
+        }
         if (endpoint == null) {
             throw new NoAnswer("the query process is starting (it restarts after a query that ran past its"
-                    + " deadline was stopped); retry in a moment", false);
+                    + " deadline was stopped); retry in a moment", Reason.UNAVAILABLE);
         }
         if (after != null) {
             Answer caughtUp = send(endpoint, "SELECT 1".getBytes(java.nio.charset.StandardCharsets.UTF_8),
@@ -80,6 +114,11 @@ public final class ProcessQueries {
             }
         }
         return send(endpoint, body, contentType, accept, null, requestId, timeoutMillis + GRACE_MILLIS, true);
+    }
+
+    private static NoAnswer shuttingDown() {
+        return new NoAnswer("the server is shutting down: the query was cancelled; retry against the restarted server",
+                Reason.SHUTTING_DOWN);
     }
 
     private Answer send(QueryProcess.Endpoint endpoint, byte[] body, String contentType, String accept, String after,
@@ -107,10 +146,14 @@ public final class ProcessQueries {
             process.kill(endpoint, why);
             throw new NoAnswer(deadline ? "the query ran longer than " + timeoutMillis + " ms; the query process"
                     + " running it was stopped (what DuckDB cannot interrupt ends with it) and is restarting"
-                    : why + "; it was restarted; retry in a moment", deadline);
+                    : why + "; it was restarted; retry in a moment",
+                    deadline ? Reason.DEADLINE_PASSED : Reason.UNAVAILABLE);
         } catch (IOException e) {
+            if (stopping) {
+                throw shuttingDown();
+            }
             throw new NoAnswer("the query process stopped while it ran the query (another query ran past its"
-                    + " deadline, and the process with it); retry in a moment", false);
+                    + " deadline, and the process with it); retry in a moment", Reason.UNAVAILABLE);
         }
         Map<String, String> headers = new LinkedHashMap<>();
         response.headers().map().forEach((name, values) -> {

@@ -289,6 +289,7 @@ public final class QueryProcess implements AutoCloseable {
     @Override
     public void close() {
         closed = true;
+        firstStart.completeExceptionally(new IllegalStateException("the server is shutting down"));
         supervisor.interrupt();
         Endpoint running = endpoint;
         endpoint = null;
