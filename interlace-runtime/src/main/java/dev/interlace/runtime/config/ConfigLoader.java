@@ -135,8 +135,8 @@ public final class ConfigLoader {
     public static final List<Setting> SETTINGS = List.of(PORT, BIND, DATA_DIR, MAX_BODY_BYTES, MAX_INFLIGHT_BYTES,
             MAX_CONNECTIONS, MAX_CONNECTIONS_PER_ADDRESS, MAX_EVENTS_PER_REQUEST, MAX_PENDING, MIN_FREE_DISK_BYTES,
             FLUSH_DELAY_MS, FLUSH_BATCH_ROWS, FLUSH_BATCH_BYTES, RECORD_RETENTION, REFUSED_REQUESTS,
-            READY_FLUSH_FAILING_MS, SQL_TIMEOUT_MS, SQL_ISOLATION, READ_WAIT_MS, MODEL_REST_RATIO, INSECURE_NO_AUTH, ALLOWED_HOSTS,
-            CORS_ORIGINS, TLS_CERT, TLS_KEY, LOG, KAFKA_BOOTSTRAP, KAFKA_TOPIC_PREFIX, KAFKA_REPLICATION_FACTOR,
+            READY_FLUSH_FAILING_MS, SQL_TIMEOUT_MS, SQL_ISOLATION, READ_WAIT_MS, MODEL_REST_RATIO, INSECURE_NO_AUTH,
+            ALLOWED_HOSTS, CORS_ORIGINS, TLS_CERT, TLS_KEY, LOG, KAFKA_BOOTSTRAP, KAFKA_TOPIC_PREFIX, KAFKA_REPLICATION_FACTOR,
             KAFKA_MIN_INSYNC_REPLICAS, ADVERTISE_URL, CLUSTER_SECRET_FILE, CLUSTER_CA_FILE, ROLE,
             REPLICA_TIMEOUT_MS, BACKUP_ROOT);
 
@@ -311,13 +311,9 @@ public final class ConfigLoader {
     }
 
     private static SqlIsolation sqlIsolation(Map<String, String> values, Map<String, String> origins) {
-        String text = values.get(SQL_ISOLATION.flag()).strip().toLowerCase(Locale.ROOT);
-        return switch (text) {
-            case "process" -> SqlIsolation.PROCESS;
-            case "inline" -> SqlIsolation.INLINE;
-            default -> throw new ConfigException(describe(SQL_ISOLATION, origins) + " must be process or inline, got \""
-                    + text + "\"");
-        };
+        String text = values.get(SQL_ISOLATION.flag()).strip();
+        return SqlIsolation.parse(text).orElseThrow(() -> new ConfigException(describe(SQL_ISOLATION, origins)
+                + " must be process or inline, got \"" + text + "\""));
     }
 
     private static Role role(Map<String, String> values, Map<String, String> origins, String backend) {

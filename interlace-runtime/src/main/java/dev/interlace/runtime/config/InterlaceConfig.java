@@ -92,8 +92,8 @@ public record InterlaceConfig(
     public InterlaceConfig withPort(int newPort) {
         return new InterlaceConfig(newPort, bind, dataDirectory, maxBodyBytes, maxInflightBytes, maxEventsPerRequest,
                 maxPending, minFreeDiskBytes, flushDelayMillis, flushBatchRows, flushBatchBytes, recordRetentionMicros,
-                refusedRequests, readyFlushFailingMillis, modelRestRatio, sqlTimeoutMillis, sqlIsolation, readWaitMillis, connections, exposure, log,
-                configuredBackupRoot);
+                refusedRequests, readyFlushFailingMillis, modelRestRatio, sqlTimeoutMillis, sqlIsolation, readWaitMillis,
+                connections, exposure, log, configuredBackupRoot);
     }
 
     public InterlaceConfig withSqlIsolation(SqlIsolation isolation) {
@@ -106,8 +106,8 @@ public record InterlaceConfig(
     public InterlaceConfig withDataDirectory(Path directory) {
         return new InterlaceConfig(port, bind, directory, maxBodyBytes, maxInflightBytes, maxEventsPerRequest,
                 maxPending, minFreeDiskBytes, flushDelayMillis, flushBatchRows, flushBatchBytes, recordRetentionMicros,
-                refusedRequests, readyFlushFailingMillis, modelRestRatio, sqlTimeoutMillis, sqlIsolation, readWaitMillis, connections, exposure, log,
-                configuredBackupRoot);
+                refusedRequests, readyFlushFailingMillis, modelRestRatio, sqlTimeoutMillis, sqlIsolation, readWaitMillis,
+                connections, exposure, log, configuredBackupRoot);
     }
 
     /**
