@@ -106,9 +106,13 @@ public final class QueryProcess implements AutoCloseable {
                         deleteReplica();
                     }
                 }
-                if (!closed) {
-                    LOG.warning("the query process ended (exit status " + process.exitValue() + ", 137 when it was"
-                            + " killed at a query's deadline); starting another");
+                if (!closed && endpoint != null) { // it ended by itself, not killed here: a pause before the next
+                    LOG.warning("the query process ended by itself (exit status " + process.exitValue() + "; see"
+                            + " query-process.log in " + directory + "); starting another in a second");
+                    components.failed(ComponentHealth.Component.QUERY_PROCESS, null, new IllegalStateException(
+                            "the query process ended with status " + process.exitValue()),
+                            ComponentHealth.Fate.RESTARTING);
+                    failedStarts = 1;
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
