@@ -75,6 +75,8 @@ class SqlQueryProcessTest {
                         .isLessThan(DEADLINE_MILLIS + 2_000);
             }
             assertThat(published).as("publishes answered while the queries ran").isPositive();
+            assertThat(send(server, HttpRequest.newBuilder(uri(server, "/metrics")).GET()).body())
+                    .as("the kill is counted").containsPattern("(?m)^interlace_sql_query_process_kills_total [1-9]");
 
             // The computations ended with their process: no query slot is held by them (inline, all four would be
             // until DuckDB finished, minutes later: 503 busy), and the new process answers with every order published

@@ -37,7 +37,14 @@ public final class ProcessQueries {
     private final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
             .connectTimeout(Duration.ofSeconds(2)).build();
 
-    public ProcessQueries(QueryProcess process, long timeoutMillis, long readWaitMillis) {
+    /** Query processes killed because a query ran past its deadline. */
+    private final io.micrometer.core.instrument.Counter kills;
+
+    public ProcessQueries(QueryProcess process, long timeoutMillis, long readWaitMillis,
+            io.micrometer.core.instrument.MeterRegistry registry) {
+        this.kills = io.micrometer.core.instrument.Counter.builder("interlace.sql.query.process.kills")
+                .description("Query processes killed because a POST /sql query ran past its deadline")
+                .register(registry);
         this.process = process;
         this.timeoutMillis = timeoutMillis;
         this.readWaitMillis = readWaitMillis;
@@ -144,6 +151,7 @@ public final class ProcessQueries {
             String why = deadline ? "a query ran past its deadline of " + timeoutMillis + " ms"
                     : "the query process did not catch up with the warehouse within " + waitMillis + " ms";
             process.kill(endpoint, why);
+            kills.increment();
             throw new NoAnswer(deadline ? "the query ran longer than " + timeoutMillis + " ms; the query process"
                     + " running it was stopped (what DuckDB cannot interrupt ends with it) and is restarting"
                     : why + "; it was restarted; retry in a moment",

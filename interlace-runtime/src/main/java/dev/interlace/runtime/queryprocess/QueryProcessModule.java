@@ -36,7 +36,8 @@ public final class QueryProcessModule extends AbstractModule {
 
     @Provides
     @Singleton
-    Optional<ProcessQueries> processQueries(Optional<QueryProcess> process, InterlaceConfig config) {
-        return process.map(p -> new ProcessQueries(p, config.sqlTimeoutMillis(), config.readWaitMillis()));
+    Optional<ProcessQueries> processQueries(Optional<QueryProcess> process, InterlaceConfig config,
+            io.micrometer.core.instrument.MeterRegistry registry) {
+        return process.map(p -> new ProcessQueries(p, config.sqlTimeoutMillis(), config.readWaitMillis(), registry));
     }
 }
