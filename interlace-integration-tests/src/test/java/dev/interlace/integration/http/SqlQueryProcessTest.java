@@ -125,6 +125,34 @@ class SqlQueryProcessTest {
         return body.get("rows").toString().replace("\"", "");
     }
 
+    @Test
+    void aQueryProcessBehindATrimmedLogRebuildsFromWhatTheLogHolds() throws Exception {
+        try (Interlace server = start()) {
+            awaitQueries(server);
+            for (int i = 1; i <= 10; i++) {
+                assertThat(publish(server, "a" + i).statusCode()).isEqualTo(200);
+            }
+            Eventually.get("the query process holds the first ten", WAIT,
+                    () -> rows(sql(server, "SELECT count(*) FROM streams.orders")), "[[10]]"::equals);
+        }
+        // Meanwhile, with queries inline (no query process), ten more orders, and the log trimmed past the query
+        // process's watermark.
+        try (Interlace server = start("--sql-isolation", "inline")) {
+            for (int i = 11; i <= 20; i++) {
+                assertThat(publish(server, "b" + i).statusCode()).isEqualTo(200);
+            }
+            Eventually.until("the server materialised all twenty", WAIT,
+                    () -> inline(server, "SELECT count(*) FROM streams.orders").equals("[[20]]"));
+            assertThat(server.instance(dev.interlace.runtime.log.EventLog.class).trim("orders", 15)).isEqualTo(15);
+        }
+        try (Interlace server = start()) {
+            String rows = Eventually.get("the query process rebuilt from the log's first event", WAIT,
+                    () -> rows(sql(server, "SELECT count(*), min(order_id), max(order_id) FROM streams.orders")),
+                    "[[5,b16,b20]]"::equals);
+            assertThat(rows).isEqualTo("[[5,b16,b20]]");
+        }
+    }
+
     /** The rows of {@code query} in the server's own warehouse, as text. */
     private static String inline(Interlace server, String query) {
         QueryResult result = server.instance(SqlQueries.class).run(query, RowAllowance.UNLIMITED);
