@@ -19,6 +19,7 @@ import dev.interlace.runtime.model.ModelRunner;
 import dev.interlace.runtime.ops.DataDirectoryLock;
 import dev.interlace.runtime.ops.Metrics;
 import dev.interlace.runtime.ops.OpsModule;
+import dev.interlace.runtime.queryprocess.QueryProcessModule;
 import dev.interlace.runtime.records.RecordsModule;
 import dev.interlace.runtime.stream.StreamCatalog;
 import dev.interlace.runtime.tracing.TracingModule;
@@ -154,7 +155,12 @@ public final class Interlace implements AutoCloseable {
             return this;
         }
 
-        /** The streams to serve; by default every registry on the class path. */
+        /**
+         * The streams to serve; by default every registry on the class path. Streams given here (and modules given
+         * to {@link #override} or {@link #meterRegistry}) are this JVM's only, so a query process, which finds its
+         * streams on the class path, cannot serve them: {@code POST /sql} then runs in the server's warehouse
+         * ({@code --sql-isolation inline}).
+         */
         public Builder catalog(StreamCatalog value) {
             this.catalog = Objects.requireNonNull(value, "catalog");
             return this;
@@ -189,6 +195,10 @@ public final class Interlace implements AutoCloseable {
         public Interlace start() {
             StreamCatalog streams = catalog != null ? catalog
                     : StreamCatalog.load(Thread.currentThread().getContextClassLoader());
+            // A query process finds its streams and models on the class path and its settings in flags: a catalog or
+            // modules given in code are this JVM's only, so queries run in the server's warehouse then.
+            InterlaceConfig config = catalog == null && overrides.isEmpty() ? this.config
+                    : this.config.withSqlIsolation(dev.interlace.runtime.config.SqlIsolation.INLINE);
             DataDirectoryLock lock;
             try {
                 lock = DataDirectoryLock.acquire(config.dataDirectory());
@@ -198,7 +208,7 @@ public final class Interlace implements AutoCloseable {
             try {
                 Module defaults = Modules.combine(new CoreModule(config, streams), new OpsModule(), new AuthModule(),
                         new RecordsModule(), new TracingModule(), new LogModule(), new FlushModule(),
-                        new ModelModule(), new HttpModule(), new ClusterModule());
+                        new ModelModule(), new HttpModule(), new ClusterModule(), new QueryProcessModule());
                 Injector injector = Guice.createInjector(Modules.override(
                         Modules.override(defaults).with(logBackend(config))).with(overrides));
                 // The one lookup: every component reaches the lifecycle by constructor injection.

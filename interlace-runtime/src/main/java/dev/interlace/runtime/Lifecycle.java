@@ -8,6 +8,7 @@ import dev.interlace.runtime.config.Exposure;
 import dev.interlace.runtime.config.InterlaceConfig;
 import dev.interlace.runtime.flush.Flusher;
 import dev.interlace.runtime.log.RetentionSweep;
+import dev.interlace.runtime.queryprocess.QueryProcess;
 import dev.interlace.runtime.warehouse.Warehouse;
 import dev.interlace.runtime.http.HttpApi;
 import dev.interlace.runtime.log.StreamLog;
@@ -58,13 +59,16 @@ final class Lifecycle {
     private final Provider<Metrics> metrics;
     private final Provider<ComponentHealth> components;
     private final Provider<Tracing> tracing;
+    private final Provider<Optional<QueryProcess>> queryProcess;
 
     @Inject
     Lifecycle(InterlaceConfig config, StreamCatalog catalog, Provider<KeyFile> keyFile, Provider<ApiKeys> apiKeys,
             Provider<SystemRecords> records, Provider<Boot> boot, Provider<StreamLog> log, Provider<Flusher> flusher,
             Provider<Optional<Warehouse>> warehouse, Provider<Optional<ModelRunner>> models,
             Provider<RetentionSweep> sweep, Provider<HttpApi> http, Provider<Metrics> metrics,
-            Provider<ComponentHealth> components, Provider<Tracing> tracing) {
+            Provider<ComponentHealth> components, Provider<Tracing> tracing,
+            Provider<Optional<QueryProcess>> queryProcess) {
+        this.queryProcess = queryProcess;
         this.components = components;
         this.tracing = tracing;
         this.config = config;
@@ -120,6 +124,7 @@ final class Lifecycle {
             sweep.get().start();
             api = http.get();
             int port = api.start(config.bind(), config.port());
+            queryProcess.get().ifPresent(QueryProcess::start);
             records.get().record(SysRecord.of(micros(), SysEvent.STARTUP, null, boot.get().id(), "interlace started on port "
                     + port + " with " + catalog.streams().size() + " streams, data in " + config.dataDirectory()));
             return port;
@@ -158,6 +163,7 @@ final class Lifecycle {
         // nor does a server closed inside a longer-lived JVM (tests, an embedding application) end that JVM later.
         components.get().close();
         http.get().stop(drainSeconds);
+        queryProcess.get().ifPresent(QueryProcess::close);
         Flusher openedFlusher = flusher.get();
         if (openedFlusher.materialises() && !openedFlusher.drain(Duration.ofSeconds(drainSeconds))) {
             LOG.warning("shutting down with events not yet materialised; they are flushed on the next start");

@@ -64,13 +64,19 @@ public final class TestInterlace implements AutoCloseable {
      * Starts a server on {@code dataDirectory} (created if missing) with the streams and models of the context
      * class loader, listening on an ephemeral port of 127.0.0.1.
      *
-     * @param flags extra {@code serve} flags, e.g. {@code --max-pending 100}; environment variables are not read
+     * @param flags extra {@code serve} flags, e.g. {@code --max-pending 100}; environment variables are not read;
+     *     {@code --sql-isolation} is {@code inline} unless given
      * @param overrides Guice modules replacing bindings of the server's (e.g. a fault-injecting listener)
      */
     public static TestInterlace start(Path dataDirectory, List<String> flags, List<Module> overrides) {
         List<String> args = new ArrayList<>(List.of("--port", "0", "--bind", "127.0.0.1",
                 "--data-dir", dataDirectory.toString()));
         args.addAll(flags);
+        // A test's queries run in its server's warehouse, unless it asks for the query process (a child JVM per
+        // server, which a test of the application's streams and models rarely needs).
+        if (flags.stream().noneMatch(flag -> flag.equals("--sql-isolation") || flag.startsWith("--sql-isolation="))) {
+            args.addAll(List.of("--sql-isolation", "inline"));
+        }
         try {
             Files.createDirectories(dataDirectory);
         } catch (IOException e) {

@@ -87,6 +87,10 @@ public final class ConfigLoader {
             0, 86_400_000, "how long a stream's flush may fail before /health/ready answers 503");
     public static final Setting SQL_TIMEOUT_MS = Setting.number("sql-timeout-ms", "30000", "MS",
             100, 3_600_000, "how long a POST /sql query may run before it is cancelled and answered 408 query_timeout");
+    public static final Setting SQL_ISOLATION = Setting.of("sql-isolation", "process", "process|inline",
+            "where POST /sql queries run: process (a query process of its own, a local replica of the warehouse,"
+                + " killed at a query's deadline) or inline (the server's warehouse: an expression DuckDB cannot"
+                + " interrupt may outlive the deadline)");
     public static final Setting READ_WAIT_MS = Setting.number("read-wait-ms", "5000", "MS",
             0, 600_000, "how long a warehouse request with Interlace-After waits for its positions to be materialised"
                 + " before 503 not_materialised");
@@ -131,8 +135,8 @@ public final class ConfigLoader {
     public static final List<Setting> SETTINGS = List.of(PORT, BIND, DATA_DIR, MAX_BODY_BYTES, MAX_INFLIGHT_BYTES,
             MAX_CONNECTIONS, MAX_CONNECTIONS_PER_ADDRESS, MAX_EVENTS_PER_REQUEST, MAX_PENDING, MIN_FREE_DISK_BYTES,
             FLUSH_DELAY_MS, FLUSH_BATCH_ROWS, FLUSH_BATCH_BYTES, RECORD_RETENTION, REFUSED_REQUESTS,
-            READY_FLUSH_FAILING_MS, SQL_TIMEOUT_MS, READ_WAIT_MS, MODEL_REST_RATIO, INSECURE_NO_AUTH, ALLOWED_HOSTS,
-            CORS_ORIGINS, TLS_CERT, TLS_KEY, LOG, KAFKA_BOOTSTRAP, KAFKA_TOPIC_PREFIX, KAFKA_REPLICATION_FACTOR,
+            READY_FLUSH_FAILING_MS, SQL_TIMEOUT_MS, SQL_ISOLATION, READ_WAIT_MS, MODEL_REST_RATIO, INSECURE_NO_AUTH,
+            ALLOWED_HOSTS, CORS_ORIGINS, TLS_CERT, TLS_KEY, LOG, KAFKA_BOOTSTRAP, KAFKA_TOPIC_PREFIX, KAFKA_REPLICATION_FACTOR,
             KAFKA_MIN_INSYNC_REPLICAS, ADVERTISE_URL, CLUSTER_SECRET_FILE, CLUSTER_CA_FILE, ROLE,
             REPLICA_TIMEOUT_MS, BACKUP_ROOT);
 
@@ -210,6 +214,7 @@ public final class ConfigLoader {
                 number(values, origins, READY_FLUSH_FAILING_MS),
                 (int) number(values, origins, MODEL_REST_RATIO),
                 number(values, origins, SQL_TIMEOUT_MS),
+                sqlIsolation(values, origins),
                 number(values, origins, READ_WAIT_MS),
                 new Connections((int) number(values, origins, MAX_CONNECTIONS),
                         (int) number(values, origins, MAX_CONNECTIONS_PER_ADDRESS)),
@@ -303,6 +308,12 @@ public final class ConfigLoader {
                     + "\" is plain http:// to a host that is not loopback; requests forwarded between nodes would"
                     + " cross the network unencrypted. Serve TLS (--tls-cert, --tls-key) and advertise https://");
         }
+    }
+
+    private static SqlIsolation sqlIsolation(Map<String, String> values, Map<String, String> origins) {
+        String text = values.get(SQL_ISOLATION.flag()).strip();
+        return SqlIsolation.parse(text).orElseThrow(() -> new ConfigException(describe(SQL_ISOLATION, origins)
+                + " must be process or inline, got \"" + text + "\""));
     }
 
     private static Role role(Map<String, String> values, Map<String, String> origins, String backend) {

@@ -25,6 +25,8 @@ import java.nio.file.Path;
  * @param readyFlushFailingMillis how long a stream's flush may fail before {@code /health/ready} says 503
  * @param modelRestRatio how many times a model run's duration the model runner waits before it starts the next run
  * @param sqlTimeoutMillis how long a {@code POST /sql} query may run before it is cancelled and answered as timed out
+ * @param sqlIsolation where {@code POST /sql} queries run: in a query process the server kills at a query's deadline,
+ *     or in the server's own warehouse
  * @param readWaitMillis how long a warehouse request with {@code Interlace-After} may wait for the positions it names
  *     to be materialised
  * @param connections how many HTTP connections may be open, in all and from one client address
@@ -50,6 +52,7 @@ public record InterlaceConfig(
         long readyFlushFailingMillis,
         int modelRestRatio,
         long sqlTimeoutMillis,
+        SqlIsolation sqlIsolation,
         long readWaitMillis,
         Connections connections,
         Exposure exposure,
@@ -65,6 +68,7 @@ public record InterlaceConfig(
     public InterlaceConfig {
         java.util.Objects.requireNonNull(log, "log");
         java.util.Objects.requireNonNull(connections, "connections");
+        java.util.Objects.requireNonNull(sqlIsolation, "sqlIsolation");
     }
 
     /** A configuration on the SQLite log. */
@@ -74,7 +78,8 @@ public record InterlaceConfig(
             Exposure exposure) {
         this(port, bind, dataDirectory, maxBodyBytes, 0, maxEventsPerRequest, maxPending, minFreeDiskBytes,
                 flushDelayMillis, flushBatchRows, flushBatchBytes, recordRetentionMicros, refusedRequests,
-                readyFlushFailingMillis, modelRestRatio, DEFAULT_SQL_TIMEOUT_MILLIS, DEFAULT_READ_WAIT_MILLIS,
+                readyFlushFailingMillis, modelRestRatio, DEFAULT_SQL_TIMEOUT_MILLIS, SqlIsolation.PROCESS,
+                DEFAULT_READ_WAIT_MILLIS,
                 Connections.DEFAULTS, exposure,
                 LogOptions.sqlite(), null);
     }
@@ -87,15 +92,22 @@ public record InterlaceConfig(
     public InterlaceConfig withPort(int newPort) {
         return new InterlaceConfig(newPort, bind, dataDirectory, maxBodyBytes, maxInflightBytes, maxEventsPerRequest,
                 maxPending, minFreeDiskBytes, flushDelayMillis, flushBatchRows, flushBatchBytes, recordRetentionMicros,
-                refusedRequests, readyFlushFailingMillis, modelRestRatio, sqlTimeoutMillis, readWaitMillis, connections, exposure, log,
-                configuredBackupRoot);
+                refusedRequests, readyFlushFailingMillis, modelRestRatio, sqlTimeoutMillis, sqlIsolation, readWaitMillis,
+                connections, exposure, log, configuredBackupRoot);
+    }
+
+    public InterlaceConfig withSqlIsolation(SqlIsolation isolation) {
+        return new InterlaceConfig(port, bind, dataDirectory, maxBodyBytes, maxInflightBytes, maxEventsPerRequest,
+                maxPending, minFreeDiskBytes, flushDelayMillis, flushBatchRows, flushBatchBytes, recordRetentionMicros,
+                refusedRequests, readyFlushFailingMillis, modelRestRatio, sqlTimeoutMillis, isolation, readWaitMillis,
+                connections, exposure, log, configuredBackupRoot);
     }
 
     public InterlaceConfig withDataDirectory(Path directory) {
         return new InterlaceConfig(port, bind, directory, maxBodyBytes, maxInflightBytes, maxEventsPerRequest,
                 maxPending, minFreeDiskBytes, flushDelayMillis, flushBatchRows, flushBatchBytes, recordRetentionMicros,
-                refusedRequests, readyFlushFailingMillis, modelRestRatio, sqlTimeoutMillis, readWaitMillis, connections, exposure, log,
-                configuredBackupRoot);
+                refusedRequests, readyFlushFailingMillis, modelRestRatio, sqlTimeoutMillis, sqlIsolation, readWaitMillis,
+                connections, exposure, log, configuredBackupRoot);
     }
 
     /**

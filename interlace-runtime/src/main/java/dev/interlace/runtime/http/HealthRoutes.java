@@ -62,6 +62,13 @@ final class HealthRoutes implements RouteSet {
         for (ComponentHealth.Failure failure : report.failedPublishComponents()) {
             reasons.add("component_failed: " + failure.name() + ": " + failure.cause());
         }
+        for (ComponentHealth.Failure failure : report.failedComponents()) {
+            // /sql cannot be served at all: readiness, not liveness (publishes are served).
+            if (failure.component() == ComponentHealth.Component.QUERY_PROCESS
+                    && failure.fate() == ComponentHealth.Fate.DEAD) {
+                reasons.add("query_process_failed: " + failure.cause());
+            }
+        }
         if (report.diskBelowFloor()) {
             reasons.add("disk_below_floor: " + report.freeDiskBytes() + " bytes free, floor "
                     + report.minFreeDiskBytes());

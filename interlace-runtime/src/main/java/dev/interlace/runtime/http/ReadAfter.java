@@ -42,7 +42,7 @@ final class ReadAfter {
     static final String MODELS = "models";
     static final int MAX_WAITERS = 4096;
     private static final long CHECK_EVERY_MILLIS = 5;
-    private static final int MAX_POSITIONS = 64;
+    static final int MAX_POSITIONS = 64;
 
     /** What a request waits for. */
     record Wanted(Map<String, Long> offsets, boolean models) {}

@@ -11,6 +11,9 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.util.RawValue;
 import dev.interlace.runtime.sql.QueryException;
 import dev.interlace.runtime.sql.QueryResult;
+import dev.interlace.runtime.flush.FlushPositions;
+import dev.interlace.runtime.queryprocess.ProcessQueries;
+import dev.interlace.runtime.stream.StreamCatalog;
 import dev.interlace.runtime.warehouse.SqlQueries;
 import jakarta.inject.Inject;
 import java.io.IOException;
@@ -43,15 +46,23 @@ final class SqlRoutes implements RouteSet {
             .setNodeFactory(JsonNodeFactory.withExactBigDecimals(true));
 
     private final SqlQueries queries;
+    /** The query process's queries, with {@code --sql-isolation process}. */
+    private final Optional<ProcessQueries> process;
+    private final FlushPositions positions;
+    private final StreamCatalog catalog;
 
     @Inject
-    SqlRoutes(SqlQueries queries) {
+    SqlRoutes(SqlQueries queries, Optional<ProcessQueries> process, FlushPositions positions, StreamCatalog catalog) {
         this.queries = queries;
+        this.process = process;
+        this.positions = positions;
+        this.catalog = catalog;
     }
 
     /** Cancels the queries running now (each is answered {@code 503 shutting_down}) and refuses later ones. */
     void stopQueries() {
         queries.stop();
+        process.ifPresent(ProcessQueries::stop);
     }
 
     @Override
@@ -69,6 +80,9 @@ final class SqlRoutes implements RouteSet {
         if (body.length > MAX_SQL_BYTES) {
             return HttpResponses.error(ErrorCode.PAYLOAD_TOO_LARGE, "the query is longer than " + MAX_SQL_BYTES
                     + " bytes", requestId);
+        }
+        if (process.isPresent()) {
+            return inProcess(process.get(), request, body, requestId);
         }
         String contentType = Optional.ofNullable(request.header("Content-Type")).orElse("")
                 .toLowerCase(Locale.ROOT);
@@ -122,6 +136,53 @@ final class SqlRoutes implements RouteSet {
             answer.header(ROWS_HEADER, Integer.toString(result.rows().size()));
         }
         return answer;
+    }
+
+    /**
+     * Runs the query in the query process, in one of this server's query slots, after the process has materialised
+     * what this server's warehouse holds now (and the models when the client's {@code Interlace-After} asks for them,
+     * which this server has waited for already); relays its answer.
+     */
+    private HttpAnswer inProcess(ProcessQueries target, HttpRequest request, byte[] body, String requestId) {
+        StringBuilder after = new StringBuilder();
+        int named = 0;
+        for (var stream : catalog.logStreams()) {
+            long flushed = positions.events(stream.name());
+            if (flushed > 0 && named++ < ReadAfter.MAX_POSITIONS) {
+                after.append(after.length() == 0 ? "" : ",").append(stream.name()).append(':').append(flushed);
+            }
+        }
+        String clientAfter = request.header(ReadAfter.HEADER);
+        if (clientAfter != null && after.length() > 0 && java.util.Arrays.stream(clientAfter.split(","))
+                .anyMatch(item -> item.strip().equals(ReadAfter.MODELS))) {
+            after.append(',').append(ReadAfter.MODELS);
+        }
+        ProcessQueries.Answer answer;
+        try {
+            answer = queries.inSlot(() -> target.query(body, request.header("Content-Type"), request.header("Accept"),
+                    after.length() == 0 ? null : after.toString(), requestId));
+        } catch (QueryException e) {
+            return HttpResponses.error(errorCode(e.reason()), e.getMessage(), requestId)
+                    .header("Retry-After", Integer.toString(BUSY_RETRY_AFTER_SECONDS));
+        } catch (ProcessQueries.NoAnswer e) {
+            return switch (e.reason()) {
+                case DEADLINE_PASSED -> HttpResponses.error(ErrorCode.QUERY_TIMEOUT, e.getMessage(), requestId);
+                case UNAVAILABLE -> HttpResponses.error(ErrorCode.NO_WAREHOUSE, e.getMessage(), requestId)
+                        .header("Retry-After", "1");
+                case SHUTTING_DOWN -> HttpResponses.error(ErrorCode.SHUTTING_DOWN, e.getMessage(), requestId)
+                        .header("Retry-After", "1").header("Connection", "close");
+            };
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return HttpResponses.error(ErrorCode.SHUTTING_DOWN, "interrupted while the query ran", requestId)
+                    .header("Retry-After", "1");
+        }
+        if (!request.reserve((long) answer.body().length * InflightBytes.ANSWER_COPIES)) {
+            throw AnswerBudget.overloaded("the rows of this query's answer", requestId);
+        }
+        HttpAnswer relayed = HttpAnswer.bytes(answer.status(), answer.contentType(), answer.body());
+        answer.headers().forEach(relayed::header);
+        return relayed;
     }
 
     /** Response header: {@code true} when the answer was cut at the row or byte bound. */

@@ -20,13 +20,22 @@ final class LogConnections {
     /** Log lines keep the name of the log they come from. */
     private static final Logger LOG = Logger.getLogger(SqliteStreamLog.class.getName());
     private static final int READERS = 4;
+    /** SQLite's {@code SQLITE_OPEN_READONLY} flag. */
+    private static final int SQLITE_OPEN_READONLY = 0x00000001;
 
     private final Path file;
     private final BlockingQueue<Connection> readers = new ArrayBlockingQueue<>(READERS);
     private volatile boolean closed;
+    /** Whether the connections only read: another process owns the file ({@link SqliteLogFollower}). */
+    private final boolean readOnly;
 
     LogConnections(Path file) {
+        this(file, false);
+    }
+
+    LogConnections(Path file, boolean readOnly) {
         this.file = file;
+        this.readOnly = readOnly;
     }
 
     /** The database file. */
@@ -36,6 +45,11 @@ final class LogConnections {
 
     Connection open() throws SQLException {
         Properties properties = new Properties();
+        if (readOnly) {
+            properties.setProperty("open_mode", Integer.toString(SQLITE_OPEN_READONLY));
+            properties.setProperty("busy_timeout", "10000");
+            return DriverManager.getConnection("jdbc:sqlite:" + file, properties);
+        }
         properties.setProperty("journal_mode", "WAL");
         properties.setProperty("synchronous", "FULL");
         properties.setProperty("busy_timeout", "10000");

@@ -53,7 +53,9 @@ public final class ComponentHealth implements AutoCloseable {
         KAFKA_WATCHDOG("kafka-watchdog", true),
         KAFKA_STANDBY("kafka-standby", false),
         MODEL_RUNNER("model-runner", false),
-        RETENTION_SWEEP("retention-sweep", false);
+        RETENTION_SWEEP("retention-sweep", false),
+        /** The process {@code POST /sql} queries run in ({@code --sql-isolation process}). */
+        QUERY_PROCESS("query-process", false);
 
         private final String label;
         private final boolean servesPublishes;

@@ -68,6 +68,34 @@ public final class SqlQueries {
     }
 
     /**
+     * Runs {@code query} (one sent to the query process) in one of the slots of queries running at once, released
+     * when it returns.
+     *
+     * @throws QueryException ({@link QueryException.Reason#BUSY}) when every slot is taken
+     */
+    public <T, E extends Exception> T inSlot(SlotTask<T, E> query) throws E, InterruptedException {
+        takeSlot();
+        try {
+            return query.run();
+        } finally {
+            running.release();
+        }
+    }
+
+    /** A query run in a slot elsewhere. */
+    @FunctionalInterface
+    public interface SlotTask<T, E extends Exception> {
+        T run() throws E, InterruptedException;
+    }
+
+    private void takeSlot() {
+        if (!running.tryAcquire()) {
+            throw new QueryException(QueryException.Reason.BUSY, limits.maxConcurrent() + " queries are running"
+                    + " already, the most allowed at once; retry in a moment", null);
+        }
+    }
+
+    /**
      * Runs one read-only statement, its rows granted by {@code allowance} as they are read.
      *
      * @throws QueryException when it is refused, fails, times out, too many queries are running, its rows do not fit
@@ -76,10 +104,7 @@ public final class SqlQueries {
      */
     public QueryResult run(String sql, RowAllowance allowance) {
         Queries target = warehouse.orElseThrow(() -> new IllegalStateException("no warehouse is configured"));
-        if (!running.tryAcquire()) {
-            throw new QueryException(QueryException.Reason.BUSY, limits.maxConcurrent() + " queries are running"
-                    + " already, the most allowed at once; retry in a moment", null);
-        }
+        takeSlot();
         CompletableFuture<QueryResult> query;
         try {
             // The slot is free before the answer is: a client that asks again once answered is never refused busy.
