@@ -34,15 +34,9 @@ ensure_jar
 data="$work/data"
 rm -rf "$data" "$work/serve.out"
 mkdir -p "$data"
-bench_jar="$repo/interlace-benchmarks/target/interlace-benchmarks.jar"
-[ -f "$bench_jar" ] || (cd "$repo" && mvn -B -q -DskipTests package -pl interlace-benchmarks -am) >"$work/build.log" 2>&1 \
-  || { cat "$work/build.log"; exit 1; }
-"$java_bin" -cp "$bench_jar" dev.interlace.benchmarks.FsyncProbe "$data"
+probe_disk "$data"
 
-"$java_bin" -jar "$jar" serve --port 0 --data-dir "$data" "$@" >"$work/serve.out" 2>&1 &
-server_pid=$!
-trap 'kill "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true' EXIT
-await_url "$work/serve.out" "$server_pid"
+serve_once "$data" "$@"
 echo "$("$java_bin" -version 2>&1 | head -1); serve options: ${*:-(defaults)}"
 
 wrk -t1 -c1 -d3s "$url/health/live" >/dev/null

@@ -49,18 +49,12 @@ ensure_jar
 data="$work/data"
 rm -rf "$data" "$work/serve.out" "$work/gc.log"
 mkdir -p "$data"
-bench_jar="$repo/interlace-benchmarks/target/interlace-benchmarks.jar"
-[ -f "$bench_jar" ] || (cd "$repo" && mvn -B -q -DskipTests package -pl interlace-benchmarks -am) >"$work/build.log" 2>&1 \
-  || { cat "$work/build.log"; exit 1; }
 echo "$(date -u +%FT%TZ) $(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo '?'), $(nproc) cores"
-"$java_bin" -cp "$bench_jar" dev.interlace.benchmarks.FsyncProbe "$data"
+probe_disk "$data"
 
-# shellcheck disable=SC2086
-"$java_bin" $jvm "-Xlog:gc:file=$work/gc.log:uptimemillis" -jar "$jar" serve --port 0 --data-dir "$data" "$@" \
-  >"$work/serve.out" 2>&1 &
-server_pid=$!
-trap 'kill "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true' EXIT
-await_url "$work/serve.out" "$server_pid"
+read -ra server_jvm <<<"$jvm"
+server_jvm+=("-Xlog:gc:file=$work/gc.log:uptimemillis")
+serve_once "$data" "$@"
 echo "$("$java_bin" -version 2>&1 | head -1); jvm options: ${jvm:-(defaults)}; serve options: ${*:-(defaults)}"
 
 # One wrk run: prints "label: rate/s, p50, p99, p99.9, max (ms), failed".

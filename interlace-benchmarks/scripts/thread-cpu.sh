@@ -26,10 +26,7 @@ mkdir -p "$work"
 ensure_jar
 
 rm -rf "$work/data" "$work/serve.out"
-"$java_bin" -jar "$jar" serve --port 0 --data-dir "$work/data" "$@" >"$work/serve.out" 2>&1 &
-server_pid=$!
-trap 'kill $server_pid 2>/dev/null || true; wait $server_pid 2>/dev/null || true' EXIT
-await_url "$work/serve.out" "$server_pid"
+serve_once "$work/data" "$@"
 
 # CPU ticks per thread group (thread names without their trailing number), summed.
 threads() {

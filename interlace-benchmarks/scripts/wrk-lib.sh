@@ -1,5 +1,6 @@
-# Shared by the wrk benchmarks (wrk-publish.sh, kafka-publish.sh, one-client.sh, thread-cpu.sh): their common options,
-# installing wrk, waiting for a server's address, and one wrk measurement. Sourced, not run.
+# Shared by the wrk benchmarks (wrk-publish.sh, kafka-publish.sh, one-client.sh, thread-cpu.sh, tail-latency.sh): their
+# common options, installing wrk, the disk probe, starting a server and waiting for its address, and one wrk
+# measurement. Sourced, not run.
 
 # Reads the options one-client.sh and thread-cpu.sh share into $jar, $java_bin, $seconds, $warmup and $work (and
 # --connections into $connections, where the script set a default for it); --help prints lines 2 to $1 of the script.
@@ -56,6 +57,29 @@ await_url() {
   cat "$output"
   echo "the server did not start" >&2
   exit 1
+}
+
+# Runs FsyncProbe, the disk alone (8 KiB writes, each followed by fsync), in directory $1; builds the benchmarks' jar
+# first when it is missing.
+probe_disk() {
+  local bench_jar="$repo/interlace-benchmarks/target/interlace-benchmarks.jar"
+  [ -f "$bench_jar" ] || (cd "$repo" && mvn -B -q -DskipTests package -pl interlace-benchmarks -am) >"$work/build.log" \
+    2>&1 || { cat "$work/build.log"; exit 1; }
+  "$java_bin" -cp "$bench_jar" dev.interlace.benchmarks.FsyncProbe "$1"
+}
+
+# Starts `interlace serve` of $jar on data directory $1 with the serve options that follow (and the JVM options in the
+# array $server_jvm, if set), its output in $work/serve.out; sets $server_pid and $url, and stops the server when the
+# script exits.
+# usage: serve_once DATA_DIR [SERVE_OPTIONS...]
+serve_once() {
+  local data=$1
+  shift
+  "$java_bin" ${server_jvm[@]+"${server_jvm[@]}"} -jar "$jar" serve --port 0 --data-dir "$data" "$@" \
+    >"$work/serve.out" 2>&1 &
+  server_pid=$!
+  trap 'kill "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true' EXIT
+  await_url "$work/serve.out" "$server_pid"
 }
 
 # The CPU ticks (user + system) in the /proc stat file $1: fields 14 and 15, counted after the name in parentheses,

@@ -2,6 +2,7 @@ package dev.interlace.log.kafka;
 
 import dev.interlace.runtime.log.LogUnavailableException;
 import dev.interlace.runtime.log.PublishRecord;
+import dev.interlace.runtime.ops.SqlWhere;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -113,40 +114,23 @@ final class PublishStore implements AutoCloseable {
 
     PublishRecord.Page page(PublishRecord.Filter filter) {
         commit();
-        List<Object> arguments = new ArrayList<>();
-        StringBuilder where = new StringBuilder(" WHERE 1 = 1");
-        if (filter.stream() != null) {
-            where.append(" AND stream = ?");
-            arguments.add(filter.stream());
-        }
-        if (filter.requestId() != null) {
-            where.append(" AND request_id = ?");
-            arguments.add(filter.requestId());
-        }
-        if (filter.traceId() != null) {
-            where.append(" AND trace_id = ?");
-            arguments.add(filter.traceId());
-        }
-        if (filter.sinceMicros() != null) {
-            where.append(" AND received_at >= ?");
-            arguments.add(filter.sinceMicros());
-        }
-        if (filter.untilMicros() != null) {
-            where.append(" AND received_at < ?");
-            arguments.add(filter.untilMicros());
-        }
+        SqlWhere where = new SqlWhere(" FROM publishes WHERE 1 = 1")
+                .and("stream = ?", filter.stream())
+                .and("request_id = ?", filter.requestId())
+                .and("trace_id = ?", filter.traceId())
+                .and("received_at >= ?", filter.sinceMicros())
+                .and("received_at < ?", filter.untilMicros());
         synchronized (reader) {
-            return page(filter, where.toString(), arguments);
+            return page(filter, where);
         }
     }
 
-    private PublishRecord.Page page(PublishRecord.Filter filter, String where, List<Object> arguments) {
+    private PublishRecord.Page page(PublishRecord.Filter filter, SqlWhere where) {
         try {
             List<PublishRecord> records = new ArrayList<>();
             try (PreparedStatement select = reader.prepareStatement(
-                    "SELECT record FROM publishes" + where + " ORDER BY position DESC LIMIT ?")) {
-                int index = bind(select, arguments);
-                select.setInt(index, filter.limit());
+                    "SELECT record" + where + " ORDER BY position DESC LIMIT ?")) {
+                select.setInt(where.bind(select), filter.limit());
                 try (ResultSet rows = select.executeQuery()) {
                     while (rows.next()) {
                         records.add(Codec.json(rows.getBytes(1), PublishRecord.class));
@@ -154,8 +138,8 @@ final class PublishStore implements AutoCloseable {
                 }
             }
             long total;
-            try (PreparedStatement count = reader.prepareStatement("SELECT count(*) FROM publishes" + where)) {
-                bind(count, arguments);
+            try (PreparedStatement count = reader.prepareStatement("SELECT count(*)" + where)) {
+                where.bind(count);
                 try (ResultSet rows = count.executeQuery()) {
                     rows.next();
                     total = rows.getLong(1);
@@ -277,14 +261,6 @@ final class PublishStore implements AutoCloseable {
         for (String suffix : new String[] {"", "-wal", "-shm"}) {
             Files.deleteIfExists(file.resolveSibling(file.getFileName() + suffix));
         }
-    }
-
-    private static int bind(PreparedStatement statement, List<Object> arguments) throws SQLException {
-        int index = 1;
-        for (Object argument : arguments) {
-            statement.setObject(index++, argument);
-        }
-        return index;
     }
 
     private LogUnavailableException failed(String what, SQLException e) {

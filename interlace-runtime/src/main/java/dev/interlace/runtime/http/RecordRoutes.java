@@ -1,6 +1,7 @@
 package dev.interlace.runtime.http;
 
 import dev.interlace.client.ErrorCode;
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.interlace.runtime.config.InterlaceConfig;
@@ -26,6 +27,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.function.Function;
 
 /**
  * "Where is my event?" ({@code GET /correlate}) and the record lists {@code GET /logs/api} and {@code GET /logs/sys}
@@ -153,9 +155,7 @@ final class RecordRoutes implements RouteSet {
         traced.ifPresent(trace -> {
             ObjectNode section = body.putObject("trace");
             section.put("trace_id", trace.traceId());
-            ArrayNode requests = section.putArray("items");
-            trace.requests().items().forEach(record -> requests.add(publishItem(record)));
-            section(section, trace.requests());
+            section(section, trace.requests(), RecordRoutes::publishItem);
         });
         return HttpResponses.json(200, body);
     }
@@ -186,10 +186,7 @@ final class RecordRoutes implements RouteSet {
     private ObjectNode storedBody(Correlator.Stored stored) {
         ObjectNode body = correlationHead(stored.requestId(), stored.key());
         body.set("publish", publishItem(stored.publish()));
-        ObjectNode allPublishes = body.putObject("publishes");
-        ArrayNode publishItems = allPublishes.putArray("items");
-        stored.publishes().items().forEach(record -> publishItems.add(publishItem(record)));
-        section(allPublishes, stored.publishes());
+        section(body.putObject("publishes"), stored.publishes(), RecordRoutes::publishItem);
         stored.refusal().ifPresent(refusal -> body.set("refused", apiItem(refusal)));
 
         // What Interlace-After takes to wait for the request's events, as the publish answered it.
@@ -213,47 +210,10 @@ final class RecordRoutes implements RouteSet {
         // The originals of trimmed offsets are no longer in the log: the list is only complete without them.
         duplicates.put("completeness", deduplicated.complete() ? "store" : "partial");
 
-        ObjectNode flushes = body.putObject("flushes");
-        ArrayNode flushItems = flushes.putArray("items");
-        stored.flushes().items().forEach(flush -> flushItems.add(RecordItems.flush(flush)));
-        section(flushes, stored.flushes());
-
-        ObjectNode runs = body.putObject("runs");
-        ArrayNode runItems = runs.putArray("items");
-        for (Correlator.TriggeredRun triggered : stored.runs().items()) {
-            RunRecord run = triggered.run();
-            ObjectNode item = runItems.addObject();
-            item.put("run_id", run.id());
-            item.put("trigger", run.trigger().toString());
-            item.put("status", run.status().wire());
-            item.put("queued_at", HttpResponses.time(run.queuedAtMicros()));
-            item.put("triggered_by", triggered.triggeredBy());
-            HttpResponses.putTraces(item, run.traces());
-        }
-        section(runs, stored.runs());
-
-        ObjectNode quarantine = body.putObject("quarantine");
-        ArrayNode quarantineItems = quarantine.putArray("items");
-        for (QuarantineEntry entry : stored.quarantine().items()) {
-            ObjectNode item = quarantineItems.addObject();
-            item.put("seq", entry.seq());
-            item.set("event", StoredJson.value(entry.payload()));
-            item.set("errors", StoredJson.value(entry.errorsJson()));
-            item.put("ingested_at", HttpResponses.time(entry.ingestedAtMicros()));
-            RecordItems.replay(item, entry);
-        }
-        section(quarantine, stored.quarantine());
-
-        ObjectNode replayedFrom = body.putObject("replayed_from");
-        ArrayNode replayedItems = replayedFrom.putArray("items");
-        for (QuarantineEntry entry : stored.replayedFrom().items()) {
-            ObjectNode item = replayedItems.addObject();
-            item.put("seq", entry.seq());
-            item.put("request_id", entry.requestId());
-            item.put("received_at", HttpResponses.time(entry.ingestedAtMicros()));
-            RecordItems.replay(item, entry);
-        }
-        section(replayedFrom, stored.replayedFrom());
+        section(body.putObject("flushes"), stored.flushes(), RecordItems::flush);
+        section(body.putObject("runs"), stored.runs(), RecordRoutes::runItem);
+        section(body.putObject("quarantine"), stored.quarantine(), RecordRoutes::quarantineItem);
+        section(body.putObject("replayed_from"), stored.replayedFrom(), RecordRoutes::replayedItem);
 
         ObjectNode counts = body.putObject("counts");
         ObjectNode totals = body.putObject("totals");
@@ -430,7 +390,43 @@ final class RecordRoutes implements RouteSet {
         return item;
     }
 
-    private static void section(ObjectNode section, Correlator.Section<?> items) {
+    private static ObjectNode runItem(Correlator.TriggeredRun triggered) {
+        RunRecord run = triggered.run();
+        ObjectNode item = HttpResponses.JSON.createObjectNode();
+        item.put("run_id", run.id());
+        item.put("trigger", run.trigger().toString());
+        item.put("status", run.status().wire());
+        item.put("queued_at", HttpResponses.time(run.queuedAtMicros()));
+        item.put("triggered_by", triggered.triggeredBy());
+        HttpResponses.putTraces(item, run.traces());
+        return item;
+    }
+
+    private static ObjectNode quarantineItem(QuarantineEntry entry) {
+        ObjectNode item = HttpResponses.JSON.createObjectNode();
+        item.put("seq", entry.seq());
+        item.set("event", StoredJson.value(entry.payload()));
+        item.set("errors", StoredJson.value(entry.errorsJson()));
+        item.put("ingested_at", HttpResponses.time(entry.ingestedAtMicros()));
+        RecordItems.replay(item, entry);
+        return item;
+    }
+
+    /** A quarantine entry replayed by the request: where it came from. */
+    private static ObjectNode replayedItem(QuarantineEntry entry) {
+        ObjectNode item = HttpResponses.JSON.createObjectNode();
+        item.put("seq", entry.seq());
+        item.put("request_id", entry.requestId());
+        item.put("received_at", HttpResponses.time(entry.ingestedAtMicros()));
+        RecordItems.replay(item, entry);
+        return item;
+    }
+
+    /** A section of a stored correlation: its items as {@code render} shows them, their count and total. */
+    private static <T> void section(ObjectNode section, Correlator.Section<T> items,
+            Function<? super T, ? extends JsonNode> render) {
+        ArrayNode list = section.putArray("items");
+        items.items().forEach(item -> list.add(render.apply(item)));
         section.put("count", items.count());
         section.put("total", items.total());
         section.put("completeness", "store");

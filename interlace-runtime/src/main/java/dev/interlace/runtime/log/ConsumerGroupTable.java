@@ -36,26 +36,23 @@ final class ConsumerGroupTable {
 
     /** See {@link ConsumerGroups#groups}; on the caller's thread, with a reader connection. */
     List<Leases.Group> groups(String stream) {
-        Connection reader = connections.borrowReader();
-        try (PreparedStatement select = reader.prepareStatement("SELECT group_name, committed_offset,"
-                + " fencing_token, lease_owner, lease_key, lease_expires_at, lease_secret, owner_keys"
-                + " FROM consumer_groups WHERE stream_id = (SELECT id FROM streams WHERE name = ?)"
-                + " ORDER BY group_name")) {
-            select.setString(1, stream);
-            List<Leases.Group> groups = new ArrayList<>();
-            try (ResultSet rows = select.executeQuery()) {
-                while (rows.next()) {
-                    groups.add(new Leases.Group(stream, rows.getString(1), rows.getLong(2), rows.getLong(3),
-                            rows.getString(4), rows.getString(5), rows.getLong(6), rows.getString(7),
-                            keys(rows.getString(8))));
+        return connections.withReader("read the consumers of " + stream, reader -> {
+            try (PreparedStatement select = reader.prepareStatement("SELECT group_name, committed_offset,"
+                    + " fencing_token, lease_owner, lease_key, lease_expires_at, lease_secret, owner_keys"
+                    + " FROM consumer_groups WHERE stream_id = (SELECT id FROM streams WHERE name = ?)"
+                    + " ORDER BY group_name")) {
+                select.setString(1, stream);
+                List<Leases.Group> groups = new ArrayList<>();
+                try (ResultSet rows = select.executeQuery()) {
+                    while (rows.next()) {
+                        groups.add(new Leases.Group(stream, rows.getString(1), rows.getLong(2), rows.getLong(3),
+                                rows.getString(4), rows.getString(5), rows.getLong(6), rows.getString(7),
+                                keys(rows.getString(8))));
+                    }
                 }
+                return groups;
             }
-            return groups;
-        } catch (SQLException e) {
-            throw new LogUnavailableException("cannot read the consumers of " + stream + ": " + e.getMessage(), e);
-        } finally {
-            connections.returnReader(reader);
-        }
+        });
     }
 
     private static Leases.Group readGroup(Connection connection, StreamState state, String group) throws SQLException {

@@ -100,37 +100,34 @@ final class EventReader {
      */
     private List<QuarantineEntry> quarantine(String stream, String condition, Parameters parameters,
             long maxBytes, PayloadAllowance allowance) {
-        Connection reader = connections.borrowReader();
-        try (PreparedStatement select = reader.prepareStatement("SELECT seq, request_id, ingested_at,"
-                + " schema_version, payload, errors, replayed_offset, replayed_by, replayed_at, length(payload),"
-                + " replayed_partition"
-                + " FROM quarantine"
-                + " WHERE stream_id = (SELECT id FROM streams WHERE name = ?) AND " + condition)) {
-            select.setString(1, stream);
-            parameters.set(select);
-            List<QuarantineEntry> entries = new ArrayList<>();
-            long bytes = 0;
-            try (ResultSet rows = select.executeQuery()) {
-                while (bytes < maxBytes && rows.next()) {
-                    if (!allowance.admit(rows.getLong(10))) {
-                        break;
+        return connections.withReader("read the quarantine of " + stream, reader -> {
+            try (PreparedStatement select = reader.prepareStatement("SELECT seq, request_id, ingested_at,"
+                    + " schema_version, payload, errors, replayed_offset, replayed_by, replayed_at, length(payload),"
+                    + " replayed_partition"
+                    + " FROM quarantine"
+                    + " WHERE stream_id = (SELECT id FROM streams WHERE name = ?) AND " + condition)) {
+                select.setString(1, stream);
+                parameters.set(select);
+                List<QuarantineEntry> entries = new ArrayList<>();
+                long bytes = 0;
+                try (ResultSet rows = select.executeQuery()) {
+                    while (bytes < maxBytes && rows.next()) {
+                        if (!allowance.admit(rows.getLong(10))) {
+                            break;
+                        }
+                        String replayedBy = rows.getString(8);
+                        QuarantineEntry.Replay replay = replayedBy == null ? null
+                                : new QuarantineEntry.Replay(rows.getLong(7), replayedBy, rows.getLong(9),
+                                        rows.getInt(11));
+                        byte[] payload = rows.getBytes(5);
+                        entries.add(new QuarantineEntry(stream, rows.getLong(1), rows.getString(2), rows.getLong(3),
+                                rows.getString(4), payload, rows.getString(6), replay));
+                        bytes += payload.length;
                     }
-                    String replayedBy = rows.getString(8);
-                    QuarantineEntry.Replay replay = replayedBy == null ? null
-                            : new QuarantineEntry.Replay(rows.getLong(7), replayedBy, rows.getLong(9),
-                                    rows.getInt(11));
-                    byte[] payload = rows.getBytes(5);
-                    entries.add(new QuarantineEntry(stream, rows.getLong(1), rows.getString(2), rows.getLong(3),
-                            rows.getString(4), payload, rows.getString(6), replay));
-                    bytes += payload.length;
                 }
+                return entries;
             }
-            return entries;
-        } catch (SQLException e) {
-            throw new LogUnavailableException("cannot read the quarantine of " + stream + ": " + e.getMessage(), e);
-        } finally {
-            connections.returnReader(reader);
-        }
+        });
     }
 
     @FunctionalInterface
@@ -143,21 +140,18 @@ final class EventReader {
         if (head == null) {
             return 1;
         }
-        Connection reader = connections.borrowReader();
-        // Offsets follow arrival closely, so the scan in offset order stops right after the expired entries.
-        try (PreparedStatement select = reader.prepareStatement("SELECT \"offset\" FROM events"
-                + " WHERE stream_id = (SELECT id FROM streams WHERE name = ?) AND ingested_at >= ?"
-                + " ORDER BY \"offset\" LIMIT 1")) {
-            select.setString(1, stream);
-            select.setLong(2, epochMicros);
-            try (ResultSet row = select.executeQuery()) {
-                return row.next() ? row.getLong(1) : head.head() + 1;
+        return connections.withReader("read stream " + stream, reader -> {
+            // Offsets follow arrival closely, so the scan in offset order stops right after the expired entries.
+            try (PreparedStatement select = reader.prepareStatement("SELECT \"offset\" FROM events"
+                    + " WHERE stream_id = (SELECT id FROM streams WHERE name = ?) AND ingested_at >= ?"
+                    + " ORDER BY \"offset\" LIMIT 1")) {
+                select.setString(1, stream);
+                select.setLong(2, epochMicros);
+                try (ResultSet row = select.executeQuery()) {
+                    return row.next() ? row.getLong(1) : head.head() + 1;
+                }
             }
-        } catch (SQLException e) {
-            throw new LogUnavailableException("cannot read stream " + stream + ": " + e.getMessage(), e);
-        } finally {
-            connections.returnReader(reader);
-        }
+        });
     }
 
     List<LogEntry> latest(String stream, int limit, long maxBytes, PayloadAllowance allowance) {
@@ -227,45 +221,39 @@ final class EventReader {
 
     /** The entries {@code sql} selects, up to and including the one whose payload brings the total to maxBytes. */
     private List<LogEntry> entries(String stream, String sql, Parameters parameters, long maxBytes) {
-        Connection reader = connections.borrowReader();
-        try (PreparedStatement select = reader.prepareStatement(sql)) {
-            select.setString(1, stream);
-            parameters.set(select);
-            List<LogEntry> entries = new ArrayList<>();
-            long bytes = 0;
-            // SQLite steps through the rows as they are fetched: stopping early reads no further.
-            try (ResultSet rows = select.executeQuery()) {
-                while (bytes < maxBytes && rows.next()) {
-                    byte[] payload = rows.getBytes(5);
-                    entries.add(new LogEntry(stream, rows.getLong(1), rows.getString(2), rows.getLong(3),
-                            rows.getString(4), payload));
-                    bytes += payload.length;
+        return connections.withReader("read stream " + stream, reader -> {
+            try (PreparedStatement select = reader.prepareStatement(sql)) {
+                select.setString(1, stream);
+                parameters.set(select);
+                List<LogEntry> entries = new ArrayList<>();
+                long bytes = 0;
+                // SQLite steps through the rows as they are fetched: stopping early reads no further.
+                try (ResultSet rows = select.executeQuery()) {
+                    while (bytes < maxBytes && rows.next()) {
+                        byte[] payload = rows.getBytes(5);
+                        entries.add(new LogEntry(stream, rows.getLong(1), rows.getString(2), rows.getLong(3),
+                                rows.getString(4), payload));
+                        bytes += payload.length;
+                    }
                 }
+                return entries;
             }
-            return entries;
-        } catch (SQLException e) {
-            throw new LogUnavailableException("cannot read stream " + stream + ": " + e.getMessage(), e);
-        } finally {
-            connections.returnReader(reader);
-        }
+        });
     }
 
     long offsetOfKey(String stream, String key) {
-        Connection reader = connections.borrowReader();
-        // No index on the key (the publish path would pay for it): this scans the stream's stored events.
-        try (PreparedStatement select = reader.prepareStatement("SELECT max(\"offset\") FROM events"
-                + " WHERE stream_id = (SELECT id FROM streams WHERE name = ?) AND key_hash = ? AND dedup_key = ?")) {
-            select.setString(1, stream);
-            select.setLong(2, dev.interlace.runtime.dedup.KeyHash.of(key));
-            select.setString(3, key);
-            try (ResultSet row = select.executeQuery()) {
-                return row.next() ? row.getLong(1) : 0;
+        return connections.withReader("look up key " + key + " in " + stream, reader -> {
+            // No index on the key (the publish path would pay for it): this scans the stream's stored events.
+            try (PreparedStatement select = reader.prepareStatement("SELECT max(\"offset\") FROM events"
+                    + " WHERE stream_id = (SELECT id FROM streams WHERE name = ?) AND key_hash = ?"
+                    + " AND dedup_key = ?")) {
+                select.setString(1, stream);
+                select.setLong(2, dev.interlace.runtime.dedup.KeyHash.of(key));
+                select.setString(3, key);
+                try (ResultSet row = select.executeQuery()) {
+                    return row.next() ? row.getLong(1) : 0;
+                }
             }
-        } catch (SQLException e) {
-            throw new LogUnavailableException("cannot look up key " + key + " in " + stream + ": " + e.getMessage(),
-                    e);
-        } finally {
-            connections.returnReader(reader);
-        }
+        });
     }
 }

@@ -70,6 +70,27 @@ final class LogConnections {
         }
     }
 
+    /** A read on a reader connection. */
+    @FunctionalInterface
+    interface Read<T> {
+        T on(Connection reader) throws SQLException;
+    }
+
+    /**
+     * Runs {@code read} on a borrowed reader connection and gives the connection back; a failure is the log
+     * unavailable, "cannot {@code doing}".
+     */
+    <T> T withReader(String doing, Read<T> read) {
+        Connection reader = borrowReader();
+        try {
+            return read.on(reader);
+        } catch (SQLException e) {
+            throw new LogUnavailableException("cannot " + doing + ": " + e.getMessage(), e);
+        } finally {
+            returnReader(reader);
+        }
+    }
+
     void returnReader(Connection reader) {
         if (closed || !readers.offer(reader)) {
             closeQuietly(reader);

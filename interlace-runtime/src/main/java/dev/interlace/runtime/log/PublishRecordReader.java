@@ -1,5 +1,6 @@
 package dev.interlace.runtime.log;
 
+import dev.interlace.runtime.ops.SqlWhere;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -27,49 +28,25 @@ final class PublishRecordReader {
     PublishRecord.Page publishes(PublishRecord.Filter filter) {
         // Two places hold publish records: the publishes table, and the event rows whose records are not copied there
         // yet (at most the last quarter of a second of them, see copyPublishes). Both are read from one snapshot.
-        StringBuilder where = new StringBuilder(" FROM publishes p JOIN streams s ON s.id = p.stream_id WHERE 1 = 1");
-        StringBuilder tailWhere = new StringBuilder(" FROM events e JOIN streams s ON s.id = e.stream_id"
+        // The request and trace indexes up to where they go, then the few records written since.
+        SqlWhere where = new SqlWhere(" FROM publishes p JOIN streams s ON s.id = p.stream_id WHERE 1 = 1")
+                .and("s.name = ?", filter.stream())
+                .and("p.id IN (SELECT publish_id FROM publish_ids WHERE request_id = ? UNION ALL"
+                        + " SELECT id FROM publishes WHERE id > (SELECT indexed_through FROM publish_index)"
+                        + " AND request_id = ?)", filter.requestId())
+                .and("p.id IN (SELECT publish_id FROM publish_trace_ids WHERE trace_id = ? UNION ALL"
+                        + " SELECT id FROM publishes WHERE id > (SELECT indexed_through FROM publish_index)"
+                        + " AND trace_id = ?)", filter.traceId())
+                .and("p.received_at >= ?", filter.sinceMicros())
+                .and("p.received_at < ?", filter.untilMicros());
+        SqlWhere tailWhere = new SqlWhere(" FROM events e JOIN streams s ON s.id = e.stream_id"
                 + " LEFT JOIN publish_copy pc ON pc.stream_id = e.stream_id"
-                + " WHERE e.\"offset\" > coalesce(pc.through_offset, 0) AND e.publish IS NOT NULL");
-        List<Object> parameters = new ArrayList<>();
-        List<Object> tailParameters = new ArrayList<>();
-        if (filter.stream() != null) {
-            where.append(" AND s.name = ?");
-            parameters.add(filter.stream());
-            tailWhere.append(" AND s.name = ?");
-            tailParameters.add(filter.stream());
-        }
-        if (filter.requestId() != null) {
-            // The index up to where it goes, then the few records written since.
-            where.append(" AND p.id IN (SELECT publish_id FROM publish_ids WHERE request_id = ? UNION ALL"
-                    + " SELECT id FROM publishes WHERE id > (SELECT indexed_through FROM publish_index)"
-                    + " AND request_id = ?)");
-            parameters.add(filter.requestId());
-            parameters.add(filter.requestId());
-            tailWhere.append(" AND e.request_id = ?");
-            tailParameters.add(filter.requestId());
-        }
-        if (filter.traceId() != null) {
-            where.append(" AND p.id IN (SELECT publish_id FROM publish_trace_ids WHERE trace_id = ? UNION ALL"
-                    + " SELECT id FROM publishes WHERE id > (SELECT indexed_through FROM publish_index)"
-                    + " AND trace_id = ?)");
-            parameters.add(filter.traceId());
-            parameters.add(filter.traceId());
-            tailWhere.append(" AND json_extract(e.publish, '$[12]') = ?");
-            tailParameters.add(filter.traceId());
-        }
-        if (filter.sinceMicros() != null) {
-            where.append(" AND p.received_at >= ?");
-            parameters.add(filter.sinceMicros());
-            tailWhere.append(" AND e.ingested_at >= ?");
-            tailParameters.add(filter.sinceMicros());
-        }
-        if (filter.untilMicros() != null) {
-            where.append(" AND p.received_at < ?");
-            parameters.add(filter.untilMicros());
-            tailWhere.append(" AND e.ingested_at < ?");
-            tailParameters.add(filter.untilMicros());
-        }
+                + " WHERE e.\"offset\" > coalesce(pc.through_offset, 0) AND e.publish IS NOT NULL")
+                .and("s.name = ?", filter.stream())
+                .and("e.request_id = ?", filter.requestId())
+                .and("json_extract(e.publish, '$[12]') = ?", filter.traceId())
+                .and("e.ingested_at >= ?", filter.sinceMicros())
+                .and("e.ingested_at < ?", filter.untilMicros());
         Connection reader = connections.borrowReader();
         try {
             // Count and page in one read transaction: one snapshot, so the total never disagrees with the items.
@@ -93,14 +70,9 @@ final class PublishRecordReader {
                         + " json_extract(e.publish, '$[6]'), json_extract(e.publish, '$[0]'),"
                         + " json_extract(e.publish, '$[10]'), json_extract(e.publish, '$[11]'),"
                         + " json_extract(e.publish, '$[12]')" + tailWhere)) {
-            for (int i = 0; i < parameters.size(); i++) {
-                count.setObject(i + 1, parameters.get(i));
-                select.setObject(i + 1, parameters.get(i));
-            }
-            select.setInt(parameters.size() + 1, filter.limit());
-            for (int i = 0; i < tailParameters.size(); i++) {
-                tail.setObject(i + 1, tailParameters.get(i));
-            }
+            where.bind(count);
+            select.setInt(where.bind(select), filter.limit());
+            tailWhere.bind(tail);
             long total;
             try (ResultSet row = count.executeQuery()) {
                 row.next();
@@ -143,27 +115,24 @@ final class PublishRecordReader {
      * {@code afterOffset} on are read until a record's first offset passes {@code throughOffset}.
      */
     List<String> traceIds(String stream, long afterOffset, long throughOffset) {
-        Connection reader = connections.borrowReader();
-        try (PreparedStatement select = reader.prepareStatement("SELECT json_extract(e.publish, '$[4]'),"
-                + " json_extract(e.publish, '$[12]') FROM events e JOIN streams s ON s.id = e.stream_id"
-                + " WHERE s.name = ? AND e.\"offset\" > ? AND e.publish IS NOT NULL ORDER BY e.\"offset\"")) {
-            select.setString(1, stream);
-            select.setLong(2, afterOffset);
-            List<String> traceIds = new ArrayList<>();
-            try (ResultSet rows = select.executeQuery()) {
-                while (rows.next() && rows.getLong(1) <= throughOffset) {
-                    String traceId = rows.getString(2);
-                    if (traceId != null) {
-                        traceIds.add(traceId);
+        return connections.withReader("read trace ids", reader -> {
+            try (PreparedStatement select = reader.prepareStatement("SELECT json_extract(e.publish, '$[4]'),"
+                    + " json_extract(e.publish, '$[12]') FROM events e JOIN streams s ON s.id = e.stream_id"
+                    + " WHERE s.name = ? AND e.\"offset\" > ? AND e.publish IS NOT NULL ORDER BY e.\"offset\"")) {
+                select.setString(1, stream);
+                select.setLong(2, afterOffset);
+                List<String> traceIds = new ArrayList<>();
+                try (ResultSet rows = select.executeQuery()) {
+                    while (rows.next() && rows.getLong(1) <= throughOffset) {
+                        String traceId = rows.getString(2);
+                        if (traceId != null) {
+                            traceIds.add(traceId);
+                        }
                     }
                 }
+                return traceIds;
             }
-            return traceIds;
-        } catch (SQLException e) {
-            throw new LogUnavailableException("cannot read trace ids: " + e.getMessage(), e);
-        } finally {
-            connections.returnReader(reader);
-        }
+        });
     }
 
     /** A publish record from a row of either query of {@link #publishes}. */

@@ -1,6 +1,7 @@
 package dev.interlace.runtime.records;
 
 import dev.interlace.runtime.ops.EpochMicros;
+import dev.interlace.runtime.ops.SqlWhere;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -102,46 +103,26 @@ public final class SqliteSystemRecords implements SystemRecords {
     @Override
     public SysRecord.Page list(SysRecord.Filter filter) {
         awaitWritten();
-        StringBuilder where = new StringBuilder(" FROM sys_records WHERE 1 = 1");
-        List<Object> parameters = new ArrayList<>();
-        if (filter.event() != null) {
-            where.append(" AND event = ?");
-            parameters.add(filter.event());
-        }
-        if (filter.stream() != null) {
-            where.append(" AND stream = ?");
-            parameters.add(filter.stream());
-        }
-        if (filter.id() != null) {
-            where.append(" AND id = ?");
-            parameters.add(filter.id());
-        }
-        if (filter.sinceMicros() != null) {
-            where.append(" AND at >= ?");
-            parameters.add(filter.sinceMicros());
-        }
-        if (filter.untilMicros() != null) {
-            where.append(" AND at < ?");
-            parameters.add(filter.untilMicros());
-        }
+        SqlWhere where = new SqlWhere(" FROM sys_records WHERE 1 = 1")
+                .and("event = ?", filter.event())
+                .and("stream = ?", filter.stream())
+                .and("id = ?", filter.id())
+                .and("at >= ?", filter.sinceMicros())
+                .and("at < ?", filter.untilMicros());
         try (Connection reader = open()) {
             reader.setAutoCommit(false); // count and page from one snapshot
-            return list(reader, where.toString(), parameters, filter.limit());
+            return list(reader, where, filter.limit());
         } catch (SQLException e) {
             throw new IllegalStateException("cannot read the system records: " + e.getMessage(), e);
         }
     }
 
-    private static SysRecord.Page list(Connection reader, String where, List<Object> parameters, int limit)
-            throws SQLException {
+    private static SysRecord.Page list(Connection reader, SqlWhere where, int limit) throws SQLException {
         try (PreparedStatement count = reader.prepareStatement("SELECT count(*)" + where);
                 PreparedStatement select = reader.prepareStatement("SELECT seq, at, event, stream, id, message"
                         + where + " ORDER BY seq DESC LIMIT ?")) {
-            for (int i = 0; i < parameters.size(); i++) {
-                count.setObject(i + 1, parameters.get(i));
-                select.setObject(i + 1, parameters.get(i));
-            }
-            select.setInt(parameters.size() + 1, limit);
+            where.bind(count);
+            select.setInt(where.bind(select), limit);
             long total;
             try (ResultSet row = count.executeQuery()) {
                 row.next();
