@@ -18,6 +18,7 @@ import dev.interlace.runtime.model.ModelModule;
 import dev.interlace.runtime.model.ModelRunner;
 import dev.interlace.runtime.ops.DataDirectoryLock;
 import dev.interlace.runtime.ops.Metrics;
+import dev.interlace.runtime.health.HealthModule;
 import dev.interlace.runtime.ops.OpsModule;
 import dev.interlace.runtime.queryprocess.QueryProcessModule;
 import dev.interlace.runtime.records.RecordsModule;
@@ -206,8 +207,8 @@ public final class Interlace implements AutoCloseable {
                 throw new UncheckedIOException(e.getMessage(), e);
             }
             try {
-                Module defaults = Modules.combine(new CoreModule(config, streams), new OpsModule(), new AuthModule(),
-                        new RecordsModule(), new TracingModule(), new LogModule(), new FlushModule(),
+                Module defaults = Modules.combine(new CoreModule(config, streams), new OpsModule(), new HealthModule(),
+                        new AuthModule(), new RecordsModule(), new TracingModule(), new LogModule(), new FlushModule(),
                         new ModelModule(), new HttpModule(), new ClusterModule(), new QueryProcessModule());
                 Injector injector = Guice.createInjector(Modules.override(
                         Modules.override(defaults).with(logBackend(config))).with(overrides));

@@ -13,7 +13,7 @@ import dev.interlace.runtime.warehouse.Warehouse;
 import dev.interlace.runtime.http.HttpApi;
 import dev.interlace.runtime.log.StreamLog;
 import dev.interlace.runtime.model.ModelRunner;
-import dev.interlace.runtime.ops.ComponentHealth;
+import dev.interlace.runtime.health.ComponentHealth;
 import dev.interlace.runtime.ops.EpochMicros;
 import dev.interlace.runtime.ops.FatalErrors;
 import dev.interlace.runtime.ops.Metrics;

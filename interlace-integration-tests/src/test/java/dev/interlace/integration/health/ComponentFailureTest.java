@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.interlace.integration.crash.ChildJvm;
-import dev.interlace.runtime.ops.ComponentHealth;
+import dev.interlace.runtime.health.ComponentHealth;
 import dev.interlace.runtime.ops.FatalErrors;
 import dev.interlace.runtime.testing.Eventually;
 import java.io.IOException;

@@ -13,7 +13,7 @@ import dev.interlace.runtime.log.SqliteStreamLog;
 import dev.interlace.runtime.log.StreamLog;
 import dev.interlace.runtime.log.Watermarks;
 import dev.interlace.runtime.model.ModelListener;
-import dev.interlace.runtime.ops.ComponentHealth;
+import dev.interlace.runtime.health.ComponentHealth;
 import dev.interlace.runtime.records.SystemRecords;
 import java.time.Clock;
 import java.time.Duration;

@@ -10,7 +10,7 @@ import dev.interlace.runtime.config.ConfigLoader;
 import dev.interlace.runtime.config.InterlaceConfig;
 import dev.interlace.runtime.flush.FlushPositions;
 import dev.interlace.runtime.log.LogSettings;
-import dev.interlace.runtime.ops.ComponentHealth;
+import dev.interlace.runtime.health.ComponentHealth;
 import dev.interlace.runtime.ops.FatalErrors;
 import java.time.Clock;
 import java.util.Arrays;

@@ -18,7 +18,7 @@ import dev.interlace.runtime.log.Sequencers;
 import dev.interlace.runtime.log.StreamHead;
 import dev.interlace.runtime.log.StreamLog;
 import dev.interlace.runtime.log.Watermarks;
-import dev.interlace.runtime.ops.ComponentHealth;
+import dev.interlace.runtime.health.ComponentHealth;
 import dev.interlace.runtime.stream.StreamDescriptor;
 import java.time.Clock;
 import java.time.Duration;

@@ -3,7 +3,7 @@ package dev.interlace.log.kafka;
 import dev.interlace.runtime.dedup.DedupIndex;
 import dev.interlace.runtime.log.LogUnavailableException;
 import dev.interlace.runtime.log.NoSequencerException;
-import dev.interlace.runtime.ops.ComponentHealth;
+import dev.interlace.runtime.health.ComponentHealth;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;

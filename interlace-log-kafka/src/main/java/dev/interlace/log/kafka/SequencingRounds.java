@@ -1,6 +1,6 @@
 package dev.interlace.log.kafka;
 
-import dev.interlace.runtime.ops.ComponentHealth;
+import dev.interlace.runtime.health.ComponentHealth;
 import dev.interlace.runtime.ops.FatalErrors;
 import java.time.Duration;
 import java.util.concurrent.Executors;

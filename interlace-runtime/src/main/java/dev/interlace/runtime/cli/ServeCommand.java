@@ -4,7 +4,7 @@ import dev.interlace.runtime.Interlace;
 import dev.interlace.runtime.config.ConfigException;
 import dev.interlace.runtime.config.ConfigLoader;
 import dev.interlace.runtime.config.InterlaceConfig;
-import dev.interlace.runtime.ops.ComponentHealth;
+import dev.interlace.runtime.health.ComponentHealth;
 import dev.interlace.runtime.ops.FatalErrors;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;

@@ -125,7 +125,7 @@ public final class FlushModule extends AbstractModule {
             Peers peers, Optional<Warehouse> warehouse, FlushPositions positions,
             Set<FlushListener> listeners, FlushLease lease, RequestIds ids, SystemRecords records, Clock clock,
             InterlaceConfig config, RecentEvents recent,
-            dev.interlace.runtime.ops.ComponentHealth components) {
+            dev.interlace.runtime.health.ComponentHealth components) {
         // The flusher's lease, commit and release go to each stream's sequencer, wherever it runs.
         ConsumerGroups atSequencers = new SequencerConsumerGroups(groups, sequencers, peers, ids, config,
                 FlushLease.PEER_CALLER);

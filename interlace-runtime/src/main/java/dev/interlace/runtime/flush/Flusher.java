@@ -1,7 +1,7 @@
 package dev.interlace.runtime.flush;
 
 import dev.interlace.runtime.config.InterlaceConfig;
-import dev.interlace.runtime.ops.ComponentHealth;
+import dev.interlace.runtime.health.ComponentHealth;
 import dev.interlace.runtime.ops.EpochMicros;
 import dev.interlace.runtime.ops.FatalErrors;
 import dev.interlace.runtime.ops.RequestIds;

@@ -1,7 +1,7 @@
 package dev.interlace.runtime.log;
 
 import dev.interlace.runtime.dedup.SegmentListener;
-import dev.interlace.runtime.ops.ComponentHealth;
+import dev.interlace.runtime.health.ComponentHealth;
 
 import com.google.inject.AbstractModule;
 import com.google.inject.Provides;

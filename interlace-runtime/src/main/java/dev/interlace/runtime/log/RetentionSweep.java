@@ -7,7 +7,7 @@ import dev.interlace.runtime.records.SystemRecords;
 import dev.interlace.runtime.stream.StreamCatalog;
 import dev.interlace.runtime.stream.StreamDescriptor;
 import dev.interlace.runtime.warehouse.FlushRecords;
-import dev.interlace.runtime.ops.ComponentHealth;
+import dev.interlace.runtime.health.ComponentHealth;
 import dev.interlace.runtime.ops.EpochMicros;
 import dev.interlace.runtime.ops.FatalErrors;
 import dev.interlace.runtime.ops.RequestIds;

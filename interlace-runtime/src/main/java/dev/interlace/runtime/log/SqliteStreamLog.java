@@ -1,6 +1,6 @@
 package dev.interlace.runtime.log;
 
-import dev.interlace.runtime.ops.ComponentHealth;
+import dev.interlace.runtime.health.ComponentHealth;
 
 import dev.interlace.runtime.stream.StreamDescriptor;
 import dev.interlace.runtime.dedup.DedupIndex;

@@ -85,7 +85,7 @@ public final class ModelModule extends AbstractModule {
     @Singleton
     Optional<ModelRunner> runner(Optional<ModelGraph> graph, Optional<Warehouse> warehouse, Clock clock,
             RequestIds ids, Set<ModelListener> listeners, InterlaceConfig config,
-            dev.interlace.runtime.ops.ComponentHealth components) {
+            dev.interlace.runtime.health.ComponentHealth components) {
         return graph.map(models -> new ModelRunner(models, warehouse.get(), warehouse.get(), clock, ids,
                 ModelListener.all(listeners), config.modelRestRatio(), components));
     }

@@ -2,7 +2,7 @@ package dev.interlace.runtime.model;
 
 import dev.interlace.runtime.stream.StreamPartitions;
 
-import dev.interlace.runtime.ops.ComponentHealth;
+import dev.interlace.runtime.health.ComponentHealth;
 import dev.interlace.runtime.ops.FatalErrors;
 
 import dev.interlace.annotations.Materialise;

@@ -50,13 +50,6 @@ public final class OpsModule extends AbstractModule {
         return new Metrics(registry);
     }
 
-    /** Where long-lived components report failures; what the health routes read. */
-    @Provides
-    @Singleton
-    ComponentHealth componentHealth(dev.interlace.runtime.records.SystemRecords records, Clock clock) {
-        return new ComponentHealth(records, clock, ComponentHealth.DEFAULT_EXIT_AFTER);
-    }
-
     /** Threads for request work that may block; shut down by the server after the HTTP layer. */
     @Provides
     @Singleton

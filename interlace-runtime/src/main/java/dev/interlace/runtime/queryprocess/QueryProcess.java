@@ -3,7 +3,7 @@ package dev.interlace.runtime.queryprocess;
 import dev.interlace.runtime.auth.KeyFile;
 import dev.interlace.runtime.auth.Scope;
 import dev.interlace.runtime.config.InterlaceConfig;
-import dev.interlace.runtime.ops.ComponentHealth;
+import dev.interlace.runtime.health.ComponentHealth;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -20,7 +20,7 @@ import java.util.logging.Logger;
 
 /**
  * The server's query process: a child JVM (this JVM's binary and class path) that is a local replica of the warehouse
- * ({@link QueryProcessMain}), started, watched and restarted here. It follows the server's log, materialises it into
+ * ({@code dev.interlace.runtime.QueryProcessMain}), started, watched and restarted here. It follows the server's log, materialises it into
  * {@code <data-dir>/query-replica} and answers {@code POST /sql} on loopback to one key made for each run. What
  * DuckDB cannot interrupt ends when the process is killed ({@link #kill}); a process that ends for any reason is
  * started again, with a pause that grows while starts keep failing.
@@ -34,6 +34,10 @@ public final class QueryProcess implements AutoCloseable {
     private static final Logger LOG = Logger.getLogger(QueryProcess.class.getName());
     /** The replica's directory under the data directory. */
     public static final String DIRECTORY = "query-replica";
+    /** The child's main class, named rather than imported: it assembles a server, which this package is part of. */
+    public static final String MAIN = "dev.interlace.runtime.QueryProcessMain";
+    /** What the child's first line of standard output begins with, followed by its port. */
+    public static final String READY = "interlace-query-process listening on port ";
     static final int MAX_FAILED_STARTS = 5;
     static final long MAX_PAUSE_MILLIS = 30_000;
     private static final long START_TIMEOUT_MILLIS = 120_000;
@@ -213,8 +217,8 @@ public final class QueryProcess implements AutoCloseable {
             try (BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(),
                     StandardCharsets.UTF_8))) {
                 for (String line = out.readLine(); line != null; line = out.readLine()) {
-                    if (line.startsWith(QueryProcessMain.READY)) {
-                        port.complete(Integer.parseInt(line.substring(QueryProcessMain.READY.length()).strip()));
+                    if (line.startsWith(READY)) {
+                        port.complete(Integer.parseInt(line.substring(READY.length()).strip()));
                     }
                 }
             } catch (IOException | RuntimeException e) {
@@ -249,7 +253,7 @@ public final class QueryProcess implements AutoCloseable {
         command.add("-Xmx" + Math.max(64L << 20, Runtime.getRuntime().maxMemory()));
         command.add("-cp");
         command.add(System.getProperty("java.class.path"));
-        command.add(QueryProcessMain.class.getName());
+        command.add(MAIN);
         command.add(config.dataDirectory().toAbsolutePath().toString());
         flag(command, "data-dir", directory.toAbsolutePath().toString());
         flag(command, "port", "0");

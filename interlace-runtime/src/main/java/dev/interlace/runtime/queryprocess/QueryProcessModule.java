@@ -6,7 +6,7 @@ import com.google.inject.Singleton;
 import dev.interlace.runtime.config.InterlaceConfig;
 import dev.interlace.runtime.config.LogOptions;
 import dev.interlace.runtime.config.SqlIsolation;
-import dev.interlace.runtime.ops.ComponentHealth;
+import dev.interlace.runtime.health.ComponentHealth;
 import dev.interlace.runtime.warehouse.Warehouse;
 import java.util.Optional;
 import java.util.logging.Logger;

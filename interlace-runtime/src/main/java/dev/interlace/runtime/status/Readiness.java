@@ -7,7 +7,7 @@ import dev.interlace.runtime.ingest.IngestLimits;
 import dev.interlace.runtime.log.EventLog;
 import dev.interlace.runtime.stream.StreamCatalog;
 import dev.interlace.runtime.stream.StreamDescriptor;
-import dev.interlace.runtime.ops.ComponentHealth;
+import dev.interlace.runtime.health.ComponentHealth;
 import dev.interlace.runtime.ops.DiskSpace;
 import dev.interlace.runtime.ops.EpochMicros;
 import jakarta.inject.Inject;

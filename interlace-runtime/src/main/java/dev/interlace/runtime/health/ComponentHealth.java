@@ -1,5 +1,6 @@
-package dev.interlace.runtime.ops;
+package dev.interlace.runtime.health;
 
+import dev.interlace.runtime.ops.EpochMicros;
 import dev.interlace.runtime.records.SysEvent;
 import dev.interlace.runtime.records.SysRecord;
 import dev.interlace.runtime.records.SystemRecords;
