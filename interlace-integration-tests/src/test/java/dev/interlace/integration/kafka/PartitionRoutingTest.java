@@ -15,6 +15,7 @@ import dev.interlace.client.StreamConsumer;
 import dev.interlace.integration.http.RebuiltStream;
 import dev.interlace.log.kafka.testing.KafkaCluster;
 import dev.interlace.runtime.Interlace;
+import dev.interlace.runtime.cli.CliHarness;
 import dev.interlace.runtime.config.ConfigLoader;
 import dev.interlace.runtime.model.ModelDefinition;
 import dev.interlace.runtime.stream.StreamCatalog;
@@ -46,7 +47,7 @@ import org.junit.jupiter.api.io.TempDir;
  * sequencing one. The client, given one node, sends each partition's events straight to its sequencer — neither node
  * forwards anything, where a client that does not route makes the node it was given forward the other share — each
  * event lands in its key's partition, a retry is deduplicated; when the other node stops and its partition moves to
- * the node the client was given, the client follows.
+ * the node the client was given, the client follows. {@code interlace publish --route} routes the same way.
  */
 class PartitionRoutingTest {
 
@@ -111,6 +112,20 @@ class PartitionRoutingTest {
                 assertThat(retried.partitions()).isEqualTo(published.partitions());
                 assertThat(forwards(given) - givenBefore + forwards(other) - otherBefore).isZero();
 
+                // interlace publish --route: the same, from the command line.
+                StringBuilder ndjson = new StringBuilder();
+                for (Map<String, Object> payment : payments("c-", 0, 30)) {
+                    ndjson.append(JSON.writeValueAsString(payment)).append('\n');
+                }
+                Path file = Files.writeString(directory.resolve("payments.ndjson"), ndjson);
+                CliHarness cli = new CliHarness();
+                int code = cli.run("publish", "payments", file.toString(), "--route", "--server",
+                        given.uri().toString());
+                assertThat(code).as(cli.stdout() + cli.stderr()).isZero();
+                assertThat(cli.stdout()).contains("30 events for payments", "accepted      30", "partition 0",
+                        "partition 1");
+                assertThat(forwards(given) - givenBefore + forwards(other) - otherBefore).as("forwarded").isZero();
+
                 // The other node stops: its partition moves to the given node, and the client follows it there.
                 other.close();
                 otherRunning = false;
@@ -123,7 +138,7 @@ class PartitionRoutingTest {
                 assertThat(after.accepted()).isEqualTo(20);
                 assertThat(routing.publish("payments", payments("p-", 0, 80)).deduplicated()).isEqualTo(80);
                 assertThat(forwards(given) - givenBefore).as("forwarded by the given node").isZero();
-                assertInTheirPartitions(given.uri(), 80);
+                assertInTheirPartitions(given.uri(), 80 + 30);
             } finally {
                 if (otherRunning) {
                     other.close();
@@ -132,7 +147,7 @@ class PartitionRoutingTest {
         }
     }
 
-    /** Every {@code p-} event is in its key's partition once, {@code count} of them in all. */
+    /** Every event is in its key's partition, each routed one once: {@code count} of them in all. */
     private static void assertInTheirPartitions(URI node, int count) {
         InterlaceClient reader = InterlaceClient.builder(node).build();
         Set<String> seen = new HashSet<>();
@@ -141,7 +156,7 @@ class PartitionRoutingTest {
             for (StreamConsumer.ConsumedEvent event : page.events()) {
                 String key = event.event().get("payment_id").asText();
                 assertThat(Partitioning.partitionOf(key, 2)).as(key).isEqualTo(partition);
-                if (key.startsWith("p-")) {
+                if (!key.startsWith("q-")) {
                     assertThat(seen.add(key)).as(key + " once").isTrue();
                 }
             }
