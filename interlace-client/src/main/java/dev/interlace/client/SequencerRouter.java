@@ -14,13 +14,18 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Sends a publish's events straight to the sequencer of each one's partition ({@link InterlaceClient.Builder
  * #routeToSequencers}): the stream's map comes from {@code GET /streams/{name}} on the base node, a request is split
  * by partition ({@link Partitioning}, as the server splits it) and each part goes to its partition's sequencer as
- * {@code POST /streams/{name}?partition=p}; the answers are merged into the answer the server's own split gives.
+ * {@code POST /streams/{name}?partition=p}, all at once; the answers are merged into the answer the server's own
+ * split gives.
  *
  * <p>The map is followed: a part whose node cannot be reached, answers {@code 503}, or whose answer names another
  * sequencer makes the client read the map again, and the part goes at once to the base node, which forwards it
@@ -30,6 +35,12 @@ import java.util.concurrent.atomic.AtomicLong;
 final class SequencerRouter {
 
     static final int MAPS_AT_MOST = 256;
+    /** Sends the shares of a request but its last (daemon threads, gone after a minute idle). */
+    private static final ExecutorService SHARES = Executors.newCachedThreadPool(task -> {
+        Thread thread = new Thread(task, "interlace-client-share");
+        thread.setDaemon(true);
+        return thread;
+    });
     static final long FRESH_SECONDS = 30;
 
     /** Sends one request to a node and returns its 2xx answer, or throws {@link ServerException}. */
@@ -118,16 +129,42 @@ final class SequencerRouter {
         if (parts.isEmpty()) {
             return null;
         }
-        List<JsonNode> answers = new ArrayList<>();
-        List<Integer> partitionsDone = new ArrayList<>();
-        for (Part part : parts.values()) {
-            try {
-                answers.add(send(stream, map, part));
-                partitionsDone.add(part.partition);
-            } catch (ServerException e) {
-                throw refused(e, part, answers, parts.keySet().stream().filter(p -> !partitionsDone.contains(p))
-                        .toList());
+        // The shares go out together, as the server sends them: all but the last one from the pool.
+        List<Part> shares = new ArrayList<>(parts.values());
+        List<CompletableFuture<JsonNode>> sent = new ArrayList<>();
+        for (int i = 0; i < shares.size(); i++) {
+            Part part = shares.get(i);
+            if (i < shares.size() - 1) {
+                sent.add(CompletableFuture.supplyAsync(() -> send(stream, map, part), SHARES));
+            } else {
+                CompletableFuture<JsonNode> last = new CompletableFuture<>();
+                try {
+                    last.complete(send(stream, map, part));
+                } catch (RuntimeException e) {
+                    last.completeExceptionally(e);
+                }
+                sent.add(last);
             }
+        }
+        List<JsonNode> answers = new ArrayList<>();
+        List<Integer> notStored = new ArrayList<>();
+        RuntimeException failure = null;
+        Part failed = null;
+        for (int i = 0; i < shares.size(); i++) {
+            try {
+                answers.add(sent.get(i).join());
+            } catch (CompletionException e) {
+                notStored.add(shares.get(i).partition);
+                if (failure == null) {
+                    failure = e.getCause() instanceof RuntimeException cause ? cause : e;
+                    failed = shares.get(i);
+                }
+            }
+        }
+        if (failure instanceof ServerException refusal) {
+            throw refused(refusal, failed, answers, notStored);
+        } else if (failure != null) {
+            throw failure;
         }
         return merged(answers);
     }
