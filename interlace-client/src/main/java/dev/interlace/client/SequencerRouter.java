@@ -97,6 +97,9 @@ final class SequencerRouter {
         }
         // Each event's partition, its index and line in the body.
         Map<Integer, Part> parts = new TreeMap<>();
+        // Events without a key all go to one partition, the next one round robin: a request of a keyless stream
+        // is then one share, stored whole or not at all (the server accepts keyless events in any partition).
+        int keyless = -1;
         int index = 0;
         int line = 0;
         int start = 0;
@@ -119,8 +122,10 @@ final class SequencerRouter {
                 if (key == StreamMap.UNKNOWN) {
                     return null;
                 }
-                int partition = key != null ? Partitioning.partitionOf(key, map.partitions())
-                        : (int) Long.remainderUnsigned(roundRobin.getAndIncrement(), map.partitions());
+                if (key == null && keyless < 0) {
+                    keyless = (int) Long.remainderUnsigned(roundRobin.getAndIncrement(), map.partitions());
+                }
+                int partition = key != null ? Partitioning.partitionOf(key, map.partitions()) : keyless;
                 parts.computeIfAbsent(partition, Part::new).add(body, start, i, index, line);
                 index++;
             }

@@ -84,7 +84,8 @@ class PartitionRoutingClientTest {
     /** The map the given node describes: partition 0 on {@code first}, partition 1 on {@code second}. */
     private String map(String stream) {
         return "{\"name\":\"" + stream + "\",\"schema\":{\"id\":\"string not null\",\"n\":\"bigint\"},"
-                + "\"idempotency_key\":\"id\",\"partitions\":2,\"partition_key\":null,\"sequencer\":\""
+                + "\"idempotency_key\":" + (stream.startsWith("loose") ? "null" : "\"id\"")
+                + ",\"partitions\":2,\"partition_key\":null,\"sequencer\":\""
                 + first.uri() + "\",\"by_partition\":[{\"partition\":0,\"sequencer\":\"" + first.uri()
                 + "\"},{\"partition\":1,\"sequencer\":\"" + second.uri() + "\"}]}";
     }
@@ -161,6 +162,24 @@ class PartitionRoutingClientTest {
         client.publish("orders", events);
         assertThat(given.requests.stream().filter(request -> request.startsWith("GET")).count())
                 .as("the map read again").isEqualTo(mapsRead + 1);
+    }
+
+    @Test
+    void theEventsOfAKeylessRequestGoTogetherToOnePartitionRoundRobin() throws Exception {
+        given = new Node();
+        first = new Node();
+        second = new Node();
+        InterlaceClient client = InterlaceClient.builder(given.uri()).routeToSequencers(true).build();
+        List<Map<String, Object>> events = new ArrayList<>();
+        for (int i = 0; i < 10; i++) {
+            events.add(Map.of("id", "k" + i, "n", i));
+        }
+        assertThat(client.publish("loose", events).requestIds()).as("one share").hasSize(1);
+        assertThat(client.publish("loose", events).requestIds()).hasSize(1);
+        assertThat(first.publishes()).hasSize(1);
+        assertThat(second.publishes()).hasSize(1);
+        assertThat(first.publishes().get(0).lines().count() + second.publishes().get(0).lines().count())
+                .as("every event of both requests").isEqualTo(20);
     }
 
     @Test
