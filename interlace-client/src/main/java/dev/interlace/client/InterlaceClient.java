@@ -207,7 +207,7 @@ public final class InterlaceClient {
      * @throws ServerException as {@link #call(String, String, String, byte[])}
      */
     public JsonNode publishRequest(String stream, String contentType, byte[] body) {
-        if (router != null && contentType.startsWith("application/x-ndjson")) {
+        if (router != null && contentType != null && contentType.startsWith("application/x-ndjson")) {
             JsonNode routed = router.publish(stream, body);
             if (routed != null) {
                 return routed;
