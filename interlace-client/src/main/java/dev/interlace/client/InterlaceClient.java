@@ -36,7 +36,8 @@ import javax.net.ssl.SSLException;
  * names in the {@value #SEQUENCER_HEADER} header; the client sends that stream's next publishes straight there, and
  * back to its base URI when that node fails or stops sequencing the stream (the base node forwards to the current
  * one). It follows only a URL of its base URI's scheme, so that an {@code https} client never sends its key in clear;
- * {@link Builder#followSequencer} turns it off.
+ * {@link Builder#followSequencer} turns it off. {@link Builder#routeToSequencers} goes further: each partition's events
+ * go straight to its sequencer from the first request, by the stream's map.
  *
  * <p>A server with API keys needs one: {@link Builder#apiKey} (sent as {@code Authorization: Bearer ...}); without it
  * or with a revoked one, publishing throws a {@link PublishException} with status 401. A server with a certificate
@@ -59,14 +60,9 @@ public final class InterlaceClient {
     private final boolean followSequencer;
     /** Per stream, the node its last publish answer named as sequencer, when that is not {@link #base}. */
     private final Map<String, URI> sequencers = new ConcurrentHashMap<>();
-    /**
-     * Named sequencers this client could not reach, until when it does not follow them again: a node that advertises
-     * an address the client cannot reach (behind a load balancer, say) would otherwise cost a connect timeout on
-     * every other request. At most {@value #AVOIDED_AT_MOST} (answers choose what goes in).
-     */
-    private final Map<URI, Long> avoided = new ConcurrentHashMap<>();
-    private static final int AVOIDED_AT_MOST = 64;
-    private static final long AVOID_NANOS = 60_000_000_000L;
+    private final AvoidedNodes avoided = new AvoidedNodes();
+    /** With {@link Builder#routeToSequencers}: sends each partition's events to its sequencer. */
+    private final SequencerRouter router;
 
     private InterlaceClient(Builder builder) {
         this.base = builder.base;
@@ -86,6 +82,9 @@ public final class InterlaceClient {
         this.maxBytesPerRequest = builder.maxBytesPerRequest;
         this.retryDeadline = builder.retryDeadline;
         this.followSequencer = builder.followSequencer;
+        this.router = !builder.routeToSequencers ? null : new SequencerRouter(base, json,
+                (node, path, contentType, body) -> exchange(node, body == null ? "GET" : "POST", path, contentType,
+                        body, Map.of()), avoided);
     }
 
     /** A client of the server at {@code base}, e.g. {@code http://127.0.0.1:8000}. */
@@ -157,7 +156,11 @@ public final class InterlaceClient {
                     partitions.merge(part.partition(), part, (had, now) -> had.lastOffset() == null
                             || (now.lastOffset() != null && now.lastOffset() > had.lastOffset()) ? now : had);
                 }
-                requestIds.add(result.path("request_id").asText());
+                if (result.path("request_ids").isArray()) {
+                    result.get("request_ids").forEach(id -> requestIds.add(id.asText()));
+                } else {
+                    requestIds.add(result.path("request_id").asText());
+                }
                 batch.reset();
                 count = 0;
             }
@@ -204,6 +207,12 @@ public final class InterlaceClient {
      * @throws ServerException as {@link #call(String, String, String, byte[])}
      */
     public JsonNode publishRequest(String stream, String contentType, byte[] body) {
+        if (router != null && contentType != null && contentType.startsWith("application/x-ndjson")) {
+            JsonNode routed = router.publish(stream, body);
+            if (routed != null) {
+                return routed;
+            }
+        }
         String path = "/streams/" + URLEncoder.encode(stream, StandardCharsets.UTF_8);
         URI sequencer = followSequencer ? sequencers.get(stream) : null;
         if (sequencer != null) {
@@ -220,10 +229,7 @@ public final class InterlaceClient {
                 }
                 sequencers.remove(stream, sequencer);
                 if (e.failure() == ServerException.Failure.UNREACHABLE || e.failure() == ServerException.Failure.BROKEN) {
-                    if (avoided.size() >= AVOIDED_AT_MOST) {
-                        avoided.clear();
-                    }
-                    avoided.put(sequencer, System.nanoTime() + AVOID_NANOS);
+                    avoided.avoid(sequencer);
                 }
             }
         }
@@ -231,43 +237,22 @@ public final class InterlaceClient {
     }
 
     /** The body of {@code answer}, after noting the sequencer it names for {@code stream}. */
-    private JsonNode learned(String stream, Exchanged answer) {
+    private JsonNode learned(String stream, SequencerRouter.Answer answer) {
         if (followSequencer) {
             URI named = answer.sequencer();
-            if (named == null || sameNode(named, base)) {
+            if (named == null || SequencerRouter.sameNode(named, base)) {
                 sequencers.remove(stream);
             } else if (named.getScheme() != null && named.getScheme().equalsIgnoreCase(base.getScheme())
-                    && !avoiding(named)) {
+                    && !avoided.avoiding(named)) {
                 sequencers.put(stream, named);
             }
         }
         return answer.body();
     }
 
-    private boolean avoiding(URI node) {
-        Long until = avoided.get(node);
-        if (until != null && System.nanoTime() - until > 0) {
-            avoided.remove(node, until);
-            return false;
-        }
-        return until != null;
-    }
-
-    private static boolean sameNode(URI one, URI other) {
-        return trimmed(one.toString()).equalsIgnoreCase(trimmed(other.toString()));
-    }
-
-    private static String trimmed(String uri) {
-        return uri.endsWith("/") ? uri.substring(0, uri.length() - 1) : uri;
-    }
-
-    /** A 2xx JSON answer and the sequencer it names, if any. */
-    private record Exchanged(JsonNode body, URI sequencer) {
-    }
-
-    private Exchanged exchange(URI root, String method, String path, String contentType, byte[] body,
+    private SequencerRouter.Answer exchange(URI root, String method, String path, String contentType, byte[] body,
             Map<String, String> headers) {
-        URI uri = URI.create(trimmed(root.toString()) + path);
+        URI uri = URI.create(SequencerRouter.trimmed(root.toString()) + path);
         HttpRequest.Builder request = HttpRequest.newBuilder(uri);
         if (authorization != null) {
             request.header("Authorization", authorization);
@@ -305,7 +290,7 @@ public final class InterlaceClient {
                             .findFirst());
         }
         URI sequencer = response.headers().firstValue(SEQUENCER_HEADER).map(InterlaceClient::uriOrNull).orElse(null);
-        return new Exchanged(answer, sequencer);
+        return new SequencerRouter.Answer(answer, sequencer);
     }
 
     private static URI uriOrNull(String text) {
@@ -431,6 +416,7 @@ public final class InterlaceClient {
         private String apiKey;
         private SSLContext sslContext;
         private boolean followSequencer = true;
+        private boolean routeToSequencers;
 
         private Builder(URI base) {
             this.base = Objects.requireNonNull(base, "base");
@@ -488,6 +474,19 @@ public final class InterlaceClient {
          */
         public Builder followSequencer(boolean follow) {
             this.followSequencer = follow;
+            return this;
+        }
+
+        /**
+         * Whether publishes go straight to the sequencer of each event's partition (default: no): the client reads
+         * the stream's map ({@code GET /streams/{name}}) from the base URI, splits each request by partition as the
+         * server would, sends each part to its sequencer (reachable at its advertised URL, same API key) and merges
+         * the answers. A part whose sequencer fails or moved goes to the base URI, which forwards it, and the map is
+         * read again. A request with an event the client cannot place (a key neither {@code string} nor
+         * {@code bigint}, a value of the wrong type) goes to the base URI whole, which splits it.
+         */
+        public Builder routeToSequencers(boolean route) {
+            this.routeToSequencers = route;
             return this;
         }
 

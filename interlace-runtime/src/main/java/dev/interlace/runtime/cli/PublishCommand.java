@@ -55,7 +55,7 @@ final class PublishCommand extends RemoteCommand {
     PublishCommand(Map<String, String> environment, Supplier<InputStream> stdin, PrintStream err, boolean terminal) {
         super(environment,
                 "publish",
-                "<stream> [FILE|-] [--batch N] [--then-sql QUERY] " + ServerOptions.SYNOPSIS,
+                "<stream> [FILE|-] [--batch N] [--then-sql QUERY] [--route] " + ServerOptions.SYNOPSIS,
                 "publish a JSON array or NDJSON file (or stdin) to a stream, in batches");
         this.stdin = stdin;
         this.err = err;
@@ -65,7 +65,7 @@ final class PublishCommand extends RemoteCommand {
     @Override
     public int run(List<String> args, PrintStream out) {
         ServerOptions server = new ServerOptions();
-        Arguments arguments = Arguments.parse(args, server, Set.of(), Set.of("--batch", "--then-sql"));
+        Arguments arguments = Arguments.parse(args, server, Set.of("--route"), Set.of("--batch", "--then-sql"));
         String thenSql = arguments.value("--then-sql");
         if (thenSql != null && thenSql.isBlank()) {
             throw new UsageException("--then-sql needs a query");
@@ -91,7 +91,7 @@ final class PublishCommand extends RemoteCommand {
         }
         String stream = positional.get(0);
         String file = positional.size() == 2 ? positional.get(1) : "-";
-        ServerClient client = client(server);
+        ServerClient client = client(server, arguments.flag("--route"));
         long size = -1;
         InputStream input;
         if (file.equals("-")) {

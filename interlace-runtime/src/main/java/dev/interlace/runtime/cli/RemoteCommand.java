@@ -15,6 +15,11 @@ abstract class RemoteCommand extends Command {
 
     /** A client of the server the options name, with the key from them or from the environment. */
     final ServerClient client(ServerOptions server) {
-        return server.client(environment);
+        return client(server, false);
+    }
+
+    /** {@link #client(ServerOptions)} that, with {@code route}, publishes to each partition's sequencer itself. */
+    final ServerClient client(ServerOptions server, boolean route) {
+        return server.client(environment, route);
     }
 }

@@ -31,15 +31,16 @@ final class ServerClient {
      * @param apiKey the key to send, or null
      * @param sslContext the TLS trust to use, or null for the JDK's default
      * @param keyFromFile whether the key came from {@code --api-key-file} (for messages)
+     * @param route whether publishes go to each partition's sequencer ({@code --route})
      */
-    ServerClient(String server, String apiKey, SSLContext sslContext, boolean keyFromFile) {
+    ServerClient(String server, String apiKey, SSLContext sslContext, boolean keyFromFile, boolean route) {
         this.server = server.endsWith("/") ? server.substring(0, server.length() - 1) : server;
         this.apiKey = apiKey;
         this.keyFromFile = keyFromFile;
         InterlaceClient client;
         try {
             client = InterlaceClient.builder(URI.create(this.server)).apiKey(apiKey).sslContext(sslContext)
-                    .objectMapper(JSON).build();
+                    .objectMapper(JSON).routeToSequencers(route).build();
         } catch (IllegalArgumentException e) {
             client = null;
         }

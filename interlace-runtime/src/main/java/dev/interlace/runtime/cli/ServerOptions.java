@@ -74,7 +74,12 @@ final class ServerOptions {
      * @throws CommandFailedException when the key file or the CA file cannot be read
      */
     ServerClient client(Map<String, String> environment) {
-        return new ServerClient(server, apiKey(environment), sslContext(), apiKeyFile != null);
+        return client(environment, false);
+    }
+
+    /** {@link #client(Map)} that, with {@code route}, publishes to each partition's sequencer itself. */
+    ServerClient client(Map<String, String> environment, boolean route) {
+        return new ServerClient(server, apiKey(environment), sslContext(), apiKeyFile != null, route);
     }
 
     private String apiKey(Map<String, String> environment) {

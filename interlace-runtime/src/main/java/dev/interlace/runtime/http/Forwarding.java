@@ -73,10 +73,7 @@ final class Forwarding {
             dev.interlace.runtime.stream.StreamCatalog catalog) {
         this.catalog = catalog;
         for (Route.Placement placement : List.of(Route.Placement.SEQUENCER, Route.Placement.WAREHOUSE)) {
-            forwards.put(placement, Counter.builder("interlace.forwarded.requests")
-                    .description("Requests this node sent on to the node that serves them (a stream's sequencer,"
-                            + " the warehouse's node)")
-                    .tag("to", placement.name().toLowerCase(Locale.ROOT)).register(registry));
+            forwards.put(placement, forwarded(registry, placement));
         }
         this.self = WarehouseStandings.normalised(config.advertisedUrl());
         this.advertised = config.advertisedUrl();
@@ -86,6 +83,17 @@ final class Forwarding {
         this.standings = standings;
         this.enabled = signature.isPresent();
         this.peers = peers;
+    }
+
+    /**
+     * The counter of requests sent on to the node serving {@code placement}: whole requests here, and the parts of a
+     * partitioned publish that {@link PartForwarding} sends to their partition's sequencer.
+     */
+    static Counter forwarded(MeterRegistry registry, Route.Placement placement) {
+        return Counter.builder("interlace.forwarded.requests")
+                .description("Requests this node sent on to the node that serves them (a stream's sequencer,"
+                        + " the warehouse's node)")
+                .tag("to", placement.name().toLowerCase(Locale.ROOT)).register(registry);
     }
 
     /** Whether a request of {@code route} may be served by another node (asking which may wait on the cluster). */

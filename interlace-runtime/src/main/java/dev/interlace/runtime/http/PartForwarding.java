@@ -30,10 +30,13 @@ final class PartForwarding implements RemoteParts {
     private final Optional<Sequencers> sequencers;
     private final boolean enabled;
     private final Peers peers;
+    /** Parts sent on: counted with the requests {@link Forwarding} sends to a sequencer. */
+    private final io.micrometer.core.instrument.Counter forwards;
 
     @Inject
     PartForwarding(InterlaceConfig config, Optional<Sequencers> sequencers, Optional<ForwardSignature> signature,
-            Peers peers) {
+            Peers peers, io.micrometer.core.instrument.MeterRegistry registry) {
+        this.forwards = Forwarding.forwarded(registry, Route.Placement.SEQUENCER);
         this.self = WarehouseStandings.normalised(config.advertisedUrl());
         this.sequencers = sequencers;
         this.enabled = signature.isPresent();
@@ -59,6 +62,7 @@ final class PartForwarding implements RemoteParts {
         Peers.Request request = new Peers.Request("POST", "/streams/" + stream + "?" + PartitionParameter.NAME + "="
                 + partition + "&verbose=true", "application/x-ndjson", body.toByteArray(), requestId, keyId,
                 keyName, null, null);
+        forwards.increment();
         return peers.sendAsync(node, request).handle((answer, failure) -> {
             if (failure != null) {
                 Throwable cause = failure instanceof CompletionException && failure.getCause() != null

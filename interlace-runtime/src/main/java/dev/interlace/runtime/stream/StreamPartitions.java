@@ -1,6 +1,5 @@
 package dev.interlace.runtime.stream;
 
-import dev.interlace.runtime.dedup.KeyHash;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -11,9 +10,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * stream name never contains {@code __}, so the mapping is unambiguous, and the suffixes the logs add to a log
  * stream's name ({@code __keys}, {@code __quarantine}) come after it.
  *
- * <p>An event's partition: the unsigned remainder of the 64-bit hash of its canonical idempotency key (the
- * {@link KeyHash} the deduplication index stores, the same on every node and version) by the partition count; for a
- * keyless stream the same hash of its partition key column's canonical value; else round robin.
+ * <p>An event's partition: {@link dev.interlace.client.Partitioning}, the unsigned remainder of the 64-bit hash of its
+ * canonical idempotency key (the hash the deduplication index stores, the same on every node and version) by the
+ * partition count, which the Java client computes too to send each event to its partition's sequencer; for a keyless
+ * stream the same hash of its partition key column's canonical value; else round robin.
  */
 public final class StreamPartitions {
 
@@ -59,7 +59,7 @@ public final class StreamPartitions {
 
     /** The partition of an event whose canonical key (or partition key) is {@code canonicalKey}, of {@code count}. */
     public static int partitionOfKey(String canonicalKey, int count) {
-        return count == 1 ? 0 : (int) Long.remainderUnsigned(KeyHash.of(canonicalKey), count);
+        return dev.interlace.client.Partitioning.partitionOf(canonicalKey, count);
     }
 
     /** Chooses the partitions of one stream's events, round robin for those without a key. */
