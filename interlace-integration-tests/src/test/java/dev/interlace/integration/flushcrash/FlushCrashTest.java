@@ -432,18 +432,8 @@ class FlushCrashTest extends CrashHarness {
 
     private String awaitHalt(ChildJvm child, PublishLoad load, FlushFault fault, int trigger, long loadStart,
             String stream) throws InterruptedException {
-        boolean halted = child.awaitExit(HALT_WITHIN);
-        load.stop();
-        boolean clientsEnded = load.awaitEnd(Duration.ofSeconds(30));
-        child.close();
-        assertThat(halted).as("%s halted within %s (%s)\n%s", child, HALT_WITHIN, load.describe(),
-                child.diagnostics()).isTrue();
-        assertThat(clientsEnded).as("every client stopped").isTrue();
-        assertThat(load.anomalies()).as("answers that break the publish contract").isEmpty();
-        assertThat(child.exitStatus()).as("exit status\n%s", child.diagnostics()).isEqualTo(FaultTrigger.HALT_STATUS);
-        String marker = child.faultMarker();
-        assertThat(marker).as("the child halted at its fault point\n%s", child.diagnostics())
-                .startsWith(fault.argument() + " hit=" + trigger + " target=" + stream + " ");
+        String marker = load.awaitHaltOf(child, HALT_WITHIN, FaultTrigger.HALT_STATUS,
+                fault.argument() + " hit=" + trigger + " target=" + stream + " ");
         summary.add("halt at " + marker + " after " + load.describe() + ", " + millisSince(loadStart) + " ms");
         return marker;
     }

@@ -183,19 +183,8 @@ class ModelCrashTest extends CrashHarness {
     private Marker awaitHalt(ChildJvm child, PublishLoad load, ModelFault fault, int trigger)
             throws InterruptedException {
         long start = System.nanoTime();
-        boolean halted = child.awaitExit(HALT_WITHIN);
-        load.stop();
-        boolean clientsEnded = load.awaitEnd(Duration.ofSeconds(30));
-        child.close();
-        assertThat(halted).as("%s halted within %s (%s)\n%s", child, HALT_WITHIN, load.describe(),
-                child.diagnostics()).isTrue();
-        assertThat(clientsEnded).as("every client stopped").isTrue();
-        assertThat(load.anomalies()).as("answers that break the publish contract").isEmpty();
-        assertThat(child.exitStatus()).as("exit status\n%s", child.diagnostics()).isEqualTo(ModelProbe.HALT_STATUS);
-        String text = child.faultMarker();
-        assertThat(text).as("the child halted at its fault point\n%s", child.diagnostics())
-                .startsWith(fault.argument() + " hit=" + trigger + " model=" + ModelProbe.MODEL + " pid="
-                        + child.pid() + " ");
+        String text = load.awaitHaltOf(child, HALT_WITHIN, ModelProbe.HALT_STATUS,
+                fault.argument() + " hit=" + trigger + " model=" + ModelProbe.MODEL + " pid=" + child.pid() + " ");
         Marker marker = Marker.parse(text);
         assertThat(marker.rows).as("the halted batch processed rows").isPositive();
         summary.add("halt at " + marker + " after " + load.describe() + ", " + millisSince(start)
