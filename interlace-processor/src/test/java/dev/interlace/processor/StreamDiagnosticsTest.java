@@ -19,6 +19,31 @@ class StreamDiagnosticsTest {
                 ") public final class " + className + " {}");
     }
 
+    /**
+     * Compiles {@code @Stream(annotationLines)} on {@code test.Orders} and requires an error containing
+     * {@code message} on the line containing {@code line}; returns the compilation for further checks.
+     */
+    private static Compilation errorOn(String line, String message, String... annotationLines) {
+        JavaFileObject source = stream("Orders", annotationLines);
+        Compilation compilation = compile(source);
+        assertThat(compilation).hadErrorContaining(message).inFile(source).onLineContaining(line);
+        return compilation;
+    }
+
+    /**
+     * Compiles {@code @Stream(annotationLines)} on {@code test.Orders} and requires one error per message and line of
+     * {@code messagesAndLines}, each containing its message, on the line containing its line.
+     */
+    private static void errorsOn(String[] annotationLines, String... messagesAndLines) {
+        JavaFileObject source = stream("Orders", annotationLines);
+        Compilation compilation = compile(source);
+        assertThat(compilation).hadErrorCount(messagesAndLines.length / 2);
+        for (int i = 0; i < messagesAndLines.length; i += 2) {
+            assertThat(compilation).hadErrorContaining(messagesAndLines[i]).inFile(source)
+                    .onLineContaining(messagesAndLines[i + 1]);
+        }
+    }
+
     private static Compilation compile(JavaFileObject... sources) {
         return javac().withProcessors(new InterlaceProcessor()).compile(sources);
     }
@@ -38,23 +63,19 @@ class StreamDiagnosticsTest {
 
     @Test
     void anInvalidStreamNameIsAnErrorOnTheName() {
-        JavaFileObject source = stream("Orders",
+        Compilation compilation = errorOn("name = \"Orders\"",
+                "[InterlaceStreamName] stream name \"Orders\" is not valid",
                 "name = \"Orders\",",
                 "schema = {\"id string\"}");
-        Compilation compilation = compile(source);
         assertThat(compilation).failed();
         assertThat(compilation).hadErrorCount(1);
-        assertThat(compilation).hadErrorContaining("[InterlaceStreamName] stream name \"Orders\" is not valid")
-                .inFile(source).onLineContaining("name = \"Orders\"");
     }
 
     @Test
     void aStreamNameWithADoubleUnderscoreIsRefused() {
-        JavaFileObject source = stream("Orders",
+        errorOn("orders__quarantine", "[InterlaceStreamName]",
                 "name = \"orders__quarantine\",",
                 "schema = {\"id string\"}");
-        assertThat(compile(source)).hadErrorContaining("[InterlaceStreamName]")
-                .inFile(source).onLineContaining("orders__quarantine");
     }
 
     @Test
@@ -69,151 +90,123 @@ class StreamDiagnosticsTest {
 
     @Test
     void anEmptySchemaIsAnErrorOnTheSchema() {
-        JavaFileObject source = stream("Orders", "name = \"orders\",", "schema = {}");
-        assertThat(compile(source)).hadErrorContaining("[InterlaceEmptySchema] stream \"orders\" declares no columns")
-                .inFile(source).onLineContaining("schema = {}");
+        errorOn("schema = {}", "[InterlaceEmptySchema] stream \"orders\" declares no columns",
+                "name = \"orders\",", "schema = {}");
     }
 
     @Test
     void aColumnWithoutATypeIsAnErrorOnThatColumn() {
-        JavaFileObject source = stream("Orders",
+        errorOn("\"total\"", "[InterlaceColumnSpec] column \"total\" has no type",
                 "name = \"orders\",",
                 "schema = {\"id string\",",
                 "          \"total\"}");
-        assertThat(compile(source)).hadErrorContaining("[InterlaceColumnSpec] column \"total\" has no type")
-                .inFile(source).onLineContaining("\"total\"");
     }
 
     @Test
     void anInvalidColumnNameIsAColumnSpecError() {
-        JavaFileObject source = stream("Orders",
+        errorOn("Total double", "[InterlaceColumnSpec] column name \"Total\" is not valid",
                 "name = \"orders\",",
                 "schema = {\"id string\",",
                 "          \"Total double\"}");
-        assertThat(compile(source)).hadErrorContaining("[InterlaceColumnSpec] column name \"Total\" is not valid")
-                .inFile(source).onLineContaining("Total double");
     }
 
     @Test
     void somethingOtherThanNotNullAfterTheTypeIsAColumnSpecError() {
-        JavaFileObject source = stream("Orders",
+        errorOn("nullable", "[InterlaceColumnSpec] column \"id\" has \"nullable\" after its type",
                 "name = \"orders\",",
                 "schema = {\"id string nullable\"}");
-        assertThat(compile(source)).hadErrorContaining("[InterlaceColumnSpec] column \"id\" has \"nullable\" after its"
-                + " type").inFile(source).onLineContaining("nullable");
     }
 
     @Test
     void anUnknownTypeIsAnErrorListingTheValidTypes() {
-        JavaFileObject source = stream("Orders",
+        errorOn("total dbl", "[InterlaceUnknownType] column \"total\" has unknown type"
+                + " \"dbl\"; expected one of string (or text, varchar), bigint (or int, integer, long), double"
+                + " (or float), decimal(p,s), boolean (or bool), timestamp, date, json",
                 "name = \"orders\",",
                 "schema = {\"id string\",",
                 "          \"total dbl\"}");
-        assertThat(compile(source)).hadErrorContaining("[InterlaceUnknownType] column \"total\" has unknown type"
-                + " \"dbl\"; expected one of string (or text, varchar), bigint (or int, integer, long), double"
-                + " (or float), decimal(p,s), boolean (or bool), timestamp, date, json")
-                .inFile(source).onLineContaining("total dbl");
     }
 
     @Test
     void aDecimalWithoutPrecisionIsAnUnknownTypeThatSaysHowToWriteIt() {
-        JavaFileObject source = stream("Orders", "name = \"orders\",", "schema = {\"total decimal\"}");
-        assertThat(compile(source)).hadErrorContaining("decimal needs a precision and scale, e.g. decimal(12,2)")
-                .inFile(source).onLineContaining("total decimal");
+        errorOn("total decimal", "decimal needs a precision and scale, e.g. decimal(12,2)",
+                "name = \"orders\",", "schema = {\"total decimal\"}");
     }
 
     @Test
     void aColumnDeclaredTwiceIsAnErrorOnTheSecond() {
-        JavaFileObject source = stream("Orders",
+        Compilation compilation = errorOn("id bigint", "[InterlaceDuplicateColumn] column \"id\" is declared twice",
                 "name = \"orders\",",
                 "schema = {\"id string\",",
                 "          \"id bigint\"}");
-        Compilation compilation = compile(source);
         assertThat(compilation).hadErrorCount(1);
-        assertThat(compilation).hadErrorContaining("[InterlaceDuplicateColumn] column \"id\" is declared twice")
-                .inFile(source).onLineContaining("id bigint");
     }
 
     @Test
     void aReservedColumnIsAnErrorNamingTheReservedColumns() {
-        JavaFileObject source = stream("Orders",
+        errorOn("_offset bigint", "[InterlaceReservedColumn] column \"_offset\" is reserved:"
+                + " every stream table adds _offset, _ingested_at, _request_id itself",
                 "name = \"orders\",",
                 "schema = {\"id string\",",
                 "          \"_offset bigint\"}");
-        assertThat(compile(source)).hadErrorContaining("[InterlaceReservedColumn] column \"_offset\" is reserved:"
-                + " every stream table adds _offset, _ingested_at, _request_id itself")
-                .inFile(source).onLineContaining("_offset bigint");
     }
 
     @Test
     void anIdempotencyKeyThatIsNotAColumnIsAnErrorOnTheKey() {
-        JavaFileObject source = stream("Orders",
+        errorOn("idempotencyKey", "[InterlaceKeyNotColumn] idempotency key \"order_id\" is not a"
+                + " declared column; declared columns are id, total",
                 "name = \"orders\",",
                 "schema = {\"id string\", \"total double\"},",
                 "idempotencyKey = \"order_id\"");
-        assertThat(compile(source)).hadErrorContaining("[InterlaceKeyNotColumn] idempotency key \"order_id\" is not a"
-                + " declared column; declared columns are id, total")
-                .inFile(source).onLineContaining("idempotencyKey");
     }
 
     @Test
     void anIdempotencyKeyOfAnInexactTypeIsAnErrorListingTheAllowedTypes() {
-        JavaFileObject source = stream("Orders",
+        Compilation compilation = errorOn("idempotencyKey",
+                "[InterlaceKeyType] idempotency key \"score\" has type double",
                 "name = \"orders\",",
                 "schema = {\"id string\", \"score double\"},",
                 "idempotencyKey = \"score\"");
-        assertThat(compile(source)).hadErrorContaining("[InterlaceKeyType] idempotency key \"score\" has type double")
-                .inFile(source).onLineContaining("idempotencyKey");
-        assertThat(compile(source)).hadErrorContaining("use a column of type string, bigint, decimal, date or"
+        assertThat(compilation).hadErrorContaining("use a column of type string, bigint, decimal, date or"
                 + " timestamp");
     }
 
     @Test
     void aMalformedRetentionIsAnErrorOnTheRetention() {
-        JavaFileObject source = stream("Orders",
+        errorOn("retention", "[InterlaceRetention] retention \"7days\" is not valid: write a"
+                + " positive <integer><s|m|h|d|w>",
                 "name = \"orders\",",
                 "schema = {\"id string\"},",
                 "retention = \"7days\"");
-        assertThat(compile(source)).hadErrorContaining("[InterlaceRetention] retention \"7days\" is not valid: write a"
-                + " positive <integer><s|m|h|d|w>").inFile(source).onLineContaining("retention");
     }
 
     @Test
     void aZeroRetentionIsRefused() {
-        JavaFileObject source = stream("Orders", "name = \"orders\",", "schema = {\"id string\"},",
+        errorOn("retention", "[InterlaceRetention]",
+                "name = \"orders\",", "schema = {\"id string\"},",
                 "retention = \"0d\"");
-        assertThat(compile(source)).hadErrorContaining("[InterlaceRetention]").inFile(source)
-                .onLineContaining("retention");
     }
 
     @Test
     void aDecimalOutOfRangeIsAnErrorOnThatColumn() {
-        JavaFileObject source = stream("Orders",
-                "name = \"orders\",",
-                "schema = {\"id string\",",
-                "          \"total decimal(40,2)\",",
-                "          \"ratio decimal(4,5)\"}");
-        Compilation compilation = compile(source);
-        assertThat(compilation).hadErrorCount(2);
-        assertThat(compilation).hadErrorContaining("[InterlaceDecimalRange] column \"total\" has type decimal(40,2):"
-                + " precision must be 1 to 38").inFile(source).onLineContaining("decimal(40,2)");
-        assertThat(compilation).hadErrorContaining("[InterlaceDecimalRange] column \"ratio\"")
-                .inFile(source).onLineContaining("decimal(4,5)");
+        errorsOn(new String[] {"name = \"orders\",",
+                    "schema = {\"id string\",",
+                    "          \"total decimal(40,2)\",",
+                    "          \"ratio decimal(4,5)\"}"},
+                "[InterlaceDecimalRange] column \"total\" has type decimal(40,2): precision must be 1 to 38",
+                "decimal(40,2)",
+                "[InterlaceDecimalRange] column \"ratio\"", "decimal(4,5)");
     }
 
     @Test
     void everyMistakeInOneAnnotationIsReportedAtOnce() {
-        JavaFileObject source = stream("Orders",
-                "name = \"Bad\",",
-                "schema = {\"id strng\",",
-                "          \"_request_id string\"},",
-                "retention = \"forever\"");
-        Compilation compilation = compile(source);
-        assertThat(compilation).hadErrorCount(4);
-        assertThat(compilation).hadErrorContaining("[InterlaceStreamName]").inFile(source).onLineContaining("Bad");
-        assertThat(compilation).hadErrorContaining("[InterlaceUnknownType]").inFile(source).onLineContaining("strng");
-        assertThat(compilation).hadErrorContaining("[InterlaceReservedColumn]").inFile(source)
-                .onLineContaining("_request_id");
-        assertThat(compilation).hadErrorContaining("[InterlaceRetention]").inFile(source).onLineContaining("forever");
+        errorsOn(new String[] {"name = \"Bad\",",
+                    "schema = {\"id strng\",",
+                    "          \"_request_id string\"},",
+                    "retention = \"forever\""},
+                "[InterlaceStreamName]", "Bad",
+                "[InterlaceUnknownType]", "strng",
+                "[InterlaceReservedColumn]", "_request_id",
+                "[InterlaceRetention]", "forever");
     }
 }

@@ -16,14 +16,10 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.CleanupMode;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * "200 OK means fsynced" (docs/operations.md#what-a-200-promises), tested by crashing a real server in a child JVM
@@ -38,7 +34,7 @@ import org.junit.jupiter.api.io.TempDir;
  * and new ones it must keep), each with a negative control of its own. Randomness comes from one seed, printed, and settable with {@code -Dcrash.seed=N}.
  */
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
-class CrashRecoveryTest {
+class CrashRecoveryTest extends CrashHarness {
 
     private static final Duration LOAD_LIMIT = Duration.ofSeconds(20);
     private static final Duration CLIENTS_END = Duration.ofSeconds(30);
@@ -47,18 +43,6 @@ class CrashRecoveryTest {
     /** Keys acknowledged before the clock moves, and after it before the sweep: several sealed segments each. */
     private static final int KEYS_PER_TRIM_PHASE = 1500;
 
-    /** The children's class path (a copy of the build outputs) and scratch space, shared by every test. */
-    @TempDir
-    static Path shared;
-
-    private static String childClassPath;
-
-    /** Kept when a test fails: the children's stderr files and the data directory are the post-mortem. */
-    @TempDir(cleanup = CleanupMode.ON_SUCCESS)
-    Path temp;
-
-    private final long seed = Long.getLong("crash.seed", System.nanoTime());
-    private final Random random = new Random(seed);
     /** The keys acknowledged inside the stream's retention window (all of them until a trim test moves the clock). */
     private Ledger ledger = new Ledger();
     /** The keys acknowledged before the children's clock moved past the retention: not lost unless trimmed. */
@@ -66,20 +50,15 @@ class CrashRecoveryTest {
     /** How far ahead the next child's clock runs: a trim test moves it past the retention between children. */
     private Duration clockShift = Duration.ZERO;
     private final List<CrashChild> children = new ArrayList<>();
-    private final List<String> summary = new ArrayList<>();
     private int spawned;
 
-    @BeforeAll
-    static void copyTheClassPath() throws IOException, InterruptedException {
-        childClassPath = ChildClassPath.snapshot(shared.resolve("classpath"));
-        Files.createDirectories(shared.resolve("native"));
+    CrashRecoveryTest() {
+        super("crash");
     }
 
     @AfterEach
     void killEveryChild() {
         children.forEach(CrashChild::close);
-        System.out.println("[crash] seed " + seed + (summary.isEmpty() ? "" : "\n[crash] " + String.join(
-                "\n[crash] ", summary)));
     }
 
     @Test
@@ -447,7 +426,7 @@ class CrashRecoveryTest {
     private CrashChild spawn(FaultPoint fault, int triggerCommit) throws IOException {
         Path stderr = temp.resolve("child-" + (++spawned) + "-" + fault.argument() + ".stderr");
         CrashChild child = CrashChild.spawn(dataDirectory(), fault, triggerCommit, clockShift, stderr,
-                childClassPath, shared.resolve("native"));
+                childClassPath(), nativeDirectory());
         children.add(child);
         return child;
     }
@@ -456,17 +435,9 @@ class CrashRecoveryTest {
         return Files.createDirectories(temp.resolve("data"));
     }
 
-    private String key(String phase) {
-        return Long.toHexString(seed) + "-" + phase;
-    }
-
     private static String describe(Load load, long startNanos) {
         return load.acknowledgedEvents() + " acknowledged events in " + load.requests() + " requests, "
                 + load.unanswered() + " unanswered " + load.errors() + ", " + millisSince(startNanos) + " ms";
-    }
-
-    private static long millisSince(long nanos) {
-        return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - nanos);
     }
 
     private static int entries(String marker) {

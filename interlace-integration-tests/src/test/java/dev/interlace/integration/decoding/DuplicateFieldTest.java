@@ -9,6 +9,8 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import dev.interlace.runtime.stream.DuplicateFieldException;
 import dev.interlace.runtime.stream.EventDecoder;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * Duplicate keys in one object are an error: the payload is ambiguous, so it is refused as a whole
@@ -23,6 +25,15 @@ class DuplicateFieldTest {
         return thrown;
     }
 
+    private static EventDecoder<?> decoder(String stream) {
+        return switch (stream) {
+            case "all_types" -> new AllTypesDecoder();
+            case "quarantined" -> new QuarantinedDecoder();
+            case "evolving" -> new EvolvingDecoder();
+            default -> throw new IllegalArgumentException(stream);
+        };
+    }
+
     @Test
     void aDeclaredFieldSentTwiceIsRefused() {
         DuplicateFieldException thrown = duplicate(new AllTypesDecoder(), "{'s': 'a', 'b': 1, 's': 'b'}");
@@ -30,60 +41,24 @@ class DuplicateFieldTest {
         assertThat(thrown.getOriginalMessage()).contains("duplicate field \"s\"");
     }
 
-    @Test
-    void aDeclaredFieldSentTwiceWithTheSameValueIsStillRefused() {
-        assertThat(duplicate(new AllTypesDecoder(), "{'b': 1, 'b': 1}").field()).isEqualTo("b");
-    }
-
-    @Test
-    void aDeclaredFieldSentTwiceIsRefusedEvenWhenTheFirstValueWasInvalid() {
-        assertThat(duplicate(new AllTypesDecoder(), "{'b': 'x', 'b': 1}").field()).isEqualTo("b");
-    }
-
-    @Test
-    void aDeclaredFieldSentTwiceIsRefusedEvenWhenTheFirstValueWasNull() {
-        assertThat(duplicate(new AllTypesDecoder(), "{'s': null, 's': 'a'}").field()).isEqualTo("s");
-    }
-
-    @Test
-    void aDuplicateInsideANestedJsonValueIsRefused() {
-        assertThat(duplicate(new AllTypesDecoder(), "{'j': {'a': 1, 'a': 2}}").field()).isEqualTo("a");
-    }
-
-    @Test
-    void aDuplicateDeepInsideArraysOfAJsonValueIsRefused() {
-        assertThat(duplicate(new AllTypesDecoder(), "{'j': [1, [{'ok': 1}, {'x': {'y': 1, 'y': 2}}]]}").field())
-                .isEqualTo("y");
-    }
-
-    @Test
-    void aDuplicateInsideAValueOfTheWrongTypeIsStillRefused() {
-        assertThat(duplicate(new AllTypesDecoder(), "{'b': {'x': 1, 'x': 2}}").field()).isEqualTo("x");
-    }
-
-    @Test
-    void anUndeclaredFieldSentTwiceIsRefused() {
-        assertThat(duplicate(new AllTypesDecoder(), "{'extra': 1, 's': 'a', 'extra': 2}").field()).isEqualTo("extra");
-    }
-
-    @Test
-    void aDuplicateInsideAnUndeclaredValueIsRefused() {
-        assertThat(duplicate(new AllTypesDecoder(), "{'extra': {'k': 1, 'k': 1}}").field()).isEqualTo("k");
-    }
-
-    @Test
-    void anUndeclaredFieldSentTwiceIsRefusedInAQuarantiningStream() {
-        assertThat(duplicate(new QuarantinedDecoder(), "{'id': 'a', 'x': 1, 'x': 2}").field()).isEqualTo("x");
-    }
-
-    @Test
-    void anUndeclaredFieldSentTwiceIsRefusedInAnEvolvingStream() {
-        assertThat(duplicate(new EvolvingDecoder(), "{'n': 1, 'extra': 1, 'extra': 2}").field()).isEqualTo("extra");
-    }
-
-    @Test
-    void aDuplicateInsideAnEvolvingFieldsValueIsRefused() {
-        assertThat(duplicate(new EvolvingDecoder(), "{'n': 1, 'extra': [{'k': 1, 'k': 2}]}").field()).isEqualTo("k");
+    /** A field sent twice, declared or not, at the top or nested anywhere: refused, naming the field. */
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', quoteCharacter = '"', textBlock = """
+            declared, the same value twice  | all_types   | {'b': 1, 'b': 1}                                 | b
+            declared, first value invalid   | all_types   | {'b': 'x', 'b': 1}                               | b
+            declared, first value null      | all_types   | {'s': null, 's': 'a'}                            | s
+            nested in a JSON value          | all_types   | {'j': {'a': 1, 'a': 2}}                          | a
+            deep in arrays of a JSON value  | all_types   | {'j': [1, [{'ok': 1}, {'x': {'y': 1, 'y': 2}}]]} | y
+            in a value of the wrong type    | all_types   | {'b': {'x': 1, 'x': 2}}                          | x
+            undeclared                      | all_types   | {'extra': 1, 's': 'a', 'extra': 2}               | extra
+            in an undeclared value          | all_types   | {'extra': {'k': 1, 'k': 1}}                      | k
+            undeclared, quarantining stream | quarantined | {'id': 'a', 'x': 1, 'x': 2}                      | x
+            undeclared, evolving stream     | evolving    | {'n': 1, 'extra': 1, 'extra': 2}                 | extra
+            in an evolving field's value    | evolving    | {'n': 1, 'extra': [{'k': 1, 'k': 2}]}            | k
+            """)
+    void aDuplicateAnywhereIsRefusedNamingTheDuplicatedField(String description, String stream, String singleQuoted,
+            String field) {
+        assertThat(duplicate(decoder(stream), singleQuoted).field()).isEqualTo(field);
     }
 
     @Test

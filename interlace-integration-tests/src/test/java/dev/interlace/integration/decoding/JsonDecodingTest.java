@@ -1,10 +1,13 @@
 package dev.interlace.integration.decoding;
 
 import static dev.interlace.integration.decoding.Decoding.allTypes;
+import static dev.interlace.integration.decoding.Decoding.json;
 import static dev.interlace.integration.decoding.Decoding.valid;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /** {@code json} takes any JSON value, kept as compact JSON text with numbers exactly as sent. */
 class JsonDecodingTest {
@@ -13,25 +16,27 @@ class JsonDecodingTest {
         return valid(new AllTypesDecoder(), payload).event().j();
     }
 
-    @Test
-    void jsonKeepsNestedObjectsAndArraysAsCompactTextWithExactNumbers() {
-        assertThat(jsonColumn("{\"j\": { \"a\" : [1, 2.50, {\"b\": null}] }}")).isEqualTo("{\"a\":[1,2.50,{\"b\":null}]}");
-    }
-
-    @Test
-    void jsonKeepsFieldOrderAsSent() {
-        assertThat(jsonColumn("{\"j\": {\"z\": 1, \"a\": 2, \"m\": 3}}")).isEqualTo("{\"z\":1,\"a\":2,\"m\":3}");
-    }
-
-    @Test
-    void jsonKeepsNumbersExactlyWithoutPassingThroughADouble() {
-        assertThat(jsonColumn("{\"j\": [0.1, 49.50, 123456789012345678901234567890, -0.000001]}"))
-                .isEqualTo("[0.1,49.50,123456789012345678901234567890,-0.000001]");
-    }
-
-    @Test
-    void jsonAcceptsAStringValueAsJsonText() {
-        assertThat(jsonColumn("{\"j\": \"hello\"}")).isEqualTo("\"hello\"");
+    /**
+     * Any JSON value is kept as compact text: nested objects and arrays, fields in the order sent, numbers exactly as
+     * sent, strings as JSON text, Unicode, booleans, empty values and a null inside a value.
+     * Both columns are single-quoted JSON.
+     */
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', quoteCharacter = '"', textBlock = """
+            {'j': { 'a' : [1, 2.50, {'b': null}] }} | {'a':[1,2.50,{'b':null}]}
+            {'j': {'z': 1, 'a': 2, 'm': 3}}         | {'z':1,'a':2,'m':3}
+            {'j': 'hello'}                          | 'hello'
+            {'j': {'name': '漢字 \uD83D\uDE00'}}      | {'name':'漢字 \uD83D\uDE00'}
+            {'j': 42}                               | 42
+            {'j': 2.50}                             | 2.50
+            {'j': true}                             | true
+            {'j': false}                            | false
+            {'j': {}}                               | {}
+            {'j': []}                               | []
+            {'j': [null]}                           | [null]
+            """)
+    void jsonKeepsAnyValueAsCompactTextExactlyAsSent(String singleQuoted, String expected) {
+        assertThat(jsonColumn(json(singleQuoted))).isEqualTo(json(expected));
     }
 
     @Test
@@ -40,14 +45,9 @@ class JsonDecodingTest {
     }
 
     @Test
-    void jsonKeepsUnicodeInsideValues() {
-        assertThat(jsonColumn("{\"j\": {\"name\": \"漢字 \uD83D\uDE00\"}}")).isEqualTo("{\"name\":\"漢字 \uD83D\uDE00\"}");
-    }
-
-    @Test
-    void jsonAcceptsANumberValue() {
-        assertThat(jsonColumn("{\"j\": 42}")).isEqualTo("42");
-        assertThat(jsonColumn("{\"j\": 2.50}")).isEqualTo("2.50");
+    void jsonKeepsNumbersExactlyWithoutPassingThroughADouble() {
+        assertThat(jsonColumn("{\"j\": [0.1, 49.50, 123456789012345678901234567890, -0.000001]}"))
+                .isEqualTo("[0.1,49.50,123456789012345678901234567890,-0.000001]");
     }
 
     @Test
@@ -58,25 +58,8 @@ class JsonDecodingTest {
     }
 
     @Test
-    void jsonAcceptsBooleans() {
-        assertThat(jsonColumn("{\"j\": true}")).isEqualTo("true");
-        assertThat(jsonColumn("{\"j\": false}")).isEqualTo("false");
-    }
-
-    @Test
-    void jsonAcceptsEmptyObjectsAndArrays() {
-        assertThat(jsonColumn("{\"j\": {}}")).isEqualTo("{}");
-        assertThat(jsonColumn("{\"j\": []}")).isEqualTo("[]");
-    }
-
-    @Test
     void jsonNullIsNoValueRatherThanTheTextNull() {
         assertThat(allTypes("{'j': null}").j()).isNull();
-    }
-
-    @Test
-    void jsonNullNestedInsideAValueIsKept() {
-        assertThat(jsonColumn("{\"j\": [null]}")).isEqualTo("[null]");
     }
 
     @Test

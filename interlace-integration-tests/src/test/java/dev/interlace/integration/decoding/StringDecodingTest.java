@@ -7,37 +7,25 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /** {@code string} takes exactly a JSON string, which must be valid Unicode. */
 class StringDecodingTest {
 
-    @Test
-    void stringAcceptsPlainText() {
-        assertThat(allTypes("{'s': 'hello'}").s()).isEqualTo("hello");
-    }
-
-    @Test
-    void stringAcceptsTheEmptyStringAsAValueNotAsNull() {
-        assertThat(allTypes("{'s': ''}").s()).isEmpty();
-    }
-
-    @Test
-    void stringKeepsEmojiExactly() {
-        String emoji = "\uD83D\uDE00 \uD83D\uDC69\u200D\uD83D\uDC69\u200D\uD83D\uDC67 \uD83C\uDDEB\uD83C\uDDF7";
-        assertThat(allTypes("{'s': '" + emoji + "'}").s()).isEqualTo(emoji);
-    }
-
-    @Test
-    void stringKeepsCjkTextExactly() {
-        assertThat(allTypes("{'s': '漢字テスト 한국어'}").s()).isEqualTo("漢字テスト 한국어");
-    }
-
-    @Test
-    void stringKeepsCombiningCharactersWithoutNormalising() {
-        String decomposed = "e\u0301"; // e + COMBINING ACUTE ACCENT, not the precomposed U+00E9
-        String decoded = allTypes("{'s': '" + decomposed + "'}").s();
-        assertThat(decoded).isEqualTo(decomposed).hasSize(2).isNotEqualTo("\u00E9");
+    /**
+     * Plain text; the empty string as a value, not as null; emoji, CJK text and combining characters exactly as sent
+     * (never normalised: {@code e} and COMBINING ACUTE ACCENT stay two characters, not the precomposed U+00E9).
+     */
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', quoteCharacter = '"', textBlock = """
+            plain text           | hello
+            the empty string     | ""
+            emoji                | \uD83D\uDE00 \uD83D\uDC69\u200D\uD83D\uDC69\u200D\uD83D\uDC67 \uD83C\uDDEB\uD83C\uDDF7
+            CJK text             | 漢字テスト 한국어
+            combining characters | e\u0301
+            """)
+    void stringKeepsTextExactlyAsSent(String description, String text) {
+        assertThat(allTypes("{'s': '" + text + "'}").s()).isEqualTo(text);
     }
 
     @Test
@@ -54,26 +42,26 @@ class StringDecodingTest {
                 .isEqualTo("quote \" backslash \\ slash / tab \t newline \n escaped A");
     }
 
-    @Test
-    void stringRejectsAnUnpairedHighSurrogateEscape() {
-        assertError(allTypesError("{'s': '\\ud800'}"), "s", "Unicode", "surrogate");
-    }
-
+    /**
+     * An unpaired surrogate escape (high or low, alone, twice, reversed, at the end) is not Unicode; every other JSON
+     * type is not a string. The reason contains each of the {@code ;}-separated fragments.
+     */
     @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = {"\\udc00", "a\\ud800b", "\\ud800\\ud800", "\\ude00\\ud83d", "end \\ud83d"})
-    void stringRejectsEveryUnpairedSurrogateEscape(String escaped) {
-        assertError(allTypesError("{'s': '" + escaped + "'}"), "s", "surrogate");
-    }
-
-    @Test
-    void stringRejectsNumbers() {
-        assertError(allTypesError("{'s': 5}"), "s", "expected a string", "number");
-    }
-
-    @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = {"5", "1.5", "true", "['a']", "{'a': 'b'}"})
-    void stringRejectsEveryOtherJsonType(String value) {
-        assertError(allTypesError("{'s': " + value + "}"), "s", "expected a string");
+    @CsvSource(delimiter = '|', quoteCharacter = '"', textBlock = """
+            '\\ud800'         | Unicode;surrogate
+            '\\udc00'         | surrogate
+            'a\\ud800b'       | surrogate
+            '\\ud800\\ud800'   | surrogate
+            '\\ude00\\ud83d'   | surrogate
+            'end \\ud83d'     | surrogate
+            5                | expected a string;number
+            1.5              | expected a string
+            true             | expected a string
+            ['a']            | expected a string
+            {'a': 'b'}       | expected a string
+            """)
+    void stringRejectsUnpairedSurrogatesAndEveryOtherJsonType(String value, String reasonFragments) {
+        assertError(allTypesError("{'s': " + value + "}"), "s", reasonFragments.split(";"));
     }
 
     @Test

@@ -4,27 +4,22 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.interlace.integration.crash.ChildJvm;
 import dev.interlace.integration.crash.CrashChildren;
+import dev.interlace.integration.crash.CrashHarness;
 import dev.interlace.runtime.flush.FlushListener;
 import dev.interlace.runtime.flush.Flusher;
 import dev.interlace.runtime.testing.Eventually;
 import dev.interlace.runtime.testing.Pause;
 import java.io.IOException;
-import dev.interlace.integration.crash.ChildClassPath;
 import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.CleanupMode;
-import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -47,40 +42,23 @@ import org.junit.jupiter.params.provider.EnumSource;
  * {@code -Dflushcrash.seed=N}.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
-class FlushCrashTest {
+class FlushCrashTest extends CrashHarness {
 
     private static final Duration LOAD_LIMIT = Duration.ofSeconds(20);
     private static final Duration HALT_WITHIN = Duration.ofSeconds(20);
     private static final Duration CATCH_UP = Duration.ofSeconds(30);
     private static final int BATCH = FlushCrashServerMain.BATCH_ROWS;
 
-    /** The children's class path (a copy of the build outputs) and scratch space, shared by every test. */
-    @TempDir
-    static Path shared;
-
-    private static String childClassPath;
-
-    /** Kept when a test fails: the children's stderr files and the data directory are the post-mortem. */
-    @TempDir(cleanup = CleanupMode.ON_SUCCESS)
-    Path temp;
-
-    private final long seed = Long.getLong("flushcrash.seed", System.nanoTime());
-    private final Random random = new Random(seed);
-    private final List<String> summary = new ArrayList<>();
     private final CrashChildren children = new CrashChildren(FlushCrashServerMain.class,
             FlushCrashServerMain.FAULT_FIRED, summary);
 
-    @BeforeAll
-    static void copyTheClassPath() throws IOException, InterruptedException {
-        childClassPath = ChildClassPath.snapshot(shared.resolve("classpath"));
-        Files.createDirectories(shared.resolve("native"));
+    FlushCrashTest() {
+        super("flush-crash");
     }
 
     @AfterEach
     void killEveryChild() {
         children.close();
-        System.out.println("[flush-crash] seed " + seed + (summary.isEmpty() ? "" : "\n[flush-crash] "
-                + String.join("\n[flush-crash] ", summary)));
     }
 
     // ------------------------------------------------------------------------------------------ the crash matrix
@@ -454,18 +432,8 @@ class FlushCrashTest {
 
     private String awaitHalt(ChildJvm child, PublishLoad load, FlushFault fault, int trigger, long loadStart,
             String stream) throws InterruptedException {
-        boolean halted = child.awaitExit(HALT_WITHIN);
-        load.stop();
-        boolean clientsEnded = load.awaitEnd(Duration.ofSeconds(30));
-        child.close();
-        assertThat(halted).as("%s halted within %s (%s)\n%s", child, HALT_WITHIN, load.describe(),
-                child.diagnostics()).isTrue();
-        assertThat(clientsEnded).as("every client stopped").isTrue();
-        assertThat(load.anomalies()).as("answers that break the publish contract").isEmpty();
-        assertThat(child.exitStatus()).as("exit status\n%s", child.diagnostics()).isEqualTo(FaultTrigger.HALT_STATUS);
-        String marker = child.faultMarker();
-        assertThat(marker).as("the child halted at its fault point\n%s", child.diagnostics())
-                .startsWith(fault.argument() + " hit=" + trigger + " target=" + stream + " ");
+        String marker = load.awaitHaltOf(child, HALT_WITHIN, FaultTrigger.HALT_STATUS,
+                fault.argument() + " hit=" + trigger + " target=" + stream + " ");
         summary.add("halt at " + marker + " after " + load.describe() + ", " + millisSince(loadStart) + " ms");
         return marker;
     }
@@ -518,11 +486,7 @@ class FlushCrashTest {
     }
 
     private ChildJvm start(FlushFault fault, int trigger) throws IOException {
-        return children.start(temp, childClassPath, shared.resolve("native"), fault.argument(), trigger);
-    }
-
-    private String key(String phase) {
-        return Long.toHexString(seed) + "-" + phase;
+        return children.start(temp, childClassPath(), nativeDirectory(), fault.argument(), trigger);
     }
 
     private static long markerWatermark(String marker) {
@@ -531,18 +495,5 @@ class FlushCrashTest {
 
     private static long markerRows(String marker) {
         return Long.parseLong(field(marker, "rows"));
-    }
-
-    private static String field(String marker, String name) {
-        for (String part : marker.split(" ")) {
-            if (part.startsWith(name + "=")) {
-                return part.substring(name.length() + 1);
-            }
-        }
-        throw new IllegalArgumentException("no " + name + " in marker " + marker);
-    }
-
-    private static long millisSince(long nanos) {
-        return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - nanos);
     }
 }

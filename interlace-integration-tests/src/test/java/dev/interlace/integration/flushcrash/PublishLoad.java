@@ -1,7 +1,10 @@
 package dev.interlace.integration.flushcrash;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.interlace.integration.crash.ChildJvm;
 import dev.interlace.integration.crash.Threads;
 import dev.interlace.runtime.testing.Eventually;
 import dev.interlace.runtime.testing.Pause;
@@ -209,5 +212,27 @@ public final class PublishLoad {
     public String describe() {
         return acknowledged.size() + " acknowledged events in " + requests.get() + " requests, " + unanswered.get()
                 + " unanswered";
+    }
+
+    /**
+     * Once {@code child} halted itself under this load (or {@code within} passed), stops the load and the child, and
+     * requires: the halt, every client stopped, no answer that breaks the publish contract, exit {@code haltStatus}
+     * and a fault marker that starts with {@code markerPrefix}, which it returns.
+     */
+    public String awaitHaltOf(ChildJvm child, Duration within, int haltStatus, String markerPrefix)
+            throws InterruptedException {
+        boolean halted = child.awaitExit(within);
+        stop();
+        boolean clientsEnded = awaitEnd(Duration.ofSeconds(30));
+        child.close();
+        assertThat(halted).as("%s halted within %s (%s)\n%s", child, within, describe(), child.diagnostics())
+                .isTrue();
+        assertThat(clientsEnded).as("every client stopped").isTrue();
+        assertThat(anomalies()).as("answers that break the publish contract").isEmpty();
+        assertThat(child.exitStatus()).as("exit status\n%s", child.diagnostics()).isEqualTo(haltStatus);
+        String marker = child.faultMarker();
+        assertThat(marker).as("the child halted at its fault point\n%s", child.diagnostics())
+                .startsWith(markerPrefix);
+        return marker;
     }
 }

@@ -18,7 +18,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -92,19 +91,8 @@ class ConsoleBrowserTest {
     }
 
     @AfterAll
-    static void stop() throws IOException {
-        try {
-            if (browser != null) {
-                browser.close();
-            }
-        } finally {
-            if (api != null) {
-                api.close();
-            }
-            try (Stream<Path> paths = Files.walk(dataDirectory)) {
-                paths.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
-            }
-        }
+    static void stop() {
+        HeadlessChromium.closeAll(browser, api, dataDirectory);
     }
 
     @AfterEach

@@ -7,10 +7,8 @@ import dev.interlace.runtime.auth.Scope;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
 import java.util.List;
 import java.util.logging.Level;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -40,19 +38,8 @@ class ConsoleKeysBrowserTest {
     }
 
     @AfterAll
-    static void stop() throws IOException {
-        try {
-            if (browser != null) {
-                browser.close();
-            }
-        } finally {
-            if (api != null) {
-                api.close();
-            }
-            try (Stream<Path> paths = Files.walk(dataDirectory)) {
-                paths.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
-            }
-        }
+    static void stop() {
+        HeadlessChromium.closeAll(browser, api, dataDirectory);
     }
 
     @Test

@@ -153,6 +153,28 @@ final class HeadlessChromium implements AutoCloseable {
         }
     }
 
+    /**
+     * After a console test class: closes {@code browser}, then {@code api}, then deletes {@code dataDirectory}; each
+     * step also when the one before failed, or never started (null).
+     */
+    static void closeAll(HeadlessChromium browser, TestServer api, Path dataDirectory) {
+        try {
+            if (browser != null) {
+                browser.close();
+            }
+        } finally {
+            try {
+                if (api != null) {
+                    api.close();
+                }
+            } finally {
+                if (dataDirectory != null) {
+                    delete(dataDirectory);
+                }
+            }
+        }
+    }
+
     private static void delete(Path directory) {
         try (Stream<Path> paths = Files.walk(directory)) {
             paths.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());

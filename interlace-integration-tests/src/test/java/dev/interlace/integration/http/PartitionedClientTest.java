@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.google.inject.AbstractModule;
 import dev.interlace.client.EventPage;
 import dev.interlace.client.InterlaceClient;
 import dev.interlace.client.PartitionResult;
@@ -19,6 +18,7 @@ import dev.interlace.runtime.stream.StreamCatalog;
 import dev.interlace.runtime.stream.StreamDescriptor;
 import dev.interlace.runtime.stream.StreamPartitions;
 import dev.interlace.runtime.testing.Eventually;
+import dev.interlace.runtime.testing.FaultModules;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -135,21 +135,7 @@ class PartitionedClientTest {
     @Test
     void aRefusalStoredInPartNamesThePartitionsStoredAndNot(@TempDir Path data, @TempDir Path build) {
         // Nothing is materialised (the warehouse fails every commit): each partition's backlog only grows.
-        AbstractModule failingWarehouse = new AbstractModule() {
-            @Override
-            protected void configure() {
-                com.google.inject.multibindings.Multibinder.newSetBinder(binder(),
-                        dev.interlace.runtime.flush.FlushListener.class).addBinding()
-                        .toInstance(new dev.interlace.runtime.flush.FlushListener() {
-                            @Override
-                            public void beforeCommit(dev.interlace.runtime.warehouse.Warehouse.Target target,
-                                    long newWatermark, int rows) {
-                                throw new IllegalStateException("warehouse unavailable (test fault)");
-                            }
-                        });
-            }
-        };
-        try (TestServer server = TestServer.startWith(data, catalog(build), List.of(failingWarehouse),
+        try (TestServer server = TestServer.startWith(data, catalog(build), List.of(FaultModules.failingWarehouse()),
                 "--max-pending", "6")) {
             InterlaceClient client = InterlaceClient.builder(server.server.uri()).retryDeadline(Duration.ZERO)
                     .build();

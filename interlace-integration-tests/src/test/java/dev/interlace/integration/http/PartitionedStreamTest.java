@@ -16,6 +16,7 @@ import dev.interlace.runtime.stream.StreamCatalog;
 import dev.interlace.runtime.stream.StreamDescriptor;
 import dev.interlace.runtime.stream.StreamPartitions;
 import dev.interlace.runtime.testing.Eventually;
+import dev.interlace.runtime.testing.FaultModules;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -195,7 +196,7 @@ class PartitionedStreamTest {
 
             // Every event once in the warehouse, in the partition its key hashes to, at the offset it was given.
             JsonNode rows = sql(server, "SELECT payment_id, _partition, _offset FROM streams.payments");
-            assertEachKeyOnceInItsPartition(rows, 220);
+            assertEachKeyOnceInItsPartition(rows, 220, PARTITIONS);
             for (JsonNode row : rows) {
                 if (stored.containsKey(row.get(0).asText())) {
                     assertThat(row.get(2).asInt()).isEqualTo(stored.get(row.get(0).asText())[1]);
@@ -412,12 +413,9 @@ class PartitionedStreamTest {
                 return true;
             });
             JsonNode rows = sql(server, "SELECT visit_id, _partition, referrer FROM streams.visits");
-            assertThat(rows).hasSize(32);
-            Set<String> seen = new HashSet<>();
+            assertEachKeyOnceInItsPartition(rows, 32, 4);
             for (JsonNode row : rows) {
                 String key = row.get(0).asText();
-                assertThat(seen.add(key)).as(key + " once").isTrue();
-                assertThat(row.get(1).asInt()).isEqualTo(StreamPartitions.partitionOfKey(key, 4));
                 assertThat(row.get(2).isNull()).as(key).isEqualTo(key.startsWith("ok-"));
             }
         }
@@ -428,22 +426,8 @@ class PartitionedStreamTest {
             @TempDir Path build) {
         StreamDescriptor payments = RebuiltStream.compile(build, "partitioned.v4", "Payments", payments(PARTITIONS));
         // Nothing is materialised (the warehouse fails every commit): each partition's backlog only grows.
-        AbstractModule failingWarehouse = new AbstractModule() {
-            @Override
-            protected void configure() {
-                com.google.inject.multibindings.Multibinder.newSetBinder(binder(),
-                        dev.interlace.runtime.flush.FlushListener.class).addBinding()
-                        .toInstance(new dev.interlace.runtime.flush.FlushListener() {
-                            @Override
-                            public void beforeCommit(dev.interlace.runtime.warehouse.Warehouse.Target target,
-                                    long newWatermark, int rows) {
-                                throw new IllegalStateException("warehouse unavailable (test fault)");
-                            }
-                        });
-            }
-        };
-        try (TestServer server = TestServer.startWith(data, catalog(payments), List.of(failingWarehouse),
-                "--max-pending", "6")) {
+        try (TestServer server = TestServer.startWith(data, catalog(payments),
+                List.of(FaultModules.failingWarehouse()), "--max-pending", "6")) {
             List<String> first = new ArrayList<>(keysIn(1, 4, 0));
             first.addAll(keysIn(3, 1, 0));
             assertThat(server.post("/streams/payments", "application/x-ndjson", events(first)).status())
@@ -627,20 +611,8 @@ class PartitionedStreamTest {
                 "SELECT payment_id, _partition AS p, _offset AS o FROM streams.payments", "test");
         try (TestServer server = TestServer.startWith(data, catalog(payments), List.of(models(incremental)))) {
             // Many small requests: flushes of the four partitions and model runs interleave.
-            for (int from = 0; from < 300; from += 10) {
-                assertThat(server.post("/streams/payments", "application/x-ndjson", batch(from, from + 10))
-                        .status()).isEqualTo(200);
-            }
-            assertThat(server.post("/streams/payments", "application/x-ndjson", batch(0, 300)).body()
-                    .get("deduplicated").asLong()).isEqualTo(300);
-            Eventually.get("the incremental model has every event", Duration.ofSeconds(30),
-                    () -> sql(server, "SELECT count(*) FROM main.payment_log"),
-                    rows -> rows.get(0).get(0).asLong() >= 300);
-            JsonNode rows = sql(server, "SELECT payment_id, p, o FROM main.payment_log");
-            assertEachKeyOnceInItsPartition(rows, 300);
-            JsonNode sameAsTable = sql(server, "SELECT count(*) FROM main.payment_log l JOIN streams.payments s"
-                    + " ON l.payment_id = s.payment_id AND l.p = s._partition AND l.o = s._offset");
-            assertThat(sameAsTable.get(0).get(0).asLong()).isEqualTo(300);
+            publishThreeHundredInSmallRequestsAndRetryThem(server);
+            assertTheModelHasEachPaymentOnceAsInTheStream(server, "main.payment_log", PARTITIONS);
         }
     }
 
@@ -663,26 +635,8 @@ class PartitionedStreamTest {
                 }, "test");
         try (TestServer server = TestServer.startWith(data, catalog(payments), List.of(models(incremental)))) {
             // Many small requests: flushes of the two partitions and model runs interleave.
-            for (int from = 0; from < 300; from += 10) {
-                assertThat(server.post("/streams/payments", "application/x-ndjson", batch(from, from + 10))
-                        .status()).isEqualTo(200);
-            }
-            assertThat(server.post("/streams/payments", "application/x-ndjson", batch(0, 300)).body()
-                    .get("deduplicated").asLong()).isEqualTo(300);
-            Eventually.get("the Java model has every event", Duration.ofSeconds(30),
-                    () -> sql(server, "SELECT count(*) FROM main.payment_rows"),
-                    rows -> rows.get(0).get(0).asLong() >= 300);
-            JsonNode rows = sql(server, "SELECT payment_id, p, o FROM main.payment_rows");
-            assertThat(rows).hasSize(300);
-            Set<String> seen = new HashSet<>();
-            for (JsonNode row : rows) {
-                String key = row.get(0).asText();
-                assertThat(seen.add(key)).as(key + " once").isTrue();
-                assertThat(row.get(1).asInt()).isEqualTo(StreamPartitions.partitionOfKey(key, 2));
-            }
-            JsonNode sameAsTable = sql(server, "SELECT count(*) FROM main.payment_rows l JOIN streams.payments s"
-                    + " ON l.payment_id = s.payment_id AND l.p = s._partition AND l.o = s._offset");
-            assertThat(sameAsTable.get(0).get(0).asLong()).isEqualTo(300);
+            publishThreeHundredInSmallRequestsAndRetryThem(server);
+            assertTheModelHasEachPaymentOnceAsInTheStream(server, "main.payment_rows", 2);
             assertThat(conditions).as("each run's delta names both partitions")
                     .allSatisfy(condition -> assertThat(condition).contains("_partition = 0")
                             .contains("_partition = 1"));
@@ -695,14 +649,41 @@ class PartitionedStreamTest {
         return answer.body().get("rows");
     }
 
-    /** Requires {@code rows} (key, partition, ...) to be {@code count} keys, each once, in its key's partition. */
-    private static void assertEachKeyOnceInItsPartition(JsonNode rows, int count) {
+    /**
+     * Requires {@code rows} (key, partition, ...) to be {@code count} keys, each once, in its key's partition of
+     * {@code partitions}.
+     */
+    private static void assertEachKeyOnceInItsPartition(JsonNode rows, int count, int partitions) {
         assertThat(rows).hasSize(count);
         Set<String> seen = new HashSet<>();
         for (JsonNode row : rows) {
             String key = row.get(0).asText();
             assertThat(seen.add(key)).as(key + " once").isTrue();
-            assertThat(row.get(1).asInt()).as(key).isEqualTo(StreamPartitions.partitionOfKey(key, PARTITIONS));
+            assertThat(row.get(1).asInt()).as(key).isEqualTo(StreamPartitions.partitionOfKey(key, partitions));
         }
+    }
+
+    /**
+     * Once model {@code table} (payment_id, p, o) has the 300 payments: each once, in its key's partition of
+     * {@code partitions}, with the partition and offset it has in the stream.
+     */
+    private static void assertTheModelHasEachPaymentOnceAsInTheStream(TestServer server, String table,
+            int partitions) {
+        Eventually.get(table + " has every event", Duration.ofSeconds(30),
+                () -> sql(server, "SELECT count(*) FROM " + table), rows -> rows.get(0).get(0).asLong() >= 300);
+        assertEachKeyOnceInItsPartition(sql(server, "SELECT payment_id, p, o FROM " + table), 300, partitions);
+        JsonNode sameAsTable = sql(server, "SELECT count(*) FROM " + table + " l JOIN streams.payments s"
+                + " ON l.payment_id = s.payment_id AND l.p = s._partition AND l.o = s._offset");
+        assertThat(sameAsTable.get(0).get(0).asLong()).isEqualTo(300);
+    }
+
+    /** Payments 0 to 299 in requests of ten, each answered 200, then all again in one request: all deduplicated. */
+    private static void publishThreeHundredInSmallRequestsAndRetryThem(TestServer server) {
+        for (int from = 0; from < 300; from += 10) {
+            assertThat(server.post("/streams/payments", "application/x-ndjson", batch(from, from + 10)).status())
+                    .isEqualTo(200);
+        }
+        assertThat(server.post("/streams/payments", "application/x-ndjson", batch(0, 300)).body()
+                .get("deduplicated").asLong()).isEqualTo(300);
     }
 }

@@ -3,15 +3,9 @@ package dev.interlace.integration.kafka;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.interlace.log.kafka.testing.KafkaCluster;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.UUID;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code GET /logs/api}, {@code /logs/sys} and {@code /correlate} on a Kafka-log cluster answer for every node: each
@@ -19,26 +13,17 @@ import org.junit.jupiter.api.io.TempDir;
  * node the client sent it to, naming the node that served it), and a node that does not answer is named, the answer
  * then incomplete.
  */
-class ClusterRecordsTest {
+class ClusterRecordsTest extends KafkaNodeTest {
 
-    private static final String TWO_ORDERS = "[{\"order_id\": \"a\", \"total\": 1.50},"
-            + " {\"order_id\": \"b\", \"total\": 2.00}]";
-
-    @TempDir
-    Path directory;
-
-    private final String bootstrap = KafkaCluster.shared().bootstrap();
-    private final String prefix = "records-" + UUID.randomUUID().toString().substring(0, 8) + ".";
+    ClusterRecordsTest() {
+        super("records");
+    }
 
     @Test
     void eitherNodeListsEveryNodesRequestsOnceAndNamesANodeThatDoesNotAnswer() throws Exception {
-        Path secret = directory.resolve("cluster.secret");
-        Files.writeString(secret, "a cluster secret of at least thirty-two bytes\n");
-        Files.setPosixFilePermissions(secret, PosixFilePermissions.fromString("rw-------"));
-        try (ServeNode first = ServeNode.start(directory.resolve("first"), bootstrap, prefix,
-                "--cluster-secret-file", secret.toString());
-                ServeNode second = ServeNode.start(directory.resolve("second"), bootstrap, prefix,
-                        "--cluster-secret-file", secret.toString())) {
+        String[] cluster = clusterFlags();
+        try (ServeNode first = node("first", cluster);
+                ServeNode second = node("second", cluster)) {
             ServeNode holder = ForwardingTest.holderOf("orders", first, second);
             ServeNode other = holder == first ? second : first;
             String firstUrl = first.uri.toString();

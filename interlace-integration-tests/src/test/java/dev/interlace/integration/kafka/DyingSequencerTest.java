@@ -3,15 +3,10 @@ package dev.interlace.integration.kafka;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.interlace.log.kafka.testing.KafkaCluster;
 import dev.interlace.runtime.health.ComponentHealth;
 import dev.interlace.runtime.testing.Eventually;
-import java.nio.file.Path;
 import java.time.Duration;
-import java.util.UUID;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A sequencer whose thread dies on an error that is not the virtual machine's is never silent: the node's
@@ -19,13 +14,11 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code component_failed} record is written, and the process exits with status 4 so that a supervisor restarts it;
  * the restarted node serves the stream again with everything acknowledged before.
  */
-class DyingSequencerTest {
+class DyingSequencerTest extends KafkaNodeTest {
 
-    private final String bootstrap = KafkaCluster.shared().bootstrap();
-    private final String prefix = "dying-" + UUID.randomUUID().toString().substring(0, 8) + ".";
-
-    @TempDir
-    Path directory;
+    DyingSequencerTest() {
+        super("dying");
+    }
 
     @Test
     void aSequencerThatDiesFailsHealthLeavesARecordAndEndsTheProcessWithStatus4() throws Exception {

@@ -7,22 +7,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.interlace.client.InterlaceClient;
 import dev.interlace.client.testing.SelfSignedCertificate;
-import dev.interlace.log.kafka.testing.KafkaCluster;
 import dev.interlace.runtime.config.ClusterSecret;
 import dev.interlace.runtime.cluster.ForwardSignature;
 import dev.interlace.runtime.cluster.Peers;
 import dev.interlace.runtime.testing.Eventually;
-import java.io.IOException;
 import java.net.http.HttpRequest;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Two nodes of a Kafka-log cluster with a cluster secret: requests placed on a stream's sequencer, sent to the node
@@ -31,29 +27,19 @@ import org.junit.jupiter.api.io.TempDir;
  * trusts. (Without a secret the other node answers {@code 503 no_sequencer} naming the holder: {@link
  * KafkaServeTest}.)
  */
-class ForwardingTest {
+class ForwardingTest extends KafkaNodeTest {
 
     private static final String SECRET = "the secret these test nodes share, longer than 32 bytes";
-    private static final String TWO_ORDERS = "[{\"order_id\": \"a\", \"total\": 1.50},"
-            + " {\"order_id\": \"b\", \"total\": 2.00}]";
 
-    @TempDir
-    Path directory;
-
-    private final String bootstrap = KafkaCluster.shared().bootstrap();
-    private final String prefix = NodeFixtures.prefix("fwd");
-
-    private Path secretFile() throws IOException {
-        return NodeFixtures.clusterSecret(directory, SECRET);
+    ForwardingTest() {
+        super("fwd");
     }
 
     @Test
     void theNodeThatDoesNotHoldAStreamForwardsItsPublishesAndConsumerCallsToTheHolder() throws Exception {
-        String secret = secretFile().toString();
-        try (ServeNode first = ServeNode.start(directory.resolve("first"), bootstrap, prefix,
-                "--cluster-secret-file", secret);
-                ServeNode second = ServeNode.start(directory.resolve("second"), bootstrap, prefix,
-                        "--cluster-secret-file", secret)) {
+        String[] cluster = clusterFlags(SECRET);
+        try (ServeNode first = node("first", cluster);
+                ServeNode second = node("second", cluster)) {
             ServeNode holder = holderOf("orders", first, second);
             ServeNode other = holder == first ? second : first;
 
@@ -131,13 +117,12 @@ class ForwardingTest {
     void betweenNodesOnHttpsAForwardGoesOnlyToANodeWhoseCertificateIsTrusted() throws Exception {
         SelfSignedCertificate certificate = SelfSignedCertificate.generate(directory.resolve("tls"));
         SelfSignedCertificate stranger = SelfSignedCertificate.generate(directory.resolve("other-ca"));
-        String secret = secretFile().toString();
-        String[] tls = {"--tls-cert", certificate.certificatePem().toString(), "--tls-key",
-                certificate.privateKeyPem().toString(), "--cluster-secret-file", secret};
-        try (ServeNode trusting = ServeNode.start(directory.resolve("trusting"), bootstrap, prefix,
-                with(tls, "--cluster-ca-file", certificate.certificatePem().toString()));
-                ServeNode distrusting = ServeNode.start(directory.resolve("distrusting"), bootstrap, prefix,
-                        with(tls, "--cluster-ca-file", stranger.certificatePem().toString()))) {
+        String[] tls = with(clusterFlags(SECRET), "--tls-cert", certificate.certificatePem().toString(), "--tls-key",
+                certificate.privateKeyPem().toString());
+        try (ServeNode trusting = node("trusting", with(tls, "--cluster-ca-file",
+                        certificate.certificatePem().toString()));
+                ServeNode distrusting = node("distrusting", with(tls, "--cluster-ca-file",
+                        stranger.certificatePem().toString()))) {
             assertThat(trusting.uri.getScheme()).isEqualTo("https");
             // The group spreads the streams: wait until each node sequences one.
             List<String> streams = new ArrayList<>();

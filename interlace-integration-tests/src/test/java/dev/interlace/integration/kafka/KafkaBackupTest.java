@@ -4,29 +4,25 @@ import static dev.interlace.integration.kafka.NodeFixtures.rows;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.interlace.log.kafka.testing.KafkaCluster;
 import dev.interlace.runtime.backup.BackupManifest;
 import dev.interlace.runtime.backup.Restore;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * An online backup of a node on the Kafka log holds its warehouse (not the events: they are in the cluster), and a
  * node restored from it catches up from the log, from the manifest's positions, exactly once.
  */
-class KafkaBackupTest {
+class KafkaBackupTest extends KafkaNodeTest {
 
-    @TempDir
-    Path directory;
-
-    private final String bootstrap = KafkaCluster.shared().bootstrap();
-    private final String prefix = NodeFixtures.prefix("backup");
+    KafkaBackupTest() {
+        super("backup");
+    }
 
     @Test
     void aNodeRestoredFromABackupCatchesUpFromTheLogFromTheManifestsPositions() throws Exception {
         Path backup = directory.resolve("backup");
-        try (ServeNode node = ServeNode.start(directory.resolve("node"), bootstrap, prefix, "--backup-root",
+        try (ServeNode node = node("node", "--backup-root",
                 directory.toString())) {
             assertThat(node.publish("orders", "[{\"order_id\": \"a\", \"total\": 1}, {\"order_id\": \"b\","
                     + " \"total\": 2}]").status()).as(node.output()).isEqualTo(200);
@@ -49,7 +45,7 @@ class KafkaBackupTest {
 
         Path restored = directory.resolve("restored");
         Restore.restore(backup, restored);
-        try (ServeNode node = ServeNode.start(restored, bootstrap, prefix)) {
+        try (ServeNode node = node(restored)) {
             JsonNode stream = node.await("/streams/orders", body -> body.get("watermark").asLong() == 4);
             assertThat(stream.get("pending").asLong()).as(node.output()).isZero();
             assertThat(rows(node, "SELECT count(*), count(DISTINCT order_id), min(_offset), max(_offset)"

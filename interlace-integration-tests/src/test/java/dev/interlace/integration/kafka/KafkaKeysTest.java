@@ -2,7 +2,6 @@ package dev.interlace.integration.kafka;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.interlace.log.kafka.testing.KafkaCluster;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
@@ -11,7 +10,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Properties;
-import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
@@ -20,7 +18,6 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * API keys across two {@code serve --log kafka} nodes, each with a data directory of its own: a key created with
@@ -28,22 +25,20 @@ import org.junit.jupiter.api.io.TempDir;
  * cluster's topic never holds the secret, and a node without keys of its own stops being open once the cluster has
  * one (and may start beyond loopback). And what {@code serve} does when it cannot reach the cluster at all.
  */
-class KafkaKeysTest {
+class KafkaKeysTest extends KafkaNodeTest {
 
     private static final Duration SEEN_WITHIN = Duration.ofSeconds(10);
 
-    @TempDir
-    Path directory;
-
-    private final String bootstrap = KafkaCluster.shared().bootstrap();
-    private final String prefix = "keys-" + UUID.randomUUID().toString().substring(0, 8) + ".";
+    KafkaKeysTest() {
+        super("keys");
+    }
 
     @Test
     void aKeyCreatedOnOneNodeWorksOnTheOtherAndRevokedThereIsRefusedOnBoth() throws Exception {
         Path dataOfA = directory.resolve("a");
         Path dataOfB = directory.resolve("b");
-        try (ServeNode a = ServeNode.start(dataOfA, bootstrap, prefix);
-                ServeNode b = ServeNode.start(dataOfB, bootstrap, prefix)) {
+        try (ServeNode a = node(dataOfA);
+                ServeNode b = node(dataOfB)) {
             assertThat(b.get("/streams/orders").status()).as("open: no key anywhere, loopback").isEqualTo(200);
 
             String created = ServeNode.interlace(directory, "keys", "create", "--name", "dashboard", "--scope", "read",
@@ -61,7 +56,7 @@ class KafkaKeysTest {
             assertThat(a.get("/streams/orders", secret).status()).isEqualTo(200);
 
             // Beyond loopback a node needs a key to start: the cluster's is enough.
-            try (ServeNode c = ServeNode.start(directory.resolve("c"), bootstrap, prefix, "--bind", "0.0.0.0")) {
+            try (ServeNode c = node("c", "--bind", "0.0.0.0")) {
                 assertThat(c.get("/streams/orders").status()).isEqualTo(401);
                 assertThat(c.get("/streams/orders", secret).status()).isEqualTo(200);
                 c.stop();

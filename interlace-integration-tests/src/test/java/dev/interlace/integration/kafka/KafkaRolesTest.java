@@ -6,14 +6,12 @@ import static dev.interlace.integration.kafka.NodeFixtures.with;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.interlace.log.kafka.testing.KafkaCluster;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code serve --role ingest} and {@code --role warehouse} on one broker: the ingest node sequences and answers
@@ -21,21 +19,17 @@ import org.junit.jupiter.api.io.TempDir;
  * node, which sequences nothing, leases the streams through the ingest node and materialises every event exactly
  * once, also the backlog that piled up while it was killed.
  */
-class KafkaRolesTest {
+class KafkaRolesTest extends KafkaNodeTest {
 
-    @TempDir
-    Path directory;
-
-    private final String bootstrap = KafkaCluster.shared().bootstrap();
-    private final String prefix = NodeFixtures.prefix("roles");
+    KafkaRolesTest() {
+        super("roles");
+    }
 
     @Test
     void theWarehouseNodeMaterialisesWhatTheIngestNodeAcceptedExactlyOnceAcrossItsDeath() throws Exception {
-        Path secret = NodeFixtures.clusterSecret(directory, "a cluster secret of at least thirty-two bytes");
-        String[] cluster = {"--cluster-secret-file", secret.toString()};
+        String[] cluster = clusterFlags();
 
-        try (ServeNode ingest = ServeNode.start(directory.resolve("ingest"), bootstrap, prefix,
-                with(cluster, "--role", "ingest", "--max-pending", "6"))) {
+        try (ServeNode ingest = node("ingest", with(cluster, "--role", "ingest", "--max-pending", "6"))) {
             assertThat(ingest.publish("orders", orders(1, 3)).status()).as(ingest.output()).isEqualTo(200);
             assertThat(ingest.publish("orders", orders(4, 6)).status()).isEqualTo(200);
 
@@ -57,8 +51,7 @@ class KafkaRolesTest {
             assertThat(waiting.get("flushed_by").isNull()).as(waiting.toString()).isTrue();
 
             Path warehouseData = directory.resolve("warehouse");
-            try (ServeNode warehouse = ServeNode.start(warehouseData, bootstrap, prefix,
-                    with(cluster, "--role", "warehouse"))) {
+            try (ServeNode warehouse = node(warehouseData, with(cluster, "--role", "warehouse"))) {
                 JsonNode flushed = warehouse.await("/streams/orders", body -> body.get("watermark").asLong() == 6);
                 assertThat(flushed.get("watermark").asLong()).as(flushed + "\n" + warehouse.output()).isEqualTo(6);
                 assertThat(flushed.get("sequencer").asText()).as("the warehouse node sequences nothing")
@@ -96,8 +89,7 @@ class KafkaRolesTest {
                 assertThat(accepted.status()).as(accepted.body().toString()).isEqualTo(200);
             }
 
-            try (ServeNode restarted = ServeNode.start(warehouseData, bootstrap, prefix,
-                    with(cluster, "--role", "warehouse"))) {
+            try (ServeNode restarted = node(warehouseData, with(cluster, "--role", "warehouse"))) {
                 JsonNode caughtUp = restarted.await("/streams/orders", body -> body.get("watermark").asLong() == 12);
                 assertThat(caughtUp.get("watermark").asLong()).as(restarted.output()).isEqualTo(12);
                 assertThat(rows(restarted, "SELECT count(*), count(DISTINCT order_id), min(_offset), max(_offset)"

@@ -12,28 +12,22 @@ import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code serve --log kafka} end to end on one broker: publishes answered after the Kafka commit, materialised in
  * DuckDB exactly once, deduplicated across a restart of the server; and the sequencer of a stream, shown by
  * {@code GET /streams/{name}}, passing from one node to another.
  */
-class KafkaServeTest {
+class KafkaServeTest extends KafkaNodeTest {
 
-    private static final String TWO_ORDERS = "[{\"order_id\": \"a\", \"total\": 1.50},"
-            + " {\"order_id\": \"b\", \"total\": 2.00}]";
-
-    @TempDir
-    Path directory;
-
-    private final String bootstrap = KafkaCluster.shared().bootstrap();
-    private final String prefix = NodeFixtures.prefix("e2e");
+    KafkaServeTest() {
+        super("e2e");
+    }
 
     @Test
     void publishesAreMaterialisedOnceAndDeduplicatedAcrossARestart() throws Exception {
         Path data = directory.resolve("node");
-        try (ServeNode node = ServeNode.start(data, bootstrap, prefix)) {
+        try (ServeNode node = node(data)) {
             ServeNode.Response first = node.publish("orders", TWO_ORDERS);
             assertThat(first.status()).as(node.output()).isEqualTo(200);
             assertThat(first.body().get("accepted").asInt()).isEqualTo(2);
@@ -53,7 +47,7 @@ class KafkaServeTest {
             node.stop();
         }
 
-        try (ServeNode restarted = ServeNode.start(data, bootstrap, prefix)) {
+        try (ServeNode restarted = node(data)) {
             ServeNode.Response retry = restarted.publish("orders", TWO_ORDERS);
             assertThat(retry.status()).as(restarted.output()).isEqualTo(200);
             assertThat(retry.body().get("deduplicated").asInt()).isEqualTo(2);
@@ -80,8 +74,8 @@ class KafkaServeTest {
 
     @Test
     void anotherNodeAnswersNoSequencerUntilItTakesTheStreamOverAndThenKeepsTheOffsetsAndKeys() throws Exception {
-        try (ServeNode first = ServeNode.start(directory.resolve("first"), bootstrap, prefix);
-                ServeNode second = ServeNode.start(directory.resolve("second"), bootstrap, prefix)) {
+        try (ServeNode first = node("first");
+                ServeNode second = node("second")) {
             // The group spreads the streams over both nodes; whichever holds orders, both say which one it is.
             JsonNode described = first.await("/streams/orders", body -> !body.path("sequencer").isNull()
                     && !body.path("sequencer").isMissingNode());
@@ -137,7 +131,7 @@ class KafkaServeTest {
 
     @Test
     void aPageOfEventsLargerThanABatchIsStreamedWholeFromKafka() throws Exception {
-        try (ServeNode node = ServeNode.start(directory.resolve("node"), bootstrap, prefix)) {
+        try (ServeNode node = node("node")) {
             // Six events of about 300 KB: more than one batch of a streamed page (1 MiB), so it comes chunked.
             StringBuilder events = new StringBuilder("[");
             for (int i = 0; i < 6; i++) {

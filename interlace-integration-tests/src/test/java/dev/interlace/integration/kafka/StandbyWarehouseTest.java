@@ -5,15 +5,11 @@ import static dev.interlace.integration.kafka.NodeFixtures.rows;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.interlace.log.kafka.testing.KafkaCluster;
 import dev.interlace.runtime.testing.Eventually;
-import java.io.IOException;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Two nodes with a warehouse each on one broker, only one of which holds the flush lease of {@code orders}: the
@@ -22,25 +18,20 @@ import org.junit.jupiter.api.io.TempDir;
  * or, when it cannot forward (no cluster secret), from its own tables with the lag in a header. A {@code --role
  * warehouse} node is a replica instead: it flushes every stream into its own DuckDB.
  */
-class StandbyWarehouseTest {
+class StandbyWarehouseTest extends KafkaNodeTest {
 
     private static final String COUNT = "SELECT count(*), count(DISTINCT order_id) FROM streams.orders";
 
-    @TempDir
-    Path directory;
-
-    private final String bootstrap = KafkaCluster.shared().bootstrap();
-    private final String prefix = NodeFixtures.prefix("standby");
+    StandbyWarehouseTest() {
+        super("standby");
+    }
 
     @Test
     void aNodeThatLostTheFlushLeaseReportsItsOwnWatermarkAndNeverAnswersStaleRowsUnflagged() throws Exception {
-        String[] cluster = {"--cluster-secret-file", secretFile().toString()};
-        try (ServeNode first = ServeNode.start(directory.resolve("a"), bootstrap, prefix, cluster)) {
-            assertThat(first.publish("orders", orders(1, 3)).status()).as(first.output()).isEqualTo(200);
-            JsonNode alone = first.await("/streams/orders", body -> body.get("watermark").asLong() == 3);
-            assertThat(alone.get("watermark").asLong()).as(alone + first.output()).isEqualTo(3);
+        String[] cluster = clusterFlags();
+        try (ServeNode first = flushed(3, cluster)) {
 
-            try (ServeNode second = ServeNode.start(directory.resolve("b"), bootstrap, prefix, cluster)) {
+            try (ServeNode second = node("b", cluster)) {
                 // Published through both nodes. The group may give orders to the second node, and its flush lease
                 // with it: either node may end up flushing, the other keeping what it flushed before (3 or 0 rows).
                 assertThat(second.publish("orders", orders(4, 6)).status()).as(second.output()).isEqualTo(200);
@@ -120,16 +111,13 @@ class StandbyWarehouseTest {
 
     @Test
     void aWarehouseReplicaBesideTheSharedWarehouseFlushesEveryStreamIntoItsOwnAndAnswersFromIt() throws Exception {
-        String[] cluster = {"--cluster-secret-file", secretFile().toString()};
-        try (ServeNode flushing = ServeNode.start(directory.resolve("a"), bootstrap, prefix, cluster)) {
-            assertThat(flushing.publish("orders", orders(1, 3)).status()).as(flushing.output()).isEqualTo(200);
-            JsonNode flushed = flushing.await("/streams/orders", body -> body.get("watermark").asLong() == 3);
-            assertThat(flushed.get("watermark").asLong()).as(flushed + flushing.output()).isEqualTo(3);
+        String[] cluster = clusterFlags();
+        try (ServeNode flushing = flushed(3, cluster)) {
 
             // A --role warehouse node beside the first is a replica of its own: it leases its own flusher group, not
             // the first node's, and materialises every stream from the log into its DuckDB.
             String[] warehouseRole = {cluster[0], cluster[1], "--role", "warehouse"};
-            try (ServeNode replica = ServeNode.start(directory.resolve("b"), bootstrap, prefix, warehouseRole)) {
+            try (ServeNode replica = node("b", warehouseRole)) {
                 ServeNode.Response published = replica.post("/streams/orders?verbose=true", "application/json",
                         orders(4, 6), "X-Request-Id", "through-b");
                 assertThat(published.status()).as(published.body() + replica.output()).isEqualTo(200);
@@ -154,13 +142,9 @@ class StandbyWarehouseTest {
     @Test
     void aStandbyWarehouseThatCannotForwardAnswersFromItsOwnTablesAndSaysHowFarBehindTheyAre() throws Exception {
         // No cluster secret: the warehouse node can neither lease orders from its sequencer nor forward queries.
-        try (ServeNode flushing = ServeNode.start(directory.resolve("a"), bootstrap, prefix)) {
-            assertThat(flushing.publish("orders", orders(1, 5)).status()).as(flushing.output()).isEqualTo(200);
-            JsonNode flushed = flushing.await("/streams/orders", body -> body.get("watermark").asLong() == 5);
-            assertThat(flushed.get("watermark").asLong()).as(flushed + flushing.output()).isEqualTo(5);
+        try (ServeNode flushing = flushed(5, new String[0])) {
 
-            try (ServeNode standby = ServeNode.start(directory.resolve("b"), bootstrap, prefix, "--role",
-                    "warehouse")) {
+            try (ServeNode standby = node("b", "--role", "warehouse")) {
                 // Once the flusher's commit to the log reached this node, nothing is pending here.
                 JsonNode lagging = standby.await("/streams/orders", body -> body.get("pending").asLong() == 0);
                 assertThat(lagging.get("pending").asLong()).as(lagging + standby.output()).isZero();
@@ -182,7 +166,17 @@ class StandbyWarehouseTest {
         }
     }
 
-    private Path secretFile() throws IOException {
-        return NodeFixtures.clusterSecret(directory, "a cluster secret of at least thirty-two bytes");
+    /** Node "a", started with {@code flags}, once orders 1 to {@code count} are in its warehouse. */
+    private ServeNode flushed(int count, String[] flags) {
+        ServeNode node = node("a", flags);
+        try {
+            assertThat(node.publish("orders", orders(1, count)).status()).as(node.output()).isEqualTo(200);
+            JsonNode flushed = node.await("/streams/orders", body -> body.get("watermark").asLong() == count);
+            assertThat(flushed.get("watermark").asLong()).as(flushed + node.output()).isEqualTo(count);
+            return node;
+        } catch (RuntimeException | AssertionError e) {
+            node.close();
+            throw e;
+        }
     }
 }

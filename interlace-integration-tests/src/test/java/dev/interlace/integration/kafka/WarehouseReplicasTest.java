@@ -1,26 +1,23 @@
 package dev.interlace.integration.kafka;
 
+import static dev.interlace.integration.kafka.NodeFixtures.with;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.interlace.log.kafka.testing.KafkaCluster;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Two warehouse replicas beside an ingest node on one broker, under publish load: each materialises every event into
@@ -28,7 +25,7 @@ import org.junit.jupiter.api.io.TempDir;
  * refused for its absence; restarted, it catches up; a replica whose data directory was emptied rebuilds from the log.
  * Each time both replicas' {@code streams.orders} and their {@code order_sizes} (a Java model) hash the same.
  */
-class WarehouseReplicasTest {
+class WarehouseReplicasTest extends KafkaNodeTest {
 
     private static final String ORDERS = "SELECT count(*), count(DISTINCT order_id), min(_offset), max(_offset),"
             + " md5(string_agg(concat_ws('|', _offset, order_id, total, _ingested_at, _request_id), ','"
@@ -36,28 +33,23 @@ class WarehouseReplicasTest {
     private static final String SIZES = "SELECT count(*), md5(string_agg(concat_ws('|', order_id, total, size), ','"
             + " ORDER BY order_id)) FROM order_sizes";
 
-    @TempDir
-    Path directory;
-
-    private final String bootstrap = KafkaCluster.shared().bootstrap();
-    private final String prefix = "replicas-" + UUID.randomUUID().toString().substring(0, 8) + ".";
+    WarehouseReplicasTest() {
+        super("replicas");
+    }
 
     @Test
     void replicasMaterialiseEveryEventOnceEachAndServeQueriesWhileOneIsDownOrRebuilt() throws Exception {
-        Path secret = directory.resolve("cluster.secret");
-        Files.writeString(secret, "a cluster secret of at least thirty-two bytes\n");
-        Files.setPosixFilePermissions(secret, PosixFilePermissions.fromString("rw-------"));
-        String[] warehouse = {"--cluster-secret-file", secret.toString(), "--role", "warehouse",
-            "--replica-timeout-ms", "1000", "--max-pending", "1000"};
+        String[] cluster = clusterFlags();
+        String[] warehouse = with(cluster, "--role", "warehouse", "--replica-timeout-ms", "1000", "--max-pending",
+                "1000");
         Path aData = directory.resolve("a");
         Path bData = directory.resolve("b");
-        try (ServeNode ingest = ServeNode.start(directory.resolve("ingest"), bootstrap, prefix,
-                "--cluster-secret-file", secret.toString(), "--role", "ingest", "--max-pending", "1000",
-                "--replica-timeout-ms", "1000");
+        try (ServeNode ingest = node("ingest", with(cluster, "--role", "ingest", "--max-pending", "1000",
+                "--replica-timeout-ms", "1000"));
                 Publishers publishers = new Publishers(ingest)) {
             // Both replicas start at once (each start waits for its JVM to listen).
-            CompletableFuture<ServeNode> starting = CompletableFuture.supplyAsync(() -> start(bData, warehouse));
-            ServeNode a = start(aData, warehouse);
+            CompletableFuture<ServeNode> starting = CompletableFuture.supplyAsync(() -> node(bData, warehouse));
+            ServeNode a = node(aData, warehouse);
             ServeNode b = starting.join();
             try {
                 JsonNode both = ingest.await("/cluster", body -> liveReplicas(body) == 2);
@@ -109,14 +101,6 @@ class WarehouseReplicasTest {
                 a.close();
                 b.close();
             }
-        }
-    }
-
-    private ServeNode start(Path data, String[] flags) {
-        try {
-            return ServeNode.start(data, bootstrap, prefix, flags);
-        } catch (IOException e) {
-            throw new java.io.UncheckedIOException(e);
         }
     }
 

@@ -2,19 +2,17 @@ package dev.interlace.integration.modelcrash;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.interlace.integration.crash.ChildClassPath;
 import dev.interlace.integration.crash.ChildJvm;
 import dev.interlace.integration.crash.CrashChildren;
+import dev.interlace.integration.crash.CrashHarness;
 import dev.interlace.integration.flushcrash.PublishLoad;
 import java.io.IOException;
 import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import java.util.stream.LongStream;
@@ -23,8 +21,6 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.CleanupMode;
-import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -46,7 +42,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * <p>Randomness (trigger batch, keys, load) comes from one seed, printed, settable with {@code -Dmodelcrash.seed=N}.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
-class ModelCrashTest {
+class ModelCrashTest extends CrashHarness {
 
     private static final Duration LOAD_LIMIT = Duration.ofSeconds(20);
     private static final long PAUSE_MILLIS = 20;
@@ -59,34 +55,21 @@ class ModelCrashTest {
     private static final Duration HALT_WITHIN = Duration.ofSeconds(20);
     private static final Duration SETTLE = Duration.ofSeconds(30);
 
-    /** The children's class path (a copy of the build outputs) and scratch space, shared by every test. */
-    @TempDir
-    static Path shared;
-
-    private static String childClassPath;
-
-    /** Kept when a test fails: the children's stderr files and the data directory are the post-mortem. */
-    @TempDir(cleanup = CleanupMode.ON_SUCCESS)
-    Path temp;
-
-    private final long seed = Long.getLong("modelcrash.seed", System.nanoTime());
-    private final Random random = new Random(seed);
-    private final List<String> summary = new ArrayList<>();
     private final CrashChildren children = new CrashChildren(ModelCrashServerMain.class,
             ModelCrashServerMain.FAULT_FIRED, summary);
 
     @BeforeAll
-    static void copyTheClassPath() throws Exception {
+    static void loadTheClasses() throws Exception {
         loadThisPackage();
-        childClassPath = ChildClassPath.snapshot(shared.resolve("classpath"));
-        Files.createDirectories(shared.resolve("native"));
+    }
+
+    ModelCrashTest() {
+        super("model-crash");
     }
 
     @AfterEach
     void killEveryChild() {
         children.close();
-        System.out.println("[model-crash] seed " + seed + (summary.isEmpty() ? "" : "\n[model-crash] "
-                + String.join("\n[model-crash] ", summary)));
     }
 
     // ------------------------------------------------------------------------------------------ the crash matrix
@@ -200,19 +183,8 @@ class ModelCrashTest {
     private Marker awaitHalt(ChildJvm child, PublishLoad load, ModelFault fault, int trigger)
             throws InterruptedException {
         long start = System.nanoTime();
-        boolean halted = child.awaitExit(HALT_WITHIN);
-        load.stop();
-        boolean clientsEnded = load.awaitEnd(Duration.ofSeconds(30));
-        child.close();
-        assertThat(halted).as("%s halted within %s (%s)\n%s", child, HALT_WITHIN, load.describe(),
-                child.diagnostics()).isTrue();
-        assertThat(clientsEnded).as("every client stopped").isTrue();
-        assertThat(load.anomalies()).as("answers that break the publish contract").isEmpty();
-        assertThat(child.exitStatus()).as("exit status\n%s", child.diagnostics()).isEqualTo(ModelProbe.HALT_STATUS);
-        String text = child.faultMarker();
-        assertThat(text).as("the child halted at its fault point\n%s", child.diagnostics())
-                .startsWith(fault.argument() + " hit=" + trigger + " model=" + ModelProbe.MODEL + " pid="
-                        + child.pid() + " ");
+        String text = load.awaitHaltOf(child, HALT_WITHIN, ModelProbe.HALT_STATUS,
+                fault.argument() + " hit=" + trigger + " model=" + ModelProbe.MODEL + " pid=" + child.pid() + " ");
         Marker marker = Marker.parse(text);
         assertThat(marker.rows).as("the halted batch processed rows").isPositive();
         summary.add("halt at " + marker + " after " + load.describe() + ", " + millisSince(start)
@@ -243,23 +215,6 @@ class ModelCrashTest {
     }
 
     private ChildJvm start(ModelFault fault, int trigger) throws IOException {
-        return children.start(temp, childClassPath, shared.resolve("native"), fault.argument(), trigger);
-    }
-
-    private String key(String phase) {
-        return Long.toHexString(seed) + "-" + phase;
-    }
-
-    private static String field(String marker, String name) {
-        for (String part : marker.split(" ")) {
-            if (part.startsWith(name + "=")) {
-                return part.substring(name.length() + 1);
-            }
-        }
-        throw new IllegalArgumentException("no " + name + " in marker " + marker);
-    }
-
-    private static long millisSince(long nanos) {
-        return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - nanos);
+        return children.start(temp, childClassPath(), nativeDirectory(), fault.argument(), trigger);
     }
 }

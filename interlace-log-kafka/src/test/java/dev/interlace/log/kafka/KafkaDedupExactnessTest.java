@@ -6,25 +6,16 @@ import static dev.interlace.log.kafka.KeyedOrders.request;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.interlace.log.kafka.testing.KafkaCluster;
-import dev.interlace.runtime.dedup.DedupIndex;
 import dev.interlace.runtime.dedup.KeyHash;
 import dev.interlace.runtime.log.AppendResult;
-import dev.interlace.runtime.log.LogSettings;
-import dev.interlace.runtime.log.Watermarks;
-import dev.interlace.runtime.stream.StreamDescriptor;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
-import java.time.Clock;
-import java.time.Duration;
 import java.util.Properties;
-import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The Kafka log's deduplication is exact even when its index is wrong about every key: the key blocks of this stream
@@ -32,26 +23,19 @@ import org.junit.jupiter.api.io.TempDir;
  * in a sealed segment. Publishing them must accept every one as new (the events refute the candidates), and a retry
  * must then find each at its new offset.
  */
-class KafkaDedupExactnessTest {
+class KafkaDedupExactnessTest extends SharedBrokerTest {
 
-    private static final StreamDescriptor ORDERS = KeyedOrders.declaredBy(KafkaDedupExactnessTest.class);
-    private static final Watermarks EVERYTHING_FLUSHED = KeyedOrders.EVERYTHING_FLUSHED;
     private static final int STORED = 100;
-
-    @TempDir
-    Path directory;
-
-    private final String prefix = "exact-" + UUID.randomUUID().toString().substring(0, 8) + ".";
 
     @Test
     void aCandidateForEveryKeyStillAcceptsEachNewKeyAndFindsItAfterwards() throws Exception {
         try (KafkaStreamLog creator = open(false)) {
-            creator.register(ORDERS); // creates the stream's topics
+            creator.register(orders); // creates the stream's topics
         }
         writeEventsWithLyingKeyBlocks();
 
         try (KafkaStreamLog log = open(true)) {
-            log.register(ORDERS);
+            log.register(orders);
             AppendResult first = appendUntilServed(log, "lure-1");
             assertThat(entry(first).status()).as("a candidate refuted by its event").isEqualTo(
                     AppendResult.Status.ACCEPTED);
@@ -105,10 +89,6 @@ class KafkaDedupExactnessTest {
     }
 
     private KafkaStreamLog open(boolean sequences) {
-        return new KafkaStreamLog(new KafkaLogSettings(KafkaCluster.shared().bootstrap(), prefix, 1, 1,
-                "http://node.test", Duration.ofSeconds(6), Duration.ofSeconds(20), sequences,
-                directory.resolve(sequences ? "node" : "creator")),
-                LogSettings.defaults(100_000).withDedup(new DedupIndex.Settings(10, 2)), EVERYTHING_FLUSHED,
-                Clock.systemUTC());
+        return KeyedOrders.log(prefix, directory.resolve(sequences ? "node" : "creator"), "node", sequences, 10);
     }
 }

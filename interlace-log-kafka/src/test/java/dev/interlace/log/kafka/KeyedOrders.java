@@ -9,7 +9,12 @@ import dev.interlace.runtime.stream.Column;
 import dev.interlace.runtime.stream.ColumnType;
 import dev.interlace.runtime.stream.StreamDescriptor;
 import dev.interlace.runtime.testing.Eventually;
+import dev.interlace.log.kafka.testing.KafkaCluster;
+import dev.interlace.runtime.dedup.DedupIndex;
+import dev.interlace.runtime.log.LogSettings;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
@@ -60,6 +65,23 @@ final class KeyedOrders {
                 return through;
             }
         };
+    }
+
+    /**
+     * A Kafka log on the shared broker under {@code prefix}, with everything flushed, its data in {@code data}: node
+     * {@code http://<node>.test}, sequencing streams if {@code sequences}, sealing a key segment every
+     * {@code recentKeys} keys.
+     */
+    static KafkaStreamLog log(String prefix, Path data, String node, boolean sequences, int recentKeys) {
+        return new KafkaStreamLog(new KafkaLogSettings(KafkaCluster.shared().bootstrap(), prefix, 1, 1,
+                "http://" + node + ".test", Duration.ofSeconds(6), Duration.ofSeconds(20), sequences, data),
+                LogSettings.defaults(100_000).withDedup(new DedupIndex.Settings(recentKeys, 2)), EVERYTHING_FLUSHED,
+                Clock.systemUTC());
+    }
+
+    /** A topic prefix no other test (or run) uses: {@code <test>-<8 random hex digits>.}. */
+    static String prefix(String test) {
+        return test + "-" + UUID.randomUUID().toString().substring(0, 8) + ".";
     }
 
     /** {@code orders}, declared by {@code test}; a log never decodes it. */

@@ -6,17 +6,10 @@ import static dev.interlace.log.kafka.KeyedOrders.request;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.interlace.log.kafka.testing.KafkaCluster;
-import dev.interlace.runtime.dedup.DedupIndex;
 import dev.interlace.runtime.log.AppendResult;
-import dev.interlace.runtime.log.LogSettings;
-import dev.interlace.runtime.log.Watermarks;
-import dev.interlace.runtime.stream.StreamDescriptor;
 import dev.interlace.runtime.testing.Eventually;
-import java.nio.file.Path;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.Map;
-import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
@@ -24,7 +17,6 @@ import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.RecordsToDelete;
 import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The sequencer confirms a deduplication candidate from its node's own copy of the events' keys, not by reading the
@@ -32,21 +24,14 @@ import org.junit.jupiter.api.io.TempDir;
  * still answered {@code deduplicated} with its original offset (confirming from the topic would find no event and
  * accept the retry as new), and a new key is still accepted.
  */
-class LocalConfirmationTest {
+class LocalConfirmationTest extends SharedBrokerTest {
 
-    private static final StreamDescriptor ORDERS = KeyedOrders.declaredBy(LocalConfirmationTest.class);
-    private static final Watermarks EVERYTHING_FLUSHED = KeyedOrders.EVERYTHING_FLUSHED;
     private static final int STORED = 60;
-
-    @TempDir
-    Path directory;
-
-    private final String prefix = "local-" + UUID.randomUUID().toString().substring(0, 8) + ".";
 
     @Test
     void aRetryIsConfirmedFromTheNodesOwnCopyOfTheKeysWhenTheTopicNoLongerHasItsEvent() throws Exception {
         try (KafkaStreamLog log = open()) {
-            log.register(ORDERS);
+            log.register(orders);
             assertThat(entry(appendUntilServed(log, "order-1")).offset()).isEqualTo(1);
             for (int i = 2; i <= STORED; i++) {
                 AppendResult.EntryResult entry = entry(log.append(request("order-" + i)).get(30, TimeUnit.SECONDS));
@@ -85,9 +70,6 @@ class LocalConfirmationTest {
     }
 
     private KafkaStreamLog open() {
-        return new KafkaStreamLog(new KafkaLogSettings(KafkaCluster.shared().bootstrap(), prefix, 1, 1,
-                "http://node.test", Duration.ofSeconds(6), Duration.ofSeconds(20), true, directory.resolve("node")),
-                LogSettings.defaults(100_000).withDedup(new DedupIndex.Settings(8, 2)), EVERYTHING_FLUSHED,
-                Clock.systemUTC());
+        return KeyedOrders.log(prefix, directory.resolve("node"), "node", true, 8);
     }
 }

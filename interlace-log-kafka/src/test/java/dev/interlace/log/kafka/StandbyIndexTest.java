@@ -2,18 +2,13 @@ package dev.interlace.log.kafka;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.interlace.log.kafka.testing.KafkaCluster;
 import dev.interlace.runtime.dedup.DedupIndex;
 import dev.interlace.runtime.log.AppendRequest;
 import dev.interlace.runtime.log.AppendResult;
-import dev.interlace.runtime.log.LogSettings;
-import dev.interlace.runtime.log.Watermarks;
-import dev.interlace.runtime.stream.StreamDescriptor;
 import dev.interlace.runtime.testing.Eventually;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -22,24 +17,16 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A node that may take a stream over keeps the stream's deduplication segments on its own disk while another node
  * sequences it, holding none of its keys in its heap; when it takes the stream over, its index starts from those
  * segments, and every key stored before is still answered as a duplicate with its original offset.
  */
-class StandbyIndexTest {
+class StandbyIndexTest extends SharedBrokerTest {
 
-    private static final StreamDescriptor ORDERS = KeyedOrders.declaredBy(StandbyIndexTest.class);
-    private static final Watermarks EVERYTHING_FLUSHED = KeyedOrders.EVERYTHING_FLUSHED;
     /** Keys a recent table holds before it is sealed: small, so that the standby seals several segments. */
     private static final int RECENT_KEYS = 50;
-
-    @TempDir
-    Path directory;
-
-    private final String prefix = "standby-" + UUID.randomUUID().toString().substring(0, 8) + ".";
 
     @Test
     void theNodeThatTakesAStreamOverStartsFromTheSegmentsItSealedAsAStandbyAndFindsEveryOldKey() throws Exception {
@@ -47,9 +34,9 @@ class StandbyIndexTest {
         KafkaStreamLog first = open("first");
         try (KafkaStreamLog second = open("second")) {
             try {
-                first.register(ORDERS);
+                first.register(orders);
                 offsets.add(accepted(appendUntilServed(first, List.of("key-0"))));
-                second.register(ORDERS);
+                second.register(orders);
                 for (int request = 0; request < 20; request++) {
                     List<String> keys = new ArrayList<>();
                     for (int i = 0; i < 20; i++) {
@@ -88,10 +75,7 @@ class StandbyIndexTest {
     }
 
     private KafkaStreamLog open(String node) {
-        return new KafkaStreamLog(new KafkaLogSettings(KafkaCluster.shared().bootstrap(), prefix, 1, 1,
-                "http://" + node + ".test", Duration.ofSeconds(6), Duration.ofSeconds(20), directory.resolve(node)),
-                LogSettings.defaults(100_000).withDedup(new DedupIndex.Settings(RECENT_KEYS, 2)), EVERYTHING_FLUSHED,
-                Clock.systemUTC());
+        return KeyedOrders.log(prefix, directory.resolve(node), node, true, RECENT_KEYS);
     }
 
     private static List<Path> segmentFiles(Path dataDirectory) throws Exception {

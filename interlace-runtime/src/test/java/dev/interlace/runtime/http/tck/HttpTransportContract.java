@@ -3,6 +3,8 @@ package dev.interlace.runtime.http.tck;
 import dev.interlace.client.ErrorCode;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Named.named;
+import static org.junit.jupiter.params.provider.Arguments.arguments;
 
 import dev.interlace.runtime.http.HttpAnswer;
 import dev.interlace.runtime.http.HttpDispatcher;
@@ -20,9 +22,13 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * The conformance suite (TCK) of {@link HttpTransport}: what every transport does between the socket and the
@@ -109,8 +115,7 @@ public abstract class HttpTransportContract {
     void aRequestWithoutABodyHasAnEmptyOneAndAChunkedBodyArrivesWhole() {
         Server server = start(LIMITS);
         RawConnection client = connect(server);
-        client.write("GET /plain HTTP/1.1\r\nHost: localhost\r\n\r\n");
-        assertThat(client.read(WAIT).status()).isEqualTo(200);
+        assertThat(client.get("/plain", WAIT).status()).isEqualTo(200);
         HttpRequest plain = server.dispatcher.next();
         assertThat(plain.method()).isEqualTo("GET");
         assertThat(plain.rawQuery()).isNull();
@@ -125,59 +130,43 @@ public abstract class HttpTransportContract {
 
     // ================================================================== limits
 
-    @Test
-    void aRequestLineOverTheLimitIs414AndTheConnectionIsClosed() {
-        Server server = start(LIMITS);
-        RawConnection client = connect(server);
-        client.write("GET /" + "a".repeat(LIMITS.maxUrlBytes() + 10) + " HTTP/1.1\r\nHost: localhost\r\n\r\n");
-        assertRefused(server, client, 414, "uri_too_long");
+    /**
+     * A request line, headers or a chunked body over the limits; headers or a body that do not arrive in time; two
+     * {@code Host} headers: refused with the status and error, the connection closed, and no route sees the request.
+     */
+    @ParameterizedTest(name = "{0}: {1}")
+    @MethodSource("refusedRequests")
+    void aRequestOverALimitTooSlowOrAmbiguousIsRefusedAndTheConnectionIsClosed(String request, int status,
+            String error) {
+        refused(status, error, request);
     }
 
-    @Test
-    void headersOverTheLimitAre431AndTheConnectionIsClosed() {
-        Server server = start(LIMITS);
-        RawConnection client = connect(server);
-        client.write("GET /big-headers HTTP/1.1\r\nHost: localhost\r\nX-Filler: "
-                + "b".repeat(LIMITS.maxHeaderBytes() + 10) + "\r\n\r\n");
-        assertRefused(server, client, 431, "headers_too_large");
+    static Stream<Arguments> refusedRequests() {
+        String chunk = "c".repeat(600);
+        String chunked = "POST /growing HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: chunked\r\n\r\n"
+                + Integer.toHexString(chunk.length()) + "\r\n" + chunk + "\r\n"
+                + Integer.toHexString(chunk.length()) + "\r\n" + chunk + "\r\n0\r\n\r\n";
+        return Stream.of(
+                arguments(named("a request line over the limit", "GET /" + "a".repeat(LIMITS.maxUrlBytes() + 10)
+                        + " HTTP/1.1\r\nHost: localhost\r\n\r\n"), 414, "uri_too_long"),
+                arguments(named("headers over the limit", "GET /big-headers HTTP/1.1\r\nHost: localhost\r\n"
+                        + "X-Filler: " + "b".repeat(LIMITS.maxHeaderBytes() + 10) + "\r\n\r\n"), 431,
+                        "headers_too_large"),
+                arguments(named("a chunked body growing over the limit", chunked), 413, "payload_too_large"),
+                arguments(named("headers that do not arrive in time", "GET /slow HTTP/1.1\r\nHost: local"), 408,
+                        "request_timeout"),
+                arguments(named("a body that does not arrive in time", "POST /slow-body HTTP/1.1\r\n"
+                        + "Host: localhost\r\nContent-Length: 10\r\n\r\nabc"), 408, "request_timeout"),
+                arguments(named("two Host headers", "GET /two-hosts HTTP/1.1\r\nHost: localhost\r\n"
+                        + "Host: evil.example\r\n\r\n"), 400, "bad_request"));
     }
 
     @Test
     void aBodyDeclaredOverTheLimitIs413BeforeAnyOfItIsSent() {
-        Server server = start(LIMITS);
-        RawConnection client = connect(server);
-        client.write("POST /too-big HTTP/1.1\r\nHost: localhost\r\nContent-Length: " + (LIMITS.maxBodyBytes() + 1)
-                + "\r\n\r\n");
-        Refusal refusal = assertRefused(server, client, 413, "payload_too_large");
+        Refusal refusal = refused(413, "payload_too_large", "POST /too-big HTTP/1.1\r\nHost: localhost\r\n"
+                + "Content-Length: " + (LIMITS.maxBodyBytes() + 1) + "\r\n\r\n");
         assertThat(refusal.method()).isEqualTo("POST");
         assertThat(refusal.target()).isEqualTo("/too-big");
-    }
-
-    @Test
-    void aChunkedBodyGrowingOverTheLimitIs413() {
-        Server server = start(LIMITS);
-        RawConnection client = connect(server);
-        String chunk = "c".repeat(600);
-        client.write("POST /growing HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: chunked\r\n\r\n"
-                + Integer.toHexString(chunk.length()) + "\r\n" + chunk + "\r\n"
-                + Integer.toHexString(chunk.length()) + "\r\n" + chunk + "\r\n0\r\n\r\n");
-        assertRefused(server, client, 413, "payload_too_large");
-    }
-
-    @Test
-    void headersThatDoNotArriveInTimeAre408AndTheConnectionIsClosed() {
-        Server server = start(LIMITS);
-        RawConnection client = connect(server);
-        client.write("GET /slow HTTP/1.1\r\nHost: local");
-        assertRefused(server, client, 408, "request_timeout");
-    }
-
-    @Test
-    void aBodyThatDoesNotArriveInTimeIs408AndTheConnectionIsClosed() {
-        Server server = start(LIMITS);
-        RawConnection client = connect(server);
-        client.write("POST /slow-body HTTP/1.1\r\nHost: localhost\r\nContent-Length: 10\r\n\r\nabc");
-        assertRefused(server, client, 408, "request_timeout");
     }
 
     // ================================================================== malformed requests
@@ -190,9 +179,7 @@ public abstract class HttpTransportContract {
         for (String broken : List.of("zz\r\nline-2\r\n0\r\n\r\n", // a size line that is not hex
                 "6\r\nline-2XX6\r\nline-3\r\n0\r\n\r\n", // no CRLF after a chunk's data
                 "ffffffffffffffffffff\r\nline-2\r\n0\r\n\r\n")) { // a size no integer holds
-            RawConnection client = connect(server);
-            client.write(head + broken);
-            assertRefused(server, client, 400, "bad_request");
+            refusedOn(server, 400, "bad_request", head + broken);
         }
     }
 
@@ -218,28 +205,17 @@ public abstract class HttpTransportContract {
         Server server = start(LIMITS);
         for (String target : List.of("/logs\u001b[2J\u001b[H", "/nul\u0000byte", "/del\u007f",
                 "/query?q=\u0001")) {
-            RawConnection client = connect(server);
-            client.write("GET " + target + " HTTP/1.1\r\nHost: localhost\r\n\r\n");
-            Refusal refusal = assertRefused(server, client, 400, "bad_request");
+            Refusal refusal = refusedOn(server, 400, "bad_request",
+                    "GET " + target + " HTTP/1.1\r\nHost: localhost\r\n\r\n");
             assertThat(String.valueOf(refusal.target())).as("no raw control byte reaches a record")
                     .doesNotContainPattern("[\\x00-\\x1f\\x7f]");
         }
     }
 
     @Test
-    void twoHostHeadersAre400() {
-        Server server = start(LIMITS);
-        RawConnection client = connect(server);
-        client.write("GET /two-hosts HTTP/1.1\r\nHost: localhost\r\nHost: evil.example\r\n\r\n");
-        assertRefused(server, client, 400, "bad_request");
-    }
-
-    @Test
     void anHttp11RequestWithoutHostIs400AndAnHttp10OneIsServed() {
         Server server = start(LIMITS);
-        RawConnection client = connect(server);
-        client.write("GET /no-host HTTP/1.1\r\nAccept: */*\r\n\r\n");
-        assertRefused(server, client, 400, "bad_request");
+        refusedOn(server, 400, "bad_request", "GET /no-host HTTP/1.1\r\nAccept: */*\r\n\r\n");
 
         RawConnection old = connect(server);
         old.write("GET /no-host HTTP/1.0\r\n\r\n");
@@ -250,9 +226,8 @@ public abstract class HttpTransportContract {
     void requestLinesOfAnHttpVersionOtherThan10Or11Are505() {
         Server server = start(LIMITS);
         for (String version : List.of("HTTP/2.0", "HTTP/9.9", "HTTP/0.9")) {
-            RawConnection client = connect(server);
-            client.write("GET /version HTTP/" + version.substring(5) + "\r\nHost: localhost\r\n\r\n");
-            assertRefused(server, client, 505, "http_version_not_supported");
+            refusedOn(server, 505, "http_version_not_supported",
+                    "GET /version HTTP/" + version.substring(5) + "\r\nHost: localhost\r\n\r\n");
         }
     }
 
@@ -288,8 +263,8 @@ public abstract class HttpTransportContract {
                 .isGreaterThanOrEqualTo(17);
         assertThat(refused).as("beyond the bound, each its own refusal").isPositive();
         assertThat(server.dispatcher.dispatched).as("no route saw a refused request").hasSize(echoed - 1);
-        client.write("GET /afterwards HTTP/1.1\r\nHost: localhost\r\n\r\n");
-        assertThat(client.read(WAIT).header("X-Path")).as("the connection is kept").isEqualTo("/afterwards");
+        assertThat(client.get("/afterwards", WAIT).header("X-Path")).as("the connection is kept")
+                .isEqualTo("/afterwards");
     }
 
     // ================================================================== connections
@@ -335,8 +310,7 @@ public abstract class HttpTransportContract {
         Pending pending = server.dispatcher.nextPending();
 
         RawConnection other = connect(server);
-        other.write("GET /meanwhile HTTP/1.1\r\nHost: localhost\r\n\r\n");
-        assertThat(other.read(WAIT).header("X-Path")).isEqualTo("/meanwhile");
+        assertThat(other.get("/meanwhile", WAIT).header("X-Path")).isEqualTo("/meanwhile");
 
         Thread completer = new Thread(() -> pending.answer().complete(HttpAnswer.bytes(202, "application/json",
                 "{\"woke\":true}".getBytes(StandardCharsets.UTF_8)).header("X-Late", "yes")), "contract-completer");
@@ -347,8 +321,7 @@ public abstract class HttpTransportContract {
         assertThat(answer.header("X-Late")).isEqualTo("yes");
         completer.join();
 
-        waiting.write("GET /after HTTP/1.1\r\nHost: localhost\r\n\r\n");
-        assertThat(waiting.read(WAIT).header("X-Path")).as("the connection is kept").isEqualTo("/after");
+        assertThat(waiting.get("/after", WAIT).header("X-Path")).as("the connection is kept").isEqualTo("/after");
     }
 
     @Test
@@ -375,8 +348,7 @@ public abstract class HttpTransportContract {
         assertThat(pipelining.closedWithin(WAIT)).as("closed once nothing more can come").isTrue();
 
         RawConnection idle = connect(server);
-        idle.write("GET /once HTTP/1.1\r\nHost: localhost\r\n\r\n");
-        assertThat(idle.read(WAIT).status()).isEqualTo(200);
+        assertThat(idle.get("/once", WAIT).status()).isEqualTo(200);
         idle.finishWriting();
         assertThat(idle.closedWithin(WAIT)).as("an idle connection whose client is done").isTrue();
     }
@@ -401,8 +373,7 @@ public abstract class HttpTransportContract {
     void anAnswerThatFailsBecomesTheDispatchersJson500() {
         Server server = start(LIMITS);
         RawConnection client = connect(server);
-        client.write("GET /fail HTTP/1.1\r\nHost: localhost\r\n\r\n");
-        RawConnection.Answer answer = client.read(WAIT);
+        RawConnection.Answer answer = client.get("/fail", WAIT);
         assertThat(answer.status()).isEqualTo(500);
         assertThat(answer.header("Content-Type")).isEqualTo("application/json");
         assertThat(answer.text()).contains("\"error\":\"internal\"");
@@ -416,8 +387,7 @@ public abstract class HttpTransportContract {
         Server server = start(new HttpLimits(1024, 2048, 512, 6, Duration.ofSeconds(1), Duration.ofSeconds(1),
                 Duration.ofMillis(300)));
         RawConnection client = connect(server);
-        client.write("GET /once HTTP/1.1\r\nHost: localhost\r\n\r\n");
-        assertThat(client.read(WAIT).status()).isEqualTo(200);
+        assertThat(client.get("/once", WAIT).status()).isEqualTo(200);
         assertThat(client.closedWithin(WAIT)).isTrue();
         assertThat(server.dispatcher.refused).as("nothing to answer: no refusal").isEmpty();
     }
@@ -441,8 +411,7 @@ public abstract class HttpTransportContract {
         long deadline = System.nanoTime() + WAIT.toNanos();
         while (true) {
             RawConnection next = connect(server);
-            next.write("GET /next HTTP/1.1\r\nHost: localhost\r\n\r\n");
-            RawConnection.Answer answer = next.read(WAIT);
+            RawConnection.Answer answer = next.get("/next", WAIT);
             if (answer.status() == 200) {
                 break;
             }
@@ -450,8 +419,7 @@ public abstract class HttpTransportContract {
             assertThat(System.nanoTime()).as("a freed place is given to a new connection").isLessThan(deadline);
         }
         for (RawConnection client : held.subList(1, held.size())) {
-            client.write("GET /still HTTP/1.1\r\nHost: localhost\r\n\r\n");
-            assertThat(client.read(WAIT).status()).as("the held connections still work").isEqualTo(200);
+            assertThat(client.get("/still", WAIT).status()).as("the held connections still work").isEqualTo(200);
         }
     }
 
@@ -459,8 +427,7 @@ public abstract class HttpTransportContract {
     void stopClosesEveryConnectionAndThePort() {
         Server server = start(LIMITS);
         RawConnection client = connect(server);
-        client.write("GET /before HTTP/1.1\r\nHost: localhost\r\n\r\n");
-        assertThat(client.read(WAIT).status()).isEqualTo(200);
+        assertThat(client.get("/before", WAIT).status()).isEqualTo(200);
         assertThat(server.transport.description()).isNotBlank();
 
         server.transport.stop();
@@ -499,6 +466,18 @@ public abstract class HttpTransportContract {
     }
 
     /** The client got the refusal's JSON answer and the connection was closed; no route saw the request. */
+    /** Sends {@code request} to a new server with {@link #LIMITS} and requires it refused ({@link #assertRefused}). */
+    private Refusal refused(int status, String error, String request) {
+        return refusedOn(start(LIMITS), status, error, request);
+    }
+
+    /** Sends {@code request} on a new connection to {@code server} and requires it refused ({@link #assertRefused}). */
+    private Refusal refusedOn(Server server, int status, String error, String request) {
+        RawConnection client = connect(server);
+        client.write(request);
+        return assertRefused(server, client, status, error);
+    }
+
     private static Refusal assertRefused(Server server, RawConnection client, int status, String error) {
         RawConnection.Answer answer = client.read(WAIT);
         assertThat(answer.status()).isEqualTo(status);

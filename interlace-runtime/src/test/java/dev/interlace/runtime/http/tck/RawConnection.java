@@ -101,6 +101,12 @@ final class RawConnection implements AutoCloseable {
      * Waits until the server closes the connection (end of stream or a reset), at most {@code wait}; whether it did.
      * Bytes arriving meanwhile are kept for {@link #read}.
      */
+    /** Sends {@code GET path} (HTTP/1.1, {@code Host: localhost}) and reads its answer within {@code wait}. */
+    Answer get(String path, Duration wait) {
+        write("GET " + path + " HTTP/1.1\r\nHost: localhost\r\n\r\n");
+        return read(wait);
+    }
+
     boolean closedWithin(Duration wait) {
         long deadline = System.nanoTime() + wait.toNanos();
         byte[] buffer = new byte[4096];

@@ -81,9 +81,9 @@ public abstract class FlushRecordsContract extends WarehouseContractSupport {
     void aRangeMatchesTheRecordsThatOverlapItInclusive() {
         Warehouse warehouse = open();
         warehouse.prepare(ORDERS);
-        warehouse.recordFailedFlush(new FlushRecord("flush-1-3", ORDER_EVENTS, 1, 3, 3, EPOCH + 1, 0, "x"));
-        warehouse.recordFailedFlush(new FlushRecord("flush-4-5", ORDER_EVENTS, 4, 5, 2, EPOCH + 2, 0, "x"));
-        warehouse.recordFailedFlush(new FlushRecord("flush-6-9", ORDER_EVENTS, 6, 9, 4, EPOCH + 3, 0, "x"));
+        recordFailedFlush(warehouse, "flush-1-3", ORDER_EVENTS, 1, 3, 3, EPOCH + 1);
+        recordFailedFlush(warehouse, "flush-4-5", ORDER_EVENTS, 4, 5, 2, EPOCH + 2);
+        recordFailedFlush(warehouse, "flush-6-9", ORDER_EVENTS, 6, 9, 4, EPOCH + 3);
 
         assertThat(ids(warehouse, ORDER_EVENTS, 3, 4)).containsExactly("flush-1-3", "flush-4-5");
         assertThat(ids(warehouse, ORDER_EVENTS, 5, 5)).containsExactly("flush-4-5");
@@ -98,11 +98,9 @@ public abstract class FlushRecordsContract extends WarehouseContractSupport {
         Warehouse warehouse = open();
         warehouse.prepare(ORDERS);
         warehouse.prepare(CLICKS);
-        warehouse.recordFailedFlush(new FlushRecord("flush-events", ORDER_EVENTS, 1, 3, 3, EPOCH, 0, "x"));
-        warehouse.recordFailedFlush(new FlushRecord("flush-quarantine", Target.quarantine("orders"), 1, 3, 3,
-                EPOCH, 0, "x"));
-        warehouse.recordFailedFlush(new FlushRecord("flush-clicks", Target.events("clicks"), 1, 3, 3, EPOCH, 0,
-                "x"));
+        recordFailedFlush(warehouse, "flush-events", ORDER_EVENTS, 1, 3, 3, EPOCH);
+        recordFailedFlush(warehouse, "flush-quarantine", Target.quarantine("orders"), 1, 3, 3, EPOCH);
+        recordFailedFlush(warehouse, "flush-clicks", Target.events("clicks"), 1, 3, 3, EPOCH);
 
         assertThat(ids(warehouse, ORDER_EVENTS, 1, 3)).containsExactly("flush-events");
         assertThat(ids(warehouse, Target.quarantine("orders"), 1, 3)).containsExactly("flush-quarantine");
@@ -115,9 +113,9 @@ public abstract class FlushRecordsContract extends WarehouseContractSupport {
     void trimmingRemovesExactlyTheRecordsStartedBeforeTheCut() {
         Warehouse warehouse = open();
         warehouse.prepare(ORDERS);
-        warehouse.recordFailedFlush(new FlushRecord("flush-old", ORDER_EVENTS, 1, 1, 1, EPOCH + 1_000, 0, "x"));
-        warehouse.recordFailedFlush(new FlushRecord("flush-at-cut", ORDER_EVENTS, 2, 2, 1, EPOCH + 2_000, 0, "x"));
-        warehouse.recordFailedFlush(new FlushRecord("flush-new", ORDER_EVENTS, 3, 3, 1, EPOCH + 3_000, 0, "x"));
+        recordFailedFlush(warehouse, "flush-old", ORDER_EVENTS, 1, 1, 1, EPOCH + 1_000);
+        recordFailedFlush(warehouse, "flush-at-cut", ORDER_EVENTS, 2, 2, 1, EPOCH + 2_000);
+        recordFailedFlush(warehouse, "flush-new", ORDER_EVENTS, 3, 3, 1, EPOCH + 3_000);
 
         assertThat(warehouse.trimFlushes(EPOCH + 2_000)).isEqualTo(1);
         assertThat(ids(warehouse, ORDER_EVENTS, 0, 100)).containsExactly("flush-at-cut", "flush-new");
@@ -129,5 +127,11 @@ public abstract class FlushRecordsContract extends WarehouseContractSupport {
     private static java.util.List<String> ids(Warehouse warehouse, Target target, long from, long to) {
         return warehouse.flushes(new FlushRecord.Filter(target, from, to, 100)).records().stream()
                 .map(FlushRecord::id).toList();
+    }
+
+    /** Records a flush of {@code target}'s offsets {@code first} to {@code last} that failed ({@code "x"}). */
+    private static void recordFailedFlush(Warehouse warehouse, String id, Target target, long first, long last,
+            long rows, long startedAtMicros) {
+        warehouse.recordFailedFlush(new FlushRecord(id, target, first, last, rows, startedAtMicros, 0, "x"));
     }
 }

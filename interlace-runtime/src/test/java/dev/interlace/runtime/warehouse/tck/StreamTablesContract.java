@@ -149,10 +149,8 @@ public abstract class StreamTablesContract extends WarehouseContractSupport {
 
     private void failInsideTheAppend(boolean afterWatermarkUpdate) {
         FailingListener failing = new FailingListener(afterWatermarkUpdate);
-        Warehouse warehouse = open(failing);
-        warehouse.prepare(ORDERS);
+        Warehouse warehouse = claimedOrders(failing);
         Target target = Target.events("orders");
-        warehouse.claim(target, 1);
         assertThatThrownBy(() -> warehouse.append(ORDERS, target, 1, 0, 5, orders(1, 5),
                 flushRecord(target, 1, 5, EPOCH))).isInstanceOf(WarehouseException.class);
         assertThat(warehouse.watermark(target)).isZero();
@@ -200,37 +198,21 @@ public abstract class StreamTablesContract extends WarehouseContractSupport {
 
     @Test
     void aSnapshotWaitsForAnAppendInProgressAndOpensWithItsRowsAndWatermarksAndNothingLater() throws Exception {
-        CountDownLatch inside = new CountDownLatch(1);
-        CountDownLatch release = new CountDownLatch(1);
-        FlushListener holding = new FlushListener() {
-            @Override
-            public void afterWatermarkUpdate(Target target, long newWatermark) {
-                if (newWatermark == 3) {
-                    inside.countDown();
-                    try {
-                        release.await(30, TimeUnit.SECONDS);
-                    } catch (InterruptedException e) {
-                        Thread.currentThread().interrupt();
-                    }
-                }
-            }
-        };
-        Warehouse warehouse = open(holding);
-        warehouse.prepare(ORDERS);
+        Holding holding = new Holding(watermark -> watermark == 3);
+        Warehouse warehouse = claimedOrders(holding);
         Target target = Target.events("orders");
-        warehouse.claim(target, 1);
         java.nio.file.Path copy = java.nio.file.Files.createDirectories(dataDirectory.resolve("snapshot"));
         ExecutorService threads = Executors.newFixedThreadPool(2);
         Warehouse.Snapshot snapshot;
         try {
             Future<?> append = threads.submit(() -> warehouse.append(ORDERS, target, 1, 0, 3, orders(1, 3), null));
-            assertThat(inside.await(30, TimeUnit.SECONDS)).as("the append is inside its transaction").isTrue();
+            assertThat(holding.inside.await(30, TimeUnit.SECONDS)).as("the append is inside its transaction").isTrue();
             Future<Warehouse.Snapshot> taking = threads.submit(() -> warehouse.snapshotInto(copy));
-            release.countDown();
+            holding.release.countDown();
             append.get(30, TimeUnit.SECONDS);
             snapshot = taking.get(30, TimeUnit.SECONDS);
         } finally {
-            release.countDown();
+            holding.release.countDown();
             threads.shutdownNow();
         }
         warehouse.append(ORDERS, target, 1, 3, 5, orders(4, 5), null);
@@ -248,29 +230,15 @@ public abstract class StreamTablesContract extends WarehouseContractSupport {
 
     @Test
     void aClaimWaitsForAnAppendInProgressSoItsWatermarkIsFinal() throws Exception {
-        CountDownLatch inside = new CountDownLatch(1);
-        CountDownLatch release = new CountDownLatch(1);
-        FlushListener holding = new FlushListener() {
-            @Override
-            public void afterWatermarkUpdate(Target target, long newWatermark) {
-                inside.countDown();
-                try {
-                    release.await(30, TimeUnit.SECONDS);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            }
-        };
-        Warehouse warehouse = open(holding);
-        warehouse.prepare(ORDERS);
+        Holding holding = new Holding(watermark -> true);
+        Warehouse warehouse = claimedOrders(holding);
         Target target = Target.events("orders");
-        warehouse.claim(target, 1);
         ExecutorService threads = Executors.newFixedThreadPool(2);
         try {
             Future<?> append = threads.submit(() -> warehouse.append(ORDERS, target, 1, 0, 3, orders(1, 3), null));
-            assertThat(inside.await(30, TimeUnit.SECONDS)).as("the append is inside its transaction").isTrue();
+            assertThat(holding.inside.await(30, TimeUnit.SECONDS)).as("the append is inside its transaction").isTrue();
             Future<Long> claim = threads.submit(() -> warehouse.claim(target, 2));
-            release.countDown();
+            holding.release.countDown();
             long claimed = claim.get(30, TimeUnit.SECONDS);
             boolean appended;
             try {
@@ -287,7 +255,7 @@ public abstract class StreamTablesContract extends WarehouseContractSupport {
             assertThatThrownBy(() -> warehouse.append(ORDERS, target, 1, claimed, claimed + 1,
                     orders(claimed + 1, claimed + 1), null)).isInstanceOf(FencedException.class);
         } finally {
-            release.countDown();
+            holding.release.countDown();
             threads.shutdownNow();
         }
     }
@@ -389,5 +357,39 @@ public abstract class StreamTablesContract extends WarehouseContractSupport {
                 evolving(2, "d2", Map.of("extra", "42")), evolving(3, "d3", Map.of())), null);
         assertThat(select(reopened, "SELECT id, extra FROM streams.devices ORDER BY _offset"))
                 .containsExactly(List.of("d1", 41L), List.of("d2", 42L), Arrays.asList("d3", null));
+    }
+
+    /** A warehouse opened with {@code listener}, {@code orders} prepared and its events claimed with token 1. */
+    private Warehouse claimedOrders(FlushListener listener) {
+        Warehouse warehouse = open(listener);
+        warehouse.prepare(ORDERS);
+        warehouse.claim(Target.events("orders"), 1);
+        return warehouse;
+    }
+
+    /**
+     * Holds an append inside its transaction, right after its watermark update to a watermark {@code holds}, until
+     * {@link #release} (at most 30 s); {@link #inside} tells that one is held.
+     */
+    private static final class Holding implements FlushListener {
+        final CountDownLatch inside = new CountDownLatch(1);
+        final CountDownLatch release = new CountDownLatch(1);
+        private final java.util.function.LongPredicate holds;
+
+        Holding(java.util.function.LongPredicate holds) {
+            this.holds = holds;
+        }
+
+        @Override
+        public void afterWatermarkUpdate(Target target, long newWatermark) {
+            if (holds.test(newWatermark)) {
+                inside.countDown();
+                try {
+                    release.await(30, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        }
     }
 }
