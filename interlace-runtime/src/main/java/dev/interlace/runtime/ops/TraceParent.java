@@ -47,14 +47,23 @@ public record TraceParent(String traceId, String parentId, boolean sampled) {
         return parse(header).map(TraceParent::traceId).orElseGet(TraceParent::newTraceId);
     }
 
-    /** A random trace id, as a tracer starting a trace makes one. */
+    /**
+     * A new trace id: the current time in milliseconds (16 hex digits), then 64 random bits. The random half makes it
+     * unique as a tracer's would be; the time half makes the ids the server makes ascend, so that the log's index of
+     * trace ids (a B-tree) takes each at its end, as it takes request ids, rather than rewriting pages all over it for
+     * every publish (fully random ids halved the publishes a 64-client load got through the SQLite writer).
+     */
     public static String newTraceId() {
-        ThreadLocalRandom random = ThreadLocalRandom.current();
-        String id;
+        long random;
         do {
-            id = String.format("%016x%016x", random.nextLong(), random.nextLong());
-        } while (id.equals(ZERO_TRACE));
-        return id;
+            random = ThreadLocalRandom.current().nextLong();
+        } while (random == 0);
+        return hex16(System.currentTimeMillis()) + hex16(random);
+    }
+
+    private static String hex16(long value) {
+        String digits = Long.toHexString(value);
+        return "0".repeat(16 - digits.length()) + digits;
     }
 
     /** Whether {@code text} is a trace id as this class writes them: 32 lowercase hex digits, not all zeros. */
