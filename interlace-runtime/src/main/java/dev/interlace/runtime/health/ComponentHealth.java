@@ -31,7 +31,7 @@ import java.util.logging.Logger;
  * {@value #EXIT_STATUS}, so that a supervisor starts a healthy one; the grace lets the health routes and the record
  * say why first, and lets a component that restarts itself with backoff recover. Nothing acknowledged is lost by
  * exiting: acknowledged events are durable already. Errors of the virtual machine itself do not come here: they
- * end the process at once ({@link FatalErrors}).
+ * end the process at once ({@link dev.interlace.runtime.ops.FatalErrors}).
  */
 public final class ComponentHealth implements AutoCloseable {
 
