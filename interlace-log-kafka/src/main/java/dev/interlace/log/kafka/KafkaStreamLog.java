@@ -43,7 +43,7 @@ import org.apache.kafka.common.TopicPartition;
  *
  * <p>Writes go through the stream's {@link Sequencer} on the node the sequencer group assigned the stream to
  * ({@link Membership}); an append or a consumer-group operation on a node that does not hold the stream waits a
- * little for a takeover under way, then fails with {@link NoSequencerException} (the HTTP layer forwards such
+ * little for a takeover under way, then fails with {@link dev.interlace.runtime.log.NoSequencerException} (the HTTP layer forwards such
  * requests to the holder). A node of {@code --role warehouse} is no member of the group and never sequences.
  * Where streams are sequenced is {@link SequencerPlacement}'s. Reads work on every node: the {@link Tailer} follows
  * every topic read-committed into the {@link StreamViews} and the {@link PublishStore}, and events and quarantined
