@@ -197,32 +197,34 @@ public final class ConfigLoader {
             }
         }
 
-        InterlaceConfig config = new InterlaceConfig(
-                (int) number(values, origins, PORT),
-                bind(values.get(BIND.flag())),
-                Path.of(dataDir),
-                number(values, origins, MAX_BODY_BYTES),
-                number(values, origins, MAX_INFLIGHT_BYTES),
-                (int) number(values, origins, MAX_EVENTS_PER_REQUEST),
-                number(values, origins, MAX_PENDING),
-                number(values, origins, MIN_FREE_DISK_BYTES),
-                number(values, origins, FLUSH_DELAY_MS),
-                (int) number(values, origins, FLUSH_BATCH_ROWS),
-                number(values, origins, FLUSH_BATCH_BYTES),
-                retention(values, origins, RECORD_RETENTION),
-                (int) number(values, origins, REFUSED_REQUESTS),
-                number(values, origins, READY_FLUSH_FAILING_MS),
-                (int) number(values, origins, MODEL_REST_RATIO),
-                number(values, origins, SQL_TIMEOUT_MS),
-                sqlIsolation(values, origins),
-                number(values, origins, READ_WAIT_MS),
-                new Connections((int) number(values, origins, MAX_CONNECTIONS),
-                        (int) number(values, origins, MAX_CONNECTIONS_PER_ADDRESS)),
-                new Exposure(bool(values, origins, INSECURE_NO_AUTH), hosts(values.get(ALLOWED_HOSTS.flag())),
+        InterlaceConfig config = InterlaceConfig.builder()
+                .port((int) number(values, origins, PORT))
+                .bind(bind(values.get(BIND.flag())))
+                .dataDirectory(Path.of(dataDir))
+                .maxBodyBytes(number(values, origins, MAX_BODY_BYTES))
+                .maxInflightBytes(number(values, origins, MAX_INFLIGHT_BYTES))
+                .maxEventsPerRequest((int) number(values, origins, MAX_EVENTS_PER_REQUEST))
+                .maxPending(number(values, origins, MAX_PENDING))
+                .minFreeDiskBytes(number(values, origins, MIN_FREE_DISK_BYTES))
+                .flushDelayMillis(number(values, origins, FLUSH_DELAY_MS))
+                .flushBatchRows((int) number(values, origins, FLUSH_BATCH_ROWS))
+                .flushBatchBytes(number(values, origins, FLUSH_BATCH_BYTES))
+                .recordRetentionMicros(retention(values, origins, RECORD_RETENTION))
+                .refusedRequests((int) number(values, origins, REFUSED_REQUESTS))
+                .readyFlushFailingMillis(number(values, origins, READY_FLUSH_FAILING_MS))
+                .modelRestRatio((int) number(values, origins, MODEL_REST_RATIO))
+                .sqlTimeoutMillis(number(values, origins, SQL_TIMEOUT_MS))
+                .sqlIsolation(sqlIsolation(values, origins))
+                .readWaitMillis(number(values, origins, READ_WAIT_MS))
+                .connections(new Connections((int) number(values, origins, MAX_CONNECTIONS),
+                        (int) number(values, origins, MAX_CONNECTIONS_PER_ADDRESS)))
+                .exposure(new Exposure(bool(values, origins, INSECURE_NO_AUTH), hosts(values.get(ALLOWED_HOSTS.flag())),
                         origins(values, origins, CORS_ORIGINS), file(values, origins, TLS_CERT),
-                        file(values, origins, TLS_KEY)),
-                log(values, origins),
-                values.get(BACKUP_ROOT.flag()).isBlank() ? null : Path.of(values.get(BACKUP_ROOT.flag()).strip()));
+                        file(values, origins, TLS_KEY)))
+                .log(log(values, origins))
+                .configuredBackupRoot(values.get(BACKUP_ROOT.flag()).isBlank() ? null
+                        : Path.of(values.get(BACKUP_ROOT.flag()).strip()))
+                .build();
         checkAdvertiseUrl(config, origins);
         return new Resolved(config, origins);
     }

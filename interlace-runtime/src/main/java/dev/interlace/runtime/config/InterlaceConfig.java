@@ -71,43 +71,31 @@ public record InterlaceConfig(
         java.util.Objects.requireNonNull(sqlIsolation, "sqlIsolation");
     }
 
-    /** A configuration on the SQLite log. */
-    public InterlaceConfig(int port, String bind, Path dataDirectory, long maxBodyBytes, int maxEventsPerRequest,
-            long maxPending, long minFreeDiskBytes, long flushDelayMillis, int flushBatchRows, long flushBatchBytes,
-            long recordRetentionMicros, int refusedRequests, long readyFlushFailingMillis, int modelRestRatio,
-            Exposure exposure) {
-        this(port, bind, dataDirectory, maxBodyBytes, 0, maxEventsPerRequest, maxPending, minFreeDiskBytes,
-                flushDelayMillis, flushBatchRows, flushBatchBytes, recordRetentionMicros, refusedRequests,
-                readyFlushFailingMillis, modelRestRatio, DEFAULT_SQL_TIMEOUT_MILLIS, SqlIsolation.PROCESS,
-                DEFAULT_READ_WAIT_MILLIS,
-                Connections.DEFAULTS, exposure,
-                LogOptions.sqlite(), null);
-    }
-
     /** The defaults, with data under {@code .interlace} in the working directory. */
     public static InterlaceConfig defaults() {
         return ConfigLoader.load(new String[0], java.util.Map.of()).config();
     }
 
+    /** A builder that starts from nothing: every component must be set before {@link Builder#build()}. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** A builder that starts from this configuration, to change some of its values by name. */
+    public Builder toBuilder() {
+        return new Builder(this);
+    }
+
     public InterlaceConfig withPort(int newPort) {
-        return new InterlaceConfig(newPort, bind, dataDirectory, maxBodyBytes, maxInflightBytes, maxEventsPerRequest,
-                maxPending, minFreeDiskBytes, flushDelayMillis, flushBatchRows, flushBatchBytes, recordRetentionMicros,
-                refusedRequests, readyFlushFailingMillis, modelRestRatio, sqlTimeoutMillis, sqlIsolation, readWaitMillis,
-                connections, exposure, log, configuredBackupRoot);
+        return toBuilder().port(newPort).build();
     }
 
     public InterlaceConfig withSqlIsolation(SqlIsolation isolation) {
-        return new InterlaceConfig(port, bind, dataDirectory, maxBodyBytes, maxInflightBytes, maxEventsPerRequest,
-                maxPending, minFreeDiskBytes, flushDelayMillis, flushBatchRows, flushBatchBytes, recordRetentionMicros,
-                refusedRequests, readyFlushFailingMillis, modelRestRatio, sqlTimeoutMillis, isolation, readWaitMillis,
-                connections, exposure, log, configuredBackupRoot);
+        return toBuilder().sqlIsolation(isolation).build();
     }
 
     public InterlaceConfig withDataDirectory(Path directory) {
-        return new InterlaceConfig(port, bind, directory, maxBodyBytes, maxInflightBytes, maxEventsPerRequest,
-                maxPending, minFreeDiskBytes, flushDelayMillis, flushBatchRows, flushBatchBytes, recordRetentionMicros,
-                refusedRequests, readyFlushFailingMillis, modelRestRatio, sqlTimeoutMillis, sqlIsolation, readWaitMillis,
-                connections, exposure, log, configuredBackupRoot);
+        return toBuilder().dataDirectory(directory).build();
     }
 
     /**
@@ -149,5 +137,199 @@ public record InterlaceConfig(
     /** Whether publish, flush and system records are kept at all ({@code record-retention} is not 0). */
     public boolean keepsRecords() {
         return recordRetentionMicros > 0;
+    }
+
+    /**
+     * Builds a configuration by naming its values. Every component but {@code configuredBackupRoot} must be set, by
+     * {@link InterlaceConfig#toBuilder()} or one by one; {@link #build()} names the first one missing.
+     */
+    public static final class Builder {
+        private Integer port;
+        private String bind;
+        private Path dataDirectory;
+        private Long maxBodyBytes;
+        private Long maxInflightBytes;
+        private Integer maxEventsPerRequest;
+        private Long maxPending;
+        private Long minFreeDiskBytes;
+        private Long flushDelayMillis;
+        private Integer flushBatchRows;
+        private Long flushBatchBytes;
+        private Long recordRetentionMicros;
+        private Integer refusedRequests;
+        private Long readyFlushFailingMillis;
+        private Integer modelRestRatio;
+        private Long sqlTimeoutMillis;
+        private SqlIsolation sqlIsolation;
+        private Long readWaitMillis;
+        private Connections connections;
+        private Exposure exposure;
+        private LogOptions log;
+        private Path configuredBackupRoot;
+
+        private Builder() {}
+
+        private Builder(InterlaceConfig config) {
+            port = config.port;
+            bind = config.bind;
+            dataDirectory = config.dataDirectory;
+            maxBodyBytes = config.maxBodyBytes;
+            maxInflightBytes = config.maxInflightBytes;
+            maxEventsPerRequest = config.maxEventsPerRequest;
+            maxPending = config.maxPending;
+            minFreeDiskBytes = config.minFreeDiskBytes;
+            flushDelayMillis = config.flushDelayMillis;
+            flushBatchRows = config.flushBatchRows;
+            flushBatchBytes = config.flushBatchBytes;
+            recordRetentionMicros = config.recordRetentionMicros;
+            refusedRequests = config.refusedRequests;
+            readyFlushFailingMillis = config.readyFlushFailingMillis;
+            modelRestRatio = config.modelRestRatio;
+            sqlTimeoutMillis = config.sqlTimeoutMillis;
+            sqlIsolation = config.sqlIsolation;
+            readWaitMillis = config.readWaitMillis;
+            connections = config.connections;
+            exposure = config.exposure;
+            log = config.log;
+            configuredBackupRoot = config.configuredBackupRoot;
+        }
+
+        public Builder port(int value) {
+            port = value;
+            return this;
+        }
+
+        public Builder bind(String value) {
+            bind = value;
+            return this;
+        }
+
+        public Builder dataDirectory(Path value) {
+            dataDirectory = value;
+            return this;
+        }
+
+        public Builder maxBodyBytes(long value) {
+            maxBodyBytes = value;
+            return this;
+        }
+
+        public Builder maxInflightBytes(long value) {
+            maxInflightBytes = value;
+            return this;
+        }
+
+        public Builder maxEventsPerRequest(int value) {
+            maxEventsPerRequest = value;
+            return this;
+        }
+
+        public Builder maxPending(long value) {
+            maxPending = value;
+            return this;
+        }
+
+        public Builder minFreeDiskBytes(long value) {
+            minFreeDiskBytes = value;
+            return this;
+        }
+
+        public Builder flushDelayMillis(long value) {
+            flushDelayMillis = value;
+            return this;
+        }
+
+        public Builder flushBatchRows(int value) {
+            flushBatchRows = value;
+            return this;
+        }
+
+        public Builder flushBatchBytes(long value) {
+            flushBatchBytes = value;
+            return this;
+        }
+
+        public Builder recordRetentionMicros(long value) {
+            recordRetentionMicros = value;
+            return this;
+        }
+
+        public Builder refusedRequests(int value) {
+            refusedRequests = value;
+            return this;
+        }
+
+        public Builder readyFlushFailingMillis(long value) {
+            readyFlushFailingMillis = value;
+            return this;
+        }
+
+        public Builder modelRestRatio(int value) {
+            modelRestRatio = value;
+            return this;
+        }
+
+        public Builder sqlTimeoutMillis(long value) {
+            sqlTimeoutMillis = value;
+            return this;
+        }
+
+        public Builder sqlIsolation(SqlIsolation value) {
+            sqlIsolation = value;
+            return this;
+        }
+
+        public Builder readWaitMillis(long value) {
+            readWaitMillis = value;
+            return this;
+        }
+
+        public Builder connections(Connections value) {
+            connections = value;
+            return this;
+        }
+
+        public Builder exposure(Exposure value) {
+            exposure = value;
+            return this;
+        }
+
+        public Builder log(LogOptions value) {
+            log = value;
+            return this;
+        }
+
+        public Builder configuredBackupRoot(Path value) {
+            configuredBackupRoot = value;
+            return this;
+        }
+
+        /**
+         * The configuration.
+         *
+         * @throws IllegalStateException naming a component that was not set
+         */
+        public InterlaceConfig build() {
+            return new InterlaceConfig(require(port, "port"), require(bind, "bind"),
+                    require(dataDirectory, "dataDirectory"), require(maxBodyBytes, "maxBodyBytes"),
+                    require(maxInflightBytes, "maxInflightBytes"), require(maxEventsPerRequest, "maxEventsPerRequest"),
+                    require(maxPending, "maxPending"), require(minFreeDiskBytes, "minFreeDiskBytes"),
+                    require(flushDelayMillis, "flushDelayMillis"), require(flushBatchRows, "flushBatchRows"),
+                    require(flushBatchBytes, "flushBatchBytes"),
+                    require(recordRetentionMicros, "recordRetentionMicros"),
+                    require(refusedRequests, "refusedRequests"),
+                    require(readyFlushFailingMillis, "readyFlushFailingMillis"),
+                    require(modelRestRatio, "modelRestRatio"), require(sqlTimeoutMillis, "sqlTimeoutMillis"),
+                    require(sqlIsolation, "sqlIsolation"), require(readWaitMillis, "readWaitMillis"),
+                    require(connections, "connections"), require(exposure, "exposure"), require(log, "log"),
+                    configuredBackupRoot);
+        }
+
+        private static <T> T require(T value, String name) {
+            if (value == null) {
+                throw new IllegalStateException(name + " is not set");
+            }
+            return value;
+        }
     }
 }

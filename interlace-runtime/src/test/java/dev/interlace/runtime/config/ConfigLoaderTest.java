@@ -24,6 +24,20 @@ class ConfigLoaderTest {
     }
 
     @Test
+    void aConfigurationChangesByNameAndABuilderNamesWhatIsMissing() {
+        InterlaceConfig loaded = load(Map.of(), "--port", "0", "--max-pending", "7").config();
+        InterlaceConfig changed = loaded.toBuilder().maxPending(9).sqlIsolation(SqlIsolation.INLINE).build();
+        assertThat(changed.maxPending()).isEqualTo(9);
+        assertThat(changed.sqlIsolation()).isEqualTo(SqlIsolation.INLINE);
+        assertThat(changed.toBuilder().maxPending(7).sqlIsolation(loaded.sqlIsolation()).build()).isEqualTo(loaded);
+        assertThat(loaded.withPort(8123).port()).isEqualTo(8123);
+
+        assertThatThrownBy(() -> InterlaceConfig.builder().port(0).bind("127.0.0.1").build())
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessage("dataDirectory is not set");
+    }
+
+    @Test
     void defaultsMatchTheDesign() {
         InterlaceConfig config = ConfigLoader.load(new String[0], Map.of()).config();
         assertThat(config.port()).isEqualTo(8000);
