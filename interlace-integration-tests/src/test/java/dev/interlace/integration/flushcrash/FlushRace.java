@@ -131,7 +131,8 @@ final class FlushRace implements AutoCloseable {
         SharedWarehouse view = new SharedWarehouse(warehouse, afterPrepare);
         Flusher flusher = new Flusher(catalog, log, log, Optional.of(view.view), new FlushPositions(), listener,
                 new FlushLease(name, LEASE_TTL), new RequestIds(Clock.systemUTC()), SystemRecords.DISCARD,
-                Clock.systemUTC(), config, RecentEvents.NONE);
+                Clock.systemUTC(), config, RecentEvents.NONE,
+                dev.interlace.runtime.health.ComponentHealth.unwatched());
         synchronized (this) {
             flushers.add(flusher);
             views.add(view);

@@ -80,6 +80,23 @@ class ReadYourWritesTest {
     }
 
     @Test
+    void aReadWaitingForItsPositionBringsTheFlushForward() {
+        // The flusher would wait ten minutes after an append; a read that waits for the event flushes it now.
+        try (TestServer api = TestServer.start(dataDirectory, "--flush-delay-ms", "600000", "--read-wait-ms",
+                "60000")) {
+            String position = publish(api, "hurried");
+            TestServer.Response answer = sql(api, ORDER_COUNT.formatted("hurried"), position);
+            assertThat(answer.status()).as(String.valueOf(answer.body())).isEqualTo(200);
+            assertThat(answer.body().get("rows").get(0).get(0).asLong()).isEqualTo(1);
+
+            publish(api, "waits");
+            TestServer.Response without = sql(api, ORDER_COUNT.formatted("waits"), null);
+            assertThat(without.body().get("rows").get(0).get(0).asLong())
+                    .as("the negative control: nothing waits, so the flush keeps its delay").isZero();
+        }
+    }
+
+    @Test
     void aPositionNotReachedInTimeIsRefusedWithTheLagAndABadOneIsRefusedAtOnce() {
         try (TestServer api = TestServer.start(dataDirectory, "--read-wait-ms", "300")) {
             String position = publish(api, "o1");

@@ -36,10 +36,11 @@ import java.util.logging.Logger;
  * a flush drains the stream batch by batch ({@code flush-batch-rows}) while full batches wait, reading and decoding
  * the next batch while the current one is written ({@link FlushBatches}); a partial batch ends the run, and what
  * arrived meanwhile is flushed {@code flush-delay-ms} after the run started, so that a steady trickle is flushed
- * once per delay rather than back to back in tiny batches. Each batch is one
- * warehouse transaction holding the rows and the new watermark, guarded by a compare-and-set and this flusher's
- * fencing token. Streams are independent: one stream failing is retried with backoff and never holds up the others.
- * Flushing runs on its own threads, so nothing else (model runs included) can queue in front of it.
+ * once per delay rather than back to back in tiny batches (a read waiting for the stream brings that forward: see
+ * {@link #hurry}). Each batch is one warehouse transaction holding the rows and the new watermark, guarded by a
+ * compare-and-set and this flusher's fencing token. Streams are independent: one stream failing is retried with
+ * backoff and never holds up the others. Flushing runs on its own threads, so nothing (model runs included) can
+ * queue in front of it.
  *
  * <p>The flusher holds each stream through a lease on the stream's flusher group in the log ({@link FlushLease}), renewed
  * every third of its time to live (which also commits the flushed watermark there, so the group shows the flusher's
@@ -53,6 +54,8 @@ public final class Flusher implements AutoCloseable {
     private static final Logger LOG = Logger.getLogger(Flusher.class.getName());
     private static final long MAX_BACKOFF_MILLIS = 30_000;
     private static final int THREADS = 2;
+    /** The shortest time between the starts of a stream's flushes that waiting readers bring forward. */
+    static final long MIN_HURRIED_GAP_MILLIS = 50;
     /** Fenced appends in a row that are retried at once (re-leasing); more count as a failure, with backoff. */
     private static final int MAX_FENCED_IN_A_ROW = 3;
 
@@ -81,14 +84,6 @@ public final class Flusher implements AutoCloseable {
     private final ComponentHealth components;
     private volatile boolean closed;
     private final ReleasedRuns released = new ReleasedRuns();
-
-    /** A flusher whose failures are only logged and listed (see {@link ComponentHealth#unwatched}). */
-    public Flusher(StreamCatalog catalog, StreamLog log, ConsumerGroups groups, Optional<Warehouse> warehouse,
-            FlushPositions positions, FlushListener listener, FlushLease lease, RequestIds ids, SystemRecords records,
-            Clock clock, InterlaceConfig config, RecentEvents recent) {
-        this(catalog, log, groups, warehouse, positions, listener, lease, ids, records, clock, config, recent,
-                ComponentHealth.unwatched());
-    }
 
     /**
      * A flusher that reports an error of a stream's flush (not a failed write: a fault of its own) to
@@ -187,15 +182,12 @@ public final class Flusher implements AutoCloseable {
             flush.holdsRows = holdsRows;
         }
         // A stream dropped from the code is no longer flushed, but its positions are still the warehouse's.
-        for (String name : log.heads().keySet()) {
-            if (catalog.findLogStream(name).isEmpty()) {
-                for (Warehouse.Target target : List.of(Warehouse.Target.events(name),
-                        Warehouse.Target.quarantine(name))) {
-                    try {
-                        positions.set(target, warehouse.get().watermark(target));
-                    } catch (RuntimeException e) {
-                        LOG.log(Level.WARNING, "cannot read the watermark of undeclared stream " + name, e);
-                    }
+        for (String name : log.heads().keySet().stream().filter(n -> catalog.findLogStream(n).isEmpty()).toList()) {
+            for (Warehouse.Target target : List.of(Warehouse.Target.events(name), Warehouse.Target.quarantine(name))) {
+                try {
+                    positions.set(target, warehouse.get().watermark(target));
+                } catch (RuntimeException e) {
+                    LOG.log(Level.WARNING, "cannot read the watermark of undeclared stream " + name, e);
                 }
             }
         }
@@ -305,6 +297,18 @@ public final class Flusher implements AutoCloseable {
         }
     }
 
+    /**
+     * A read waits for {@code stream}: its next flush starts now rather than {@code --flush-delay-ms} after the last,
+     * though still at most every {@value #MIN_HURRIED_GAP_MILLIS} ms, which bounds how often readers make it commit.
+     */
+    public void hurry(String stream) {
+        StreamFlush flush = streams.get(stream);
+        if (flush != null && !flush.lock.isLocked() && backlog(flush) > 0
+                && System.nanoTime() - flush.startedNanos >= TimeUnit.MILLISECONDS.toNanos(MIN_HURRIED_GAP_MILLIS)) {
+            runNow(flush);
+        }
+    }
+
     private long backlog(StreamFlush flush) {
         var head = log.heads().get(flush.stream.name());
         if (head == null) {
@@ -339,6 +343,7 @@ public final class Flusher implements AutoCloseable {
             return; // the running flush drains until caught up and reschedules if anything arrived meanwhile
         }
         long startedNanos = System.nanoTime();
+        flush.startedNanos = startedNanos;
         try {
             if (!leases.hold(flush)) {
                 release(flush);

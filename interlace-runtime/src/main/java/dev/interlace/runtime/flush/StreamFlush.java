@@ -15,6 +15,8 @@ final class StreamFlush {
     final AtomicBoolean queued = new AtomicBoolean();
     final ReentrantLock lock = new ReentrantLock();
     volatile FlushStatus status = FlushStatus.IDLE;
+    /** When the last run started ({@link System#nanoTime()}). */
+    volatile long startedNanos = System.nanoTime() - java.util.concurrent.TimeUnit.DAYS.toNanos(1);
     /** The fencing epoch of this flusher's lease on the stream (what the warehouse records); 0 while it holds none. */
     long token;
     /** The whole token of that lease, which its commits and its release present; null while it holds none. */

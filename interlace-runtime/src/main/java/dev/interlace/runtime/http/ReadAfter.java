@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.interlace.client.ErrorCode;
 import dev.interlace.runtime.config.InterlaceConfig;
 import dev.interlace.runtime.flush.FlushPositions;
+import dev.interlace.runtime.flush.Flusher;
 import dev.interlace.runtime.model.ModelRunner;
 import dev.interlace.runtime.stream.StreamCatalog;
 import jakarta.inject.Inject;
@@ -50,6 +51,7 @@ final class ReadAfter {
     private final StreamCatalog catalog;
     private final FlushPositions watermarks;
     private final Optional<ModelRunner> runner;
+    private final Flusher flusher;
     private final long waitMillis;
     private final ConcurrentLinkedQueue<Waiter> waiters = new ConcurrentLinkedQueue<>();
     private final AtomicInteger waiting = new AtomicInteger();
@@ -62,8 +64,10 @@ final class ReadAfter {
     });
 
     @Inject
-    ReadAfter(StreamCatalog catalog, FlushPositions watermarks, Optional<ModelRunner> runner, InterlaceConfig config) {
+    ReadAfter(StreamCatalog catalog, FlushPositions watermarks, Optional<ModelRunner> runner, Flusher flusher,
+            InterlaceConfig config) {
         this.catalog = catalog;
+        this.flusher = flusher;
         this.watermarks = watermarks;
         this.runner = runner;
         this.waitMillis = config.readWaitMillis();
@@ -131,6 +135,7 @@ final class ReadAfter {
         }
         Waiter waiter = new Waiter(wanted, requestId, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(waitMillis));
         waiters.add(waiter);
+        hurry(wanted);
         scheduleCheck();
         return waiter.done;
     }
@@ -165,6 +170,17 @@ final class ReadAfter {
                 } else {
                     waiter.done.completeExceptionally(notMaterialised(waiter));
                 }
+            } else {
+                hurry(waiter.wanted);
+            }
+        }
+    }
+
+    /** Brings forward the flushes of the streams {@code wanted} waits for (a query process flushes lazily). */
+    private void hurry(Wanted wanted) {
+        for (Map.Entry<String, Long> position : wanted.offsets().entrySet()) {
+            if (watermarks.events(position.getKey()) < position.getValue()) {
+                flusher.hurry(position.getKey());
             }
         }
     }

@@ -42,6 +42,12 @@ public final class QueryProcess implements AutoCloseable {
     static final long MAX_PAUSE_MILLIS = 30_000;
     private static final long START_TIMEOUT_MILLIS = 120_000;
     private static final Path NICE = Path.of("/usr/bin/nice");
+    /**
+     * How long the query process's flusher waits for more events: it materialises in large batches, which costs the
+     * server's two cores far less than flushing as often as the server does, and a query's wait for what the
+     * server's warehouse holds brings the flush forward (the flusher's {@code hurry}).
+     */
+    static final long FLUSH_DELAY_MILLIS = 1_000;
     /** How often the running query process is asked whether it fell behind a trimmed log. */
     private static final long WATCH_EVERY_MILLIS = 5_000;
     private final java.net.http.HttpClient health = java.net.http.HttpClient.newBuilder()
@@ -261,7 +267,7 @@ public final class QueryProcess implements AutoCloseable {
         flag(command, "sql-isolation", "inline");
         flag(command, "sql-timeout-ms", Long.toString(config.sqlTimeoutMillis()));
         flag(command, "read-wait-ms", Long.toString(config.readWaitMillis()));
-        flag(command, "flush-delay-ms", Long.toString(config.flushDelayMillis()));
+        flag(command, "flush-delay-ms", Long.toString(Math.max(config.flushDelayMillis(), FLUSH_DELAY_MILLIS)));
         flag(command, "flush-batch-rows", Integer.toString(config.flushBatchRows()));
         flag(command, "flush-batch-bytes", Long.toString(config.flushBatchBytes()));
         flag(command, "max-pending", Long.toString(config.maxPending()));
