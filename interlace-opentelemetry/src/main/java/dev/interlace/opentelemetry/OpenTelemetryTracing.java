@@ -109,7 +109,7 @@ public final class OpenTelemetryTracing implements Tracing {
                 .setStartTimestamp(receivedAtMicros, TimeUnit.MICROSECONDS)
                 .setAttribute(STREAM, stream).setAttribute(REQUEST_ID, requestId).startSpan();
         if (!span.getSpanContext().isValid()) {
-            return PublishTrace.untraced(TraceParent.traceIdOf(traceparent)); // a no-op tracer makes no ids
+            return PublishTrace.untraced(TraceParent.traceIdOf(traceparent, requestId)); // a no-op tracer makes no ids
         }
         // Remembered now: the flush of the request's events may commit before its answer is built.
         synchronized (publishSpans) {

@@ -131,7 +131,7 @@ final class AppendWriter {
                         committed.count(AppendResult.Status.ACCEPTED), committed.count(AppendResult.Status.DUPLICATE),
                         committed.count(AppendResult.Status.QUARANTINED), firstOffset, lastOffset,
                         request.receivedAtMicros(), now, firstSeq, lastSeq, joined(duplicateOffsets), request.keyId(),
-                        request.keyName(), request.traceId())).text()
+                        request.keyName(), PublishIndex.storedTraceId(request.requestId(), request.traceId()))).text()
                 : null;
         for (int i = 0; i < fates.size(); i++) {
             AppendResult.EntryResult fate = fates.get(i);
@@ -182,7 +182,7 @@ final class AppendWriter {
         }
         insertPublish.setString(14, request.keyId());
         insertPublish.setString(15, request.keyName());
-        insertPublish.setString(16, request.traceId());
+        insertPublish.setString(16, PublishIndex.storedTraceId(request.requestId(), request.traceId()));
         insertPublish.executeUpdate();
     }
 

@@ -1,6 +1,7 @@
 package dev.interlace.runtime.log;
 
 import dev.interlace.runtime.ops.SqlWhere;
+import dev.interlace.runtime.ops.TraceParent;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -29,14 +30,22 @@ final class PublishRecordReader {
         // Two places hold publish records: the publishes table, and the event rows whose records are not copied there
         // yet (at most the last quarter of a second of them, see copyPublishes). Both are read from one snapshot.
         // The request and trace indexes up to where they go, then the few records written since.
+        String ownRequest = filter.traceId() == null ? null : TraceParent.requestIdOf(filter.traceId());
         SqlWhere where = new SqlWhere(" FROM publishes p JOIN streams s ON s.id = p.stream_id WHERE 1 = 1")
                 .and("s.name = ?", filter.stream())
                 .and("p.id IN (SELECT publish_id FROM publish_ids WHERE request_id = ? UNION ALL"
                         + " SELECT id FROM publishes WHERE id > (SELECT indexed_through FROM publish_index)"
                         + " AND request_id = ?)", filter.requestId())
-                .and("p.id IN (SELECT publish_id FROM publish_trace_ids WHERE trace_id = ? UNION ALL"
+                // A trace id stored in full is in the trace index; one that is its request's own (stored empty,
+                // see PublishIndex.storedTraceId) is found by that request id.
+                .andInOrder("p.id IN (SELECT publish_id FROM publish_trace_ids WHERE trace_id = ? UNION ALL"
                         + " SELECT id FROM publishes WHERE id > (SELECT indexed_through FROM publish_index)"
-                        + " AND trace_id = ?)", filter.traceId())
+                        + " AND trace_id = ? UNION ALL"
+                        + " SELECT i.publish_id FROM publish_ids i JOIN publishes q ON q.id = i.publish_id"
+                        + " WHERE i.request_id = ? AND q.trace_id = '' UNION ALL"
+                        + " SELECT id FROM publishes WHERE id > (SELECT indexed_through FROM publish_index)"
+                        + " AND request_id = ? AND trace_id = '')", filter.traceId(), filter.traceId(), ownRequest,
+                        ownRequest)
                 .and("p.received_at >= ?", filter.sinceMicros())
                 .and("p.received_at < ?", filter.untilMicros());
         SqlWhere tailWhere = new SqlWhere(" FROM events e JOIN streams s ON s.id = e.stream_id"
@@ -44,7 +53,8 @@ final class PublishRecordReader {
                 + " WHERE e.\"offset\" > coalesce(pc.through_offset, 0) AND e.publish IS NOT NULL")
                 .and("s.name = ?", filter.stream())
                 .and("e.request_id = ?", filter.requestId())
-                .and("json_extract(e.publish, '$[12]') = ?", filter.traceId())
+                .andInOrder("(json_extract(e.publish, '$[12]') = ? OR e.request_id = ?"
+                        + " AND json_extract(e.publish, '$[12]') = '')", filter.traceId(), ownRequest)
                 .and("e.ingested_at >= ?", filter.sinceMicros())
                 .and("e.ingested_at < ?", filter.untilMicros());
         Connection reader = connections.borrowReader();
@@ -117,14 +127,15 @@ final class PublishRecordReader {
     List<String> traceIds(String stream, long afterOffset, long throughOffset) {
         return connections.withReader("read trace ids", reader -> {
             try (PreparedStatement select = reader.prepareStatement("SELECT json_extract(e.publish, '$[4]'),"
-                    + " json_extract(e.publish, '$[12]') FROM events e JOIN streams s ON s.id = e.stream_id"
+                    + " json_extract(e.publish, '$[12]'), e.request_id"
+                    + " FROM events e JOIN streams s ON s.id = e.stream_id"
                     + " WHERE s.name = ? AND e.\"offset\" > ? AND e.publish IS NOT NULL ORDER BY e.\"offset\"")) {
                 select.setString(1, stream);
                 select.setLong(2, afterOffset);
                 List<String> traceIds = new ArrayList<>();
                 try (ResultSet rows = select.executeQuery()) {
                     while (rows.next() && rows.getLong(1) <= throughOffset) {
-                        String traceId = rows.getString(2);
+                        String traceId = PublishIndex.traceIdOf(rows.getString(3), rows.getString(2));
                         if (traceId != null) {
                             traceIds.add(traceId);
                         }
@@ -146,6 +157,7 @@ final class PublishRecordReader {
         }
         return new PublishRecord(rows.getString(1), rows.getString(2), rows.getLong(3), rows.getLong(4),
                 rows.getLong(5), rows.getLong(6), rows.getLong(7), duplicates, rows.getLong(9), rows.getLong(10),
-                rows.getLong(11), rows.getLong(12), rows.getString(14), rows.getString(15), rows.getString(16));
+                rows.getLong(11), rows.getLong(12), rows.getString(14), rows.getString(15),
+                PublishIndex.traceIdOf(rows.getString(1), rows.getString(16)));
     }
 }

@@ -28,6 +28,22 @@ public final class SqlWhere {
         return this;
     }
 
+    /**
+     * Adds {@code AND condition} when {@code first} is not null, {@code first} and then {@code more} filling its
+     * {@code ?} in order (one value each).
+     */
+    public SqlWhere andInOrder(String condition, Object first, Object... more) {
+        if (first != null) {
+            if (condition.chars().filter(c -> c == '?').count() != 1 + more.length) {
+                throw new IllegalArgumentException("one value for each ? of " + condition);
+            }
+            sql.append(" AND ").append(condition);
+            parameters.add(first);
+            parameters.addAll(java.util.Arrays.asList(more));
+        }
+        return this;
+    }
+
     /** Binds the parameters from the first {@code ?} of {@code statement} on; returns the index after the last. */
     public int bind(PreparedStatement statement) throws SQLException {
         int index = 1;

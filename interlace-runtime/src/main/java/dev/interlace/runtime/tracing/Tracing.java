@@ -14,7 +14,7 @@ import java.util.logging.Logger;
  * <p>The runtime holds no tracer of its own and depends on no tracing library: a module on the class path may offer
  * one ({@link Provider}, found with {@code ServiceLoader}; {@code interlace-opentelemetry} exports spans through the
  * OpenTelemetry SDK). Without one, {@link #NONE} only decides a publish's trace id, as a tracer would: the caller's,
- * from a valid {@code traceparent}, or a new one.
+ * from a valid {@code traceparent}, or its own ({@link TraceParent#traceIdOf(String, String)}).
  */
 public interface Tracing extends AutoCloseable {
 
@@ -31,7 +31,7 @@ public interface Tracing extends AutoCloseable {
      */
     default PublishTrace publishStarted(String stream, String requestId, long receivedAtMicros, String traceparent,
             String tracestate) {
-        return PublishTrace.untraced(TraceParent.traceIdOf(traceparent));
+        return PublishTrace.untraced(TraceParent.traceIdOf(traceparent, requestId));
     }
 
     /** A flush batch committed; {@code record} holds its times and its requests' trace ids. */

@@ -6,6 +6,8 @@ import dev.interlace.runtime.log.AppendRequest;
 import dev.interlace.runtime.log.AppendResult;
 import dev.interlace.runtime.log.PublishRecord;
 import dev.interlace.runtime.log.StreamLog;
+import dev.interlace.runtime.ops.RequestIds;
+import dev.interlace.runtime.ops.TraceParent;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -123,6 +125,44 @@ public abstract class PublishRecordsContract extends LogContractSupport {
     }
 
     @Test
+    void aTraceIdThatIsItsRequestIdsOwnIsKeptAndFindsItsRecordsBeforeAndAfterIndexing() throws Exception {
+        StreamLog log = open();
+        RequestIds ids = new RequestIds(clock);
+        AppendRequest own = renamed(request(ORDERS, event("a"), event("b")), ids.mint());
+        String ownTrace = TraceParent.ofRequestId(own.requestId());
+        AppendRequest quarantinedOnly = renamed(request(ORDERS, quarantined("bad")), ids.mint());
+        String quarantinedTrace = TraceParent.ofRequestId(quarantinedOnly.requestId());
+        AppendRequest untraced = renamed(request(ORDERS, event("c")), ids.mint());
+        AppendRequest elsewhere = renamed(request(ORDERS, event("d")), ids.mint()); // sent with another trace
+        append(log, traced(own, ownTrace, null));
+        append(log, traced(quarantinedOnly, quarantinedTrace, "key_1")); // a record of its own, no event row
+        append(log, untraced);
+        append(log, traced(elsewhere, ownTrace, null));
+
+        StreamLog reading = log;
+        for (int pass = 0; pass < 2; pass++) {
+            if (pass == 1) {
+                reading = reopen(log); // the records on event rows, then copied and indexed
+            }
+            PublishRecord.Page page = reading.publishes(new PublishRecord.Filter(null, null, null, null, 10,
+                    ownTrace));
+            assertThat(page.records()).extracting(PublishRecord::requestId).as("newest first")
+                    .containsExactly(elsewhere.requestId(), own.requestId());
+            assertThat(page.total()).isEqualTo(2);
+            assertThat(page.records()).extracting(PublishRecord::traceId).containsOnly(ownTrace);
+            assertThat(only(reading.publishes(new PublishRecord.Filter(null, null, null, null, 10,
+                    quarantinedTrace))).requestId()).isEqualTo(quarantinedOnly.requestId());
+            assertThat(only(reading.publishes(new PublishRecord.Filter(null, untraced.requestId(), null, null, 10)))
+                    .traceId()).as("a request outside any trace").isNull();
+            assertThat(reading.publishes(new PublishRecord.Filter(null, null, null, null, 10,
+                    TraceParent.ofRequestId(untraced.requestId()))).total()).as("nor found by its id's").isZero();
+            assertThat(only(reading.publishes(new PublishRecord.Filter(null, elsewhere.requestId(), null, null, 10)))
+                    .traceId()).as("the sender's trace, not its id's").isEqualTo(ownTrace);
+            assertThat(reading.traceIds(ORDERS.name(), 0, 4)).containsExactly(ownTrace, ownTrace);
+        }
+    }
+
+    @Test
     void theTraceIdsOfAnOffsetRangeAreThoseOfTheRequestsWithEventsInItInOrder() throws Exception {
         StreamLog log = open();
         String a = "a".repeat(32);
@@ -147,6 +187,11 @@ public abstract class PublishRecordsContract extends LogContractSupport {
     private static AppendRequest traced(AppendRequest request, String traceId, String keyId) {
         return new AppendRequest(request.stream(), request.requestId(), request.receivedAtMicros(),
                 request.schemaVersion(), request.entries(), keyId, keyId == null ? null : "shop", traceId);
+    }
+
+    private static AppendRequest renamed(AppendRequest request, String requestId) {
+        return new AppendRequest(request.stream(), requestId, request.receivedAtMicros(), request.schemaVersion(),
+                request.entries());
     }
 
     private static PublishRecord only(PublishRecord.Page page) {
