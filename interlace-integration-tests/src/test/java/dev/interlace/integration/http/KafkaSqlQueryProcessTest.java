@@ -1,0 +1,104 @@
+package dev.interlace.integration.http;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.interlace.log.kafka.testing.KafkaCluster;
+import dev.interlace.runtime.Interlace;
+import dev.interlace.runtime.flush.FlushPositions;
+import dev.interlace.runtime.log.Leases;
+import dev.interlace.runtime.log.StreamLog;
+import dev.interlace.runtime.log.Watermarks;
+import dev.interlace.runtime.queryprocess.QueryProcess;
+import dev.interlace.runtime.testing.Eventually;
+import java.net.URI;
+import java.net.http.HttpRequest;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.ConsumerGroupListing;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * {@code --sql-isolation process} on a Kafka node: every test of {@link SqlQueryProcessTest} on a node of the Kafka log
+ * (its query process follows the topics read-only), that the query process is no part of the cluster, and the
+ * negative control: inline, a query outlives the bound.
+ */
+class KafkaSqlQueryProcessTest extends SqlQueryProcessTest {
+
+    private final String bootstrap = KafkaCluster.shared().bootstrap();
+    private final String prefix = "sqlprocess-" + UUID.randomUUID().toString().substring(0, 8) + ".";
+
+    @RegisterExtension
+    final ChildServer inline = new ChildServer();
+
+    @Override
+    List<String> logFlags() {
+        return List.of("--log", "kafka", "--kafka-bootstrap", bootstrap, "--kafka-topic-prefix", prefix,
+                "--kafka-replication-factor", "1", "--kafka-min-insync-replicas", "1",
+                "--advertise-url", "http://127.0.0.1:9"); // one node: nothing is forwarded to it
+    }
+
+    @Test
+    void theQueryProcessIsNoMemberOfTheClusterAndNeedsNoClusterSecret() throws Exception {
+        Path secret = dataDirectory.resolveSibling(dataDirectory.getFileName() + ".secret");
+        Files.writeString(secret, "a cluster secret of at least thirty-two bytes\n");
+        Files.setPosixFilePermissions(secret, PosixFilePermissions.fromString("rw-------"));
+        try (Interlace server = start("--cluster-secret-file", secret.toString())) {
+            awaitQueries(server);
+            for (int i = 0; i < 20; i++) {
+                assertThat(publish(server, "o" + i).statusCode()).isEqualTo(200);
+            }
+            String count = Eventually.get("the query process materialised the orders", WAIT,
+                    () -> rows(sql(server, "SELECT count(*) FROM streams.orders")), "[[20]]"::equals);
+            assertThat(count).isEqualTo("[[20]]");
+
+            // It reads the topics without a consumer group: the cluster's only group is the nodes' sequencer group.
+            try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
+                List<String> groups = admin.listConsumerGroups().all().get().stream()
+                        .map(ConsumerGroupListing::groupId).filter(id -> id.startsWith(prefix)).toList();
+                assertThat(groups).containsExactly(prefix + "sequencers");
+            }
+            // No flush lease of it on the log: the stream's only flusher group is the node's.
+            List<String> flushers = server.instance(StreamLog.class).groups("orders").stream()
+                    .map(Leases.Group::group).toList();
+            assertThat(flushers).containsExactly("__flusher");
+            // Not a node or replica of the cluster's listing.
+            JsonNode cluster = TestServer.JSON.readTree(UncancellableQueries.send(HttpRequest.newBuilder(
+                    server.uri().resolve("/cluster")).GET()).body());
+            assertThat(cluster.get("nodes")).as(cluster.toPrettyString()).hasSize(1);
+            assertThat(cluster.get("replicas")).as(cluster.toPrettyString()).hasSize(1);
+            assertThat(cluster.get("replicas").get(0).get("replica").asText()).isEqualTo("shared");
+            // Trims wait for the node's warehouse only.
+            assertThat(server.instance(Watermarks.class).retained("orders"))
+                    .isEqualTo(server.instance(FlushPositions.class).events("orders"));
+
+            // Its command line names the brokers and the topic prefix; no secret, role or advertised URL.
+            List<String> arguments = ProcessHandle.current().descendants()
+                    .map(child -> child.info().arguments().map(List::of).orElse(List.of()))
+                    .filter(args -> args.contains(QueryProcess.MAIN)).findFirst().orElseThrow();
+            assertThat(arguments).contains("--kafka-bootstrap", bootstrap, "--kafka-topic-prefix", prefix)
+                    .doesNotContain("--cluster-secret-file", secret.toString(), "--role", "--advertise-url", "--log");
+        }
+    }
+
+    /**
+     * The negative control: with {@code --sql-isolation inline} on a Kafka node (in a JVM of its own, which is killed
+     * at the end: its DuckDB computes on for minutes), a query outlives its deadline by more than two seconds.
+     */
+    @Test
+    void inlineAQueryOutlivesItsDeadlineOnAKafkaNode() throws Exception {
+        String[] flags = java.util.stream.Stream.concat(logFlags().stream(), java.util.stream.Stream.of(
+                "--sql-isolation", "inline", "--sql-timeout-ms", Long.toString(DEADLINE_MILLIS)))
+                .toArray(String[]::new);
+        URI node = inline.start(Files.createDirectories(dataDirectory.resolve("inline")), "-Xmx512m", flags);
+        UncancellableQueries.Run run = UncancellableQueries.duringPublishes(node);
+        assertThat(run.slowestMillis()).as("%s", run.answers()).isGreaterThanOrEqualTo(DEADLINE_MILLIS + 2_000);
+    }
+}
