@@ -74,7 +74,11 @@ public final class UncancellableQueries {
                 refused.add("publish " + publish.statusCode() + " " + publish.body());
             }
         }
-        return new Run(queries.stream().map(CompletableFuture::join).toList(), published, refused);
+        Run run = new Run(queries.stream().map(CompletableFuture::join).toList(), published, refused);
+        System.out.println("uncancellable queries answered after " + run.answers().stream()
+                .map(answer -> answer.millis() + " ms (" + answer.status() + ")").toList() + "; " + published
+                + " orders published meanwhile");
+        return run;
     }
 
     /** Asserts that the queries were answered within {@code deadlineMillis} and two seconds, meanwhile the rest. */
