@@ -41,8 +41,14 @@ public final class UncancellableQueries {
      * @param answers the queries' answers
      * @param published the orders published (and answered 200) while the queries ran, {@code o0} onwards
      * @param refusedPublishes the publishes and liveness probes answered other than 200, with their status
+     * @param startedNanos when the queries were sent ({@link System#nanoTime})
      */
-    public record Run(List<Answer> answers, int published, List<String> refusedPublishes) {
+    public record Run(List<Answer> answers, int published, List<String> refusedPublishes, long startedNanos) {
+
+        /** How long ago the queries were sent. */
+        public long millisSinceStart() {
+            return (System.nanoTime() - startedNanos) / 1_000_000;
+        }
 
         /** The longest a query waited for its answer. */
         public long slowestMillis() {
@@ -53,6 +59,7 @@ public final class UncancellableQueries {
     /** Runs {@link #QUERY} in every query slot of the server at {@code base} while publishing to {@code orders}. */
     public static Run duringPublishes(URI base) {
         List<CompletableFuture<Answer>> queries = new ArrayList<>();
+        long startedNanos = System.nanoTime();
         for (int i = 0; i < SLOTS; i++) {
             queries.add(CompletableFuture.supplyAsync(() -> {
                 long started = System.nanoTime();
@@ -74,7 +81,7 @@ public final class UncancellableQueries {
                 refused.add("publish " + publish.statusCode() + " " + publish.body());
             }
         }
-        Run run = new Run(queries.stream().map(CompletableFuture::join).toList(), published, refused);
+        Run run = new Run(queries.stream().map(CompletableFuture::join).toList(), published, refused, startedNanos);
         System.out.println("uncancellable queries answered after " + run.answers().stream()
                 .map(answer -> answer.millis() + " ms (" + answer.status() + ")").toList() + "; " + published
                 + " orders published meanwhile");
