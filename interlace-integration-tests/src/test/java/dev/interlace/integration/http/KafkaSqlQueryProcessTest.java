@@ -84,8 +84,7 @@ class KafkaSqlQueryProcessTest extends SqlQueryProcessTest {
             assertThat(cluster.get("replicas").get(0).get("replica").asText()).isEqualTo("shared");
 
             // Its command line names the brokers and the topic prefix; no secret, role or advertised URL.
-            List<String> arguments = ProcessHandle.current().descendants()
-                    .map(child -> child.info().arguments().map(List::of).orElse(List.of()))
+            List<String> arguments = ProcessHandle.current().descendants().map(KafkaSqlQueryProcessTest::commandLine)
                     .filter(args -> args.contains(QueryProcess.MAIN)).findFirst().orElseThrow();
             assertThat(arguments).contains("--kafka-bootstrap", bootstrap, "--kafka-topic-prefix", prefix)
                     .doesNotContain("--cluster-secret-file", secret.toString(), "--role", "--advertise-url", "--log");
@@ -110,5 +109,15 @@ class KafkaSqlQueryProcessTest extends SqlQueryProcessTest {
         assertThat(next.statusCode()).as("%s after %d ms; %s", next.body(), run.millisSinceStart(), run.answers())
                 .isEqualTo(503);
         assertThat(next.body()).contains("\"busy\"");
+    }
+
+    /** A process's command line as Linux shows it ({@code /proc/<pid>/cmdline}); empty once it ended. */
+    private static List<String> commandLine(ProcessHandle process) {
+        try {
+            String line = Files.readString(Path.of("/proc", Long.toString(process.pid()), "cmdline"));
+            return List.of(line.split("\u0000"));
+        } catch (java.io.IOException e) {
+            return List.of();
+        }
     }
 }
