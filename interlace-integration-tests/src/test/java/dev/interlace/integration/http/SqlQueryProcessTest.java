@@ -12,7 +12,6 @@ import dev.interlace.runtime.sql.RowAllowance;
 import dev.interlace.runtime.testing.Eventually;
 import dev.interlace.runtime.warehouse.SqlQueries;
 import java.net.URI;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
@@ -21,7 +20,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -33,48 +31,19 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class SqlQueryProcessTest {
 
-    /**
-     * Ten billion lambda calls in one row: DuckDB checks for a cancelled query between vectors of rows, never inside
-     * this one, and no function bound refuses it.
-     */
-    private static final String UNINTERRUPTIBLE = "SELECT list_transform(range(100000),"
-            + " lambda x: len(list_filter(range(100000), lambda y: y % (x + 1) = 0)))";
-    private static final long DEADLINE_MILLIS = 3_000;
-    private static final Duration WAIT = Duration.ofSeconds(90);
+    static final long DEADLINE_MILLIS = 3_000;
+    static final Duration WAIT = Duration.ofSeconds(90);
 
     @TempDir
     Path dataDirectory;
-
-    private final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
 
     @Test
     void noQueryOutlivesItsDeadlineByMoreThanTwoSecondsAndPublishesAndHealthAnswerMeanwhile() throws Exception {
         try (Interlace server = start("--sql-timeout-ms", Long.toString(DEADLINE_MILLIS))) {
             awaitQueries(server);
-            List<CompletableFuture<Answer>> queries = new ArrayList<>();
-            for (int i = 0; i < 4; i++) { // every query slot
-                queries.add(CompletableFuture.supplyAsync(() -> {
-                    long started = System.nanoTime();
-                    HttpResponse<String> answer = sql(server, UNINTERRUPTIBLE);
-                    return new Answer(answer.statusCode(), answer.body(), (System.nanoTime() - started) / 1_000_000);
-                }));
-            }
-            int published = 0;
-            while (!CompletableFuture.allOf(queries.toArray(CompletableFuture[]::new)).isDone()) {
-                assertThat(send(server, HttpRequest.newBuilder(uri(server, "/health/live")).GET()).statusCode())
-                        .isEqualTo(200);
-                HttpResponse<String> publish = publish(server, "o" + published);
-                assertThat(publish.statusCode()).as("%s", publish.body()).isEqualTo(200);
-                published++;
-            }
-            for (CompletableFuture<Answer> query : queries) {
-                Answer answer = query.join();
-                // 408 for the query past its deadline; 503 (retry) for one that ran beside it in the killed process
-                assertThat(answer.status()).as("%s", answer.body()).isIn(408, 503);
-                assertThat(answer.millis()).as("answered within the deadline and two seconds")
-                        .isLessThan(DEADLINE_MILLIS + 2_000);
-            }
-            assertThat(published).as("publishes answered while the queries ran").isPositive();
+            UncancellableQueries.Run run = UncancellableQueries.duringPublishes(server.uri());
+            UncancellableQueries.assertHeldTo(run, DEADLINE_MILLIS);
+            int published = run.published();
             assertThat(send(server, HttpRequest.newBuilder(uri(server, "/metrics")).GET()).body())
                     .as("the kill is counted").containsPattern("(?m)^interlace_sql_query_process_kills_total [1-9]");
 
@@ -113,11 +82,8 @@ class SqlQueryProcessTest {
         }
     }
 
-    /** A query's answer and how long it took. */
-    private record Answer(int status, String body, long millis) {}
-
     /** The rows of an answer as text, without quotes; its status and body when it is not 200. */
-    private static String rows(HttpResponse<String> answer) throws java.io.IOException {
+    static String rows(HttpResponse<String> answer) throws java.io.IOException {
         if (answer.statusCode() != 200) {
             return answer.statusCode() + " " + answer.body();
         }
@@ -159,45 +125,40 @@ class SqlQueryProcessTest {
         return result.rows().toString();
     }
 
-    private Interlace start(String... flags) {
+    /** The flags of the server's log: none here (the SQLite log in the data directory). */
+    List<String> logFlags() {
+        return List.of();
+    }
+
+    Interlace start(String... flags) {
         List<String> args = new ArrayList<>(List.of("--port", "0", "--data-dir", dataDirectory.toString()));
+        args.addAll(logFlags());
         args.addAll(List.of(flags));
         InterlaceConfig config = ConfigLoader.load(args.toArray(String[]::new), Map.of()).config();
         return Interlace.builder().config(config).start();
     }
 
     @SuppressWarnings("unchecked")
-    private static void awaitQueries(Interlace server) throws Exception {
+    static void awaitQueries(Interlace server) throws Exception {
         Optional<QueryProcess> process = server.instance(com.google.inject.Injector.class)
                 .getInstance(com.google.inject.Key.get(new com.google.inject.TypeLiteral<Optional<QueryProcess>>() {}));
         assertThat(process).as("queries run in a query process").isPresent();
         process.get().firstStart().get(WAIT.toSeconds(), TimeUnit.SECONDS);
     }
 
-    private HttpResponse<String> sql(Interlace server, String query) {
-        return send(server, HttpRequest.newBuilder(uri(server, "/sql")).header("Content-Type", "text/plain")
-                .POST(HttpRequest.BodyPublishers.ofString(query)));
+    static HttpResponse<String> sql(Interlace server, String query) {
+        return UncancellableQueries.sql(server.uri(), query);
     }
 
-    private HttpResponse<String> publish(Interlace server, String orderId) {
-        return send(server, HttpRequest.newBuilder(uri(server, "/streams/orders"))
-                .header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString("{\"order_id\":\"" + orderId + "\",\"total\":"
-                        + orderId.length() + ".50}")));
+    static HttpResponse<String> publish(Interlace server, String orderId) {
+        return UncancellableQueries.publish(server.uri(), orderId);
     }
 
     private static URI uri(Interlace server, String path) {
         return server.uri().resolve(path);
     }
 
-    private HttpResponse<String> send(Interlace server, HttpRequest.Builder request) {
-        try {
-            return client.send(request.build(), HttpResponse.BodyHandlers.ofString());
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
+    private static HttpResponse<String> send(Interlace server, HttpRequest.Builder request) {
+        return UncancellableQueries.send(request);
     }
 }

@@ -45,6 +45,19 @@ public final class KafkaLogBackend implements LogBackendFactory {
         return new KafkaLogModule(KafkaLogSettings.from(config));
     }
 
+    /**
+     * {@inheritDoc} Here a {@link KafkaLogFollower} of the cluster at {@code --kafka-bootstrap}, under
+     * {@code --kafka-topic-prefix}: it needs no cluster secret, role or advertised URL, since it is no node.
+     */
+    @Override
+    public StreamLog follower(InterlaceConfig config, Clock clock) {
+        return new KafkaLogFollower(new KafkaLogSettings(config.log().kafkaBootstrap(),
+                config.log().kafkaTopicPrefix(), config.log().kafkaReplicationFactor(),
+                config.log().kafkaMinInsyncReplicas(), "http://query-process.invalid",
+                KafkaLogSettings.DEFAULT_SESSION_TIMEOUT, KafkaLogSettings.DEFAULT_SEQUENCER_WAIT, false,
+                config.dataDirectory()), clock);
+    }
+
     /** The Guice module of the Kafka log; {@code Interlace} lays it over the default log module. */
     public static final class KafkaLogModule extends AbstractModule {
 

@@ -17,4 +17,12 @@ public interface LogBackendFactory {
 
     /** The Guice module binding {@link StreamLog} to this backend, configured from {@code config}. */
     Module module(InterlaceConfig config);
+
+    /**
+     * A follower of this backend's log for a query process (a local replica of a server's warehouse): it reads the
+     * log the settings of {@code config.log()} name and never writes to it, keeps its consumer groups in memory
+     * ({@link FollowerGroups}), so that the log's cluster does not see it, and refuses appends, replays, trims and
+     * grants. {@code config} is the query process's: its data directory is the follower's own.
+     */
+    StreamLog follower(InterlaceConfig config, java.time.Clock clock);
 }

@@ -8,7 +8,6 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -24,10 +23,9 @@ import java.util.logging.Logger;
  * writes; it learns of appends by reading the streams' heads every {@value #POLL_MILLIS} ms, and tells its append
  * listeners (the flusher) when a head moved.
  *
- * <p>The replica's flusher groups live in this process's memory, not in the log: the log's trims do not wait for the
- * replica (a replica behind a trim rebuilds from what the log holds), and nothing here writes to the server's file.
- * A group's first token is the time it was made, in microseconds, so that each run's tokens are higher than those an
- * earlier run recorded in the replica's warehouse. Appends, replays, trims and grants are refused.
+ * <p>The replica's flusher groups live in this process's memory ({@link FollowerGroups}), not in the log: the log's
+ * trims do not wait for the replica, and nothing here writes to the server's file. Appends, replays, trims and grants
+ * are refused.
  */
 public final class SqliteLogFollower implements StreamLog {
 
@@ -37,11 +35,10 @@ public final class SqliteLogFollower implements StreamLog {
     private final LogConnections connections;
     private final EventReader events;
     private final PublishRecordReader publishRecords;
-    private final Clock clock;
     private final Map<String, StreamHead> heads = new ConcurrentHashMap<>();
     private final Map<String, AtomicReference<CompletableFuture<Void>>> advances = new ConcurrentHashMap<>();
     private final List<AppendListener> appendListeners = new CopyOnWriteArrayList<>();
-    private final Map<String, Leases.Group> groups = new HashMap<>();
+    private final FollowerGroups groups;
     private final Thread poller;
     private volatile String problem;
     private volatile boolean closed;
@@ -51,7 +48,10 @@ public final class SqliteLogFollower implements StreamLog {
         this.connections = new LogConnections(serverDataDirectory.resolve(SqliteStreamLog.FILE_NAME), true);
         this.events = new EventReader(connections, heads, advances);
         this.publishRecords = new PublishRecordReader(connections);
-        this.clock = clock;
+        this.groups = new FollowerGroups(clock, stream -> {
+            StreamHead head = heads.get(stream);
+            return head == null ? 0 : head.head();
+        });
         poll();
         poller = new Thread(this::follow, "interlace-log-follower");
         poller.setDaemon(true);
@@ -183,50 +183,29 @@ public final class SqliteLogFollower implements StreamLog {
     }
 
     @Override
-    public synchronized Leases.LeaseResult lease(String stream, String group, String owner, Duration ttl,
-            Leases.Actor actor) {
-        return decide(stream, group, current -> GroupRules.lease(stream, group, current, owner, ttl, actor, now()));
+    public Leases.LeaseResult lease(String stream, String group, String owner, Duration ttl, Leases.Actor actor) {
+        return groups.lease(stream, group, owner, ttl, actor);
     }
 
     @Override
-    public synchronized Leases.CommitResult commit(String stream, String group, Leases.Token token, long offset,
+    public Leases.CommitResult commit(String stream, String group, Leases.Token token, long offset,
             Leases.Actor actor) {
-        StreamHead head = heads.get(stream);
-        long at = head == null ? 0 : head.head();
-        return decide(stream, group, current -> GroupRules.commit(current, token, offset, at, actor, now()));
+        return groups.commit(stream, group, token, offset, actor);
     }
 
     @Override
-    public synchronized Leases.ReleaseResult release(String stream, String group, Leases.Token token,
-            Leases.Actor actor) {
-        return decide(stream, group, current -> GroupRules.release(current, token, actor, now()));
+    public Leases.ReleaseResult release(String stream, String group, Leases.Token token, Leases.Actor actor) {
+        return groups.release(stream, group, token, actor);
     }
 
     @Override
     public Leases.Group grant(String stream, String group, String keyId) {
-        throw refused("grant groups of");
+        return groups.grant(stream, group, keyId);
     }
 
     @Override
-    public synchronized List<Leases.Group> groups(String stream) {
-        return groups.values().stream().filter(group -> group.stream().equals(stream)).toList();
-    }
-
-    private <T> T decide(String stream, String group, java.util.function.Function<Leases.Group,
-            GroupRules.Decision<T>> rule) {
-        String key = stream + "\u0000" + group;
-        // A new group starts at this moment's microseconds, above any token an earlier run of this process recorded.
-        Leases.Group current = groups.computeIfAbsent(key, k -> new Leases.Group(stream, group, 0, now(), null, null,
-                0, null, List.of()));
-        GroupRules.Decision<T> decision = rule.apply(current);
-        if (decision.next() != null) {
-            groups.put(key, decision.next());
-        }
-        return decision.answer();
-    }
-
-    private long now() {
-        return dev.interlace.runtime.ops.EpochMicros.now(clock);
+    public List<Leases.Group> groups(String stream) {
+        return groups.groups(stream);
     }
 
     @Override

@@ -3,6 +3,7 @@ package dev.interlace.runtime.queryprocess;
 import dev.interlace.runtime.auth.KeyFile;
 import dev.interlace.runtime.auth.Scope;
 import dev.interlace.runtime.config.InterlaceConfig;
+import dev.interlace.runtime.config.LogOptions;
 import dev.interlace.runtime.health.ComponentHealth;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -261,6 +262,7 @@ public final class QueryProcess implements AutoCloseable {
         command.add(System.getProperty("java.class.path"));
         command.add(MAIN);
         command.add(config.dataDirectory().toAbsolutePath().toString());
+        command.add(config.log().backend());
         flag(command, "data-dir", directory.toAbsolutePath().toString());
         flag(command, "port", "0");
         flag(command, "bind", "127.0.0.1");
@@ -275,6 +277,11 @@ public final class QueryProcess implements AutoCloseable {
         flag(command, "model-rest-ratio", Integer.toString(config.modelRestRatio()));
         flag(command, "record-retention", retention(config.recordRetentionMicros()));
         flag(command, "min-free-disk-bytes", Long.toString(config.minFreeDiskBytes()));
+        if (!config.log().backend().equals(LogOptions.SQLITE)) {
+            // Where the log is, and nothing more: no cluster secret, role or advertised URL (it is no node).
+            flag(command, "kafka-bootstrap", config.log().kafkaBootstrap());
+            flag(command, "kafka-topic-prefix", config.log().kafkaTopicPrefix());
+        }
         return command;
     }
 

@@ -1,0 +1,268 @@
+package dev.interlace.log.kafka;
+
+import dev.interlace.runtime.log.AppendListener;
+import dev.interlace.runtime.log.AppendRequest;
+import dev.interlace.runtime.log.AppendResult;
+import dev.interlace.runtime.log.FollowerGroups;
+import dev.interlace.runtime.log.Leases;
+import dev.interlace.runtime.log.LogEntry;
+import dev.interlace.runtime.log.LogUnavailableException;
+import dev.interlace.runtime.log.PayloadAllowance;
+import dev.interlace.runtime.log.PublishRecord;
+import dev.interlace.runtime.log.QuarantineEntry;
+import dev.interlace.runtime.log.ReplayRequest;
+import dev.interlace.runtime.log.ReplayResult;
+import dev.interlace.runtime.log.StreamHead;
+import dev.interlace.runtime.log.StreamLog;
+import dev.interlace.runtime.stream.StreamDescriptor;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.common.TopicPartition;
+
+/**
+ * The Kafka log read and never written: what a query process (a local replica of a node's warehouse) flushes from. It
+ * has the read side of every node ({@link Tailer} into the {@link StreamViews} and a {@link PublishStore} of its own,
+ * events and quarantined entries read through {@link TopicPages}) and nothing of the write side: it joins no group of
+ * the cluster (no sequencer group, its consumers have no group id), creates no topic and writes no record. Its
+ * flusher's groups are in its memory ({@link FollowerGroups}), so no flush lease of it is on {@code _state}: the
+ * cluster does not count or list it among the warehouse replicas, and the log's trims do not wait for it (a follower
+ * behind a trim stops flushing the stream, and the query process is rebuilt from what the log holds).
+ * Appends, replays, trims and grants are refused.
+ */
+public final class KafkaLogFollower implements StreamLog {
+
+    private static final Duration CATCH_UP_TIMEOUT = Duration.ofSeconds(60);
+
+    private final Admin admin;
+    private final Topics topics;
+    private final PublishStore publishes;
+    private final StreamViews views;
+    private final Tailer tailer;
+    private final Readers readers;
+    private final EventReads events;
+    private final QuarantineReads quarantine;
+    private final KafkaPublishRecords publishRecords;
+    private final FollowerGroups groups;
+    private final List<AppendListener> listeners = new CopyOnWriteArrayList<>();
+    private volatile boolean closed;
+
+    /**
+     * Connects to the cluster {@code kafka} names (only its bootstrap, topic prefix and data directory are used: the
+     * follower's copy of the publish records is in that directory) and reads the log's own topics.
+     */
+    public KafkaLogFollower(KafkaLogSettings kafka, Clock clock) {
+        String client = kafka.topicPrefix() + "query-process.";
+        this.admin = Topics.connect(kafka, client + "admin");
+        this.topics = new Topics(admin, kafka.topicPrefix(), kafka.replicationFactor(), kafka.minInsyncReplicas());
+        this.publishes = PublishStore.create(kafka.publishStoreFile());
+        this.views = new StreamViews(topics, publishes, null, this::appended);
+        this.tailer = new Tailer(kafka.bootstrap(), client + "tailer", views::apply);
+        this.readers = new Readers(kafka.bootstrap(), client + "reader");
+        TopicPages pages = new TopicPages(readers);
+        this.events = new EventReads(views, topics, pages);
+        this.quarantine = new QuarantineReads(views, topics, pages);
+        this.publishRecords = new KafkaPublishRecords(kafka, topics, publishes);
+        this.groups = new FollowerGroups(clock, stream -> {
+            StreamView view = views.find(stream);
+            return view == null ? 0 : view.headOffset();
+        });
+        try {
+            List<TopicPartition> own = List.of(topics.publishes(), topics.state());
+            tailer.follow(Set.copyOf(own));
+            tailer.awaitCaughtUp(topics.stableEnds(own), CATCH_UP_TIMEOUT);
+        } catch (RuntimeException | InterruptedException e) {
+            close();
+            if (e instanceof InterruptedException) {
+                Thread.currentThread().interrupt();
+                throw new LogUnavailableException("interrupted while reading the Kafka log", e);
+            }
+            throw (RuntimeException) e;
+        }
+    }
+
+    /** Follows {@code stream}'s topics, which the node that serves it created, and reads them up to their ends. */
+    @Override
+    public void register(StreamDescriptor stream) {
+        if (closed) {
+            throw new LogUnavailableException("the log is closed");
+        }
+        if (views.isRegistered(stream.name())) {
+            return;
+        }
+        if (!topics.streams().contains(stream.name())) {
+            throw new LogUnavailableException("the Kafka log has no topic of stream " + stream.name() + " yet (the"
+                    + " node creates it when it registers the stream)");
+        }
+        long retentionMicros = stream.retentionMillis().isPresent() ? stream.retentionMillis().getAsLong() * 1_000
+                : 0;
+        views.view(stream.name()).registered(retentionMicros, stream.idempotencyKey() != null);
+        TopicPartition eventsTopic = topics.events(stream.name());
+        TopicPartition quarantineTopic = topics.quarantine(stream.name());
+        views.route(stream.name());
+        tailer.follow(Set.of(eventsTopic, quarantineTopic));
+        try {
+            tailer.awaitCaughtUp(topics.stableEnds(List.of(eventsTopic, quarantineTopic, topics.state())),
+                    CATCH_UP_TIMEOUT);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new LogUnavailableException("interrupted while reading stream " + stream.name(), e);
+        }
+        views.registered(stream.name());
+    }
+
+    @Override
+    public CompletableFuture<AppendResult> append(AppendRequest request) {
+        return CompletableFuture.failedFuture(refused("append to"));
+    }
+
+    @Override
+    public CompletableFuture<ReplayResult> replay(ReplayRequest request) {
+        return CompletableFuture.failedFuture(refused("replay into"));
+    }
+
+    @Override
+    public List<QuarantineEntry> replayedBy(String stream, String requestId, int limit) {
+        return quarantine.replayedBy(stream, requestId, limit);
+    }
+
+    @Override
+    public List<LogEntry> read(String stream, long afterOffset, int limit, long maxBytes, Duration wait)
+            throws InterruptedException {
+        return events.read(stream, afterOffset, limit, maxBytes, wait);
+    }
+
+    @Override
+    public List<LogEntry> read(String stream, long afterOffset, int limit, long maxBytes,
+            PayloadAllowance allowance) {
+        return events.read(stream, afterOffset, limit, maxBytes, allowance);
+    }
+
+    @Override
+    public List<QuarantineEntry> readQuarantine(String stream, long afterSeq, int limit, long maxBytes) {
+        return quarantine.read(stream, afterSeq, limit, maxBytes, PayloadAllowance.UNLIMITED);
+    }
+
+    @Override
+    public List<QuarantineEntry> readQuarantine(String stream, long afterSeq, int limit, long maxBytes,
+            PayloadAllowance allowance) {
+        return quarantine.read(stream, afterSeq, limit, maxBytes, allowance);
+    }
+
+    @Override
+    public void addAppendListener(AppendListener listener) {
+        listeners.add(listener);
+    }
+
+    private void appended(String stream) {
+        for (AppendListener listener : listeners) {
+            listener.appended(stream);
+        }
+    }
+
+    @Override
+    public List<LogEntry> latest(String stream, int limit, long maxBytes) {
+        return events.latest(stream, limit, maxBytes, PayloadAllowance.UNLIMITED);
+    }
+
+    @Override
+    public Map<String, StreamHead> heads() {
+        return views.heads();
+    }
+
+    /** Nothing is trimmed from here: the node's log trims. */
+    @Override
+    public long trim(String stream, long throughOffset) {
+        return 0;
+    }
+
+    @Override
+    public long firstOffsetSince(String stream, long epochMicros) {
+        StreamView view = views.find(stream);
+        return view == null ? 1 : view.firstOffsetSince(epochMicros);
+    }
+
+    /** Only a stream's sequencer holds its keys: unknown here. */
+    @Override
+    public long offsetOfKey(String stream, String key) {
+        return 0;
+    }
+
+    @Override
+    public Health health() {
+        if (closed) {
+            return new Health(false, "the log follower is closed");
+        }
+        if (tailer.failure() != null) {
+            return new Health(false, "the log follower cannot read the Kafka log: " + tailer.failure().getMessage());
+        }
+        long silent = tailer.silentNanos();
+        return silent > Sequencer.STALL_NANOS ? new Health(false, "the Kafka cluster has not answered the log"
+                + " follower's reads for " + TimeUnit.NANOSECONDS.toSeconds(silent) + " s") : Health.ok();
+    }
+
+    @Override
+    public Leases.LeaseResult lease(String stream, String group, String owner, Duration ttl, Leases.Actor actor) {
+        return groups.lease(stream, group, owner, ttl, actor);
+    }
+
+    @Override
+    public Leases.CommitResult commit(String stream, String group, Leases.Token token, long offset,
+            Leases.Actor actor) {
+        return groups.commit(stream, group, token, offset, actor);
+    }
+
+    @Override
+    public Leases.ReleaseResult release(String stream, String group, Leases.Token token, Leases.Actor actor) {
+        return groups.release(stream, group, token, actor);
+    }
+
+    @Override
+    public Leases.Group grant(String stream, String group, String keyId) {
+        return groups.grant(stream, group, keyId);
+    }
+
+    @Override
+    public List<Leases.Group> groups(String stream) {
+        return groups.groups(stream);
+    }
+
+    @Override
+    public PublishRecord.Page publishes(PublishRecord.Filter filter) {
+        return publishRecords.publishes(filter);
+    }
+
+    @Override
+    public List<String> traceIds(String stream, long afterOffset, long throughOffset) {
+        return publishRecords.traceIds(stream, afterOffset, throughOffset);
+    }
+
+    /** The node trims the publish records. */
+    @Override
+    public long trimPublishes(long beforeMicros) {
+        return 0;
+    }
+
+    private static UnsupportedOperationException refused(String what) {
+        return new UnsupportedOperationException("a query process only reads the Kafka log; it cannot " + what
+                + " it");
+    }
+
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        tailer.close();
+        readers.close();
+        publishes.close(); // after the tailer, which applies what it reads to it
+        admin.close(Duration.ofSeconds(5));
+    }
+}
