@@ -12,8 +12,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -29,18 +27,12 @@ import java.util.logging.Logger;
  * A group's first token is the time it was made, in microseconds, so that each run's tokens are higher than those an
  * earlier run recorded in the replica's warehouse. Appends, replays, trims and grants are refused.
  */
-public final class SqliteLogFollower implements StreamLog {
+public final class SqliteLogFollower extends SqliteLogReads {
 
     private static final Logger LOG = Logger.getLogger(SqliteLogFollower.class.getName());
     static final long POLL_MILLIS = 20;
 
-    private final LogConnections connections;
-    private final EventReader events;
-    private final PublishRecordReader publishRecords;
     private final Clock clock;
-    private final Map<String, StreamHead> heads = new ConcurrentHashMap<>();
-    private final Map<String, AtomicReference<CompletableFuture<Void>>> advances = new ConcurrentHashMap<>();
-    private final List<AppendListener> appendListeners = new CopyOnWriteArrayList<>();
     private final Map<String, Leases.Group> groups = new HashMap<>();
     private final Thread poller;
     private volatile String problem;
@@ -48,9 +40,7 @@ public final class SqliteLogFollower implements StreamLog {
 
     /** Follows {@code <serverDataDirectory>/log.sqlite}, which the server has created. */
     public SqliteLogFollower(Path serverDataDirectory, Clock clock) {
-        this.connections = new LogConnections(serverDataDirectory.resolve(SqliteStreamLog.FILE_NAME), true);
-        this.events = new EventReader(connections, heads, advances);
-        this.publishRecords = new PublishRecordReader(connections);
+        super(new LogConnections(serverDataDirectory.resolve(SqliteStreamLog.FILE_NAME), true));
         this.clock = clock;
         poll();
         poller = new Thread(this::follow, "interlace-log-follower");
@@ -122,57 +112,10 @@ public final class SqliteLogFollower implements StreamLog {
         return CompletableFuture.failedFuture(refused("replay into"));
     }
 
-    @Override
-    public List<QuarantineEntry> replayedBy(String stream, String requestId, int limit) {
-        return events.replayedBy(stream, requestId, limit);
-    }
-
-    @Override
-    public List<LogEntry> read(String stream, long afterOffset, int limit, long maxBytes, Duration wait)
-            throws InterruptedException {
-        return events.read(stream, afterOffset, limit, maxBytes, wait);
-    }
-
-    @Override
-    public List<LogEntry> read(String stream, long afterOffset, int limit, long maxBytes,
-            PayloadAllowance allowance) {
-        return events.read(stream, afterOffset, limit, maxBytes, allowance);
-    }
-
-    @Override
-    public List<QuarantineEntry> readQuarantine(String stream, long afterSeq, int limit, long maxBytes) {
-        return events.readQuarantine(stream, afterSeq, limit, maxBytes);
-    }
-
-    @Override
-    public void addAppendListener(AppendListener listener) {
-        appendListeners.add(listener);
-    }
-
-    @Override
-    public List<LogEntry> latest(String stream, int limit, long maxBytes) {
-        return events.latest(stream, limit, maxBytes, PayloadAllowance.UNLIMITED);
-    }
-
-    @Override
-    public Map<String, StreamHead> heads() {
-        return Map.copyOf(heads);
-    }
-
     /** Nothing is trimmed from here: the server trims its log. */
     @Override
     public long trim(String stream, long throughOffset) {
         return 0;
-    }
-
-    @Override
-    public long firstOffsetSince(String stream, long epochMicros) {
-        return events.firstOffsetSince(stream, epochMicros);
-    }
-
-    @Override
-    public long offsetOfKey(String stream, String key) {
-        return events.offsetOfKey(stream, key);
     }
 
     @Override
@@ -227,16 +170,6 @@ public final class SqliteLogFollower implements StreamLog {
 
     private long now() {
         return dev.interlace.runtime.ops.EpochMicros.now(clock);
-    }
-
-    @Override
-    public PublishRecord.Page publishes(PublishRecord.Filter filter) {
-        return publishRecords.publishes(filter);
-    }
-
-    @Override
-    public List<String> traceIds(String stream, long afterOffset, long throughOffset) {
-        return publishRecords.traceIds(stream, afterOffset, throughOffset);
     }
 
     /** The server trims its publish records. */
