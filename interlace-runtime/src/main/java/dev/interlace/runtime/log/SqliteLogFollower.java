@@ -3,9 +3,7 @@ package dev.interlace.runtime.log;
 import dev.interlace.runtime.stream.StreamDescriptor;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.HashMap;
@@ -62,15 +60,9 @@ public final class SqliteLogFollower extends SqliteLogReads {
     /** Reads every stream's head and tells the waiting readers and the listeners of each that moved. */
     private void poll() {
         Connection reader = connections.borrowReader();
-        try (Statement statement = reader.createStatement();
-                ResultSet rows = statement.executeQuery("SELECT s.name, s.trimmed_through,"
-                        + " max(s.trimmed_through, coalesce((SELECT max(\"offset\") FROM events e"
-                        + " WHERE e.stream_id = s.id), 0)),"
-                        + " max(s.quarantine_trimmed_through, coalesce((SELECT max(seq) FROM quarantine q"
-                        + " WHERE q.stream_id = s.id), 0)) FROM streams s")) {
-            while (rows.next()) {
-                StreamHead next = new StreamHead(rows.getString(1), rows.getLong(3), rows.getLong(4),
-                        rows.getLong(2) + 1);
+        try {
+            for (StreamState state : StreamStates.stored(reader)) {
+                StreamHead next = state.publishedHead();
                 StreamHead previous = heads.put(next.stream(), next);
                 if (!next.equals(previous)) {
                     advanced(next.stream());
