@@ -219,18 +219,8 @@ public final class InterlaceClient {
             try {
                 return learned(stream, exchange(sequencer, "POST", path, contentType, body, Map.of()));
             } catch (ServerException e) {
-                boolean elsewhere = switch (e.failure()) {
-                    case UNREACHABLE, BROKEN -> true;
-                    case STATUS, NOT_JSON -> e.status() == 503;
-                    case TLS, INTERRUPTED -> false;
-                };
-                if (!elsewhere) {
-                    throw e;
-                }
+                SequencerRouter.fallBack(e, sequencer, avoided);
                 sequencers.remove(stream, sequencer);
-                if (e.failure() == ServerException.Failure.UNREACHABLE || e.failure() == ServerException.Failure.BROKEN) {
-                    avoided.avoid(sequencer);
-                }
             }
         }
         return learned(stream, exchange(base, "POST", path, contentType, body, Map.of()));

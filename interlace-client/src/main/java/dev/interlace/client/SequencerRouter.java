@@ -185,18 +185,7 @@ final class SequencerRouter {
                 return learned(stream, map, part.partition, sequencer,
                         exchange.send(sequencer, path, "application/x-ndjson", body));
             } catch (ServerException e) {
-                boolean elsewhere = switch (e.failure()) {
-                    case UNREACHABLE, BROKEN -> true;
-                    case STATUS, NOT_JSON -> e.status() == 503;
-                    case TLS, INTERRUPTED -> false;
-                };
-                if (!elsewhere) {
-                    throw e;
-                }
-                if (e.failure() == ServerException.Failure.UNREACHABLE
-                        || e.failure() == ServerException.Failure.BROKEN) {
-                    avoided.avoid(sequencer);
-                }
+                fallBack(e, sequencer, avoided);
                 forget(stream, map);
             }
         }
@@ -344,6 +333,25 @@ final class SequencerRouter {
             }
         }
         return true;
+    }
+
+    /**
+     * Decides what a request sent straight to {@code sequencer} that ended in {@code e} does next: when the sequencer
+     * was unreachable, broke off (both: avoided for a while) or answered 503 (it no longer sequences), the caller sends
+     * the request to its base node instead; any other failure is the answer, thrown again here.
+     */
+    static void fallBack(ServerException e, URI sequencer, Avoided avoided) {
+        boolean elsewhere = switch (e.failure()) {
+            case UNREACHABLE, BROKEN -> true;
+            case STATUS, NOT_JSON -> e.status() == 503;
+            case TLS, INTERRUPTED -> false;
+        };
+        if (!elsewhere) {
+            throw e;
+        }
+        if (e.failure() == ServerException.Failure.UNREACHABLE || e.failure() == ServerException.Failure.BROKEN) {
+            avoided.avoid(sequencer);
+        }
     }
 
     static boolean sameNode(URI one, URI other) {

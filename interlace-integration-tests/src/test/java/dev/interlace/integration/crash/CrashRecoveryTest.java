@@ -17,6 +17,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BiConsumer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -84,28 +85,32 @@ class CrashRecoveryTest extends CrashHarness {
 
     @Test
     void haltJustBeforeTheCommitLosesNothingAcknowledged() throws Exception {
-        CrashChild child = start(FaultPoint.BEFORE_COMMIT, 5 + random.nextInt(60));
-        for (int cycle = 1; cycle <= 2; cycle++) {
-            String marker = haltUnderLoad(child, FaultPoint.BEFORE_COMMIT, cycle);
-            child = start(cycle < 2 ? FaultPoint.BEFORE_COMMIT : FaultPoint.NONE, 5 + random.nextInt(60));
-            DurabilityOracle.Retry retry = verifyAndRetry(child, "after halt before commit #" + cycle);
-            // The halted group was written but never committed: its events come back as new, not as duplicates.
-            assertThat(retry.newlyStored()).as("in-doubt keys stored only by the retry; halted at %s", marker)
-                    .isGreaterThanOrEqualTo(entries(marker));
-        }
-        child.stopGracefully();
+        haltTwiceAt(FaultPoint.BEFORE_COMMIT, "before commit", (retry, marker) ->
+                // The halted group was written but never committed: its events come back as new, not as duplicates.
+                assertThat(retry.newlyStored()).as("in-doubt keys stored only by the retry; halted at %s", marker)
+                        .isGreaterThanOrEqualTo(entries(marker)));
     }
 
     @Test
     void haltJustAfterTheCommitLosesNothingAcknowledgedAndRetriesFindTheUnansweredGroup() throws Exception {
-        CrashChild child = start(FaultPoint.AFTER_COMMIT, 5 + random.nextInt(60));
+        haltTwiceAt(FaultPoint.AFTER_COMMIT, "after commit", (retry, marker) ->
+                // The halted group was durable but never answered: retrying its events finds them stored.
+                assertThat(retry.alreadyStored()).as("in-doubt keys the log already held; halted at %s", marker)
+                        .isGreaterThanOrEqualTo(entries(marker)));
+    }
+
+    /**
+     * Halts a child at {@code fault} under load twice, restarting it each time (the second restart without a fault),
+     * verifies that nothing acknowledged was lost, retries the keys in doubt, and hands each retry and the halted
+     * group's marker to {@code inDoubt}.
+     */
+    private void haltTwiceAt(FaultPoint fault, String where, BiConsumer<DurabilityOracle.Retry, String> inDoubt)
+            throws Exception {
+        CrashChild child = start(fault, 5 + random.nextInt(60));
         for (int cycle = 1; cycle <= 2; cycle++) {
-            String marker = haltUnderLoad(child, FaultPoint.AFTER_COMMIT, cycle);
-            child = start(cycle < 2 ? FaultPoint.AFTER_COMMIT : FaultPoint.NONE, 5 + random.nextInt(60));
-            DurabilityOracle.Retry retry = verifyAndRetry(child, "after halt after commit #" + cycle);
-            // The halted group was durable but never answered: retrying its events finds them stored.
-            assertThat(retry.alreadyStored()).as("in-doubt keys the log already held; halted at %s", marker)
-                    .isGreaterThanOrEqualTo(entries(marker));
+            String marker = haltUnderLoad(child, fault, cycle);
+            child = start(cycle < 2 ? fault : FaultPoint.NONE, 5 + random.nextInt(60));
+            inDoubt.accept(verifyAndRetry(child, "after halt " + where + " #" + cycle), marker);
         }
         child.stopGracefully();
     }

@@ -1,5 +1,6 @@
 package dev.interlace.integration.health;
 
+import dev.interlace.integration.crash.ChildFault;
 import dev.interlace.runtime.dedup.SegmentListener;
 import dev.interlace.runtime.flush.FlushListener;
 import dev.interlace.runtime.log.CommitListener;
@@ -14,7 +15,7 @@ import java.nio.file.Path;
  * {@link AssertionError}, as a bug would throw) in the flusher, the log's writer or a model run; an
  * {@link OutOfMemoryError} in a model run; an I/O failure while the deduplication index seals keys.
  */
-enum ComponentFault {
+enum ComponentFault implements ChildFault {
     FLUSHER_ERROR,
     WRITER_ERROR,
     MODEL_ERROR,
@@ -22,7 +23,7 @@ enum ComponentFault {
     SEAL_FAILURE;
 
     static ComponentFault parse(String value) {
-        return valueOf(value.toUpperCase(java.util.Locale.ROOT).replace('-', '_'));
+        return ChildFault.parse(ComponentFault.class, value);
     }
 
     /** Whether the fault is thrown now; switched by the parent through the child's standard input. */

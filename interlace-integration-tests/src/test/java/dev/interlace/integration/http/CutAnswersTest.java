@@ -6,21 +6,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.google.inject.AbstractModule;
 import com.google.inject.Provides;
 import com.google.inject.Singleton;
-import dev.interlace.runtime.dedup.DedupIndex;
-import dev.interlace.runtime.log.AppendListener;
-import dev.interlace.runtime.log.AppendRequest;
-import dev.interlace.runtime.log.AppendResult;
 import dev.interlace.runtime.log.EventLog;
-import dev.interlace.runtime.log.LogEntry;
 import dev.interlace.runtime.log.LogUnavailableException;
-import dev.interlace.runtime.log.PayloadAllowance;
-import dev.interlace.runtime.log.QuarantineEntry;
-import dev.interlace.runtime.log.StreamHead;
 import dev.interlace.runtime.log.StreamLog;
-import dev.interlace.runtime.stream.StreamDescriptor;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.InputStream;
+import java.lang.reflect.InvocationHandler;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpRequest;
@@ -29,9 +21,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
-import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -54,7 +43,7 @@ class CutAnswersTest {
             @Provides
             @Singleton
             EventLog eventLog(StreamLog log) {
-                return new ReadsFailPastTheFirstEvent(log);
+                return readsFailPastTheFirstEvent(log);
             }
         };
         try (TestServer api = TestServer.startWith(scratch, TestServer.CATALOG, List.of(cutting))) {
@@ -84,109 +73,25 @@ class CutAnswersTest {
         }
     }
 
-    /** The log as it is, except that reading events after the first one fails as an unreadable log does. */
-    private static final class ReadsFailPastTheFirstEvent implements EventLog {
-
-        private final StreamLog log;
-
-        ReadsFailPastTheFirstEvent(StreamLog log) {
-            this.log = log;
-        }
-
-        private static void failPastTheFirst(long afterOffset) {
-            if (afterOffset >= 2) {
+    /**
+     * The log as it is, except that reading events after the first one fails as an unreadable log does, and that
+     * closing it leaves the log open (the server closes the log itself).
+     */
+    private static EventLog readsFailPastTheFirstEvent(StreamLog log) {
+        InvocationHandler handler = (proxy, method, arguments) -> {
+            if (method.getName().equals("close")) {
+                return null;
+            }
+            if (method.getName().equals("read") && (long) arguments[1] >= 2) {
                 throw new LogUnavailableException("reading past the first events fails (test fault)");
             }
-        }
-
-        @Override
-        public void register(StreamDescriptor stream) {
-            log.register(stream);
-        }
-
-        @Override
-        public CompletableFuture<AppendResult> append(AppendRequest request) {
-            return log.append(request);
-        }
-
-        @Override
-        public boolean appendReturnsAtOnce() {
-            return log.appendReturnsAtOnce();
-        }
-
-        @Override
-        public List<LogEntry> read(String stream, long afterOffset, int limit, long maxBytes, Duration wait)
-                throws InterruptedException {
-            failPastTheFirst(afterOffset);
-            return log.read(stream, afterOffset, limit, maxBytes, wait);
-        }
-
-        @Override
-        public List<LogEntry> read(String stream, long afterOffset, int limit, long maxBytes,
-                PayloadAllowance allowance) throws InterruptedException {
-            failPastTheFirst(afterOffset);
-            return log.read(stream, afterOffset, limit, maxBytes, allowance);
-        }
-
-        @Override
-        public List<QuarantineEntry> readQuarantine(String stream, long afterSeq, int limit, long maxBytes) {
-            return log.readQuarantine(stream, afterSeq, limit, maxBytes);
-        }
-
-        @Override
-        public List<QuarantineEntry> readQuarantine(String stream, long afterSeq, int limit, long maxBytes,
-                PayloadAllowance allowance) {
-            return log.readQuarantine(stream, afterSeq, limit, maxBytes, allowance);
-        }
-
-        @Override
-        public void addAppendListener(AppendListener listener) {
-            log.addAppendListener(listener);
-        }
-
-        @Override
-        public List<LogEntry> latest(String stream, int limit, long maxBytes) {
-            return log.latest(stream, limit, maxBytes);
-        }
-
-        @Override
-        public List<LogEntry> latest(String stream, int limit, long maxBytes, PayloadAllowance allowance) {
-            return log.latest(stream, limit, maxBytes, allowance);
-        }
-
-        @Override
-        public Map<String, StreamHead> heads() {
-            return log.heads();
-        }
-
-        @Override
-        public long trim(String stream, long throughOffset) {
-            return log.trim(stream, throughOffset);
-        }
-
-        @Override
-        public long firstOffsetSince(String stream, long epochMicros) {
-            return log.firstOffsetSince(stream, epochMicros);
-        }
-
-        @Override
-        public long offsetOfKey(String stream, String key) {
-            return log.offsetOfKey(stream, key);
-        }
-
-        @Override
-        public Optional<DedupIndex.Stats> dedupStats(String stream) {
-            return log.dedupStats(stream);
-        }
-
-        @Override
-        public Health health() {
-            return log.health();
-        }
-
-        @Override
-        public void close() {
-            // the server closes the log itself
-        }
+            try {
+                return method.invoke(log, arguments);
+            } catch (InvocationTargetException e) {
+                throw e.getCause();
+            }
+        };
+        return (EventLog) Proxy.newProxyInstance(EventLog.class.getClassLoader(), new Class<?>[] {EventLog.class},
+                handler);
     }
 }

@@ -2,45 +2,30 @@ package dev.interlace.integration.kafka;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.google.inject.AbstractModule;
-import com.google.inject.Provides;
 import dev.interlace.client.EventPage;
 import dev.interlace.client.InterlaceClient;
 import dev.interlace.client.PartitionResult;
 import dev.interlace.client.Partitioning;
 import dev.interlace.client.PublishResult;
 import dev.interlace.client.StreamConsumer;
-import dev.interlace.integration.http.RebuiltStream;
-import dev.interlace.log.kafka.testing.KafkaCluster;
 import dev.interlace.runtime.Interlace;
 import dev.interlace.runtime.cli.CliHarness;
-import dev.interlace.runtime.config.ConfigLoader;
-import dev.interlace.runtime.model.ModelDefinition;
 import dev.interlace.runtime.stream.StreamCatalog;
 import dev.interlace.runtime.testing.Eventually;
-import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.URI;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.UUID;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The Java client routing by itself ({@code routeToSequencers}): a stream of two partitions on two ingest nodes, each
@@ -49,43 +34,22 @@ import org.junit.jupiter.api.io.TempDir;
  * event lands in its key's partition, a retry is deduplicated; when the other node stops and its partition moves to
  * the node the client was given, the client follows. {@code interlace publish --route} routes the same way.
  */
-class PartitionRoutingTest {
+class PartitionRoutingTest extends PartitionedPaymentsTest {
 
-    private static final String SECRET = "the secret these test nodes share, longer than 32 bytes";
-    private static final ObjectMapper JSON = new ObjectMapper();
-    private static final String PAYMENTS = """
-            package routed.kafka;
-
-            import dev.interlace.annotations.Stream;
-
-            @Stream(name = "payments",
-                    schema = {"payment_id string not null", "amount bigint"},
-                    idempotencyKey = "payment_id",
-                    partitions = 2)
-            public final class Payments {}
-            """;
-
-    @TempDir
-    Path directory;
-
-    private final String bootstrap = KafkaCluster.shared().bootstrap();
-    private final String prefix = "route-" + UUID.randomUUID().toString().substring(0, 8) + ".";
-    private final HttpClient http = HttpClient.newHttpClient();
+    PartitionRoutingTest() {
+        super("route");
+    }
 
     @Test
     void aRoutingClientSendsEachPartitionToItsSequencerSoThatNothingIsForwardedAndFollowsAMove() throws Exception {
-        StreamCatalog catalog = StreamCatalog.of(List.of(RebuiltStream.compile(directory.resolve("build"),
-                "routed.kafka", "Payments", PAYMENTS)));
-        Path secret = directory.resolve("cluster.secret");
-        Files.writeString(secret, SECRET + "\n");
-        Files.setPosixFilePermissions(secret, PosixFilePermissions.fromString("rw-------"));
-        try (Interlace given = node(catalog, "given")) {
-            Interlace other = node(catalog, "other");
+        StreamCatalog catalog = paymentsCatalog("routed.kafka");
+        try (Interlace given = node(catalog, "given", "ingest")) {
+            Interlace other = node(catalog, "other", "ingest");
             boolean otherRunning = true;
             try {
                 for (Interlace node : List.of(given, other)) {
                     Eventually.get("each partition sequenced, on different nodes", Duration.ofSeconds(60),
-                            () -> get(node.uri(), "/streams/payments"), stream -> holders(stream).size() == 2);
+                            () -> get(node.uri(), "/streams/payments"), stream -> sequencers(stream).size() == 2);
                 }
 
                 // The control: a client that does not route sends the whole request to the node it was given, which
@@ -130,7 +94,7 @@ class PartitionRoutingTest {
                 other.close();
                 otherRunning = false;
                 Eventually.get("the given node sequences both partitions", Duration.ofSeconds(90),
-                        () -> get(given.uri(), "/streams/payments"), stream -> holders(stream)
+                        () -> get(given.uri(), "/streams/payments"), stream -> sequencers(stream)
                                 .equals(Set.of(given.uri().toString())));
                 PublishResult moved = routing.publish("payments", payments("p-", 40, 60));
                 assertThat(moved.accepted()).isEqualTo(20);
@@ -164,17 +128,6 @@ class PartitionRoutingTest {
         assertThat(seen).hasSize(count);
     }
 
-    private static Set<String> holders(JsonNode stream) {
-        Set<String> holders = new HashSet<>();
-        for (JsonNode partition : stream.path("by_partition")) {
-            if (!partition.path("sequencer").isTextual()) {
-                return Set.of();
-            }
-            holders.add(partition.get("sequencer").asText());
-        }
-        return holders;
-    }
-
     private static List<Map<String, Object>> payments(String prefix, int from, int to) {
         List<Map<String, Object>> events = new ArrayList<>();
         for (int i = from; i < to; i++) {
@@ -191,40 +144,5 @@ class PartitionRoutingTest {
                 + " ([0-9.eE+]+)$").matcher(metrics);
         assertThat(sample.find()).as(metrics).isTrue();
         return Double.parseDouble(sample.group(1));
-    }
-
-    private Interlace node(StreamCatalog catalog, String name) throws IOException {
-        int port = freePort();
-        List<String> args = new ArrayList<>(List.of("--port", Integer.toString(port), "--data-dir",
-                Files.createDirectories(directory.resolve(name)).toString(), "--log", "kafka", "--kafka-bootstrap",
-                bootstrap, "--kafka-topic-prefix", prefix, "--kafka-replication-factor", "1",
-                "--kafka-min-insync-replicas", "1", "--cluster-secret-file",
-                directory.resolve("cluster.secret").toString(), "--role", "ingest", "--advertise-url",
-                "http://127.0.0.1:" + port));
-        return Interlace.builder().config(ConfigLoader.load(args.toArray(String[]::new), Map.of()).config())
-                .catalog(catalog).override(new AbstractModule() {
-                    @Provides
-                    List<ModelDefinition> definitions() {
-                        return List.of();
-                    }
-                }).start();
-    }
-
-    private JsonNode get(URI node, String path) {
-        try {
-            return JSON.readTree(http.send(HttpRequest.newBuilder(node.resolve(path)).build(),
-                    HttpResponse.BodyHandlers.ofString()).body());
-        } catch (IOException e) {
-            throw new java.io.UncheckedIOException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return socket.getLocalPort();
-        }
     }
 }

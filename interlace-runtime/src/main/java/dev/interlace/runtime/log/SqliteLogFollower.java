@@ -3,16 +3,12 @@ package dev.interlace.runtime.log;
 import dev.interlace.runtime.stream.StreamDescriptor;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -27,17 +23,11 @@ import java.util.logging.Logger;
  * trims do not wait for the replica, and nothing here writes to the server's file. Appends, replays, trims and grants
  * are refused.
  */
-public final class SqliteLogFollower implements StreamLog {
+public final class SqliteLogFollower extends SqliteLogReads {
 
     private static final Logger LOG = Logger.getLogger(SqliteLogFollower.class.getName());
     static final long POLL_MILLIS = 20;
 
-    private final LogConnections connections;
-    private final EventReader events;
-    private final PublishRecordReader publishRecords;
-    private final Map<String, StreamHead> heads = new ConcurrentHashMap<>();
-    private final Map<String, AtomicReference<CompletableFuture<Void>>> advances = new ConcurrentHashMap<>();
-    private final List<AppendListener> appendListeners = new CopyOnWriteArrayList<>();
     private final FollowerGroups groups;
     private final Thread poller;
     private volatile String problem;
@@ -45,9 +35,7 @@ public final class SqliteLogFollower implements StreamLog {
 
     /** Follows {@code <serverDataDirectory>/log.sqlite}, which the server has created. */
     public SqliteLogFollower(Path serverDataDirectory, Clock clock) {
-        this.connections = new LogConnections(serverDataDirectory.resolve(SqliteStreamLog.FILE_NAME), true);
-        this.events = new EventReader(connections, heads, advances);
-        this.publishRecords = new PublishRecordReader(connections);
+        super(new LogConnections(serverDataDirectory.resolve(SqliteStreamLog.FILE_NAME), true));
         this.groups = new FollowerGroups(clock, stream -> {
             StreamHead head = heads.get(stream);
             return head == null ? 0 : head.head();
@@ -72,15 +60,9 @@ public final class SqliteLogFollower implements StreamLog {
     /** Reads every stream's head and tells the waiting readers and the listeners of each that moved. */
     private void poll() {
         Connection reader = connections.borrowReader();
-        try (Statement statement = reader.createStatement();
-                ResultSet rows = statement.executeQuery("SELECT s.name, s.trimmed_through,"
-                        + " max(s.trimmed_through, coalesce((SELECT max(\"offset\") FROM events e"
-                        + " WHERE e.stream_id = s.id), 0)),"
-                        + " max(s.quarantine_trimmed_through, coalesce((SELECT max(seq) FROM quarantine q"
-                        + " WHERE q.stream_id = s.id), 0)) FROM streams s")) {
-            while (rows.next()) {
-                StreamHead next = new StreamHead(rows.getString(1), rows.getLong(3), rows.getLong(4),
-                        rows.getLong(2) + 1);
+        try {
+            for (StreamState state : StreamStates.stored(reader)) {
+                StreamHead next = state.publishedHead();
                 StreamHead previous = heads.put(next.stream(), next);
                 if (!next.equals(previous)) {
                     advanced(next.stream());
@@ -122,57 +104,10 @@ public final class SqliteLogFollower implements StreamLog {
         return CompletableFuture.failedFuture(refused("replay into"));
     }
 
-    @Override
-    public List<QuarantineEntry> replayedBy(String stream, String requestId, int limit) {
-        return events.replayedBy(stream, requestId, limit);
-    }
-
-    @Override
-    public List<LogEntry> read(String stream, long afterOffset, int limit, long maxBytes, Duration wait)
-            throws InterruptedException {
-        return events.read(stream, afterOffset, limit, maxBytes, wait);
-    }
-
-    @Override
-    public List<LogEntry> read(String stream, long afterOffset, int limit, long maxBytes,
-            PayloadAllowance allowance) {
-        return events.read(stream, afterOffset, limit, maxBytes, allowance);
-    }
-
-    @Override
-    public List<QuarantineEntry> readQuarantine(String stream, long afterSeq, int limit, long maxBytes) {
-        return events.readQuarantine(stream, afterSeq, limit, maxBytes);
-    }
-
-    @Override
-    public void addAppendListener(AppendListener listener) {
-        appendListeners.add(listener);
-    }
-
-    @Override
-    public List<LogEntry> latest(String stream, int limit, long maxBytes) {
-        return events.latest(stream, limit, maxBytes, PayloadAllowance.UNLIMITED);
-    }
-
-    @Override
-    public Map<String, StreamHead> heads() {
-        return Map.copyOf(heads);
-    }
-
     /** Nothing is trimmed from here: the server trims its log. */
     @Override
     public long trim(String stream, long throughOffset) {
         return 0;
-    }
-
-    @Override
-    public long firstOffsetSince(String stream, long epochMicros) {
-        return events.firstOffsetSince(stream, epochMicros);
-    }
-
-    @Override
-    public long offsetOfKey(String stream, String key) {
-        return events.offsetOfKey(stream, key);
     }
 
     @Override
@@ -206,16 +141,6 @@ public final class SqliteLogFollower implements StreamLog {
     @Override
     public List<Leases.Group> groups(String stream) {
         return groups.groups(stream);
-    }
-
-    @Override
-    public PublishRecord.Page publishes(PublishRecord.Filter filter) {
-        return publishRecords.publishes(filter);
-    }
-
-    @Override
-    public List<String> traceIds(String stream, long afterOffset, long throughOffset) {
-        return publishRecords.traceIds(stream, afterOffset, throughOffset);
     }
 
     /** The server trims its publish records. */

@@ -12,12 +12,8 @@ import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * The default {@link StreamLog}: one SQLite database in WAL mode with {@code synchronous=FULL}.
@@ -34,26 +30,18 @@ import java.util.concurrent.atomic.AtomicReference;
  * published heads) and {@link PublishIndex} (publish-record ids, their copy and request-id index), all owned by the
  * writer, with {@link QuarantineWriter} (replays: the append and the marks on quarantined entries in one
  * transaction); {@link ConsumerGroupTable} (lease, commit and release decisions, run on the writer thread);
- * {@link EventReader} (reads and long polls) and {@link PublishRecordReader} (reading publish records) on the
- * readers' connections; {@link LogConnections} (opening connections, the readers' pool); {@link LogSchema} (tables
- * and migrations); {@link WalCheckpointer} (background checkpoints).
+ * {@link SqliteLogReads} (reads and long polls on the readers' connections, shared with {@link SqliteLogFollower});
+ * {@link LogConnections} (opening connections, the readers' pool); {@link LogSchema} (tables and migrations);
+ * {@link WalCheckpointer} (background checkpoints).
  */
-public final class SqliteStreamLog implements StreamLog {
+public final class SqliteStreamLog extends SqliteLogReads {
 
     static final String FILE_NAME = "log.sqlite";
 
     private final Path file;
-    private final LogConnections connections;
     private final LogWriter writer;
-    private final EventReader events;
-    private final PublishRecordReader publishRecords;
     private final ConsumerGroupTable consumerGroups;
     private final WalCheckpointer checkpointer;
-    /** The heads the writer published last, by stream. */
-    private final Map<String, StreamHead> heads = new ConcurrentHashMap<>();
-    /** Completed by the writer when a stream advances; long polls wait on them. */
-    private final Map<String, AtomicReference<CompletableFuture<Void>>> advances = new ConcurrentHashMap<>();
-    private final List<AppendListener> appendListeners = new CopyOnWriteArrayList<>();
     private volatile boolean closed;
 
     /**
@@ -83,10 +71,8 @@ public final class SqliteStreamLog implements StreamLog {
      */
     public SqliteStreamLog(Path dataDirectory, LogSettings settings, Watermarks watermarks, CommitListener listener,
             Clock clock, SegmentListener segmentListener, ComponentHealth components) {
+        super(new LogConnections(dataDirectory.resolve(FILE_NAME)));
         this.file = dataDirectory.resolve(FILE_NAME);
-        this.connections = new LogConnections(file);
-        this.events = new EventReader(connections, heads, advances);
-        this.publishRecords = new PublishRecordReader(connections);
         this.consumerGroups = new ConsumerGroupTable(connections);
         try {
             Files.createDirectories(dataDirectory);
@@ -161,11 +147,6 @@ public final class SqliteStreamLog implements StreamLog {
     }
 
     @Override
-    public List<QuarantineEntry> replayedBy(String stream, String requestId, int limit) {
-        return events.replayedBy(stream, requestId, limit);
-    }
-
-    @Override
     public long trim(String stream, long throughOffset) {
         return writer.trim(stream, throughOffset);
     }
@@ -209,71 +190,8 @@ public final class SqliteStreamLog implements StreamLog {
     }
 
     @Override
-    public List<LogEntry> read(String stream, long afterOffset, int limit, long maxBytes, Duration wait)
-            throws InterruptedException {
-        return events.read(stream, afterOffset, limit, maxBytes, wait);
-    }
-
-    @Override
-    public List<QuarantineEntry> readQuarantine(String stream, long afterSeq, int limit, long maxBytes) {
-        return events.readQuarantine(stream, afterSeq, limit, maxBytes);
-    }
-
-    @Override
-    public List<LogEntry> read(String stream, long afterOffset, int limit, long maxBytes,
-            PayloadAllowance allowance) {
-        return events.read(stream, afterOffset, limit, maxBytes, allowance);
-    }
-
-    @Override
-    public List<QuarantineEntry> readQuarantine(String stream, long afterSeq, int limit, long maxBytes,
-            PayloadAllowance allowance) {
-        return events.readQuarantine(stream, afterSeq, limit, maxBytes, allowance);
-    }
-
-    @Override
-    public List<LogEntry> latest(String stream, int limit, long maxBytes, PayloadAllowance allowance) {
-        return events.latest(stream, limit, maxBytes, allowance);
-    }
-
-    @Override
-    public long firstOffsetSince(String stream, long epochMicros) {
-        return events.firstOffsetSince(stream, epochMicros);
-    }
-
-    @Override
-    public void addAppendListener(AppendListener listener) {
-        appendListeners.add(listener);
-    }
-
-    @Override
-    public List<LogEntry> latest(String stream, int limit, long maxBytes) {
-        return events.latest(stream, limit, maxBytes, PayloadAllowance.UNLIMITED);
-    }
-
-    @Override
-    public PublishRecord.Page publishes(PublishRecord.Filter filter) {
-        return publishRecords.publishes(filter);
-    }
-
-    @Override
-    public List<String> traceIds(String stream, long afterOffset, long throughOffset) {
-        return publishRecords.traceIds(stream, afterOffset, throughOffset);
-    }
-
-    @Override
-    public long offsetOfKey(String stream, String key) {
-        return events.offsetOfKey(stream, key);
-    }
-
-    @Override
     public long trimPublishes(long beforeMicros) {
         return writer.trimPublishes(beforeMicros);
-    }
-
-    @Override
-    public Map<String, StreamHead> heads() {
-        return Map.copyOf(heads);
     }
 
     @Override

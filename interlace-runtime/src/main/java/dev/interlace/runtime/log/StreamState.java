@@ -21,4 +21,9 @@ final class StreamState {
         this.id = id;
         this.name = name;
     }
+
+    /** Its positions as readers see them. */
+    StreamHead publishedHead() {
+        return new StreamHead(name, head, quarantineHead, trimmedThrough + 1);
+    }
 }

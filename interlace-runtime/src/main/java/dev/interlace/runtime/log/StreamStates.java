@@ -9,6 +9,8 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicReference;
@@ -41,6 +43,18 @@ final class StreamStates {
 
     /** Loads the registered streams' positions at start-up and publishes their heads. */
     void load(Connection connection) throws SQLException {
+        for (StreamState state : stored(connection)) {
+            states.put(state.name, state);
+            publishHead(state);
+        }
+    }
+
+    /**
+     * Every registered stream's positions as the log file holds them: what the writer loads at start-up, and what a
+     * follower of another process's log polls.
+     */
+    static List<StreamState> stored(Connection connection) throws SQLException {
+        List<StreamState> stored = new ArrayList<>();
         try (Statement statement = connection.createStatement();
                 ResultSet rows = statement.executeQuery("SELECT s.id, s.name, s.trimmed_through,"
                         + " s.quarantine_trimmed_through,"
@@ -52,10 +66,10 @@ final class StreamStates {
                 state.trimmedThrough = rows.getLong(3);
                 state.head = Math.max(rows.getLong(5), state.trimmedThrough);
                 state.quarantineHead = Math.max(rows.getLong(6), rows.getLong(4));
-                states.put(state.name, state);
-                publishHead(state);
+                stored.add(state);
             }
         }
+        return stored;
     }
 
     /** Registers {@code stream} (its row, its schema version, its retention and keys) and publishes its head. */
@@ -170,7 +184,7 @@ final class StreamStates {
 
     /** Publishes the stream's committed positions to readers and wakes its long polls. */
     void publishHead(StreamState state) {
-        heads.put(state.name, new StreamHead(state.name, state.head, state.quarantineHead, state.trimmedThrough + 1));
+        heads.put(state.name, state.publishedHead());
         AtomicReference<CompletableFuture<Void>> advance =
                 advances.computeIfAbsent(state.name, name -> new AtomicReference<>(new CompletableFuture<>()));
         advance.getAndSet(new CompletableFuture<>()).complete(null);

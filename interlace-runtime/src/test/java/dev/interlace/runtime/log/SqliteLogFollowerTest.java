@@ -1,11 +1,10 @@
 package dev.interlace.runtime.log;
 
 import static dev.interlace.runtime.log.Leases.Actor.SERVER;
+import static dev.interlace.runtime.log.OrdersFixture.NOTHING_MATERIALISED;
+import static dev.interlace.runtime.log.OrdersFixture.ORDERS;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.interlace.runtime.stream.Column;
-import dev.interlace.runtime.stream.ColumnType;
-import dev.interlace.runtime.stream.StreamDescriptor;
 import dev.interlace.runtime.testing.Eventually;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -24,43 +23,16 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class SqliteLogFollowerTest {
 
-    private static final StreamDescriptor ORDERS = StreamDescriptor.builder("orders")
-            .column(Column.of("id", ColumnType.STRING, true))
-            .idempotencyKey("id")
-            .retention("1h", 3_600_000L)
-            .schemaVersion("v1")
-            .declaredBy("test.Orders")
-            .decoder(parser -> {
-                throw new UnsupportedOperationException("not used by the log");
-            })
-            .build();
-
     @TempDir
     Path dataDirectory;
 
-    private static final Watermarks NONE = new Watermarks() {
-        @Override
-        public long events(String stream) {
-            return 0;
-        }
-
-        @Override
-        public long quarantine(String stream) {
-            return 0;
-        }
-    };
-
     private static AppendRequest request(String... keys) {
-        List<AppendRequest.Entry> entries = new java.util.ArrayList<>();
-        for (String key : keys) {
-            entries.add(new AppendRequest.Event(("{\"id\":\"" + key + "\"}").getBytes(StandardCharsets.UTF_8), key));
-        }
-        return new AppendRequest("orders", "req-" + String.join("-", keys), 1L, "v1", entries);
+        return OrdersFixture.request(1L, keys);
     }
 
     @Test
     void readsWhatTheServersLogCommitsIsToldOfAppendsAndRefusesToWrite() throws Exception {
-        try (SqliteStreamLog server = new SqliteStreamLog(dataDirectory, LogSettings.defaults(1_000_000), NONE,
+        try (SqliteStreamLog server = new SqliteStreamLog(dataDirectory, LogSettings.defaults(1_000_000), NOTHING_MATERIALISED,
                 CommitListener.NONE, Clock.systemUTC())) {
             server.register(ORDERS);
             server.append(request("a", "b")).get();
@@ -88,7 +60,7 @@ class SqliteLogFollowerTest {
 
     @Test
     void leasesAreKeptInMemoryWithTokensAboveThoseOfAnEarlierRun() throws Exception {
-        try (SqliteStreamLog server = new SqliteStreamLog(dataDirectory, LogSettings.defaults(1_000_000), NONE,
+        try (SqliteStreamLog server = new SqliteStreamLog(dataDirectory, LogSettings.defaults(1_000_000), NOTHING_MATERIALISED,
                 CommitListener.NONE, Clock.systemUTC())) {
             server.register(ORDERS);
             server.append(request("a")).get();

@@ -1,12 +1,11 @@
 package dev.interlace.runtime.log;
 
 import static dev.interlace.runtime.log.Leases.Actor.SERVER;
+import static dev.interlace.runtime.log.OrdersFixture.NOTHING_MATERIALISED;
+import static dev.interlace.runtime.log.OrdersFixture.ORDERS;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.interlace.runtime.stream.Column;
-import dev.interlace.runtime.stream.ColumnType;
 import dev.interlace.runtime.stream.FieldError;
-import dev.interlace.runtime.stream.StreamDescriptor;
 import dev.interlace.runtime.testing.Eventually;
 import dev.interlace.runtime.testing.ManualClock;
 import java.nio.charset.StandardCharsets;
@@ -29,18 +28,6 @@ import org.junit.jupiter.api.io.TempDir;
 /** The SQLite log on its own: offsets, the exact deduplication window, group commit, backpressure, trim. */
 class SqliteStreamLogTest {
 
-    /** The log never decodes; descriptors here only need a name, a key and a retention. */
-    private static final StreamDescriptor ORDERS = StreamDescriptor.builder("orders")
-            .column(Column.of("id", ColumnType.STRING, true))
-            .idempotencyKey("id")
-            .retention("1h", 3_600_000L)
-            .schemaVersion("v1")
-            .declaredBy("test.Orders")
-            .decoder(parser -> {
-                throw new UnsupportedOperationException("not used by the log");
-            })
-            .build();
-
     @TempDir
     Path dataDirectory;
 
@@ -60,7 +47,7 @@ class SqliteStreamLogTest {
     }
 
     private SqliteStreamLog open() {
-        return open(LogSettings.defaults(1_000_000), new Nothing(), CommitListener.NONE);
+        return open(LogSettings.defaults(1_000_000), NOTHING_MATERIALISED, CommitListener.NONE);
     }
 
     private AppendResult.Committed append(SqliteStreamLog log, String... keys) throws Exception {
@@ -68,17 +55,12 @@ class SqliteStreamLogTest {
     }
 
     private AppendRequest request(String... keys) {
-        List<AppendRequest.Entry> entries = new ArrayList<>();
-        for (String key : keys) {
-            entries.add(new AppendRequest.Event(("{\"id\":\"" + key + "\"}").getBytes(StandardCharsets.UTF_8), key));
-        }
-        long micros = clock.instant().getEpochSecond() * 1_000_000L;
-        return new AppendRequest("orders", "req-" + String.join("-", keys), micros, "v1", entries);
+        return OrdersFixture.request(clock.instant().getEpochSecond() * 1_000_000L, keys);
     }
 
     @Test
     void publishRecordsAreFoundByRequestIdWhetherTheBatchedIndexHasCaughtUpOrNot() throws Exception {
-        SqliteStreamLog log = open(LogSettings.defaults(1_000_000).withPublishIndexMillis(1_000), new Nothing(),
+        SqliteStreamLog log = open(LogSettings.defaults(1_000_000).withPublishIndexMillis(1_000), NOTHING_MATERIALISED,
                 CommitListener.NONE);
         append(log, "a");
         // The next group commit brings the request-id index up to date, itself included.
@@ -190,7 +172,7 @@ class SqliteStreamLogTest {
     @Test
     void concurrentAppendsShareCommitsAndGetUniqueDenseOffsets() throws Exception {
         AtomicInteger commits = new AtomicInteger();
-        SqliteStreamLog log = open(LogSettings.defaults(1_000_000), new Nothing(), new CommitListener() {
+        SqliteStreamLog log = open(LogSettings.defaults(1_000_000), NOTHING_MATERIALISED, new CommitListener() {
             @Override
             public void afterCommit(int requests, int entries) {
                 commits.incrementAndGet();
@@ -276,7 +258,7 @@ class SqliteStreamLogTest {
 
     @Test
     void anAppendThatWouldExceedTheBacklogIsRefusedWithoutWritingAnything() throws Exception {
-        SqliteStreamLog log = open(LogSettings.defaults(3), new Nothing(), CommitListener.NONE);
+        SqliteStreamLog log = open(LogSettings.defaults(3), NOTHING_MATERIALISED, CommitListener.NONE);
         append(log, "a", "b");
         AppendResult refused = log.append(request("c", "d")).get();
         assertThat(refused).isInstanceOf(Backpressure.class);
@@ -288,7 +270,7 @@ class SqliteStreamLogTest {
 
     @Test
     void quarantinedEntriesHaveTheirOwnSequenceAndCountAsPending() throws Exception {
-        SqliteStreamLog log = open(LogSettings.defaults(2), new Nothing(), CommitListener.NONE);
+        SqliteStreamLog log = open(LogSettings.defaults(2), NOTHING_MATERIALISED, CommitListener.NONE);
         AppendRequest mixed = new AppendRequest("orders", "r", 0, "v1", List.of(
                 new AppendRequest.Event("{\"id\":\"a\"}".getBytes(StandardCharsets.UTF_8), "a"),
                 new AppendRequest.Quarantined("{\"x\":1}".getBytes(StandardCharsets.UTF_8),
@@ -336,7 +318,7 @@ class SqliteStreamLogTest {
     @Test
     void aFailedGroupIsAnswered503AndTheNextWriteRecoversWithTheSameOffsets() throws Exception {
         AtomicInteger failuresLeft = new AtomicInteger(1);
-        SqliteStreamLog log = open(LogSettings.defaults(1_000_000), new Nothing(), new CommitListener() {
+        SqliteStreamLog log = open(LogSettings.defaults(1_000_000), NOTHING_MATERIALISED, new CommitListener() {
             @Override
             public void beforeCommit(int requests, int entries) {
                 if (failuresLeft.getAndDecrement() > 0) {
@@ -431,9 +413,9 @@ class SqliteStreamLogTest {
         Path running = dataDirectory.resolve("running");
         Path reopened = dataDirectory.resolve("reopened");
         SqliteStreamLog second = new SqliteStreamLog(reopened,
-                LogSettings.defaults(1_000_000).withPublishIndexMillis(Duration.ofHours(1).toMillis()), new Nothing(),
+                LogSettings.defaults(1_000_000).withPublishIndexMillis(Duration.ofHours(1).toMillis()), NOTHING_MATERIALISED,
                 CommitListener.NONE, clock);
-        SqliteStreamLog first = new SqliteStreamLog(running, LogSettings.defaults(1_000_000), new Nothing(),
+        SqliteStreamLog first = new SqliteStreamLog(running, LogSettings.defaults(1_000_000), NOTHING_MATERIALISED,
                 CommitListener.NONE, clock);
         long micros = clock.instant().getEpochSecond() * 1_000_000L;
         AppendRequest last = new AppendRequest("orders", "req-last", micros, "v1",
@@ -448,7 +430,7 @@ class SqliteStreamLogTest {
         first.append(last).get();
         second.close();
         first.close();
-        new SqliteStreamLog(reopened, LogSettings.defaults(1_000_000), new Nothing(), CommitListener.NONE, clock)
+        new SqliteStreamLog(reopened, LogSettings.defaults(1_000_000), NOTHING_MATERIALISED, CommitListener.NONE, clock)
                 .close();
 
         List<List<Object>> copiedRunning = publishRows(running);
@@ -521,7 +503,7 @@ class SqliteStreamLogTest {
     @Test
     void aReplayThatFailsAtItsCommitLeavesNeitherEventsNorMarksAndCanBeRepeated() throws Exception {
         AtomicInteger failuresLeft = new AtomicInteger(0);
-        SqliteStreamLog log = open(LogSettings.defaults(1_000_000), new Nothing(), new CommitListener() {
+        SqliteStreamLog log = open(LogSettings.defaults(1_000_000), NOTHING_MATERIALISED, new CommitListener() {
             @Override
             public void beforeCommit(int requests, int entries) {
                 if (failuresLeft.getAndDecrement() > 0) {
@@ -597,17 +579,5 @@ class SqliteStreamLogTest {
         Leases.Granted next = (Leases.Granted) reopened.lease("orders", "g", "other", Duration.ofSeconds(30), SERVER);
         assertThat(next.token().epoch()).isEqualTo(granted.token().epoch() + 1);
         assertThat(next.committedOffset()).isEqualTo(2);
-    }
-
-    private static final class Nothing implements Watermarks {
-        @Override
-        public long events(String stream) {
-            return 0;
-        }
-
-        @Override
-        public long quarantine(String stream) {
-            return 0;
-        }
     }
 }

@@ -76,7 +76,7 @@ final class DuckDbQueries implements Queries {
         try {
             Optional<JsonNode> tree = QueryClassifier.requireOneQuery(c, sql);
             if (tree.isPresent() && BoundedFunctions.bound(tree.get())) {
-                toRun = deserialize(c, tree.get());
+                toRun = deserialize(c, tree.get(), "cannot bound the query's functions");
                 columnNames = columnNames(c, sql);
             }
         } catch (QueryException refused) {
@@ -148,8 +148,11 @@ final class DuckDbQueries implements Queries {
                 + " cancelled; retry against the restarted server", null);
     }
 
-    /** The text of {@code tree}, a serialised parse tree, from DuckDB's own deserialiser. */
-    private static String deserialize(DuckDBConnection c, JsonNode tree) {
+    /**
+     * The text of {@code tree}, a serialised parse tree, from DuckDB's own deserialiser; a failure is a
+     * {@link QueryException} whose message starts with {@code failure}.
+     */
+    private static String deserialize(DuckDBConnection c, JsonNode tree, String failure) {
         try (PreparedStatement deserialize = c.prepareStatement("SELECT json_deserialize_sql(?::JSON)")) {
             deserialize.setString(1, JSON.writeValueAsString(tree));
             try (ResultSet row = deserialize.executeQuery()) {
@@ -157,7 +160,7 @@ final class DuckDbQueries implements Queries {
                 return row.getString(1);
             }
         } catch (SQLException | IOException e) {
-            throw new QueryException("cannot bound the query's functions: " + e.getMessage(), false, e);
+            throw new QueryException(failure + ": " + e.getMessage(), false, e);
         }
     }
 
@@ -282,14 +285,8 @@ final class DuckDbQueries implements Queries {
         JsonNode tree = serialize(select);
         replace(tree, replacements);
         DuckDBConnection c = connections.borrow();
-        try (PreparedStatement deserialize = c.prepareStatement("SELECT json_deserialize_sql(?::JSON)")) {
-            deserialize.setString(1, JSON.writeValueAsString(tree));
-            try (ResultSet row = deserialize.executeQuery()) {
-                row.next();
-                return row.getString(1);
-            }
-        } catch (SQLException | IOException e) {
-            throw new QueryException("cannot rewrite the query: " + e.getMessage(), false, e);
+        try {
+            return deserialize(c, tree, "cannot rewrite the query");
         } finally {
             connections.release(c);
         }

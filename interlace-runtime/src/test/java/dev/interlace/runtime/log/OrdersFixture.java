@@ -1,0 +1,51 @@
+package dev.interlace.runtime.log;
+
+import dev.interlace.runtime.stream.Column;
+import dev.interlace.runtime.stream.ColumnType;
+import dev.interlace.runtime.stream.StreamDescriptor;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * What the SQLite log's own tests append: the {@code orders} stream, requests of its events, and watermarks that hold
+ * nothing back.
+ */
+final class OrdersFixture {
+
+    /** The log never decodes; the descriptor only needs a name, a key and a retention. */
+    static final StreamDescriptor ORDERS = StreamDescriptor.builder("orders")
+            .column(Column.of("id", ColumnType.STRING, true))
+            .idempotencyKey("id")
+            .retention("1h", 3_600_000L)
+            .schemaVersion("v1")
+            .declaredBy("test.Orders")
+            .decoder(parser -> {
+                throw new UnsupportedOperationException("not used by the log");
+            })
+            .build();
+
+    /** Nothing materialised yet: the log keeps every event. */
+    static final Watermarks NOTHING_MATERIALISED = new Watermarks() {
+        @Override
+        public long events(String stream) {
+            return 0;
+        }
+
+        @Override
+        public long quarantine(String stream) {
+            return 0;
+        }
+    };
+
+    private OrdersFixture() {}
+
+    /** One request to {@code orders} of an event {@code {"id":"<key>"}} per key, published at {@code micros}. */
+    static AppendRequest request(long micros, String... keys) {
+        List<AppendRequest.Entry> entries = new ArrayList<>();
+        for (String key : keys) {
+            entries.add(new AppendRequest.Event(("{\"id\":\"" + key + "\"}").getBytes(StandardCharsets.UTF_8), key));
+        }
+        return new AppendRequest("orders", "req-" + String.join("-", keys), micros, "v1", entries);
+    }
+}
