@@ -35,10 +35,11 @@ import org.junit.jupiter.api.io.TempDir;
  * A stream of {@value #PARTITIONS} partitions ({@code orders}, declared with {@code partitions = 4} by
  * {@link PartitionedServeMain}) on three nodes of {@code --role ingest} and three Kafka brokers (three replicas,
  * {@code min.insync.replicas=2}), under publish load, through one failure after the other: the SIGKILL of a node
- * holding some partitions, the SIGKILL of the broker leading partition 0's topic, and a node cut off from every broker
- * (each of its Kafka connections goes through a {@link CutOff} proxy the test cuts) while clients and the other nodes
- * still reach it over HTTP. The group moves only the partitions of the node that failed; the cut-off node must never
- * acknowledge anything after its ownership of a partition ended, before or after the heal.
+ * holding some partitions, the SIGKILL of the broker leading partition 0's topic (restarted while the test goes on),
+ * and a node cut off from every broker (each of its Kafka connections goes through a {@link CutOff} proxy the test
+ * cuts) while clients and the other nodes still reach it over HTTP. The group moves only the partitions of the node
+ * that failed; the cut-off node must never acknowledge anything after its ownership of a partition ended, before or
+ * after the heal.
  *
  * <p>The oracle ({@link KafkaOracle#checkPartitioned}): every acknowledged key is stored exactly once, in the
  * partition its 200 named (the one its key hashes to) at the offset the 200 reported; each partition's offsets are
@@ -121,8 +122,17 @@ class PartitionedFailureTest {
             awaitMore(load, EVENTS_PER_PHASE, RESUME_TIMEOUT);
             phase("publishes acknowledged again " + (System.nanoTime() - brokerKilledAt) / 1_000_000
                     + " ms or less after SIGKILL of broker " + leader.id() + ", leader of partition 0's topic");
-            cluster.restart(leader);
-            phase("broker restarted");
+            // It comes back while the test goes on (a restart takes 10-60 s here); two brokers are enough meanwhile.
+            CompletableFuture<Void> brokerBack = CompletableFuture.runAsync(() -> {
+                try {
+                    cluster.restart(leader);
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new IllegalStateException(e);
+                }
+            });
 
             // The third node is cut off from every broker; clients and the other nodes still reach it.
             cutOffTheThirdNode(nodes, load);
@@ -131,6 +141,8 @@ class PartitionedFailureTest {
             awaitMore(load, EVENTS_PER_PHASE);
             phase(EVENTS_PER_PHASE + " more events acknowledged after the heal; holders "
                     + nodes.holders(nodes.first));
+            brokerBack.get(2, TimeUnit.MINUTES);
+            phase("the killed broker is back");
         } finally {
             load.stop();
             assertThat(load.awaitEnd(Duration.ofSeconds(60))).as("the publishers stop").isTrue();
