@@ -198,9 +198,10 @@ final class PeerConnection extends ChannelInboundHandlerAdapter {
         String nonce = body.path("nonce").asText(null);
         if (answer.status() != 200 || !ForwardSignature.isNonce(nonce) || !signature.provesSession(
                 body.path("proof").asText(null), ForwardSignature.Side.ACCEPTING, connectingNonce, nonce)) {
+            String why = answer.status() == 200 ? "its proof is of another secret"
+                    : "it answered " + answer.status() + " " + body.path("message").asText("");
             fail(new IOException("node " + nodeUrl + " did not prove the cluster secret when this node opened a"
-                    + " session (" + answer.status() + " " + body.path("message").asText("") + "); do the nodes share"
-                    + " the same --cluster-secret-file?"));
+                    + " session (" + why + "); do the nodes share the same --cluster-secret-file?"));
             return;
         }
         Exchange proving = new Exchange(null, Peers.AnswerAllowance.UNLIMITED);
