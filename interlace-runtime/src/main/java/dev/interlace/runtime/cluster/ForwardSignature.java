@@ -21,7 +21,9 @@ import javax.crypto.spec.SecretKeySpec;
  * {@code Interlace-Forward-*} headers.
  *
  * <p>A client cannot produce such a request without the secret, so a node that receives one may serve it with the
- * caller the sending node authenticated. The timestamp bounds how long a captured request could be replayed
+ * caller the sending node authenticated. Nodes now prove the secret once per connection instead
+ * ({@link #sessionProof}), and send the same headers unsigned on it ({@link #unsignedHeaders}); a request signed on
+ * its own is what a node from before sessions sends and receives. The timestamp bounds how long a captured request could be replayed
  * ({@link #FRESHNESS}); a replayed publish would still be deduplicated by its idempotency keys.
  */
 public final class ForwardSignature {
