@@ -61,6 +61,7 @@ class PartitionedFailureTest {
     private static final Duration RESUME_TIMEOUT = Duration.ofSeconds(120);
     /** How long the group may take to move a failed node's partitions to the others. */
     private static final Duration TAKEOVER_TIMEOUT = Duration.ofSeconds(60);
+    private static final Duration START_TIMEOUT = Duration.ofSeconds(180);
 
     private static KafkaCluster cluster;
 
@@ -225,8 +226,10 @@ class PartitionedFailureTest {
             this.first = a.get(3, TimeUnit.MINUTES);
             this.second = b.get(3, TimeUnit.MINUTES);
             this.third = c.get(3, TimeUnit.MINUTES);
+            // A node joins a keyed stream's sequencer group once it is a candidate; on a loaded machine the three
+            // nodes can take longer than a takeover to share the partitions.
             awaitHolders(first, holders -> holders.containsAll(Set.of(first.uri.toString(), second.uri.toString(),
-                    third.uri.toString())));
+                    third.uri.toString())), START_TIMEOUT);
             phase("nodes started; holders " + holders(first));
         }
 
@@ -272,7 +275,11 @@ class PartitionedFailureTest {
 
         /** Waits until every partition has a sequencer and their set, as {@code asked} sees it, satisfies it. */
         void awaitHolders(ServeNode asked, Predicate<Set<String>> condition) {
-            JsonNode stream = asked.await("/streams/orders", body -> condition.test(holderSet(body)), TAKEOVER_TIMEOUT);
+            awaitHolders(asked, condition, TAKEOVER_TIMEOUT);
+        }
+
+        void awaitHolders(ServeNode asked, Predicate<Set<String>> condition, Duration timeout) {
+            JsonNode stream = asked.await("/streams/orders", body -> condition.test(holderSet(body)), timeout);
             assertThat(condition.test(holderSet(stream))).as("the holders %s\n%s", stream.path("by_partition"),
                     asked.output()).isTrue();
         }
