@@ -82,7 +82,7 @@ class PartitionedReplayKafkaTest {
                 "replayed.v1", "Visits", visits("v1", false))));
         Map<String, long[]> original = new HashMap<>(); // key -> {partition, offset}
         try (Interlace first = node(before, "first", secret); Interlace second = node(before, "second", secret)) {
-            awaitSpread(first);
+            awaitSpread(first, second);
             StringBuilder valid = new StringBuilder();
             for (int i = 0; i < 12; i++) {
                 valid.append("{\"visit_id\":\"ok-").append(i).append("\",\"page\":\"/\"}\n");
@@ -106,7 +106,7 @@ class PartitionedReplayKafkaTest {
         StreamCatalog after = StreamCatalog.of(List.of(RebuiltStream.compile(directory.resolve("v2"),
                 "replayed.v2", "Visits", visits("v2", true))));
         try (Interlace first = node(after, "first", secret); Interlace second = node(after, "second", secret)) {
-            JsonNode spread = awaitSpread(first);
+            JsonNode spread = awaitSpread(first, second);
             JsonNode heads = get(first.uri(), "/streams/visits").get("by_partition");
             Set<Integer> elsewhere = new HashSet<>();
             for (JsonNode partition : spread.get("by_partition")) {
@@ -214,7 +214,7 @@ class PartitionedReplayKafkaTest {
                 "replayed.v1", "Visits", visits("v1", false))));
         try (Interlace first = node(before, "first", secret, "20");
                 Interlace second = node(before, "second", secret, "20")) {
-            awaitSpread(first);
+            awaitSpread(first, second);
             StringBuilder valid = new StringBuilder();
             filling.forEach(key -> valid.append("{\"visit_id\":\"").append(key).append("\",\"page\":\"/\"}\n"));
             JsonNode filled = publish(first.uri(), valid.toString());
@@ -229,7 +229,7 @@ class PartitionedReplayKafkaTest {
                 "replayed.v2", "Visits", visits("v2", true))));
         try (Interlace first = node(after, "first", secret, "20");
                 Interlace second = node(after, "second", secret, "20")) {
-            awaitSpread(first);
+            awaitSpread(first, second);
             HttpResponse<String> replay = replay(first.uri(), "{\"all\": true}");
             assertThat(replay.statusCode()).as(replay.body()).isEqualTo(429);
             JsonNode body = JSON.readTree(replay.body());
@@ -289,18 +289,30 @@ class PartitionedReplayKafkaTest {
     }
 
     /** Waits until every partition has a sequencer and both nodes hold some; the stream as {@code node} says. */
-    private JsonNode awaitSpread(Interlace node) {
-        return Eventually.get("each partition sequenced, on both nodes", Duration.ofSeconds(60),
-                () -> get(node.uri(), "/streams/visits"), stream -> {
-                    Set<String> holders = new HashSet<>();
-                    for (JsonNode partition : stream.path("by_partition")) {
-                        if (!partition.path("sequencer").isTextual()) {
-                            return false;
-                        }
-                        holders.add(partition.get("sequencer").asText());
-                    }
-                    return holders.size() == 2;
+    /**
+     * The map of {@code first} once each partition has a sequencer, both nodes sequence some, and both nodes see the
+     * same map (right after a rebalance a node may still name the previous holder, and a share forwarded on that
+     * view is refused and must be retried).
+     */
+    private JsonNode awaitSpread(Interlace first, Interlace second) {
+        return Eventually.get("each partition sequenced, both nodes agreeing", Duration.ofSeconds(60),
+                () -> get(first.uri(), "/streams/visits"), stream -> {
+                    List<String> holders = holders(stream);
+                    return holders != null && new HashSet<>(holders).size() == 2
+                            && holders.equals(holders(get(second.uri(), "/streams/visits")));
                 });
+    }
+
+    /** The sequencer of each partition, partition 0 first; null while one has none. */
+    private static List<String> holders(JsonNode stream) {
+        List<String> holders = new ArrayList<>();
+        for (JsonNode partition : stream.path("by_partition")) {
+            if (!partition.path("sequencer").isTextual()) {
+                return null;
+            }
+            holders.add(partition.get("sequencer").asText());
+        }
+        return holders.size() == PARTITIONS ? holders : null;
     }
 
     private Interlace node(StreamCatalog catalog, String name, Path secret) throws IOException {
