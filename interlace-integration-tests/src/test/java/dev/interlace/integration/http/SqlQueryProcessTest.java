@@ -82,6 +82,33 @@ class SqlQueryProcessTest {
         }
     }
 
+    @Test
+    void anIdleQueryProcessStopsAndTheNextQueryStartsItAgainWithEverythingPublishedMeanwhile() throws Exception {
+        try (Interlace server = start("--sql-process-idle-ms", "1000")) {
+            String directory = server.instance(InterlaceConfig.class).dataDirectory().toAbsolutePath().toString();
+            awaitQueries(server);
+            for (int i = 1; i <= 5; i++) {
+                assertThat(publish(server, "i" + i).statusCode()).isEqualTo(200);
+            }
+            Eventually.get("the query process holds the first five", WAIT,
+                    () -> rows(sql(server, "SELECT count(*) FROM streams.orders")), "[[5]]"::equals);
+
+            Eventually.until("the query process stops a second after the last query", WAIT,
+                    () -> queryProcesses(directory) == 0);
+            for (int i = 6; i <= 8; i++) {
+                assertThat(publish(server, "i" + i).statusCode()).isEqualTo(200);
+            }
+            // The next query waits for a new process instead of being refused, and sees what the server's warehouse
+            // holds, the orders published while no process ran among them.
+            Eventually.until("the server materialised all eight", WAIT,
+                    () -> inline(server, "SELECT count(*) FROM streams.orders").equals("[[8]]"));
+            HttpResponse<String> next = sql(server, "SELECT count(*) FROM streams.orders");
+            assertThat(next.statusCode()).as(next.body()).isEqualTo(200);
+            assertThat(rows(next)).isEqualTo("[[8]]");
+            assertThat(queryProcesses(directory)).as("the query started one process again").isEqualTo(1);
+        }
+    }
+
     /** The rows of an answer as text, without quotes; its status and body when it is not 200. */
     static String rows(HttpResponse<String> answer) throws java.io.IOException {
         if (answer.statusCode() != 200) {
@@ -146,7 +173,7 @@ class SqlQueryProcessTest {
         String directory = server.instance(InterlaceConfig.class).dataDirectory().toAbsolutePath().toString();
         assertThat(queryProcesses(directory)).as("no query process before the first query").isZero();
         sql(server, "SELECT 1"); // starts it: answered, or 503 while it starts
-        process.get().firstStart().get(WAIT.toSeconds(), TimeUnit.SECONDS);
+        process.get().ready().get(WAIT.toSeconds(), TimeUnit.SECONDS);
         assertThat(queryProcesses(directory)).as("the first query started the query process").isEqualTo(1);
     }
 

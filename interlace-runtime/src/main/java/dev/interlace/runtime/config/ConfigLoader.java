@@ -91,6 +91,9 @@ public final class ConfigLoader {
             "where POST /sql queries run: process (a query process of its own, a local replica of the warehouse,"
                 + " killed at a query's deadline) or inline (the server's warehouse: an expression DuckDB cannot"
                 + " interrupt may outlive the deadline)");
+    public static final Setting SQL_PROCESS_IDLE_MS = Setting.number("sql-process-idle-ms", "600000", "MS", 0,
+            30L * 24 * 3_600_000, "with --sql-isolation process, stop the query process after this long without a"
+                + " query (the next query starts it again, from its replica on disk); 0 keeps it running");
     public static final Setting READ_WAIT_MS = Setting.number("read-wait-ms", "5000", "MS",
             0, 600_000, "how long a warehouse request with Interlace-After waits for its positions to be materialised"
                 + " before 503 not_materialised");
@@ -135,10 +138,10 @@ public final class ConfigLoader {
     public static final List<Setting> SETTINGS = List.of(PORT, BIND, DATA_DIR, MAX_BODY_BYTES, MAX_INFLIGHT_BYTES,
             MAX_CONNECTIONS, MAX_CONNECTIONS_PER_ADDRESS, MAX_EVENTS_PER_REQUEST, MAX_PENDING, MIN_FREE_DISK_BYTES,
             FLUSH_DELAY_MS, FLUSH_BATCH_ROWS, FLUSH_BATCH_BYTES, RECORD_RETENTION, REFUSED_REQUESTS,
-            READY_FLUSH_FAILING_MS, SQL_TIMEOUT_MS, SQL_ISOLATION, READ_WAIT_MS, MODEL_REST_RATIO, INSECURE_NO_AUTH,
-            ALLOWED_HOSTS, CORS_ORIGINS, TLS_CERT, TLS_KEY, LOG, KAFKA_BOOTSTRAP, KAFKA_TOPIC_PREFIX, KAFKA_REPLICATION_FACTOR,
-            KAFKA_MIN_INSYNC_REPLICAS, ADVERTISE_URL, CLUSTER_SECRET_FILE, CLUSTER_CA_FILE, ROLE,
-            REPLICA_TIMEOUT_MS, BACKUP_ROOT);
+            READY_FLUSH_FAILING_MS, SQL_TIMEOUT_MS, SQL_ISOLATION, SQL_PROCESS_IDLE_MS, READ_WAIT_MS, MODEL_REST_RATIO,
+            INSECURE_NO_AUTH, ALLOWED_HOSTS, CORS_ORIGINS, TLS_CERT, TLS_KEY, LOG, KAFKA_BOOTSTRAP, KAFKA_TOPIC_PREFIX,
+            KAFKA_REPLICATION_FACTOR, KAFKA_MIN_INSYNC_REPLICAS, ADVERTISE_URL, CLUSTER_SECRET_FILE, CLUSTER_CA_FILE,
+            ROLE, REPLICA_TIMEOUT_MS, BACKUP_ROOT);
 
     /** Flags that may be given without a value, meaning {@code true}: the settings whose value shows as nothing. */
     private static final java.util.Set<String> SWITCHES = SETTINGS.stream().filter(s -> s.value().isEmpty())
@@ -215,6 +218,7 @@ public final class ConfigLoader {
                 .modelRestRatio((int) number(values, origins, MODEL_REST_RATIO))
                 .sqlTimeoutMillis(number(values, origins, SQL_TIMEOUT_MS))
                 .sqlIsolation(sqlIsolation(values, origins))
+                .sqlProcessIdleMillis(number(values, origins, SQL_PROCESS_IDLE_MS))
                 .readWaitMillis(number(values, origins, READ_WAIT_MS))
                 .connections(new Connections((int) number(values, origins, MAX_CONNECTIONS),
                         (int) number(values, origins, MAX_CONNECTIONS_PER_ADDRESS)))

@@ -27,6 +27,8 @@ import java.nio.file.Path;
  * @param sqlTimeoutMillis how long a {@code POST /sql} query may run before it is cancelled and answered as timed out
  * @param sqlIsolation where {@code POST /sql} queries run: in a query process the server kills at a query's deadline,
  *     or in the server's own warehouse
+ * @param sqlProcessIdleMillis with {@link SqlIsolation#PROCESS}, how long the query process may go without a query
+ *     before it is stopped (the next query starts it again); 0 keeps it running
  * @param readWaitMillis how long a warehouse request with {@code Interlace-After} may wait for the positions it names
  *     to be materialised
  * @param connections how many HTTP connections may be open, in all and from one client address
@@ -53,6 +55,7 @@ public record InterlaceConfig(
         int modelRestRatio,
         long sqlTimeoutMillis,
         SqlIsolation sqlIsolation,
+        long sqlProcessIdleMillis,
         long readWaitMillis,
         Connections connections,
         Exposure exposure,
@@ -161,6 +164,7 @@ public record InterlaceConfig(
         private Integer modelRestRatio;
         private Long sqlTimeoutMillis;
         private SqlIsolation sqlIsolation;
+        private Long sqlProcessIdleMillis;
         private Long readWaitMillis;
         private Connections connections;
         private Exposure exposure;
@@ -187,6 +191,7 @@ public record InterlaceConfig(
             modelRestRatio = config.modelRestRatio;
             sqlTimeoutMillis = config.sqlTimeoutMillis;
             sqlIsolation = config.sqlIsolation;
+            sqlProcessIdleMillis = config.sqlProcessIdleMillis;
             readWaitMillis = config.readWaitMillis;
             connections = config.connections;
             exposure = config.exposure;
@@ -279,6 +284,11 @@ public record InterlaceConfig(
             return this;
         }
 
+        public Builder sqlProcessIdleMillis(long value) {
+            sqlProcessIdleMillis = value;
+            return this;
+        }
+
         public Builder readWaitMillis(long value) {
             readWaitMillis = value;
             return this;
@@ -320,7 +330,8 @@ public record InterlaceConfig(
                     require(refusedRequests, "refusedRequests"),
                     require(readyFlushFailingMillis, "readyFlushFailingMillis"),
                     require(modelRestRatio, "modelRestRatio"), require(sqlTimeoutMillis, "sqlTimeoutMillis"),
-                    require(sqlIsolation, "sqlIsolation"), require(readWaitMillis, "readWaitMillis"),
+                    require(sqlIsolation, "sqlIsolation"), require(sqlProcessIdleMillis, "sqlProcessIdleMillis"),
+                    require(readWaitMillis, "readWaitMillis"),
                     require(connections, "connections"), require(exposure, "exposure"), require(log, "log"),
                     configuredBackupRoot);
         }

@@ -96,32 +96,34 @@ public final class ProcessQueries {
      */
     public Answer query(byte[] body, String contentType, String accept, String after, String requestId)
             throws NoAnswer, InterruptedException {
-        process.start();
-        if (!process.firstStart().isDone()) {
-            // The first queries after the server's start wait for the query process to listen, as long as a query
-            // may run; after a kill it is restarting, and they are refused at once.
-            try {
-                process.firstStart().get(timeoutMillis, TimeUnit.MILLISECONDS);
-            } catch (ExecutionException | TimeoutException e) {
-                // answered below: stopping, or not started yet
+        try (QueryProcess.Use use = process.use()) {
+            java.util.concurrent.CompletableFuture<Void> ready = process.ready();
+            if (!ready.isDone()) {
+                // The first queries after the server's start (or after an idle stop) wait for the query process to
+                // listen, as long as a query may run; after a kill it is restarting, and they are refused at once.
+                try {
+                    ready.get(timeoutMillis, TimeUnit.MILLISECONDS);
+                } catch (ExecutionException | TimeoutException e) {
+                    // answered below: stopping, or not started yet
+                }
             }
-        }
-        QueryProcess.Endpoint endpoint = process.endpoint();
-        if (stopping) {
-            throw shuttingDown();
-        }
-        if (endpoint == null) {
-            throw new NoAnswer("the query process is starting (it restarts after a query that ran past its"
-                    + " deadline was stopped); retry in a moment", Reason.UNAVAILABLE);
-        }
-        if (after != null) {
-            Answer caughtUp = send(endpoint, "SELECT 1".getBytes(java.nio.charset.StandardCharsets.UTF_8),
-                    "text/plain", null, after, requestId, readWaitMillis + timeoutMillis + GRACE_MILLIS, false);
-            if (caughtUp.status() != 200) {
-                return caughtUp;
+            QueryProcess.Endpoint endpoint = process.endpoint();
+            if (stopping) {
+                throw shuttingDown();
             }
+            if (endpoint == null) {
+                throw new NoAnswer("the query process is starting (it restarts after a query that ran past its"
+                        + " deadline was stopped); retry in a moment", Reason.UNAVAILABLE);
+            }
+            if (after != null) {
+                Answer caughtUp = send(endpoint, "SELECT 1".getBytes(java.nio.charset.StandardCharsets.UTF_8),
+                        "text/plain", null, after, requestId, readWaitMillis + timeoutMillis + GRACE_MILLIS, false);
+                if (caughtUp.status() != 200) {
+                    return caughtUp;
+                }
+            }
+            return send(endpoint, body, contentType, accept, null, requestId, timeoutMillis + GRACE_MILLIS, true);
         }
-        return send(endpoint, body, contentType, accept, null, requestId, timeoutMillis + GRACE_MILLIS, true);
     }
 
     private static NoAnswer shuttingDown() {

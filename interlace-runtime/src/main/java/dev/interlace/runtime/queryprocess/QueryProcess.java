@@ -21,10 +21,12 @@ import java.util.logging.Logger;
 
 /**
  * The server's query process: a child JVM (this JVM's binary and class path) that is a local replica of the warehouse
- * ({@code dev.interlace.runtime.QueryProcessMain}), started by the first query, watched and restarted here. It follows the server's log, materialises it into
- * {@code <data-dir>/query-replica} and answers {@code POST /sql} on loopback to one key made for each run. What
- * DuckDB cannot interrupt ends when the process is killed ({@link #kill}); a process that ends for any reason is
- * started again, with a pause that grows while starts keep failing.
+ * ({@code dev.interlace.runtime.QueryProcessMain}), started by the first query, watched and restarted here. It follows
+ * the server's log, materialises it into {@code <data-dir>/query-replica} and answers {@code POST /sql} on loopback to
+ * one key made for each run. What DuckDB cannot interrupt ends when the process is killed ({@link #kill}); a process
+ * that ends for any reason is started again, with a pause that grows while starts keep failing. After
+ * {@code --sql-process-idle-ms} without a query it is stopped, so that a server queried once does not materialise
+ * everything twice for the rest of its life; the next query starts it again, and it catches up from its replica.
  *
  * <p>Its state is a component's ({@link ComponentHealth.Component#QUERY_PROCESS}): restarting while it is down, dead
  * once {@value #MAX_FAILED_STARTS} starts in a row failed (it is still tried again, every
@@ -63,11 +65,25 @@ public final class QueryProcess implements AutoCloseable {
     private final Thread supervisor;
     private volatile Endpoint endpoint;
     private volatile boolean closed;
-    private final CompletableFuture<Void> firstStart = new CompletableFuture<>();
+    /** Completes once a started process listens; replaced by an incomplete one when the process is stopped idle. */
+    private volatile CompletableFuture<Void> ready = new CompletableFuture<>();
     private final java.util.concurrent.atomic.AtomicBoolean started = new java.util.concurrent.atomic.AtomicBoolean();
+    private final long idleMillis;
+    /** Guards the queries' uses against an idle stop, and wakes the supervisor when a query wants the process. */
+    private final Object uses = new Object();
+    private int inUse;
+    private boolean wanted;
+    private long lastUsedNanos;
+
+    /** A query's use of the process: while one is open, the process is not stopped for want of queries. */
+    public interface Use extends AutoCloseable {
+        @Override
+        void close();
+    }
 
     public QueryProcess(InterlaceConfig config, ComponentHealth components) {
         this.config = config;
+        this.idleMillis = config.sqlProcessIdleMillis();
         this.components = components;
         this.directory = config.dataDirectory().resolve(DIRECTORY);
         this.supervisor = new Thread(this::supervise, "interlace-query-process");
@@ -75,13 +91,28 @@ public final class QueryProcess implements AutoCloseable {
     }
 
     /**
-     * Starts the query process in the background, once: the first {@code POST /sql} does, so that a server whose
-     * queries nobody runs pays nothing for it (no second JVM, no second materialisation).
+     * A query's use of the query process, which starts it in the background when it is not running: the first
+     * {@code POST /sql} does, so that a server whose queries nobody runs pays nothing for it (no second JVM, no second
+     * materialisation), and so does the first one after an idle stop. Close it once the query is answered.
      */
-    public void start() {
+    public Use use() {
+        synchronized (uses) {
+            inUse++;
+            lastUsedNanos = System.nanoTime();
+            if (!wanted) {
+                wanted = true;
+                uses.notifyAll();
+            }
+        }
         if (started.compareAndSet(false, true)) {
             supervisor.start();
         }
+        return () -> {
+            synchronized (uses) {
+                inUse--;
+                lastUsedNanos = System.nanoTime();
+            }
+        };
     }
 
     /** The running query process, or null while it starts or restarts. */
@@ -89,9 +120,9 @@ public final class QueryProcess implements AutoCloseable {
         return endpoint;
     }
 
-    /** Completes once the query process first listens (tests and start-up waits). */
-    public CompletableFuture<Void> firstStart() {
-        return firstStart;
+    /** Completes once the query process listens: after the first query, or the first after an idle stop. */
+    public CompletableFuture<Void> ready() {
+        return ready;
     }
 
     /**
@@ -109,12 +140,20 @@ public final class QueryProcess implements AutoCloseable {
 
     private void supervise() {
         int failedStarts = 0;
+        long watchMillis = idleMillis > 0 ? Math.max(200, Math.min(WATCH_EVERY_MILLIS, idleMillis / 2))
+                : WATCH_EVERY_MILLIS;
         while (!closed) {
             Process process = null;
+            boolean idle = false;
             try {
+                awaitWanted();
                 process = launch();
                 failedStarts = 0;
-                while (!process.waitFor(WATCH_EVERY_MILLIS, TimeUnit.MILLISECONDS) && !closed) {
+                while (!process.waitFor(watchMillis, TimeUnit.MILLISECONDS) && !closed) {
+                    if (stopIdle(process)) {
+                        idle = true;
+                        break;
+                    }
                     if (behindTrimmedLog(endpoint)) {
                         LOG.warning("the query process is behind what the log's retention trimmed; it is rebuilt"
                                 + " from what the log holds");
@@ -123,7 +162,7 @@ public final class QueryProcess implements AutoCloseable {
                         deleteReplica();
                     }
                 }
-                if (!closed && endpoint != null) { // it ended by itself, not killed here: a pause before the next
+                if (!closed && !idle && endpoint != null) { // it ended by itself, not killed here: a pause before the next
                     LOG.warning("the query process ended by itself (exit status " + process.exitValue() + "; see"
                             + " query-process.log in " + directory + "); starting another in a second");
                     components.failed(ComponentHealth.Component.QUERY_PROCESS, null, new IllegalStateException(
@@ -162,6 +201,42 @@ public final class QueryProcess implements AutoCloseable {
                 }
             }
         }
+    }
+
+    /** Waits while no query wants the process (before the first query, and after an idle stop). */
+    private void awaitWanted() throws InterruptedException {
+        synchronized (uses) {
+            while (!wanted && !closed) {
+                uses.wait();
+            }
+        }
+    }
+
+    /**
+     * Stops {@code process} when no query used it for {@code --sql-process-idle-ms}: its input closes, so that it ends
+     * by itself (its warehouse closed cleanly); killed if it has not within ten seconds. Queries that come meanwhile
+     * wait for the next start.
+     */
+    private boolean stopIdle(Process process) throws InterruptedException {
+        synchronized (uses) {
+            if (idleMillis <= 0 || inUse > 0 || System.nanoTime() - lastUsedNanos < idleMillis * 1_000_000) {
+                return false;
+            }
+            wanted = false;
+            endpoint = null;
+            ready = new CompletableFuture<>();
+        }
+        LOG.info("the query process had no query for " + idleMillis + " ms (--sql-process-idle-ms): stopped; the next"
+                + " query starts it again");
+        try (OutputStream in = process.getOutputStream()) {
+            in.flush();
+        } catch (IOException e) {
+            LOG.log(Level.FINE, "closing the query process's input failed", e);
+        }
+        if (!process.waitFor(10, TimeUnit.SECONDS)) {
+            process.destroyForcibly();
+        }
+        return true;
     }
 
     /**
@@ -211,7 +286,7 @@ public final class QueryProcess implements AutoCloseable {
             int port = awaitPort(process);
             endpoint = new Endpoint(port, secret, process);
             components.recovered(ComponentHealth.Component.QUERY_PROCESS, null);
-            firstStart.complete(null);
+            ready.complete(null);
             LOG.info("the query process listens on 127.0.0.1:" + port + " (pid " + process.pid() + ")");
             return process;
         } catch (IOException | RuntimeException | InterruptedException e) {
@@ -316,7 +391,7 @@ public final class QueryProcess implements AutoCloseable {
     @Override
     public void close() {
         closed = true;
-        firstStart.completeExceptionally(new IllegalStateException("the server is shutting down"));
+        ready.completeExceptionally(new IllegalStateException("the server is shutting down"));
         supervisor.interrupt();
         Endpoint running = endpoint;
         endpoint = null;
