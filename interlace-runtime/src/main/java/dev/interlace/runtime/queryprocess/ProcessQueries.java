@@ -112,8 +112,10 @@ public final class ProcessQueries {
                 throw shuttingDown();
             }
             if (endpoint == null) {
-                throw new NoAnswer("the query process is starting (it restarts after a query that ran past its"
-                        + " deadline was stopped); retry in a moment", Reason.UNAVAILABLE);
+                throw new NoAnswer(ready.isDone() ? "the query process is restarting (a query ran past its deadline"
+                        + " and was stopped with it); retry in a moment" : "the query process is starting (the first"
+                        + " query, or the first after it stopped for want of queries, starts it) and did not listen"
+                        + " within " + timeoutMillis + " ms; retry in a moment", Reason.UNAVAILABLE);
             }
             if (after != null) {
                 Answer caughtUp = send(endpoint, "SELECT 1".getBytes(java.nio.charset.StandardCharsets.UTF_8),
