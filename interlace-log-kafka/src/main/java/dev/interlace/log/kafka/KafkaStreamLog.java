@@ -163,7 +163,8 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
         }
         this.readers = new Readers(kafka.bootstrap(), kafka.topicPrefix() + "reader");
         this.indexes = new SequencerIndexes(kafka.indexDirectory(), settings.dedup(), SegmentListener.NONE, clock,
-                localKeys);
+                localKeys, new IndexTopics(kafka.bootstrap(), kafka.topicPrefix() + "dedup-publisher", topics,
+                        readers));
         this.placement = new SequencerPlacement(kafka, topics, admin, views, indexes, components);
         this.publishRecords = new KafkaPublishRecords(kafka, topics, publishes);
         this.groups = new KafkaConsumerGroups(views, placement, topics);
