@@ -353,8 +353,9 @@ final class IndexTopic implements RemoteRuns {
         KafkaProducer<byte[], byte[]> producer = shared.producer();
         producer.send(new ProducerRecord<>(seals.topic(), 0, SEAL_KEY, encode(new Seal(inUse.sealedThrough(),
                 copies)))).get(SEND_SECONDS, TimeUnit.SECONDS);
+        // The copies no seal names any more: the last seal's, and any uploaded for a set that changed before its seal.
         List<Future<RecordMetadata>> tombstones = new ArrayList<>();
-        for (Map.Entry<String, Copy> old : lastSeal.entrySet()) {
+        for (Map.Entry<String, Copy> old : known.entrySet()) {
             if (copies.get(old.getKey()) != old.getValue()) {
                 for (int i = 0; i < old.getValue().partOffsets().length; i++) {
                     tombstones.add(producer.send(new ProducerRecord<>(parts.topic(), 0,
