@@ -262,21 +262,26 @@ final class IndexTopic implements RemoteRuns {
         return record.value();
     }
 
-    /** The latest seal on the topic, or null when there is none; throws when it fails its checksum. */
+    /**
+     * The latest seal on the topic, or null when there is none (or its last record is a tombstone); throws when it
+     * fails its checksum.
+     */
     Seal latestSeal() throws IOException {
         long end = topics.stableEnds(List.of(seals)).get(seals);
         long start = topics.start(seals);
         for (long back = 16; ; back *= 16) {
             long from = Math.max(start, end - back);
             byte[][] last = new byte[1][];
+            boolean[] found = {false};
             readers.scan(seals, from, end, record -> {
-                if (Arrays.equals(record.key(), SEAL_KEY) && record.value() != null) {
-                    last[0] = record.value();
+                if (Arrays.equals(record.key(), SEAL_KEY)) {
+                    found[0] = true;
+                    last[0] = record.value(); // a tombstone: no published index
                 }
                 return true;
             });
-            if (last[0] != null) {
-                return decode(last[0]);
+            if (found[0]) {
+                return last[0] == null ? null : decode(last[0]);
             }
             if (from == start) {
                 return null;

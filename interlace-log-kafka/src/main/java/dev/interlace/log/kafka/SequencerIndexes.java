@@ -26,6 +26,10 @@ import java.util.logging.Logger;
  * standby ({@link #standby}): every {@link DedupIndex.Settings#recentKeys()} new keys it seals them from the key
  * blocks and merges what is due, holding nothing in its heap between two such runs. So whichever node takes a stream
  * over reads at most that many keys' blocks, not the whole window: a takeover does not grow with the window.
+ *
+ * <p>The holder publishes the segments its index uses ({@link IndexTopic}); a node whose segments are far behind the
+ * published seal (one that never followed the stream) restores their heads before a standby run and before opening
+ * the index, so that it reads only the key blocks after the seal, and fetches their run parts when read.
  */
 final class SequencerIndexes {
 

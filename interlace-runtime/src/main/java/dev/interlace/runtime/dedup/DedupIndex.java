@@ -199,6 +199,28 @@ public final class DedupIndex implements Closeable {
         segments.load(trimmed);
         fillRecent(head, true);
         refreshStats();
+        for (SegmentFile restored : segments.remote()) {
+            copyRunInBackground(restored);
+        }
+    }
+
+    /**
+     * Copies the run of a segment restored without it to the disk on a background thread while lookups go on, so that
+     * candidates soon read the local disk only; a part that cannot be fetched is left to the lookup that needs it
+     * (which rebuilds the segment from the log if it still cannot).
+     */
+    private void copyRunInBackground(SegmentFile restored) {
+        running.incrementAndGet();
+        background.execute(() -> {
+            try {
+                restored.remoteRun().fetchAll();
+            } catch (IOException | RuntimeException e) {
+                LOG.log(Level.WARNING, "copying the run of " + restored + " failed; its parts are fetched when read",
+                        e);
+            } finally {
+                running.decrementAndGet();
+            }
+        });
     }
 
     /** Seals the keys after the last segment into segments of a whole recent table each; drops the rest. */

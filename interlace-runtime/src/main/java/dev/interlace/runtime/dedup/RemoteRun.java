@@ -21,8 +21,14 @@ final class RemoteRun implements Closeable {
     private final FileChannel channel;
     private final BitSet here = new BitSet();
 
-    RemoteRun(Path file, String name, RemoteRuns runs, long runOffset) throws IOException {
+    /** Where the run begins and the file ends. */
+    private final long runOffset;
+    private final long fileBytes;
+
+    RemoteRun(Path file, String name, RemoteRuns runs, long runOffset, long fileBytes) throws IOException {
         this.name = name;
+        this.runOffset = runOffset;
+        this.fileBytes = fileBytes;
         this.runs = runs;
         this.partBytes = runs.partBytes();
         this.channel = FileChannel.open(file, StandardOpenOption.WRITE);
@@ -38,6 +44,21 @@ final class RemoteRun implements Closeable {
                     channel.write(bytes, part * partBytes + bytes.position());
                 }
                 here.set((int) part);
+            }
+        }
+    }
+
+    /**
+     * Fetches every part of the run not here yet, one at a time (a lookup waits for one part at most), until done or
+     * the segment is closed.
+     */
+    void fetchAll() throws IOException {
+        for (long position = runOffset; position < fileBytes; position += partBytes - position % partBytes) {
+            synchronized (this) {
+                if (!channel.isOpen()) {
+                    return;
+                }
+                ensure(position, 1);
             }
         }
     }

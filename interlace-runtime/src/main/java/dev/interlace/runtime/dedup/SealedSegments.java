@@ -124,6 +124,11 @@ final class SealedSegments {
         }
     }
 
+    /** The segments restored without their runs (whose runs are fetched when read). */
+    List<SegmentFile> remote() {
+        return segments.stream().filter(segment -> segment.remoteRun() != null).toList();
+    }
+
     /** Tells the listener which segments are in use now. */
     private void announce() {
         listener.inUse(segments.stream().map(SegmentFile::file).toList(), sealedThrough);

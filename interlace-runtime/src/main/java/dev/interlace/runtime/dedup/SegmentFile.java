@@ -98,7 +98,7 @@ public final class SegmentFile implements Closeable {
         this.filter = new BlockedBloomFilter(mapped.duplicate().position(0).limit((int) filterBytes).slice());
         String name = file.getFileName().toString();
         String complete = name.substring(0, Math.max(0, name.length() - REMOTE_SUFFIX.length())) + SUFFIX;
-        this.remote = runs == null ? null : new RemoteRun(file, complete, runs, runOffset);
+        this.remote = runs == null ? null : new RemoteRun(file, complete, runs, runOffset, size);
     }
 
     /**
@@ -110,10 +110,7 @@ public final class SegmentFile implements Closeable {
         return open(file, null);
     }
 
-    /**
-     * Opens and checks a segment restored without its run (a {@value #REMOTE_SUFFIX} file of its whole size, its run
-     * a hole), whose run parts {@code runs} fetches when a read needs them.
-     */
+    /** Opens and checks a segment restored without its run (a hole), whose parts {@code runs} fetches when read. */
     static SegmentFile openRemote(Path file, RemoteRuns runs) throws IOException {
         return open(file, runs);
     }
@@ -252,6 +249,11 @@ public final class SegmentFile implements Closeable {
             throw new CorruptSegmentException(file, "block " + index + " does not match its checksum");
         }
         return pairs;
+    }
+
+    /** The run of a segment restored without it, fetched part by part; null for a segment whose run is here. */
+    RemoteRun remoteRun() {
+        return remote;
     }
 
     private void fetchIfRemote(long position, long bytes) throws IOException {
