@@ -146,7 +146,7 @@ final class IndexTopic implements RemoteRuns {
         LOG.info(() -> "restored " + segments + " deduplication segments of stream " + stream + " through offset "
                 + seal.sealedThrough() + " from " + seals.topic() + " (" + megabytes + " MiB of filters and fences, "
                 + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started)
-                + " ms); their runs are fetched when read");
+                + " ms); their runs are copied in the background, a part a lookup needs first");
         return seal.sealedThrough();
     }
 
