@@ -19,7 +19,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLException;
@@ -58,8 +57,11 @@ public final class InterlaceClient {
     private final Duration retryDeadline;
     private final String authorization;
     private final boolean followSequencer;
-    /** Per stream, the node its last publish answer named as sequencer, when that is not {@link #base}. */
-    private final Map<String, URI> sequencers = new ConcurrentHashMap<>();
+    /**
+     * Per stream, the node its last publish answer named as sequencer, when that is not {@link #base}: for the
+     * {@value SequencerRouter#MAPS_AT_MOST} streams published to last, as the partition maps are.
+     */
+    private final Map<String, URI> sequencers = java.util.Collections.synchronizedMap(SequencerRouter.perStream());
     private final AvoidedNodes avoided = new AvoidedNodes();
     /** With {@link Builder#routeToSequencers}: sends each partition's events to its sequencer. */
     private final SequencerRouter router;

@@ -57,12 +57,17 @@ final class SequencerRouter {
     private final Exchange exchange;
     private final Avoided avoided;
     private final AtomicLong roundRobin = new AtomicLong();
-    private final Map<String, StreamMap> maps = new LinkedHashMap<>(16, 0.75f, true) {
-        @Override
-        protected boolean removeEldestEntry(Map.Entry<String, StreamMap> eldest) {
-            return size() > MAPS_AT_MOST;
-        }
-    };
+    private final Map<String, StreamMap> maps = perStream();
+
+    /** A map by stream that keeps the {@value #MAPS_AT_MOST} streams used last (not thread-safe). */
+    static <V> Map<String, V> perStream() {
+        return new LinkedHashMap<>(16, 0.75f, true) {
+            @Override
+            protected boolean removeEldestEntry(Map.Entry<String, V> eldest) {
+                return size() > MAPS_AT_MOST;
+            }
+        };
+    }
 
     /** Nodes not to send to for a while (they could not be reached). */
     interface Avoided {

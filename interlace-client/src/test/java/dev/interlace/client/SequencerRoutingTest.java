@@ -51,6 +51,25 @@ class SequencerRoutingTest {
     }
 
     @Test
+    void theSequencersFollowedAreKeptForABoundedNumberOfStreams() throws Exception {
+        try (RecordingServer given = RecordingServer.http(200, STORED);
+                RecordingServer sequencer = RecordingServer.http(200, STORED)) {
+            given.header(InterlaceClient.SEQUENCER_HEADER, sequencer.uri().toString());
+            InterlaceClient client = InterlaceClient.builder(given.uri()).build();
+            for (int i = 0; i < SequencerRouter.MAPS_AT_MOST + 20; i++) {
+                assertThat(client.publish("s" + i, Map.of("id", i)).accepted()).isEqualTo(1);
+            }
+            java.lang.reflect.Field followed = InterlaceClient.class.getDeclaredField("sequencers");
+            followed.setAccessible(true);
+            assertThat((Map<?, ?>) followed.get(client)).hasSize(SequencerRouter.MAPS_AT_MOST);
+            // The most recent streams are still followed: the next publish of the last goes to its sequencer.
+            int before = sequencer.paths().size();
+            client.publish("s" + (SequencerRouter.MAPS_AT_MOST + 19), Map.of("id", 1));
+            assertThat(sequencer.paths()).hasSize(before + 1);
+        }
+    }
+
+    @Test
     void aSequencerThatCannotBeReachedIsForgottenAndNotFollowedAgainForAWhile() throws Exception {
         try (RecordingServer given = RecordingServer.http(200, STORED);
                 ServerSocket dropping = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {

@@ -124,7 +124,6 @@ final class Lifecycle {
             sweep.get().start();
             api = http.get();
             int port = api.start(config.bind(), config.port());
-            queryProcess.get().ifPresent(QueryProcess::start);
             records.get().record(SysRecord.of(micros(), SysEvent.STARTUP, null, boot.get().id(), "interlace started on port "
                     + port + " with " + catalog.streams().size() + " streams, data in " + config.dataDirectory()));
             return port;

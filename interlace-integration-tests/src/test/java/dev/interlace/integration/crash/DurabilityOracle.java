@@ -335,11 +335,13 @@ public final class DurabilityOracle {
             for (int i = 0; i < batch.size(); i++) {
                 JsonNode result = results.get(i);
                 String key = batch.get(i);
-                long expected = acknowledged.get(key).offset();
+                Ledger.Ack ack = acknowledged.get(key);
+                long expected = ack.offset();
                 if (!"duplicate".equals(result.path("status").asText())) {
                     report.notDeduplicated.add(key + " (acknowledged at " + expected + ") re-published as "
                             + result);
-                } else if (result.path("offset").asLong() != expected) {
+                } else if (result.path("offset").asLong() != expected
+                        || result.path("partition").asInt(0) != ack.partition()) {
                     report.wrongOriginalOffset.add(key + " (acknowledged at " + expected + ") re-published as "
                             + result);
                 }
@@ -355,12 +357,18 @@ public final class DurabilityOracle {
         for (String key : keys.subList(0, Math.min(SINGLE_REPUBLISH_SAMPLE, keys.size()))) {
             HttpResponse<String> response = publish("", Load.event(key, new SplittableRandom(1)));
             JsonNode body = response.statusCode() == 200 ? JSON.readTree(response.body()) : null;
-            long expected = acknowledged.get(key).offset();
+            Ledger.Ack ack = acknowledged.get(key);
+            long expected = ack.offset();
             String answer = key + " (acknowledged at " + expected + ") re-published alone: HTTP "
                     + response.statusCode() + " " + response.body();
+            // A partitioned stream answers its partitions' offsets in partitions, and last_offset null.
+            JsonNode part = body == null || body.path("last_offset").isNumber() ? null : body.path("partitions")
+                    .path(0);
             if (body == null || body.path("deduplicated").asLong() != 1 || body.path("accepted").asLong() != 0) {
                 report.notDeduplicated.add(answer);
-            } else if (body.path("last_offset").asLong() != expected) {
+            } else if (part == null ? body.path("last_offset").asLong() != expected
+                    : part.path("last_offset").asLong() != expected || part.path("partition").asInt() != ack
+                            .partition()) {
                 report.wrongOriginalOffset.add(answer);
             }
             report.republished++;

@@ -20,18 +20,36 @@ public final class Ledger {
      * @param offset the offset the 200 reported for it
      * @param requestId the request that stored it, or null when a retry learned it was already stored by a request
      *     whose answer was lost
+     * @param partition the partition of the stream the 200 reported it in (0 for a stream of one partition)
      */
-    public record Ack(long offset, String requestId) {}
+    public record Ack(long offset, String requestId, int partition) {}
 
     private final Map<String, Ack> acknowledged = new ConcurrentHashMap<>();
     private final ConcurrentLinkedQueue<List<String>> inDoubt = new ConcurrentLinkedQueue<>();
     private final ConcurrentLinkedQueue<String> anomalies = new ConcurrentLinkedQueue<>();
 
     public void acknowledge(String key, long offset, String requestId) {
-        Ack previous = acknowledged.putIfAbsent(key, new Ack(offset, requestId));
+        acknowledge(key, 0, offset, requestId);
+    }
+
+    /** A key acknowledged in {@code partition} of a partitioned stream, at {@code offset} of that partition. */
+    public void acknowledge(String key, int partition, long offset, String requestId) {
+        Ack previous = acknowledged.putIfAbsent(key, new Ack(offset, requestId, partition));
         if (previous != null) {
-            anomaly("key " + key + " acknowledged twice: at offset " + previous.offset() + " and " + offset);
+            anomaly("key " + key + " acknowledged twice: at offset " + previous.offset() + " of partition "
+                    + previous.partition() + " and " + offset + " of partition " + partition);
         }
+    }
+
+    /** A ledger of the keys acknowledged in {@code partition} only (no doubts, no anomalies): its oracle's input. */
+    public Ledger inPartition(int partition) {
+        Ledger part = new Ledger();
+        acknowledged.forEach((key, ack) -> {
+            if (ack.partition() == partition) {
+                part.acknowledged.put(key, ack);
+            }
+        });
+        return part;
     }
 
     /** A request got no answer: its keys may all be stored or none may be (a request is atomic). */

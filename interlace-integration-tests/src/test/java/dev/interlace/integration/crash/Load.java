@@ -223,7 +223,10 @@ public final class Load {
 
     /**
      * Records a verbose 200: each event accepted (at its offset, by this request) or, only for a retry, a duplicate
-     * stored by an earlier attempt (at its original offset). A request is atomic, so both at once is a torn request.
+     * stored by an earlier attempt (at its original offset), in the partition the answer names (0 on a stream of
+     * one). Each partition's share of a request is atomic, so both within one partition is a torn request (on a
+     * stream of one partition: the request is atomic); of a partitioned stream, an earlier attempt may have stored
+     * some partitions' shares and not others.
      */
     private boolean recordVerbose(List<String> keys, HttpResponse<String> response, boolean retry) {
         JsonNode body = body200(keys, response);
@@ -231,11 +234,15 @@ public final class Load {
             return false;
         }
         JsonNode results = body.path("results");
-        long accepted = body.path("accepted").asLong(-1);
-        long duplicates = body.path("deduplicated").asLong(-1);
-        boolean whole = accepted == keys.size() && duplicates == 0 || retry && duplicates == keys.size()
-                && accepted == 0;
-        if (!whole || results.size() != keys.size()) {
+        Map<Integer, String> statusOfPartition = new java.util.HashMap<>();
+        boolean whole = results.size() == keys.size();
+        for (int i = 0; whole && i < keys.size(); i++) {
+            String status = results.get(i).path("status").asText();
+            String first = statusOfPartition.putIfAbsent(results.get(i).path("partition").asInt(0), status);
+            whole = (status.equals("accepted") || retry && status.equals("duplicate"))
+                    && (first == null || first.equals(status));
+        }
+        if (!whole || body.path("accepted").asLong(-1) + body.path("deduplicated").asLong(-1) != keys.size()) {
             ledger.doubt(keys);
             ledger.anomaly("200 with unexpected counts for " + (retry ? "retried" : "fresh") + " keys " + keys
                     + ": " + response.body());
@@ -244,8 +251,8 @@ public final class Load {
         String requestId = body.path("request_id").asText(null);
         for (int i = 0; i < keys.size(); i++) {
             JsonNode result = results.get(i);
-            ledger.acknowledge(keys.get(i), result.path("offset").asLong(),
-                    accepted > 0 ? requestId : null);
+            ledger.acknowledge(keys.get(i), result.path("partition").asInt(0), result.path("offset").asLong(),
+                    result.path("status").asText().equals("accepted") ? requestId : null);
         }
         acknowledgedEvents.addAndGet(keys.size());
         acknowledgedAt.add(System.nanoTime());

@@ -271,7 +271,8 @@ class ClusterForwardRouteTest {
             TestServer.Response refusedSignature = mismatched.get("/models");
             assertThat(refusedSignature.status()).isEqualTo(503);
             assertThat(refusedSignature.body().get("error").asText()).isEqualTo("peer_unavailable");
-            assertThat(refusedSignature.body().get("message").asText()).contains("refused this node's signature");
+            assertThat(refusedSignature.body().get("message").asText()).contains("did not prove the cluster secret",
+                    "share the same --cluster-secret-file");
         }
     }
 

@@ -143,7 +143,23 @@ class SqlQueryProcessTest {
         Optional<QueryProcess> process = server.instance(com.google.inject.Injector.class)
                 .getInstance(com.google.inject.Key.get(new com.google.inject.TypeLiteral<Optional<QueryProcess>>() {}));
         assertThat(process).as("queries run in a query process").isPresent();
+        String directory = server.instance(InterlaceConfig.class).dataDirectory().toAbsolutePath().toString();
+        assertThat(queryProcesses(directory)).as("no query process before the first query").isZero();
+        sql(server, "SELECT 1"); // starts it: answered, or 503 while it starts
         process.get().firstStart().get(WAIT.toSeconds(), TimeUnit.SECONDS);
+        assertThat(queryProcesses(directory)).as("the first query started the query process").isEqualTo(1);
+    }
+
+    /** The query processes this JVM started for the server of {@code directory}. */
+    private static long queryProcesses(String directory) {
+        return ProcessHandle.current().descendants().filter(ProcessHandle::isAlive).filter(child -> {
+            try {
+                String line = java.nio.file.Files.readString(Path.of("/proc", Long.toString(child.pid()), "cmdline"));
+                return line.contains(QueryProcess.MAIN) && line.contains(directory);
+            } catch (java.io.IOException e) {
+                return false;
+            }
+        }).count();
     }
 
     static HttpResponse<String> sql(Interlace server, String query) {

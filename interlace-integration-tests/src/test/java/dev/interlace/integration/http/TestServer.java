@@ -67,7 +67,18 @@ final class TestServer implements AutoCloseable {
 
     static TestServer startWith(Path dataDirectory, StreamCatalog catalog, List<Module> overrides,
             String... flags) {
-        List<String> args = new ArrayList<>(List.of("--port", "0", "--data-dir", dataDirectory.toString()));
+        return startOn(0, dataDirectory, catalog, overrides, flags);
+    }
+
+    /** Starts on {@code port} (a node restarted where its peers know it). */
+    static TestServer startOn(int port, Path dataDirectory, String... flags) {
+        return startOn(port, dataDirectory, CATALOG, List.of(), flags);
+    }
+
+    private static TestServer startOn(int port, Path dataDirectory, StreamCatalog catalog, List<Module> overrides,
+            String... flags) {
+        List<String> args = new ArrayList<>(List.of("--port", Integer.toString(port), "--data-dir",
+                dataDirectory.toString()));
         args.addAll(List.of(flags));
         InterlaceConfig config = ConfigLoader.load(args.toArray(String[]::new), Map.of()).config();
         return new TestServer(Interlace.builder().config(config).catalog(catalog)

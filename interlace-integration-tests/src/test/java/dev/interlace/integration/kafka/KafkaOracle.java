@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.interlace.integration.crash.DurabilityOracle;
 import dev.interlace.integration.crash.Ledger;
 import dev.interlace.log.kafka.StreamTopic;
+import dev.interlace.runtime.stream.StreamPartitions;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -70,6 +71,56 @@ final class KafkaOracle {
             report(reports, problems, "streams.orders at " + warehouse.uri,
                     DurabilityOracle.checkEvents(ledger, "streams.orders", warehouseRows(warehouse), head, null));
         }
+        republish(ledger, nodes, reports, problems);
+        return new Findings(reports, problems);
+    }
+
+    /**
+     * The same on {@code orders} of {@code partitions} partitions, partition by partition: every acknowledged key is
+     * stored exactly once in the partition its 200 named (the one its key hashes to), at the offset its 200 reported
+     * in that partition's topic; each partition's offsets are dense from 1 to its head; no key is stored in a
+     * partition it does not hash to; re-publishing every acknowledged key on each of {@code nodes} answers it
+     * deduplicated in its partition at its offset.
+     */
+    Findings checkPartitioned(Ledger ledger, int partitions, List<ServeNode> nodes) throws Exception {
+        Map<String, String> reports = new LinkedHashMap<>();
+        List<String> problems = new ArrayList<>(ledger.anomalies());
+        for (Map.Entry<String, Ledger.Ack> entry : ledger.acknowledged().entrySet()) {
+            int expected = StreamPartitions.partitionOfKey(entry.getKey(), partitions);
+            if (entry.getValue().partition() != expected) {
+                problems.add(entry.getKey() + " acknowledged in partition " + entry.getValue().partition()
+                        + ", its key hashes to " + expected);
+            }
+        }
+        for (int p = 0; p < partitions; p++) {
+            int partition = p;
+            Ledger part = ledger.inPartition(p);
+            long acknowledgedHead = part.acknowledged().values().stream().mapToLong(Ledger.Ack::offset).max()
+                    .orElse(0);
+            // The node asked knows the heads of partitions it does not sequence from tailing their topics.
+            long head = nodes.get(0).await("/streams/orders", body -> body.path("by_partition").path(partition)
+                    .path("head").asLong() >= acknowledgedHead).path("by_partition").path(partition).path("head")
+                    .asLong();
+            String logStream = StreamPartitions.logStream("orders", p);
+            List<DurabilityOracle.StoredEvent> topic = new ArrayList<>();
+            for (StreamTopic.Event event : StreamTopic.read(bootstrap, prefix, logStream)) {
+                topic.add(new DurabilityOracle.StoredEvent(event.offset(), event.key(), event.requestId(),
+                        ServeNode.JSON.readTree(event.payload()).path("order_id").asText(null)));
+                if (event.key() != null && StreamPartitions.partitionOfKey(event.key(), partitions) != p) {
+                    problems.add(event.key() + " stored in partition " + p + " at offset " + event.offset()
+                            + ", its key hashes to another");
+                }
+            }
+            report(reports, problems, "topic " + prefix + logStream,
+                    DurabilityOracle.checkEvents(part, "the topic of partition " + p, topic, head, null));
+        }
+        republish(ledger, nodes, reports, problems);
+        return new Findings(reports, problems);
+    }
+
+    /** Re-publishes every acknowledged key on each of {@code nodes} ({@link DurabilityOracle#republished}). */
+    private void republish(Ledger ledger, List<ServeNode> nodes, Map<String, String> reports, List<String> problems)
+            throws Exception {
         for (ServeNode node : nodes) {
             try {
                 report(reports, problems, "re-published at " + node.uri,
@@ -80,7 +131,6 @@ final class KafkaOracle {
                 problems.add("re-publishing at " + node.uri + ": " + refused.getMessage());
             }
         }
-        return new Findings(reports, problems);
     }
 
     private static void report(Map<String, String> reports, List<String> problems, String what,

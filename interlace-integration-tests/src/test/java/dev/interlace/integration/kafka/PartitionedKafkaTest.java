@@ -89,14 +89,6 @@ class PartitionedKafkaTest extends PartitionedPaymentsTest {
                 assertThat(new long[] {row.get(1).asLong(), row.get(2).asLong()}).as(key)
                         .isEqualTo(stored.get(key));
             }
-
-            // Not yet on this log: a replay into the partitions is refused, never half done.
-            HttpResponse<String> replay = http.send(HttpRequest.newBuilder(first.uri().resolve(
-                    "/streams/payments/quarantine/replay")).header("Content-Type", "application/json")
-                    .POST(HttpRequest.BodyPublishers.ofString("{\"all\": true}")).build(),
-                    HttpResponse.BodyHandlers.ofString());
-            assertThat(replay.statusCode()).as(replay.body()).isEqualTo(400);
-            assertThat(JSON.readTree(replay.body()).get("error").asText()).isEqualTo("partitions_not_supported");
         }
     }
 

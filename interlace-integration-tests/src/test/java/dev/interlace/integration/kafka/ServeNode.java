@@ -72,6 +72,18 @@ final class ServeNode implements AutoCloseable {
         return node;
     }
 
+    /**
+     * The same with {@link PartitionedServeMain}: {@code orders} has {@code partitions} partitions, and with
+     * {@code unfenced} sequencers that fence nobody (negative controls only).
+     */
+    static ServeNode startPartitioned(Path dataDirectory, String bootstrap, String prefix, int partitions,
+            boolean unfenced, String... flags) throws IOException {
+        ServeNode node = launch(PartitionedServeMain.class.getName(), List.of(Integer.toString(partitions),
+                unfenced ? "unfenced" : "fenced"), dataDirectory, bootstrap, prefix, flags);
+        node.awaitReady();
+        return node;
+    }
+
     /** The same with {@link SequencerFaultServeMain}: the sequencer of one stream dies on its first commit. */
     static ServeNode startWithDyingSequencer(Path dataDirectory, String bootstrap, String prefix, String... flags)
             throws IOException {
@@ -92,12 +104,19 @@ final class ServeNode implements AutoCloseable {
 
     private static ServeNode launch(String main, Path dataDirectory, String bootstrap, String prefix,
             String... flags) throws IOException {
+        return launch(main, List.of(), dataDirectory, bootstrap, prefix, flags);
+    }
+
+    /** Runs {@code main MAIN_ARGS... serve FLAGS...} in a child JVM on the test class path. */
+    private static ServeNode launch(String main, List<String> mainArgs, Path dataDirectory, String bootstrap,
+            String prefix, String... flags) throws IOException {
         int port = freePort();
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
                 .toString(), "-Xmx256m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
                 "-Djava.io.tmpdir=" + Files.createDirectories(dataDirectory.resolve("tmp")),
-                "-cp", System.getProperty("java.class.path"), main, "serve",
-                "--port", Integer.toString(port), "--data-dir", dataDirectory.toString(),
+                "-cp", System.getProperty("java.class.path"), main));
+        command.addAll(mainArgs);
+        command.addAll(List.of("serve", "--port", Integer.toString(port), "--data-dir", dataDirectory.toString(),
                 "--log", "kafka", "--kafka-bootstrap", bootstrap, "--kafka-topic-prefix", prefix,
                 "--flush-delay-ms", "10"));
         if (!List.of(flags).contains("--kafka-replication-factor")) {
@@ -220,9 +239,14 @@ final class ServeNode implements AutoCloseable {
 
     /** Polls {@code GET path} until {@code condition} holds (up to 30 s); returns the last body. */
     JsonNode await(String path, Predicate<JsonNode> condition) {
+        return await(path, condition, Duration.ofSeconds(30));
+    }
+
+    /** The same, waiting up to {@code timeout}. */
+    JsonNode await(String path, Predicate<JsonNode> condition, Duration timeout) {
         JsonNode[] last = new JsonNode[1];
         try {
-            return Eventually.get("GET " + path + " answers as awaited", Duration.ofSeconds(30),
+            return Eventually.get("GET " + path + " answers as awaited", timeout,
                     () -> last[0] = get(path).body(), condition);
         } catch (AssertionError timedOut) {
             if (last[0] == null) {

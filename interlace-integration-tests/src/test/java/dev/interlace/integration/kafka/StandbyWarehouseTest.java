@@ -167,6 +167,44 @@ class StandbyWarehouseTest extends KafkaNodeTest {
     }
 
     /** Node "a", started with {@code flags}, once orders 1 to {@code count} are in its warehouse. */
+    @Test
+    void aStandbysQueryProcessFollowsTheLogAndAnswersWithWhatTheFlushingNodeHas() throws Exception {
+        // As above, but /sql runs in the query process (the default of `interlace serve`): it follows the log for
+        // itself, so the answer holds what the flushing node's warehouse holds and lags nothing, while the node's own
+        // warehouse still stands by.
+        try (ServeNode flushing = flushed(5, new String[0])) {
+
+            try (ServeNode standby = node("b", "--role", "warehouse", "--sql-isolation", "process")) {
+                JsonNode lagging = standby.await("/streams/orders",
+                        body -> body.get("flushed_watermark").asLong() == 5);
+                assertThat(lagging.get("watermark").asLong()).as(lagging + standby.output()).isZero();
+                ServeNode.Response answer = standby.sql(COUNT);
+                assertThat(answer.status()).as(String.valueOf(answer.body())).isEqualTo(200);
+                assertThat(rows(answer)).as("the query process's replica, brought up to the flushed watermark")
+                        .containsExactly("[5,5]");
+                assertThat(answer.header("Interlace-Warehouse-Lag")).as("it lags no warehouse").isNull();
+                JsonNode after = standby.get("/streams/orders").body();
+                assertThat(after.get("warehouse_lag").asLong()).as("the node's own warehouse: " + after).isEqualTo(5);
+            }
+        }
+    }
+
+    /**
+     * A node whose {@code /sql} runs in its own warehouse ({@code --sql-isolation inline}) unless the test names the
+     * isolation: what most of this test checks is that warehouse's standing. A query process follows the whole log
+     * for itself, so its rows may be ahead of the node's own standby warehouse.
+     */
+    @Override
+    ServeNode node(String name, String... flags) {
+        if (java.util.Arrays.asList(flags).contains("--sql-isolation")) {
+            return super.node(name, flags);
+        }
+        String[] inline = java.util.Arrays.copyOf(flags, flags.length + 2);
+        inline[flags.length] = "--sql-isolation";
+        inline[flags.length + 1] = "inline";
+        return super.node(name, inline);
+    }
+
     private ServeNode flushed(int count, String[] flags) {
         ServeNode node = node("a", flags);
         try {

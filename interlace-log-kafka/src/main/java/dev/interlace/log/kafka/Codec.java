@@ -68,10 +68,12 @@ final class Codec {
     record TrimPoint(String stream, long throughOffset) {}
 
     /**
-     * Quarantined entry {@code seq} of {@code stream} was replayed to {@code offset} by the replay request
-     * {@code requestId}, committed at {@code atMicros}: written once, in the transaction that appended its event.
+     * Quarantined entry {@code seq} of {@code stream} was replayed to {@code offset} of partition {@code partition}
+     * (0 for a stream of one partition; marks written before partitions have none, and read as 0) by the replay
+     * request {@code requestId}, committed at {@code atMicros}: written once, in the transaction that appended its
+     * event, by the sequencer of that partition.
      */
-    record ReplayMark(String stream, long seq, long offset, String requestId, long atMicros) {}
+    record ReplayMark(String stream, long seq, long offset, String requestId, long atMicros, int partition) {}
 
     static Headers eventHeaders(long offset, long lastOfRequest, String requestId, long atMicros,
             String schemaVersion) {

@@ -174,7 +174,7 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
         this.quarantine = new QuarantineReads(views, topics, pages);
         this.membership = placement.join(new Sequencer.Context(kafka.bootstrap(), kafka.nodeUrl(), topics, tailer,
                 publishes, settings, watermarks, clock, placement::changed, this::appended, acknowledger, fencing,
-                readers, indexes, publishRecords::plainProducer, placement::takeoverRefusal));
+                readers, indexes, publishRecords::plainProducer, placement::takeoverRefusal, views::view));
         this.rounds = !kafka.sequences() ? null : new SequencingRounds(placement, components, standbyPeriod);
     }
 
@@ -283,18 +283,14 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
     }
 
     /**
-     * Runs the replay on the stream's sequencer: its events are appended as one publish request and its entries
-     * marked replayed on {@code _state}, in one Kafka transaction (see {@link Sequencer}).
+     * Runs the replay on the sequencer of the stream its events go to (of a partitioned stream: their partition's,
+     * here): its events are appended as one publish request and its entries marked replayed on {@code _state}, in one
+     * Kafka transaction (see {@link Sequencer}); the marks are the quarantine's stream's, even when that is
+     * another partition's.
      */
     @Override
     public CompletableFuture<ReplayResult> replay(ReplayRequest request) {
-        return onSequencer(request.stream(), sequencer -> sequencer.replay(request));
-    }
-
-    /** Not yet: a partition's sequencer cannot mark partition 0's quarantine in its transaction. */
-    @Override
-    public boolean replaysAcrossPartitions() {
-        return false;
+        return onSequencer(request.target(), sequencer -> sequencer.replay(request));
     }
 
     @Override

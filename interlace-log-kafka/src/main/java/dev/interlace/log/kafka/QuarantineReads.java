@@ -51,6 +51,7 @@ record QuarantineReads(StreamViews views, Topics topics, TopicPages pages) {
 
     private static QuarantineEntry.Replay replayOf(StreamView view, long seq) {
         Codec.ReplayMark mark = view.replayOf(seq);
-        return mark == null ? null : new QuarantineEntry.Replay(mark.offset(), mark.requestId(), mark.atMicros());
+        return mark == null ? null : new QuarantineEntry.Replay(mark.offset(), mark.requestId(), mark.atMicros(),
+                mark.partition());
     }
 }

@@ -62,7 +62,8 @@ final class Sequencer {
             LogSettings settings, Watermarks watermarks, Clock clock, Runnable stateChanged,
             java.util.function.Consumer<String> appended, java.util.concurrent.Executor acknowledger,
             Fencing fencing, Readers readers, SequencerIndexes indexes,
-            java.util.function.Supplier<KafkaProducer<byte[], byte[]>> plainProducer, TakeoverGuard guard) {}
+            java.util.function.Supplier<KafkaProducer<byte[], byte[]>> plainProducer, TakeoverGuard guard,
+            java.util.function.Function<String, StreamView> views) {}
 
     /**
      * Whether this node may take a stream over now. A takeover fences whoever holds the stream, so only the node the

@@ -101,11 +101,55 @@ final class SequencerKeys implements StoredStream<RuntimeException> {
 
     @Override
     public Quarantined quarantined(long seq) {
-        if (seq < 1 || seq > view.quarantineHeadSeq()) {
+        return quarantined(view, seq);
+    }
+
+    /**
+     * Entry {@code seq} of the quarantine {@code quarantine} (this stream's, or for a partition of a partitioned
+     * stream partition 0's, which keeps the stream's quarantine), as this node's view of it has it.
+     */
+    static Quarantined quarantined(StreamView quarantine, long seq) {
+        if (seq < 1 || seq > quarantine.quarantineHeadSeq()) {
             return null;
         }
-        Codec.ReplayMark mark = view.replayOf(seq);
+        Codec.ReplayMark mark = quarantine.replayOf(seq);
         return mark != null ? new Quarantined(true, mark.offset()) : Quarantined.WAITING;
+    }
+
+    /** The quarantine {@code quarantine} as a replay into this stream decides on it ({@link #quarantined}). */
+    StoredStream<RuntimeException> quarantineOf(StreamView quarantine) {
+        SequencerKeys target = this;
+        return new StoredStream<>() {
+            @Override
+            public String name() {
+                return quarantine.name;
+            }
+
+            @Override
+            public long head() {
+                return quarantine.headOffset();
+            }
+
+            @Override
+            public long quarantineHead() {
+                return quarantine.quarantineHeadSeq();
+            }
+
+            @Override
+            public long retentionMicros() {
+                return target.retentionMicros();
+            }
+
+            @Override
+            public Long offsetOfKey(String key, long hash, long notBefore) {
+                throw new IllegalStateException("a replay looks keys up in the stream it appends to");
+            }
+
+            @Override
+            public Quarantined quarantined(long seq) {
+                return SequencerKeys.quarantined(quarantine, seq);
+            }
+        };
     }
 
     /**

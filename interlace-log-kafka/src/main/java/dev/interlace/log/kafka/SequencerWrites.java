@@ -7,6 +7,7 @@ import dev.interlace.runtime.log.AppendResult;
 import dev.interlace.runtime.log.LogUnavailableException;
 import dev.interlace.runtime.log.PublishRecord;
 import dev.interlace.runtime.log.ReplayRequest;
+import dev.interlace.runtime.stream.StreamPartitions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -279,7 +280,7 @@ final class SequencerWrites {
                         advanced = true;
                     }
                     case PUBLISH -> context.publishes().apply(record.publishKey(), record.publish(), kafkaOffset);
-                    case REPLAY_MARK -> view.applyReplay(record.mark());
+                    case REPLAY_MARK -> context.views().apply(record.mark().stream()).applyReplay(record.mark());
                     case KEY_BLOCK -> keys.blocks().committed(kafkaOffset);
                 }
             }
@@ -297,13 +298,18 @@ final class SequencerWrites {
      * Runs one replay: entries marked replayed (before, or earlier in this request) and entries the quarantine does
      * not hold are only reported; the others are decided as one publish request and, unless it is refused or a dry
      * run, appended and marked replayed (with their offsets, the original's for a duplicate) in one transaction.
+     * Into a partition of a partitioned stream, the entries are partition 0's (which keeps the quarantine): decided
+     * on this node's view of it, and marked there. Only this partition's sequencer marks the entries whose events
+     * hash here, and a takeover reads {@code _state} to its end first, so its view has every mark of theirs.
      */
     private void replay(SequencerQueue.ReplayTask task) {
         ReplayRequest request = task.request();
         long now = sequencer.micros();
         AppendDecision.Replay decided;
         try {
-            decided = decision.replay(request, new AppendDecision.Tentative(keys), keys, now);
+            decided = request.elsewhere() ? decision.replay(request, new AppendDecision.Tentative(keys),
+                    keys.quarantineOf(context.views().apply(request.stream())), keys, now)
+                    : decision.replay(request, new AppendDecision.Tentative(keys), keys, now);
         } catch (LogUnavailableException e) {
             task.future().completeExceptionally(e);
             return;
@@ -316,8 +322,9 @@ final class SequencerWrites {
         AppendResult.Committed committed = decided.appended();
         List<Codec.ReplayMark> marks = new ArrayList<>();
         for (int j = 0; j < decided.seqs().size(); j++) {
-            marks.add(new Codec.ReplayMark(view.name, decided.seqs().get(j), committed.entries().get(j).offset(),
-                    request.requestId(), now));
+            marks.add(new Codec.ReplayMark(request.stream(), decided.seqs().get(j),
+                    committed.entries().get(j).offset(), request.requestId(), now,
+                    StreamPartitions.partitionOf(view.name)));
         }
         List<Sent> sent = new ArrayList<>();
         try {
@@ -325,7 +332,7 @@ final class SequencerWrites {
             send(append, committed, sent);
             for (Codec.ReplayMark mark : marks) {
                 sent.add(new Sent(producer.send(new ProducerRecord<>(context.topics().state().topic(), 0,
-                        Codec.text(Codec.replayKey(view.name, mark.seq())), Codec.json(mark))), Kind.REPLAY_MARK,
+                        Codec.text(Codec.replayKey(mark.stream(), mark.seq())), Codec.json(mark))), Kind.REPLAY_MARK,
                         0, 0, 0, null, null, null, mark));
             }
             sendKeyBlock(sent, view.headOffset());

@@ -248,7 +248,8 @@ class SequencerFencingTest {
             context = new Sequencer.Context(KafkaCluster.shared().bootstrap(), "http://" + name, topics, tailer,
                     PublishStore.create(directory.resolve(name + "-publishes.sqlite")), SETTINGS, NOTHING_FLUSHED,
                     Clock.systemUTC(), () -> { }, appended, Runnable::run, fencing, readers, indexes, () -> plain,
-                    (stream, confirm) -> null); // takes over whenever asked: this test runs no sequencer group
+                    (stream, confirm) -> null, // takes over whenever asked: this test runs no sequencer group
+                    stream -> view);
         }
 
         /** Takes the stream over and waits until the sequencer serves. */

@@ -21,7 +21,9 @@ import javax.crypto.spec.SecretKeySpec;
  * {@code Interlace-Forward-*} headers.
  *
  * <p>A client cannot produce such a request without the secret, so a node that receives one may serve it with the
- * caller the sending node authenticated. The timestamp bounds how long a captured request could be replayed
+ * caller the sending node authenticated. Nodes now prove the secret once per connection instead
+ * ({@link #sessionProof}), and send the same headers unsigned on it ({@link #unsignedHeaders}); a request signed on
+ * its own is what a node from before sessions sends and receives. The timestamp bounds how long a captured request could be replayed
  * ({@link #FRESHNESS}); a replayed publish would still be deduplicated by its idempotency keys.
  */
 public final class ForwardSignature {
@@ -41,12 +43,17 @@ public final class ForwardSignature {
     public static final String AFTER = "Interlace-Forward-After";
     public static final String TIMESTAMP = "Interlace-Forward-Timestamp";
     public static final String SIGNATURE = "Interlace-Forward-Signature";
+    /** A session's opening: the sender's nonce, then the receiver's ({@link #sessionProof}). */
+    public static final String SESSION_NONCE = "Interlace-Forward-Session-Nonce";
+    /** A session's opening: the proof of the secret over both nonces. */
+    public static final String SESSION_PROOF = "Interlace-Forward-Session-Proof";
 
     /** How far a forwarded request's timestamp may be from the receiver's clock, either way. */
     public static final Duration FRESHNESS = Duration.ofSeconds(30);
 
     private static final String ALGORITHM = "HmacSHA256";
     private static final HexFormat HEX = HexFormat.of();
+    private static final java.security.SecureRandom RANDOM = new java.security.SecureRandom();
 
     private final SecretKeySpec key;
     private final Clock clock;
@@ -67,6 +74,17 @@ public final class ForwardSignature {
 
     /** The headers that carry {@code request} to another node, signed now. */
     public Map<String, String> headers(Peers.Request request) {
+        Map<String, String> headers = unsignedHeaders(request);
+        headers.put(TIMESTAMP, Long.toString(clock.millis()));
+        headers.put(SIGNATURE, sign(headers::get, request.body()));
+        return headers;
+    }
+
+    /**
+     * The headers that carry {@code request} on a connection whose session is authenticated ({@link #sessionProof}):
+     * the same as {@link #headers}, without a timestamp and a signature.
+     */
+    public static Map<String, String> unsignedHeaders(Peers.Request request) {
         Map<String, String> headers = new LinkedHashMap<>();
         put(headers, METHOD, request.method());
         put(headers, TARGET, request.pathAndQuery());
@@ -79,9 +97,40 @@ public final class ForwardSignature {
         put(headers, TRACEPARENT, request.traceparent());
         put(headers, TRACESTATE, request.tracestate());
         put(headers, AFTER, request.interlaceAfter());
-        headers.put(TIMESTAMP, Long.toString(clock.millis()));
-        headers.put(SIGNATURE, sign(headers::get, request.body()));
         return headers;
+    }
+
+    /** Which end of a session proves the secret: the two proofs differ, so that neither can be reflected. */
+    public enum Side { CONNECTING, ACCEPTING }
+
+    /**
+     * The proof, in hex, that {@code side} of a connection holds the cluster secret: an HMAC-SHA256 over both ends'
+     * nonces (64 hex digits each). Each end picks its nonce afresh for every connection, so a proof recorded on one
+     * connection proves nothing on another.
+     */
+    public String sessionProof(Side side, String connectingNonce, String acceptingNonce) {
+        return hmac("interlace-session-v1\n" + side.name() + "\n" + connectingNonce + "\n" + acceptingNonce);
+    }
+
+    /** Whether {@code presented} is the proof {@link #sessionProof} gives, compared in constant time. */
+    public boolean provesSession(String presented, Side side, String connectingNonce, String acceptingNonce) {
+        if (presented == null || connectingNonce == null || acceptingNonce == null) {
+            return false;
+        }
+        return MessageDigest.isEqual(presented.getBytes(StandardCharsets.US_ASCII),
+                sessionProof(side, connectingNonce, acceptingNonce).getBytes(StandardCharsets.US_ASCII));
+    }
+
+    /** A fresh nonce: 32 random bytes in hex. */
+    public static String nonce() {
+        byte[] nonce = new byte[32];
+        RANDOM.nextBytes(nonce);
+        return HEX.formatHex(nonce);
+    }
+
+    /** Whether {@code nonce} looks like one {@link #nonce} makes. */
+    public static boolean isNonce(String nonce) {
+        return nonce != null && nonce.length() == 64 && nonce.chars().allMatch(c -> Character.digit(c, 16) >= 0);
     }
 
     /**
@@ -117,6 +166,14 @@ public final class ForwardSignature {
             return new Verdict.Refused("the request was signed " + skew + " ms away from this node's clock; at most "
                     + FRESHNESS.toMillis() + " ms are accepted (are the nodes' clocks synchronised?)");
         }
+        return carried(header, body);
+    }
+
+    /**
+     * The request that {@code Interlace-Forward-*} headers (looked up with {@code header}) carry with {@code body},
+     * without a signature: a request on a connection whose session proved the secret.
+     */
+    public static Verdict carried(UnaryOperator<String> header, byte[] body) {
         String method = header.apply(METHOD);
         String target = header.apply(TARGET);
         String requestId = header.apply(REQUEST_ID);
@@ -138,9 +195,17 @@ public final class ForwardSignature {
         }
         try {
             text.append('\n').append(HEX.formatHex(MessageDigest.getInstance("SHA-256").digest(body)));
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException("SHA-256 is not available in this JVM", e);
+        }
+        return hmac(text.toString());
+    }
+
+    private String hmac(String text) {
+        try {
             Mac mac = Mac.getInstance(ALGORITHM);
             mac.init(key);
-            return HEX.formatHex(mac.doFinal(text.toString().getBytes(StandardCharsets.UTF_8)));
+            return HEX.formatHex(mac.doFinal(text.getBytes(StandardCharsets.UTF_8)));
         } catch (GeneralSecurityException e) {
             throw new IllegalStateException("HMAC-SHA256 is not available in this JVM", e);
         }

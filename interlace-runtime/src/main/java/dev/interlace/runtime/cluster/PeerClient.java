@@ -3,43 +3,31 @@ package dev.interlace.runtime.cluster;
 import dev.interlace.client.TrustedCertificates;
 import dev.interlace.runtime.config.Exposure;
 import dev.interlace.runtime.config.InterlaceConfig;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.util.concurrent.DefaultThreadFactory;
 import jakarta.inject.Inject;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InterruptedIOException;
-import java.net.Socket;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.nio.ByteBuffer;
-import java.security.GeneralSecurityException;
-import java.security.KeyStore;
-import java.security.cert.CertificateException;
-import java.security.cert.X509Certificate;
+import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
-import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Flow;
 import javax.net.ssl.SSLContext;
-import javax.net.ssl.SSLEngine;
-import javax.net.ssl.TrustManager;
-import javax.net.ssl.TrustManagerFactory;
-import javax.net.ssl.X509ExtendedTrustManager;
 
 /**
- * {@link Peers} over HTTP: a request to another node is a {@code POST /_cluster/forward} to its advertised URL, the
- * forwarded request's body as the body and its method, target, request id and caller in signed
- * {@code Interlace-Forward-*} headers ({@link ForwardSignature}).
+ * {@link Peers} over HTTP/1.1 on a few persistent connections per node ({@link PeerPool}): a request to another node
+ * is a {@code POST /_cluster/forward} to its advertised URL, the forwarded request's body as the body and its method,
+ * target, request id and caller in {@code Interlace-Forward-*} headers ({@link ForwardSignature}). Each connection
+ * first opens a session that proves the cluster secret both ways ({@code POST /_cluster/session}), after which its
+ * requests carry no signature and are pipelined: several in flight on one connection, answered in order. A node that
+ * opens no session (one from before sessions) gets every request signed on its own, as then.
  *
  * <p>Plain {@code http://} is refused for a host that is not loopback (the request and its caller would cross the
  * network readable); {@code https://} nodes are trusted through the JVM's default authorities and the certificates
@@ -50,26 +38,23 @@ public final class PeerClient implements Peers {
 
     /** The route every forwarded request goes to. */
     public static final String FORWARD_PATH = "/_cluster/forward";
+    /** The route a connection's session is opened with, before its first forwarded request. */
+    public static final String SESSION_PATH = "/_cluster/session";
     static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(5);
     /** Longer than any route takes to answer (a publish waiting for a takeover, a bounded {@code /sql} query). */
     static final Duration ANSWER_TIMEOUT = Duration.ofSeconds(90);
 
-    /** Headers of the node's answer that belong to its connection, not to the answer relayed. */
-    private static final Set<String> NOT_RELAYED = Set.of("connection", "content-length", "transfer-encoding",
-            "keep-alive", "date", ":status");
-
     private final Optional<ForwardSignature> signature;
-    private final HttpClient client;
+    private final java.util.List<java.security.cert.X509Certificate> clusterCertificates;
+    private final Map<String, PeerPool> pools = new ConcurrentHashMap<>();
+    private volatile SSLContext tls;
+    private volatile EventLoopGroup loop;
 
     @Inject
     public PeerClient(InterlaceConfig config, Optional<ForwardSignature> signature) {
         this.signature = signature;
-        HttpClient.Builder builder = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-                .connectTimeout(CONNECT_TIMEOUT).followRedirects(HttpClient.Redirect.NEVER);
-        if (config.log().clusterCaFile() != null) {
-            builder.sslContext(sslContext(TrustedCertificates.read(config.log().clusterCaFile())));
-        }
-        this.client = builder.build();
+        this.clusterCertificates = config.log().clusterCaFile() == null ? null
+                : TrustedCertificates.read(config.log().clusterCaFile());
     }
 
     @Override
@@ -90,93 +75,26 @@ public final class PeerClient implements Peers {
     /**
      * {@inheritDoc}
      *
-     * <p>Here each part of the answer is offered to {@code allowance} as it arrives, before it is kept; a refused
-     * answer is not read further (its connection is closed).
+     * <p>Here each part of the answer is offered to {@code allowance} as it arrives, before it is kept; the rest of a
+     * refused answer is read and thrown away, and the connection serves the next answers.
      */
     @Override
     public CompletableFuture<Answer> sendAsync(String nodeUrl, Request request, AnswerAllowance allowance) {
-        HttpRequest http;
+        URI node;
         try {
-            http = build(nodeUrl, request);
+            node = node(nodeUrl);
         } catch (IOException e) {
             return CompletableFuture.failedFuture(e);
         }
-        return client.sendAsync(http, info -> new BoundedBody(nodeUrl, allowance)).handle((response, failure) -> {
-            if (failure != null) {
-                Throwable cause = failure instanceof CompletionException && failure.getCause() != null
-                        ? failure.getCause() : failure;
-                throw new CompletionException(cause instanceof IOException ? cause
-                        : new IOException(cause.toString(), cause));
-            }
-            Map<String, String> headers = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
-            response.headers().map().forEach((name, values) -> {
-                if (!values.isEmpty() && !NOT_RELAYED.contains(name.toLowerCase(Locale.ROOT))) {
-                    headers.put(name, values.get(0));
-                }
-            });
-            return new Answer(response.statusCode(), headers, response.body());
-        });
+        String key = node.getScheme().toLowerCase(Locale.ROOT) + "://" + node.getHost().toLowerCase(Locale.ROOT)
+                + ":" + port(node);
+        PeerPool pool = pools.computeIfAbsent(key, ignored -> new PeerPool(nodeUrl, node.getHost(), port(node),
+                node.getScheme().equalsIgnoreCase("https") ? tls() : null, signature.get(), loop()));
+        return pool.send(request, allowance);
     }
 
-    /** An answer's body kept as it arrives, each part granted by an allowance first. */
-    private static final class BoundedBody implements HttpResponse.BodySubscriber<byte[]> {
-
-        private final String nodeUrl;
-        private final AnswerAllowance allowance;
-        private final CompletableFuture<byte[]> body = new CompletableFuture<>();
-        private final ByteArrayOutputStream kept = new ByteArrayOutputStream();
-        private Flow.Subscription subscription;
-
-        BoundedBody(String nodeUrl, AnswerAllowance allowance) {
-            this.nodeUrl = nodeUrl;
-            this.allowance = allowance;
-        }
-
-        @Override
-        public CompletionStage<byte[]> getBody() {
-            return body;
-        }
-
-        @Override
-        public void onSubscribe(Flow.Subscription granted) {
-            subscription = granted;
-            granted.request(1);
-        }
-
-        @Override
-        public void onNext(List<ByteBuffer> parts) {
-            long bytes = 0;
-            for (ByteBuffer part : parts) {
-                bytes += part.remaining();
-            }
-            if (body.isDone()) {
-                return;
-            }
-            if (!allowance.admit(bytes)) {
-                body.completeExceptionally(new AnswerRefused(nodeUrl, kept.size() + bytes));
-                subscription.cancel();
-                return;
-            }
-            for (ByteBuffer part : parts) {
-                byte[] copy = new byte[part.remaining()];
-                part.get(copy);
-                kept.writeBytes(copy);
-            }
-            subscription.request(1);
-        }
-
-        @Override
-        public void onError(Throwable failure) {
-            body.completeExceptionally(failure);
-        }
-
-        @Override
-        public void onComplete() {
-            body.complete(kept.toByteArray());
-        }
-    }
-
-    private HttpRequest build(String nodeUrl, Request request) throws IOException {
+    /** The node's URL, checked: a cluster secret to send with, http(s), and plain http only to loopback. */
+    private URI node(String nodeUrl) throws IOException {
         if (signature.isEmpty()) {
             throw new IOException("this node has no cluster secret (--cluster-secret-file), so it sends no request"
                     + " to other nodes");
@@ -195,107 +113,40 @@ public final class PeerClient implements Peers {
             throw new IOException("refusing to send a request to " + nodeUrl + " over plain http: it is not on"
                     + " loopback (the node must serve TLS and advertise https://)");
         }
-        HttpRequest.Builder http = HttpRequest.newBuilder(URI.create(node + FORWARD_PATH))
-                .timeout(ANSWER_TIMEOUT)
-                .header("Content-Type", "application/octet-stream")
-                .header("X-Request-Id", request.requestId())
-                .POST(HttpRequest.BodyPublishers.ofByteArray(request.body()));
-        signature.get().headers(request).forEach(http::header);
-        return http.build();
+        return node;
     }
 
-    /** A TLS context trusting the JVM's default authorities and {@code extra}. */
-    static SSLContext sslContext(List<X509Certificate> extra) {
-        try {
-            TrustManagerFactory defaults = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-            defaults.init((KeyStore) null);
-            KeyStore store = KeyStore.getInstance(KeyStore.getDefaultType());
-            store.load(null, null);
-            for (int i = 0; i < extra.size(); i++) {
-                store.setCertificateEntry("cluster-ca-" + i, extra.get(i));
-            }
-            TrustManagerFactory cluster = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-            cluster.init(store);
-            List<X509ExtendedTrustManager> managers = new ArrayList<>();
-            for (TrustManagerFactory factory : List.of(defaults, cluster)) {
-                for (TrustManager manager : factory.getTrustManagers()) {
-                    if (manager instanceof X509ExtendedTrustManager x509) {
-                        managers.add(x509);
-                    }
-                }
-            }
-            SSLContext context = SSLContext.getInstance("TLS");
-            context.init(null, new TrustManager[] {new EitherTrustManager(managers)}, null);
-            return context;
-        } catch (GeneralSecurityException | IOException e) {
-            throw new IllegalStateException("cannot set up TLS trust for the cluster: " + e.getMessage(), e);
-        }
+    private static int port(URI node) {
+        return node.getPort() > 0 ? node.getPort() : node.getScheme().equalsIgnoreCase("https") ? 443 : 80;
     }
 
-    /** Trusts a server that any of its managers trusts (each checks the chain and the host name itself). */
-    private static final class EitherTrustManager extends X509ExtendedTrustManager {
-
-        private final List<X509ExtendedTrustManager> managers;
-
-        EitherTrustManager(List<X509ExtendedTrustManager> managers) {
-            this.managers = managers;
-        }
-
-        private interface Check {
-            void run(X509ExtendedTrustManager manager) throws CertificateException;
-        }
-
-        private void any(Check check) throws CertificateException {
-            CertificateException last = new CertificateException("no trust manager");
-            for (X509ExtendedTrustManager manager : managers) {
-                try {
-                    check.run(manager);
-                    return;
-                } catch (CertificateException e) {
-                    last = e;
-                }
+    /** The TLS trust: the JVM's default authorities, and the cluster's certificates when there are some. */
+    private SSLContext tls() {
+        SSLContext context = tls;
+        if (context == null) {
+            try {
+                context = clusterCertificates == null ? SSLContext.getDefault()
+                        : ClusterTrust.context(clusterCertificates);
+            } catch (NoSuchAlgorithmException e) {
+                throw new IllegalStateException("this JVM has no TLS", e);
             }
-            throw last;
+            tls = context;
         }
+        return context;
+    }
 
-        @Override
-        public void checkServerTrusted(X509Certificate[] chain, String authType, Socket socket)
-                throws CertificateException {
-            any(manager -> manager.checkServerTrusted(chain, authType, socket));
+    /** The one event loop every connection to other nodes runs on, started with the first request. */
+    private EventLoopGroup loop() {
+        EventLoopGroup group = loop;
+        if (group == null) {
+            synchronized (this) {
+                if (loop == null) {
+                    loop = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("interlace-peer-io", true),
+                            NioIoHandler.newFactory());
+                }
+                group = loop;
+            }
         }
-
-        @Override
-        public void checkServerTrusted(X509Certificate[] chain, String authType, SSLEngine engine)
-                throws CertificateException {
-            any(manager -> manager.checkServerTrusted(chain, authType, engine));
-        }
-
-        @Override
-        public void checkServerTrusted(X509Certificate[] chain, String authType) throws CertificateException {
-            any(manager -> manager.checkServerTrusted(chain, authType));
-        }
-
-        @Override
-        public void checkClientTrusted(X509Certificate[] chain, String authType, Socket socket)
-                throws CertificateException {
-            throw new CertificateException("a node's client does not check clients");
-        }
-
-        @Override
-        public void checkClientTrusted(X509Certificate[] chain, String authType, SSLEngine engine)
-                throws CertificateException {
-            throw new CertificateException("a node's client does not check clients");
-        }
-
-        @Override
-        public void checkClientTrusted(X509Certificate[] chain, String authType) throws CertificateException {
-            throw new CertificateException("a node's client does not check clients");
-        }
-
-        @Override
-        public X509Certificate[] getAcceptedIssuers() {
-            return managers.stream().flatMap(manager -> java.util.Arrays.stream(manager.getAcceptedIssuers()))
-                    .toArray(X509Certificate[]::new);
-        }
+        return group;
     }
 }

@@ -6,8 +6,8 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * Requests from this node to another node of the cluster: what a node cannot serve itself (a publish to a stream
- * another node sequences, a query on a node without the warehouse) goes to the node that can, once, signed with the
- * cluster secret so that the receiver knows a member of the cluster sent it.
+ * another node sequences, a query on a node without the warehouse) goes to the node that can, once, authenticated with
+ * the cluster secret so that the receiver knows a member of the cluster sent it.
  */
 public interface Peers {
 

@@ -233,7 +233,7 @@ final class Forwarding {
             answer.header(SEQUENCER_HEADER, advertised);
         }
         if (answer != null && answer.status() < 300 && route.placement() == Route.Placement.WAREHOUSE
-                && warehouse.isPresent() && ownWarehouse) {
+                && warehouse.isPresent() && ownWarehouse && !answer.isFromCurrentReplica()) {
             String lag = standings.lagHeader();
             if (lag != null) {
                 answer.header(WarehouseStandings.LAG_HEADER, lag);

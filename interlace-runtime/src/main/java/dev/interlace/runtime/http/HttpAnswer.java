@@ -31,6 +31,8 @@ public final class HttpAnswer {
     private final String message;
     /** The body part by part, or null for a body held whole. */
     private Parts parts;
+    /** Whether the route said itself how current its warehouse rows are (see {@link #fromCurrentReplica}). */
+    private boolean currentReplica;
 
     /**
      * A body written part by part: the transport asks for the next part only once the one before is written to the
@@ -136,6 +138,19 @@ public final class HttpAnswer {
     public HttpAnswer header(String name, String value) {
         headers.put(name, value);
         return this;
+    }
+
+    /**
+     * Marks an answer from a warehouse that was brought up to the furthest the cluster has flushed before it
+     * answered (a query process following the log): this node's own warehouse standing does not apply to it.
+     */
+    HttpAnswer fromCurrentReplica() {
+        currentReplica = true;
+        return this;
+    }
+
+    boolean isFromCurrentReplica() {
+        return currentReplica;
     }
 
     public int status() {

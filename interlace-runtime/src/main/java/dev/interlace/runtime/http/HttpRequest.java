@@ -24,6 +24,7 @@ public final class HttpRequest {
     private final InflightBytes.Hold hold;
     private volatile Caller caller = Caller.NONE;
     private volatile boolean forwardedByNode;
+    private final PeerSession session;
 
     /**
      * The headers starting with {@code Interlace-Forward} are set apart at once: no route sees them as headers, and
@@ -42,6 +43,13 @@ public final class HttpRequest {
      */
     public HttpRequest(String method, String target, Map<String, List<String>> headers, byte[] body,
             InflightBytes.Hold hold) {
+        this(method, target, headers, body, hold, new PeerSession());
+    }
+
+    /** A request read on a connection whose {@link PeerSession} the transport keeps across its requests. */
+    public HttpRequest(String method, String target, Map<String, List<String>> headers, byte[] body,
+            InflightBytes.Hold hold, PeerSession session) {
+        this.session = session;
         this.hold = hold;
         this.method = method;
         int question = target.indexOf('?');
@@ -137,6 +145,11 @@ public final class HttpRequest {
     /** Whether another node forwarded this request here ({@link #markForwardedByNode}). */
     boolean forwardedByNode() {
         return forwardedByNode;
+    }
+
+    /** What the connection this request came on has proved of the cluster secret. */
+    PeerSession session() {
+        return session;
     }
 
     /** What this request holds reserved: a request served on its behalf (a forwarded one) reserves into it too. */

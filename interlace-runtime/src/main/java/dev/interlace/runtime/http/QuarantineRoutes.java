@@ -142,12 +142,36 @@ final class QuarantineRoutes implements RouteSet {
             return CompletableFuture.completedFuture(unknownStream(stream, requestId));
         }
         ReplayCommand command = command(request, requestId);
+        Integer partition = partition(request, catalog.find(stream).get(), requestId);
         // A replay reads and appends up to a request body's worth of quarantined events, as a publish of that size.
         if (!request.reserve(limits.maxBodyBytes() * InflightBytes.BODY_COPIES)) {
             throw AnswerBudget.overloaded("a replay of up to " + limits.maxBodyBytes() + " bytes of events", requestId);
         }
         return replayer.replay(stream, requestId, clock.instant(), command.selection(), command.dryRun(),
-                request.caller()).thenApply(QuarantineRoutes::respond);
+                request.caller(), partition).thenApply(QuarantineRoutes::respond);
+    }
+
+    /**
+     * The partition {@code partition=} names, or null: a node sends the sequencer of a partition the entries whose
+     * events go there this way (clients need not).
+     */
+    private static Integer partition(HttpRequest request, dev.interlace.runtime.stream.StreamDescriptor stream,
+            String requestId) {
+        String given = request.query().get(PartitionParameter.NAME);
+        if (given == null) {
+            return null;
+        }
+        try {
+            int partition = Integer.parseInt(given);
+            if (partition >= 0 && partition < stream.partitions()) {
+                return partition;
+            }
+        } catch (NumberFormatException e) {
+            // refused below
+        }
+        throw new Refusal(HttpResponses.error(ErrorCode.INVALID_PARAMETER, "partition must be an integer from 0 to "
+                + (stream.partitions() - 1) + " for stream " + stream.name() + ", got \"" + given + "\"",
+                requestId));
     }
 
     /** A replay body, checked field by field. */
@@ -271,17 +295,45 @@ final class QuarantineRoutes implements RouteSet {
             return HttpResponses.error(ErrorCode.PAYLOAD_TOO_LARGE, body);
         } else if (outcome instanceof Backpressured backpressured) {
             return HttpResponses.backpressured(backpressured, "replayed");
-        } else if (outcome instanceof ReplayOutcome.NotSupported unsupported) {
-            return HttpResponses.error(ErrorCode.PARTITIONS_NOT_SUPPORTED, "this log (Kafka) cannot replay the"
-                    + " quarantine of a stream of several partitions yet: stream " + unsupported.stream() + " has "
-                    + unsupported.partitions() + "; nothing was replayed. Its quarantined events stay listed in"
-                    + " GET /streams/" + unsupported.stream() + "/quarantine", requestId);
+        } else if (outcome instanceof ReplayOutcome.WrongPartition wrong) {
+            ObjectNode body = HttpResponses.errorBody(ErrorCode.WRONG_PARTITION, "the events of entries "
+                    + join(wrong.seqs()) + " of " + wrong.stream() + " go to other partitions than partition "
+                    + wrong.partition() + "; nothing was replayed", requestId);
+            ArrayNode seqs = body.putArray("seqs");
+            wrong.seqs().forEach(seqs::add);
+            return HttpResponses.error(ErrorCode.WRONG_PARTITION, body);
+        } else if (outcome instanceof ReplayOutcome.PartlyReplayed partly) {
+            return partlyReplayed(partly);
         } else if (outcome instanceof ReplayOutcome.Unavailable unavailable) {
             return HttpResponses.error(ErrorCode.LOG_UNAVAILABLE, unavailable.reason() + "; nothing was replayed,"
                     + " retry later", requestId).header("Retry-After",
                     Integer.toString(unavailable.retryAfterSeconds()));
         }
         throw new IllegalStateException("unknown replay outcome " + outcome);
+    }
+
+    /**
+     * Some partitions' entries were replayed and the others' were not: the refusal's status and code, with a message
+     * and fields naming the partitions of each ({@code replayed_partitions}, {@code not_replayed_partitions}).
+     */
+    private static HttpAnswer partlyReplayed(ReplayOutcome.PartlyReplayed partly) {
+        HttpAnswer refused = respond(partly.refusal());
+        ObjectNode body;
+        try {
+            body = (ObjectNode) HttpResponses.JSON.readTree(refused.body());
+        } catch (IOException e) {
+            throw new IllegalStateException("an error answer is not JSON", e);
+        }
+        body.put("message", "the entries of partitions " + partly.replayed() + " were replayed, those of partitions "
+                + partly.notReplayed() + " were not: " + body.path("message").asText().replace("nothing was replayed",
+                "they were not replayed") + ". A retry answers the replayed entries already_replayed");
+        ArrayNode replayed = body.putArray("replayed_partitions");
+        partly.replayed().forEach(replayed::add);
+        ArrayNode notReplayed = body.putArray("not_replayed_partitions");
+        partly.notReplayed().forEach(notReplayed::add);
+        HttpAnswer answer = HttpResponses.json(refused.status(), body);
+        String retryAfter = refused.headers().get("Retry-After");
+        return retryAfter == null ? answer : answer.header("Retry-After", retryAfter);
     }
 
     private static String join(List<Long> seqs) {

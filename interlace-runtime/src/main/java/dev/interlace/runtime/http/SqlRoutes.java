@@ -11,7 +11,6 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.util.RawValue;
 import dev.interlace.runtime.sql.QueryException;
 import dev.interlace.runtime.sql.QueryResult;
-import dev.interlace.runtime.flush.FlushPositions;
 import dev.interlace.runtime.queryprocess.ProcessQueries;
 import dev.interlace.runtime.stream.StreamCatalog;
 import dev.interlace.runtime.warehouse.SqlQueries;
@@ -48,14 +47,15 @@ final class SqlRoutes implements RouteSet {
     private final SqlQueries queries;
     /** The query process's queries, with {@code --sql-isolation process}. */
     private final Optional<ProcessQueries> process;
-    private final FlushPositions positions;
+    private final WarehouseStandings standings;
     private final StreamCatalog catalog;
 
     @Inject
-    SqlRoutes(SqlQueries queries, Optional<ProcessQueries> process, FlushPositions positions, StreamCatalog catalog) {
+    SqlRoutes(SqlQueries queries, Optional<ProcessQueries> process, WarehouseStandings standings,
+            StreamCatalog catalog) {
         this.queries = queries;
         this.process = process;
-        this.positions = positions;
+        this.standings = standings;
         this.catalog = catalog;
     }
 
@@ -140,14 +140,16 @@ final class SqlRoutes implements RouteSet {
 
     /**
      * Runs the query in the query process, in one of this server's query slots, after the process has materialised
-     * what this server's warehouse holds now (and the models when the client's {@code Interlace-After} asks for them,
-     * which this server has waited for already); relays its answer.
+     * the furthest any warehouse of the cluster has flushed, as this node knows it (on one server, what its own
+     * warehouse holds now), and the models when the client's {@code Interlace-After} asks for them, which this server
+     * has waited for already; relays its answer. The process follows the log itself, so its answer lags no
+     * warehouse, even on a node whose own warehouse stands by behind another's.
      */
     private HttpAnswer inProcess(ProcessQueries target, HttpRequest request, byte[] body, String requestId) {
         StringBuilder after = new StringBuilder();
         int named = 0;
         for (var stream : catalog.logStreams()) {
-            long flushed = positions.events(stream.name());
+            long flushed = standings.of(stream.name()).flushedWatermark();
             if (flushed > 0 && named++ < ReadAfter.MAX_POSITIONS) {
                 after.append(after.length() == 0 ? "" : ",").append(stream.name()).append(':').append(flushed);
             }
@@ -182,7 +184,7 @@ final class SqlRoutes implements RouteSet {
         }
         HttpAnswer relayed = HttpAnswer.bytes(answer.status(), answer.contentType(), answer.body());
         answer.headers().forEach(relayed::header);
-        return relayed;
+        return relayed.fromCurrentReplica();
     }
 
     /** Response header: {@code true} when the answer was cut at the row or byte bound. */

@@ -55,10 +55,12 @@ public final class QuarantineReplayer {
     private final SystemRecords records;
     private final Clock clock;
     private final Workers workers;
+    private final RemoteParts remote;
 
     @Inject
     public QuarantineReplayer(StreamCatalog catalog, EventLog log, QuarantineStore quarantine, IngestLimits limits,
-            DiskSpace disk, SystemRecords records, Clock clock, Workers workers) {
+            DiskSpace disk, SystemRecords records, Clock clock, Workers workers, RemoteParts remote) {
+        this.remote = remote;
         this.catalog = catalog;
         this.log = log;
         this.quarantine = quarantine;
@@ -83,18 +85,20 @@ public final class QuarantineReplayer {
         record All(long after) implements Selection {}
     }
 
-    /** Replays (or, with {@code dryRun}, decides without writing) the selected entries of {@code streamName}. */
+    /**
+     * Replays (or, with {@code dryRun}, decides without writing) the selected entries of {@code streamName}. With
+     * {@code partition} (a part another node sent here, the sequencer of that partition), only entries whose events
+     * go to that partition are taken, and replayed here; without, each partition's entries are replayed by its
+     * sequencer, here or sent there ({@link RemoteParts}).
+     */
     public CompletableFuture<ReplayOutcome> replay(String streamName, String requestId, Instant receivedAt,
-            Selection selection, boolean dryRun, Caller caller) {
+            Selection selection, boolean dryRun, Caller caller, Integer partition) {
         Optional<StreamDescriptor> found = catalog.find(streamName);
         StreamHead head = log.heads().get(streamName);
         if (found.isEmpty() || head == null) {
             return done(new ReplayOutcome.UnknownStream(requestId, streamName));
         }
         StreamDescriptor stream = found.get();
-        if (stream.partitioned() && !quarantine.replaysAcrossPartitions()) {
-            return done(new ReplayOutcome.NotSupported(requestId, streamName, stream.partitions()));
-        }
         List<QuarantineEntry> entries;
         Long nextAfter = null;
         boolean more = false;
@@ -181,11 +185,21 @@ public final class QuarantineReplayer {
         }
         // A stream of several partitions keeps its quarantine with partition 0; each event goes to the partition its
         // key (or partition key) hashes to, as a publish would put it (a keyless one by its sequence number), in one
-        // replay per partition: parts may commit separately, each atomically with its marks.
+        // replay per partition, by that partition's sequencer: parts may commit separately, each atomically with its
+        // marks.
         java.util.SortedMap<Integer, List<Integer>> byPartition = new java.util.TreeMap<>();
         for (int j = 0; j < valid.size(); j++) {
             byPartition.computeIfAbsent(stream.partitioned() ? partitionOf(stream, validEvents.get(j),
                     valid.get(j)) : 0, p -> new ArrayList<>()).add(j);
+        }
+        if (partition != null && !byPartition.keySet().equals(java.util.Set.of(partition))) {
+            List<Long> elsewhere = new ArrayList<>();
+            byPartition.forEach((p, positions) -> {
+                if (p.intValue() != partition) {
+                    positions.forEach(j -> elsewhere.add(valid.get(j).seq()));
+                }
+            });
+            return done(new ReplayOutcome.WrongPartition(requestId, streamName, partition, elsewhere));
         }
         Long finalNextAfter = nextAfter;
         boolean finalMore = more;
@@ -196,12 +210,17 @@ public final class QuarantineReplayer {
             ReplayRequest request = new ReplayRequest(streamName, stream.logStream(part.getKey()).name(), requestId,
                     EpochMicros.of(receivedAt), stream.schemaVersion(), share, caller.keyId(), caller.keyName(),
                     dryRun);
+            Optional<String> holder = partition == null && stream.partitioned()
+                    ? remote.holderElsewhere(request.target()) : Optional.empty();
             // The log completes the future on its writer thread; the answer is built on a worker, never there.
-            parts.add(Deadlines.within(quarantine.replay(request), Publisher.APPEND_TIMEOUT_SECONDS,
-                    TimeUnit.SECONDS));
+            parts.add(Deadlines.within(holder.isEmpty() ? quarantine.replay(request) : remote.replay(holder.get(),
+                    streamName, part.getKey(), requestId, share.stream().map(ReplayRequest.Entry::seq).toList(),
+                    dryRun, caller.keyId(), caller.keyName()), Publisher.APPEND_TIMEOUT_SECONDS, TimeUnit.SECONDS));
         }
         return CompletableFuture.allOf(parts.toArray(CompletableFuture[]::new)).handleAsync((ignored, any) -> {
-            Backpressure refused = null;
+            ReplayOutcome refused = null;
+            List<Integer> replayedParts = new ArrayList<>();
+            List<Integer> notReplayed = new ArrayList<>();
             int p = 0;
             for (var part : byPartition.entrySet()) {
                 CompletableFuture<ReplayResult> future = parts.get(p++);
@@ -209,12 +228,16 @@ public final class QuarantineReplayer {
                 try {
                     result = future.join();
                 } catch (java.util.concurrent.CompletionException | java.util.concurrent.CancellationException e) {
-                    return unavailable(requestId, e);
-                }
-                if (result instanceof Backpressure backpressure) {
-                    refused = backpressure;
+                    notReplayed.add(part.getKey());
+                    refused = refused != null ? refused : unavailable(requestId, e, byPartition.size() > 1);
                     continue;
                 }
+                if (result instanceof Backpressure backpressure) {
+                    notReplayed.add(part.getKey());
+                    refused = refused != null ? refused : Backpressured.of(requestId, streamName, backpressure);
+                    continue;
+                }
+                replayedParts.add(part.getKey());
                 List<ReplayResult.EntryResult> fates = ((ReplayResult.Replayed) result).entries();
                 for (int k = 0; k < fates.size(); k++) {
                     ReplayOutcome.EntryOutcome fate = outcome(fates.get(k), dryRun);
@@ -224,7 +247,8 @@ public final class QuarantineReplayer {
             }
             if (refused != null) {
                 // The other partitions' entries (if any) are replayed and marked: a retry reports them already so.
-                return Backpressured.of(requestId, streamName, refused);
+                return replayedParts.isEmpty() ? refused
+                        : new ReplayOutcome.PartlyReplayed(requestId, refused, replayedParts, notReplayed);
             }
             ReplayOutcome.Replayed replayed = new ReplayOutcome.Replayed(requestId, List.of(decided), dryRun,
                     finalNextAfter, finalMore);
@@ -273,7 +297,11 @@ public final class QuarantineReplayer {
                 + (caller.keyName() == null ? "" : " with key " + caller.keyName())));
     }
 
-    private static ReplayOutcome unavailable(String requestId, Throwable failure) {
+    /**
+     * The outcome of a part that failed; of a request of several parts ({@code ofSeveral}) a part without a sequencer
+     * too, so that the answer can say which parts were replayed.
+     */
+    private static ReplayOutcome unavailable(String requestId, Throwable failure, boolean ofSeveral) {
         Throwable cause = failure instanceof java.util.concurrent.CompletionException && failure.getCause() != null
                 ? failure.getCause() : failure;
         if (cause instanceof TimeoutException) {
@@ -286,6 +314,10 @@ public final class QuarantineReplayer {
                     Publisher.UNAVAILABLE_RETRY_SECONDS);
         }
         if (cause instanceof NoSequencerException none) {
+            if (ofSeveral) {
+                return new ReplayOutcome.Unavailable(requestId, none.getMessage(),
+                        Publisher.UNAVAILABLE_RETRY_SECONDS);
+            }
             throw none; // another node sequences the stream: the API answers 503 no_sequencer, as for a publish
         }
         throw new IllegalStateException("the stream log failed unexpectedly", cause);

@@ -1,14 +1,16 @@
 package dev.interlace.runtime.ingest;
 
 import dev.interlace.runtime.log.AppendResult;
+import dev.interlace.runtime.log.ReplayResult;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * Where a part of a partitioned publish is appended: here, or — on a log with one sequencer per log stream, in a
- * cluster whose nodes may send each other requests — on the node that sequences the part's partition, as a publish
- * of that partition ({@code POST /streams/<stream>?partition=<p>}) whose answer becomes the part's result.
+ * Where a part of a partitioned publish or quarantine replay is appended: here, or — on a log with one sequencer per
+ * log stream, in a cluster whose nodes may send each other requests — on the node that sequences the part's
+ * partition, as a publish of that partition ({@code POST /streams/<stream>?partition=<p>}) or a replay into it
+ * ({@code POST /streams/<stream>/quarantine/replay?partition=<p>}) whose answer becomes the part's result.
  */
 public interface RemoteParts {
 
@@ -24,6 +26,12 @@ public interface RemoteParts {
                 List<byte[]> payloads, String keyId, String keyName) {
             throw new IllegalStateException("no part is appended elsewhere");
         }
+
+        @Override
+        public CompletableFuture<ReplayResult> replay(String node, String stream, int partition, String requestId,
+                List<Long> seqs, boolean dryRun, String keyId, String keyName) {
+            throw new IllegalStateException("no part is replayed elsewhere");
+        }
     };
 
     /** The node (its URL) that appends to {@code logStream} when that is another node a part may be sent to. */
@@ -37,4 +45,12 @@ public interface RemoteParts {
      */
     CompletableFuture<AppendResult> append(String node, String stream, int partition, String requestId,
             List<byte[]> payloads, String keyId, String keyName);
+
+    /**
+     * Replays the quarantined entries {@code seqs} of {@code stream} (whose events hash to partition
+     * {@code partition}) into that partition on {@code node}: completed with each entry's result, in the order of
+     * {@code seqs}, or {@link dev.interlace.runtime.log.Backpressure}, or exceptionally as a local replay would be.
+     */
+    CompletableFuture<ReplayResult> replay(String node, String stream, int partition, String requestId,
+            List<Long> seqs, boolean dryRun, String keyId, String keyName);
 }

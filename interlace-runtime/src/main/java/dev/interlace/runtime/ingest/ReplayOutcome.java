@@ -9,7 +9,7 @@ import java.util.List;
  */
 public sealed interface ReplayOutcome permits ReplayOutcome.Replayed, ReplayOutcome.UnknownStream,
         ReplayOutcome.UnknownSeqs, ReplayOutcome.TooLarge, Backpressured, ReplayOutcome.Unavailable,
-        ReplayOutcome.NotSupported {
+        ReplayOutcome.WrongPartition, ReplayOutcome.PartlyReplayed {
 
     /** The request id the outcome belongs to. */
     String requestId();
@@ -89,8 +89,27 @@ public sealed interface ReplayOutcome permits ReplayOutcome.Replayed, ReplayOutc
         }
     }
 
-    /** The log cannot replay into the partitions of a stream of several partitions (400); nothing was replayed. */
-    record NotSupported(String requestId, String stream, int partitions) implements ReplayOutcome {}
+    /**
+     * A replay into one partition ({@code partition=}, as one node sends another a partition's part) whose selection
+     * has entries whose events go to other partitions, {@code seqs} (400); nothing was replayed.
+     */
+    record WrongPartition(String requestId, String stream, int partition, List<Long> seqs) implements ReplayOutcome {
+        public WrongPartition {
+            seqs = List.copyOf(seqs);
+        }
+    }
+
+    /**
+     * A replay into several partitions of which some parts were replayed ({@code replayed}) and the others refused
+     * ({@code notReplayed}) as {@code refusal} says ({@link Backpressured} or {@link Unavailable}).
+     */
+    record PartlyReplayed(String requestId, ReplayOutcome refusal, List<Integer> replayed, List<Integer> notReplayed)
+            implements ReplayOutcome {
+        public PartlyReplayed {
+            replayed = List.copyOf(replayed);
+            notReplayed = List.copyOf(notReplayed);
+        }
+    }
 
     /** The log cannot make the events durable right now (503); nothing was replayed. */
     record Unavailable(String requestId, String reason, int retryAfterSeconds) implements ReplayOutcome {}

@@ -12,7 +12,9 @@ import java.util.concurrent.CompletableFuture;
  * equivalent request (the same deduplication, backpressure, publish record and durability before completing) and, in
  * the same atomic step, marks each appended entry replayed with its offset, so that no entry is ever replayed twice,
  * even by concurrent replays. An entry whose event turns out to be a duplicate of one already in the log is marked
- * replayed with the original's offset. A backend that cannot make the mark atomic with the append must still never
+ * replayed with the original's offset. A request into another partition of the stream than its quarantine's
+ * ({@link ReplayRequest#elsewhere()}) appends there and marks the entries of the quarantine, in the same atomic step.
+ * A backend that cannot make the mark atomic with the append must still never
  * append an entry twice; for keyed streams the event's idempotency key makes a repeated replay a duplicate.
  */
 public interface QuarantineStore {
@@ -25,15 +27,6 @@ public interface QuarantineStore {
      *     with {@link LogUnavailableException} when the log cannot write
      */
     CompletableFuture<ReplayResult> replay(ReplayRequest request);
-
-    /**
-     * Whether {@link #replay} takes a request whose events go to another log stream than its quarantine's
-     * ({@link ReplayRequest#elsewhere()}: another partition of the stream), appending them and marking the entries in
-     * one atomic step.
-     */
-    default boolean replaysAcrossPartitions() {
-        return true;
-    }
 
     /**
      * The quarantined entries of {@code stream} that the request {@code requestId} replayed, oldest first, at most

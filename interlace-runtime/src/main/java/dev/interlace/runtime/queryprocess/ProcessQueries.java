@@ -96,6 +96,7 @@ public final class ProcessQueries {
      */
     public Answer query(byte[] body, String contentType, String accept, String after, String requestId)
             throws NoAnswer, InterruptedException {
+        process.start();
         if (!process.firstStart().isDone()) {
             // The first queries after the server's start wait for the query process to listen, as long as a query
             // may run; after a kill it is restarting, and they are refused at once.

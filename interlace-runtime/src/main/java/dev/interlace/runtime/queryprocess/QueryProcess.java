@@ -21,7 +21,7 @@ import java.util.logging.Logger;
 
 /**
  * The server's query process: a child JVM (this JVM's binary and class path) that is a local replica of the warehouse
- * ({@code dev.interlace.runtime.QueryProcessMain}), started, watched and restarted here. It follows the server's log, materialises it into
+ * ({@code dev.interlace.runtime.QueryProcessMain}), started by the first query, watched and restarted here. It follows the server's log, materialises it into
  * {@code <data-dir>/query-replica} and answers {@code POST /sql} on loopback to one key made for each run. What
  * DuckDB cannot interrupt ends when the process is killed ({@link #kill}); a process that ends for any reason is
  * started again, with a pause that grows while starts keep failing.
@@ -64,6 +64,7 @@ public final class QueryProcess implements AutoCloseable {
     private volatile Endpoint endpoint;
     private volatile boolean closed;
     private final CompletableFuture<Void> firstStart = new CompletableFuture<>();
+    private final java.util.concurrent.atomic.AtomicBoolean started = new java.util.concurrent.atomic.AtomicBoolean();
 
     public QueryProcess(InterlaceConfig config, ComponentHealth components) {
         this.config = config;
@@ -73,9 +74,14 @@ public final class QueryProcess implements AutoCloseable {
         supervisor.setDaemon(true);
     }
 
-    /** Starts the query process (in the background: the server does not wait for it). */
+    /**
+     * Starts the query process in the background, once: the first {@code POST /sql} does, so that a server whose
+     * queries nobody runs pays nothing for it (no second JVM, no second materialisation).
+     */
     public void start() {
-        supervisor.start();
+        if (started.compareAndSet(false, true)) {
+            supervisor.start();
+        }
     }
 
     /** The running query process, or null while it starts or restarts. */

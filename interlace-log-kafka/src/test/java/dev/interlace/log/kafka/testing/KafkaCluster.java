@@ -66,10 +66,10 @@ public final class KafkaCluster implements AutoCloseable {
     /** The controller of a cluster of several brokers; null for one broker, which is its own controller. */
     private Node controller;
     /**
-     * The single broker's extra listeners, {@code CUT0}, {@code CUT1}...: each listens on a port of its own and
+     * How many extra listeners each broker has, {@code CUT0}, {@code CUT1}...: each listens on a port of its own and
      * advertises another one (a {@link BlackholeProxy}'s, see {@link #startWithCutListeners}); none without them.
      */
-    private final List<int[]> cutListeners = new ArrayList<>();
+    private int cutListeners;
     private final Thread cleanup;
     private volatile boolean closed;
 
@@ -79,6 +79,8 @@ public final class KafkaCluster implements AutoCloseable {
         final int port;
         final int controllerPort;
         final Path directory;
+        /** Per cut listener {@code CUT<i>}: the port it listens on and the port it advertises. */
+        final List<int[]> cut = new ArrayList<>();
         Process process;
 
         Node(int id, int port, int controllerPort, Path directory) {
@@ -138,14 +140,21 @@ public final class KafkaCluster implements AutoCloseable {
         return launched(1, TEST_JVM_OPTIONS, count);
     }
 
+    /**
+     * Starts {@code size} brokers (and their controller), each with {@code count} cut listeners: a client bootstrapped
+     * on {@link #cutBootstrap cutBootstrap(i)} reaches every broker only through the proxies of {@link #cutOff
+     * cutOff(i)}, which a test cuts to cut that client off from the whole cluster.
+     */
+    public static KafkaCluster startWithCutListeners(int size, int count) {
+        return launched(size, TEST_JVM_OPTIONS, count);
+    }
+
     /** A cluster of {@code size} nodes running with {@code jvmOptions}, with {@code cutListeners} cut listeners. */
     private static KafkaCluster launched(int size, List<String> jvmOptions, int cutListeners) {
         try {
             KafkaCluster cluster = new KafkaCluster(Files.createTempDirectory("interlace-kafka-"), jvmOptions);
             try {
-                for (int i = 0; i < cutListeners; i++) {
-                    cluster.cutListeners.add(new int[] {freePort(), freePort()});
-                }
+                cluster.cutListeners = cutListeners;
                 cluster.launch(size);
                 return cluster;
             } catch (RuntimeException | IOException | InterruptedException e) {
@@ -160,19 +169,32 @@ public final class KafkaCluster implements AutoCloseable {
         }
     }
 
-    /** Where the broker's listener {@code CUT<i>} really listens: its proxy's target. */
+    /** Where the (first) broker's listener {@code CUT<i>} really listens: its proxy's target. */
     public java.net.InetSocketAddress cutListener(int i) {
-        return new java.net.InetSocketAddress(InetAddress.getLoopbackAddress(), cutListeners.get(i)[0]);
+        return new java.net.InetSocketAddress(InetAddress.getLoopbackAddress(), nodes.get(0).cut.get(i)[0]);
     }
 
-    /** The port the broker's listener {@code CUT<i>} advertises: its proxy listens there. */
+    /** The port the (first) broker's listener {@code CUT<i>} advertises: its proxy listens there. */
     public int cutAdvertisedPort(int i) {
-        return cutListeners.get(i)[1];
+        return nodes.get(0).cut.get(i)[1];
     }
 
-    /** {@code bootstrap.servers} of a client that reaches the broker only through the proxy of {@code CUT<i>}. */
+    /**
+     * {@code bootstrap.servers} of a client that reaches the brokers only through the proxies of {@code CUT<i>}
+     * (every broker's).
+     */
     public String cutBootstrap(int i) {
-        return "127.0.0.1:" + cutAdvertisedPort(i);
+        return nodes.stream().map(node -> "127.0.0.1:" + node.cut.get(i)[1]).collect(Collectors.joining(","));
+    }
+
+    /**
+     * Opens a {@link BlackholeProxy} in front of every broker's listener {@code CUT<i>}: a client bootstrapped on
+     * {@link #cutBootstrap cutBootstrap(i)} reaches the cluster through them only, and {@link CutOff#cut} cuts it off
+     * from every broker at once. The caller closes it.
+     */
+    public CutOff cutOff(int i) {
+        return new CutOff(nodes.stream().map(node -> new BlackholeProxy(node.cut.get(i)[1],
+                new java.net.InetSocketAddress(InetAddress.getLoopbackAddress(), node.cut.get(i)[0]))).toList());
     }
 
     /** {@code HOST:PORT,...} of every node, for {@code bootstrap.servers}. */
@@ -306,7 +328,11 @@ public final class KafkaCluster implements AutoCloseable {
 
     private void launch(int size) throws IOException, InterruptedException {
         for (int id = 1; id <= size; id++) {
-            nodes.add(new Node(id, freePort(), freePort(), Files.createDirectories(directory.resolve("node-" + id))));
+            Node node = new Node(id, freePort(), freePort(), Files.createDirectories(directory.resolve("node-" + id)));
+            for (int i = 0; i < cutListeners; i++) {
+                node.cut.add(new int[] {freePort(), freePort()});
+            }
+            nodes.add(node);
         }
         Node voter = nodes.get(0);
         if (size > 1) {
@@ -351,25 +377,21 @@ public final class KafkaCluster implements AutoCloseable {
         if (node == controller) {
             properties.put("process.roles", "controller");
             properties.put("listeners", "CONTROLLER://127.0.0.1:" + node.controllerPort);
-        } else if (controller != null) {
-            properties.put("process.roles", "broker");
-            properties.put("listeners", "PLAINTEXT://127.0.0.1:" + node.port);
-            properties.put("advertised.listeners", "PLAINTEXT://127.0.0.1:" + node.port);
         } else {
-            properties.put("process.roles", "broker,controller");
+            properties.put("process.roles", controller != null ? "broker" : "broker,controller");
             StringBuilder listeners = new StringBuilder("PLAINTEXT://127.0.0.1:" + node.port
-                    + ",CONTROLLER://127.0.0.1:" + node.controllerPort);
+                    + (controller != null ? "" : ",CONTROLLER://127.0.0.1:" + node.controllerPort));
             StringBuilder advertised = new StringBuilder("PLAINTEXT://127.0.0.1:" + node.port);
-            for (int i = 0; i < cutListeners.size(); i++) {
-                listeners.append(",CUT").append(i).append("://127.0.0.1:").append(cutListeners.get(i)[0]);
-                advertised.append(",CUT").append(i).append("://127.0.0.1:").append(cutListeners.get(i)[1]);
+            for (int i = 0; i < node.cut.size(); i++) {
+                listeners.append(",CUT").append(i).append("://127.0.0.1:").append(node.cut.get(i)[0]);
+                advertised.append(",CUT").append(i).append("://127.0.0.1:").append(node.cut.get(i)[1]);
             }
             properties.put("listeners", listeners.toString());
             properties.put("advertised.listeners", advertised.toString());
         }
         properties.put("inter.broker.listener.name", "PLAINTEXT");
         StringBuilder protocols = new StringBuilder("PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT");
-        for (int i = 0; i < cutListeners.size(); i++) {
+        for (int i = 0; i < cutListeners; i++) {
             protocols.append(",CUT").append(i).append(":PLAINTEXT");
         }
         properties.put("listener.security.protocol.map", protocols.toString());

@@ -26,7 +26,6 @@ import io.netty.handler.codec.http.TooLongHttpHeaderException;
 import io.netty.handler.codec.http.TooLongHttpLineException;
 import io.netty.util.ReferenceCountUtil;
 import java.io.IOException;
-import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.concurrent.TimeUnit;
 import java.util.logging.Level;
@@ -47,7 +46,8 @@ import java.util.logging.Level;
  * the connection is closed, since nothing after a framing error can be trusted to start a request. Every request on
  * the connection gets an answer, in order: one that arrives while {@link #MAX_PIPELINED} wait is refused
  * {@code 429 too_many_pipelined} in its turn, and a refusal decided while an earlier request is being answered waits
- * behind it rather than cutting it off.
+ * behind it rather than cutting it off. Pipelined requests wait to be served, except on another node's authenticated
+ * session ({@link dev.interlace.runtime.http.PeerSession}): its requests come from many clients and are served at once.
  *
  * <p>A streamed answer (a large page of events) is written by {@link PartWriter}, chunk by chunk as the reader takes
  * them; the request's turn ends when its last chunk is written, or when the answer is given up and the connection
@@ -77,6 +77,8 @@ final class Connection extends ChannelInboundHandlerAdapter {
     private boolean spoke;
     private final ArrayDeque<Turn> waiting = new ArrayDeque<>();
     private final ConnectionDeadline deadline;
+    /** What the connection proved of the cluster secret: another node's session has its requests served at once. */
+    private final dev.interlace.runtime.http.PeerSession session = new dev.interlace.runtime.http.PeerSession();
 
     private Reading reading = Reading.IDLE;
     private io.netty.handler.codec.http.HttpRequest head;
@@ -119,7 +121,7 @@ final class Connection extends ChannelInboundHandlerAdapter {
                     }
                     reading = Reading.HEADERS;
                     if (!answering) {
-                        armHeaders();
+                        deadline.armHeaders();
                     }
                 }
                 context.fireChannelRead(message);
@@ -141,6 +143,8 @@ final class Connection extends ChannelInboundHandlerAdapter {
         for (Turn turn : waiting) {
             if (turn instanceof Complete complete) {
                 complete.hold().release();
+            } else if (turn instanceof Turn.Dispatched dispatched) {
+                dispatched.answer().whenComplete((answer, failure) -> dispatched.request().hold().release());
             }
         }
         waiting.clear();
@@ -236,7 +240,7 @@ final class Connection extends ChannelInboundHandlerAdapter {
         body = new IncomingBody(channel.alloc(), hold);
         reading = Reading.BODY;
         if (!answering) {
-            armBody();
+            deadline.armBody();
         }
         if (HttpUtil.is100ContinueExpected(request)) {
             channel.writeAndFlush(new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.CONTINUE));
@@ -275,10 +279,18 @@ final class Connection extends ChannelInboundHandlerAdapter {
             reading = Reading.IDLE;
             return;
         }
-        Complete complete = body.complete(head);
+        Complete complete = body.complete(head, session);
         body = null;
         head = null;
         reading = Reading.IDLE;
+        if (answering && session.authenticated()) {
+            // Another node's requests come from many clients: served at once, answered in turn.
+            waiting.add(new Turn.Dispatched(complete, dispatcher.dispatch(complete.request())));
+            if (waiting.size() >= MAX_PIPELINED) {
+                channel.config().setAutoRead(false);
+            }
+            return;
+        }
         if (answering) {
             waiting.add(complete);
             // A pipelined request: read no further until those before it are answered (the socket's buffer holds
@@ -294,7 +306,11 @@ final class Connection extends ChannelInboundHandlerAdapter {
         answering = true;
         writing = true;
         if (turn instanceof Refused refused) {
-            write(answerTo(refused), refused.keepAlive(), false, null);
+            write(refused.answer(dispatcher), refused.keepAlive(), false, null);
+            return;
+        }
+        if (turn instanceof Turn.Dispatched dispatched) {
+            writeWhenDone(dispatched.request(), dispatched.answer());
             return;
         }
         Complete complete = (Complete) turn;
@@ -302,7 +318,11 @@ final class Connection extends ChannelInboundHandlerAdapter {
             answerHealthOnly(complete);
             return;
         }
-        dispatcher.dispatch(complete.request()).whenComplete((answer, failure) -> channel.eventLoop().execute(() ->
+        writeWhenDone(complete, dispatcher.dispatch(complete.request()));
+    }
+
+    private void writeWhenDone(Complete complete, java.util.concurrent.CompletableFuture<HttpAnswer> answered) {
+        answered.whenComplete((answer, failure) -> channel.eventLoop().execute(() ->
                 write(answer != null ? answer : dispatcher.refuse(complete.request().method(),
                         complete.request().rawPath(), ErrorCode.INTERNAL, "the server failed"), complete.keepAlive(),
                         complete.http10(), complete.hold())));
@@ -324,16 +344,6 @@ final class Connection extends ChannelInboundHandlerAdapter {
         shares.refused(admission);
         write(dispatcher.refuse(request.method(), path, ErrorCode.TOO_MANY_CONNECTIONS, admission.message()
                 + "; /health/* is still served").header("Retry-After", "1"), false, false, complete.hold());
-    }
-
-    /** The dispatcher's JSON error for a refusal decided here. */
-    private HttpAnswer answerTo(Refused refused) {
-        HttpAnswer answer = dispatcher.refuse(refused.method(), refused.target(), refused.error(),
-                refused.message());
-        if (refused.retryAfter() != null) {
-            answer.header("Retry-After", refused.retryAfter());
-        }
-        return answer;
     }
 
     /**
@@ -375,9 +385,9 @@ final class Connection extends ChannelInboundHandlerAdapter {
             if (reading == Reading.IDLE) {
                 deadline.arm(limits.idleTimeout(), null);
             } else if (reading == Reading.HEADERS) {
-                armHeaders();
+                deadline.armHeaders();
             } else if (reading == Reading.BODY) {
-                armBody();
+                deadline.armBody();
             }
         });
     }
@@ -422,8 +432,8 @@ final class Connection extends ChannelInboundHandlerAdapter {
         reading = Reading.DISCARDING;
         RefusedBody discarding = new RefusedBody(channel, limits.maxBodyBytes());
         refusedBody = discarding;
-        HttpAnswer answer = answerTo(new Refused(method, HttpWire.forRecord(target), error, message, retryAfter,
-                false));
+        HttpAnswer answer = new Refused(method, HttpWire.forRecord(target), error, message, retryAfter, false)
+                .answer(dispatcher);
         channel.writeAndFlush(HttpWire.response(answer, false)).addListener((ChannelFutureListener) written ->
                 discarding.answered(written.isSuccess()));
         channel.eventLoop().schedule(() -> channel.close(), DISCARD_SECONDS, TimeUnit.SECONDS);
@@ -447,16 +457,6 @@ final class Connection extends ChannelInboundHandlerAdapter {
     private String overloaded() {
         return "the server holds " + budget.held() + " bytes for requests in flight, its limit being "
                 + budget.limit() + " (--max-inflight-bytes); nothing was read or stored, retry shortly";
-    }
-
-    private void armHeaders() {
-        deadline.arm(limits.headerTimeout(), "the request headers did not arrive within "
-                + seconds(limits.headerTimeout()) + " s of its first byte");
-    }
-
-    private void armBody() {
-        deadline.arm(limits.bodyTimeout(), "the request body did not arrive within " + seconds(limits.bodyTimeout())
-                + " s of its headers");
     }
 
     /** The deadline passed: an idle connection closes, a request still arriving is refused 408. */
@@ -492,9 +492,5 @@ final class Connection extends ChannelInboundHandlerAdapter {
             NettyTransport.log().log(Level.WARNING, "closing a connection after an unexpected failure", cause);
         }
         context.close();
-    }
-
-    private static long seconds(Duration duration) {
-        return Math.max(1, duration.toSeconds());
     }
 }

@@ -16,6 +16,7 @@ import java.util.function.Consumer;
 final class ConnectionDeadline {
 
     private final Channel channel;
+    private final HttpLimits limits;
     /** The shortest of the connection's time limits: the longest the check waits before it looks again. */
     private final long checkPeriodNanos;
     /** Told the passed deadline's message: the 408's text, or {@code null} for the idle deadline. */
@@ -27,6 +28,7 @@ final class ConnectionDeadline {
 
     ConnectionDeadline(Channel channel, HttpLimits limits, Consumer<String> passed) {
         this.channel = channel;
+        this.limits = limits;
         this.passed = passed;
         this.checkPeriodNanos = Math.min(Math.min(limits.idleTimeout().toNanos(),
                 limits.firstRequestTimeout().toNanos()), Math.min(limits.headerTimeout().toNanos(),
@@ -41,6 +43,22 @@ final class ConnectionDeadline {
         if (check == null) {
             schedule(Math.min(timeout.toNanos(), checkPeriodNanos));
         }
+    }
+
+    /** The deadline of a request's headers, from its first byte. */
+    void armHeaders() {
+        arm(limits.headerTimeout(), "the request headers did not arrive within " + seconds(limits.headerTimeout())
+                + " s of its first byte");
+    }
+
+    /** The deadline of a request's body, from the end of its headers. */
+    void armBody() {
+        arm(limits.bodyTimeout(), "the request body did not arrive within " + seconds(limits.bodyTimeout())
+                + " s of its headers");
+    }
+
+    private static long seconds(Duration duration) {
+        return Math.max(1, duration.toSeconds());
     }
 
     /** No deadline until the next {@link #arm}: the pending check, if any, finds nothing to do and ends. */

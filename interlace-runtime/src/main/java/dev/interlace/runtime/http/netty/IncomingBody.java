@@ -47,7 +47,8 @@ final class IncomingBody {
     }
 
     /** The request whole, under {@code head}: the hold goes with it, the parts are released. */
-    Turn.Complete complete(io.netty.handler.codec.http.HttpRequest head) {
+    Turn.Complete complete(io.netty.handler.codec.http.HttpRequest head,
+            dev.interlace.runtime.http.PeerSession session) {
         byte[] body = ByteBufUtil.getBytes(parts);
         parts.release();
         // One pass over the header lines (names() and getAll(name) walk them again for every name).
@@ -55,7 +56,7 @@ final class IncomingBody {
         for (Map.Entry<String, String> header : head.headers()) {
             headers.computeIfAbsent(header.getKey(), name -> new ArrayList<>(1)).add(header.getValue());
         }
-        return new Turn.Complete(new HttpRequest(head.method().name(), head.uri(), headers, body, hold),
+        return new Turn.Complete(new HttpRequest(head.method().name(), head.uri(), headers, body, hold, session),
                 HttpUtil.isKeepAlive(head), head.protocolVersion().minorVersion() == 0, hold);
     }
 

@@ -251,8 +251,6 @@ public abstract class QuarantineStoreContract extends LogContractSupport {
     @Test
     void aReplayIntoAnotherPartitionAppendsThereDeduplicatedAndMarksThePartition() throws Exception {
         StreamLog log = open();
-        org.junit.jupiter.api.Assumptions.assumeTrue(log.replaysAcrossPartitions(),
-                "this log refuses replays across partitions (the replayer answers 400 partitions_not_supported)");
         // A stream of two partitions: its quarantine is partition 0's, the events go to partition 1.
         StreamDescriptor payments = StreamDescriptor.builder("payments")
                 .column(dev.interlace.runtime.stream.Column.of("id", dev.interlace.runtime.stream.ColumnType.STRING,
