@@ -208,6 +208,9 @@ public final class TakeoverBenchmark {
                     + " first ones fetch run parts): p50 %.2f ms, p99 %.2f ms, max %.2f ms; the first %.2f ms%n",
                     retried.length, sorted[sorted.length / 2] / 1e6, sorted[sorted.length * 99 / 100] / 1e6,
                     sorted[sorted.length - 1] / 1e6, retried[0] / 1e6);
+            long[] reads = fresh.tailerReads();
+            System.out.printf(Locale.ROOT, "  its tailer read %,d records of the log's topics (the stream holds %,d);"
+                    + " its position searches made %,d single-record fetches%n", reads[0], keys, reads[1]);
         }
         // The same takeover without a published index (a tombstone as its seal): built from every key block.
         try (KafkaProducer<byte[], byte[]> producer = bareProducer(cluster.bootstrap())) {
