@@ -22,7 +22,8 @@ import org.junit.jupiter.api.Test;
  */
 class FreshTakeoverTest extends SharedBrokerTest {
 
-    private static final int KEYS = 3 * (int) Tailer.RECENT / 2;
+    /** Half again as many events as the tailer reads of a topic ({@link Tailer#RECENT}). */
+    private static final int KEYS = 12_288;
     private static final int BATCH = 400;
 
     @Test
