@@ -65,6 +65,7 @@ public final class KafkaLogFollower implements StreamLog {
         this.views = new StreamViews(topics, publishes, null, this::appended);
         this.tailer = new Tailer(kafka.bootstrap(), client + "tailer", views::apply);
         this.readers = new Readers(kafka.bootstrap(), client + "reader");
+        views.search().readWith(readers);
         TopicPages pages = new TopicPages(readers);
         this.events = new EventReads(views, topics, pages);
         this.quarantine = new QuarantineReads(views, topics, pages);
@@ -106,7 +107,7 @@ public final class KafkaLogFollower implements StreamLog {
         TopicPartition eventsTopic = topics.events(stream.name());
         TopicPartition quarantineTopic = topics.quarantine(stream.name());
         views.route(stream.name());
-        tailer.follow(Set.of(eventsTopic, quarantineTopic));
+        tailer.follow(Set.of(eventsTopic, quarantineTopic), Set.of(eventsTopic)); // the newest events only
         try {
             tailer.awaitCaughtUp(topics.stableEnds(List.of(eventsTopic, quarantineTopic, topics.state())),
                     CATCH_UP_TIMEOUT);

@@ -162,8 +162,10 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
             throw (RuntimeException) e;
         }
         this.readers = new Readers(kafka.bootstrap(), kafka.topicPrefix() + "reader");
+        views.search().readWith(readers);
         this.indexes = new SequencerIndexes(kafka.indexDirectory(), settings.dedup(), SegmentListener.NONE, clock,
-                localKeys);
+                localKeys, new IndexTopics(kafka.bootstrap(), kafka.topicPrefix() + "dedup-publisher", topics,
+                        readers));
         this.placement = new SequencerPlacement(kafka, topics, admin, views, indexes, components);
         this.publishRecords = new KafkaPublishRecords(kafka, topics, publishes);
         this.groups = new KafkaConsumerGroups(views, placement, topics);
@@ -180,6 +182,11 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
     /** The newest offset of {@code stream} whose key this node has on its disk (-1: none); for tests and benchmarks. */
     long localKeysThrough(String stream) {
         return localKeys == null ? -1 : localKeys.through(stream);
+    }
+
+    /** How many records this node's tailer read, and how many fetches its position searches made; for tests. */
+    long[] tailerReads() {
+        return new long[] {tailer.recordsRead(), views.search().fetches()};
     }
 
     /** The streams this node follows but is no candidate for sequencing yet ({@link Candidacy}); for tests. */
@@ -228,7 +235,7 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
         TopicPartition events = topics.events(stream.name());
         TopicPartition quarantine = topics.quarantine(stream.name());
         views.route(stream.name());
-        tailer.follow(Set.of(events, quarantine));
+        tailer.follow(Set.of(events, quarantine), Set.of(events)); // the newest events only
         try {
             tailer.awaitCaughtUp(topics.stableEnds(List.of(events, quarantine, topics.state())), CATCH_UP_TIMEOUT);
         } catch (InterruptedException e) {

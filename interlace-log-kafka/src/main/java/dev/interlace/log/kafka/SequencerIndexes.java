@@ -26,6 +26,10 @@ import java.util.logging.Logger;
  * standby ({@link #standby}): every {@link DedupIndex.Settings#recentKeys()} new keys it seals them from the key
  * blocks and merges what is due, holding nothing in its heap between two such runs. So whichever node takes a stream
  * over reads at most that many keys' blocks, not the whole window: a takeover does not grow with the window.
+ *
+ * <p>The holder publishes the segments its index uses ({@link IndexTopic}); a node whose segments are far behind the
+ * published seal (one that never followed the stream) restores their heads before a standby run and before opening
+ * the index, so that it reads only the key blocks after the seal, and fetches their run parts when read.
  */
 final class SequencerIndexes {
 
@@ -42,6 +46,8 @@ final class SequencerIndexes {
     private volatile boolean closed;
     /** This node's copy of its streams' keys, which confirms candidates without reading the topic; or null. */
     private final LocalKeys localKeys;
+    /** The streams' published indexes, restored from and published to; or null (then each node builds its own). */
+    private final IndexTopics published;
 
     /** Who uses a stream's folder on this node: its sequencer's index, or a standby run, never both. */
     private static final class Folder {
@@ -62,6 +68,12 @@ final class SequencerIndexes {
 
     SequencerIndexes(Path directory, DedupIndex.Settings settings, SegmentListener listener, Clock clock,
             LocalKeys localKeys) {
+        this(directory, settings, listener, clock, localKeys, null);
+    }
+
+    SequencerIndexes(Path directory, DedupIndex.Settings settings, SegmentListener listener, Clock clock,
+            LocalKeys localKeys, IndexTopics published) {
+        this.published = published;
         this.localKeys = localKeys;
         this.directory = directory;
         this.settings = settings;
@@ -77,12 +89,23 @@ final class SequencerIndexes {
         Folder folder = folder(view.name);
         folder.held = true;
         folder.lock.lock(); // a standby run under way sees held and stops at its next group of keys
+        IndexTopic topic = published == null ? null : published.of(view.name);
         try {
-            DedupIndex index = DedupIndex.open(path(view, blocks), blocks, view.trimmedThrough(), view.headOffset(),
-                    () -> windowStart(view), settings, background, listener);
+            Path path = path(view, blocks);
+            SegmentListener told = listener;
+            if (topic != null) {
+                topic.restore(path, view.trimmedThrough(), settings.recentKeys());
+                topic.publishing(true);
+                told = publishingTo(topic);
+            }
+            DedupIndex index = DedupIndex.open(path, blocks, view.trimmedThrough(), view.headOffset(),
+                    () -> windowStart(view), settings, background, told, topic);
             byStream.put(view.name, index);
             return index;
         } catch (IOException e) {
+            if (topic != null) {
+                topic.publishing(false);
+            }
             folder.held = false;
             throw new LogUnavailableException("cannot open the deduplication index of stream " + view.name + ": "
                     + e.getMessage(), e);
@@ -91,8 +114,41 @@ final class SequencerIndexes {
         }
     }
 
+    /**
+     * This node's listener, also telling {@code topic} which segments the holder uses, so that it publishes them for
+     * the next holder.
+     */
+    private SegmentListener publishingTo(IndexTopic topic) {
+        SegmentListener base = listener;
+        return new SegmentListener() {
+            @Override
+            public void writing(Path temporary) {
+                base.writing(temporary);
+            }
+
+            @Override
+            public void written(Path file) {
+                base.written(file);
+            }
+
+            @Override
+            public void deleting(Path file) {
+                base.deleting(file);
+            }
+
+            @Override
+            public void inUse(java.util.List<Path> files, long sealedThrough) {
+                base.inUse(files, sealedThrough);
+                topic.inUse(files, sealedThrough);
+            }
+        };
+    }
+
     /** Closes the index of a stream this node no longer sequences; its files stay for the next takeover. */
     void closed(StreamView view, DedupIndex index) {
+        if (published != null) {
+            published.of(view.name).publishing(false);
+        }
         byStream.remove(view.name, index);
         index.close();
         Folder folder = folder(view.name);
@@ -127,8 +183,12 @@ final class SequencerIndexes {
             }
             folder.runAtHead = head;
             long started = System.nanoTime();
+            IndexTopic topic = published == null ? null : published.of(view.name);
+            if (topic != null) {
+                topic.restore(path(view, blocks), view.trimmedThrough(), settings.recentKeys());
+            }
             folder.sealedThrough = DedupIndex.sealAhead(path(view, blocks), blocks, view.trimmedThrough(),
-                    () -> windowStart(view), settings, listener, () -> folder.held || closed);
+                    () -> windowStart(view), settings, listener, () -> folder.held || closed, topic);
             LOG.fine(() -> "standby deduplication segments of stream " + view.name + " hold every key through offset "
                     + folder.sealedThrough + " (" + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started)
                     + " ms)");
@@ -196,6 +256,9 @@ final class SequencerIndexes {
     /** Lets running seals and merges finish, then stops the threads. */
     void close() {
         closed = true;
+        if (published != null) {
+            published.close();
+        }
         background.shutdown();
         try {
             background.awaitTermination(30, TimeUnit.SECONDS);

@@ -44,9 +44,17 @@ final class StreamView implements TopicPositions {
     /** Replay request id to the sequence numbers it moved. */
     private final Map<String, TreeSet<Long>> replaysByRequest = new HashMap<>();
 
+    /** Finds the positions of events older than those known (null: reads go forward from the nearest known). */
+    private final PositionSearch search;
+
     StreamView(String name, long retentionMicros) {
+        this(name, retentionMicros, null);
+    }
+
+    StreamView(String name, long retentionMicros, PositionSearch search) {
         this.name = name;
         this.retentionMicros = retentionMicros;
+        this.search = search;
     }
 
     /** The stream's deduplication window (0: forever) and whether it has keys, known once it is registered. */
@@ -156,10 +164,24 @@ final class StreamView implements TopicPositions {
         return trimmedThrough;
     }
 
-    /** A Kafka offset from which reading the events topic forward reaches offset {@code offset}. */
+    /**
+     * A Kafka offset from which reading the events topic forward reaches offset {@code offset}: found by a
+     * {@link PositionSearch} (outside this view's lock) when the positions known would leave a long read first.
+     */
     @Override
-    public synchronized long readFrom(long offset) {
-        return positions.readFrom(offset);
+    public long readFrom(long offset) {
+        long from;
+        long end;
+        synchronized (this) {
+            from = positions.readFrom(offset);
+            end = positions.readEnd(offset);
+        }
+        long[] found = search == null ? null : search.atOrBefore(name, offset, from, end);
+        if (found == null) {
+            return from;
+        }
+        learn(found[0], found[1]);
+        return found[1];
     }
 
     /** A Kafka offset where a read through offset {@code offset} may stop (exclusive). */

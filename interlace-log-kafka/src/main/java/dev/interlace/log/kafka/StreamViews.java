@@ -27,6 +27,8 @@ final class StreamViews {
     private final Set<String> registered = ConcurrentHashMap.newKeySet();
     /** Which stream and kind each followed topic holds. */
     private final Map<String, Route> routes = new ConcurrentHashMap<>();
+    /** Where the views find the positions of events older than their tailer read. */
+    private final PositionSearch search;
 
     private record Route(String stream, boolean quarantine) {}
 
@@ -35,11 +37,17 @@ final class StreamViews {
         this.publishes = publishes;
         this.localKeys = localKeys;
         this.appended = appended;
+        this.search = new PositionSearch(topics);
+    }
+
+    /** How the views find the positions of events older than their tailer read. */
+    PositionSearch search() {
+        return search;
     }
 
     /** The view of {@code stream}, made empty when none is yet (records of a stream may come before it registers). */
     StreamView view(String stream) {
-        return views.computeIfAbsent(stream, name -> new StreamView(name, 0));
+        return views.computeIfAbsent(stream, name -> new StreamView(name, 0, search));
     }
 
     /** The view of {@code stream}, or null when this node has seen nothing of it. */

@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -19,19 +20,33 @@ import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 /**
- * Follows the log's topics from their beginning, read-committed, and hands every record to the log's views: how a
- * node rebuilds its state at start-up and when it takes a stream over, and how it learns what other nodes' sequencers
- * committed. One thread, {@code interlace-kafka-tailer}, owns the consumer.
+ * Follows the log's topics, read-committed, and hands every record to the log's views: how a node rebuilds its state
+ * at start-up and when it takes a stream over, and how it learns what other nodes' sequencers committed. The log's
+ * own topics are read from their beginning; a stream's events from its newest {@link #RECENT} records only (the
+ * positions of older events are found when a read needs them: {@link PositionSearch}), so that a node registering
+ * or taking over a stream of hundreds of millions of events does not read them all. One thread,
+ * {@code interlace-kafka-tailer}, owns the consumer.
  */
 final class Tailer implements AutoCloseable {
 
     private static final Logger LOG = Logger.getLogger(Tailer.class.getName());
+    /**
+     * How many of the newest records of a partition followed with {@link #followNewest} are read: the dense window of
+     * its positions ({@link EventPositions#DENSE}).
+     */
+    static final long RECENT = EventPositions.DENSE;
 
     private final KafkaConsumer<byte[], byte[]> consumer;
     private final Consumer<ConsumerRecord<byte[], byte[]>> sink;
     /** Runs after the records of each poll went to {@link #sink}. */
     private final Runnable afterPoll;
     private final Set<TopicPartition> wanted = ConcurrentHashMap.newKeySet();
+    /** The partitions of {@link #wanted} read from their newest {@link #RECENT} records rather than their beginning. */
+    private final Set<TopicPartition> newestOnly = ConcurrentHashMap.newKeySet();
+    /** Partitions just assigned that are still to be moved to their newest records (the tailer's thread only). */
+    private final Set<TopicPartition> toSeekNewest = new HashSet<>();
+    /** How many records the tailer handed to its sink. */
+    private final AtomicLong recordsRead = new AtomicLong();
     private final Map<TopicPartition, Long> positions = new ConcurrentHashMap<>();
     private final Thread thread;
     private volatile boolean assignmentChanged;
@@ -72,11 +87,25 @@ final class Tailer implements AutoCloseable {
 
     /** Follows {@code partitions} too, from their beginning. */
     void follow(Set<TopicPartition> partitions) {
+        follow(partitions, Set.of());
+    }
+
+    /**
+     * Follows {@code partitions} too, from their beginning, except those of {@code newest}, from their newest
+     * {@link #RECENT} records (their beginning when they hold fewer).
+     */
+    void follow(Set<TopicPartition> partitions, Set<TopicPartition> newest) {
+        newestOnly.addAll(newest);
         if (wanted.addAll(partitions)) {
             assignmentChanged = true;
             consumer.wakeup();
             followed.raise();
         }
+    }
+
+    /** How many records the tailer has read; for tests and benchmarks. */
+    long recordsRead() {
+        return recordsRead.get();
     }
 
     /** How long the brokers have answered none of this node's fetches of the log's topics. */
@@ -141,14 +170,18 @@ final class Tailer implements AutoCloseable {
                     added.removeAll(consumer.assignment());
                     consumer.assign(Set.copyOf(wanted));
                     consumer.seekToBeginning(added);
+                    added.retainAll(newestOnly);
+                    toSeekNewest.addAll(added);
                 }
                 if (consumer.assignment().isEmpty()) {
                     followed.awaitWhile(() -> running && !assignmentChanged); // nothing to follow yet
                     continue;
                 }
                 try {
+                    seekToNewest();
                     for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(200))) {
                         sink.accept(record);
+                        recordsRead.incrementAndGet();
                     }
                     afterPoll.run();
                     fetches.observe();
@@ -183,6 +216,26 @@ final class Tailer implements AutoCloseable {
         } finally {
             consumer.close();
         }
+    }
+
+    /**
+     * Moves the partitions just assigned that are read from their newest records to the first of their {@link #RECENT}
+     * newest (asked again after a wake-up or a time-out: they stay to do until then).
+     */
+    private void seekToNewest() {
+        if (toSeekNewest.isEmpty()) {
+            return;
+        }
+        Set<TopicPartition> newest = Set.copyOf(toSeekNewest);
+        Map<TopicPartition, Long> begins = consumer.beginningOffsets(newest, Duration.ofSeconds(30));
+        Map<TopicPartition, Long> ends = consumer.endOffsets(newest, Duration.ofSeconds(30));
+        for (TopicPartition partition : newest) {
+            long from = Math.max(begins.get(partition), ends.get(partition) - RECENT);
+            if (from > begins.get(partition)) {
+                consumer.seek(partition, from);
+            }
+        }
+        toSeekNewest.clear();
     }
 
     @Override

@@ -43,7 +43,9 @@ import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
  * record deletion.
  *
  * <p>Per stream: {@code <prefix><stream>} (accepted events), {@code <prefix><stream>__quarantine} and
- * {@code <prefix><stream>__keys} (the key blocks the deduplication index is built from), one partition each so that a stream's order is one sequence, kept until Interlace deletes records ({@code retention.ms=-1}).
+ * {@code <prefix><stream>__keys} (the key blocks the deduplication index is built from), one partition each so that a stream's order is one sequence, kept until Interlace deletes records ({@code retention.ms=-1});
+ * {@code <prefix><stream>__index} and {@code <prefix><stream>__segments}, compacted: the holder's deduplication
+ * segments published for the next holder ({@link IndexTopic}).
  * For the whole log: {@code <prefix>_publishes} (publish records) and {@code <prefix>_state} (consumer groups and
  * trim points), compacted, keyed so that only the newest value of each key matters. For the cluster's API keys:
  * {@code <prefix>_keys}, compacted, keyed by key id ({@link ClusterKeys}).
@@ -77,6 +79,16 @@ final class Topics {
         return new TopicPartition(prefix + stream + "__keys", 0);
     }
 
+    /** The seals of the stream's published deduplication segments ({@link IndexTopic}): which copies, through where. */
+    TopicPartition indexSeals(String stream) {
+        return new TopicPartition(prefix + stream + "__index", 0);
+    }
+
+    /** The parts of the stream's published deduplication segment files ({@link IndexTopic}). */
+    TopicPartition indexParts(String stream) {
+        return new TopicPartition(prefix + stream + "__segments", 0);
+    }
+
     /**
      * The streams (log streams: a partition p &ge; 1 of a stream is one of its own) whose events topic exists under
      * this prefix, created by this node or any other, now or before.
@@ -99,7 +111,7 @@ final class Topics {
             String stream = topic.substring(prefix.length());
             // Stream names start with a letter (the log's own topics with "_"), and never hold the suffixes.
             if (Character.isLetter(stream.charAt(0)) && !stream.endsWith("__quarantine")
-                    && !stream.endsWith("__keys")) {
+                    && !stream.endsWith("__keys") && !stream.endsWith("__index") && !stream.endsWith("__segments")) {
                 streams.add(stream);
             }
         }
@@ -238,6 +250,8 @@ final class Topics {
         wanted.put(events(stream).topic(), kept());
         wanted.put(quarantine(stream).topic(), kept());
         wanted.put(keyBlocks(stream).topic(), kept());
+        wanted.put(indexSeals(stream).topic(), compacted());
+        wanted.put(indexParts(stream).topic(), compactedAfterAnHour());
         ensure(wanted);
     }
 
@@ -288,6 +302,16 @@ final class Topics {
         config.put(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT);
         config.put(TopicConfig.MIN_IN_SYNC_REPLICAS_CONFIG, Integer.toString(minInsyncReplicas));
         config.put(TopicConfig.UNCLEAN_LEADER_ELECTION_ENABLE_CONFIG, "false");
+        return config;
+    }
+
+    /**
+     * Compacted, but a record superseded stays an hour at least: a node restoring the segments an older seal names
+     * can still fetch their parts after the holder deleted them (a part gone is rebuilt from the key blocks).
+     */
+    private Map<String, String> compactedAfterAnHour() {
+        Map<String, String> config = compacted();
+        config.put(TopicConfig.MIN_COMPACTION_LAG_MS_CONFIG, Long.toString(TimeUnit.HOURS.toMillis(1)));
         return config;
     }
 

@@ -42,7 +42,10 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  *   <li>publishes of new keys against retries of keys stored long ago on the new holder (p50 and p99), and the
  *       floor under a retry: a bare produce with the plain producer's settings to a topic of its own.</li>
  * </ul>
- * usage: {@code TakeoverBenchmark WORK_DIR KEYS}
+ * <p>With {@code --fresh-only}, only the first takeover and then the only candidate's takeover from the published index
+ * and, in the same conditions, without it.
+ *
+ * usage: {@code TakeoverBenchmark WORK_DIR KEYS [--fresh-only]}
  */
 public final class TakeoverBenchmark {
 
@@ -67,13 +70,16 @@ public final class TakeoverBenchmark {
             bulkWrite(cluster.bootstrap(), prefix, keys);
             System.out.printf(Locale.ROOT, "wrote %,d keyed events in %.1f s%n", keys, seconds(started));
 
-            try (KafkaStreamLog follower = open(cluster, prefix, work.resolve("follower"), false)) {
-                long before = heapAfterGc();
-                long opening = System.nanoTime();
-                follower.register(ORDERS);
-                System.out.printf(Locale.ROOT, "a node that follows the stream without sequencing it: caught up in"
-                        + " %.1f s, heap %+.1f MB for %,d events (%.3f bytes an event)%n", seconds(opening),
-                        (heapAfterGc() - before) / 1e6, keys, (double) (heapAfterGc() - before) / keys);
+            boolean freshOnly = args.length > 2 && args[2].equals("--fresh-only");
+            if (!freshOnly) {
+                try (KafkaStreamLog follower = open(cluster, prefix, work.resolve("follower"), false)) {
+                    long before = heapAfterGc();
+                    long opening = System.nanoTime();
+                    follower.register(ORDERS);
+                    System.out.printf(Locale.ROOT, "a node that follows the stream without sequencing it: caught up"
+                            + " in %.1f s, heap %+.1f MB for %,d events (%.3f bytes an event)%n", seconds(opening),
+                            (heapAfterGc() - before) / 1e6, keys, (double) (heapAfterGc() - before) / keys);
+                }
             }
 
             long heapBefore = heapAfterGc();
@@ -84,6 +90,10 @@ public final class TakeoverBenchmark {
             System.out.printf(Locale.ROOT, "a node that never held the stream (its index built from every key"
                     + " block): first publish answered %.2f s after opening (%s); its takeover line above%n",
                     seconds(opened), first.getClass().getSimpleName());
+            if (freshOnly) {
+                freshFromThePublishedIndex(cluster, prefix, work, keys, holder);
+                return;
+            }
             waitForSeals();
             heap("  its sequencer", holder, heapAfterGc() - heapBefore, keys);
             buildFromKeyBlocks(cluster, prefix, work.resolve("rebuild"), keys);
@@ -109,6 +119,7 @@ public final class TakeoverBenchmark {
                 waitForSeals();
                 heap("  its sequencer", standby, heapAfterGc() - standbyBefore, keys);
                 latencies(standby, keys, cluster.bootstrap());
+                freshFromThePublishedIndex(cluster, prefix, work, keys, standby);
             } finally {
                 holder.close();
             }
@@ -137,6 +148,83 @@ public final class TakeoverBenchmark {
             }
         } finally {
             background.shutdown();
+        }
+    }
+
+    /**
+     * The only candidate left never followed the stream: once the holder's segments are published ({@link IndexTopic}),
+     * the holder leaves and a node with an empty directory opens the log, catches up with the events (restoring the
+     * published segments meanwhile) and takes the stream over; then retries of old keys, the first of which fetch
+     * their run parts.
+     */
+    private static void freshFromThePublishedIndex(KafkaCluster cluster, String prefix, Path work, long keys,
+            KafkaStreamLog holder) throws Exception {
+        KafkaLogSettings settings = new KafkaLogSettings(cluster.bootstrap(), prefix, 1, 1, "http://seal-reader",
+                Duration.ofSeconds(6), Duration.ofSeconds(30), false, work.resolve("seal-reader"));
+        long due = keys - 2L * DedupIndex.Settings.DEFAULTS.recentKeys();
+        long waiting = System.nanoTime();
+        try (org.apache.kafka.clients.admin.Admin admin = Topics.connect(settings, "seal-reader-admin");
+                Readers readers = new Readers(cluster.bootstrap(), "seal-reader");
+                IndexTopics published = new IndexTopics(cluster.bootstrap(), "seal-reader", new Topics(admin, prefix,
+                        1, 1), readers)) {
+            IndexTopic index = published.of(STREAM);
+            Eventually.until("the holder published its segments through offset " + due, Duration.ofMinutes(20),
+                    () -> {
+                        IndexTopic.Seal seal = index.latestSeal();
+                        return seal != null && seal.sealedThrough() >= due;
+                    });
+            IndexTopic.Seal seal = index.latestSeal();
+            long fileBytes = seal.copies().values().stream().mapToLong(IndexTopic.Copy::fileBytes).sum();
+            long headBytes = seal.copies().values().stream().mapToLong(IndexTopic.Copy::runOffset).sum();
+            System.out.printf(Locale.ROOT, "the holder's published segments reach offset %,d (%.1f s after its"
+                    + " latencies): %d copies, %.1f MB, of which %.1f MB before the runs (%.2f bytes a key)%n",
+                    seal.sealedThrough(), seconds(waiting), seal.copies().size(), fileBytes / 1e6, headBytes / 1e6,
+                    (double) headBytes / seal.sealedThrough());
+        }
+        holder.close(); // the only candidate left is the fresh node below
+        long opening = System.nanoTime();
+        try (KafkaStreamLog fresh = open(cluster, prefix, work.resolve("c"), true)) {
+            fresh.register(ORDERS);
+            double caughtUp = seconds(opening);
+            AppendResult first = appendUntilServed(fresh, "fresh-from-index-" + System.nanoTime());
+            System.out.printf(Locale.ROOT, "the only candidate, never followed the stream, from the published index:"
+                    + " caught up with the events %.2f s, first publish answered %.2f s after opening (%s)%n",
+                    caughtUp, seconds(opening), first.getClass().getSimpleName());
+            SplittableRandom random = new SplittableRandom(11);
+            long[] retried = new long[400];
+            for (int i = 0; i < retried.length; i++) {
+                long key = 1 + random.nextLong(keys);
+                long t = System.nanoTime();
+                AppendResult result = fresh.append(request(key(key))).get(30, TimeUnit.SECONDS);
+                retried[i] = System.nanoTime() - t;
+                check(result, AppendResult.Status.DUPLICATE);
+                if (((AppendResult.Committed) result).entries().get(0).offset() != key) {
+                    throw new IllegalStateException("key " + key + " deduplicated to another offset");
+                }
+            }
+            long[] sorted = retried.clone();
+            Arrays.sort(sorted);
+            System.out.printf(Locale.ROOT, "  its first %d retries of old keys (each deduplicated to its offset; the"
+                    + " first ones fetch run parts): p50 %.2f ms, p99 %.2f ms, max %.2f ms; the first %.2f ms%n",
+                    retried.length, sorted[sorted.length / 2] / 1e6, sorted[sorted.length * 99 / 100] / 1e6,
+                    sorted[sorted.length - 1] / 1e6, retried[0] / 1e6);
+            long[] reads = fresh.tailerReads();
+            System.out.printf(Locale.ROOT, "  its tailer read %,d records of the log's topics (the stream holds %,d);"
+                    + " its position searches made %,d single-record fetches%n", reads[0], keys, reads[1]);
+        }
+        // The same takeover without a published index (a tombstone as its seal): built from every key block.
+        try (KafkaProducer<byte[], byte[]> producer = bareProducer(cluster.bootstrap())) {
+            producer.send(new ProducerRecord<>(prefix + STREAM + "__index", 0, Codec.text("seal"), null))
+                    .get(30, TimeUnit.SECONDS);
+        }
+        long without = System.nanoTime();
+        try (KafkaStreamLog fresh = open(cluster, prefix, work.resolve("d"), true)) {
+            fresh.register(ORDERS);
+            double caughtUp = seconds(without);
+            AppendResult first = appendUntilServed(fresh, "fresh-without-index-" + System.nanoTime());
+            System.out.printf(Locale.ROOT, "the same without the published index (its seal a tombstone): caught up with"
+                    + " the events %.2f s, first publish answered %.2f s after opening (%s)%n", caughtUp,
+                    seconds(without), first.getClass().getSimpleName());
         }
     }
 

@@ -121,12 +121,12 @@ public final class DedupIndex implements Closeable {
     private volatile Stats stats = new Stats(0, 0, 0, 0, 0);
 
     private DedupIndex(Path directory, KeySource source, ExecutorService background, SegmentListener listener,
-            Settings settings, LongSupplier windowStart) {
+            Settings settings, LongSupplier windowStart, RemoteRuns remote) {
         this.source = source;
         this.background = background;
         this.settings = settings;
         this.windowStart = windowStart;
-        this.segments = new SealedSegments(directory, source, listener, settings, windowStart);
+        this.segments = new SealedSegments(directory, source, listener, settings, windowStart, remote);
     }
 
     /**
@@ -137,7 +137,17 @@ public final class DedupIndex implements Closeable {
     public static DedupIndex open(Path directory, KeySource source, long trimmedThrough, long head,
             LongSupplier windowStart, Settings settings, ExecutorService background, SegmentListener listener)
             throws IOException {
-        DedupIndex index = new DedupIndex(directory, source, background, listener, settings, windowStart);
+        return open(directory, source, trimmedThrough, head, windowStart, settings, background, listener, null);
+    }
+
+    /**
+     * As {@link #open(Path, KeySource, long, long, LongSupplier, Settings, ExecutorService, SegmentListener)}, using
+     * too the segments restored in {@code directory} without their runs, fetched from {@code remote} when read.
+     */
+    public static DedupIndex open(Path directory, KeySource source, long trimmedThrough, long head,
+            LongSupplier windowStart, Settings settings, ExecutorService background, SegmentListener listener,
+            RemoteRuns remote) throws IOException {
+        DedupIndex index = new DedupIndex(directory, source, background, listener, settings, windowStart, remote);
         try {
             index.load(trimmedThrough, head);
         } catch (IOException | RuntimeException e) {
@@ -168,11 +178,13 @@ public final class DedupIndex implements Closeable {
      * are read and dropped; the index that opens the directory later reads only those. Stops early, leaving only
      * complete segments, once {@code cancelled} says so (the stream is being taken over).
      *
+     * @param remote where the runs of segments restored without them are fetched from, or null
      * @return the offset through which the segments now hold every key
      */
     public static long sealAhead(Path directory, KeySource source, long trimmedThrough, LongSupplier windowStart,
-            Settings settings, SegmentListener listener, BooleanSupplier cancelled) throws IOException {
-        DedupIndex index = new DedupIndex(directory, source, null, listener, settings, windowStart);
+            Settings settings, SegmentListener listener, BooleanSupplier cancelled, RemoteRuns remote)
+            throws IOException {
+        DedupIndex index = new DedupIndex(directory, source, null, listener, settings, windowStart, remote);
         try {
             index.segments.load(trimmedThrough);
             index.sealWholeTables(cancelled);
@@ -187,6 +199,28 @@ public final class DedupIndex implements Closeable {
         segments.load(trimmed);
         fillRecent(head, true);
         refreshStats();
+        for (SegmentFile restored : segments.remote()) {
+            copyRunInBackground(restored);
+        }
+    }
+
+    /**
+     * Copies the run of a segment restored without it to the disk on a background thread while lookups go on, so that
+     * candidates soon read the local disk only; a part that cannot be fetched is left to the lookup that needs it
+     * (which rebuilds the segment from the log if it still cannot).
+     */
+    private void copyRunInBackground(SegmentFile restored) {
+        running.incrementAndGet();
+        background.execute(() -> {
+            try {
+                restored.remoteRun().fetchAll();
+            } catch (IOException | RuntimeException e) {
+                LOG.log(Level.WARNING, "copying the run of " + restored + " failed; its parts are fetched when read",
+                        e);
+            } finally {
+                running.decrementAndGet();
+            }
+        });
     }
 
     /** Seals the keys after the last segment into segments of a whole recent table each; drops the rest. */

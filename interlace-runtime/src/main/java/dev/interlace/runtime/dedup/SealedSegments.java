@@ -33,6 +33,8 @@ final class SealedSegments {
     /** The window's start now (micros; {@link Long#MIN_VALUE} for a window without end). */
     private final LongSupplier windowStart;
     private final SegmentMerge merges;
+    /** Where the runs of segments restored without them are fetched from, or null. */
+    private final RemoteRuns remote;
     /** By offset range. */
     private final List<SegmentFile> segments = new ArrayList<>();
     /** Every key up to this offset (and not trimmed) is in {@link #segments}. */
@@ -40,8 +42,9 @@ final class SealedSegments {
     private long trimmedThrough;
 
     SealedSegments(Path directory, KeySource source, SegmentListener listener, DedupIndex.Settings settings,
-            LongSupplier windowStart) {
+            LongSupplier windowStart, RemoteRuns remote) {
         this.directory = directory;
+        this.remote = remote;
         this.source = source;
         this.listener = listener;
         this.settings = settings;
@@ -72,6 +75,8 @@ final class SealedSegments {
                 String name = file.getFileName().toString();
                 if (name.endsWith(SegmentFile.TEMPORARY_SUFFIX)) {
                     Files.deleteIfExists(file); // a seal or merge the last process did not finish
+                } else if (name.endsWith(SegmentFile.REMOTE_SUFFIX)) {
+                    openRemote(file, found);
                 } else if (name.endsWith(SegmentFile.SUFFIX)) {
                     try {
                         found.add(SegmentFile.open(file));
@@ -100,6 +105,33 @@ final class SealedSegments {
             position = segment.throughOffset();
         }
         sealedThrough = position;
+        announce();
+    }
+
+    /** Opens a segment restored without its run, if its run can be fetched; else deletes it (its range is rebuilt). */
+    private void openRemote(Path file, List<SegmentFile> found) throws IOException {
+        String name = file.getFileName().toString();
+        String complete = name.substring(0, name.length() - SegmentFile.REMOTE_SUFFIX.length()) + SegmentFile.SUFFIX;
+        if (remote == null || !remote.has(complete)) {
+            Files.deleteIfExists(file); // restored for an earlier run of this process: its copy is unknown now
+            return;
+        }
+        try {
+            found.add(SegmentFile.openRemote(file, remote));
+        } catch (IOException e) {
+            LOG.log(Level.WARNING, e.getMessage() + "; rebuilding its keys from the log");
+            Files.deleteIfExists(file);
+        }
+    }
+
+    /** The segments restored without their runs (whose runs are fetched when read). */
+    List<SegmentFile> remote() {
+        return segments.stream().filter(segment -> segment.remoteRun() != null).toList();
+    }
+
+    /** Tells the listener which segments are in use now. */
+    private void announce() {
+        listener.inUse(segments.stream().map(SegmentFile::file).toList(), sealedThrough);
     }
 
     /** Segments of every key in {@code (after, through]} read from the source, each of at most a recent table. */
@@ -134,6 +166,7 @@ final class SealedSegments {
     void append(SegmentFile segment, long through) {
         segments.add(segment);
         sealedThrough = through;
+        announce();
     }
 
     /** Puts the segments of a background seal through {@code through} in use, deleting those trimmed meanwhile. */
@@ -146,6 +179,7 @@ final class SealedSegments {
             }
         }
         sealedThrough = through;
+        announce();
     }
 
     /**
@@ -179,6 +213,7 @@ final class SealedSegments {
             segments.remove(index);
             delete(broken);
             segments.addAll(index, rebuilt);
+            announce();
         } catch (IOException e) {
             throw new IllegalStateException("cannot rebuild the deduplication segment " + broken.file() + ": "
                     + e.getMessage(), e);
@@ -188,13 +223,16 @@ final class SealedSegments {
     /** Forgets the keys at or below {@code throughOffset} (trimmed): deletes the segments it empties. */
     void removeThrough(long throughOffset) {
         trimmedThrough = Math.max(trimmedThrough, throughOffset);
-        segments.removeIf(segment -> {
+        boolean removed = segments.removeIf(segment -> {
             if (segment.throughOffset() <= throughOffset) {
                 delete(segment);
                 return true;
             }
             return false;
         });
+        if (removed) {
+            announce();
+        }
     }
 
     /**
@@ -241,6 +279,7 @@ final class SealedSegments {
         for (SegmentFile input : inputs) {
             delete(input);
         }
+        announce();
     }
 
     void delete(SegmentFile segment) {

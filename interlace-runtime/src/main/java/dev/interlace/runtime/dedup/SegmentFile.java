@@ -33,6 +33,8 @@ public final class SegmentFile implements Closeable {
     /** The suffix of a segment file's name; a file of that name is complete (written, fsynced and renamed). */
     static final String SUFFIX = ".seg";
     static final String TEMPORARY_SUFFIX = ".seg.tmp";
+    /** The suffix of a segment restored without its run, fetched when read ({@link RemoteRuns}). */
+    public static final String REMOTE_SUFFIX = ".seg.remote";
     static final int KEYS_PER_BLOCK = 256;
     private static final int PAIR_BYTES = 16;
     private static final int BLOCK_BYTES = KEYS_PER_BLOCK * PAIR_BYTES;
@@ -60,8 +62,11 @@ public final class SegmentFile implements Closeable {
     /** The block being read; lookups run on one thread (the log's writer). */
     private final ByteBuffer block = ByteBuffer.allocate(BLOCK_BYTES);
     private final CRC32C crc = new CRC32C();
+    /** Where the run's parts not on disk yet come from, for a segment restored without its run; else null. */
+    private final RemoteRun remote;
 
-    private SegmentFile(Path file, FileChannel channel, ByteBuffer header, long size) throws IOException {
+    private SegmentFile(Path file, FileChannel channel, ByteBuffer header, long size, RemoteRuns runs)
+            throws IOException {
         this.file = file;
         this.channel = channel;
         this.afterOffset = header.getLong(16);
@@ -91,6 +96,9 @@ public final class SegmentFile implements Closeable {
             throw new CorruptSegmentException(file, "its checksum does not match its filter and fences");
         }
         this.filter = new BlockedBloomFilter(mapped.duplicate().position(0).limit((int) filterBytes).slice());
+        String name = file.getFileName().toString();
+        String complete = name.substring(0, Math.max(0, name.length() - REMOTE_SUFFIX.length())) + SUFFIX;
+        this.remote = runs == null ? null : new RemoteRun(file, complete, runs, runOffset, size);
     }
 
     /**
@@ -99,6 +107,15 @@ public final class SegmentFile implements Closeable {
      * @throws CorruptSegmentException when it is not a whole segment written by this version
      */
     public static SegmentFile open(Path file) throws IOException {
+        return open(file, null);
+    }
+
+    /** Opens and checks a segment restored without its run (a hole), whose parts {@code runs} fetches when read. */
+    static SegmentFile openRemote(Path file, RemoteRuns runs) throws IOException {
+        return open(file, runs);
+    }
+
+    private static SegmentFile open(Path file, RemoteRuns runs) throws IOException {
         FileChannel channel = FileChannel.open(file, StandardOpenOption.READ);
         try {
             long size = channel.size();
@@ -107,7 +124,7 @@ public final class SegmentFile implements Closeable {
                     || header.getInt(8) != VERSION) {
                 throw new CorruptSegmentException(file, "it does not start with a version " + VERSION + " header");
             }
-            return new SegmentFile(file, channel, header, size);
+            return new SegmentFile(file, channel, header, size, runs);
         } catch (IOException | RuntimeException e) {
             channel.close();
             throw e;
@@ -220,6 +237,7 @@ public final class SegmentFile implements Closeable {
         int pairs = (int) Math.min(KEYS_PER_BLOCK, keys - index * KEYS_PER_BLOCK);
         block.clear().limit(pairs * PAIR_BYTES);
         long position = runOffset + index * BLOCK_BYTES;
+        fetchIfRemote(position, pairs * PAIR_BYTES);
         while (block.hasRemaining()) {
             if (channel.read(block, position + block.position()) < 0) {
                 throw new CorruptSegmentException(file, "block " + index + " ends before its end");
@@ -233,6 +251,17 @@ public final class SegmentFile implements Closeable {
         return pairs;
     }
 
+    /** The run of a segment restored without it, fetched part by part; null for a segment whose run is here. */
+    RemoteRun remoteRun() {
+        return remote;
+    }
+
+    private void fetchIfRemote(long position, long bytes) throws IOException {
+        if (remote != null) {
+            remote.ensure(position, bytes);
+        }
+    }
+
     /** A reader of the run in hash order, on a channel of its own (for merging on another thread). */
     Cursor cursor() throws IOException {
         return new Cursor();
@@ -241,6 +270,9 @@ public final class SegmentFile implements Closeable {
     @Override
     public void close() throws IOException {
         channel.close();
+        if (remote != null) {
+            remote.close();
+        }
     }
 
     @Override
@@ -288,6 +320,7 @@ public final class SegmentFile implements Closeable {
             long bytes = Math.min(chunk.capacity(), (keys - nextPair) * PAIR_BYTES);
             chunk.clear().limit((int) bytes);
             long position = runOffset + nextPair * PAIR_BYTES;
+            fetchIfRemote(position, bytes);
             while (chunk.hasRemaining()) {
                 if (own.read(chunk, position + chunk.position()) < 0) {
                     throw new CorruptSegmentException(file, "its run ends early");

@@ -187,7 +187,7 @@ class DedupIndexTest {
             groups.commit("s" + (2 * i), "s" + (2 * i + 1));
         }
         long sealed = DedupIndex.sealAhead(directory, groups, 0, () -> Long.MIN_VALUE, new DedupIndex.Settings(20, 2),
-                SegmentListener.NONE, () -> false);
+                SegmentListener.NONE, () -> false, null);
         // 190 keys in tables of 20: nine whole tables sealed, the last ten keys left to the source.
         assertThat(sealed).isEqualTo(180);
         long[] scannedAfter = {-1};
@@ -213,7 +213,7 @@ class DedupIndexTest {
         }
         int[] looks = {0};
         long sealed = DedupIndex.sealAhead(directory, groups, 0, () -> Long.MIN_VALUE, new DedupIndex.Settings(10, 2),
-                SegmentListener.NONE, () -> ++looks[0] > 35);
+                SegmentListener.NONE, () -> ++looks[0] > 35, null);
         assertThat(sealed).isEqualTo(30);
         try (Stream<Path> files = Files.list(directory)) {
             assertThat(files.map(file -> file.getFileName().toString())).allMatch(name -> name.endsWith(".seg"));
@@ -342,6 +342,131 @@ class DedupIndexTest {
         assertThat(candidates(second, "u2")).containsExactly(2L);
         try (Stream<Path> files = Files.list(directory)) {
             assertThat(files.toList()).isEmpty();
+        }
+    }
+
+    /**
+     * Restores the segments a first holder sealed into another directory as a node taking over from their published
+     * copy does: each file's parts before its run, the run a hole. Returns the parts that can be fetched, by name.
+     */
+    private static java.util.Map<String, Path> restoreHeads(Path from, Path to, int partBytes) throws IOException {
+        java.util.Map<String, Path> published = new java.util.HashMap<>();
+        Files.createDirectories(to);
+        try (Stream<Path> files = Files.list(from)) {
+            for (Path file : files.toList()) {
+                String name = file.getFileName().toString();
+                byte[] bytes = Files.readAllBytes(file);
+                long runOffset = ByteBuffer.wrap(bytes).getLong(88);
+                int head = (int) Math.min(bytes.length, RemoteRuns.headParts(runOffset, partBytes) * partBytes);
+                Path remote = to.resolve(name.replace(SegmentFile.SUFFIX, SegmentFile.REMOTE_SUFFIX));
+                Files.write(remote, java.util.Arrays.copyOf(bytes, head));
+                try (java.io.RandomAccessFile sized = new java.io.RandomAccessFile(remote.toFile(), "rw")) {
+                    sized.setLength(bytes.length);
+                }
+                published.put(name, file);
+            }
+        }
+        return published;
+    }
+
+    /** Parts of the published files, counting fetches; {@code spoiled} parts come back with a byte flipped. */
+    private static final class PublishedRuns implements RemoteRuns {
+        final java.util.Map<String, Path> published;
+        final int partBytes;
+        final boolean spoiled;
+        final java.util.concurrent.atomic.AtomicInteger fetched = new java.util.concurrent.atomic.AtomicInteger();
+
+        PublishedRuns(java.util.Map<String, Path> published, int partBytes, boolean spoiled) {
+            this.published = published;
+            this.partBytes = partBytes;
+            this.spoiled = spoiled;
+        }
+
+        @Override
+        public boolean has(String name) {
+            return published.containsKey(name);
+        }
+
+        @Override
+        public int partBytes() {
+            return partBytes;
+        }
+
+        @Override
+        public byte[] part(String name, int index) throws IOException {
+            byte[] bytes = Files.readAllBytes(published.get(name));
+            byte[] part = java.util.Arrays.copyOfRange(bytes, index * partBytes,
+                    Math.min(bytes.length, (index + 1) * partBytes));
+            fetched.incrementAndGet();
+            if (spoiled) {
+                part[part.length / 2] ^= 1;
+            }
+            return part;
+        }
+    }
+
+    @Test
+    void segmentsRestoredWithoutTheirRunsAnswerEveryOldKeyAndFetchEachPartOnce() throws Exception {
+        for (int i = 0; i < 410; i++) {
+            String[] keys = new String[10];
+            for (int j = 0; j < 10; j++) {
+                keys[j] = "r" + (10 * i + j);
+            }
+            groups.commit(keys);
+        }
+        Path holder = directory.resolve("holder");
+        DedupIndex.Settings settings = new DedupIndex.Settings(1000, 4);
+        long sealed = DedupIndex.sealAhead(holder, groups, 0, () -> Long.MIN_VALUE, settings, SegmentListener.NONE,
+                () -> false, null);
+        assertThat(sealed).isEqualTo(4000);
+        Path restored = directory.resolve("restored");
+        PublishedRuns runs = new PublishedRuns(restoreHeads(holder, restored, 4096), 4096, false);
+        long[] scannedAfter = {-1};
+        KeySource recorded = (afterOffset, notBefore, visitor) -> {
+            scannedAfter[0] = afterOffset;
+            groups.scan(afterOffset, notBefore, visitor);
+        };
+        DedupIndex index = DedupIndex.open(restored, recorded, 0, groups.head, () -> Long.MIN_VALUE, settings,
+                background, SegmentListener.NONE, runs);
+        opened.add(index);
+        assertThat(scannedAfter[0]).as("only the keys after the restored segments are read").isEqualTo(4000);
+        for (int i = 0; i < 4100; i += 97) {
+            assertThat(candidates(index, "r" + i)).as("key r%d", i).containsExactly((long) i + 1);
+        }
+        for (int i = 0; i < 200; i++) {
+            assertThat(candidates(index, "new-" + i)).isEmpty();
+        }
+        // 4000 keys: a 64 KiB run in 16 parts, fetched by lookups or copied in the background, each once.
+        Eventually.until("the runs are copied", Duration.ofSeconds(30), () -> !index.writingInBackground());
+        assertThat(runs.fetched.get()).isEqualTo(16);
+        for (int i = 0; i < 4100; i += 89) {
+            assertThat(candidates(index, "r" + i)).as("key r%d", i).containsExactly((long) i + 1);
+        }
+        assertThat(runs.fetched.get()).as("then read from the disk").isEqualTo(16);
+    }
+
+    @Test
+    void aRestoredSegmentWhosePartsFailTheirChecksumsIsRebuiltFromTheLog() throws Exception {
+        for (int i = 0; i < 300; i++) {
+            groups.commit("b" + (2 * i), "b" + (2 * i + 1));
+        }
+        Path holder = directory.resolve("holder");
+        DedupIndex.Settings settings = new DedupIndex.Settings(200, 4);
+        DedupIndex.sealAhead(holder, groups, 0, () -> Long.MIN_VALUE, settings, SegmentListener.NONE, () -> false,
+                null);
+        Path restored = directory.resolve("restored");
+        PublishedRuns spoiled = new PublishedRuns(restoreHeads(holder, restored, 4096), 4096, true);
+        DedupIndex index = DedupIndex.open(restored, groups, 0, groups.head, () -> Long.MIN_VALUE, settings,
+                background, SegmentListener.NONE, spoiled);
+        opened.add(index);
+        for (int i = 0; i < 600; i += 7) {
+            assertThat(candidates(index, "b" + i)).as("key b%d", i).containsExactly((long) i + 1);
+        }
+        assertThat(spoiled.fetched.get()).isPositive();
+        try (Stream<Path> files = Files.list(restored)) {
+            assertThat(files.map(file -> file.getFileName().toString()))
+                    .as("rebuilt from the log, the restored copies gone").isNotEmpty()
+                    .allMatch(name -> name.endsWith(SegmentFile.SUFFIX));
         }
     }
 

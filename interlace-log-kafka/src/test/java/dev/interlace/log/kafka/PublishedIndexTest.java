@@ -1,0 +1,210 @@
+package dev.interlace.log.kafka;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.interlace.log.kafka.testing.KafkaCluster;
+import dev.interlace.runtime.dedup.KeyHash;
+import dev.interlace.runtime.dedup.SegmentFile;
+import dev.interlace.runtime.log.AppendRequest;
+import dev.interlace.runtime.log.AppendResult;
+import dev.interlace.runtime.testing.Eventually;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.logging.Handler;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
+import java.util.stream.Stream;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The holder publishes its deduplication segments ({@link IndexTopic}); a node that never followed the stream takes
+ * it over from them (their filters and fences fetched, the runs when read) and the key blocks after them only, and
+ * answers every old key deduplicated at its original offset. A seal that fails its checksum is detected and the index
+ * built from the key blocks, as before. And the oracle of these tests is shown to catch a seal saved ahead of its
+ * events (a negative control).
+ */
+class PublishedIndexTest extends SharedBrokerTest {
+
+    private static final int RECENT_KEYS = 50;
+    private static final int KEYS = 401;
+
+    /** Held here: a logger nobody holds may be collected, and the handler with it. */
+    private final Logger indexLog = Logger.getLogger(IndexTopic.class.getName());
+    private Admin admin;
+    private Readers readers;
+    private IndexTopics published;
+    private final List<String> logged = new CopyOnWriteArrayList<>();
+    private final Handler capture = new Handler() {
+        @Override
+        public void publish(LogRecord record) {
+            logged.add(record.getLevel() + " " + record.getMessage());
+        }
+
+        @Override
+        public void flush() {}
+
+        @Override
+        public void close() {}
+    };
+
+    @BeforeEach
+    void connect() {
+        String bootstrap = KafkaCluster.shared().bootstrap();
+        admin = Admin.create(Map.of("bootstrap.servers", bootstrap));
+        readers = new Readers(bootstrap, "published-index-test");
+        published = new IndexTopics(bootstrap, "published-index-test", new Topics(admin, prefix, 1, 1), readers);
+        indexLog.addHandler(capture);
+    }
+
+    @AfterEach
+    void disconnect() {
+        indexLog.removeHandler(capture);
+        published.close();
+        readers.close();
+        admin.close();
+    }
+
+    @Test
+    void aNodeThatNeverFollowedTheStreamTakesItOverFromThePublishedIndexAndFindsEveryOldKey() throws Exception {
+        List<Long> offsets = storeThroughAHolderThatLeaves();
+        try (KafkaStreamLog fresh = open("fresh")) {
+            fresh.register(orders);
+            assertThat(anomalies(fresh, offsets)).isEmpty();
+            assertThat(entry(fresh, "key-new").status()).isEqualTo(AppendResult.Status.ACCEPTED);
+            assertThat(fresh.dedupStats("orders").orElseThrow().segments()).isPositive();
+        }
+        assertThat(logged).as("restored from the published copies").anyMatch(line -> line.startsWith("INFO restored")
+                && line.contains(prefix + "orders__index"));
+    }
+
+    @Test
+    void aSealThatFailsItsChecksumIsDetectedAndTheIndexIsBuiltFromTheKeyBlocks() throws Exception {
+        List<Long> offsets = storeThroughAHolderThatLeaves();
+        byte[] spoiled = IndexTopic.encode(published.of("orders").latestSeal());
+        spoiled[spoiled.length / 2] ^= 1;
+        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(Map.of("bootstrap.servers",
+                KafkaCluster.shared().bootstrap()), new ByteArraySerializer(), new ByteArraySerializer())) {
+            producer.send(new ProducerRecord<>(prefix + "orders__index", 0, Codec.text("seal"), spoiled))
+                    .get(30, TimeUnit.SECONDS);
+        }
+        try (KafkaStreamLog fresh = open("fresh")) {
+            fresh.register(orders);
+            assertThat(anomalies(fresh, offsets)).isEmpty();
+            assertThat(remoteSegments(directory.resolve("fresh"))).as("nothing restored").isEmpty();
+        }
+        assertThat(logged).noneMatch(line -> line.startsWith("INFO restored"));
+        assertThat(logged).anyMatch(line -> line.startsWith("WARNING") && line.contains("does not match its"
+                + " checksum") && line.contains("building it from the key blocks"));
+    }
+
+    /**
+     * The negative control: a seal saved ahead of its events (its segment claims offsets 1 to 401 but holds only the
+     * keys of the first 200) makes the node that takes over skip the key blocks of keys it lacks, and the oracle
+     * above finds the duplicates it accepts.
+     */
+    @Test
+    void theOracleCatchesASealSavedAheadOfItsEvents() throws Exception {
+        List<Long> offsets = storeThroughAHolderThatLeaves();
+        Path ahead = directory.resolve("forged").resolve(String.format("%019d-%019d.seg", 0, KEYS));
+        Files.createDirectories(ahead.getParent());
+        long[][] pairs = new long[200][];
+        for (int i = 0; i < 200; i++) {
+            pairs[i] = new long[] {KeyHash.of("key-" + i), offsets.get(i)};
+        }
+        Arrays.sort(pairs, (a, b) -> Long.compare(a[0], b[0]));
+        SegmentFile.write(ahead, 0, KEYS, System.currentTimeMillis() * 1_000,
+                Arrays.stream(pairs).mapToLong(pair -> pair[0]).toArray(),
+                Arrays.stream(pairs).mapToLong(pair -> pair[1]).toArray(), pairs.length);
+        IndexTopic index = published.of("orders");
+        index.publishing(true);
+        index.inUse(List.of(ahead), KEYS);
+        Eventually.until("the forged seal is published", Duration.ofSeconds(60),
+                () -> index.latestSeal().copies().containsKey(ahead.getFileName().toString()));
+        try (KafkaStreamLog fresh = open("fresh")) {
+            fresh.register(orders);
+            assertThat(anomalies(fresh, offsets)).as("the oracle finds the keys the forged seal left out")
+                    .isNotEmpty().allMatch(anomaly -> anomaly.contains("ACCEPTED"));
+        }
+    }
+
+    /** Stores {@value #KEYS} keys through a first holder, waits until its segments are published, closes it. */
+    private List<Long> storeThroughAHolderThatLeaves() throws Exception {
+        List<Long> offsets = new ArrayList<>();
+        try (KafkaStreamLog first = open("first")) {
+            first.register(orders);
+            for (int from = 0; from < KEYS; from += 20) {
+                List<AppendRequest.Entry> events = new ArrayList<>();
+                for (int i = from; i < Math.min(KEYS, from + 20); i++) {
+                    events.add(new AppendRequest.Event(("{\"id\":\"key-" + i + "\"}").getBytes(
+                            StandardCharsets.UTF_8), "key-" + i));
+                }
+                AppendResult result = Eventually.retrying("the node sequences the stream", Duration.ofSeconds(60),
+                        ExecutionException.class, () -> first.append(new AppendRequest("orders", "req-"
+                                + UUID.randomUUID(), System.currentTimeMillis() * 1_000, "v1", events))
+                                .get(30, TimeUnit.SECONDS));
+                for (AppendResult.EntryResult entry : ((AppendResult.Committed) result).entries()) {
+                    // A retry of an attempt that failed but was stored is deduplicated to it.
+                    assertThat(entry.status()).isIn(AppendResult.Status.ACCEPTED, AppendResult.Status.DUPLICATE);
+                    offsets.add(entry.offset());
+                }
+            }
+            // A seal is put in use at the commit after it: a key more each time the publication is looked at.
+            IndexTopic index = published.of("orders");
+            int[] fillers = {0};
+            Eventually.until("the holder published segments through most of the keys", Duration.ofSeconds(60),
+                    () -> entry(first, "filler-" + fillers[0]++) != null
+                            && sealedThrough(index) >= KEYS - 2 * RECENT_KEYS);
+        }
+        return offsets;
+    }
+
+    private static long sealedThrough(IndexTopic index) throws Exception {
+        IndexTopic.Seal seal = index.latestSeal();
+        return seal == null ? -1 : seal.sealedThrough();
+    }
+
+    /**
+     * The oracle: every seventh old key retried must be deduplicated to the offset it was stored at; what is not.
+     */
+    private static List<String> anomalies(KafkaStreamLog log, List<Long> offsets) {
+        List<String> found = new ArrayList<>();
+        for (int i = 0; i < offsets.size(); i += 7) {
+            AppendResult.EntryResult entry = entry(log, "key-" + i);
+            if (entry.status() != AppendResult.Status.DUPLICATE || entry.offset() != offsets.get(i)) {
+                found.add("key-" + i + " stored at " + offsets.get(i) + ": " + entry.status() + " at "
+                        + entry.offset());
+            }
+        }
+        return found;
+    }
+
+    private static AppendResult.EntryResult entry(KafkaStreamLog log, String key) {
+        return KeyedOrders.entry(KeyedOrders.appendUntilServed(log, key));
+    }
+
+    private KafkaStreamLog open(String node) {
+        return KeyedOrders.log(prefix, directory.resolve(node), node, true, RECENT_KEYS);
+    }
+
+    private static List<Path> remoteSegments(Path dataDirectory) throws Exception {
+        try (Stream<Path> files = Files.walk(dataDirectory)) {
+            return files.filter(file -> file.getFileName().toString().endsWith(SegmentFile.REMOTE_SUFFIX)).toList();
+        }
+    }
+}
