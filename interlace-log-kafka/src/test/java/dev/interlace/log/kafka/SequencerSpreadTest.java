@@ -25,7 +25,8 @@ import org.junit.jupiter.api.io.TempDir;
  * node that held all of {@code orders}' four partitions before another node joined, and then the unpartitioned
  * streams too, shares them; with a third node each holds one or two of them; when one leaves, its partitions go to the
  * two others, two each. (Balancing only the number of log streams each node holds left all four on the first node:
- * four of {@code orders} there, the four other streams on the second.)
+ * four of {@code orders} there, the four other streams on the second.) A node names as holder the one the group
+ * assigns a partition to.
  */
 class SequencerSpreadTest {
 
@@ -83,6 +84,33 @@ class SequencerSpreadTest {
         }
     }
 
+    /**
+     * A node names as its own only the partitions the group assigns it: one whose sequencers nothing fences and that
+     * keeps them when the group takes them away (the negative controls' node, {@link Unfenced}) names the node the
+     * group gave them to, so that a test sees the partitions shared whichever node it asks.
+     */
+    @Test
+    void aNodeNamesTheNewHolderOfAPartitionTheGroupTookAwayEvenIfItsSequencerStillRuns() {
+        KafkaStreamLog first = open("first", Unfenced.NONE);
+        KafkaStreamLog second = null;
+        try {
+            ORDERS.logStreams().forEach(first::register);
+            awaitShares("the first node holds orders", List.of(first), ORDERS, 4);
+            second = open("second", Unfenced.NONE);
+            ORDERS.logStreams().forEach(second::register);
+            KafkaStreamLog other = second;
+            Eventually.until("the first node names the second as the holder of two partitions",
+                    Duration.ofSeconds(90), () -> ORDERS.logStreams().stream().filter(logStream ->
+                            first.holder(logStream.name()).equals(java.util.Optional.of(other.nodeUrl()))).count()
+                            == 2);
+        } finally {
+            first.close();
+            if (second != null) {
+                second.close();
+            }
+        }
+    }
+
     /** Waits until each of {@code nodes}, in order, holds the given numbers of {@code stream}'s partitions. */
     private static void awaitShares(String what, List<KafkaStreamLog> nodes, StreamDescriptor stream,
             int... expected) {
@@ -126,10 +154,18 @@ class SequencerSpreadTest {
     }
 
     private KafkaStreamLog open(String node) {
-        return new KafkaStreamLog(new KafkaLogSettings(KafkaCluster.shared().bootstrap(), prefix, 1, 1,
-                "http://" + node + ".test", Duration.ofSeconds(6), Duration.ofSeconds(20), directory.resolve(node)),
-                LogSettings.defaults(100_000).withDedup(new DedupIndex.Settings(1_000, 2)),
-                KeyedOrders.EVERYTHING_FLUSHED, Clock.systemUTC(), Duration.ofSeconds(1));
+        return new KafkaStreamLog(settings(node), LogSettings.defaults(100_000).withDedup(new DedupIndex.Settings(
+                1_000, 2)), KeyedOrders.EVERYTHING_FLUSHED, Clock.systemUTC(), Duration.ofSeconds(1));
+    }
+
+    private KafkaStreamLog open(String node, Fencing fencing) {
+        return new KafkaStreamLog(settings(node), LogSettings.defaults(100_000), KeyedOrders.EVERYTHING_FLUSHED,
+                Clock.systemUTC(), fencing);
+    }
+
+    private KafkaLogSettings settings(String node) {
+        return new KafkaLogSettings(KafkaCluster.shared().bootstrap(), prefix, 1, 1, "http://" + node + ".test",
+                Duration.ofSeconds(6), Duration.ofSeconds(20), directory.resolve(node));
     }
 
     private static StreamDescriptor keyed(String stream, int partitions) {
