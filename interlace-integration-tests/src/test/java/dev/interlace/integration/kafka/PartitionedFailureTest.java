@@ -44,8 +44,8 @@ import org.junit.jupiter.api.io.TempDir;
  * <p>The oracle ({@link KafkaOracle#checkPartitioned}): every acknowledged key is stored exactly once, in the
  * partition its 200 named (the one its key hashes to) at the offset the 200 reported; each partition's offsets are
  * dense from 1 to its head; re-publishing every acknowledged key on every node answers it deduplicated in its
- * partition at its offset. (The unfenced negative control of this oracle runs in MultiNodeFailureTest; with
- * partitions its three unfenced nodes did not share the partitions at the start in CI, so it is not run here yet.)
+ * partition at its offset. The negative control cuts off a node whose sequencers fence nobody and keep their
+ * partitions when the group takes them away ({@link PartitionedServeMain} {@code unfenced}): the oracle must catch it.
  */
 class PartitionedFailureTest {
 
@@ -158,6 +158,28 @@ class PartitionedFailureTest {
         phase("oracle done");
         System.out.println(findings);
         assertThat(findings.problems()).as(findings.toString()).isEmpty();
+    }
+
+    @Test
+    void negativeControlAnUnfencedNodeCutOffFromTheBrokersCorruptsItsPartitionsAndTheOracleSaysSo()
+            throws Exception {
+        Nodes nodes = new Nodes(true);
+        Ledger ledger = new Ledger();
+        Load load = Load.failover(nodes.urls(), ledger, "control", PUBLISHERS, REQUEST_TIMEOUT, random.nextLong());
+        try {
+            awaitMore(load, EVENTS_PER_PHASE);
+            cutOffTheThirdNode(nodes, load);
+            awaitMore(load, EVENTS_PER_PHASE);
+            phase("negative control: " + EVENTS_PER_PHASE + " more events acknowledged after the heal");
+        } finally {
+            load.stop();
+            assertThat(load.awaitEnd(Duration.ofSeconds(60))).as("the publishers stop").isTrue();
+        }
+        printLoad(load);
+        KafkaOracle.Findings findings = oracle(ledger, nodes.all());
+        System.out.println("negative control: " + findings);
+        assertThat(findings.problems()).as("the oracle must find the partitions' topics corrupt")
+                .anyMatch(problem -> problem.startsWith("topic "));
     }
 
     /**

@@ -21,8 +21,8 @@ import java.util.concurrent.CountDownLatch;
  * models; with {@code unfenced} its sequencers fence nobody ({@link UnfencedKafkaLogModule}, negative controls only).
  * A test main: no flag of the shipped jar selects this.
  *
- * <p>Only {@code orders}: the sequencer group balances the number of log streams each node sequences, over every
- * stream, so with the class path's other streams beside it a node may hold none of {@code orders}' partitions.
+ * <p>Only {@code orders} (the class path's models read other streams): the tests count each node's share of its
+ * partitions, which the sequencer group spreads evenly over the nodes whatever other streams they hold.
  */
 public final class PartitionedServeMain {
 

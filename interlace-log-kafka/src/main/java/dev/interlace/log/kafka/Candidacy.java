@@ -26,10 +26,10 @@ import org.apache.kafka.common.errors.GroupIdNotFoundException;
  * have caught up, so that adding a node never hands a live holder's stream to a node that would first build its index
  * from the whole window. Once a candidate, a node stays one: its standby keeps its segments up to date.
  *
- * <p>The group protocol assigns a topic only to members subscribed to it, so the standard assignor
- * (cooperative-sticky) needs nothing more. "No node holds it" is the group's coordinator saying so twice, at least
- * {@link #UNHELD_CONFIRMATION_NANOS} apart (a cooperative rebalance that moves a stream leaves it unassigned between
- * its two rounds), or once when the group has no member at all; an unanswered question counts as held.
+ * <p>The group protocol assigns a topic only to members subscribed to it, so the group's assignor
+ * ({@link StreamSpreadAssignor}) needs nothing more. "No node holds it" is the group's coordinator saying so twice, at
+ * least {@link #UNHELD_CONFIRMATION_NANOS} apart (a cooperative rebalance that moves a stream leaves it unassigned
+ * between its two rounds), or once when the group has no member at all; an unanswered question counts as held.
  */
 final class Candidacy {
 

@@ -17,8 +17,9 @@ import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 /**
- * This node's membership of the sequencer group: Kafka's group protocol (classic, cooperative-sticky) assigns each
- * stream's event partition to exactly one live member, and that member runs the stream's sequencer. A member that
+ * This node's membership of the sequencer group: Kafka's group protocol (classic, cooperative, with
+ * {@link StreamSpreadAssignor}) assigns each log stream's event partition to exactly one live member, each stream's
+ * partitions spread evenly over the members, and that member runs the log stream's sequencer. A member that
  * stops heartbeating for the session timeout loses its partitions to the others; its sequencer is fenced by the new
  * holder's producer anyway, so a stale member cannot acknowledge even if it has not noticed yet.
  *
@@ -52,8 +53,10 @@ final class Membership implements AutoCloseable {
         properties.put(ConsumerConfig.CLIENT_ID_CONFIG, nodeUrl);
         properties.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, Long.toString(sessionTimeout.toMillis()));
         properties.put(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, Long.toString(sessionTimeout.toMillis() / 4));
+        // Each stream's partitions spread over the nodes; the standard assignor second, which a group whose older
+        // members know only it (a rolling upgrade) agrees on meanwhile.
         properties.put(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG,
-                CooperativeStickyAssignor.class.getName());
+                StreamSpreadAssignor.class.getName() + "," + CooperativeStickyAssignor.class.getName());
         properties.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
         this.consumer = new KafkaConsumer<>(properties, new ByteArrayDeserializer(), new ByteArrayDeserializer());
         this.coordinator = new Answers(consumer::metrics, "consumer-coordinator-metrics", "heartbeat-total",

@@ -334,10 +334,14 @@ final class SequencerPlacement {
         }
     }
 
-    /** The URL of the node that sequences {@code stream}, as far as the group's coordinator said lately. */
+    /**
+     * The URL of the node that sequences {@code stream}: this node's while the group assigns the stream here and its
+     * sequencer is active, else the member the group's coordinator said lately (a sequencer still active after the
+     * group took its stream away is on its way out, or in a negative control one that nothing fences).
+     */
     Optional<String> holder(String stream) {
         Sequencer local = sequencers.get(stream);
-        if (local != null && local.state() == Sequencer.State.ACTIVE) {
+        if (local != null && local.state() == Sequencer.State.ACTIVE && assignedHere.contains(stream)) {
             return Optional.of(kafka.nodeUrl());
         }
         if (System.nanoTime() - holdersReadAt > HOLDER_CACHE_NANOS) {
