@@ -21,9 +21,10 @@
 # Prints every figure, and per round the ratios to sqlite (and fwd to direct, fsync to kafka).
 #
 # usage: interlace-benchmarks/scripts/kafka-publish.sh [--seconds N] [--warmup N] [--rounds N] [--backlog N] [--configs LIST]
-#                                        [--work DIR] [--no-build] [--offline]
+#                                        [--work DIR] [--no-build] [--offline] [--drain-jvm "OPTIONS"]
 # defaults: --seconds 15 --warmup 20 --rounds 2 --backlog 200000 --configs sqlite,kafka,kafka-fsync,kafka-2
-#           --work /var/tmp/interlace-kafka-bench; --backlog 0 skips the flush
+#           --work /var/tmp/interlace-kafka-bench; --backlog 0 skips the flush; --drain-jvm: JVM options of the
+#           servers that flush the backlog (a profile: -XX:StartFlightRecording=filename=drain.jfr,settings=profile)
 set -euo pipefail
 
 seconds=15
@@ -34,6 +35,8 @@ configs="sqlite,kafka,kafka-fsync,kafka-2"
 work=/var/tmp/interlace-kafka-bench
 build=yes
 mvn_flags=(-B -q)
+drain_jvm=()
+serve_jvm=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --seconds) seconds=$2; shift 2 ;;
@@ -44,6 +47,7 @@ while [ $# -gt 0 ]; do
     --work) work=$2; shift 2 ;;
     --no-build) build=no; shift ;;
     --offline) mvn_flags+=(-o); shift ;;
+    --drain-jvm) read -r -a drain_jvm <<<"$2"; shift 2 ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | grep '^#'; exit 0 ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
@@ -127,7 +131,7 @@ serve() {
   port=$(free_port)
   local output="$work/$name${round:+-$round}.out"
   rm -f "$output"
-  java -cp "$server_classpath" dev.interlace.runtime.cli.Main serve --port "$port" --data-dir "$data" "$@" \
+  java "${serve_jvm[@]}" -cp "$server_classpath" dev.interlace.runtime.cli.Main serve --port "$port" --data-dir "$data" "$@" \
     >"$output" 2>&1 &
   pids[$name]=$!
   await_url "$output" "${pids[$name]}" 120
@@ -298,7 +302,9 @@ measure_flush() {
   shift 4
   local started ready done
   started=$(now_ms)
+  serve_jvm=("${drain_jvm[@]}")
   serve "$name" "$data" "$@"
+  serve_jvm=()
   ready=$(now_ms)
   local watermark=0
   while true; do
@@ -312,7 +318,8 @@ measure_flush() {
   check=$(sql "$url" 'SELECT count(*), count(DISTINCT _offset), max(_offset) FROM streams.orders' | jq -c '.rows[0]')
   # The flusher's own records: its first flush's start and its last commit, what the server's start-up leaves out.
   flushes=$(sql "$url" "SELECT count(*), sum(\"rows\"), epoch_ms(min(started_at)), epoch_ms(max(committed_at))
-    FROM interlace.flushes WHERE stream = 'orders' AND target = 'events' AND error IS NULL" | jq -r '.rows[0] | @tsv')
+    FROM interlace.flushes WHERE stream = 'orders' AND target = 'events' AND error IS NULL" \
+    | jq -r '.rows[0] | @tsv' 2>/dev/null) || flushes="0 0 0 0"  # no answer: the row still has the rates from start
   stop "$name"
   local count rows first last
   read -r count rows first last <<<"$flushes"
@@ -322,9 +329,16 @@ measure_flush() {
       n * 1000 / (d - s), (f - s) / 1000, k, rows * 1000 / (l - f), c }' | tee -a "$flush_results"
 }
 
-# sql URL QUERY: the JSON answer of POST /sql.
+# sql URL QUERY: the JSON answer of POST /sql, asked again (up to 60 times) while it has no rows: the query process
+# answers only once it has materialised what the warehouse holds (503 not_materialised meanwhile).
 sql() {
-  curl -s -H 'Content-Type: text/plain' --data "$2" "$1/sql"
+  local answer
+  for _ in $(seq 1 60); do
+    answer=$(curl -s -H 'Content-Type: text/plain' --data "$2" "$1/sql")
+    jq -e '.rows[0]' <<<"$answer" >/dev/null 2>&1 && break
+    sleep 1
+  done
+  echo "$answer"
 }
 
 run_flush() {

@@ -35,6 +35,10 @@ final class Tailer implements AutoCloseable {
      * its positions ({@link EventPositions#DENSE}).
      */
     static final long RECENT = EventPositions.DENSE;
+    /** What one fetch brings of a partition at most: four times a reader's ({@link Readers#FETCH_BYTES}). */
+    static final int CATCH_UP_FETCH_BYTES = 4 * Readers.FETCH_BYTES;
+    /** The records one poll hands out at most (Kafka's default is 500). */
+    static final int POLL_RECORDS = 10_000;
 
     private final KafkaConsumer<byte[], byte[]> consumer;
     private final Consumer<ConsumerRecord<byte[], byte[]>> sink;
@@ -70,8 +74,11 @@ final class Tailer implements AutoCloseable {
         properties.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
         properties.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         properties.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, "100");
-        // Catching up with a backlog at start-up reads every event once: in fetches as large as the readers'.
-        properties.put(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, Integer.toString(Readers.FETCH_BYTES));
+        // Catching up with a backlog at start-up reads every event once, one fetch at a time (the consumer asks a
+        // partition for more only once it has handed out what it holds): large fetches, taken in large polls, so that
+        // a backlog costs few round trips to the brokers and few rounds of the per-poll work below.
+        properties.put(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, Integer.toString(CATCH_UP_FETCH_BYTES));
+        properties.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, Integer.toString(POLL_RECORDS));
         this.consumer = new KafkaConsumer<>(properties, new ByteArrayDeserializer(), new ByteArrayDeserializer());
         this.fetches = new Answers(consumer::metrics, "consumer-fetch-manager-metrics", "fetch-total");
         this.sink = sink;
