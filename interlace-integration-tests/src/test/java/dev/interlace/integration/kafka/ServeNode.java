@@ -3,6 +3,7 @@ package dev.interlace.integration.kafka;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.interlace.client.TrustedCertificates;
+import dev.interlace.integration.ApiAnswer;
 import dev.interlace.runtime.testing.Eventually;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -185,10 +186,7 @@ final class ServeNode implements AutoCloseable {
     }
 
     /** A response: status, headers and JSON body. */
-    record Response(int status, HttpHeaders headers, JsonNode body) {
-        String header(String name) {
-            return headers.firstValue(name).orElse(null);
-        }
+    record Response(int status, HttpHeaders headers, JsonNode body) implements ApiAnswer {
     }
 
     Response publish(String stream, String body) {
