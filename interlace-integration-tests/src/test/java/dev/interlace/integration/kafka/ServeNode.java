@@ -60,17 +60,13 @@ final class ServeNode implements AutoCloseable {
      * replica unless {@code flags} set {@code --kafka-replication-factor} and {@code --kafka-min-insync-replicas}.
      */
     static ServeNode start(Path dataDirectory, String bootstrap, String prefix, String... flags) throws IOException {
-        ServeNode node = launch(SERVE, dataDirectory, bootstrap, prefix, flags);
-        node.awaitReady();
-        return node;
+        return ready(launch(SERVE, dataDirectory, bootstrap, prefix, flags));
     }
 
     /** The same with {@link UnfencedServeMain}: sequencers that fence nobody, for negative controls only. */
     static ServeNode startUnfenced(Path dataDirectory, String bootstrap, String prefix, String... flags)
             throws IOException {
-        ServeNode node = launch(UnfencedServeMain.class.getName(), dataDirectory, bootstrap, prefix, flags);
-        node.awaitReady();
-        return node;
+        return ready(launch(UnfencedServeMain.class.getName(), dataDirectory, bootstrap, prefix, flags));
     }
 
     /**
@@ -79,18 +75,14 @@ final class ServeNode implements AutoCloseable {
      */
     static ServeNode startPartitioned(Path dataDirectory, String bootstrap, String prefix, int partitions,
             boolean unfenced, String... flags) throws IOException {
-        ServeNode node = launch(PartitionedServeMain.class.getName(), List.of(Integer.toString(partitions),
-                unfenced ? "unfenced" : "fenced"), dataDirectory, bootstrap, prefix, flags);
-        node.awaitReady();
-        return node;
+        return ready(launch(PartitionedServeMain.class.getName(), List.of(Integer.toString(partitions),
+                unfenced ? "unfenced" : "fenced"), dataDirectory, bootstrap, prefix, flags));
     }
 
     /** The same with {@link SequencerFaultServeMain}: the sequencer of one stream dies on its first commit. */
     static ServeNode startWithDyingSequencer(Path dataDirectory, String bootstrap, String prefix, String... flags)
             throws IOException {
-        ServeNode node = launch(SequencerFaultServeMain.class.getName(), dataDirectory, bootstrap, prefix, flags);
-        node.awaitReady();
-        return node;
+        return ready(launch(SequencerFaultServeMain.class.getName(), dataDirectory, bootstrap, prefix, flags));
     }
 
     /** Runs {@code serve} expecting it to refuse to start: its exit code, and its output after it. */
@@ -155,8 +147,10 @@ final class ServeNode implements AutoCloseable {
         return node;
     }
 
-    private void awaitReady() throws IOException {
-        awaitReady(1);
+    /** {@code node}, once it listens. */
+    private static ServeNode ready(ServeNode node) throws IOException {
+        node.awaitReady(1);
+        return node;
     }
 
     /** Waits until the output says {@code times} times that the node listens (a restarted node appends to it). */
