@@ -184,17 +184,12 @@ class CrashRecoveryTest extends CrashHarness {
 
     @Test
     void acknowledgingBeforeTheCommitIsCaughtByTheOracle() throws Exception {
-        CrashChild broken = start(FaultPoint.ACK_BEFORE_COMMIT, 20 + random.nextInt(30));
-        String marker = haltUnderLoad(broken, FaultPoint.ACK_BEFORE_COMMIT, 1);
-        CrashChild child = start(FaultPoint.NONE, 1);
-        DurabilityOracle.Report report = new DurabilityOracle(dataDirectory(), child.uri()).check(ledger, random);
-        summary.add("negative control (halted at " + marker + "): " + report);
+        DurabilityOracle.Report report = negativeControl(FaultPoint.ACK_BEFORE_COMMIT, 20 + random.nextInt(30));
 
         assertThat(report.isClean()).as("the oracle must fail when acknowledgements precede the commit").isFalse();
         assertThat(report.missing).as("acknowledged keys missing from the log").isNotEmpty();
         assertThat(report.notDeduplicated).as("re-publishing lost keys stores them anew").isNotEmpty();
         assertThat(report.missingPublishRecords).as("acknowledged requests without a publish record").isNotEmpty();
-        child.kill();
     }
 
     @Test
@@ -214,15 +209,10 @@ class CrashRecoveryTest extends CrashHarness {
 
     @Test
     void aSegmentSavedAheadOfTheKeysItClaimsIsCaughtByTheOracle() throws Exception {
-        CrashChild broken = start(FaultPoint.SEGMENT_AHEAD, 2 + random.nextInt(3));
-        String marker = haltUnderLoad(broken, FaultPoint.SEGMENT_AHEAD, 1);
-        CrashChild child = start(FaultPoint.NONE, 1);
-        DurabilityOracle.Report report = new DurabilityOracle(dataDirectory(), child.uri()).check(ledger, random);
-        summary.add("negative control (halted at " + marker + "): " + report);
+        DurabilityOracle.Report report = negativeControl(FaultPoint.SEGMENT_AHEAD, 2 + random.nextInt(3));
 
         assertThat(report.isClean()).as("the oracle must fail when a segment claims keys it does not hold").isFalse();
         assertThat(report.notDeduplicated).as("re-published keys of the emptied segment stored anew").isNotEmpty();
-        child.kill();
     }
 
     @Test
@@ -256,17 +246,37 @@ class CrashRecoveryTest extends CrashHarness {
         loadAndStop(child, "before-trim");
         long bound = ageTheLog(child);
         String marker = haltWhileTrimming(start(FaultPoint.TRIM_AHEAD, 1), FaultPoint.TRIM_AHEAD, bound, 1);
-        child = start(FaultPoint.NONE, 1);
-        DurabilityOracle.Report report = new DurabilityOracle(dataDirectory(), child.uri()).check(ledger, random);
-        summary.add("negative control (halted at " + marker + "): " + report);
+        DurabilityOracle.Report report = negativeControlAfter(marker);
 
         assertThat(report.isClean()).as("the oracle must fail when a trim empties segments of keys inside the window")
                 .isFalse();
         assertThat(report.notDeduplicated).as("re-published keys inside the window stored anew").isNotEmpty();
-        child.kill();
     }
 
     // ------------------------------------------------------------------------------------------------ helpers
+
+    /**
+     * The oracle's verdict on a negative control: a child broken at {@code fault}, armed to halt at its
+     * {@code triggerCommit}-th commit, halted under load; see {@link #negativeControlAfter}.
+     */
+    private DurabilityOracle.Report negativeControl(FaultPoint fault, int triggerCommit) throws Exception {
+        return negativeControlAfter(haltUnderLoad(start(fault, triggerCommit), fault, 1));
+    }
+
+    /**
+     * The oracle's verdict on a negative control halted at {@code marker}: starts a whole child on the data it left,
+     * checks it against the ledger (the report goes into the summary) and kills it.
+     */
+    private DurabilityOracle.Report negativeControlAfter(String marker) throws Exception {
+        CrashChild child = start(FaultPoint.NONE, 1);
+        try {
+            DurabilityOracle.Report report = new DurabilityOracle(dataDirectory(), child.uri()).check(ledger, random);
+            summary.add("negative control (halted at " + marker + "): " + report);
+            return report;
+        } finally {
+            child.kill();
+        }
+    }
 
     /** Publishes {@value #KEYS_PER_TRIM_PHASE} or more events to {@code child} and lets every request be answered. */
     private void loadAndStop(CrashChild child, String phase) throws InterruptedException {

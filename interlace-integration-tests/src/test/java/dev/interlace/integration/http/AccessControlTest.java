@@ -1,8 +1,10 @@
 package dev.interlace.integration.http;
 
+import static dev.interlace.integration.ApiAnswer.assertError;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.interlace.client.ErrorCode;
 import dev.interlace.runtime.auth.KeyFile;
 import dev.interlace.runtime.auth.Scope;
 import dev.interlace.runtime.testing.Eventually;
@@ -180,8 +182,7 @@ class AccessControlTest {
                     .isEqualTo(200);
             TestServer.Response over = send(api, new Call("POST", "/streams/orders",
                     "[{\"order_id\":\"q-5\"},{\"order_id\":\"q-6\"},{\"order_id\":\"q-7\"}]", Set.of()), limited);
-            assertThat(over.status()).isEqualTo(429);
-            assertThat(over.body().get("error").asText()).isEqualTo("rate_limited");
+            assertError(over, 429, ErrorCode.RATE_LIMITED);
             assertThat(Integer.parseInt(over.header("Retry-After"))).isBetween(1, 2);
             JsonNode orders = api.send(api.request("/streams/orders").header("Authorization", "Bearer " + limited)
                     .GET().build()).body();

@@ -1,16 +1,18 @@
 package dev.interlace.integration.http;
 
+import static dev.interlace.integration.ApiAnswer.assertError;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.google.inject.AbstractModule;
 import com.google.inject.Module;
 import com.google.inject.multibindings.OptionalBinder;
+import dev.interlace.client.ErrorCode;
 import dev.interlace.runtime.auth.KeyFile;
 import dev.interlace.runtime.auth.Scope;
-import dev.interlace.runtime.config.ClusterSecret;
 import dev.interlace.runtime.cluster.ForwardSignature;
 import dev.interlace.runtime.cluster.Peers;
 import dev.interlace.runtime.cluster.WarehouseNode;
+import dev.interlace.runtime.config.ClusterSecret;
 import dev.interlace.runtime.testing.Eventually;
 import java.io.IOException;
 import java.net.http.HttpRequest;
@@ -111,8 +113,7 @@ class ClusterForwardRouteTest {
                     request.body(), "fwd-3", null);
             TestServer.Response twice = forward(node, signer(SECRET, Clock.systemUTC()).headers(nested),
                     nested.body());
-            assertThat(twice.status()).isEqualTo(401);
-            assertThat(twice.body().get("error").asText()).isEqualTo("cluster_auth_failed");
+            assertError(twice, 401, ErrorCode.CLUSTER_AUTH_FAILED);
             assertThat(node.head("orders")).as("nothing was published").isEqualTo(0);
         }
     }
@@ -123,8 +124,7 @@ class ClusterForwardRouteTest {
             Peers.Request request = publish("fwd-4", "{\"order_id\": \"f-4\", \"total\": 1}");
             TestServer.Response refused = forward(node, signer(SECRET, Clock.systemUTC()).headers(request),
                     request.body());
-            assertThat(refused.status()).isEqualTo(401);
-            assertThat(refused.body().get("error").asText()).isEqualTo("cluster_auth_failed");
+            assertError(refused, 401, ErrorCode.CLUSTER_AUTH_FAILED);
             assertThat(refused.body().get("message").asText()).contains("no cluster secret");
         }
     }
@@ -146,8 +146,7 @@ class ClusterForwardRouteTest {
                     .header(ForwardSignature.SIGNATURE, "00").POST(HttpRequest.BodyPublishers.ofString(
                             "{\"order_id\": \"forged\", \"total\": 1}"));
             TestServer.Response refused = node.send(forged.build());
-            assertThat(refused.status()).isEqualTo(401);
-            assertThat(refused.body().get("error").asText()).isEqualTo("unauthorized");
+            assertError(refused, 401, ErrorCode.UNAUTHORIZED);
 
             // With a key of its own, the same forged headers are simply not there: an ordinary publish.
             TestServer.Response served = node.send(forged.header("Authorization", "Bearer " + publishKey)
@@ -261,16 +260,14 @@ class ClusterForwardRouteTest {
 
             TestServer.Response gone = unreachable.send(unreachable.request("/models").header("X-Request-Id",
                     "gone-1").GET().build());
-            assertThat(gone.status()).isEqualTo(503);
-            assertThat(gone.body().get("error").asText()).isEqualTo("peer_unavailable");
+            assertError(gone, 503, ErrorCode.PEER_UNAVAILABLE);
             assertThat(gone.body().get("message").asText()).contains("http://127.0.0.1:");
             assertThat(gone.body().get("request_id").asText()).isEqualTo("gone-1");
             assertThat(gone.header("Retry-After")).isNotNull();
 
             // Nodes that do not share the secret: the client did nothing wrong, so it is no 401 for the client.
             TestServer.Response refusedSignature = mismatched.get("/models");
-            assertThat(refusedSignature.status()).isEqualTo(503);
-            assertThat(refusedSignature.body().get("error").asText()).isEqualTo("peer_unavailable");
+            assertError(refusedSignature, 503, ErrorCode.PEER_UNAVAILABLE);
             assertThat(refusedSignature.body().get("message").asText()).contains("did not prove the cluster secret",
                     "share the same --cluster-secret-file");
         }

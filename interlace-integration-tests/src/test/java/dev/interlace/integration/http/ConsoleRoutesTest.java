@@ -1,7 +1,9 @@
 package dev.interlace.integration.http;
 
+import static dev.interlace.integration.ApiAnswer.assertError;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.interlace.client.ErrorCode;
 import dev.interlace.runtime.auth.KeyFile;
 import dev.interlace.runtime.auth.Scope;
 import java.io.IOException;
@@ -49,8 +51,7 @@ class ConsoleRoutesTest {
                 assertThat(answer.body().asText()).as(file).isEqualTo(resource(file));
             }
             TestServer.Response missing = api.get("/ui/nothing.js");
-            assertThat(missing.status()).isEqualTo(404);
-            assertThat(missing.body().get("error").asText()).isEqualTo("not_found");
+            assertError(missing, 404, ErrorCode.NOT_FOUND);
             assertThat(missing.header("Content-Security-Policy")).isEqualTo(CSP);
             assertThat(missing.header("X-Content-Type-Options")).isEqualTo("nosniff");
         }

@@ -1,8 +1,10 @@
 package dev.interlace.integration.http;
 
+import static dev.interlace.integration.ApiAnswer.assertError;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.interlace.client.ErrorCode;
 import dev.interlace.runtime.auth.KeyFile;
 import dev.interlace.runtime.auth.Scope;
 import dev.interlace.runtime.testing.Eventually;
@@ -69,8 +71,7 @@ class ConsumerGroupAuthorizationTest {
 
             // A read key (no consume scope) is refused by scope, before any group is looked at.
             TestServer.Response readerLease = post(api, reader, BILLING + "/lease", "{\"owner\":\"r\"}");
-            assertThat(readerLease.status()).isEqualTo(403);
-            assertThat(readerLease.body().get("error").asText()).isEqualTo("forbidden");
+            assertError(readerLease, 403, ErrorCode.FORBIDDEN);
 
             // Bob's own group is his; alice is refused on it.
             TestServer.Response bobsLease = post(api, bob, SHIPPING + "/lease", "{\"owner\":\"b1\"}");
@@ -109,8 +110,7 @@ class ConsumerGroupAuthorizationTest {
 
             // An admin key acts on any group: the lease stays exclusive, the token still fences.
             TestServer.Response adminLease = post(api, admin, BILLING + "/lease", "{\"owner\":\"ops\"}");
-            assertThat(adminLease.status()).isEqualTo(409);
-            assertThat(adminLease.body().get("error").asText()).isEqualTo("lease_held");
+            assertError(adminLease, 409, ErrorCode.LEASE_HELD);
             assertThat(adminLease.body().has("token")).isFalse();
             TestServer.Response adminAsHolder = post(api, admin, BILLING + "/lease", "{\"owner\":\"a1\"}");
             assertThat(adminAsHolder.status()).as("the holder's owner string, from an admin key").isEqualTo(409);
@@ -122,18 +122,15 @@ class ConsumerGroupAuthorizationTest {
             // Granting is for admin keys only; once granted, bob may use billing (and is fenced like anyone).
             String grant = "{\"key\":\"" + bobKey.key().id() + "\"}";
             TestServer.Response bobGrants = post(api, bob, BILLING + "/grant", grant);
-            assertThat(bobGrants.status()).isEqualTo(403);
-            assertThat(bobGrants.body().get("error").asText()).isEqualTo("forbidden");
+            assertError(bobGrants, 403, ErrorCode.FORBIDDEN);
             TestServer.Response unknownKey = post(api, admin, BILLING + "/grant", "{\"key\":\"key_nope\"}");
-            assertThat(unknownKey.status()).isEqualTo(404);
-            assertThat(unknownKey.body().get("error").asText()).isEqualTo("unknown_key");
+            assertError(unknownKey, 404, ErrorCode.UNKNOWN_KEY);
             TestServer.Response granted = post(api, admin, BILLING + "/grant", grant);
             assertThat(granted.status()).isEqualTo(200);
             assertThat(granted.body().get("keys")).extracting(JsonNode::asText)
                     .containsExactly(aliceKey.key().id(), bobKey.key().id());
             TestServer.Response bobHeld = post(api, bob, BILLING + "/lease", "{\"owner\":\"a1-not-me\"}");
-            assertThat(bobHeld.status()).isEqualTo(409);
-            assertThat(bobHeld.body().get("error").asText()).isEqualTo("lease_held");
+            assertError(bobHeld, 409, ErrorCode.LEASE_HELD);
             TestServer.Response bobAsHolder = post(api, bob, BILLING + "/lease", "{\"owner\":\"a1\"}");
             assertThat(bobAsHolder.status()).as("the holder's owner string, from a granted key").isEqualTo(409);
             assertThat(bobAsHolder.body().get("error").asText()).isEqualTo("lease_held");
@@ -150,8 +147,7 @@ class ConsumerGroupAuthorizationTest {
             assertThat(Long.parseLong(bobToken.split("\\.")[0])).as("the fencing epoch increases").isGreaterThan(epoch);
             assertThat(bobTakes.body().get("committed_offset").asLong()).isEqualTo(31);
             TestServer.Response aliceStale = post(api, alice, BILLING + "/commit", commit(token, 400));
-            assertThat(aliceStale.status()).isEqualTo(409);
-            assertThat(aliceStale.body().get("error").asText()).isEqualTo("stale_token");
+            assertError(aliceStale, 409, ErrorCode.STALE_TOKEN);
             assertThat(post(api, bob, BILLING + "/commit", commit(bobToken, 40)).status()).isEqualTo(200);
 
             // An admin may create a group for a key by granting it before anyone leased it.

@@ -1,8 +1,10 @@
 package dev.interlace.integration.http;
 
+import static dev.interlace.integration.ApiAnswer.assertError;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.interlace.client.ErrorCode;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -75,18 +77,15 @@ class ConsumersApiTest {
             assertThat(lease.body().get("expires_at").asText()).endsWith("Z");
 
             TestServer.Response held = api.postJson(base + "/lease", "{\"owner\":\"w2\"}");
-            assertThat(held.status()).isEqualTo(409);
-            assertThat(held.body().get("error").asText()).isEqualTo("lease_held");
+            assertError(held, 409, ErrorCode.LEASE_HELD);
             assertThat(held.body().get("holder").asText()).isEqualTo("w1");
 
             assertThat(api.postJson(base + "/commit", "{\"token\":" + token + ",\"offset\":2}").body()
                     .get("committed_offset").asLong()).isEqualTo(2);
             TestServer.Response regressed = api.postJson(base + "/commit", "{\"token\":" + token + ",\"offset\":1}");
-            assertThat(regressed.status()).isEqualTo(409);
-            assertThat(regressed.body().get("error").asText()).isEqualTo("offset_regressed");
+            assertError(regressed, 409, ErrorCode.OFFSET_REGRESSED);
             TestServer.Response beyond = api.postJson(base + "/commit", "{\"token\":" + token + ",\"offset\":9}");
-            assertThat(beyond.status()).isEqualTo(422);
-            assertThat(beyond.body().get("error").asText()).isEqualTo("offset_beyond_head");
+            assertError(beyond, 422, ErrorCode.OFFSET_BEYOND_HEAD);
 
             JsonNode consumers = api.get("/streams/orders/consumers").body();
             assertThat(consumers.get("count").asInt()).as("billing and the flusher's own group").isEqualTo(2);
@@ -103,8 +102,7 @@ class ConsumersApiTest {
             assertThat(epoch(newToken)).isGreaterThan(epoch(token));
             assertThat(takeover.body().get("committed_offset").asLong()).isEqualTo(2);
             TestServer.Response stale = api.postJson(base + "/commit", "{\"token\":" + token + ",\"offset\":3}");
-            assertThat(stale.status()).isEqualTo(409);
-            assertThat(stale.body().get("error").asText()).isEqualTo("stale_token");
+            assertError(stale, 409, ErrorCode.STALE_TOKEN);
             assertThat(api.postJson(base + "/commit", "{\"token\":" + newToken + ",\"offset\":3}").status())
                     .isEqualTo(200);
 
@@ -129,8 +127,7 @@ class ConsumersApiTest {
 
             TestServer.Response reserved = api.postJson("/streams/orders/consumers/__flusher/lease",
                     "{\"owner\":\"intruder\"}");
-            assertThat(reserved.status()).isEqualTo(400);
-            assertThat(reserved.body().get("error").asText()).isEqualTo("reserved_group");
+            assertError(reserved, 400, ErrorCode.RESERVED_GROUP);
         }
         // A clean shutdown committed the flushed watermark and released the lease: the next start leases anew.
         try (TestServer api = TestServer.start(dataDirectory)) {

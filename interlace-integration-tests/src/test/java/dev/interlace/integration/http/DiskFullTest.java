@@ -1,9 +1,11 @@
 package dev.interlace.integration.http;
 
+import static dev.interlace.integration.ApiAnswer.assertError;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.interlace.client.ErrorCode;
 import dev.interlace.runtime.testing.Eventually;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -170,8 +172,7 @@ class DiskFullTest {
     }
 
     private static void assertLogUnavailable(TestServer.Response response) {
-        assertThat(response.status()).isEqualTo(503);
-        assertThat(response.body().get("error").asText()).isEqualTo("log_unavailable");
+        assertError(response, 503, ErrorCode.LOG_UNAVAILABLE);
         assertThat(response.header("Retry-After")).matches("[1-9][0-9]*");
     }
 

@@ -1,10 +1,12 @@
 package dev.interlace.integration.http;
 
+import static dev.interlace.integration.ApiAnswer.assertError;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.google.inject.AbstractModule;
 import com.google.inject.Module;
+import dev.interlace.client.ErrorCode;
 import dev.interlace.runtime.http.HttpLimits;
 import dev.interlace.runtime.log.StreamLog;
 import dev.interlace.runtime.testing.Eventually;
@@ -287,8 +289,7 @@ class HostileClientsTest {
         try (TestServer api = start(failingScrape)) {
             TestServer.Response response = api.send(api.request("/metrics").header("X-Request-Id", "boom-1")
                     .GET().build());
-            assertThat(response.status()).isEqualTo(500);
-            assertThat(response.body().get("error").asText()).isEqualTo("internal");
+            assertError(response, 500, ErrorCode.INTERNAL);
             assertThat(response.body().get("request_id").asText()).isEqualTo("boom-1");
             assertThat(response.body().get("message").asText()).doesNotContain("test fault");
             assertThat(api.get("/logs/api?request_id=boom-1").body().get("requests").get(0).get("status").asInt())
@@ -302,8 +303,7 @@ class HostileClientsTest {
             api.server.instance(StreamLog.class).close();
             TestServer.Response response = api.postJson("/streams/orders/consumers/billing/lease",
                     "{\"owner\": \"worker-1\"}");
-            assertThat(response.status()).isEqualTo(503);
-            assertThat(response.body().get("error").asText()).isEqualTo("log_unavailable");
+            assertError(response, 503, ErrorCode.LOG_UNAVAILABLE);
             assertThat(response.header("Retry-After")).isNotNull();
         }
     }

@@ -1,8 +1,10 @@
 package dev.interlace.integration.http;
 
+import static dev.interlace.integration.ApiAnswer.assertError;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.interlace.client.ErrorCode;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.http.HttpRequest;
@@ -28,8 +30,7 @@ class HostileJsonTest {
         String deep = "{\"order_id\":\"o1\",\"meta\":" + "[".repeat(200) + "]".repeat(200) + "}";
         try (TestServer api = TestServer.start(dataDirectory)) {
             TestServer.Response response = api.postJson("/streams/orders", deep);
-            assertThat(response.status()).isEqualTo(400);
-            assertThat(response.body().get("error").asText()).isEqualTo("malformed_json");
+            assertError(response, 400, ErrorCode.MALFORMED_JSON);
             assertThat(response.body().get("message").asText()).startsWith("JSON nested deeper than 128 levels")
                     .contains("line 1, column");
             assertThat(response.body().get("index").asInt()).isZero();
@@ -50,8 +51,7 @@ class HostileJsonTest {
         try (TestServer api = TestServer.start(dataDirectory)) {
             TestServer.Response response = api.postJson("/streams/orders", "[{\"order_id\":\"o0\"},"
                     + "{\"order_id\":\"o1\",\"meta\":{\"n\":" + "1".repeat(1001) + "}}]");
-            assertThat(response.status()).isEqualTo(400);
-            assertThat(response.body().get("error").asText()).isEqualTo("malformed_json");
+            assertError(response, 400, ErrorCode.MALFORMED_JSON);
             assertThat(response.body().get("message").asText())
                     .startsWith("a number longer than 1000 digits (the limit)");
             assertThat(response.body().get("index").asInt()).isEqualTo(1);

@@ -1,8 +1,10 @@
 package dev.interlace.integration.http;
 
+import static dev.interlace.integration.ApiAnswer.assertError;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.interlace.client.ErrorCode;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -18,8 +20,7 @@ class LimitsTest {
         try (TestServer api = TestServer.start(dataDirectory, "--max-body-bytes", "100")) {
             String big = "[" + "{\"order_id\":\"a\"},".repeat(10) + "{\"order_id\":\"b\"}]";
             TestServer.Response plain = api.postJson("/streams/orders", big);
-            assertThat(plain.status()).isEqualTo(413);
-            assertThat(plain.body().get("error").asText()).isEqualTo("payload_too_large");
+            assertError(plain, 413, ErrorCode.PAYLOAD_TOO_LARGE);
             TestServer.Response gzipped = api.postGzip("/streams/orders", big);
             assertThat(gzipped.status()).isEqualTo(413);
             assertThat(gzipped.body().get("message").asText()).contains("decompressed");
@@ -41,8 +42,7 @@ class LimitsTest {
             assertThat(api.postJson("/streams/orders", "[{\"order_id\":\"a\"},{\"order_id\":\"b\"}]").status())
                     .isEqualTo(200);
             TestServer.Response over = api.postJson("/streams/orders", "[{\"order_id\":\"c\"},{\"order_id\":\"d\"}]");
-            assertThat(over.status()).isEqualTo(429);
-            assertThat(over.body().get("error").asText()).isEqualTo("backpressure");
+            assertError(over, 429, ErrorCode.BACKPRESSURE);
             assertThat(over.header("Retry-After")).isEqualTo("1");
             assertThat(over.body().get("pending").asLong()).isEqualTo(2);
             assertThat(over.body().get("max_pending").asLong()).isEqualTo(3);
@@ -90,8 +90,7 @@ class LimitsTest {
         try (TestServer api = TestServer.start(dataDirectory, "--min-free-disk-bytes",
                 Long.toString(Long.MAX_VALUE))) {
             TestServer.Response response = api.postJson("/streams/orders", "{\"order_id\":\"a\"}");
-            assertThat(response.status()).isEqualTo(503);
-            assertThat(response.body().get("error").asText()).isEqualTo("log_unavailable");
+            assertError(response, 503, ErrorCode.LOG_UNAVAILABLE);
             assertThat(response.header("Retry-After")).isEqualTo("5");
             TestServer.Response ready = api.get("/health/ready");
             assertThat(ready.status()).isEqualTo(503);
@@ -105,7 +104,6 @@ class LimitsTest {
     private static void assertThreeEventsAreTooMany(TestServer api) {
         TestServer.Response response = api.postJson("/streams/orders",
                 "[{\"order_id\":\"a\"},{\"order_id\":\"b\"},{\"order_id\":\"c\"}]");
-        assertThat(response.status()).isEqualTo(413);
-        assertThat(response.body().get("error").asText()).isEqualTo("too_many_events");
+        assertError(response, 413, ErrorCode.TOO_MANY_EVENTS);
     }
 }

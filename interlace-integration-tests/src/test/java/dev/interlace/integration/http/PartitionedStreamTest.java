@@ -1,5 +1,6 @@
 package dev.interlace.integration.http;
 
+import static dev.interlace.integration.ApiAnswer.assertError;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -7,6 +8,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.google.inject.AbstractModule;
 import com.google.inject.Provides;
 import dev.interlace.annotations.Materialise;
+import dev.interlace.client.ErrorCode;
 import dev.interlace.integration.ClicksStream;
 import dev.interlace.integration.OrdersStream;
 import dev.interlace.integration.decoding.EvolvingStream;
@@ -436,8 +438,7 @@ class PartitionedStreamTest {
             List<String> second = new ArrayList<>(keysIn(1, 3, 1000));
             second.addAll(keysIn(3, 2, 1000));
             TestServer.Response partly = server.post("/streams/payments", "application/x-ndjson", events(second));
-            assertThat(partly.status()).isEqualTo(429);
-            assertThat(partly.body().get("error").asText()).isEqualTo("backpressure");
+            assertError(partly, 429, ErrorCode.BACKPRESSURE);
             assertThat(partly.header("Retry-After")).isNotNull();
             assertThat(partly.body().get("message").asText()).contains("partitions [3] are stored")
                     .contains("partitions [1] are not");

@@ -1,8 +1,10 @@
 package dev.interlace.integration.http;
 
+import static dev.interlace.integration.ApiAnswer.assertError;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.interlace.client.ErrorCode;
 import org.junit.jupiter.api.Test;
 
 /** {@code POST /streams/{name}} over real HTTP: bodies, deduplication, drift policies and every error code. */
@@ -75,8 +77,7 @@ class PublishApiTest extends ServerPerTest {
     void ndjsonErrorsNameTheLine() {
         TestServer.Response response = api.post("/streams/orders", "application/x-ndjson",
                 "{\"order_id\":\"n1\"}\n\n{\"order_id\":\"n2\"\n");
-        assertThat(response.status()).isEqualTo(400);
-        assertThat(response.body().get("error").asText()).isEqualTo("malformed_json");
+        assertError(response, 400, ErrorCode.MALFORMED_JSON);
         assertThat(response.body().get("line").asInt()).isEqualTo(3);
         assertThat(response.body().get("index").asInt()).isEqualTo(1);
         assertThat(api.head("orders")).isZero();
@@ -116,8 +117,7 @@ class PublishApiTest extends ServerPerTest {
             assertThat(retry.body().get("last_offset").asLong()).isEqualTo(headBefore + count);
 
             TestServer.Response malformed = api.postJson("/streams/orders", body.replace("}]", "]]"));
-            assertThat(malformed.status()).isEqualTo(400);
-            assertThat(malformed.body().get("error").asText()).isEqualTo("malformed_json");
+            assertError(malformed, 400, ErrorCode.MALFORMED_JSON);
             assertThat(api.head("orders")).isEqualTo(headBefore + count);
         }
     }
@@ -138,8 +138,7 @@ class PublishApiTest extends ServerPerTest {
                 .isEqualTo(200);
         TestServer.Response latin = api.post("/streams/orders", "application/json; charset=ISO-8859-1",
                 "{\"order_id\":\"m2\"}");
-        assertThat(latin.status()).isEqualTo(415);
-        assertThat(latin.body().get("error").asText()).isEqualTo("unsupported_media_type");
+        assertError(latin, 415, ErrorCode.UNSUPPORTED_MEDIA_TYPE);
         assertThat(api.post("/streams/orders", "text/plain", "{\"order_id\":\"m3\"}").status()).isEqualTo(415);
     }
 
@@ -162,8 +161,7 @@ class PublishApiTest extends ServerPerTest {
     @Test
     void malformedJsonIs400AndNothingIsStored() {
         TestServer.Response response = api.postJson("/streams/orders", "[{\"order_id\":\"ok\"},{\"order_id\":]");
-        assertThat(response.status()).isEqualTo(400);
-        assertThat(response.body().get("error").asText()).isEqualTo("malformed_json");
+        assertError(response, 400, ErrorCode.MALFORMED_JSON);
         assertThat(response.body().get("index").asInt()).isEqualTo(1);
         assertThat(response.body().get("request_id").asText()).isNotBlank();
         assertThat(api.head("orders")).isZero();
@@ -172,8 +170,7 @@ class PublishApiTest extends ServerPerTest {
     @Test
     void anArrayElementThatIsNotAnObjectIs400WithItsIndex() {
         TestServer.Response response = api.postJson("/streams/orders", "[{\"order_id\":\"ok\"}, 42]");
-        assertThat(response.status()).isEqualTo(400);
-        assertThat(response.body().get("error").asText()).isEqualTo("not_an_object");
+        assertError(response, 400, ErrorCode.NOT_AN_OBJECT);
         assertThat(response.body().get("index").asInt()).isEqualTo(1);
         assertThat(api.postJson("/streams/orders", "\"just a string\"").body().get("error").asText())
                 .isEqualTo("not_an_object");
@@ -183,8 +180,7 @@ class PublishApiTest extends ServerPerTest {
     void aDuplicateFieldIs400NamingTheField() {
         TestServer.Response response = api.postJson("/streams/orders",
                 "{\"order_id\":\"a\",\"total\":1,\"total\":2}");
-        assertThat(response.status()).isEqualTo(400);
-        assertThat(response.body().get("error").asText()).isEqualTo("duplicate_field");
+        assertError(response, 400, ErrorCode.DUPLICATE_FIELD);
         assertThat(response.body().get("field").asText()).isEqualTo("total");
         assertThat(api.head("orders")).isZero();
     }
@@ -192,8 +188,7 @@ class PublishApiTest extends ServerPerTest {
     @Test
     void anUnknownStreamIs404() {
         TestServer.Response response = api.postJson("/streams/nope", "{}");
-        assertThat(response.status()).isEqualTo(404);
-        assertThat(response.body().get("error").asText()).isEqualTo("unknown_stream");
+        assertError(response, 404, ErrorCode.UNKNOWN_STREAM);
         assertThat(api.get("/streams/nope").status()).isEqualTo(404);
     }
 
@@ -201,8 +196,7 @@ class PublishApiTest extends ServerPerTest {
     void rejectListsEveryFailingEventAndStoresNothing() {
         TestServer.Response response = api.postJson("/streams/orders",
                 "[{\"order_id\":\"good\"},{\"total\":\"abc\"},{\"order_id\":\"c\",\"colour\":\"red\"}]");
-        assertThat(response.status()).isEqualTo(422);
-        assertThat(response.body().get("error").asText()).isEqualTo("schema_violation");
+        assertError(response, 422, ErrorCode.SCHEMA_VIOLATION);
         JsonNode errors = response.body().get("errors");
         assertThat(errors).hasSize(3);
         assertThat(errors.get(0).get("index").asInt()).isEqualTo(1);

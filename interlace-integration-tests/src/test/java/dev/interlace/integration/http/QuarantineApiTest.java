@@ -1,8 +1,10 @@
 package dev.interlace.integration.http;
 
+import static dev.interlace.integration.ApiAnswer.assertError;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.interlace.client.ErrorCode;
 import dev.interlace.integration.OrdersStream;
 import dev.interlace.integration.decoding.EvolvingStream;
 import dev.interlace.runtime.auth.KeyFile;
@@ -87,8 +89,7 @@ class QuarantineApiTest {
                 assertThat(refused.body().get("error").asText()).isEqualTo("invalid_parameter");
             }
             TestServer.Response unknown = api.get("/streams/nope/quarantine");
-            assertThat(unknown.status()).isEqualTo(404);
-            assertThat(unknown.body().get("error").asText()).isEqualTo("unknown_stream");
+            assertError(unknown, 404, ErrorCode.UNKNOWN_STREAM);
         }
     }
 
@@ -124,14 +125,12 @@ class QuarantineApiTest {
 
             TestServer.Response unknown = api.postJson("/streams/clicks/quarantine/replay",
                     "{\"seqs\": [1, 9, 7, 9]}");
-            assertThat(unknown.status()).isEqualTo(404);
-            assertThat(unknown.body().get("error").asText()).isEqualTo("unknown_seq");
+            assertError(unknown, 404, ErrorCode.UNKNOWN_SEQ);
             assertThat(unknown.body().get("seqs")).extracting(JsonNode::asLong).containsExactly(9L, 7L);
             assertThat(unknown.body().get("message").asText()).contains("1..1");
 
             TestServer.Response noStream = api.postJson("/streams/nope/quarantine/replay", "{\"all\": true}");
-            assertThat(noStream.status()).isEqualTo(404);
-            assertThat(noStream.body().get("error").asText()).isEqualTo("unknown_stream");
+            assertError(noStream, 404, ErrorCode.UNKNOWN_STREAM);
 
             TestServer.Response stillInvalid = api.postJson("/streams/clicks/quarantine/replay", "{\"seqs\": [1]}");
             assertThat(stillInvalid.status()).isEqualTo(200);
@@ -218,8 +217,7 @@ class QuarantineApiTest {
             // Entries 1 and 3 hold 80 kB of events, more than the 64 KiB a publish may carry; read in order, 3 is
             // the first that does not fit.
             TestServer.Response refused = after.postJson("/streams/clicks/quarantine/replay", "{\"seqs\": [3, 1]}");
-            assertThat(refused.status()).isEqualTo(413);
-            assertThat(refused.body().get("error").asText()).isEqualTo("payload_too_large");
+            assertError(refused, 413, ErrorCode.PAYLOAD_TOO_LARGE);
             assertThat(refused.body().get("seqs")).extracting(JsonNode::asLong).containsExactly(3L);
             assertThat(refused.body().get("message").asText()).contains("65536", "nothing was replayed");
             assertThat(after.postJson("/streams/clicks/quarantine/replay", "{\"seqs\": [1, 2, 3], \"dry_run\": true}")
@@ -286,8 +284,7 @@ class QuarantineApiTest {
         }
         try (TestServer after = TestServer.startWith(data, withReferrer, "--max-pending", "1")) {
             TestServer.Response refused = after.postJson("/streams/clicks/quarantine/replay", "{\"seqs\": [1, 2]}");
-            assertThat(refused.status()).isEqualTo(429);
-            assertThat(refused.body().get("error").asText()).isEqualTo("backpressure");
+            assertError(refused, 429, ErrorCode.BACKPRESSURE);
             assertThat(refused.header("Retry-After")).isEqualTo("1");
             assertThat(refused.body().get("pending").asLong()).isZero();
             assertThat(refused.body().get("max_pending").asLong()).isEqualTo(1);

@@ -1,8 +1,10 @@
 package dev.interlace.integration.http;
 
+import static dev.interlace.integration.ApiAnswer.assertError;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.interlace.client.ErrorCode;
 import dev.interlace.client.InterlaceClient;
 import dev.interlace.client.PublishResult;
 import java.net.http.HttpRequest;
@@ -109,13 +111,11 @@ class ReadYourWritesTest {
             assertThat(future.header("Retry-After")).isEqualTo("1");
 
             TestServer.Response malformed = sql(api, "SELECT 1", "orders");
-            assertThat(malformed.status()).isEqualTo(400);
-            assertThat(malformed.body().get("error").asText()).isEqualTo("invalid_position");
+            assertError(malformed, 400, ErrorCode.INVALID_POSITION);
             TestServer.Response negative = sql(api, "SELECT 1", "orders:-3");
             assertThat(negative.body().get("error").asText()).isEqualTo("invalid_position");
             TestServer.Response unknown = sql(api, "SELECT 1", "nosuch:3");
-            assertThat(unknown.status()).isEqualTo(404);
-            assertThat(unknown.body().get("error").asText()).isEqualTo("unknown_stream");
+            assertError(unknown, 404, ErrorCode.UNKNOWN_STREAM);
 
             TestServer.Response reached = sql(api, "SELECT count(*) FROM streams.orders", position);
             assertThat(reached.status()).isEqualTo(200);

@@ -1,9 +1,11 @@
 package dev.interlace.integration.http;
 
+import static dev.interlace.integration.ApiAnswer.assertError;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.google.inject.Module;
+import dev.interlace.client.ErrorCode;
 import dev.interlace.runtime.ops.EpochMicros;
 import dev.interlace.runtime.testing.Eventually;
 import dev.interlace.runtime.testing.FaultModules;
@@ -99,8 +101,7 @@ class RecordsApiTest {
             assertThat(byKey.get("request_id").asText()).isEqualTo("req-first");
 
             TestServer.Response unknown = api.get("/correlate?request_id=never-sent");
-            assertThat(unknown.status()).isEqualTo(404);
-            assertThat(unknown.body().get("error").asText()).isEqualTo("unknown_request");
+            assertError(unknown, 404, ErrorCode.UNKNOWN_REQUEST);
             assertThat(api.get("/correlate?stream=clicks&key=nope").status()).isEqualTo(404);
             assertThat(api.get("/correlate").status()).isEqualTo(400);
             assertThat(api.get("/correlate?request_id=x&colour=red").body().get("error").asText())

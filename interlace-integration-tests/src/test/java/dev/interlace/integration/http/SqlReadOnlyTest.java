@@ -1,11 +1,13 @@
 package dev.interlace.integration.http;
 
+import static dev.interlace.integration.ApiAnswer.assertError;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.SoftAssertions.assertSoftly;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.google.inject.AbstractModule;
 import com.google.inject.Module;
+import dev.interlace.client.ErrorCode;
 import dev.interlace.runtime.flush.Flusher;
 import dev.interlace.runtime.sql.QueryLimits;
 import java.net.http.HttpRequest;
@@ -383,8 +385,7 @@ class SqlReadOnlyTest {
         Module shortTimeout = limits(QueryLimits.DEFAULTS.withTimeout(Duration.ofMillis(300)));
         try (TestServer api = TestServer.startWith(dataDirectory, TestServer.CATALOG, List.of(shortTimeout))) {
             TestServer.Response response = sql(api, "SELECT count(*) FROM range(10000000000000)");
-            assertThat(response.status()).isEqualTo(408);
-            assertThat(response.body().get("error").asText()).isEqualTo("query_timeout");
+            assertError(response, 408, ErrorCode.QUERY_TIMEOUT);
             api.postJson("/streams/orders", "{\"order_id\":\"o1\"}");
             assertThat(api.awaitFlushed("orders").get("watermark").asLong()).isEqualTo(1);
             assertThat(sql(api, "SELECT count(*) FROM streams.orders").body().get("rows").get(0).get(0).asLong())

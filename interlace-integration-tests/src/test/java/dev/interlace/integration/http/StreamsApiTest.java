@@ -1,9 +1,11 @@
 package dev.interlace.integration.http;
 
+import static dev.interlace.integration.ApiAnswer.assertError;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.interlace.client.ErrorCode;
 import dev.interlace.integration.ClicksStream;
 import dev.interlace.integration.OrdersStream;
 import dev.interlace.runtime.log.SqliteStreamLog;
@@ -125,8 +127,7 @@ class StreamsApiTest {
             assertThat(ready.status()).isEqualTo(200);
             assertThat(ready.body().get("status").asText()).isEqualTo("ready");
             TestServer.Response missing = api.get("/nothing/here");
-            assertThat(missing.status()).isEqualTo(404);
-            assertThat(missing.body().get("error").asText()).isEqualTo("not_found");
+            assertError(missing, 404, ErrorCode.NOT_FOUND);
             TestServer.Response wrongMethod = api.send(api.request("/streams")
                     .DELETE().build());
             assertThat(wrongMethod.status()).isEqualTo(405);

@@ -3,6 +3,7 @@ package dev.interlace.integration.http;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.google.inject.Module;
+import dev.interlace.integration.ApiAnswer;
 import dev.interlace.integration.ClicksStream;
 import dev.interlace.integration.OrdersStream;
 import dev.interlace.integration.decoding.EvolvingStream;
@@ -86,10 +87,7 @@ final class TestServer implements AutoCloseable {
     }
 
     /** A response: status, headers and parsed JSON body. */
-    record Response(int status, java.net.http.HttpHeaders headers, JsonNode body) {
-        String header(String name) {
-            return headers.firstValue(name).orElse(null);
-        }
+    record Response(int status, java.net.http.HttpHeaders headers, JsonNode body) implements ApiAnswer {
     }
 
     Response post(String path, String contentType, String body) {

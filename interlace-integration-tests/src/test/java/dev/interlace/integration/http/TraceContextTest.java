@@ -1,11 +1,13 @@
 package dev.interlace.integration.http;
 
+import static dev.interlace.integration.ApiAnswer.assertError;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.google.inject.AbstractModule;
 import com.google.inject.Module;
 import com.google.inject.multibindings.Multibinder;
+import dev.interlace.client.ErrorCode;
 import dev.interlace.runtime.flush.FlushListener;
 import dev.interlace.runtime.flush.RecentEvents;
 import dev.interlace.runtime.warehouse.Warehouse;
@@ -56,8 +58,7 @@ class TraceContextTest {
             assertThat(byRequest.body().get("publish").get("trace_id").asText()).isEqualTo(TRACE);
             assertThat(api.get("/correlate?trace_id=" + "2".repeat(32)).status()).isEqualTo(404);
             TestServer.Response bad = api.get("/correlate?trace_id=NOT-A-TRACE");
-            assertThat(bad.status()).isEqualTo(400);
-            assertThat(bad.body().get("error").asText()).isEqualTo("invalid_parameter");
+            assertError(bad, 400, ErrorCode.INVALID_PARAMETER);
         }
     }
 

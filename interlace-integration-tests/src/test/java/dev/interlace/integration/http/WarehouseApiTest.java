@@ -1,8 +1,10 @@
 package dev.interlace.integration.http;
 
+import static dev.interlace.integration.ApiAnswer.assertError;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.interlace.client.ErrorCode;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
@@ -85,8 +87,7 @@ class WarehouseApiTest {
             api.postJson("/streams/orders", "{\"order_id\":\"o1\"}");
             api.awaitFlushed("orders");
             TestServer.Response delete = sql(api, "DELETE FROM streams.orders");
-            assertThat(delete.status()).isEqualTo(403);
-            assertThat(delete.body().get("error").asText()).isEqualTo("read_only");
+            assertError(delete, 403, ErrorCode.READ_ONLY);
             TestServer.Response two = sql(api, "SELECT 1; DELETE FROM streams.orders");
             assertThat(two.status()).isEqualTo(400);
             assertThat(sql(api, "WITH x AS (SELECT 1) DELETE FROM streams.orders").status()).isEqualTo(403);
@@ -108,8 +109,7 @@ class WarehouseApiTest {
     void aQueryErrorIs400WithDuckDbsMessage() {
         try (TestServer api = TestServer.start(dataDirectory)) {
             TestServer.Response response = sql(api, "SELECT nope FROM streams.orders");
-            assertThat(response.status()).isEqualTo(400);
-            assertThat(response.body().get("error").asText()).isEqualTo("query_failed");
+            assertError(response, 400, ErrorCode.QUERY_FAILED);
             assertThat(response.body().get("message").asText()).contains("Referenced column \"nope\" not found");
         }
     }

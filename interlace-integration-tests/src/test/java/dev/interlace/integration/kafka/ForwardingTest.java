@@ -1,15 +1,17 @@
 package dev.interlace.integration.kafka;
 
+import static dev.interlace.integration.ApiAnswer.assertError;
 import static dev.interlace.integration.kafka.NodeFixtures.offsets;
 import static dev.interlace.integration.kafka.NodeFixtures.with;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.interlace.client.ErrorCode;
 import dev.interlace.client.InterlaceClient;
 import dev.interlace.client.testing.SelfSignedCertificate;
-import dev.interlace.runtime.config.ClusterSecret;
 import dev.interlace.runtime.cluster.ForwardSignature;
 import dev.interlace.runtime.cluster.Peers;
+import dev.interlace.runtime.config.ClusterSecret;
 import dev.interlace.runtime.testing.Eventually;
 import java.net.http.HttpRequest;
 import java.nio.charset.StandardCharsets;
@@ -83,8 +85,7 @@ class ForwardingTest extends KafkaNodeTest {
             new ForwardSignature(ClusterSecret.of(SECRET.getBytes(StandardCharsets.UTF_8)), Clock.systemUTC())
                     .headers(publish).forEach(signed::header);
             ServeNode.Response oneHop = other.send(signed.build());
-            assertThat(oneHop.status()).isEqualTo(503);
-            assertThat(oneHop.body().get("error").asText()).isEqualTo("no_sequencer");
+            assertError(oneHop, 503, ErrorCode.NO_SEQUENCER);
             assertThat(oneHop.body().get("message").asText()).contains(holder.uri.toString());
             assertThat(oneHop.body().get("request_id").asText()).isEqualTo("hop-1");
             assertThat(holder.get("/streams/orders").body().get("head").asLong()).isEqualTo(2);

@@ -1,10 +1,12 @@
 package dev.interlace.integration.kafka;
 
+import static dev.interlace.integration.ApiAnswer.assertError;
 import static dev.interlace.integration.kafka.NodeFixtures.offsets;
 import static dev.interlace.integration.kafka.NodeFixtures.rows;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.interlace.client.ErrorCode;
 import dev.interlace.log.kafka.testing.KafkaCluster;
 import java.nio.file.Path;
 import java.util.List;
@@ -89,8 +91,7 @@ class KafkaServeTest extends KafkaNodeTest {
             ServeNode.Response accepted = holder.publish("orders", TWO_ORDERS);
             assertThat(accepted.status()).as(holder.output()).isEqualTo(200);
             ServeNode.Response refused = other.publish("orders", "{\"order_id\": \"c\", \"total\": 3}");
-            assertThat(refused.status()).isEqualTo(503);
-            assertThat(refused.body().get("error").asText()).isEqualTo("no_sequencer");
+            assertError(refused, 503, ErrorCode.NO_SEQUENCER);
             assertThat(refused.body().get("message").asText()).contains(holder.uri.toString());
             assertThat(refused.header("Retry-After")).isNotNull();
 

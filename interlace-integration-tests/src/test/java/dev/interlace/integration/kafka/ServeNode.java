@@ -3,6 +3,7 @@ package dev.interlace.integration.kafka;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.interlace.client.TrustedCertificates;
+import dev.interlace.integration.ApiAnswer;
 import dev.interlace.runtime.testing.Eventually;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -59,17 +60,13 @@ final class ServeNode implements AutoCloseable {
      * replica unless {@code flags} set {@code --kafka-replication-factor} and {@code --kafka-min-insync-replicas}.
      */
     static ServeNode start(Path dataDirectory, String bootstrap, String prefix, String... flags) throws IOException {
-        ServeNode node = launch(SERVE, dataDirectory, bootstrap, prefix, flags);
-        node.awaitReady();
-        return node;
+        return ready(launch(SERVE, dataDirectory, bootstrap, prefix, flags));
     }
 
     /** The same with {@link UnfencedServeMain}: sequencers that fence nobody, for negative controls only. */
     static ServeNode startUnfenced(Path dataDirectory, String bootstrap, String prefix, String... flags)
             throws IOException {
-        ServeNode node = launch(UnfencedServeMain.class.getName(), dataDirectory, bootstrap, prefix, flags);
-        node.awaitReady();
-        return node;
+        return ready(launch(UnfencedServeMain.class.getName(), dataDirectory, bootstrap, prefix, flags));
     }
 
     /**
@@ -78,18 +75,14 @@ final class ServeNode implements AutoCloseable {
      */
     static ServeNode startPartitioned(Path dataDirectory, String bootstrap, String prefix, int partitions,
             boolean unfenced, String... flags) throws IOException {
-        ServeNode node = launch(PartitionedServeMain.class.getName(), List.of(Integer.toString(partitions),
-                unfenced ? "unfenced" : "fenced"), dataDirectory, bootstrap, prefix, flags);
-        node.awaitReady();
-        return node;
+        return ready(launch(PartitionedServeMain.class.getName(), List.of(Integer.toString(partitions),
+                unfenced ? "unfenced" : "fenced"), dataDirectory, bootstrap, prefix, flags));
     }
 
     /** The same with {@link SequencerFaultServeMain}: the sequencer of one stream dies on its first commit. */
     static ServeNode startWithDyingSequencer(Path dataDirectory, String bootstrap, String prefix, String... flags)
             throws IOException {
-        ServeNode node = launch(SequencerFaultServeMain.class.getName(), dataDirectory, bootstrap, prefix, flags);
-        node.awaitReady();
-        return node;
+        return ready(launch(SequencerFaultServeMain.class.getName(), dataDirectory, bootstrap, prefix, flags));
     }
 
     /** Runs {@code serve} expecting it to refuse to start: its exit code, and its output after it. */
@@ -154,8 +147,10 @@ final class ServeNode implements AutoCloseable {
         return node;
     }
 
-    private void awaitReady() throws IOException {
-        awaitReady(1);
+    /** {@code node}, once it listens. */
+    private static ServeNode ready(ServeNode node) throws IOException {
+        node.awaitReady(1);
+        return node;
     }
 
     /** Waits until the output says {@code times} times that the node listens (a restarted node appends to it). */
@@ -185,10 +180,7 @@ final class ServeNode implements AutoCloseable {
     }
 
     /** A response: status, headers and JSON body. */
-    record Response(int status, HttpHeaders headers, JsonNode body) {
-        String header(String name) {
-            return headers.firstValue(name).orElse(null);
-        }
+    record Response(int status, HttpHeaders headers, JsonNode body) implements ApiAnswer {
     }
 
     Response publish(String stream, String body) {

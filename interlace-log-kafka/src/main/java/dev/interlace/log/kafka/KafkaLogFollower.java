@@ -3,12 +3,14 @@ package dev.interlace.log.kafka;
 import dev.interlace.runtime.log.AppendListener;
 import dev.interlace.runtime.log.AppendRequest;
 import dev.interlace.runtime.log.AppendResult;
+import dev.interlace.runtime.log.ConsumerGroups;
 import dev.interlace.runtime.log.FollowerGroups;
-import dev.interlace.runtime.log.Leases;
+import dev.interlace.runtime.log.ForwardingConsumerGroups;
+import dev.interlace.runtime.log.ForwardingPublishRecords;
 import dev.interlace.runtime.log.LogEntry;
 import dev.interlace.runtime.log.LogUnavailableException;
 import dev.interlace.runtime.log.PayloadAllowance;
-import dev.interlace.runtime.log.PublishRecord;
+import dev.interlace.runtime.log.PublishRecords;
 import dev.interlace.runtime.log.QuarantineEntry;
 import dev.interlace.runtime.log.ReplayRequest;
 import dev.interlace.runtime.log.ReplayResult;
@@ -36,7 +38,7 @@ import org.apache.kafka.common.TopicPartition;
  * behind a trim stops flushing the stream, and the query process is rebuilt from what the log holds).
  * Appends, replays, trims and grants are refused.
  */
-public final class KafkaLogFollower implements StreamLog {
+public final class KafkaLogFollower implements StreamLog, ForwardingConsumerGroups, ForwardingPublishRecords {
 
     private static final Duration CATCH_UP_TIMEOUT = Duration.ofSeconds(60);
 
@@ -209,39 +211,13 @@ public final class KafkaLogFollower implements StreamLog {
     }
 
     @Override
-    public Leases.LeaseResult lease(String stream, String group, String owner, Duration ttl, Leases.Actor actor) {
-        return groups.lease(stream, group, owner, ttl, actor);
+    public ConsumerGroups consumerGroups() {
+        return groups;
     }
 
     @Override
-    public Leases.CommitResult commit(String stream, String group, Leases.Token token, long offset,
-            Leases.Actor actor) {
-        return groups.commit(stream, group, token, offset, actor);
-    }
-
-    @Override
-    public Leases.ReleaseResult release(String stream, String group, Leases.Token token, Leases.Actor actor) {
-        return groups.release(stream, group, token, actor);
-    }
-
-    @Override
-    public Leases.Group grant(String stream, String group, String keyId) {
-        return groups.grant(stream, group, keyId);
-    }
-
-    @Override
-    public List<Leases.Group> groups(String stream) {
-        return groups.groups(stream);
-    }
-
-    @Override
-    public PublishRecord.Page publishes(PublishRecord.Filter filter) {
-        return publishRecords.publishes(filter);
-    }
-
-    @Override
-    public List<String> traceIds(String stream, long afterOffset, long throughOffset) {
-        return publishRecords.traceIds(stream, afterOffset, throughOffset);
+    public PublishRecords publishRecords() {
+        return publishRecords;
     }
 
     /** The node trims the publish records. */

@@ -2,15 +2,18 @@ package dev.interlace.log.kafka;
 
 import dev.interlace.runtime.dedup.DedupIndex;
 import dev.interlace.runtime.dedup.SegmentListener;
+import dev.interlace.runtime.health.ComponentHealth;
 import dev.interlace.runtime.log.AppendListener;
 import dev.interlace.runtime.log.AppendRequest;
 import dev.interlace.runtime.log.AppendResult;
-import dev.interlace.runtime.log.Leases;
+import dev.interlace.runtime.log.ConsumerGroups;
+import dev.interlace.runtime.log.ForwardingConsumerGroups;
+import dev.interlace.runtime.log.ForwardingPublishRecords;
 import dev.interlace.runtime.log.LogEntry;
 import dev.interlace.runtime.log.LogSettings;
 import dev.interlace.runtime.log.LogUnavailableException;
 import dev.interlace.runtime.log.PayloadAllowance;
-import dev.interlace.runtime.log.PublishRecord;
+import dev.interlace.runtime.log.PublishRecords;
 import dev.interlace.runtime.log.QuarantineEntry;
 import dev.interlace.runtime.log.ReplayRequest;
 import dev.interlace.runtime.log.ReplayResult;
@@ -18,7 +21,6 @@ import dev.interlace.runtime.log.Sequencers;
 import dev.interlace.runtime.log.StreamHead;
 import dev.interlace.runtime.log.StreamLog;
 import dev.interlace.runtime.log.Watermarks;
-import dev.interlace.runtime.health.ComponentHealth;
 import dev.interlace.runtime.stream.StreamDescriptor;
 import java.time.Clock;
 import java.time.Duration;
@@ -55,7 +57,8 @@ import org.apache.kafka.common.TopicPartition;
  * brokers (with {@code flush.messages=1} on the topics, also fsynced). A request is atomic: read-committed readers
  * see all of its records or none. A {@link #replay} is the same, with its replay marks in the transaction too.
  */
-public final class KafkaStreamLog implements StreamLog, Sequencers {
+public final class KafkaStreamLog implements StreamLog, ForwardingConsumerGroups, ForwardingPublishRecords,
+        Sequencers {
 
     private static final Logger LOG = Logger.getLogger(KafkaStreamLog.class.getName());
     private static final Duration CATCH_UP_TIMEOUT = Duration.ofSeconds(60);
@@ -417,46 +420,15 @@ public final class KafkaStreamLog implements StreamLog, Sequencers {
     // ================================================================== ConsumerGroups (see KafkaConsumerGroups)
 
     @Override
-    public Leases.LeaseResult lease(String stream, String group, String owner, Duration ttl, Leases.Actor actor) {
-        return groups.lease(stream, group, owner, ttl, actor);
-    }
-
-    @Override
-    public Leases.CommitResult commit(String stream, String group, Leases.Token token, long offset,
-            Leases.Actor actor) {
-        return groups.commit(stream, group, token, offset, actor);
-    }
-
-    @Override
-    public Leases.ReleaseResult release(String stream, String group, Leases.Token token, Leases.Actor actor) {
-        return groups.release(stream, group, token, actor);
-    }
-
-    @Override
-    public Leases.Group grant(String stream, String group, String keyId) {
-        return groups.grant(stream, group, keyId);
-    }
-
-    @Override
-    public List<Leases.Group> groups(String stream) {
-        return groups.groups(stream);
+    public ConsumerGroups consumerGroups() {
+        return groups;
     }
 
     // ================================================================== PublishRecords (see KafkaPublishRecords)
 
     @Override
-    public PublishRecord.Page publishes(PublishRecord.Filter filter) {
-        return publishRecords.publishes(filter);
-    }
-
-    @Override
-    public List<String> traceIds(String stream, long afterOffset, long throughOffset) {
-        return publishRecords.traceIds(stream, afterOffset, throughOffset);
-    }
-
-    @Override
-    public long trimPublishes(long beforeMicros) {
-        return publishRecords.trimPublishes(beforeMicros);
+    public PublishRecords publishRecords() {
+        return publishRecords;
     }
 
     // ================================================================== closing

@@ -13,15 +13,7 @@ import java.util.TreeSet;
  * takes publishes joins it under its advertised URL) and the holders of unexpired flush leases, of the shared
  * warehouse and of every replica (a warehouse-only node sequences nothing, but flushes under its URL), with this node.
  */
-final class LogMembers implements ClusterNodes {
-
-    private final KafkaStreamLog log;
-    private final Clock clock;
-
-    LogMembers(KafkaStreamLog log, Clock clock) {
-        this.log = log;
-        this.clock = clock;
-    }
+record LogMembers(KafkaStreamLog log, Clock clock) implements ClusterNodes {
 
     @Override
     public Set<String> members() {

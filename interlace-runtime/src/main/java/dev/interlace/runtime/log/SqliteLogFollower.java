@@ -5,9 +5,6 @@ import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Clock;
-import java.time.Duration;
-import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.logging.Level;
@@ -23,7 +20,7 @@ import java.util.logging.Logger;
  * trims do not wait for the replica, and nothing here writes to the server's file. Appends, replays, trims and grants
  * are refused.
  */
-public final class SqliteLogFollower extends SqliteLogReads {
+public final class SqliteLogFollower extends SqliteLogReads implements ForwardingConsumerGroups {
 
     private static final Logger LOG = Logger.getLogger(SqliteLogFollower.class.getName());
     static final long POLL_MILLIS = 20;
@@ -118,29 +115,8 @@ public final class SqliteLogFollower extends SqliteLogReads {
     }
 
     @Override
-    public Leases.LeaseResult lease(String stream, String group, String owner, Duration ttl, Leases.Actor actor) {
-        return groups.lease(stream, group, owner, ttl, actor);
-    }
-
-    @Override
-    public Leases.CommitResult commit(String stream, String group, Leases.Token token, long offset,
-            Leases.Actor actor) {
-        return groups.commit(stream, group, token, offset, actor);
-    }
-
-    @Override
-    public Leases.ReleaseResult release(String stream, String group, Leases.Token token, Leases.Actor actor) {
-        return groups.release(stream, group, token, actor);
-    }
-
-    @Override
-    public Leases.Group grant(String stream, String group, String keyId) {
-        return groups.grant(stream, group, keyId);
-    }
-
-    @Override
-    public List<Leases.Group> groups(String stream) {
-        return groups.groups(stream);
+    public ConsumerGroups consumerGroups() {
+        return groups;
     }
 
     /** The server trims its publish records. */
