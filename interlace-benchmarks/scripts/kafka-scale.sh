@@ -53,36 +53,9 @@ if [ "$build" = yes ]; then
 fi
 classpath=$(cat "$work/classpath.txt")
 
-declare -A pids=()
-stop() {
-  if [ -n "${pids[$1]:-}" ]; then
-    kill "${pids[$1]}" 2>/dev/null || true
-    wait "${pids[$1]}" 2>/dev/null || true
-    unset "pids[$1]"
-  fi
-}
-stop_all() {
-  for name in "${!pids[@]}"; do
-    stop "$name"
-  done
-}
-trap stop_all EXIT
-
-free_port() {
-  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
-
-java -Djava.io.tmpdir="$work" -cp "$classpath" dev.interlace.benchmarks.KafkaBroker start >"$work/broker.out" 2>&1 &
-pids[broker]=$!
-bootstrap=""
-for _ in $(seq 1 720); do
-  bootstrap=$(awk '/^bootstrap / {print $2}' "$work/broker.out")
-  [ -n "$bootstrap" ] && break
-  kill -0 "${pids[broker]}" 2>/dev/null || break
-  sleep 0.25
-done
-[ -n "$bootstrap" ] || { cat "$work/broker.out"; echo "the broker did not start" >&2; exit 1; }
-broker_jvm=$(pgrep -P "${pids[broker]}" -f kafka.Kafka | head -1)
+# shellcheck source=kafka-lib.sh
+. "$script_dir/kafka-lib.sh"
+start_broker
 
 # node NAME CORE PARTITIONS PREFIX: an ingest node pinned to CORE serving orders with PARTITIONS; sets $url.
 node() {
