@@ -2,17 +2,11 @@ package dev.interlace.log.kafka;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.interlace.runtime.log.AppendRequest;
 import dev.interlace.runtime.log.AppendResult;
 import dev.interlace.runtime.log.LogEntry;
-import dev.interlace.runtime.testing.Eventually;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.UUID;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -28,24 +22,10 @@ class FreshTakeoverTest extends SharedBrokerTest {
 
     @Test
     void aFreshNodeTakesOverWithoutReadingTheStreamsHistory() throws Exception {
-        List<Long> offsets = new ArrayList<>();
+        List<Long> offsets;
         try (KafkaStreamLog first = open("first")) {
             first.register(orders);
-            for (int from = 0; from < KEYS; from += BATCH) {
-                List<AppendRequest.Entry> events = new ArrayList<>();
-                for (int i = from; i < Math.min(KEYS, from + BATCH); i++) {
-                    events.add(new AppendRequest.Event(("{\"id\":\"key-" + i + "\"}").getBytes(
-                            StandardCharsets.UTF_8), "key-" + i));
-                }
-                AppendResult result = Eventually.retrying("the node sequences the stream", Duration.ofSeconds(60),
-                        ExecutionException.class, () -> first.append(new AppendRequest("orders", "req-"
-                                + UUID.randomUUID(), System.currentTimeMillis() * 1_000, "v1", events))
-                                .get(30, TimeUnit.SECONDS));
-                for (AppendResult.EntryResult entry : ((AppendResult.Committed) result).entries()) {
-                    assertThat(entry.status()).isIn(AppendResult.Status.ACCEPTED, AppendResult.Status.DUPLICATE);
-                    offsets.add(entry.offset());
-                }
-            }
+            offsets = KeyedAppends.append(first, KEYS, BATCH);
         }
         try (KafkaStreamLog fresh = open("fresh")) {
             fresh.register(orders);

@@ -5,10 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.interlace.log.kafka.testing.KafkaCluster;
 import dev.interlace.runtime.dedup.KeyHash;
 import dev.interlace.runtime.dedup.SegmentFile;
-import dev.interlace.runtime.log.AppendRequest;
 import dev.interlace.runtime.log.AppendResult;
 import dev.interlace.runtime.testing.Eventually;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -16,9 +14,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.logging.Handler;
 import java.util.logging.LogRecord;
@@ -145,25 +141,10 @@ class PublishedIndexTest extends SharedBrokerTest {
 
     /** Stores {@value #KEYS} keys through a first holder, waits until its segments are published, closes it. */
     private List<Long> storeThroughAHolderThatLeaves() throws Exception {
-        List<Long> offsets = new ArrayList<>();
+        List<Long> offsets;
         try (KafkaStreamLog first = open("first")) {
             first.register(orders);
-            for (int from = 0; from < KEYS; from += 20) {
-                List<AppendRequest.Entry> events = new ArrayList<>();
-                for (int i = from; i < Math.min(KEYS, from + 20); i++) {
-                    events.add(new AppendRequest.Event(("{\"id\":\"key-" + i + "\"}").getBytes(
-                            StandardCharsets.UTF_8), "key-" + i));
-                }
-                AppendResult result = Eventually.retrying("the node sequences the stream", Duration.ofSeconds(60),
-                        ExecutionException.class, () -> first.append(new AppendRequest("orders", "req-"
-                                + UUID.randomUUID(), System.currentTimeMillis() * 1_000, "v1", events))
-                                .get(30, TimeUnit.SECONDS));
-                for (AppendResult.EntryResult entry : ((AppendResult.Committed) result).entries()) {
-                    // A retry of an attempt that failed but was stored is deduplicated to it.
-                    assertThat(entry.status()).isIn(AppendResult.Status.ACCEPTED, AppendResult.Status.DUPLICATE);
-                    offsets.add(entry.offset());
-                }
-            }
+            offsets = KeyedAppends.append(first, KEYS, 20);
             // A seal is put in use at the commit after it: a key more each time the publication is looked at.
             IndexTopic index = published.of("orders");
             int[] fillers = {0};
