@@ -188,9 +188,28 @@ final class ServeNode implements AutoCloseable {
                 .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body)).build());
     }
 
+    /**
+     * {@code POST /sql}, sent again (as a client following {@code Retry-After} would, for up to two minutes) while the
+     * node answers that its query process is still starting: on a loaded machine the first query's start of that JVM
+     * may take longer than the query's time limit.
+     */
     Response sql(String query) {
-        return send(HttpRequest.newBuilder(uri.resolve("/sql")).header("Content-Type", "text/plain")
-                .POST(HttpRequest.BodyPublishers.ofString(query)).build());
+        long until = System.nanoTime() + java.util.concurrent.TimeUnit.MINUTES.toNanos(2);
+        while (true) {
+            Response answer = send(HttpRequest.newBuilder(uri.resolve("/sql")).header("Content-Type", "text/plain")
+                    .POST(HttpRequest.BodyPublishers.ofString(query)).build());
+            boolean starting = answer.status() == 503 && answer.body() != null
+                    && answer.body().path("message").asText().startsWith("the query process is starting");
+            if (!starting || System.nanoTime() > until) {
+                return answer;
+            }
+            try {
+                Thread.sleep(1_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return answer;
+            }
+        }
     }
 
     /** {@code POST path} with a body of {@code contentType} and extra headers, given as name, value, name, ... */
