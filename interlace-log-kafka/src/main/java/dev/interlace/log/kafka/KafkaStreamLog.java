@@ -254,7 +254,7 @@ public final class KafkaStreamLog implements StreamLog, ForwardingConsumerGroups
         TopicPartition events = topics.events(stream.name());
         TopicPartition quarantine = topics.quarantine(stream.name());
         views.route(stream.name());
-        tailer.follow(Set.of(events, quarantine), Set.of(events)); // the newest events only
+        tailer.follow(Set.of(events, quarantine), Set.of(events, quarantine)); // the newest records only
         try {
             tailer.awaitCaughtUp(topics.stableEnds(List.of(events, quarantine, topics.state())), CATCH_UP_TIMEOUT);
         } catch (InterruptedException e) {
