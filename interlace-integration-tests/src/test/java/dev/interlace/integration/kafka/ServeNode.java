@@ -85,6 +85,16 @@ final class ServeNode implements AutoCloseable {
         return ready(launch(SequencerFaultServeMain.class.getName(), dataDirectory, bootstrap, prefix, flags));
     }
 
+    /**
+     * The same with {@link PublishedIndexFaultServeMain}: small deduplication segments, and a halt at {@code fault}'s
+     * step of their publication (its {@code trigger}-th time).
+     */
+    static ServeNode startWithIndexFault(Path dataDirectory, String bootstrap, String prefix, PublicationFault fault,
+            int trigger, String... flags) throws IOException {
+        return ready(launch(PublishedIndexFaultServeMain.class.getName(), List.of(fault.argument(),
+                Integer.toString(trigger)), dataDirectory, bootstrap, prefix, flags));
+    }
+
     /** Runs {@code serve} expecting it to refuse to start: its exit code, and its output after it. */
     static String refusedStart(Path dataDirectory, String bootstrap, String prefix) throws Exception {
         ServeNode node = launch(SERVE, dataDirectory, bootstrap, prefix);

@@ -83,6 +83,8 @@ final class IndexTopic implements RemoteRuns {
 
     private record InUse(List<Path> files, long sealedThrough) {}
 
+    private record Tombstone(String file, int part, Future<RecordMetadata> sent) {}
+
     IndexTopic(String stream, Topics topics, Readers readers, IndexTopics shared) {
         this.stream = stream;
         this.seals = topics.indexSeals(stream);
@@ -358,18 +360,20 @@ final class IndexTopic implements RemoteRuns {
         KafkaProducer<byte[], byte[]> producer = shared.producer();
         producer.send(new ProducerRecord<>(seals.topic(), 0, SEAL_KEY, encode(new Seal(inUse.sealedThrough(),
                 copies)))).get(SEND_SECONDS, TimeUnit.SECONDS);
+        shared.listener().sealed(stream, inUse.sealedThrough());
         // The copies no seal names any more: the last seal's, and any uploaded for a set that changed before its seal.
-        List<Future<RecordMetadata>> tombstones = new ArrayList<>();
+        List<Tombstone> tombstones = new ArrayList<>();
         for (Map.Entry<String, Copy> old : known.entrySet()) {
             if (copies.get(old.getKey()) != old.getValue()) {
                 for (int i = 0; i < old.getValue().partOffsets().length; i++) {
-                    tombstones.add(producer.send(new ProducerRecord<>(parts.topic(), 0,
-                            partKey(old.getKey(), old.getValue().copy(), i), null)));
+                    tombstones.add(new Tombstone(old.getKey(), i, producer.send(new ProducerRecord<>(parts.topic(), 0,
+                            partKey(old.getKey(), old.getValue().copy(), i), null))));
                 }
             }
         }
-        for (Future<RecordMetadata> tombstone : tombstones) {
-            tombstone.get(SEND_SECONDS, TimeUnit.SECONDS);
+        for (Tombstone tombstone : tombstones) {
+            tombstone.sent().get(SEND_SECONDS, TimeUnit.SECONDS);
+            shared.listener().tombstoned(stream, tombstone.file(), tombstone.part());
         }
         known.keySet().retainAll(copies.keySet());
         lastSeal = copies;
@@ -406,6 +410,7 @@ final class IndexTopic implements RemoteRuns {
             long[] offsets = new long[count];
             for (int i = 0; i < count; i++) {
                 offsets[i] = sends.get(i).get(SEND_SECONDS, TimeUnit.SECONDS).offset();
+                shared.listener().partSent(stream, name, i, count);
             }
             return new Copy(copy, range[0], range[1], size, runOffset, offsets);
         }

@@ -21,6 +21,7 @@ final class IndexTopics implements AutoCloseable {
     private final String clientId;
     private final Topics topics;
     private final Readers readers;
+    private final IndexPublicationListener listener;
     private final Map<String, IndexTopic> byStream = new ConcurrentHashMap<>();
     private final ExecutorService publisher = Executors.newSingleThreadExecutor(runnable -> {
         Thread thread = new Thread(runnable, "interlace-dedup-publisher");
@@ -32,6 +33,11 @@ final class IndexTopics implements AutoCloseable {
     private boolean closed;
 
     IndexTopics(String bootstrap, String clientId, Topics topics, Readers readers) {
+        this(bootstrap, clientId, topics, readers, IndexPublicationListener.NONE);
+    }
+
+    IndexTopics(String bootstrap, String clientId, Topics topics, Readers readers, IndexPublicationListener listener) {
+        this.listener = listener;
         this.bootstrap = bootstrap;
         this.clientId = clientId;
         this.topics = topics;
@@ -41,6 +47,11 @@ final class IndexTopics implements AutoCloseable {
     /** The published index of {@code stream}. */
     IndexTopic of(String stream) {
         return byStream.computeIfAbsent(stream, name -> new IndexTopic(name, topics, readers, this));
+    }
+
+    /** Told of each step of a publication. */
+    IndexPublicationListener listener() {
+        return listener;
     }
 
     void publishLater(Runnable publication) {

@@ -109,7 +109,7 @@ public final class KafkaLogFollower implements StreamLog, ForwardingConsumerGrou
         TopicPartition eventsTopic = topics.events(stream.name());
         TopicPartition quarantineTopic = topics.quarantine(stream.name());
         views.route(stream.name());
-        tailer.follow(Set.of(eventsTopic, quarantineTopic), Set.of(eventsTopic)); // the newest events only
+        tailer.follow(Set.of(eventsTopic, quarantineTopic), Set.of(eventsTopic, quarantineTopic)); // newest only
         try {
             tailer.awaitCaughtUp(topics.stableEnds(List.of(eventsTopic, quarantineTopic, topics.state())),
                     CATCH_UP_TIMEOUT);

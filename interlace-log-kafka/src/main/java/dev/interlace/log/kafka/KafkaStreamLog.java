@@ -103,13 +103,26 @@ public final class KafkaStreamLog implements StreamLog, ForwardingConsumerGroups
      *     {@link #watermarks()} add what the cluster's flusher committed
      */
     public KafkaStreamLog(KafkaLogSettings kafka, LogSettings settings, Watermarks materialised, Clock clock) {
-        this(kafka, settings, materialised, clock, Fencing.TRANSACTIONAL, ComponentHealth.unwatched(), STANDBY_PERIOD);
+        this(kafka, settings, materialised, clock, Fencing.TRANSACTIONAL, ComponentHealth.unwatched(), STANDBY_PERIOD,
+                SegmentListener.NONE, IndexPublicationListener.NONE);
     }
 
     /** The same, reporting a sequencer that died or a failed watchdog or standby round to {@code components}. */
     public KafkaStreamLog(KafkaLogSettings kafka, LogSettings settings, Watermarks materialised, Clock clock,
             ComponentHealth components) {
-        this(kafka, settings, materialised, clock, Fencing.TRANSACTIONAL, components, STANDBY_PERIOD);
+        this(kafka, settings, materialised, clock, Fencing.TRANSACTIONAL, components, STANDBY_PERIOD,
+                SegmentListener.NONE, IndexPublicationListener.NONE);
+    }
+
+    /**
+     * The same, telling {@code segments} of the steps of the sequencer indexes' files and {@code publication} of
+     * those of their publication: crash tests stop the process there (a test module reaches this constructor; no
+     * flag does).
+     */
+    KafkaStreamLog(KafkaLogSettings kafka, LogSettings settings, Watermarks materialised, Clock clock,
+            SegmentListener segments, IndexPublicationListener publication) {
+        this(kafka, settings, materialised, clock, Fencing.TRANSACTIONAL, ComponentHealth.unwatched(), STANDBY_PERIOD,
+                segments, publication);
     }
 
     /**
@@ -119,7 +132,8 @@ public final class KafkaStreamLog implements StreamLog, ForwardingConsumerGroups
      */
     KafkaStreamLog(KafkaLogSettings kafka, LogSettings settings, Watermarks materialised, Clock clock,
             Fencing fencing) {
-        this(kafka, settings, materialised, clock, fencing, ComponentHealth.unwatched(), STANDBY_PERIOD);
+        this(kafka, settings, materialised, clock, fencing, ComponentHealth.unwatched(), STANDBY_PERIOD,
+                SegmentListener.NONE, IndexPublicationListener.NONE);
     }
 
     /**
@@ -128,11 +142,13 @@ public final class KafkaStreamLog implements StreamLog, ForwardingConsumerGroups
      */
     KafkaStreamLog(KafkaLogSettings kafka, LogSettings settings, Watermarks materialised, Clock clock,
             Duration standbyPeriod) {
-        this(kafka, settings, materialised, clock, Fencing.TRANSACTIONAL, ComponentHealth.unwatched(), standbyPeriod);
+        this(kafka, settings, materialised, clock, Fencing.TRANSACTIONAL, ComponentHealth.unwatched(), standbyPeriod,
+                SegmentListener.NONE, IndexPublicationListener.NONE);
     }
 
     private KafkaStreamLog(KafkaLogSettings kafka, LogSettings settings, Watermarks materialised, Clock clock,
-            Fencing fencing, ComponentHealth components, Duration standbyPeriod) {
+            Fencing fencing, ComponentHealth components, Duration standbyPeriod, SegmentListener segments,
+            IndexPublicationListener publication) {
         this.kafka = kafka;
         this.admin = Topics.connect(kafka, kafka.topicPrefix() + "admin");
         this.topics = new Topics(admin, kafka.topicPrefix(), kafka.replicationFactor(), kafka.minInsyncReplicas());
@@ -166,9 +182,9 @@ public final class KafkaStreamLog implements StreamLog, ForwardingConsumerGroups
         }
         this.readers = new Readers(kafka.bootstrap(), kafka.topicPrefix() + "reader");
         views.search().readWith(readers);
-        this.indexes = new SequencerIndexes(kafka.indexDirectory(), settings.dedup(), SegmentListener.NONE, clock,
-                localKeys, new IndexTopics(kafka.bootstrap(), kafka.topicPrefix() + "dedup-publisher", topics,
-                        readers));
+        this.indexes = new SequencerIndexes(kafka.indexDirectory(), settings.dedup(), segments, clock, localKeys,
+                new IndexTopics(kafka.bootstrap(), kafka.topicPrefix() + "dedup-publisher", topics, readers,
+                        publication));
         this.placement = new SequencerPlacement(kafka, topics, admin, views, indexes, components);
         this.publishRecords = new KafkaPublishRecords(kafka, topics, publishes);
         this.groups = new KafkaConsumerGroups(views, placement, topics);
@@ -238,7 +254,7 @@ public final class KafkaStreamLog implements StreamLog, ForwardingConsumerGroups
         TopicPartition events = topics.events(stream.name());
         TopicPartition quarantine = topics.quarantine(stream.name());
         views.route(stream.name());
-        tailer.follow(Set.of(events, quarantine), Set.of(events)); // the newest events only
+        tailer.follow(Set.of(events, quarantine), Set.of(events, quarantine)); // the newest records only
         try {
             tailer.awaitCaughtUp(topics.stableEnds(List.of(events, quarantine, topics.state())), CATCH_UP_TIMEOUT);
         } catch (InterruptedException e) {

@@ -5,9 +5,9 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.TopicPartition;
 
 /**
- * Finds where an old event sits in its stream's topic when what the node knows of the positions
- * ({@link EventPositions}) would leave a read more than {@link #SPAN} records to go through first: a node reads only
- * the newest records of a stream's topic when it registers the stream ({@link Tailer#RECENT}), so the positions of
+ * Finds where an old event sits in its stream's topic (or an old entry in its quarantine topic) when what the node
+ * knows of the positions ({@link EventPositions}) would leave a read more than {@link #SPAN} records to go through
+ * first: a node reads only the newest records of a stream's topics when it registers the stream ({@link Tailer#RECENT}), so the positions of
  * everything older are found on demand. Kafka offsets grow with the events' offsets (only transaction markers and
  * aborted records lie between), so a search of single-record fetches finds an event's Kafka offset in a few fetches
  * (at most twice log2 of the records between); the view remembers what it found ({@link EventPositions#learn}), and
@@ -49,11 +49,23 @@ final class PositionSearch {
      * more than twice a binary search's fetches.
      */
     long[] atOrBefore(String stream, long offset, long from, long end) {
+        return atOrBefore(topics.events(stream), Codec.OFFSET, offset, from, end);
+    }
+
+    /**
+     * The same for quarantined entry {@code seq} of {@code stream} in its quarantine topic, which a node reads from its
+     * newest {@link Tailer#RECENT} records too.
+     */
+    long[] quarantinedAtOrBefore(String stream, long seq, long from, long end) {
+        return atOrBefore(topics.quarantine(stream), Codec.SEQ, seq, from, end);
+    }
+
+    /** The same in {@code events}, whose records carry their number in header {@code numberHeader}. */
+    private long[] atOrBefore(TopicPartition events, String numberHeader, long offset, long from, long end) {
         Readers fetcher = readers;
         if (fetcher == null || end - from <= SPAN) {
             return null;
         }
-        TopicPartition events = topics.events(stream);
         long low = from;
         long high = end;
         long lowNumber = -1;
@@ -82,7 +94,7 @@ final class PositionSearch {
             long range = high - low;
             ConsumerRecord<byte[], byte[]> record = fetcher.first(events, guess, high);
             fetches.incrementAndGet();
-            long number = record == null ? Long.MAX_VALUE : Codec.longHeader(record.headers(), Codec.OFFSET);
+            long number = record == null ? Long.MAX_VALUE : Codec.longHeader(record.headers(), numberHeader);
             if (number <= offset) {
                 low = record.offset();
                 lowNumber = number;

@@ -210,9 +210,18 @@ final class StreamView implements TopicPositions {
     private final class QuarantinePositions implements TopicPositions {
         @Override
         public long readFrom(long seq) {
+            long from;
+            long end;
             synchronized (StreamView.this) {
-                return quarantinePositions.readFrom(seq);
+                from = quarantinePositions.readFrom(seq);
+                end = quarantinePositions.readEnd(seq);
             }
+            long[] found = search == null ? null : search.quarantinedAtOrBefore(name, seq, from, end);
+            if (found == null) {
+                return from;
+            }
+            learn(found[0], found[1]);
+            return found[1];
         }
 
         @Override

@@ -22,9 +22,9 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 /**
  * Follows the log's topics, read-committed, and hands every record to the log's views: how a node rebuilds its state
  * at start-up and when it takes a stream over, and how it learns what other nodes' sequencers committed. The log's
- * own topics are read from their beginning; a stream's events from its newest {@link #RECENT} records only (the
- * positions of older events are found when a read needs them: {@link PositionSearch}), so that a node registering
- * or taking over a stream of hundreds of millions of events does not read them all. One thread,
+ * own topics are read from their beginning; a stream's events and quarantine from their newest {@link #RECENT}
+ * records only (the positions of older ones are found when a read needs them: {@link PositionSearch}), so that a node
+ * registering or taking over a stream of hundreds of millions of events does not read them all. One thread,
  * {@code interlace-kafka-tailer}, owns the consumer.
  */
 final class Tailer implements AutoCloseable {
