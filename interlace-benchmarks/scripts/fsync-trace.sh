@@ -20,7 +20,7 @@ repo=$(cd "$(dirname "$0")/../.." && pwd)
 script_dir="$repo/interlace-benchmarks/scripts"
 # shellcheck source=wrk-lib.sh
 . "$script_dir/wrk-lib.sh"
-parse_options 11 "$@"
+parse_options 11 "jar seconds warmup work" "$@"
 command -v perf >/dev/null || { echo "perf is missing (apt-get install linux-perf)" >&2; exit 1; }
 ensure_wrk
 mkdir -p "$work"

@@ -1,5 +1,29 @@
-# Shared by the Kafka benchmarks (kafka-publish.sh, kafka-scale.sh): their child processes, stopped on exit, a free
-# port, and the broker. Needs $work and $classpath.
+# Shared by the Kafka benchmarks (kafka-publish.sh, kafka-scale.sh): their build and class path, their child
+# processes, stopped on exit, a free port, and the broker. Needs $repo, $work, $build and $mvn_flags.
+
+# The benchmarks' jar and class path (the example application, the kafka_2.13 jars and the KafkaCluster harness):
+# built from the tree at $repo when $build is yes and copied to $work/lib, so that a later build in the tree cannot
+# change a run; sets $classpath (with --no-build, the copy of the last build).
+bench_classpath() {
+  if [ "$build" = yes ]; then
+    echo "building $(git -C "$repo" rev-parse --short HEAD)$(git -C "$repo" diff --quiet || echo ', with uncommitted changes')"
+    (cd "$repo" && mvn "${mvn_flags[@]}" -pl interlace-benchmarks -am -DskipTests package \
+      org.apache.maven.plugins:maven-dependency-plugin:3.11.0:build-classpath -Dmdep.includeScope=runtime \
+      -Dmdep.outputFile=target/bench-classpath.txt) >"$work/build.log" 2>&1 || { cat "$work/build.log"; exit 1; }
+    rm -rf "$work/lib" && mkdir -p "$work/lib"
+    cp "$repo/interlace-benchmarks/target/interlace-benchmarks.jar" "$work/lib/"
+    local entries=("$work/lib/interlace-benchmarks.jar") dependencies=() jar
+    IFS=: read -r -a dependencies <"$repo/interlace-benchmarks/target/bench-classpath.txt" || true  # no newline at its end
+    for jar in "${dependencies[@]}"; do
+      case "$jar" in
+        "$repo"/*) cp "$jar" "$work/lib/" && entries+=("$work/lib/$(basename "$jar")") ;;
+        *) entries+=("$jar") ;;
+      esac
+    done
+    (IFS=:; echo "${entries[*]}") >"$work/lib/classpath.txt"
+  fi
+  classpath=$(cat "$work/lib/classpath.txt")
+}
 
 declare -A pids=()
 stop() {

@@ -61,33 +61,13 @@ lua="$script_dir/publish.lua"
 ensure_wrk
 mkdir -p "$work"
 
-# The benchmarks' jar and class path (the example application, the kafka_2.13 jars and the KafkaCluster harness),
-# copied to $work/lib: a later build in the tree cannot change a run.
-if [ "$build" = yes ]; then
-  echo "building $(git -C "$repo" rev-parse --short HEAD)$(git -C "$repo" diff --quiet || echo ', with uncommitted changes')"
-  (cd "$repo" && mvn "${mvn_flags[@]}" -pl interlace-benchmarks -am -DskipTests package \
-    org.apache.maven.plugins:maven-dependency-plugin:3.11.0:build-classpath -Dmdep.includeScope=runtime \
-    -Dmdep.outputFile=target/bench-classpath.txt) >"$work/build.log" 2>&1 || { cat "$work/build.log"; exit 1; }
-  rm -rf "$work/lib" && mkdir -p "$work/lib"
-  cp "$repo/interlace-benchmarks/target/interlace-benchmarks.jar" "$work/lib/"
-  entries=("$work/lib/interlace-benchmarks.jar")
-  IFS=: read -r -a dependencies <"$repo/interlace-benchmarks/target/bench-classpath.txt" || true  # no newline at its end
-  for jar in "${dependencies[@]}"; do
-    case "$jar" in
-      "$repo"/*) cp "$jar" "$work/lib/" && entries+=("$work/lib/$(basename "$jar")") ;;
-      *) entries+=("$jar") ;;
-    esac
-  done
-  (IFS=:; echo "${entries[*]}") >"$work/lib/classpath.txt"
-fi
+# shellcheck source=kafka-lib.sh
+. "$script_dir/kafka-lib.sh"
+bench_classpath
 # The servers run on the same class path: it declares the example application's streams and no others.
-classpath=$(cat "$work/lib/classpath.txt")
 server_classpath=$classpath
 
 # ---------------------------------------------------------------------------------------------- processes
-
-# shellcheck source=kafka-lib.sh
-. "$script_dir/kafka-lib.sh"
 
 # serve NAME DATA_DIR [FLAGS...]: an Interlace server in a JVM of its own (default JVM options), on a port chosen
 # here so that it can advertise it; sets $url.

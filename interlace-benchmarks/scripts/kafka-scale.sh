@@ -43,18 +43,9 @@ ensure_wrk
 mkdir -p "$work"
 [ "$(nproc)" -ge 2 ] || { echo "needs 2 cores (one per ingest node)" >&2; exit 2; }
 
-if [ "$build" = yes ]; then
-  echo "building $(git -C "$repo" rev-parse --short HEAD)$(git -C "$repo" diff --quiet || echo ', with uncommitted changes')"
-  (cd "$repo" && mvn "${mvn_flags[@]}" -pl interlace-benchmarks -am -DskipTests package \
-    org.apache.maven.plugins:maven-dependency-plugin:3.11.0:build-classpath -Dmdep.includeScope=runtime \
-    -Dmdep.outputFile=target/bench-classpath.txt) >"$work/build.log" 2>&1 || { cat "$work/build.log"; exit 1; }
-  echo "$repo/interlace-benchmarks/target/interlace-benchmarks.jar:$(cat "$repo/interlace-benchmarks/target/bench-classpath.txt")" \
-    >"$work/classpath.txt"
-fi
-classpath=$(cat "$work/classpath.txt")
-
 # shellcheck source=kafka-lib.sh
 . "$script_dir/kafka-lib.sh"
+bench_classpath
 start_broker
 
 # node NAME CORE PARTITIONS PREFIX: an ingest node pinned to CORE serving orders with PARTITIONS; sets $url.

@@ -24,7 +24,7 @@ repo=$(cd "$(dirname "$0")/../.." && pwd)
 script_dir="$repo/interlace-benchmarks/scripts"
 # shellcheck source=wrk-lib.sh
 . "$script_dir/wrk-lib.sh"
-parse_options 15 "$@"
+parse_options 15 "jar seconds warmup work" "$@"
 set -- ${serve_args[@]+"${serve_args[@]}"}
 
 ensure_wrk

@@ -22,26 +22,12 @@ warmup=30
 health=20
 burst=20
 work=/var/tmp/interlace-tail
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --jar) jar=$2; shift 2 ;;
-    --java) java_bin=$2; shift 2 ;;
-    --jvm) jvm=$2; shift 2 ;;
-    --seconds) seconds=$2; shift 2 ;;
-    --warmup) warmup=$2; shift 2 ;;
-    --health) health=$2; shift 2 ;;
-    --burst) burst=$2; shift 2 ;;
-    --work) work=$2; shift 2 ;;
-    --) shift; break ;;
-    -h|--help) sed -n 2,15p "$0"; exit 0 ;;
-    *) echo "unknown option $1" >&2; exit 2 ;;
-  esac
-done
-
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 script_dir="$repo/interlace-benchmarks/scripts"
 # shellcheck source=wrk-lib.sh
 . "$script_dir/wrk-lib.sh"
+parse_options 15 "jar jvm seconds warmup health burst work" "$@"
+set -- ${serve_args[@]+"${serve_args[@]}"}
 ensure_wrk
 mkdir -p "$work"
 ensure_jar

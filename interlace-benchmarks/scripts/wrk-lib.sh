@@ -1,25 +1,25 @@
 # Shared by the wrk benchmarks (wrk-publish.sh, kafka-publish.sh, one-client.sh, thread-cpu.sh, tail-latency.sh): their
-# common options, installing wrk, the disk probe, starting a server and waiting for its address, and one wrk
+# options, installing wrk, the disk probe, starting a server and waiting for its address, and one wrk
 # measurement. Sourced, not run.
 
-# Reads the options one-client.sh and thread-cpu.sh share into $jar, $java_bin, $seconds, $warmup and $work (and
-# --connections into $connections, where the script set a default for it); --help prints lines 2 to $1 of the script.
-# What follows -- goes to `interlace serve`: the script takes it from $serve_args.
-# usage: parse_options HELP_LINES "$@"
+# Reads a benchmark's options: --java PATH into $java_bin, and --NAME VALUE into $NAME (a hyphen in NAME read as an
+# underscore) for each NAME of the list $2 (e.g. "jar seconds warmup work"); anything else is an error. --help prints
+# lines 2 to $1 of the script. What follows -- goes to `interlace serve`: the script takes it from $serve_args.
+# usage: parse_options HELP_LINES "NAME..." "$@"
 parse_options() {
-  local help_lines=$1
-  shift
+  local help_lines=$1 names=" ${2//-/_} " name
+  shift 2
   serve_args=()
   while [ $# -gt 0 ]; do
+    name=${1#--}
+    name=${name//-/_}
     case "$1" in
-      --jar) jar=$2; shift 2 ;;
       --java) java_bin=$2; shift 2 ;;
-      --seconds) seconds=$2; shift 2 ;;
-      --warmup) warmup=$2; shift 2 ;;
-      --work) work=$2; shift 2 ;;
-      --connections) [ -n "${connections:-}" ] || { echo "unknown option $1" >&2; exit 2; }; connections=$2; shift 2 ;;
       --) shift; serve_args=("$@"); break ;;
       -h|--help) sed -n "2,${help_lines}p" "$0"; exit 0 ;;
+      --*) [[ $names == *" $name "* ]] || { echo "unknown option $1" >&2; exit 2; }
+           [ $# -ge 2 ] || { echo "$1 needs a value" >&2; exit 2; }
+           printf -v "$name" '%s' "$2"; shift 2 ;;
       *) echo "unknown option $1" >&2; exit 2 ;;
     esac
   done

@@ -24,27 +24,12 @@ java_bin=java
 work=/var/tmp/interlace-wrk
 jar=""
 baseline_jar=""
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --seconds) seconds=$2; shift 2 ;;
-    --warmup) warmup=$2; shift 2 ;;
-    --rounds) rounds=$2; shift 2 ;;
-    --baseline) baseline=$2; shift 2 ;;
-    --java) java_bin=$2; shift 2 ;;
-    --work) work=$2; shift 2 ;;
-    --jar) jar=$2; shift 2 ;;
-    --baseline-jar) baseline_jar=$2; shift 2 ;;
-    -h|--help) sed -n 2,17p "$0"; exit 0 ;;
-    *) echo "unknown option $1" >&2; exit 2 ;;
-  esac
-done
-
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 script_dir="$repo/interlace-benchmarks/scripts"
-mkdir -p "$work"
-
 # shellcheck source=wrk-lib.sh
 . "$script_dir/wrk-lib.sh"
+parse_options 17 "seconds warmup rounds baseline work jar baseline-jar" "$@"
+mkdir -p "$work"
 ensure_wrk
 
 # Builds the shaded example jar of the tree at $1 into $2 (copied: concurrent builds replace target/ jars).

@@ -1,10 +1,8 @@
 package dev.interlace.integration.consumercrash;
 
-import java.io.BufferedReader;
+import dev.interlace.integration.crash.ChildOutput;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -20,8 +18,8 @@ final class ConsumerChild implements AutoCloseable {
     final Path ops;
     private final Process process;
     private final Path stderr;
-    private final List<String> stdout = new ArrayList<>();
     private final CompletableFuture<Void> started = new CompletableFuture<>();
+    private final ChildOutput stdout;
 
     private ConsumerChild(String owner, Path out, Path ops, Path stderr, Process process) {
         this.owner = owner;
@@ -29,9 +27,11 @@ final class ConsumerChild implements AutoCloseable {
         this.ops = ops;
         this.stderr = stderr;
         this.process = process;
-        Thread reader = new Thread(this::readStdout, "consumer-child-" + owner);
-        reader.setDaemon(true);
-        reader.start();
+        this.stdout = new ChildOutput(process, "consumer-child-" + owner, line -> {
+            if (line.equals(ConsumerMain.STARTED)) {
+                started.complete(null);
+            }
+        }, () -> started.complete(null));
     }
 
     /** Spawns {@code ConsumerMain} with {@code options} ({@code key=value}) plus owner, out and ops under {@code dir}. */
@@ -49,25 +49,6 @@ final class ConsumerChild implements AutoCloseable {
                 .redirectError(ProcessBuilder.Redirect.appendTo(stderr.toFile()))
                 .start();
         return new ConsumerChild(owner, out, ops, stderr, process);
-    }
-
-    private void readStdout() {
-        try (BufferedReader lines = new BufferedReader(
-                new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
-            String line;
-            while ((line = lines.readLine()) != null) {
-                synchronized (stdout) {
-                    stdout.add(line);
-                }
-                if (line.equals(ConsumerMain.STARTED)) {
-                    started.complete(null);
-                }
-            }
-        } catch (IOException e) {
-            // the child died; its exit status tells
-        } finally {
-            started.complete(null);
-        }
     }
 
     void awaitStarted(Duration timeout) throws Exception {
@@ -92,9 +73,8 @@ final class ConsumerChild implements AutoCloseable {
 
     /** The line it printed when it halted at its fault point, or null. */
     String haltLine() {
-        synchronized (stdout) {
-            return stdout.stream().filter(line -> line.startsWith(ConsumerMain.HALTING)).findFirst().orElse(null);
-        }
+        return stdout.lines().stream().filter(line -> line.startsWith(ConsumerMain.HALTING)).findFirst()
+                .orElse(null);
     }
 
     @Override
@@ -112,16 +92,10 @@ final class ConsumerChild implements AutoCloseable {
     String diagnostics() {
         StringBuilder text = new StringBuilder("\n--- consumer ").append(owner).append(" (pid ")
                 .append(process.pid()).append(") stdout:\n");
-        synchronized (stdout) {
-            stdout.forEach(line -> text.append(line).append('\n'));
-        }
+        stdout.appendTo(text);
         try {
-            String errors = Files.exists(stderr) ? Files.readString(stderr) : "";
-            text.append("--- stderr:\n").append(errors.length() > 3000 ? errors.substring(errors.length() - 3000)
-                    : errors);
-            String operations = Files.exists(ops) ? Files.readString(ops) : "";
-            text.append("--- group operations (last 3000 chars):\n").append(operations.length() > 3000
-                    ? operations.substring(operations.length() - 3000) : operations);
+            text.append("--- stderr:\n").append(ChildOutput.tail(stderr, 3000));
+            text.append("--- group operations (last 3000 chars):\n").append(ChildOutput.tail(ops, 3000));
         } catch (IOException e) {
             text.append("(unreadable: ").append(e.getMessage()).append(')');
         }

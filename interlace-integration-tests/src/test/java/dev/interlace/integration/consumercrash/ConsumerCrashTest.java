@@ -9,6 +9,7 @@ import dev.interlace.client.PublishResult;
 import dev.interlace.integration.consumercrash.ConsumerOracle.Op;
 import dev.interlace.integration.consumercrash.ConsumerOracle.Processed;
 import dev.interlace.integration.crash.ChildClassPath;
+import dev.interlace.integration.crash.Halt;
 import dev.interlace.runtime.Interlace;
 import dev.interlace.runtime.config.ConfigLoader;
 import dev.interlace.runtime.testing.Eventually;
@@ -85,7 +86,7 @@ class ConsumerCrashTest {
         ConsumerChild first = spawn("c1", "stream", "g", HALT_AT_BATCH, 3000);
         assertThat(first.awaitExit(EXIT)).as("c1 halts at batch %d%s", HALT_AT_BATCH, first.diagnostics()).isTrue();
         assertThat(first.exitStatus()).as("c1 halted at its fault point%s", first.diagnostics())
-                .isEqualTo(ConsumerMain.HALT_STATUS);
+                .isEqualTo(Halt.STATUS);
         JsonNode atCrash = group("g");
         long committedAtCrash = atCrash.get("committed_offset").asLong();
         List<Op> firstOps = ConsumerOracle.ops("c1", first.ops);
@@ -136,7 +137,7 @@ class ConsumerCrashTest {
         ConsumerChild broken = spawn("bad", "commit-first", "g", HALT_AT_BATCH, 3000);
         assertThat(broken.awaitExit(EXIT)).as("bad halts%s", broken.diagnostics()).isTrue();
         assertThat(broken.exitStatus()).as("bad halted at its fault point%s", broken.diagnostics())
-                .isEqualTo(ConsumerMain.HALT_STATUS);
+                .isEqualTo(Halt.STATUS);
         long committedAtCrash = group("g").get("committed_offset").asLong();
         assertThat(committedAtCrash).as("the broken consumer committed the batch it never processed")
                 .isEqualTo((long) HALT_AT_BATCH * BATCH);

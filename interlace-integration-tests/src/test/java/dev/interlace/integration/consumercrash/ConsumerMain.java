@@ -3,6 +3,7 @@ package dev.interlace.integration.consumercrash;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.interlace.client.StreamConsumer;
+import dev.interlace.integration.crash.Halt;
 import dev.interlace.runtime.testing.Pause;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -42,7 +43,6 @@ public final class ConsumerMain {
     static final String STARTED = "consumer started";
     static final String STOPPED = "consumer stopped";
     static final String HALTING = "halting in batch ";
-    static final int HALT_STATUS = 137;
 
     private ConsumerMain() {}
 
@@ -159,9 +159,7 @@ public final class ConsumerMain {
     }
 
     private static void halt(int batch, long first, long last) {
-        System.out.println(HALTING + batch + " offsets " + first + ".." + last);
-        System.out.flush();
-        Runtime.getRuntime().halt(HALT_STATUS);
+        Halt.withMarker(HALTING + batch + " offsets " + first + ".." + last);
     }
 
     private static void watchStandardInput(Runnable stop) {

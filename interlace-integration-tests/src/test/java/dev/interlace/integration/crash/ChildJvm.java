@@ -1,10 +1,9 @@
 package dev.interlace.integration.crash;
 
 import dev.interlace.runtime.testing.Eventually;
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.net.URI;
+import java.net.http.HttpClient;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -39,16 +38,14 @@ public class ChildJvm implements AutoCloseable {
     private final CompletableFuture<URI> listening = new CompletableFuture<>();
     private final CompletableFuture<String> faultFired = new CompletableFuture<>();
     private final CompletableFuture<Void> armed = new CompletableFuture<>();
-    private final List<String> stdout = new ArrayList<>();
+    private final ChildOutput stdout;
 
     protected ChildJvm(Process process, Path stderr, String description, String faultPrefix) {
         this.process = process;
         this.stderr = stderr;
         this.description = description;
         this.faultPrefix = faultPrefix;
-        Thread reader = new Thread(this::readStdout, "child-stdout-" + process.pid());
-        reader.setDaemon(true);
-        reader.start();
+        this.stdout = new ChildOutput(process, "child-stdout-" + process.pid(), this::onLine, this::onEnd);
     }
 
     /**
@@ -60,6 +57,14 @@ public class ChildJvm implements AutoCloseable {
         Process process = launch(main, arguments, stderr, classPath, scratch);
         return new ChildJvm(process, stderr, main.getSimpleName() + " " + String.join(" ", arguments) + " pid "
                 + process.pid(), faultPrefix);
+    }
+
+    /** The HTTP client the harnesses talk to a child with: HTTP/1.1, 5 s to connect. */
+    public static HttpClient httpClient() {
+        return HttpClient.newBuilder()
+                .version(HttpClient.Version.HTTP_1_1)
+                .connectTimeout(Duration.ofSeconds(5))
+                .build();
     }
 
     /** Starts {@code main} with {@code arguments} in a new JVM tuned for quick start-up. */
@@ -77,30 +82,21 @@ public class ChildJvm implements AutoCloseable {
         return new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.appendTo(stderr.toFile())).start();
     }
 
-    private void readStdout() {
-        try (BufferedReader lines = new BufferedReader(
-                new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
-            String line;
-            while ((line = lines.readLine()) != null) {
-                synchronized (stdout) {
-                    stdout.add(line);
-                }
-                if (line.startsWith(LISTENING)) {
-                    listening.complete(URI.create(line.substring(LISTENING.length()).strip()));
-                } else if (line.equals(ARMED)) {
-                    armed.complete(null);
-                } else if (faultPrefix != null && line.startsWith(faultPrefix)) {
-                    faultFired.complete(line.substring(faultPrefix.length()));
-                }
-            }
-        } catch (IOException e) {
-            // The child died; whoever waits learns it from the exit status.
-        } finally {
-            listening.completeExceptionally(new IllegalStateException("the child " + description
-                    + " closed its output without listening"));
-            faultFired.complete(null);
-            armed.completeExceptionally(new IllegalStateException("the child " + description + " exited"));
+    private void onLine(String line) {
+        if (line.startsWith(LISTENING)) {
+            listening.complete(URI.create(line.substring(LISTENING.length()).strip()));
+        } else if (line.equals(ARMED)) {
+            armed.complete(null);
+        } else if (faultPrefix != null && line.startsWith(faultPrefix)) {
+            faultFired.complete(line.substring(faultPrefix.length()));
         }
+    }
+
+    private void onEnd() {
+        listening.completeExceptionally(new IllegalStateException("the child " + description
+                + " closed its output without listening"));
+        faultFired.complete(null);
+        armed.completeExceptionally(new IllegalStateException("the child " + description + " exited"));
     }
 
     /** Arms the child's fault point (its hits count from now on) and waits until it confirms. */
@@ -127,18 +123,14 @@ public class ChildJvm implements AutoCloseable {
      * that takes more than one command acknowledges each (fails with the child's output when it does not).
      */
     public void command(String command) throws IOException {
-        int before;
-        synchronized (stdout) {
-            before = stdout.size();
-        }
+        int before = stdout.lines().size();
         process.getOutputStream().write((command + "\n").getBytes(StandardCharsets.UTF_8));
         process.getOutputStream().flush();
         Eventually.until("the child " + description + " acknowledges " + command,
                 Duration.ofSeconds(START_TIMEOUT_SECONDS), () -> {
-                    synchronized (stdout) {
-                        if (stdout.subList(before, stdout.size()).contains(command)) {
-                            return true;
-                        }
+                    List<String> lines = stdout.lines();
+                    if (lines.subList(before, lines.size()).contains(command)) {
+                        return true;
                     }
                     if (!process.isAlive()) {
                         throw new IllegalStateException("the child " + description + " exited before it acknowledged "
@@ -247,13 +239,10 @@ public class ChildJvm implements AutoCloseable {
     /** The child's output so far, for failure messages. */
     public String diagnostics() {
         StringBuilder text = new StringBuilder("\n--- child ").append(description).append(" stdout:\n");
-        synchronized (stdout) {
-            stdout.forEach(line -> text.append(line).append('\n'));
-        }
+        stdout.appendTo(text);
         text.append("--- stderr (").append(stderr).append(", last 4000 chars):\n");
         try {
-            String errors = Files.exists(stderr) ? Files.readString(stderr, StandardCharsets.UTF_8) : "";
-            text.append(errors.length() > 4000 ? errors.substring(errors.length() - 4000) : errors);
+            text.append(ChildOutput.tail(stderr, 4000));
         } catch (IOException e) {
             text.append("(unreadable: ").append(e.getMessage()).append(')');
         }

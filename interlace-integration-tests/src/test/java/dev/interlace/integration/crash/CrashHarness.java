@@ -80,6 +80,27 @@ public abstract class CrashHarness {
         throw new IllegalArgumentException("no " + name + " in marker " + marker);
     }
 
+    /** A test's checks on a restarted child; they may fail with an I/O error of their requests to it. */
+    @FunctionalInterface
+    protected interface RecoveredCheck<R> {
+        R run() throws Exception;
+    }
+
+    /**
+     * Runs {@code check} on the restarted {@code child} and then stops the child gracefully; an I/O error of the
+     * check's requests fails the test with the child's output ({@code when} names the phase).
+     */
+    protected static <R> R checkRecovered(ChildJvm child, String when, RecoveredCheck<R> check) throws Exception {
+        try {
+            return check.run();
+        } catch (IOException e) {
+            throw new AssertionError(when + ": the oracle's request to the recovered " + child + " failed"
+                    + child.diagnostics(), e);
+        } finally {
+            child.stopGracefully();
+        }
+    }
+
     protected static long millisSince(long nanos) {
         return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - nanos);
     }

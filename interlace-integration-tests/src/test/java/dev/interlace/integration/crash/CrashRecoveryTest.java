@@ -336,7 +336,7 @@ class CrashRecoveryTest extends CrashHarness {
         child.close();
         assertThat(halted).as("%s halted in its sweep\n%s", child, child.diagnostics()).isTrue();
         assertThat(clientsEnded).as("every client stopped").isTrue();
-        assertThat(child.exitStatus()).isEqualTo(HaltingCommitListener.HALT_STATUS);
+        assertThat(child.exitStatus()).isEqualTo(Halt.STATUS);
         String marker = child.faultMarker();
         assertThat(marker).as("the child halted at its fault point\n%s", child.diagnostics())
                 .startsWith(fault.argument() + " step=1 ");
@@ -385,7 +385,7 @@ class CrashRecoveryTest extends CrashHarness {
         assertThat(halted).as("%s halted within %s; answers breaking the contract: %s\n%s", child, LOAD_LIMIT,
                 ledger.anomalies(), child.diagnostics()).isTrue();
         assertThat(clientsEnded).as("every client stopped").isTrue();
-        assertThat(child.exitStatus()).isEqualTo(HaltingCommitListener.HALT_STATUS);
+        assertThat(child.exitStatus()).isEqualTo(Halt.STATUS);
         String marker = child.faultMarker();
         assertThat(marker).as("the child halted at its fault point\n%s", child.diagnostics())
                 .startsWith(fault.argument() + (fault.inDedupIndex() ? " step=" : " commit=") + child.triggerCommit()

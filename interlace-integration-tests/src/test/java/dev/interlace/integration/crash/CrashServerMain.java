@@ -66,9 +66,7 @@ public final class CrashServerMain {
     private static void sweep(Interlace server, FaultPoint fault) {
         Map<String, Long> trimmed = server.instance(RetentionSweep.class).sweep();
         if (fault == FaultPoint.TRIM_COMMITTED) {
-            System.out.println(FAULT_FIRED + fault.argument() + " step=1 trimmed=" + trimmed);
-            System.out.flush();
-            Runtime.getRuntime().halt(HaltingCommitListener.HALT_STATUS);
+            Halt.withMarker(FAULT_FIRED + fault.argument() + " step=1 trimmed=" + trimmed);
         }
         ChildServer.say(SWEPT + trimmed);
     }

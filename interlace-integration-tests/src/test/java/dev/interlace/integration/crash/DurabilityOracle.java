@@ -48,10 +48,7 @@ public final class DurabilityOracle {
 
     private final Path logFile;
     private final URI server;
-    private final HttpClient http = HttpClient.newBuilder()
-            .version(HttpClient.Version.HTTP_1_1)
-            .connectTimeout(Duration.ofSeconds(5))
-            .build();
+    private final HttpClient http = ChildJvm.httpClient();
 
     DurabilityOracle(Path dataDirectory, URI server) {
         this.logFile = dataDirectory.resolve("log.sqlite");

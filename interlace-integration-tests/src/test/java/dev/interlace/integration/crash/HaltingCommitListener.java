@@ -11,8 +11,6 @@ import dev.interlace.runtime.testing.Pause;
  */
 final class HaltingCommitListener implements CommitListener {
 
-    /** The exit status of a halted child, the same as a SIGKILL'd one. */
-    static final int HALT_STATUS = 137;
     /**
      * How long the negative control's writer stalls before halting: its acknowledgements race ahead of the writer, and
      * with a fast disk the writer would otherwise catch up before a client even reads its 200. While it stalls, every
@@ -26,11 +24,8 @@ final class HaltingCommitListener implements CommitListener {
     private int commits;
 
     HaltingCommitListener(FaultPoint fault, int triggerCommit) {
-        if (triggerCommit < 1) {
-            throw new IllegalArgumentException("the trigger commit counts from 1, got " + triggerCommit);
-        }
         this.fault = fault;
-        this.triggerCommit = triggerCommit;
+        this.triggerCommit = Halt.trigger(triggerCommit);
     }
 
     /** Starts counting commits towards the trigger. */
@@ -59,17 +54,15 @@ final class HaltingCommitListener implements CommitListener {
         }
         commits++;
         if (commits == triggerCommit) {
-            // The parent reads this line to know the fault fired where intended (and not some other death).
-            System.out.println(CrashServerMain.FAULT_FIRED + fault.argument() + " commit=" + commits + " requests="
+            Halt.say(CrashServerMain.FAULT_FIRED + fault.argument() + " commit=" + commits + " requests="
                     + requests + " entries=" + entries);
-            System.out.flush();
             if (fault == FaultPoint.ACK_BEFORE_COMMIT) {
                 stall();
             }
             if (fault == FaultPoint.OOM_BEFORE_COMMIT) {
                 throw new OutOfMemoryError("test: the writer ran out of memory before commit " + commits);
             }
-            Runtime.getRuntime().halt(HALT_STATUS);
+            Halt.now();
         }
     }
 

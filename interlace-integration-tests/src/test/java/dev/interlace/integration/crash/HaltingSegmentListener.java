@@ -124,10 +124,8 @@ final class HaltingSegmentListener implements SegmentListener {
                 kept.forEach(HaltingSegmentListener::emptyKeepingItsRange);
                 changed = " emptied=" + kept.size();
             }
-            System.out.println(CrashServerMain.FAULT_FIRED + fault.argument() + " step=" + steps + " file="
+            Halt.withMarker(CrashServerMain.FAULT_FIRED + fault.argument() + " step=" + steps + " file="
                     + file.getFileName() + changed);
-            System.out.flush();
-            Runtime.getRuntime().halt(HaltingCommitListener.HALT_STATUS);
         }
     }
 }

@@ -59,10 +59,7 @@ public final class Load {
         this.ledger = ledger;
         this.keyPrefix = keyPrefix;
         this.deadlineNanos = System.nanoTime() + maxDuration.toNanos();
-        this.http = HttpClient.newBuilder()
-                .version(HttpClient.Version.HTTP_1_1)
-                .connectTimeout(Duration.ofSeconds(5))
-                .build();
+        this.http = ChildJvm.httpClient();
         SplittableRandom random = new SplittableRandom(seed);
         for (int i = 0; i < clientCount; i++) {
             int client = i;

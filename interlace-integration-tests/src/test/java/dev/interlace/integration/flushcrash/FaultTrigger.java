@@ -1,5 +1,6 @@
 package dev.interlace.integration.flushcrash;
 
+import dev.interlace.integration.crash.Halt;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -10,9 +11,6 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 final class FaultTrigger {
 
-    /** The exit status of a halted child, the same as a SIGKILL'd one. */
-    static final int HALT_STATUS = 137;
-
     private final FlushFault fault;
     private final int trigger;
     private final AtomicInteger hits = new AtomicInteger();
@@ -20,11 +18,8 @@ final class FaultTrigger {
     private volatile boolean armed;
 
     FaultTrigger(FlushFault fault, int trigger) {
-        if (trigger < 1) {
-            throw new IllegalArgumentException("the trigger counts from 1, got " + trigger);
-        }
         this.fault = fault;
-        this.trigger = trigger;
+        this.trigger = Halt.trigger(trigger);
     }
 
     FlushFault fault() {
@@ -56,10 +51,7 @@ final class FaultTrigger {
         }
         int hit = hits.incrementAndGet();
         if (hit == trigger) {
-            // The parent reads this line to know the fault fired where intended (and not some other death).
-            System.out.println(FlushCrashServerMain.FAULT_FIRED + fault.argument() + " hit=" + hit + " " + details);
-            System.out.flush();
-            Runtime.getRuntime().halt(HALT_STATUS);
+            Halt.withMarker(FlushCrashServerMain.FAULT_FIRED + fault.argument() + " hit=" + hit + " " + details);
         }
     }
 }

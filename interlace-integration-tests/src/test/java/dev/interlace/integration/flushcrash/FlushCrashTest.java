@@ -432,7 +432,7 @@ class FlushCrashTest extends CrashHarness {
 
     private String awaitHalt(ChildJvm child, PublishLoad load, FlushFault fault, int trigger, long loadStart,
             String stream) throws InterruptedException {
-        String marker = load.awaitHaltOf(child, HALT_WITHIN, FaultTrigger.HALT_STATUS,
+        String marker = load.awaitHaltOf(child, HALT_WITHIN,
                 fault.argument() + " hit=" + trigger + " target=" + stream + " ");
         summary.add("halt at " + marker + " after " + load.describe() + ", " + millisSince(loadStart) + " ms");
         return marker;
@@ -465,7 +465,7 @@ class FlushCrashTest extends CrashHarness {
         long restart = System.nanoTime();
         ChildJvm child = start(FlushFault.NONE, 1);
         WarehouseOracle oracle = new WarehouseOracle(child.uri(), stream, keyColumn);
-        try {
+        return checkRecovered(child, when, () -> {
             Map<String, Long> all = new HashMap<>(acknowledged);
             all.putAll(then.run(child, oracle));
             WarehouseOracle.Status status = oracle.awaitCaughtUp(CATCH_UP);
@@ -477,12 +477,7 @@ class FlushCrashTest extends CrashHarness {
             summary.add(when + ": caught up " + caughtUp + " ms after restart (" + status + "); " + report);
             assertThat(report.acknowledgedChecked).as("acknowledged events checked").isPositive();
             return report;
-        } catch (IOException e) {
-            throw new AssertionError(when + ": the oracle's request to the recovered " + child + " failed"
-                    + child.diagnostics(), e);
-        } finally {
-            child.stopGracefully();
-        }
+        });
     }
 
     private ChildJvm start(FlushFault fault, int trigger) throws IOException {

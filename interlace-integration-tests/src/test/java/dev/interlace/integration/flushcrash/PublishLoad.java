@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.interlace.integration.crash.ChildJvm;
+import dev.interlace.integration.crash.Halt;
 import dev.interlace.integration.crash.Threads;
 import dev.interlace.runtime.testing.Eventually;
 import dev.interlace.runtime.testing.Pause;
@@ -51,10 +52,7 @@ public final class PublishLoad {
     private final String keyPrefix;
     private final long deadlineNanos;
     private final long pauseMillis;
-    private final HttpClient http = HttpClient.newBuilder()
-            .version(HttpClient.Version.HTTP_1_1)
-            .connectTimeout(Duration.ofSeconds(5))
-            .build();
+    private final HttpClient http = ChildJvm.httpClient();
     private final List<Thread> clients = new ArrayList<>();
     private final Map<String, Long> acknowledged = new ConcurrentHashMap<>();
     private final ConcurrentLinkedQueue<String> anomalies = new ConcurrentLinkedQueue<>();
@@ -216,10 +214,10 @@ public final class PublishLoad {
 
     /**
      * Once {@code child} halted itself under this load (or {@code within} passed), stops the load and the child, and
-     * requires: the halt, every client stopped, no answer that breaks the publish contract, exit {@code haltStatus}
+     * requires: the halt, every client stopped, no answer that breaks the publish contract, exit {@link Halt#STATUS}
      * and a fault marker that starts with {@code markerPrefix}, which it returns.
      */
-    public String awaitHaltOf(ChildJvm child, Duration within, int haltStatus, String markerPrefix)
+    public String awaitHaltOf(ChildJvm child, Duration within, String markerPrefix)
             throws InterruptedException {
         boolean halted = child.awaitExit(within);
         stop();
@@ -229,7 +227,7 @@ public final class PublishLoad {
                 .isTrue();
         assertThat(clientsEnded).as("every client stopped").isTrue();
         assertThat(anomalies()).as("answers that break the publish contract").isEmpty();
-        assertThat(child.exitStatus()).as("exit status\n%s", child.diagnostics()).isEqualTo(haltStatus);
+        assertThat(child.exitStatus()).as("exit status\n%s", child.diagnostics()).isEqualTo(Halt.STATUS);
         String marker = child.faultMarker();
         assertThat(marker).as("the child halted at its fault point\n%s", child.diagnostics())
                 .startsWith(markerPrefix);

@@ -4,6 +4,8 @@ import static dev.interlace.integration.crash.OracleReport.section;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.interlace.integration.crash.ChildJvm;
+import dev.interlace.integration.crash.WarehouseSql;
 import dev.interlace.runtime.testing.Eventually;
 import java.io.IOException;
 import java.net.URI;
@@ -26,18 +28,14 @@ import java.util.Set;
  */
 public final class WarehouseOracle {
 
-    /** Rows per {@code POST /sql} page (the server caps a response at 10 000 rows). */
-    private static final int PAGE = 9_000;
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private final URI server;
     private final String stream;
     private final String table;
     private final String key;
-    private final HttpClient http = HttpClient.newBuilder()
-            .version(HttpClient.Version.HTTP_1_1)
-            .connectTimeout(Duration.ofSeconds(5))
-            .build();
+    private final HttpClient http = ChildJvm.httpClient();
+    private final WarehouseSql warehouse;
 
     /** For stream {@code orders}, keyed by {@code order_id}. */
     WarehouseOracle(URI server) {
@@ -50,6 +48,7 @@ public final class WarehouseOracle {
         this.stream = stream;
         this.table = "streams.\"" + stream + "\"";
         this.key = "\"" + key + "\"";
+        this.warehouse = new WarehouseSql(http, server);
     }
 
     /** {@code GET /streams/orders}: head, watermark, pending and flush state. */
@@ -139,17 +138,9 @@ public final class WarehouseOracle {
         report.warehouseWatermark = watermark.isEmpty() ? -1 : watermark.get(0).get(0).asLong();
 
         Map<String, List<Long>> offsetsOfKey = new HashMap<>();
-        for (long from = 0; ; from += PAGE) {
-            JsonNode rows = sql("SELECT " + key + ", _offset FROM " + table + " ORDER BY _offset, " + key
-                    + " LIMIT " + PAGE + " OFFSET " + from);
-            for (JsonNode row : rows) {
-                offsetsOfKey.computeIfAbsent(row.get(0).asText(), key -> new ArrayList<>(1))
-                        .add(row.get(1).asLong());
-            }
-            if (rows.size() < PAGE) {
-                break;
-            }
-        }
+        warehouse.forEachRow("SELECT " + key + ", _offset FROM " + table + " ORDER BY _offset, " + key,
+                row -> offsetsOfKey.computeIfAbsent(row.get(0).asText(), key -> new ArrayList<>(1))
+                        .add(row.get(1).asLong()));
         offsetsOfKey.forEach((key, offsets) -> {
             if (offsets.size() > 1) {
                 report.duplicated.add(key + " at offsets " + offsets);
@@ -170,39 +161,14 @@ public final class WarehouseOracle {
     /** The keys of the rows whose column {@code column} is not null. */
     Set<String> keysWithValueIn(String column) throws IOException, InterruptedException {
         Set<String> keys = new HashSet<>();
-        for (long from = 0; ; from += PAGE) {
-            JsonNode rows = sql("SELECT " + key + " FROM " + table + " WHERE \"" + column + "\" IS NOT NULL"
-                    + " ORDER BY _offset LIMIT " + PAGE + " OFFSET " + from);
-            rows.forEach(row -> keys.add(row.get(0).asText()));
-            if (rows.size() < PAGE) {
-                return keys;
-            }
-        }
+        warehouse.forEachRow("SELECT " + key + " FROM " + table + " WHERE \"" + column + "\" IS NOT NULL"
+                + " ORDER BY _offset",
+                row -> keys.add(row.get(0).asText()));
+        return keys;
     }
 
     /** {@code POST /sql} (text/plain); returns the {@code rows} array. */
     JsonNode sql(String query) throws IOException, InterruptedException {
-        return sql(http, server, query);
-    }
-
-    /**
-     * {@code POST /sql} (text/plain) to {@code server}; returns the {@code rows} array, and fails on any other answer
-     * than a whole 200 (an oracle must not judge from a truncated page).
-     */
-    public static JsonNode sql(HttpClient http, URI server, String query) throws IOException, InterruptedException {
-        HttpResponse<String> response = http.send(HttpRequest.newBuilder(server.resolve("/sql"))
-                .timeout(Duration.ofSeconds(60))
-                .header("Content-Type", "text/plain")
-                .POST(HttpRequest.BodyPublishers.ofString(query))
-                .build(), HttpResponse.BodyHandlers.ofString());
-        if (response.statusCode() != 200) {
-            throw new IllegalStateException("POST /sql " + query + " answered " + response.statusCode() + ": "
-                    + response.body());
-        }
-        JsonNode body = JSON.readTree(response.body());
-        if (body.path("truncated").asBoolean(false)) {
-            throw new IllegalStateException("POST /sql " + query + " was truncated");
-        }
-        return body.get("rows");
+        return warehouse.rows(query);
     }
 }

@@ -21,7 +21,6 @@ import java.io.UncheckedIOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -119,18 +118,7 @@ final class TestServer implements AutoCloseable {
     }
 
     Response send(HttpRequest request) {
-        try {
-            HttpResponse<byte[]> response = client.send(request, HttpResponse.BodyHandlers.ofByteArray());
-            boolean json = response.headers().firstValue("Content-Type").orElse("").startsWith("application/json");
-            JsonNode body = response.body().length == 0 ? null : json ? JSON.readTree(response.body())
-                    : JSON.getNodeFactory().textNode(new String(response.body(), StandardCharsets.UTF_8));
-            return new Response(response.statusCode(), response.headers(), body);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
+        return ApiAnswer.send(client, JSON, request, Response::new);
     }
 
     long head(String stream) {

@@ -6,15 +6,12 @@ import dev.interlace.client.TrustedCertificates;
 import dev.interlace.integration.ApiAnswer;
 import dev.interlace.runtime.testing.Eventually;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpHeaders;
 import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -278,16 +275,7 @@ final class ServeNode implements AutoCloseable {
     }
 
     Response send(HttpRequest request) {
-        try {
-            HttpResponse<byte[]> response = client.send(request, HttpResponse.BodyHandlers.ofByteArray());
-            JsonNode body = response.body().length == 0 ? null : JSON.readTree(response.body());
-            return new Response(response.statusCode(), response.headers(), body);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
+        return ApiAnswer.send(client, JSON, request, Response::new);
     }
 
     /** Stops the node as SIGTERM does (drains, closes the log, leaves the sequencer group). */

@@ -183,7 +183,7 @@ class ModelCrashTest extends CrashHarness {
     private Marker awaitHalt(ChildJvm child, PublishLoad load, ModelFault fault, int trigger)
             throws InterruptedException {
         long start = System.nanoTime();
-        String text = load.awaitHaltOf(child, HALT_WITHIN, ModelProbe.HALT_STATUS,
+        String text = load.awaitHaltOf(child, HALT_WITHIN,
                 fault.argument() + " hit=" + trigger + " model=" + ModelProbe.MODEL + " pid=" + child.pid() + " ");
         Marker marker = Marker.parse(text);
         assertThat(marker.rows).as("the halted batch processed rows").isPositive();
@@ -197,7 +197,7 @@ class ModelCrashTest extends CrashHarness {
         long restart = System.nanoTime();
         ChildJvm child = start(ModelFault.NONE, 1);
         ModelOracle oracle = new ModelOracle(child.uri());
-        try {
+        return checkRecovered(child, when, () -> {
             ModelOracle.Progress progress = oracle.awaitSettled(SETTLE);
             assertThat(progress.settled()).as("%s: the restarted server settled within %s: %s%s", when, SETTLE,
                     progress, child.diagnostics()).isTrue();
@@ -206,12 +206,7 @@ class ModelCrashTest extends CrashHarness {
             summary.add(when + ": settled " + settled + " ms after restart (" + progress + "); " + report);
             assertThat(report.acknowledgedChecked).as("acknowledged clicks checked").isPositive();
             return new Recovery(child.pid(), report);
-        } catch (IOException e) {
-            throw new AssertionError(when + ": the oracle's request to the recovered " + child + " failed"
-                    + child.diagnostics(), e);
-        } finally {
-            child.stopGracefully();
-        }
+        });
     }
 
     private ChildJvm start(ModelFault fault, int trigger) throws IOException {

@@ -4,10 +4,11 @@ import static dev.interlace.integration.crash.OracleReport.section;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.interlace.integration.crash.ChildJvm;
+import dev.interlace.integration.crash.WarehouseSql;
 import dev.interlace.runtime.testing.Eventually;
 import java.io.IOException;
 import java.net.URI;
-import dev.interlace.integration.flushcrash.WarehouseOracle;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -38,7 +39,7 @@ import java.util.TreeMap;
  */
 final class ModelOracle {
 
-    private static final int PAGE = 9_000;
+    private static final int PAGE = WarehouseSql.PAGE;
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final String MODEL = ModelProbe.MODEL;
     private static final String AUDIT = ModelProbe.AUDIT_SCHEMA;
@@ -46,13 +47,12 @@ final class ModelOracle {
     private static final Duration SETTLED_FOR = Duration.ofMillis(200);
 
     private final URI server;
-    private final HttpClient http = HttpClient.newBuilder()
-            .version(HttpClient.Version.HTTP_1_1)
-            .connectTimeout(Duration.ofSeconds(5))
-            .build();
+    private final HttpClient http = ChildJvm.httpClient();
+    private final WarehouseSql warehouse;
 
     ModelOracle(URI server) {
         this.server = server;
+        this.warehouse = new WarehouseSql(http, server);
     }
 
     /** Where the stream and the model stand. */
@@ -228,14 +228,9 @@ final class ModelOracle {
             }
             report.processedTwice.put(twice.get(0).asLong(), pids);
         }
-        for (long from = 0; ; from += PAGE) {
-            JsonNode rows = sql("SELECT click_offset, min(pid) FROM " + AUDIT + ".processed GROUP BY click_offset"
-                    + " HAVING count(*) = 1 ORDER BY click_offset LIMIT " + PAGE + " OFFSET " + from);
-            rows.forEach(once -> report.processedBy.put(once.get(0).asLong(), once.get(1).asLong()));
-            if (rows.size() < PAGE) {
-                break;
-            }
-        }
+        warehouse.forEachRow("SELECT click_offset, min(pid) FROM " + AUDIT + ".processed GROUP BY click_offset"
+                + " HAVING count(*) = 1 ORDER BY click_offset",
+                once -> report.processedBy.put(once.get(0).asLong(), once.get(1).asLong()));
         for (JsonNode batch : sql("SELECT pid, attempt, from_watermark, reported_rows, audited_rows FROM " + AUDIT
                 + ".batches WHERE reported_rows <> audited_rows ORDER BY pid, attempt LIMIT 100")) {
             report.batchMismatches.add("pid " + batch.get(0).asLong() + " attempt " + batch.get(1).asLong()
@@ -244,17 +239,9 @@ final class ModelOracle {
         }
 
         Map<String, List<Long>> offsetsOfClick = new HashMap<>();
-        for (long from = 0; ; from += PAGE) {
-            JsonNode rows = sql("SELECT click_id, click_offset FROM main." + MODEL + " ORDER BY click_offset,"
-                    + " click_id LIMIT " + PAGE + " OFFSET " + from);
-            for (JsonNode click : rows) {
-                offsetsOfClick.computeIfAbsent(click.get(0).asText(), key -> new ArrayList<>(1))
-                        .add(click.get(1).asLong());
-            }
-            if (rows.size() < PAGE) {
-                break;
-            }
-        }
+        warehouse.forEachRow("SELECT click_id, click_offset FROM main." + MODEL + " ORDER BY click_offset, click_id",
+                click -> offsetsOfClick.computeIfAbsent(click.get(0).asText(), key -> new ArrayList<>(1))
+                        .add(click.get(1).asLong()));
         acknowledged.forEach((click, offset) -> {
             List<Long> offsets = offsetsOfClick.get(click);
             if (offsets == null) {
@@ -269,6 +256,6 @@ final class ModelOracle {
 
     /** {@code POST /sql} (text/plain); returns the {@code rows} array. */
     JsonNode sql(String query) throws IOException, InterruptedException {
-        return WarehouseOracle.sql(http, server, query);
+        return warehouse.rows(query);
     }
 }

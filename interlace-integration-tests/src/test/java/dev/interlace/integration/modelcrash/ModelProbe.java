@@ -1,5 +1,6 @@
 package dev.interlace.integration.modelcrash;
 
+import dev.interlace.integration.crash.Halt;
 import dev.interlace.runtime.model.ModelListener;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -24,8 +25,6 @@ final class ModelProbe implements ModelListener {
 
     static final String MODEL = "clicks_enriched";
     static final String STREAM = "clicks";
-    /** The exit status of a halted child, the same as a SIGKILL'd one. */
-    static final int HALT_STATUS = 137;
 
     static final String AUDIT_SCHEMA = "modelcrash_audit";
     static final String[] AUDIT_DDL = {
@@ -52,11 +51,8 @@ final class ModelProbe implements ModelListener {
     record Batch(int hit, long attempt, long from, long rows) {}
 
     ModelProbe(ModelFault fault, int trigger) {
-        if (trigger < 1) {
-            throw new IllegalArgumentException("the trigger counts from 1, got " + trigger);
-        }
         this.fault = fault;
-        this.trigger = trigger;
+        this.trigger = Halt.trigger(trigger);
     }
 
     ModelFault fault() {
@@ -156,11 +152,9 @@ final class ModelProbe implements ModelListener {
         } catch (SQLException | RuntimeException e) {
             inTransaction = "unreadable(" + e.getMessage() + ")";
         }
-        System.out.println(ModelCrashServerMain.FAULT_FIRED + fault.argument() + " hit=" + current.hit
+        Halt.withMarker(ModelCrashServerMain.FAULT_FIRED + fault.argument() + " hit=" + current.hit
                 + " model=" + MODEL + " pid=" + PID + " attempt=" + current.attempt + " from=" + current.from
                 + " rows=" + current.rows + " watermark_in_tx=" + inTransaction);
-        System.out.flush();
-        Runtime.getRuntime().halt(HALT_STATUS);
     }
 
     /** The model watermark as {@code c}'s transaction sees it. */
