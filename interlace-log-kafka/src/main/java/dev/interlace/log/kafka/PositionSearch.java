@@ -11,12 +11,16 @@ import org.apache.kafka.common.TopicPartition;
  * everything older are found on demand. Kafka offsets grow with the events' offsets (only transaction markers and
  * aborted records lie between), so a search of single-record fetches finds an event's Kafka offset in a few fetches
  * (at most twice log2 of the records between); the view remembers what it found ({@link EventPositions#learn}), and
- * the next search of a nearby offset starts from there.
+ * the next search of a nearby offset starts from there. Each fetch is a point read ({@link Readers#first}: a small
+ * fetch), so the search goes on until it is within {@link #NEAR} records of the event, and the read that follows
+ * (a page, a candidate's confirmation) starts next to it.
  */
 final class PositionSearch {
 
     /** Records a read may go through before reaching the one it wants, rather than searching first. */
     static final long SPAN = 4096;
+    /** Records before the event a search may stop at: reading forward from there is about one small fetch. */
+    static final long NEAR = 64;
     /** Fetches a search makes at most (a binary search of 2^32 records takes 32). */
     private static final int MAX_PROBES = 64;
 
@@ -61,8 +65,8 @@ final class PositionSearch {
         long[] best = null;
         boolean bisect = false;
         // Invariant: the record of event `offset` lies at a Kafka offset in [low, high).
-        for (int probes = 0; high - low > SPAN && probes < MAX_PROBES; probes++) {
-            if (lowNumber >= 0 && offset - lowNumber <= SPAN / 2) {
+        for (int probes = 0; high - low > NEAR && probes < MAX_PROBES; probes++) {
+            if (lowNumber >= 0 && offset - lowNumber <= NEAR) {
                 break; // close enough: the read goes forward from there
             }
             long guess;
@@ -70,12 +74,12 @@ final class PositionSearch {
             if (lowNumber < 0) {
                 guess = low;
             } else if (highNumber < 0) {
-                guess = high - SPAN / 2;
+                guess = high - NEAR;
             } else if (bisect) {
                 guess = low + (high - low) / 2;
             } else {
                 double perEvent = (double) (high - low) / Math.max(1, highNumber - lowNumber);
-                guess = low + (long) ((offset - SPAN / 4 - lowNumber) * perEvent);
+                guess = low + (long) ((offset - NEAR / 2 - lowNumber) * perEvent);
                 guess = Math.max(low + 1, Math.min(guess, high - 1));
                 interpolated = true;
             }
