@@ -45,23 +45,24 @@ final class PositionSearch {
 
     /**
      * The number and Kafka offset of a committed event of {@code stream} at or before event {@code offset} and close
-     * enough to it that reading forward from there is short, found between Kafka offsets {@code from} (at or before
-     * {@code offset}'s) and {@code end} (past it); null when no search is needed or none can be made.
+     * enough to it that reading forward from there is short, found between the known positions {@code from} (at or
+     * before {@code offset}'s) and {@code end} (past it); null when no search is needed or none can be made.
      *
      * <p>An interpolation search (events are spread evenly enough over Kafka offsets that a guess from two known
      * points lands near), every step that does not halve the range followed by a bisection, so that it never takes
-     * more than twice a binary search's fetches.
+     * more than twice a binary search's fetches. The events known at both ends (a checkpoint, a position learned by an
+     * earlier read or search) are its first two points, so that its first fetch is already a guess near the event.
      */
-    long[] atOrBefore(String stream, long offset, long from, long end) {
+    long[] atOrBefore(String stream, long offset, EventPositions.Known from, EventPositions.Known end) {
         Readers fetcher = readers;
-        if (fetcher == null || end - from <= SPAN) {
+        if (fetcher == null || end.kafka() - from.kafka() <= SPAN) {
             return null;
         }
         TopicPartition events = topics.events(stream);
-        long low = from;
-        long high = end;
-        long lowNumber = -1;
-        long highNumber = -1;
+        long low = from.kafka();
+        long high = end.kafka();
+        long lowNumber = from.offset();
+        long highNumber = end.offset() > offset ? end.offset() : -1;
         long[] best = null;
         boolean bisect = false;
         // Invariant: the record of event `offset` lies at a Kafka offset in [low, high).
