@@ -124,16 +124,25 @@ final class EventPositions {
         return offset >= denseFrom() && offset <= newest ? kafka[(int) (offset & (kafka.length - 1))] : -1;
     }
 
+    /** A known position: event {@code offset} sits at Kafka offset {@code kafka}; offset -1 when no event is known there. */
+    record Known(long offset, long kafka) {}
+
     /**
      * A Kafka offset at or before {@code offset}'s, from which reading forward reaches it: its own when known, else
      * that of the nearest known offset before it (0, the topic's start, when none is).
      */
     long readFrom(long offset) {
-        long known = exact(Math.min(offset, newest));
+        return before(offset).kafka();
+    }
+
+    /** As {@link #readFrom}, with the event found there (offset -1 at the topic's start). */
+    Known before(long offset) {
+        long at = Math.min(offset, newest);
+        long known = exact(at);
         if (known >= 0) {
-            return known;
+            return new Known(at, known);
         }
-        long bestOffset = 0;
+        long bestOffset = -1;
         long best = 0;
         int checkpoint = checkpointAtOrBefore(offset);
         if (checkpoint >= 0) {
@@ -142,9 +151,10 @@ final class EventPositions {
         }
         Map.Entry<Long, Long> learnedBefore = learned.floorEntry(offset);
         if (learnedBefore != null && learnedBefore.getKey() > bestOffset) {
+            bestOffset = learnedBefore.getKey();
             best = learnedBefore.getValue();
         }
-        return best;
+        return new Known(bestOffset, best);
     }
 
     /**
@@ -153,9 +163,14 @@ final class EventPositions {
      * offset after it.
      */
     long readEnd(long offset) {
+        return after(offset).kafka();
+    }
+
+    /** As {@link #readEnd}, with the event found there (offset -1 when it is not a known event's position). */
+    Known after(long offset) {
         long known = exact(offset);
         if (known >= 0) {
-            return known + 1;
+            return new Known(-1, known + 1);
         }
         long bestOffset = Long.MAX_VALUE;
         long best = exact(newest) + 1;
@@ -171,9 +186,10 @@ final class EventPositions {
         }
         Map.Entry<Long, Long> learnedAfter = learned.higherEntry(offset);
         if (learnedAfter != null && learnedAfter.getKey() < bestOffset) {
+            bestOffset = learnedAfter.getKey();
             best = learnedAfter.getValue();
         }
-        return best;
+        return new Known(bestOffset == Long.MAX_VALUE ? -1 : bestOffset, best);
     }
 
     /** The index of the newest checkpoint at or before {@code offset}, or -1. */

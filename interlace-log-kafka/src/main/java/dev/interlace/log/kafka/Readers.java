@@ -20,6 +20,11 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  * flusher draining a backlog, a client paging through events) continues on the same consumer without a seek, and
  * without throwing away what the consumer had fetched ahead; a read that starts anywhere else takes an idle consumer
  * and seeks it.
+ *
+ * <p>A read of one record or of a few near one position (a {@link #first} of a position search or of an index run
+ * part, a candidate's confirmation) goes through the {@link #points} of the same log instead: consumers that fetch
+ * {@value #POINT_FETCH_BYTES} bytes of a partition at a time, so that each such read brings the batch it needs rather
+ * than {@value #FETCH_BYTES} bytes of records after it (a broker still sends a larger first batch whole).
  */
 final class Readers implements AutoCloseable {
 
@@ -29,17 +34,34 @@ final class Readers implements AutoCloseable {
      * once it has handed out what it holds, so a larger fetch costs a sequential read fewer round trips.
      */
     static final int FETCH_BYTES = 4 * 1024 * 1024;
+    /** What a point read's fetch brings of a partition at most. */
+    static final int POINT_FETCH_BYTES = 64 * 1024;
 
     private final String bootstrap;
     private final String clientId;
+    private final int fetchBytes;
+    /** The readers of point reads: this one's own when its fetches are small already. */
+    private final Readers points;
     /** The idle cursors, the most recently used last. */
     private final ArrayDeque<Cursor> idle = new ArrayDeque<>();
     private int created;
     private boolean closed;
 
     Readers(String bootstrap, String clientId) {
+        this(bootstrap, clientId, FETCH_BYTES);
+    }
+
+    private Readers(String bootstrap, String clientId, int fetchBytes) {
         this.bootstrap = bootstrap;
         this.clientId = clientId;
+        this.fetchBytes = fetchBytes;
+        this.points = fetchBytes <= POINT_FETCH_BYTES ? this : new Readers(bootstrap, clientId + "-point",
+                POINT_FETCH_BYTES);
+    }
+
+    /** The readers of short reads near one position, whose fetches are small (consumers are made when first used). */
+    Readers points() {
+        return points;
     }
 
     /** Receives the records of a {@link #scan}, one at a time. */
@@ -97,12 +119,12 @@ final class Readers implements AutoCloseable {
 
     /**
      * The first committed record of {@code partition} at or after Kafka offset {@code from} and before {@code end},
-     * or null when there is none.
+     * or null when there is none; read through the {@link #points}.
      */
     ConsumerRecord<byte[], byte[]> first(TopicPartition partition, long from, long end) {
         List<ConsumerRecord<byte[], byte[]>> found = new ArrayList<>(1);
         try {
-            scan(partition, from, end, record -> {
+            points.scan(partition, from, end, record -> {
                 found.add(record);
                 return false;
             });
@@ -180,7 +202,7 @@ final class Readers implements AutoCloseable {
         properties.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
         properties.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         properties.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, "50");
-        properties.put(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, Integer.toString(FETCH_BYTES));
+        properties.put(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, Integer.toString(fetchBytes));
         return new KafkaConsumer<>(properties, new ByteArrayDeserializer(), new ByteArrayDeserializer());
     }
 
@@ -194,6 +216,9 @@ final class Readers implements AutoCloseable {
         }
         for (Cursor cursor : closing) {
             cursor.consumer.close();
+        }
+        if (points != this) {
+            points.close();
         }
     }
 

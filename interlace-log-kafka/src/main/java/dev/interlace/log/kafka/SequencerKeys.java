@@ -21,7 +21,8 @@ import org.apache.kafka.common.TopicPartition;
  * ({@link KeyBlockTopic}). Every candidate the index gives is confirmed by the key and arrival stored with the event:
  * from this node's copy of them ({@link LocalKeys}, one local read) or, for an offset the copy does not cover yet,
  * read back from the topic (all such candidates of a group in as few reads as they allow, before the group is
- * decided: {@link #lookingUp}), so the index never decides alone. The sequencer's thread's alone, but for
+ * decided: {@link #lookingUp}; a short read with small fetches, {@link Readers#points}), so the index never decides
+ * alone. The sequencer's thread's alone, but for
  * {@link #dedupStats}.
  */
 final class SequencerKeys implements StoredStream<RuntimeException> {
@@ -219,8 +220,10 @@ final class SequencerKeys implements StoredStream<RuntimeException> {
                 last = candidate;
             }
             long through = last;
+            // A short run is read with small fetches, from where the position search left off next to it.
+            Readers reader = through - first < PositionSearch.SPAN ? context.readers().points() : context.readers();
             try {
-                context.readers().scan(events, view.readFrom(first), view.readEnd(through), record -> {
+                reader.scan(events, view.readFrom(first), view.readEnd(through), record -> {
                     long offset = Codec.longHeader(record.headers(), Codec.OFFSET);
                     if (remote.contains(offset)) {
                         view.learn(offset, record.offset());

@@ -170,15 +170,15 @@ final class StreamView implements TopicPositions {
      */
     @Override
     public long readFrom(long offset) {
-        long from;
-        long end;
+        EventPositions.Known from;
+        EventPositions.Known end;
         synchronized (this) {
-            from = positions.readFrom(offset);
-            end = positions.readEnd(offset);
+            from = positions.before(offset);
+            end = positions.after(offset);
         }
         long[] found = search == null ? null : search.atOrBefore(name, offset, from, end);
         if (found == null) {
-            return from;
+            return from.kafka();
         }
         learn(found[0], found[1]);
         return found[1];
@@ -210,15 +210,15 @@ final class StreamView implements TopicPositions {
     private final class QuarantinePositions implements TopicPositions {
         @Override
         public long readFrom(long seq) {
-            long from;
-            long end;
+            EventPositions.Known from;
+            EventPositions.Known end;
             synchronized (StreamView.this) {
-                from = quarantinePositions.readFrom(seq);
-                end = quarantinePositions.readEnd(seq);
+                from = quarantinePositions.before(seq);
+                end = quarantinePositions.after(seq);
             }
             long[] found = search == null ? null : search.quarantinedAtOrBefore(name, seq, from, end);
             if (found == null) {
-                return from;
+                return from.kafka();
             }
             learn(found[0], found[1]);
             return found[1];

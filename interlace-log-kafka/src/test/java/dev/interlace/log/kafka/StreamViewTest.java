@@ -45,6 +45,29 @@ class StreamViewTest {
         assertThat(view.firstOffsetSince(1_000 + 12_000)).isBetween(12_000L - EventPositions.SPARSE, 12_000L);
     }
 
+    /** A position search ({@link PositionSearch}) starts from the events known on both sides, numbers and places. */
+    @Test
+    void theKnownPositionsAroundAnOldOffsetNameTheirEvents() {
+        EventPositions positions = new EventPositions();
+        assertThat(positions.before(5)).as("nothing known: the topic's start").isEqualTo(
+                new EventPositions.Known(-1, 0));
+        for (long offset = 1; offset <= 30_000; offset++) {
+            positions.record(offset, kafkaOf(offset), offset);
+        }
+        EventPositions.Known before = positions.before(5_001);
+        EventPositions.Known after = positions.after(5_001);
+        assertThat(before.offset()).isBetween(5_001L - EventPositions.SPARSE, 5_001L);
+        assertThat(before.kafka()).isEqualTo(kafkaOf(before.offset())).isEqualTo(positions.readFrom(5_001));
+        assertThat(after.offset()).isBetween(5_002L, 5_001L + EventPositions.SPARSE);
+        assertThat(after.kafka()).isEqualTo(kafkaOf(after.offset())).isEqualTo(positions.readEnd(5_001));
+
+        positions.learn(5_000, kafkaOf(5_000));
+        positions.learn(5_003, kafkaOf(5_003));
+        assertThat(positions.before(5_001)).isEqualTo(new EventPositions.Known(5_000, kafkaOf(5_000)));
+        assertThat(positions.after(5_001)).isEqualTo(new EventPositions.Known(5_003, kafkaOf(5_003)));
+        assertThat(positions.before(30_000)).isEqualTo(new EventPositions.Known(30_000, kafkaOf(30_000)));
+    }
+
     @Test
     void whileTheExactWindowGrowsEveryOffsetInItKeepsItsPositionTheFirstIncluded() {
         StreamView view = new StreamView("orders", 0);
