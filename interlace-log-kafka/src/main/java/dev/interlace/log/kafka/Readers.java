@@ -6,6 +6,11 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -20,6 +25,13 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  * flusher draining a backlog, a client paging through events) continues on the same consumer without a seek, and
  * without throwing away what the consumer had fetched ahead; a read that starts anywhere else takes an idle consumer
  * and seeks it.
+ *
+ * <p>A reader that will go on where its read ended (the flusher draining a backlog) asks for a {@link ReadAhead}: once
+ * its read returns, its consumer goes on polling on a thread of its own ({@code interlace-kafka-read-ahead-N}) while the
+ * reader works on what it read (decodes it, writes it to the warehouse), so that Kafka's fetching and record parsing
+ * overlap with that work instead of following it. A cursor reads ahead at most what the read asked for (records and
+ * bytes of keys and values) plus one poll ({@code max.poll.records}); it stops at the end of what the partition holds,
+ * and as soon as a read borrows the cursor.
  */
 final class Readers implements AutoCloseable {
 
@@ -30,8 +42,14 @@ final class Readers implements AutoCloseable {
      */
     static final int FETCH_BYTES = 4 * 1024 * 1024;
 
+    /** The records a cursor reads ahead beyond a read's own at most: one poll (Kafka's default). */
+    static final int POLL_RECORDS = 500;
+    /** How long a poll of a read ahead waits for records before it takes the partition's end as reached. */
+    private static final Duration AHEAD_POLL = Duration.ofMillis(50);
+
     private final String bootstrap;
     private final String clientId;
+    private final ExecutorService ahead;
     /** The idle cursors, the most recently used last. */
     private final ArrayDeque<Cursor> idle = new ArrayDeque<>();
     private int created;
@@ -40,6 +58,20 @@ final class Readers implements AutoCloseable {
     Readers(String bootstrap, String clientId) {
         this.bootstrap = bootstrap;
         this.clientId = clientId;
+        AtomicInteger threads = new AtomicInteger();
+        this.ahead = Executors.newCachedThreadPool(runnable -> {
+            Thread thread = new Thread(runnable, "interlace-kafka-read-ahead-" + threads.incrementAndGet());
+            thread.setDaemon(true);
+            return thread;
+        });
+    }
+
+    /**
+     * How much a cursor reads ahead once a read returns, at most: {@code records} records, {@code bytes} bytes of
+     * their keys and values (a read's own budgets, so that a reader going batch by batch finds its next batch read).
+     */
+    record ReadAhead(int records, long bytes) {
+        static final ReadAhead NONE = new ReadAhead(0, 0);
     }
 
     /** Receives the records of a {@link #scan}, one at a time. */
@@ -64,6 +96,15 @@ final class Readers implements AutoCloseable {
      */
     void scan(TopicPartition partition, long from, long end, Duration patience, RecordVisitor visitor)
             throws java.io.IOException {
+        scan(partition, from, end, patience, ReadAhead.NONE, visitor);
+    }
+
+    /**
+     * As {@link #scan(TopicPartition, long, long, Duration, RecordVisitor)}; then the cursor reads ahead as
+     * {@code readAhead} says, for the read that goes on where this one ended.
+     */
+    void scan(TopicPartition partition, long from, long end, Duration patience, ReadAhead readAhead,
+            RecordVisitor visitor) throws java.io.IOException {
         Cursor cursor = borrow(partition, from);
         boolean intact = false;
         try {
@@ -74,9 +115,7 @@ final class Readers implements AutoCloseable {
                             + " made no progress towards offset " + end + " for " + patience.toSeconds() + " s");
                 }
                 if (cursor.pending.isEmpty()) {
-                    for (ConsumerRecord<byte[], byte[]> record : cursor.consumer.poll(Duration.ofMillis(100))) {
-                        cursor.pending.add(record);
-                    }
+                    cursor.poll(Duration.ofMillis(100));
                     continue;
                 }
                 deadline = System.nanoTime() + patience.toNanos();
@@ -85,13 +124,13 @@ final class Readers implements AutoCloseable {
                     intact = true;
                     return;
                 }
-                cursor.pending.pollFirst();
+                cursor.take();
             }
             intact = true;
         } catch (KafkaException e) {
             throw new LogUnavailableException("cannot read " + partition.topic() + ": " + e.getMessage(), e);
         } finally {
-            release(cursor, intact);
+            release(cursor, intact, readAhead);
         }
     }
 
@@ -115,6 +154,7 @@ final class Readers implements AutoCloseable {
     /** An idle cursor positioned at {@code from} of {@code partition}, else the least recently used one, sought. */
     private Cursor borrow(TopicPartition partition, long from) {
         Cursor cursor = null;
+        boolean resumes = false;
         synchronized (idle) {
             if (closed) {
                 throw new LogUnavailableException("the log is closed");
@@ -123,16 +163,24 @@ final class Readers implements AutoCloseable {
                 Cursor candidate = it.next();
                 if (partition.equals(candidate.partition) && candidate.resumeAt == from) {
                     it.remove();
-                    return candidate;
+                    cursor = candidate;
+                    resumes = true;
+                    break;
                 }
             }
-            cursor = idle.pollFirst();
+            if (cursor == null) {
+                cursor = idle.pollFirst();
+            }
         }
         if (cursor == null) {
             cursor = new Cursor(consumer());
         }
+        // What it read ahead is kept when the read goes on where the last one ended (and the read ahead did not fail).
+        if (!cursor.settle() && resumes) {
+            return cursor;
+        }
         try {
-            cursor.pending.clear();
+            cursor.clear();
             if (!partition.equals(cursor.partition)) {
                 cursor.partition = null;
                 cursor.consumer.assign(List.of(partition));
@@ -141,13 +189,16 @@ final class Readers implements AutoCloseable {
             cursor.consumer.seek(partition, from);
             return cursor;
         } catch (KafkaException | IllegalStateException e) {
-            release(cursor, false);
+            release(cursor, false, ReadAhead.NONE);
             throw new LogUnavailableException("cannot read " + partition.topic() + ": " + e.getMessage(), e);
         }
     }
 
-    /** Returns {@code cursor} to the idle ones; one whose read failed half-way forgets where it was. */
-    private void release(Cursor cursor, boolean intact) {
+    /**
+     * Returns {@code cursor} to the idle ones, reading ahead as {@code readAhead} says; one whose read failed half-way
+     * forgets where it was.
+     */
+    private void release(Cursor cursor, boolean intact, ReadAhead readAhead) {
         if (intact) {
             try {
                 cursor.resumeAt = cursor.position();
@@ -156,13 +207,13 @@ final class Readers implements AutoCloseable {
             }
         }
         if (!intact) {
-            cursor.resumeAt = -1;
-            cursor.pending.clear();
-            cursor.partition = null;
-            cursor.consumer.unsubscribe();
+            cursor.forget();
         }
         synchronized (idle) {
             if (!closed) {
+                if (intact && readAhead.records() > 0) {
+                    cursor.startReadingAhead(ahead, readAhead);
+                }
                 idle.addLast(cursor);
                 return;
             }
@@ -181,6 +232,7 @@ final class Readers implements AutoCloseable {
         properties.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         properties.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, "50");
         properties.put(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, Integer.toString(FETCH_BYTES));
+        properties.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, Integer.toString(POLL_RECORDS));
         return new KafkaConsumer<>(properties, new ByteArrayDeserializer(), new ByteArrayDeserializer());
     }
 
@@ -193,20 +245,29 @@ final class Readers implements AutoCloseable {
             idle.clear();
         }
         for (Cursor cursor : closing) {
+            cursor.settle();
             cursor.consumer.close();
         }
+        ahead.shutdownNow();
     }
 
     /**
      * A consumer, the partition it is assigned (null when none), and the records it polled that no read has taken
-     * yet: its position is the first of those, else the consumer's own.
+     * yet: its position is the first of those, else the consumer's own. One thread uses it at a time: a read that
+     * borrowed it, else its read ahead ({@link #settle} hands it back from the one to the other).
      */
     private static final class Cursor {
         final KafkaConsumer<byte[], byte[]> consumer;
         final ArrayDeque<ConsumerRecord<byte[], byte[]>> pending = new ArrayDeque<>();
+        /** The bytes of the keys and values of {@link #pending}. */
+        long pendingBytes;
         TopicPartition partition;
         /** Where the next read goes on without a seek, as of the end of the last one; -1 when nowhere. */
         long resumeAt = -1;
+        /** The read ahead under way or done since the last read, or null. */
+        private Future<?> readingAhead;
+        /** Tells the read ahead to stop after its current poll. */
+        private volatile boolean stopAhead;
 
         Cursor(KafkaConsumer<byte[], byte[]> consumer) {
             this.consumer = consumer;
@@ -214,6 +275,85 @@ final class Readers implements AutoCloseable {
 
         long position() {
             return pending.isEmpty() ? consumer.position(partition) : pending.peekFirst().offset();
+        }
+
+        /** Polls once, keeping what came. */
+        void poll(Duration timeout) {
+            for (ConsumerRecord<byte[], byte[]> record : consumer.poll(timeout)) {
+                pending.addLast(record);
+                pendingBytes += bytes(record);
+            }
+        }
+
+        /** Drops the first pending record, which a read took. */
+        void take() {
+            pendingBytes -= bytes(pending.pollFirst());
+        }
+
+        void clear() {
+            pending.clear();
+            pendingBytes = 0;
+        }
+
+        /** Forgets where it was: the next read seeks. */
+        void forget() {
+            resumeAt = -1;
+            clear();
+            partition = null;
+            consumer.unsubscribe();
+        }
+
+        /**
+         * Polls on a thread of {@code threads} until {@code readAhead}'s budgets are reached (with at most one poll
+         * beyond them), the partition's end is (a poll brings nothing), or {@link #settle} stops it.
+         */
+        void startReadingAhead(ExecutorService threads, ReadAhead readAhead) {
+            stopAhead = false;
+            // A failure (the cluster does not answer) is the next read's: it seeks, and fails there if it must.
+            readingAhead = threads.submit(() -> {
+                while (!stopAhead && pending.size() < readAhead.records() && pendingBytes < readAhead.bytes()) {
+                    int before = pending.size();
+                    poll(AHEAD_POLL);
+                    if (pending.size() == before) {
+                        return;
+                    }
+                }
+            });
+        }
+
+        /**
+         * Stops the read ahead and waits for its current poll; the cursor is the caller's again.
+         *
+         * @return whether the read ahead failed: then the caller seeks before reading
+         */
+        boolean settle() {
+            Future<?> running = readingAhead;
+            if (running == null) {
+                return false;
+            }
+            readingAhead = null;
+            stopAhead = true;
+            boolean interrupted = false;
+            try {
+                while (true) {
+                    try {
+                        running.get();
+                        return false;
+                    } catch (InterruptedException e) {
+                        interrupted = true; // the consumer is not ours until its poll returned
+                    }
+                }
+            } catch (ExecutionException | java.util.concurrent.CancellationException e) {
+                return true;
+            } finally {
+                if (interrupted) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        }
+
+        private static long bytes(ConsumerRecord<byte[], byte[]> record) {
+            return Math.max(0, record.serializedKeySize()) + Math.max(0, record.serializedValueSize());
         }
     }
 }
