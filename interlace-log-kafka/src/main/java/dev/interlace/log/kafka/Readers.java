@@ -236,6 +236,27 @@ final class Readers implements AutoCloseable {
         return new KafkaConsumer<>(properties, new ByteArrayDeserializer(), new ByteArrayDeserializer());
     }
 
+    /**
+     * The most records, and the most bytes of keys and values, an idle cursor holds once its read ahead ended by itself
+     * (waiting for that); for tests.
+     */
+    long[] heldAhead() throws ExecutionException, InterruptedException {
+        List<Cursor> cursors;
+        synchronized (idle) {
+            cursors = new ArrayList<>(idle);
+        }
+        long[] held = {0, 0};
+        for (Cursor cursor : cursors) {
+            Future<?> running = cursor.readingAhead;
+            if (running != null) {
+                running.get();
+            }
+            held[0] = Math.max(held[0], cursor.pending.size());
+            held[1] = Math.max(held[1], cursor.pendingBytes);
+        }
+        return held;
+    }
+
     @Override
     public void close() {
         List<Cursor> closing;
