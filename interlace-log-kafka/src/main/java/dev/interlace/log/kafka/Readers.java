@@ -44,8 +44,10 @@ final class Readers implements AutoCloseable {
 
     /** The records a cursor reads ahead beyond a read's own at most: one poll (Kafka's default). */
     static final int POLL_RECORDS = 500;
-    /** How long a poll of a read ahead waits for records before it takes the partition's end as reached. */
+    /** How long a poll of a read ahead waits for records. */
     private static final Duration AHEAD_POLL = Duration.ofMillis(50);
+    /** How long a read ahead goes on while no record comes though the partition holds more. */
+    private static final Duration AHEAD_PATIENCE = Duration.ofSeconds(1);
 
     private final String bootstrap;
     private final String clientId;
@@ -326,16 +328,26 @@ final class Readers implements AutoCloseable {
 
         /**
          * Polls on a thread of {@code threads} until {@code readAhead}'s budgets are reached (with at most one poll
-         * beyond them), the partition's end is (a poll brings nothing), or {@link #settle} stops it.
+         * beyond them), the partition's end is (a poll brings nothing and the consumer's lag is 0), no record came for
+         * {@link #AHEAD_PATIENCE}, or {@link #settle} stops it.
          */
         void startReadingAhead(ExecutorService threads, ReadAhead readAhead) {
             stopAhead = false;
             // A failure (the cluster does not answer) is the next read's: it seeks, and fails there if it must.
             readingAhead = threads.submit(() -> {
+                long idleSince = System.nanoTime();
                 while (!stopAhead && pending.size() < readAhead.records() && pendingBytes < readAhead.bytes()) {
                     int before = pending.size();
                     poll(AHEAD_POLL);
-                    if (pending.size() == before) {
+                    if (pending.size() > before) {
+                        idleSince = System.nanoTime();
+                        continue;
+                    }
+                    // Nothing came: the end of what is committed (the consumer's lag, as of its last fetch, is 0), else
+                    // a fetch slower than the poll's wait (a busy broker): go on, for a while.
+                    java.util.OptionalLong lag = consumer.currentLag(partition);
+                    if (lag.isPresent() && lag.getAsLong() <= 0
+                            || System.nanoTime() - idleSince > AHEAD_PATIENCE.toNanos()) {
                         return;
                     }
                 }
