@@ -20,7 +20,8 @@ record EventReads(StreamViews views, Topics topics, TopicPages pages) {
         }
         long head = view.headOffset();
         long from = Math.max(afterOffset + 1, view.earliest());
-        return from > head ? List.of() : entries(view, from, Math.min(head, from + limit - 1), maxBytes, allowance);
+        return from > head ? List.of() : entries(view, from, Math.min(head, from + limit - 1), maxBytes, allowance,
+                Readers.ReadAhead.NONE);
     }
 
     /** The events after {@code afterOffset}, waiting up to {@code wait} for the first to come. */
@@ -35,7 +36,10 @@ record EventReads(StreamViews views, Topics topics, TopicPages pages) {
             long head = view.headOffset();
             long from = Math.max(afterOffset + 1, view.earliest());
             if (from <= head) {
-                return entries(view, from, Math.min(head, from + limit - 1), maxBytes, PayloadAllowance.UNLIMITED);
+                // A reader that waits for events goes forward batch by batch (the flusher): its next batch is read
+                // ahead while it works on this one.
+                return entries(view, from, Math.min(head, from + limit - 1), maxBytes, PayloadAllowance.UNLIMITED,
+                        new Readers.ReadAhead(limit, maxBytes));
             }
             long remaining = deadline - System.nanoTime();
             if (remaining <= 0 || !view.awaitHeadAbove(Math.max(afterOffset, from - 1), remaining)) {
@@ -63,7 +67,7 @@ record EventReads(StreamViews views, Topics topics, TopicPages pages) {
             return admitted;
         };
         for (long offset = head; offset >= from && bytes < maxBytes && !refused[0]; offset--) {
-            for (LogEntry entry : entries(view, offset, offset, Long.MAX_VALUE, asked)) {
+            for (LogEntry entry : entries(view, offset, offset, Long.MAX_VALUE, asked, Readers.ReadAhead.NONE)) {
                 entries.add(entry);
                 bytes += entry.payload().length;
             }
@@ -73,8 +77,8 @@ record EventReads(StreamViews views, Topics topics, TopicPages pages) {
 
     /** The events from {@code from} through {@code through}, as {@link TopicPages#read} bounds them. */
     private List<LogEntry> entries(StreamView view, long from, long through, long maxBytes,
-            PayloadAllowance allowance) {
+            PayloadAllowance allowance, Readers.ReadAhead readAhead) {
         return pages.read(topics.events(view.name), view, Codec.OFFSET, from, through, maxBytes, offset -> true,
-                allowance, (record, offset) -> Codec.entry(view.name, record));
+                allowance, readAhead, (record, offset) -> Codec.entry(view.name, record));
     }
 }

@@ -41,25 +41,38 @@ final class TopicPages {
      */
     <E> List<E> read(TopicPartition topic, TopicPositions positions, String numberHeader, long from, long through,
             long maxBytes, LongPredicate wanted, PayloadAllowance allowance, Entry<E> entry) {
+        return read(topic, positions, numberHeader, from, through, maxBytes, wanted, allowance,
+                Readers.ReadAhead.NONE, entry);
+    }
+
+    /**
+     * As {@link #read(TopicPartition, TopicPositions, String, long, long, long, LongPredicate, PayloadAllowance,
+     * Entry)}; then the reader's consumer reads ahead as {@code readAhead} says, for the page that follows this one.
+     */
+    <E> List<E> read(TopicPartition topic, TopicPositions positions, String numberHeader, long from, long through,
+            long maxBytes, LongPredicate wanted, PayloadAllowance allowance, Readers.ReadAhead readAhead,
+            Entry<E> entry) {
         List<E> entries = new ArrayList<>();
         long[] bytes = {0};
         long[] last = {0, 0};
-        try {
-            readers.scan(topic, positions.readFrom(from), positions.readEnd(through), ANSWER_PATIENCE, record -> {
-                long number = Codec.longHeader(record.headers(), numberHeader);
-                if (number >= from && number <= through && wanted.test(number)) {
-                    long length = record.value() == null ? 0 : record.value().length;
-                    if (!allowance.admit(length)) {
-                        return false;
-                    }
-                    entries.add(entry.of(record, number));
-                    bytes[0] += length;
-                    last[0] = number;
-                    last[1] = record.offset();
+        Readers.RecordVisitor visitor = record -> {
+            long number = Codec.longHeader(record.headers(), numberHeader);
+            if (number >= from && number <= through && wanted.test(number)) {
+                long length = record.value() == null ? 0 : record.value().length;
+                if (!allowance.admit(length)) {
+                    return false;
                 }
-                // Ends with the record whose value brings the total to maxBytes.
-                return number < through && bytes[0] < maxBytes;
-            });
+                entries.add(entry.of(record, number));
+                bytes[0] += length;
+                last[0] = number;
+                last[1] = record.offset();
+            }
+            // Ends with the record whose value brings the total to maxBytes.
+            return number < through && bytes[0] < maxBytes;
+        };
+        try {
+            readers.scan(topic, positions.readFrom(from), positions.readEnd(through), ANSWER_PATIENCE, readAhead,
+                    visitor);
         } catch (java.io.IOException e) {
             throw new IllegalStateException(e); // the visitor throws none
         }

@@ -12,7 +12,9 @@ import dev.interlace.runtime.testing.Eventually;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.stream.LongStream;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import org.apache.kafka.clients.admin.Admin;
@@ -73,6 +75,48 @@ class KafkaLogFollowerTest {
                         .hasCauseInstanceOf(UnsupportedOperationException.class);
                 assertThat(follower.trim("orders", 5)).isZero();
                 assertThat(follower.health().writable()).as("a follower that reads is healthy").isTrue();
+            }
+        }
+    }
+
+    /**
+     * A flusher's reads go forward batch by batch, each read reading the next batch ahead: every event comes once, in
+     * order, whatever the batches' sizes and the reads elsewhere that take the reading-ahead consumer in between.
+     */
+    @Test
+    void readsBatchAfterBatchEveryEventOnceWithReadsElsewhereInBetween() throws Exception {
+        String prefix = KeyedOrders.prefix("follower-batches");
+        String bootstrap = KafkaCluster.shared().bootstrap();
+        try (KafkaStreamLog node = KeyedOrders.log(prefix, directory.resolve("node"), "node", true, 100_000)) {
+            node.register(KeyedOrders.declaredBy(KafkaLogFollowerTest.class));
+            KeyedAppends.append(node, 3_000, 500);
+            try (KafkaLogFollower follower = new KafkaLogFollower(new KafkaLogSettings(bootstrap, prefix, 1, 1,
+                    "http://query-process.invalid", Duration.ofSeconds(6), Duration.ofSeconds(20), false,
+                    directory.resolve("follower")), Clock.systemUTC())) {
+                follower.register(KeyedOrders.declaredBy(KafkaLogFollowerTest.class));
+                List<Long> offsets = new ArrayList<>();
+                long after = 0;
+                int batch = 0;
+                while (after < 3_000) {
+                    // Batches of 1 to 700 events, some ended by their bytes (an event is about 16 bytes here).
+                    int limit = 1 + (batch * 263) % 700;
+                    long maxBytes = batch % 3 == 0 ? 2_000 : Long.MAX_VALUE;
+                    List<LogEntry> read = follower.read("orders", after, limit, maxBytes, Duration.ZERO);
+                    assertThat(read).as("batch %d after %d", batch, after).isNotEmpty();
+                    read.forEach(entry -> offsets.add(entry.offset()));
+                    after = read.get(read.size() - 1).offset();
+                    if (batch % 4 == 1) {
+                        // A client's page elsewhere, and the newest events, in between.
+                        assertThat(follower.read("orders", batch, 3, Long.MAX_VALUE, Duration.ZERO))
+                                .extracting(LogEntry::offset).containsExactly(batch + 1L, batch + 2L, batch + 3L);
+                        assertThat(follower.latest("orders", 1, Long.MAX_VALUE)).extracting(LogEntry::offset)
+                                .containsExactly(3_000L);
+                    }
+                    batch++;
+                }
+                assertThat(offsets).containsExactlyElementsOf(LongStream.rangeClosed(1, 3_000).boxed().toList());
+                assertThat(new String(follower.read("orders", 2_999, 1, Long.MAX_VALUE, Duration.ZERO).get(0)
+                        .payload(), java.nio.charset.StandardCharsets.UTF_8)).isEqualTo("{\"id\":\"key-2999\"}");
             }
         }
     }
