@@ -1,5 +1,6 @@
 package dev.interlace.log.kafka;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -33,6 +34,8 @@ final class UnfollowedHeads implements AutoCloseable {
     static final long INTEREST_NANOS = TimeUnit.SECONDS.toNanos(30);
     /** How often the rounds ask (the tailer's own wait for new records is 100 ms: {@code fetch.max.wait.ms}). */
     static final long ROUND_MILLIS = 100;
+    /** How long a question for the heads may take before the heads known are answered (stale, as a tailer's). */
+    static final long ANSWER_SECONDS = 2;
     /** How many records the first look back from a topic's end reads; doubled until a committed event is found. */
     private static final long FIRST_LOOK = 16;
 
@@ -89,7 +92,14 @@ final class UnfollowedHeads implements AutoCloseable {
         }
         List<TopicPartition> partitions = new ArrayList<>(views.size());
         views.forEach(view -> partitions.add(topics.events(view.name)));
-        Map<TopicPartition, Long> ends = topics.stableEnds(partitions);
+        Map<TopicPartition, Long> ends;
+        try {
+            ends = topics.stableEndsWithin(partitions, ANSWER_SECONDS);
+        } catch (RuntimeException e) {
+            // The cluster does not answer (cut off, brokers gone): the heads known stay, as a tailer's would.
+            LOG.log(Level.FINE, "the heads of the streams this node does not follow are not known anew", e);
+            return;
+        }
         for (StreamView view : views) {
             Known entry = known.get(view.name);
             TopicPartition events = topics.events(view.name);
@@ -97,7 +107,13 @@ final class UnfollowedHeads implements AutoCloseable {
             if (entry == null || end < 0 || end == entry.end || view.followed()) {
                 continue;
             }
-            ConsumerRecord<byte[], byte[]> newest = newest(events, end);
+            ConsumerRecord<byte[], byte[]> newest;
+            try {
+                newest = newest(events, end);
+            } catch (RuntimeException e) {
+                LOG.log(Level.FINE, "the head of " + view.name + " is not known anew", e);
+                continue;
+            }
             if (newest != null) {
                 long before = view.headOffset();
                 long offset = Codec.longHeader(newest.headers(), Codec.OFFSET);
@@ -134,7 +150,7 @@ final class UnfollowedHeads implements AutoCloseable {
             return last;
         }
         try {
-            readers.scan(events, from, end, record -> {
+            readers.scan(events, from, end, Duration.ofSeconds(ANSWER_SECONDS), record -> {
                 recordsRead.incrementAndGet();
                 last[0] = record;
                 return true;
