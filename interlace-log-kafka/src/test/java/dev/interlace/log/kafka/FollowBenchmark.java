@@ -32,21 +32,27 @@ import java.util.concurrent.atomic.AtomicLong;
  * the nodes' tailers reading every partition's events (as before, and as a node with a warehouse still does) against
  * reading only the partition each node sequences. Prints per configuration: appends/s, the JVM's CPU per append
  * (both nodes and the load), the tailers' and head questions' CPU per append, and the records they read per append.
- * The counts are exact; the times are CPU time, less sensitive to other load on the machine than rates.
+ * The counts are exact; the times are CPU time, less sensitive to other load on the machine than rates. The baseline,
+ * in the same round: the stream with one partition on one node, as many appends at a time as both partitions had.
  *
  * usage: {@code FollowBenchmark WORK_DIR [EVENTS_PER_PARTITION] [ROUNDS]}
  */
 public final class FollowBenchmark {
 
     private static final int IN_FLIGHT = 32;
-    private static final StreamDescriptor ORDERS = StreamDescriptor.builder("orders")
-            .column(Column.of("id", ColumnType.STRING, true)).idempotencyKey("id").schemaVersion("v1")
-            .partitions(2).declaredBy(FollowBenchmark.class.getName())
-            .decoder(parser -> {
-                throw new UnsupportedOperationException("a log never decodes");
-            }).build();
+    private static final StreamDescriptor ORDERS = orders(2);
+    private static final StreamDescriptor ONE_PARTITION = orders(1);
 
     private FollowBenchmark() {}
+
+    private static StreamDescriptor orders(int partitions) {
+        return StreamDescriptor.builder("orders")
+                .column(Column.of("id", ColumnType.STRING, true)).idempotencyKey("id").schemaVersion("v1")
+                .partitions(partitions).declaredBy(FollowBenchmark.class.getName())
+                .decoder(parser -> {
+                    throw new UnsupportedOperationException("a log never decodes");
+                }).build();
+    }
 
     public static void main(String[] args) throws Exception {
         Path work = Path.of(args[0]);
@@ -56,8 +62,14 @@ public final class FollowBenchmark {
                 "tailer µs/ev", "records/event");
         for (int round = 1; round <= rounds; round++) {
             boolean[] order = round % 2 == 1 ? new boolean[] {true, false} : new boolean[] {false, true};
+            if (round % 2 == 1) {
+                one(work.resolve("r" + round + "-one"), round, events);
+            }
             for (boolean every : order) {
                 run(work.resolve("r" + round + (every ? "-every" : "-own")), round, every, events);
+            }
+            if (round % 2 == 0) {
+                one(work.resolve("r" + round + "-one"), round, events);
             }
         }
         KafkaCluster.shared().close();
@@ -96,17 +108,48 @@ public final class FollowBenchmark {
         }
     }
 
+    /**
+     * The baseline: the stream with one partition on one node, {@code 2 * IN_FLIGHT} appends at a time (the same
+     * clients as the two partitions have together), {@code 2 * events} of them.
+     */
+    private static void one(Path directory, int round, int events) throws Exception {
+        String prefix = "followbench-" + UUID.randomUUID().toString().substring(0, 8) + ".";
+        KafkaStreamLog node = open(directory, prefix, "one", false);
+        try {
+            StreamDescriptor only = ONE_PARTITION.logStreams().get(0);
+            node.register(only);
+            Eventually.until("the node sequences the stream", Duration.ofSeconds(120), () -> own(node, only.name()));
+            appendAll(node, only.name(), events / 5, "warm-", 2 * IN_FLIGHT);
+            long records = node.tailerReads()[0] + node.tailerReads()[2];
+            long tailerCpu = threadCpu();
+            long jvmCpu = processCpu();
+            long started = System.nanoTime();
+            appendAll(node, only.name(), 2 * events, "", 2 * IN_FLIGHT);
+            long elapsed = System.nanoTime() - started;
+            long appended = 2L * events;
+            System.out.printf(Locale.ROOT, "%-6d %-12s %9.0f %10.1f %12.1f %14.2f%n", round, "1p 1 node",
+                    appended / (elapsed / 1e9), (processCpu() - jvmCpu) / 1e3 / appended,
+                    (threadCpu() - tailerCpu) / 1e3 / appended,
+                    (double) (node.tailerReads()[0] + node.tailerReads()[2] - records) / appended);
+        } finally {
+            node.close();
+        }
+    }
+
     /** {@code events} single-event appends to each of the two partitions through its holder, at once. */
     private static void load(KafkaStreamLog first, String a, KafkaStreamLog second, String b, int events,
             String keyPrefix) throws Exception {
-        CompletableFuture<Void> one = CompletableFuture.runAsync(() -> appendAll(first, a, events, keyPrefix));
-        CompletableFuture<Void> two = CompletableFuture.runAsync(() -> appendAll(second, b, events, keyPrefix));
+        CompletableFuture<Void> one = CompletableFuture.runAsync(() -> appendAll(first, a, events, keyPrefix,
+                IN_FLIGHT));
+        CompletableFuture<Void> two = CompletableFuture.runAsync(() -> appendAll(second, b, events, keyPrefix,
+                IN_FLIGHT));
         one.get(30, TimeUnit.MINUTES);
         two.get(30, TimeUnit.MINUTES);
     }
 
-    private static void appendAll(KafkaStreamLog node, String logStream, int events, String keyPrefix) {
-        Semaphore window = new Semaphore(IN_FLIGHT);
+    private static void appendAll(KafkaStreamLog node, String logStream, int events, String keyPrefix,
+            int inFlight) {
+        Semaphore window = new Semaphore(inFlight);
         AtomicLong failed = new AtomicLong();
         for (int i = 0; i < events; i++) {
             window.acquireUninterruptibly();
@@ -122,7 +165,7 @@ public final class FollowBenchmark {
                         window.release();
                     });
         }
-        window.acquireUninterruptibly(IN_FLIGHT);
+        window.acquireUninterruptibly(inFlight);
         if (failed.get() > 0) {
             System.out.println("  " + failed.get() + " appends failed on " + logStream);
         }
