@@ -58,17 +58,24 @@ final class StreamViews {
      * followed view is up to date as the tailer reads.
      */
     void refresh(Collection<StreamView> views) {
+        refresh(views, false);
+    }
+
+    private void refresh(Collection<StreamView> views, boolean reading) {
         UnfollowedHeads heads = unfollowed;
         if (heads != null) {
-            heads.refresh(views);
+            heads.refresh(views, reading);
         }
     }
 
-    /** The view of {@code stream} with its head up to date, or null when this node has seen nothing of it. */
+    /**
+     * The view of {@code stream} with its head up to date, for a read of its events, or null when this node has seen
+     * nothing of it.
+     */
     StreamView current(String stream) {
         StreamView view = views.get(stream);
         if (view != null && !view.followed()) {
-            refresh(List.of(view));
+            refresh(List.of(view), true);
         }
         return view;
     }

@@ -23,9 +23,9 @@ import org.apache.kafka.common.TopicPartition;
  * {@link PositionSearch}). A committed transaction holds whole requests, so the newest committed event is the last of
  * its request: the head is exact as of the question.
  *
- * <p>Long polls on such a stream wake as its head moves: a stream asked within {@link #INTEREST_NANOS} is asked
- * again every {@link #ROUND_MILLIS} on the {@code interlace-kafka-heads} thread; nothing is asked of a stream nobody
- * reads.
+ * <p>Long polls on such a stream wake as its head moves: a stream a read asked for within {@link #INTEREST_NANOS} is
+ * asked again every {@link #ROUND_MILLIS} on the {@code interlace-kafka-heads} thread; nothing is asked of a stream
+ * nobody reads.
  */
 final class UnfollowedHeads implements AutoCloseable {
 
@@ -52,7 +52,8 @@ final class UnfollowedHeads implements AutoCloseable {
 
     private static final class Known {
         volatile long end = -1;
-        volatile long askedAt = System.nanoTime();
+        /** When a read last asked (none yet: as long ago as the interest lasts). */
+        volatile long askedAt = System.nanoTime() - INTEREST_NANOS;
         final StreamView view;
 
         Known(StreamView view) {
@@ -74,12 +75,19 @@ final class UnfollowedHeads implements AutoCloseable {
         return recordsRead.get();
     }
 
-    /** Brings the heads of those of {@code views} the tailer does not follow up to date (one question for all). */
-    void refresh(Collection<StreamView> views) {
+    /**
+     * Brings the heads of those of {@code views} the tailer does not follow up to date (one question for all); with
+     * {@code reading}, a read asks (its stream's head is then asked every round for a while, so that long polls wake),
+     * else a listing of the heads or a standby or candidacy round.
+     */
+    void refresh(Collection<StreamView> views, boolean reading) {
         List<StreamView> asked = new ArrayList<>();
         for (StreamView view : views) {
             if (!view.followed()) {
-                known.computeIfAbsent(view.name, name -> new Known(view)).askedAt = System.nanoTime();
+                Known entry = known.computeIfAbsent(view.name, name -> new Known(view));
+                if (reading) {
+                    entry.askedAt = System.nanoTime();
+                }
                 asked.add(view);
             }
         }
