@@ -185,17 +185,28 @@ final class StreamView implements TopicPositions {
      */
     @Override
     public long readFrom(long offset) {
+        return searchedFrom(positions, offset, false);
+    }
+
+    /**
+     * Where reading forward from {@code known}'s nearest position reaches number {@code number} (an event's offset, or
+     * with {@code quarantine} an entry's sequence number), searched outside this view's lock and learned.
+     */
+    private long searchedFrom(EventPositions known, long number, boolean quarantine) {
         EventPositions.Known from;
         EventPositions.Known end;
         synchronized (this) {
-            from = positions.before(offset);
-            end = positions.after(offset);
+            from = known.before(number);
+            end = known.after(number);
         }
-        long[] found = search == null ? null : search.atOrBefore(name, offset, from, end);
+        long[] found = search == null ? null : quarantine ? search.quarantinedAtOrBefore(name, number, from, end)
+                : search.atOrBefore(name, number, from, end);
         if (found == null) {
             return from.kafka();
         }
-        learn(found[0], found[1]);
+        synchronized (this) {
+            known.learn(found[0], found[1]);
+        }
         return found[1];
     }
 
@@ -225,18 +236,7 @@ final class StreamView implements TopicPositions {
     private final class QuarantinePositions implements TopicPositions {
         @Override
         public long readFrom(long seq) {
-            EventPositions.Known from;
-            EventPositions.Known end;
-            synchronized (StreamView.this) {
-                from = quarantinePositions.before(seq);
-                end = quarantinePositions.after(seq);
-            }
-            long[] found = search == null ? null : search.quarantinedAtOrBefore(name, seq, from, end);
-            if (found == null) {
-                return from.kafka();
-            }
-            learn(found[0], found[1]);
-            return found[1];
+            return searchedFrom(quarantinePositions, seq, true);
         }
 
         @Override
