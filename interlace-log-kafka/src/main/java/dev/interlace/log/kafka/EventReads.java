@@ -14,7 +14,7 @@ record EventReads(StreamViews views, Topics topics, TopicPages pages) {
 
     /** The events after {@code afterOffset} there are now (see {@code EventLog#read}). */
     List<LogEntry> read(String stream, long afterOffset, int limit, long maxBytes, PayloadAllowance allowance) {
-        StreamView view = views.current(stream);
+        StreamView view = views.find(stream);
         if (view == null || limit <= 0) {
             return List.of();
         }
@@ -27,13 +27,13 @@ record EventReads(StreamViews views, Topics topics, TopicPages pages) {
     /** The events after {@code afterOffset}, waiting up to {@code wait} for the first to come. */
     List<LogEntry> read(String stream, long afterOffset, int limit, long maxBytes, Duration wait)
             throws InterruptedException {
-        StreamView view = views.current(stream);
+        StreamView view = views.find(stream);
         if (view == null || limit <= 0) {
             return List.of();
         }
         long deadline = System.nanoTime() + wait.toNanos();
         while (true) {
-            long head = view.followed() ? view.headOffset() : views.current(stream).headOffset();
+            long head = view.headOffset();
             long from = Math.max(afterOffset + 1, view.earliest());
             if (from <= head) {
                 // A reader that waits for events goes forward batch by batch (the flusher): its next batch is read
@@ -42,11 +42,7 @@ record EventReads(StreamViews views, Topics topics, TopicPages pages) {
                         new Readers.ReadAhead(limit, maxBytes));
             }
             long remaining = deadline - System.nanoTime();
-            // A stream this node's tailer does not follow moves as its head is asked (UnfollowedHeads): ask again
-            // at least every second while waiting.
-            long slice = view.followed() ? remaining : Math.min(remaining, 1_000_000_000L);
-            if (remaining <= 0 || !view.awaitHeadAbove(Math.max(afterOffset, from - 1), slice)
-                    && slice == remaining) {
+            if (remaining <= 0 || !view.awaitHeadAbove(Math.max(afterOffset, from - 1), remaining)) {
                 return List.of();
             }
         }
@@ -54,7 +50,7 @@ record EventReads(StreamViews views, Topics topics, TopicPages pages) {
 
     /** The newest events, newest first, within {@code maxBytes} and what {@code allowance} admits. */
     List<LogEntry> latest(String stream, int limit, long maxBytes, PayloadAllowance allowance) {
-        StreamView view = views.current(stream);
+        StreamView view = views.find(stream);
         if (view == null || limit <= 0) {
             return List.of();
         }

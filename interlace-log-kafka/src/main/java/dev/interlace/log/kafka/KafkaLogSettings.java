@@ -18,15 +18,11 @@ import java.util.Objects;
  *     {@code no_sequencer}
  * @param sequences whether this node joins the sequencer group (false on {@code --role warehouse}: it reads the
  *     topics, never appends)
- * @param followsEveryStream whether this node's tailer reads the events of every stream (a node with a warehouse,
- *     whose flusher needs them); false on {@code --role ingest}: only those of the streams it sequences, the heads of
- *     the others learned when asked ({@link UnfollowedHeads})
  * @param dataDirectory this node's data directory: the deduplication indexes of the streams it sequences are in its
  *     {@code dedup/kafka/} folder, its copy of the publish records in {@code kafka/publishes.sqlite}
  */
 public record KafkaLogSettings(String bootstrap, String topicPrefix, int replicationFactor, int minInsyncReplicas,
-        String nodeUrl, Duration sessionTimeout, Duration sequencerWait, boolean sequences,
-        boolean followsEveryStream, Path dataDirectory) {
+        String nodeUrl, Duration sessionTimeout, Duration sequencerWait, boolean sequences, Path dataDirectory) {
 
     /** Takeover within ten seconds of a node's death: the session timeout plus a rebalance and a catch-up. */
     public static final Duration DEFAULT_SESSION_TIMEOUT = Duration.ofSeconds(6);
@@ -42,13 +38,6 @@ public record KafkaLogSettings(String bootstrap, String topicPrefix, int replica
         Objects.requireNonNull(topicPrefix, "topicPrefix");
         Objects.requireNonNull(nodeUrl, "nodeUrl");
         Objects.requireNonNull(dataDirectory, "dataDirectory");
-    }
-
-    /** Settings of a node whose tailer reads every stream's events. */
-    public KafkaLogSettings(String bootstrap, String topicPrefix, int replicationFactor, int minInsyncReplicas,
-            String nodeUrl, Duration sessionTimeout, Duration sequencerWait, boolean sequences, Path dataDirectory) {
-        this(bootstrap, topicPrefix, replicationFactor, minInsyncReplicas, nodeUrl, sessionTimeout, sequencerWait,
-                sequences, true, dataDirectory);
     }
 
     /** Settings of a node that may sequence streams (every role but {@code warehouse}). */
@@ -80,7 +69,6 @@ public record KafkaLogSettings(String bootstrap, String topicPrefix, int replica
     public static KafkaLogSettings from(InterlaceConfig config) {
         return new KafkaLogSettings(config.log().kafkaBootstrap(), config.log().kafkaTopicPrefix(),
                 config.log().kafkaReplicationFactor(), config.log().kafkaMinInsyncReplicas(), config.advertisedUrl(),
-                DEFAULT_SESSION_TIMEOUT, DEFAULT_SEQUENCER_WAIT, config.role().sequences(),
-                config.role().runsWarehouse(), config.dataDirectory());
+                DEFAULT_SESSION_TIMEOUT, DEFAULT_SEQUENCER_WAIT, config.role().sequences(), config.dataDirectory());
     }
 }

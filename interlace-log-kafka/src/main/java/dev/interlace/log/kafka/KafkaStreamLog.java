@@ -74,8 +74,6 @@ public final class KafkaStreamLog implements StreamLog, ForwardingConsumerGroups
     private final List<AppendListener> listeners = new CopyOnWriteArrayList<>();
     private final Tailer tailer;
     private final Readers readers;
-    /** The heads of the streams this node's tailer does not follow, learned when asked. */
-    private final UnfollowedHeads heads;
     /** The deduplication indexes of the streams this node sequences. */
     private final SequencerIndexes indexes;
     /** The keys of the keyed streams' events on this node's disk, if it may sequence streams (else null). */
@@ -116,7 +114,11 @@ public final class KafkaStreamLog implements StreamLog, ForwardingConsumerGroups
                 SegmentListener.NONE, IndexPublicationListener.NONE);
     }
 
-    /** The same, telling the steps of the indexes' files and their publication (crash tests halt there; no flag). */
+    /**
+     * The same, telling {@code segments} of the steps of the sequencer indexes' files and {@code publication} of
+     * those of their publication: crash tests stop the process there (a test module reaches this constructor; no
+     * flag does).
+     */
     KafkaStreamLog(KafkaLogSettings kafka, LogSettings settings, Watermarks materialised, Clock clock,
             SegmentListener segments, IndexPublicationListener publication) {
         this(kafka, settings, materialised, clock, Fencing.TRANSACTIONAL, ComponentHealth.unwatched(), STANDBY_PERIOD,
@@ -124,8 +126,9 @@ public final class KafkaStreamLog implements StreamLog, ForwardingConsumerGroups
     }
 
     /**
-     * The same, fencing earlier holders as {@code fencing} says: always {@link Fencing#TRANSACTIONAL}, but for the
-     * negative control of the multi-node failure test (a test module reaches this constructor; no flag does).
+     * The same, with the sequencers fencing earlier holders as {@code fencing} says: always
+     * {@link Fencing#TRANSACTIONAL}, except for the negative control of the multi-node failure test (a
+     * test module reaches this constructor; no flag does).
      */
     KafkaStreamLog(KafkaLogSettings kafka, LogSettings settings, Watermarks materialised, Clock clock,
             Fencing fencing) {
@@ -133,7 +136,10 @@ public final class KafkaStreamLog implements StreamLog, ForwardingConsumerGroups
                 SegmentListener.NONE, IndexPublicationListener.NONE);
     }
 
-    /** The same, standby runs {@code standbyPeriod} apart (a test keeps a node behind with a long one; no flag). */
+    /**
+     * The same, with the standby runs {@code standbyPeriod} apart (a test keeps a node far behind with a long one; no
+     * flag does).
+     */
     KafkaStreamLog(KafkaLogSettings kafka, LogSettings settings, Watermarks materialised, Clock clock,
             Duration standbyPeriod) {
         this(kafka, settings, materialised, clock, Fencing.TRANSACTIONAL, ComponentHealth.unwatched(), standbyPeriod,
@@ -154,8 +160,7 @@ public final class KafkaStreamLog implements StreamLog, ForwardingConsumerGroups
         try {
             topics.ensureLogTopics();
             startedTailer = new Tailer(kafka.bootstrap(), kafka.topicPrefix() + "tailer", views::apply,
-                    localKeys == null ? () -> { } : localKeys::flush,
-                    partition -> views.stoppedReading(partition.topic()));
+                    localKeys == null ? () -> { } : localKeys::flush);
             this.tailer = startedTailer;
             List<TopicPartition> own = List.of(topics.publishes(), topics.state());
             tailer.follow(Set.copyOf(own));
@@ -177,8 +182,6 @@ public final class KafkaStreamLog implements StreamLog, ForwardingConsumerGroups
         }
         this.readers = new Readers(kafka.bootstrap(), kafka.topicPrefix() + "reader");
         views.search().readWith(readers);
-        this.heads = new UnfollowedHeads(topics, readers, this::appended);
-        views.learnHeadsWith(heads);
         this.indexes = new SequencerIndexes(kafka.indexDirectory(), settings.dedup(), segments, clock, localKeys,
                 new IndexTopics(kafka.bootstrap(), kafka.topicPrefix() + "dedup-publisher", topics, readers,
                         publication));
@@ -200,18 +203,9 @@ public final class KafkaStreamLog implements StreamLog, ForwardingConsumerGroups
         return localKeys == null ? -1 : localKeys.through(stream);
     }
 
-    /**
-     * How many records this node's tailer read, how many fetches its position searches made, and how many records
-     * the questions for the heads of the streams it does not follow read; for tests.
-     */
+    /** How many records this node's tailer read, and how many fetches its position searches made; for tests. */
     long[] tailerReads() {
-        return new long[] {tailer.recordsRead(), views.search().fetches(), heads.recordsRead()};
-    }
-
-    /** Whether this node's tailer reads the events of {@code stream}; for tests. */
-    boolean follows(String stream) {
-        StreamView view = views.find(stream);
-        return view != null && view.followed();
+        return new long[] {tailer.recordsRead(), views.search().fetches()};
     }
 
     /** The streams this node follows but is no candidate for sequencing yet ({@link Candidacy}); for tests. */
@@ -260,23 +254,14 @@ public final class KafkaStreamLog implements StreamLog, ForwardingConsumerGroups
         TopicPartition events = topics.events(stream.name());
         TopicPartition quarantine = topics.quarantine(stream.name());
         views.route(stream.name());
-        List<TopicPartition> read = List.of(events, quarantine, topics.state());
-        if (kafka.followsEveryStream()) {
-            tailer.follow(Set.of(events, quarantine), Set.of(events, quarantine)); // the newest records only
-        } else {
-            // A node without a warehouse reads the events of the streams it sequences only (SequencerPlacement).
-            view.followed(false);
-            tailer.follow(Set.of(quarantine), Set.of(quarantine));
-            read = List.of(quarantine, topics.state());
-        }
+        tailer.follow(Set.of(events, quarantine), Set.of(events, quarantine)); // the newest records only
         try {
-            tailer.awaitCaughtUp(topics.stableEnds(read), CATCH_UP_TIMEOUT);
+            tailer.awaitCaughtUp(topics.stableEnds(List.of(events, quarantine, topics.state())), CATCH_UP_TIMEOUT);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new LogUnavailableException("interrupted while reading stream " + stream.name(), e);
         }
         views.registered(stream.name());
-        views.refresh(List.of(view));
         placement.offer(view, events.topic());
     }
 
@@ -486,7 +471,6 @@ public final class KafkaStreamLog implements StreamLog, ForwardingConsumerGroups
             rounds.awaitStopped();
         }
         tailer.close();
-        heads.close();
         readers.close();
         publishes.close(); // after the tailer, which applies what it reads to it
         if (localKeys != null) {

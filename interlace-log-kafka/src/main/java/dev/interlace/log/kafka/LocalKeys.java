@@ -118,23 +118,6 @@ final class LocalKeys implements AutoCloseable {
         return keys.find(offset);
     }
 
-    /**
-     * Drops the copy of {@code stream} and its files (its tailer stopped reading it): a later {@link #saw} starts a new
-     * one. The tailer's thread only, as {@link #saw}.
-     */
-    void forget(String stream) {
-        StreamKeys keys = streams.remove(stream);
-        if (keys == null) {
-            return;
-        }
-        keys.close();
-        try {
-            deleteRecursively(directory.resolve(stream));
-        } catch (IOException e) {
-            LOG.log(Level.WARNING, "cannot remove the keys of stream " + stream + " from " + directory, e);
-        }
-    }
-
     private StreamKeys open(String stream) {
         return new StreamKeys(directory.resolve(stream));
     }

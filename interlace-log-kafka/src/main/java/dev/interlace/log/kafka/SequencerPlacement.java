@@ -48,8 +48,6 @@ final class SequencerPlacement {
     /** The streams the sequencer group assigns this node now (their partitions are this member's). */
     private final Set<String> assignedHere = ConcurrentHashMap.newKeySet();
     private final Object sequencerChanges = new Object();
-    /** Serialises the decisions to follow a stream's events or not ({@link #follow}). */
-    private final Object following = new Object();
     private volatile Sequencer.Context context;
     /** This node's membership of the sequencer group; null on a node that sequences nothing. */
     private volatile Membership membership;
@@ -102,7 +100,6 @@ final class SequencerPlacement {
         }
         assignedHere.add(stream);
         LOG.info("the sequencer group assigns stream " + stream + " to this node (" + kafka.nodeUrl() + ")");
-        follow(stream); // before the sequencer's takeover waits for the tailer to read the stream
         Sequencer sequencer = new Sequencer(views.view(stream), context);
         Sequencer previous = sequencers.put(stream, sequencer);
         if (previous != null) {
@@ -123,32 +120,8 @@ final class SequencerPlacement {
             if (sequencer != null) {
                 sequencer.stop();
             }
-            follow(stream);
             changed();
         });
-    }
-
-    /**
-     * On a node without a warehouse, has the tailer read {@code stream}'s events while the group assigns the stream
-     * here, from its newest {@link Tailer#RECENT} on, as a registration does, and no longer once it does not: what
-     * the node answers of the others it learns when asked ({@link UnfollowedHeads}). Elsewhere every stream is read.
-     */
-    private void follow(String stream) {
-        if (kafka.followsEveryStream()) {
-            return;
-        }
-        synchronized (following) {
-            StreamView view = views.view(stream);
-            TopicPartition events = topics.events(stream);
-            boolean wanted = assignedHere.contains(stream);
-            if (wanted && !view.followed()) {
-                view.followed(true);
-                context.tailer().follow(Set.of(events), Set.of(events));
-            } else if (!wanted && view.followed()) {
-                view.followed(false);
-                context.tailer().unfollow(Set.of(events));
-            }
-        }
     }
 
     /**
@@ -166,8 +139,6 @@ final class SequencerPlacement {
             components.failed(ComponentHealth.Component.KAFKA_TAILER, null, tailerFailure, ComponentHealth.Fate.DEAD);
         }
         try {
-            // The streams waiting are far behind by their heads: those the tailer does not follow are asked.
-            views.refresh(candidacy.waiting().stream().map(views::find).filter(java.util.Objects::nonNull).toList());
             candidacy.check();
             watchSequencers();
         } catch (RuntimeException e) {
@@ -213,7 +184,6 @@ final class SequencerPlacement {
      * blocks written since, instead of building every segment after the catch-up.
      */
     void standbyRound() {
-        views.refresh(List.copyOf(views.all())); // a run is due by the stream's head: asked of those not followed
         for (StreamView view : views.all()) {
             if (closed) {
                 return;

@@ -25,11 +25,6 @@ final class StreamView implements TopicPositions {
     final String name;
     private volatile long retentionMicros;
     private volatile boolean keyed;
-    /**
-     * Whether this node's tailer reads the stream's events (else its head is learned when asked:
-     * {@link UnfollowedHeads}).
-     */
-    private volatile boolean followed = true;
 
     /** The highest offset readers may see: the last offset of the newest complete request. */
     private long head;
@@ -66,16 +61,6 @@ final class StreamView implements TopicPositions {
     void registered(long retentionMicros, boolean keyed) {
         this.retentionMicros = retentionMicros;
         this.keyed = keyed;
-    }
-
-    /** Whether this node's tailer reads the stream's events. */
-    boolean followed() {
-        return followed;
-    }
-
-    /** From now on this node's tailer reads the stream's events ({@code true}), or no longer does. */
-    void followed(boolean followed) {
-        this.followed = followed;
     }
 
     /** Whether the stream's events carry idempotency keys (so that its sequencer keeps a deduplication index). */

@@ -3,7 +3,6 @@ package dev.interlace.log.kafka;
 import dev.interlace.runtime.log.PublishRecord;
 import dev.interlace.runtime.log.StreamHead;
 import java.util.Collection;
-import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
@@ -30,8 +29,6 @@ final class StreamViews {
     private final Map<String, Route> routes = new ConcurrentHashMap<>();
     /** Where the views find the positions of events older than their tailer read. */
     private final PositionSearch search;
-    /** How the heads of the streams the tailer does not follow are learned; null until the readers exist. */
-    private volatile UnfollowedHeads unfollowed;
 
     private record Route(String stream, boolean quarantine) {}
 
@@ -46,50 +43,6 @@ final class StreamViews {
     /** How the views find the positions of events older than their tailer read. */
     PositionSearch search() {
         return search;
-    }
-
-    /** From now on, the heads of the streams the tailer does not follow are learned through {@code heads}. */
-    void learnHeadsWith(UnfollowedHeads heads) {
-        this.unfollowed = heads;
-    }
-
-    /**
-     * Brings the heads of those of {@code views} the tailer does not follow up to date ({@link UnfollowedHeads}); a
-     * followed view is up to date as the tailer reads.
-     */
-    void refresh(Collection<StreamView> views) {
-        refresh(views, false);
-    }
-
-    private void refresh(Collection<StreamView> views, boolean reading) {
-        UnfollowedHeads heads = unfollowed;
-        if (heads != null) {
-            heads.refresh(views, reading);
-        }
-    }
-
-    /**
-     * The view of {@code stream} with its head up to date, for a read of its events, or null when this node has seen
-     * nothing of it.
-     */
-    StreamView current(String stream) {
-        StreamView view = views.get(stream);
-        if (view != null && !view.followed()) {
-            refresh(List.of(view), true);
-        }
-        return view;
-    }
-
-    /**
-     * The tailer no longer reads {@code topic} (the tailer's thread, before its next poll): this node's copy of the
-     * keys of the stream whose events it holds goes, so that a later copy starts where the tailer then starts reading
-     * and never has a gap.
-     */
-    void stoppedReading(String topic) {
-        Route route = routes.get(topic);
-        if (route != null && !route.quarantine() && localKeys != null) {
-            localKeys.forget(route.stream());
-        }
     }
 
     /** The view of {@code stream}, made empty when none is yet (records of a stream may come before it registers). */
@@ -138,11 +91,6 @@ final class StreamViews {
 
     /** The head of each registered stream. */
     Map<String, StreamHead> heads() {
-        List<StreamView> asked = new java.util.ArrayList<>();
-        for (String stream : registered) {
-            asked.add(views.get(stream));
-        }
-        refresh(asked);
         Map<String, StreamHead> heads = new TreeMap<>();
         for (String stream : registered) {
             heads.put(stream, views.get(stream).head());

@@ -44,8 +44,6 @@ final class Tailer implements AutoCloseable {
     private final Consumer<ConsumerRecord<byte[], byte[]>> sink;
     /** Runs after the records of each poll went to {@link #sink}. */
     private final Runnable afterPoll;
-    /** Told, on the tailer's thread, each partition it no longer reads ({@link #unfollow}), before the next poll. */
-    private final Consumer<TopicPartition> unfollowed;
     private final Set<TopicPartition> wanted = ConcurrentHashMap.newKeySet();
     /** The partitions of {@link #wanted} read from their newest {@link #RECENT} records rather than their beginning. */
     private final Set<TopicPartition> newestOnly = ConcurrentHashMap.newKeySet();
@@ -68,13 +66,7 @@ final class Tailer implements AutoCloseable {
     }
 
     Tailer(String bootstrap, String clientId, Consumer<ConsumerRecord<byte[], byte[]>> sink, Runnable afterPoll) {
-        this(bootstrap, clientId, sink, afterPoll, partition -> { });
-    }
-
-    Tailer(String bootstrap, String clientId, Consumer<ConsumerRecord<byte[], byte[]>> sink, Runnable afterPoll,
-            Consumer<TopicPartition> unfollowed) {
         this.afterPoll = afterPoll;
-        this.unfollowed = unfollowed;
         Properties properties = new Properties();
         properties.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         properties.put(ConsumerConfig.CLIENT_ID_CONFIG, clientId);
@@ -112,18 +104,6 @@ final class Tailer implements AutoCloseable {
     void follow(Set<TopicPartition> partitions, Set<TopicPartition> newest) {
         newestOnly.addAll(newest);
         if (wanted.addAll(partitions)) {
-            assignmentChanged = true;
-            consumer.wakeup();
-            followed.raise();
-        }
-    }
-
-    /**
-     * Stops reading {@code partitions} (a node without a warehouse whose sequencer of the stream stopped); a later
-     * {@link #follow} reads them again from where it says.
-     */
-    void unfollow(Set<TopicPartition> partitions) {
-        if (wanted.removeAll(partitions)) {
             assignmentChanged = true;
             consumer.wakeup();
             followed.raise();
@@ -193,16 +173,9 @@ final class Tailer implements AutoCloseable {
             while (running) {
                 if (assignmentChanged) {
                     assignmentChanged = false;
-                    Set<TopicPartition> following = Set.copyOf(wanted);
-                    Set<TopicPartition> added = new HashSet<>(following);
+                    Set<TopicPartition> added = new HashSet<>(wanted);
                     added.removeAll(consumer.assignment());
-                    Set<TopicPartition> removed = new HashSet<>(consumer.assignment());
-                    removed.removeAll(following);
-                    consumer.assign(following);
-                    // What is no longer read has no position to wait for: a later follow starts anew.
-                    positions.keySet().retainAll(following);
-                    toSeekNewest.removeAll(removed);
-                    removed.forEach(unfollowed);
+                    consumer.assign(Set.copyOf(wanted));
                     consumer.seekToBeginning(added);
                     added.retainAll(newestOnly);
                     toSeekNewest.addAll(added);

@@ -267,28 +267,6 @@ final class Topics {
     }
 
     /**
-     * The same, one question the cluster must answer within {@code seconds} (else {@link LogUnavailableException}):
-     * for the heads of the streams a node does not follow, where a stale head beats a long wait.
-     */
-    Map<TopicPartition, Long> stableEndsWithin(Collection<TopicPartition> partitions, long seconds) {
-        Map<TopicPartition, OffsetSpec> specs = new HashMap<>();
-        partitions.forEach(partition -> specs.put(partition, OffsetSpec.latest()));
-        Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> infos;
-        try {
-            infos = admin.listOffsets(specs, new ListOffsetsOptions(IsolationLevel.READ_COMMITTED)
-                    .timeoutMs((int) TimeUnit.SECONDS.toMillis(seconds))).all().get(seconds, TimeUnit.SECONDS);
-        } catch (ExecutionException e) {
-            throw new LogUnavailableException("cannot read the end of the log's topics: " + e.getCause(),
-                    e.getCause());
-        } catch (TimeoutException | InterruptedException e) {
-            throw notAnswered(e, "read the end of the log's topics");
-        }
-        Map<TopicPartition, Long> ends = new HashMap<>();
-        infos.forEach((partition, info) -> ends.put(partition, info.offset()));
-        return ends;
-    }
-
-    /**
      * The cluster's id of {@code partition}'s topic: a topic deleted and created again under the same name has
      * another, so that what a node derived from the old one (its deduplication segments) is not taken for the new.
      */
