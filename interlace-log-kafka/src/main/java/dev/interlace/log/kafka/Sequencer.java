@@ -121,6 +121,7 @@ final class Sequencer {
     private volatile long fencedAt;
     private final SequencerKeys keys;
     private final SequencerWrites writes;
+    private final SettledRetries settledRetries;
     /**
      * Whether the next takeover must be confirmed by the group's coordinator (see {@link TakeoverGuard}): every one
      * but the first of a sequencer started for an assignment the group just made. Its thread's alone.
@@ -142,6 +143,7 @@ final class Sequencer {
         this.confirmTakeover = confirmTakeover;
         this.keys = new SequencerKeys(view, context);
         this.writes = new SequencerWrites(this, view, context, keys);
+        this.settledRetries = new SettledRetries(view, context, keys);
         this.thread = new Thread(this::run, "interlace-kafka-sequencer-" + view.name);
         this.thread.setDaemon(true);
     }
@@ -164,8 +166,25 @@ final class Sequencer {
         return died;
     }
 
+    /**
+     * Appends {@code request} through the queue, unless it is a retry settled by committed events: that one is
+     * answered here, on the caller's thread, without waiting for the transaction under way ({@link SettledRetries}).
+     */
     CompletableFuture<AppendResult> append(AppendRequest request) {
         CompletableFuture<AppendResult> future = new CompletableFuture<>();
+        if (state == State.ACTIVE && stall() == null) {
+            AppendResult.Committed settled = null;
+            try {
+                settled = settledRetries.settled(request, micros());
+            } catch (RuntimeException e) {
+                // The events could not be read back here: the sequencer decides, and reads them again.
+                LOG.log(Level.FINE, "looking a retry of stream " + view.name + " up failed", e);
+            }
+            if (settled != null && state == State.ACTIVE) {
+                SettledRetries.answer(context, view, request, settled, future, Runnable::run);
+                return future;
+            }
+        }
         submit(new SequencerQueue.AppendTask(request, future));
         return future;
     }

@@ -22,8 +22,10 @@ import org.apache.kafka.common.TopicPartition;
  * from this node's copy of them ({@link LocalKeys}, one local read) or, for an offset the copy does not cover yet,
  * read back from the topic (all such candidates of a group in as few reads as they allow, before the group is
  * decided: {@link #lookingUp}; a short read with small fetches, {@link Readers#points}), so the index never decides
- * alone. The sequencer's thread's alone, but for
- * {@link #dedupStats}.
+ * alone. The sequencer's thread's alone, but for {@link #dedupStats} and {@link #settledOffsets}, which a publishing
+ * thread calls to answer a retry of committed events without the sequencer's thread ({@link SettledRetries}): the
+ * index, which is one thread's at a time, is used only under {@link #indexLock}, held for in-memory lookups and
+ * additions (and the fetch of a restored segment's run part a lookup may need), never for a read of the topic.
  */
 final class SequencerKeys implements StoredStream<RuntimeException> {
 
@@ -34,8 +36,10 @@ final class SequencerKeys implements StoredStream<RuntimeException> {
     private final StreamView view;
     private final Sequencer.Context context;
     private final KeyBlockTopic keyBlocks;
-    /** The stream's deduplication index while the sequencer serves a keyed stream. */
+    /** The stream's deduplication index while the sequencer serves a keyed stream; set and used under the lock. */
     private volatile DedupIndex dedup;
+    /** Held by whoever uses {@link #dedup} (the sequencer's thread, or a publishing thread looking a retry up). */
+    private final java.util.concurrent.locks.ReentrantLock indexLock = new java.util.concurrent.locks.ReentrantLock();
     /** The keys of the requests being decided, confirmed by {@link #lookingUp}: the newest stored offset of each. */
     private Map<String, Long> stored = Map.of();
 
@@ -49,20 +53,57 @@ final class SequencerKeys implements StoredStream<RuntimeException> {
     void open() {
         close();
         if (view.keyed()) {
-            dedup = context.indexes().open(view, keyBlocks);
+            DedupIndex opened = context.indexes().open(view, keyBlocks);
+            indexLock.lock();
+            try {
+                dedup = opened;
+            } finally {
+                indexLock.unlock();
+            }
         }
     }
 
     void close() {
-        if (dedup != null) {
-            context.indexes().closed(view, dedup);
-            dedup = null;
+        indexLock.lock();
+        try {
+            if (dedup != null) {
+                context.indexes().closed(view, dedup);
+                dedup = null;
+            }
+        } finally {
+            indexLock.unlock();
         }
     }
 
-    /** The index while the sequencer serves a keyed stream, else null. */
-    DedupIndex index() {
-        return dedup;
+    /** Whether the sequencer serves a keyed stream with an index (any thread). */
+    boolean indexed() {
+        return dedup != null;
+    }
+
+    /** Applies {@code change} (an addition after a commit) to the index, if there is one, under its lock. */
+    void changeIndex(java.util.function.Consumer<DedupIndex> change) {
+        indexLock.lock();
+        try {
+            if (dedup != null) {
+                change.accept(dedup);
+            }
+        } finally {
+            indexLock.unlock();
+        }
+    }
+
+    /** The index's candidates for {@code key} that arrived after {@code notBefore}, in {@code into}; false: no index. */
+    private boolean candidates(String key, long notBefore, java.util.function.LongConsumer into) {
+        indexLock.lock();
+        try {
+            if (dedup == null) {
+                return false;
+            }
+            dedup.candidates(KeyHash.of(key), notBefore, into);
+            return true;
+        } finally {
+            indexLock.unlock();
+        }
     }
 
     KeyBlockTopic blocks() {
@@ -159,9 +200,6 @@ final class SequencerKeys implements StoredStream<RuntimeException> {
      * runs of nearby offsets (a retried batch's originals are usually one run).
      */
     private Map<String, Long> storedKeys(List<AppendRequest> requests, long notBefore) {
-        if (dedup == null) {
-            return Map.of();
-        }
         Map<String, List<Long>> candidatesByKey = new HashMap<>();
         TreeSet<Long> wanted = new TreeSet<>();
         for (AppendRequest request : requests) {
@@ -169,12 +207,51 @@ final class SequencerKeys implements StoredStream<RuntimeException> {
                 if (entry instanceof AppendRequest.Event event && event.idempotencyKey() != null
                         && !candidatesByKey.containsKey(event.idempotencyKey())) {
                     List<Long> candidates = new ArrayList<>(1);
-                    dedup.candidates(KeyHash.of(event.idempotencyKey()), notBefore, candidates::add);
+                    if (!candidates(event.idempotencyKey(), notBefore, candidates::add)) {
+                        return Map.of();
+                    }
                     candidatesByKey.put(event.idempotencyKey(), candidates);
                     wanted.addAll(candidates);
                 }
             }
         }
+        return confirmed(candidatesByKey, wanted, notBefore);
+    }
+
+    /**
+     * For a request whose every entry is an event with a key (any thread): the newest committed offset of each key
+     * within the window, or null when a key has none, or the request is not such a request, or the sequencer has no
+     * index. The index is asked first, with no read at all while some key has no candidate (a new key, most often);
+     * the candidates are then confirmed by the events, as for the sequencer's own lookups, from offsets at or below
+     * the committed head only, so that every offset returned is an event stored with that key.
+     */
+    Map<String, Long> settledOffsets(AppendRequest request, long notBefore) {
+        Map<String, List<Long>> candidatesByKey = new HashMap<>();
+        TreeSet<Long> wanted = new TreeSet<>();
+        for (AppendRequest.Entry entry : request.entries()) {
+            if (!(entry instanceof AppendRequest.Event event) || event.idempotencyKey() == null) {
+                return null;
+            }
+            if (candidatesByKey.containsKey(event.idempotencyKey())) {
+                continue;
+            }
+            List<Long> candidates = new ArrayList<>(1);
+            if (!candidates(event.idempotencyKey(), notBefore, candidates::add) || candidates.isEmpty()) {
+                return null;
+            }
+            candidatesByKey.put(event.idempotencyKey(), candidates);
+            wanted.addAll(candidates);
+        }
+        if (candidatesByKey.isEmpty()) {
+            return null;
+        }
+        Map<String, Long> stored = confirmed(candidatesByKey, wanted, notBefore);
+        return stored.size() == candidatesByKey.size() ? stored : null;
+    }
+
+    /** Of each key's candidates, the newest whose event carries the key and arrived after {@code notBefore}. */
+    private Map<String, Long> confirmed(Map<String, List<Long>> candidatesByKey, TreeSet<Long> wanted,
+            long notBefore) {
         if (wanted.isEmpty()) {
             return Map.of();
         }
@@ -279,7 +356,7 @@ final class SequencerKeys implements StoredStream<RuntimeException> {
         if (dedup == null) {
             return;
         }
-        dedup.removeThrough(throughOffset);
+        changeIndex(index -> index.removeThrough(throughOffset));
         try {
             keyBlocks.deleteThrough(throughOffset);
         } catch (LogUnavailableException e) {
@@ -290,12 +367,8 @@ final class SequencerKeys implements StoredStream<RuntimeException> {
 
     /** The newest stored offset carrying {@code key}, 0 when none: candidates of every age, confirmed by the events. */
     long newestOffsetOf(String key) {
-        if (dedup == null) {
-            return 0L;
-        }
         TreeSet<Long> candidates = new TreeSet<>();
-        dedup.candidates(KeyHash.of(key), Long.MIN_VALUE, candidates::add);
-        if (candidates.isEmpty()) {
+        if (!candidates(key, Long.MIN_VALUE, candidates::add) || candidates.isEmpty()) {
             return 0L;
         }
         long found = 0;

@@ -117,7 +117,7 @@ final class SequencerWrites {
 
     /** Sends the block of the keys {@code sent} accepts, in its transaction (nothing when it accepts none). */
     private void sendKeyBlock(List<Sent> sent, long coversAfter) {
-        if (keys.index() == null) {
+        if (!keys.indexed()) {
             return;
         }
         long[] pairs = new long[16];
@@ -222,56 +222,23 @@ final class SequencerWrites {
         return true;
     }
 
-    /**
-     * Answers a settled request (a retry of events already stored) without a transaction: its publish record goes
-     * through the node's plain producer, and the answer once the cluster has acknowledged the record. A retry then
-     * costs one produce instead of a transaction's commit, and the sequencer does not wait for it.
-     *
-     * <p>The answer is given in the send's callback, on the plain producer's I/O thread, not handed to the
-     * acknowledging thread: that producer sends nothing but these records and the tombstones of old ones, so no
-     * commit waits behind it, and a hand-off costs the retry a wake-up of another thread, which on a busy machine is
-     * milliseconds in the slowest retries (docs/performance.md). The callers' dependent stages run there as on the
-     * acknowledging thread: they build a short answer and hand it to the HTTP transport.
-     */
+    /** Answers a settled request without a transaction ({@link SettledRetries#answer}). */
     private void answerSettled(SequencerQueue.AppendTask task, AppendResult.Committed committed) {
-        if (!context.settings().publishRecords()) {
-            acknowledge(() -> task.future().complete(committed));
-            return;
-        }
-        PublishRecord publish = PublishRecord.of(view.name, task.request(), committed);
-        String key = view.name + "/" + UUID.randomUUID();
-        try {
-            context.plainProducer().get().send(new ProducerRecord<>(context.topics().publishes().topic(), 0,
-                    Codec.text(key), Codec.json(publish)), (metadata, error) -> {
-                        if (error != null) {
-                            task.future().completeExceptionally(new LogUnavailableException(
-                                    "the Kafka cluster did not store the publish record: " + error.getMessage(),
-                                    error));
-                            return;
-                        }
-                        try {
-                            context.publishes().apply(key, publish, metadata.offset());
-                        } finally {
-                            task.future().complete(committed); // the record is stored whatever this node's copy
-                        }
-                    });
-        } catch (KafkaException e) {
-            task.future().completeExceptionally(new LogUnavailableException(
-                    "the Kafka cluster did not store the publish record: " + e.getMessage(), e));
-        }
+        SettledRetries.answer(context, view, task.request(), committed, task.future(), this::acknowledge);
     }
 
     /** Applies a committed transaction's records to the view; whether the stream's head moved. */
     private boolean applyCommitted(List<Sent> sent) {
         boolean advanced = false;
+        List<Sent> keyed = new ArrayList<>();
         try {
             for (Sent record : sent) {
                 long kafkaOffset = record.metadata().get().offset();
                 switch (record.kind()) {
                     case EVENT -> {
                         view.applyEvent(record.position(), kafkaOffset, record.atMicros(), record.lastOfRequest());
-                        if (keys.index() != null && record.key() != null) {
-                            keys.index().add(KeyHash.of(record.key()), record.position());
+                        if (record.key() != null) {
+                            keyed.add(record);
                         }
                         advanced = true;
                     }
@@ -284,8 +251,14 @@ final class SequencerWrites {
                     case KEY_BLOCK -> keys.blocks().committed(kafkaOffset);
                 }
             }
-            if (keys.index() != null && advanced) {
-                keys.index().committed(view.headOffset());
+            if (advanced) {
+                long head = view.headOffset();
+                keys.changeIndex(index -> {
+                    for (Sent record : keyed) {
+                        index.add(KeyHash.of(record.key()), record.position());
+                    }
+                    index.committed(head);
+                });
             }
         } catch (InterruptedException | ExecutionException e) {
             // Cannot happen after a successful commit: every send completed before it.
