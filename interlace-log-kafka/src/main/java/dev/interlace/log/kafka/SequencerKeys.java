@@ -32,6 +32,11 @@ final class SequencerKeys implements StoredStream<RuntimeException> {
     private static final Logger LOG = Logger.getLogger(Sequencer.class.getName());
     /** Candidates at most this many offsets apart are confirmed in one read of the events between them. */
     private static final long CONFIRM_RUN_GAP = 256;
+    /**
+     * How long a publishing thread's read of a retry's events waits for records: a cluster that does not answer
+     * sends the retry to the sequencer soon (whose watchdog answers it within 5 s), not after the reads' 30 s.
+     */
+    static final java.time.Duration SETTLED_READ_PATIENCE = java.time.Duration.ofSeconds(1);
 
     private final StreamView view;
     private final Sequencer.Context context;
@@ -215,7 +220,7 @@ final class SequencerKeys implements StoredStream<RuntimeException> {
                 }
             }
         }
-        return confirmed(candidatesByKey, wanted, notBefore);
+        return confirmed(candidatesByKey, wanted, notBefore, null);
     }
 
     /**
@@ -245,17 +250,20 @@ final class SequencerKeys implements StoredStream<RuntimeException> {
         if (candidatesByKey.isEmpty()) {
             return null;
         }
-        Map<String, Long> stored = confirmed(candidatesByKey, wanted, notBefore);
+        Map<String, Long> stored = confirmed(candidatesByKey, wanted, notBefore, SETTLED_READ_PATIENCE);
         return stored.size() == candidatesByKey.size() ? stored : null;
     }
 
-    /** Of each key's candidates, the newest whose event carries the key and arrived after {@code notBefore}. */
+    /**
+     * Of each key's candidates, the newest whose event carries the key and arrived after {@code notBefore}; a read of
+     * the topic waits {@code patience} for records at most (null: the readers' own).
+     */
     private Map<String, Long> confirmed(Map<String, List<Long>> candidatesByKey, TreeSet<Long> wanted,
-            long notBefore) {
+            long notBefore, java.time.Duration patience) {
         if (wanted.isEmpty()) {
             return Map.of();
         }
-        Map<Long, String> keyAt = confirmable(wanted, notBefore);
+        Map<Long, String> keyAt = confirmable(wanted, notBefore, patience);
         Map<String, Long> stored = new HashMap<>();
         candidatesByKey.forEach((key, candidates) -> {
             for (long offset : candidates) {
@@ -269,9 +277,10 @@ final class SequencerKeys implements StoredStream<RuntimeException> {
 
     /**
      * The key of each event of {@code offsets} that arrived after {@code notBefore}: from this node's copy of the keys
-     * where it covers the offset, else read from the topic.
+     * where it covers the offset, else read from the topic, waiting {@code patience} for records at most (null: the
+     * readers' own).
      */
-    private Map<Long, String> confirmable(TreeSet<Long> candidates, long notBefore) {
+    private Map<Long, String> confirmable(TreeSet<Long> candidates, long notBefore, java.time.Duration patience) {
         Map<Long, String> keys = new HashMap<>();
         // A segment that straddles a trim still names trimmed offsets; their events are gone.
         java.util.NavigableSet<Long> offsets = candidates.subSet(view.trimmedThrough(), false, view.headOffset(),
@@ -300,7 +309,7 @@ final class SequencerKeys implements StoredStream<RuntimeException> {
             // A short run is read with small fetches, from where the position search left off next to it.
             Readers reader = through - first < PositionSearch.SPAN ? context.readers().points() : context.readers();
             try {
-                reader.scan(events, view.readFrom(first), view.readEnd(through), record -> {
+                Readers.RecordVisitor visitor = record -> {
                     long offset = Codec.longHeader(record.headers(), Codec.OFFSET);
                     if (remote.contains(offset)) {
                         view.learn(offset, record.offset());
@@ -309,7 +318,12 @@ final class SequencerKeys implements StoredStream<RuntimeException> {
                         }
                     }
                     return offset < through;
-                });
+                };
+                if (patience == null) {
+                    reader.scan(events, view.readFrom(first), view.readEnd(through), visitor);
+                } else {
+                    reader.scan(events, view.readFrom(first), view.readEnd(through), patience, visitor);
+                }
             } catch (java.io.IOException e) {
                 throw new LogUnavailableException("cannot read the events of stream " + view.name + ": "
                         + e.getMessage(), e);
@@ -372,7 +386,7 @@ final class SequencerKeys implements StoredStream<RuntimeException> {
             return 0L;
         }
         long found = 0;
-        for (Map.Entry<Long, String> entry : confirmable(candidates, Long.MIN_VALUE).entrySet()) {
+        for (Map.Entry<Long, String> entry : confirmable(candidates, Long.MIN_VALUE, null).entrySet()) {
             if (key.equals(entry.getValue())) {
                 found = Math.max(found, entry.getKey());
             }
