@@ -78,7 +78,8 @@ record EventReads(StreamViews views, Topics topics, TopicPages pages) {
     /** The events from {@code from} through {@code through}, as {@link TopicPages#read} bounds them. */
     private List<LogEntry> entries(StreamView view, long from, long through, long maxBytes,
             PayloadAllowance allowance, Readers.ReadAhead readAhead) {
+        Codec.EntryDecoder decoder = new Codec.EntryDecoder(view.name);
         return pages.read(topics.events(view.name), view, Codec.OFFSET, from, through, maxBytes, offset -> true,
-                allowance, readAhead, (record, offset) -> Codec.entry(view.name, record));
+                allowance, readAhead, decoder::entry);
     }
 }
