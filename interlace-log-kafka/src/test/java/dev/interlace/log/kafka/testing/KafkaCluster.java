@@ -445,6 +445,7 @@ public final class KafkaCluster implements AutoCloseable {
 
     /** Waits until {@code node} answers a client that knows only it. */
     private void awaitUp(Node node) throws InterruptedException {
+        awaitListening(List.of(node));
         Properties properties = new Properties();
         properties.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:" + node.port);
         properties.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 5_000);
@@ -461,6 +462,7 @@ public final class KafkaCluster implements AutoCloseable {
     }
 
     private void awaitUp(int size) throws InterruptedException {
+        awaitListening(nodes);
         try (Admin admin = admin()) {
             await("the Kafka cluster comes up", nodes.get(0).directory.resolve("server.log"), () -> {
                 for (Node node : allNodes()) {
@@ -470,6 +472,28 @@ public final class KafkaCluster implements AutoCloseable {
                     }
                 }
                 return admin.describeCluster().nodes().get(5, TimeUnit.SECONDS).size() >= size;
+            });
+        }
+    }
+
+    /**
+     * Waits until every broker of {@code brokers} accepts connections on its port. Why: an admin client whose
+     * bootstrap servers all refuse connections re-bootstraps in a tight loop (hundreds of log lines a second), which
+     * takes a core from the brokers it waits for on a two-core machine; so no admin client is made before they listen.
+     */
+    private static void awaitListening(List<Node> brokers) {
+        for (Node node : brokers) {
+            await("Kafka node " + node.id + " listens", node.directory.resolve("server.log"), () -> {
+                if (!node.process.isAlive()) {
+                    throw new IllegalStateException("Kafka node " + node.id + " exited with "
+                            + node.process.exitValue() + ":\n" + tail(node.directory.resolve("server.log")));
+                }
+                try (java.net.Socket socket = new java.net.Socket()) {
+                    socket.connect(new java.net.InetSocketAddress(InetAddress.getLoopbackAddress(), node.port), 1_000);
+                    return true;
+                } catch (IOException refused) {
+                    return false;
+                }
             });
         }
     }
