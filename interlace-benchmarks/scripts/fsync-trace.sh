@@ -11,20 +11,14 @@
 #            [--work DIR] [-- serve options...]
 set -euo pipefail
 
-jar=""
-java_bin=java
 seconds=30
 warmup=30
 work=/var/tmp/interlace-fsync-trace
-repo=$(cd "$(dirname "$0")/../.." && pwd)
-script_dir="$repo/interlace-benchmarks/scripts"
 # shellcheck source=wrk-lib.sh
-. "$script_dir/wrk-lib.sh"
+. "$(dirname "$0")/wrk-lib.sh"
 parse_options 11 "jar seconds warmup work" "$@"
 command -v perf >/dev/null || { echo "perf is missing (apt-get install linux-perf)" >&2; exit 1; }
-ensure_wrk
-mkdir -p "$work"
-ensure_jar
+prepare_server_run
 
 data="$work/data"
 rm -rf "$data" "$work/trace.txt" "$work/go"

@@ -53,11 +53,9 @@ while [ $# -gt 0 ]; do
   esac
 done
 
-repo=$(cd "$(dirname "$0")/../.." && pwd)
-script_dir="$repo/interlace-benchmarks/scripts"
-lua="$script_dir/publish.lua"
 # shellcheck source=wrk-lib.sh
-. "$script_dir/wrk-lib.sh"
+. "$(dirname "$0")/wrk-lib.sh"
+lua="$script_dir/publish.lua"
 ensure_wrk
 mkdir -p "$work"
 

@@ -15,21 +15,15 @@
 #                                     [-- serve options...]
 set -euo pipefail
 
-jar=""
-java_bin=java
 seconds=20
 warmup=45
 work=/var/tmp/interlace-one-client
-repo=$(cd "$(dirname "$0")/../.." && pwd)
-script_dir="$repo/interlace-benchmarks/scripts"
 # shellcheck source=wrk-lib.sh
-. "$script_dir/wrk-lib.sh"
+. "$(dirname "$0")/wrk-lib.sh"
 parse_options 15 "jar seconds warmup work" "$@"
 set -- ${serve_args[@]+"${serve_args[@]}"}
 
-ensure_wrk
-mkdir -p "$work"
-ensure_jar
+prepare_server_run
 
 data="$work/data"
 rm -rf "$data" "$work/serve.out"

@@ -14,23 +14,17 @@
 #            [--warmup 30] [--health 20] [--burst 20] [--work DIR] [-- serve options...]
 set -euo pipefail
 
-jar=""
-java_bin=java
 jvm=""
 seconds=60
 warmup=30
 health=20
 burst=20
 work=/var/tmp/interlace-tail
-repo=$(cd "$(dirname "$0")/../.." && pwd)
-script_dir="$repo/interlace-benchmarks/scripts"
 # shellcheck source=wrk-lib.sh
-. "$script_dir/wrk-lib.sh"
+. "$(dirname "$0")/wrk-lib.sh"
 parse_options 15 "jar jvm seconds warmup health burst work" "$@"
 set -- ${serve_args[@]+"${serve_args[@]}"}
-ensure_wrk
-mkdir -p "$work"
-ensure_jar
+prepare_server_run
 
 data="$work/data"
 rm -rf "$data" "$work/serve.out" "$work/gc.log"

@@ -8,22 +8,16 @@
 #                                     [--work DIR] [-- extra serve options...]
 set -euo pipefail
 
-jar=""
-java_bin=java
 seconds=20
 warmup=60  # the JIT compiler is busy for well over a minute on a slow 2-core machine (see wrk-publish.sh)
 connections=64
 work=/var/tmp/interlace-thread-cpu
-repo=$(cd "$(dirname "$0")/../.." && pwd)
-script_dir="$repo/interlace-benchmarks/scripts"
 # shellcheck source=wrk-lib.sh
-. "$script_dir/wrk-lib.sh"
+. "$(dirname "$0")/wrk-lib.sh"
 parse_options 9 "jar seconds warmup work connections" "$@"
 set -- ${serve_args[@]+"${serve_args[@]}"}
 
-ensure_wrk
-mkdir -p "$work"
-ensure_jar
+prepare_server_run
 
 rm -rf "$work/data" "$work/serve.out"
 serve_once "$work/data" "$@"

@@ -2,6 +2,13 @@
 # options, installing wrk, the disk probe, starting a server and waiting for its address, and one wrk
 # measurement. Sourced, not run.
 
+# The benchmarks' folder and the checkout they belong to; the defaults of the options every benchmark takes (--jar:
+# the example server built from $repo, --java: java on the PATH).
+script_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+repo=$(cd "$script_dir/../.." && pwd)
+jar=""
+java_bin=java
+
 # Reads a benchmark's options: --java PATH into $java_bin, and --NAME VALUE into $NAME (a hyphen in NAME read as an
 # underscore) for each NAME of the list $2 (e.g. "jar seconds warmup work"); anything else is an error. --help prints
 # lines 2 to $1 of the script. What follows -- goes to `interlace serve`: the script takes it from $serve_args.
@@ -41,6 +48,13 @@ ensure_jar() {
     jar="$work/server.jar"
     cp "$repo/examples/target/interlace-examples.jar" "$jar"
   fi
+}
+
+# What a benchmark of the example server does before it starts one: makes $work, installs wrk, and sets $jar.
+prepare_server_run() {
+  ensure_wrk
+  mkdir -p "$work"
+  ensure_jar
 }
 
 # Waits until the server whose output goes to file $1 prints the address it listens on (its ready line), or until its process $2

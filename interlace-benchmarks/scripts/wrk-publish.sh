@@ -20,14 +20,10 @@ seconds=15
 warmup=60
 rounds=2
 baseline=c3c015b
-java_bin=java
 work=/var/tmp/interlace-wrk
-jar=""
 baseline_jar=""
-repo=$(cd "$(dirname "$0")/../.." && pwd)
-script_dir="$repo/interlace-benchmarks/scripts"
 # shellcheck source=wrk-lib.sh
-. "$script_dir/wrk-lib.sh"
+. "$(dirname "$0")/wrk-lib.sh"
 parse_options 17 "seconds warmup rounds baseline work jar baseline-jar" "$@"
 mkdir -p "$work"
 ensure_wrk

@@ -24,6 +24,14 @@ public final class ChildServer {
 
     private ChildServer() {}
 
+    /** Exits with status 2, printing {@code usage: <synopsis>}, unless there are {@code count} arguments. */
+    public static void requireArguments(String[] args, int count, String synopsis) {
+        if (args.length != count) {
+            System.err.println("usage: " + synopsis);
+            System.exit(2);
+        }
+    }
+
     /**
      * Starts Interlace on {@code flags} — with an empty environment, so that the INTERLACE_* variables of whoever
      * runs the tests do not change the child — and {@code overrides}, closes it on a normal exit, and prints

@@ -22,14 +22,8 @@ public final class Halt {
 
     /** Prints {@code marker} and halts. */
     public static void withMarker(String marker) {
-        say(marker);
+        ChildServer.say(marker);
         now();
-    }
-
-    /** Prints {@code marker}, flushed: for a child that does something more before it {@linkplain #now() halts}. */
-    public static void say(String marker) {
-        System.out.println(marker);
-        System.out.flush();
     }
 
     /** Halts with {@link #STATUS}. */

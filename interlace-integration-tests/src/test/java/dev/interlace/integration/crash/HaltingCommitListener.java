@@ -54,7 +54,7 @@ final class HaltingCommitListener implements CommitListener {
         }
         commits++;
         if (commits == triggerCommit) {
-            Halt.say(CrashServerMain.FAULT_FIRED + fault.argument() + " commit=" + commits + " requests="
+            ChildServer.say(CrashServerMain.FAULT_FIRED + fault.argument() + " commit=" + commits + " requests="
                     + requests + " entries=" + entries);
             if (fault == FaultPoint.ACK_BEFORE_COMMIT) {
                 stall();

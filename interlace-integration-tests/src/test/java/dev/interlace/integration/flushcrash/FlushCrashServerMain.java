@@ -36,10 +36,7 @@ public final class FlushCrashServerMain {
     private FlushCrashServerMain() {}
 
     public static void main(String[] args) throws IOException {
-        if (args.length != 3) {
-            System.err.println("usage: FlushCrashServerMain DATA_DIR FAULT N");
-            System.exit(2);
-        }
+        ChildServer.requireArguments(args, 3, "FlushCrashServerMain DATA_DIR FAULT N");
         FaultTrigger trigger = new FaultTrigger(FlushFault.parse(args[1]), Integer.parseInt(args[2]));
         ShiftableClock clock = new ShiftableClock();
         List<Module> overrides = new ArrayList<>(List.of(new FlushFaultModule(trigger)));

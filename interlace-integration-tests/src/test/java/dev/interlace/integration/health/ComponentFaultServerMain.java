@@ -23,11 +23,8 @@ public final class ComponentFaultServerMain {
     private ComponentFaultServerMain() {}
 
     public static void main(String[] args) throws IOException {
-        if (args.length != 3) {
-            System.err.println("usage: ComponentFaultServerMain DATA_DIR flusher-error|writer-error|model-error"
-                    + "|model-out-of-memory|seal-failure EXIT_MS");
-            System.exit(2);
-        }
+        ChildServer.requireArguments(args, 3, "ComponentFaultServerMain DATA_DIR flusher-error|writer-error|model-error"
+                + "|model-out-of-memory|seal-failure EXIT_MS");
         ComponentFault fault = ComponentFault.parse(args[1]);
         Duration exitAfter = Duration.ofMillis(Long.parseLong(args[2]));
         FatalErrors.installDefaultHandler(); // as the serve command does

@@ -4,19 +4,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.google.inject.Module;
-import com.google.inject.TypeLiteral;
 import dev.interlace.integration.OrdersStream;
 import dev.interlace.integration.kafka.NodeFixtures;
 import dev.interlace.log.kafka.testing.KafkaCluster;
 import dev.interlace.runtime.Interlace;
-import dev.interlace.runtime.config.ConfigLoader;
-import dev.interlace.runtime.model.ModelDefinition;
 import dev.interlace.runtime.stream.StreamCatalog;
 import dev.interlace.runtime.testing.Eventually;
 import dev.interlace.runtime.testing.FaultModules;
 import dev.interlace.runtime.warehouse.Warehouse;
 import java.io.IOException;
-import java.net.ServerSocket;
+import java.io.UncheckedIOException;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -24,7 +21,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.stream.StreamSupport;
@@ -171,30 +167,20 @@ class ClusterMembersAndLagTest {
         return TestServer.JSON.readTree(get(node, "/streams/orders").body());
     }
 
+    /** A node on the Kafka log serving only the orders stream, so that one of two ingest nodes sequences nothing. */
     private Interlace start(String name, Path secret, String role, Module... overrides) {
-        int port = freePort();
-        String[] args = {"--port", Integer.toString(port), "--data-dir", directory.resolve(name).toString(),
-            "--log", "kafka", "--kafka-bootstrap", KafkaCluster.shared().bootstrap(), "--kafka-topic-prefix", prefix,
-            "--kafka-replication-factor", "1", "--kafka-min-insync-replicas", "1", "--cluster-secret-file",
-            secret.toString(), "--role", role, "--flush-delay-ms", "10"};
-        List<Module> modules = new ArrayList<>(List.of(overrides));
-        // One stream, so one of two ingest nodes sequences nothing; the examples' models read other streams too.
-        modules.add(binder -> binder.bind(new TypeLiteral<List<ModelDefinition>>() {}).toInstance(List.of()));
-        return Interlace.builder().config(ConfigLoader.load(args, Map.of()).config()).catalog(ORDERS)
-                .override(modules.toArray(Module[]::new)).start();
+        try {
+            return NodeFixtures.inProcessNode(ORDERS, KafkaCluster.shared().bootstrap(), prefix, List.of("--data-dir",
+                    directory.resolve(name).toString(), "--cluster-secret-file", secret.toString(), "--role", role,
+                    "--flush-delay-ms", "10"), overrides);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     /** A warehouse whose commits always fail (a test fault): its replica holds its leases and stays at 0. */
     private static Module neverCommits() {
         return FaultModules.failingWarehouse();
-    }
-
-    private static int freePort() {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
-        } catch (IOException e) {
-            throw new java.io.UncheckedIOException(e);
-        }
     }
 
     private static String url(Interlace node) {

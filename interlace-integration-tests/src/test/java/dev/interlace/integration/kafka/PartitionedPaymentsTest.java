@@ -2,28 +2,18 @@ package dev.interlace.integration.kafka;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.google.inject.AbstractModule;
-import com.google.inject.Provides;
 import dev.interlace.integration.http.RebuiltStream;
 import dev.interlace.log.kafka.testing.KafkaCluster;
 import dev.interlace.runtime.Interlace;
-import dev.interlace.runtime.config.ConfigLoader;
-import dev.interlace.runtime.model.ModelDefinition;
 import dev.interlace.runtime.stream.StreamCatalog;
 import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -70,21 +60,11 @@ abstract class PartitionedPaymentsTest {
 
     /** A node of {@code role} on the Kafka log, with its data in the sub-directory {@code name}, and no models. */
     Interlace node(StreamCatalog catalog, String name, String role, String... flags) throws IOException {
-        int port = freePort();
-        List<String> args = new ArrayList<>(List.of("--port", Integer.toString(port), "--data-dir",
-                Files.createDirectories(directory.resolve(name)).toString(), "--log", "kafka", "--kafka-bootstrap",
-                bootstrap, "--kafka-topic-prefix", prefix, "--kafka-replication-factor", "1",
-                "--kafka-min-insync-replicas", "1", "--cluster-secret-file",
-                directory.resolve("cluster.secret").toString(), "--role", role, "--advertise-url",
-                "http://127.0.0.1:" + port));
+        List<String> args = new ArrayList<>(List.of("--data-dir",
+                Files.createDirectories(directory.resolve(name)).toString(), "--cluster-secret-file",
+                directory.resolve("cluster.secret").toString(), "--role", role));
         args.addAll(List.of(flags));
-        return Interlace.builder().config(ConfigLoader.load(args.toArray(String[]::new), Map.of()).config())
-                .catalog(catalog).override(new AbstractModule() {
-                    @Provides
-                    List<ModelDefinition> definitions() {
-                        return List.of();
-                    }
-                }).start();
+        return NodeFixtures.inProcessNode(catalog, bootstrap, prefix, args);
     }
 
     /** The URLs of the nodes sequencing the partitions of {@code stream} (its {@code GET}); none until all have one. */
@@ -101,20 +81,6 @@ abstract class PartitionedPaymentsTest {
 
     /** {@code GET path} on {@code node}, its body as JSON. */
     JsonNode get(URI node, String path) {
-        try {
-            return JSON.readTree(http.send(HttpRequest.newBuilder(node.resolve(path)).build(),
-                    HttpResponse.BodyHandlers.ofString()).body());
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return socket.getLocalPort();
-        }
+        return NodeFixtures.getJson(http, node, path);
     }
 }

@@ -4,20 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.google.inject.AbstractModule;
-import com.google.inject.Provides;
 import dev.interlace.integration.http.RebuiltStream;
 import dev.interlace.log.kafka.testing.KafkaCluster;
 import dev.interlace.runtime.Interlace;
-import dev.interlace.runtime.config.ConfigLoader;
-import dev.interlace.runtime.model.ModelDefinition;
 import dev.interlace.runtime.stream.StreamCatalog;
-import dev.interlace.runtime.stream.StreamDescriptor;
 import dev.interlace.runtime.stream.StreamPartitions;
 import dev.interlace.runtime.testing.Eventually;
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -320,20 +313,9 @@ class PartitionedReplayKafkaTest {
     }
 
     private Interlace node(StreamCatalog catalog, String name, Path secret, String maxPending) throws IOException {
-        int port = freePort();
-        List<String> args = new ArrayList<>(List.of("--port", Integer.toString(port), "--data-dir",
-                Files.createDirectories(directory.resolve(name)).toString(), "--log", "kafka", "--kafka-bootstrap",
-                bootstrap, "--kafka-topic-prefix", prefix, "--kafka-replication-factor", "1",
-                "--kafka-min-insync-replicas", "1", "--flush-delay-ms", "10", "--cluster-secret-file",
-                secret.toString(), "--role", "ingest", "--advertise-url", "http://127.0.0.1:" + port,
-                "--max-pending", maxPending));
-        return Interlace.builder().config(ConfigLoader.load(args.toArray(String[]::new), Map.of()).config())
-                .catalog(catalog).override(new AbstractModule() {
-                    @Provides
-                    List<ModelDefinition> definitions() {
-                        return List.of();
-                    }
-                }).start();
+        return NodeFixtures.inProcessNode(catalog, bootstrap, prefix, List.of("--data-dir",
+                Files.createDirectories(directory.resolve(name)).toString(), "--flush-delay-ms", "10",
+                "--cluster-secret-file", secret.toString(), "--role", "ingest", "--max-pending", maxPending));
     }
 
     /**
@@ -357,20 +339,6 @@ class PartitionedReplayKafkaTest {
     }
 
     private JsonNode get(URI node, String path) {
-        try {
-            return JSON.readTree(http.send(HttpRequest.newBuilder(node.resolve(path)).build(),
-                    HttpResponse.BodyHandlers.ofString()).body());
-        } catch (IOException e) {
-            throw new java.io.UncheckedIOException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return socket.getLocalPort();
-        }
+        return NodeFixtures.getJson(http, node, path);
     }
 }

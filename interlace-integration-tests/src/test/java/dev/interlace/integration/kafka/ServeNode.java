@@ -6,8 +6,6 @@ import dev.interlace.client.TrustedCertificates;
 import dev.interlace.integration.ApiAnswer;
 import dev.interlace.runtime.testing.Eventually;
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpHeaders;
@@ -110,7 +108,7 @@ final class ServeNode implements AutoCloseable {
     /** Runs {@code main MAIN_ARGS... serve FLAGS...} in a child JVM on the test class path. */
     private static ServeNode launch(String main, List<String> mainArgs, Path dataDirectory, String bootstrap,
             String prefix, String... flags) throws IOException {
-        int port = freePort();
+        int port = NodeFixtures.freePort();
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
                 .toString(), "-Xmx256m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
                 "-Djava.io.tmpdir=" + Files.createDirectories(dataDirectory.resolve("tmp")),
@@ -321,11 +319,5 @@ final class ServeNode implements AutoCloseable {
     @Override
     public void close() {
         process.destroyForcibly();
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return socket.getLocalPort();
-        }
     }
 }

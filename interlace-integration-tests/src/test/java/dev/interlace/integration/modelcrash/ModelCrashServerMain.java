@@ -19,10 +19,7 @@ public final class ModelCrashServerMain {
     private ModelCrashServerMain() {}
 
     public static void main(String[] args) throws IOException {
-        if (args.length != 3) {
-            System.err.println("usage: ModelCrashServerMain DATA_DIR FAULT N");
-            System.exit(2);
-        }
+        ChildServer.requireArguments(args, 3, "ModelCrashServerMain DATA_DIR FAULT N");
         ModelProbe probe = new ModelProbe(ModelFault.parse(args[1]), Integer.parseInt(args[2]));
         ChildServer.start(List.of("--port", "0", "--data-dir", args[0]), new ModelFaultModule(probe));
         ChildServer.obey(command -> {

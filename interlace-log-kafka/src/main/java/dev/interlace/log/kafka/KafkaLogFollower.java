@@ -1,8 +1,6 @@
 package dev.interlace.log.kafka;
 
 import dev.interlace.runtime.log.AppendListener;
-import dev.interlace.runtime.log.AppendRequest;
-import dev.interlace.runtime.log.AppendResult;
 import dev.interlace.runtime.log.ConsumerGroups;
 import dev.interlace.runtime.log.FollowerGroups;
 import dev.interlace.runtime.log.ForwardingConsumerGroups;
@@ -12,17 +10,14 @@ import dev.interlace.runtime.log.LogUnavailableException;
 import dev.interlace.runtime.log.PayloadAllowance;
 import dev.interlace.runtime.log.PublishRecords;
 import dev.interlace.runtime.log.QuarantineEntry;
-import dev.interlace.runtime.log.ReplayRequest;
-import dev.interlace.runtime.log.ReplayResult;
 import dev.interlace.runtime.log.StreamHead;
-import dev.interlace.runtime.log.StreamLog;
+import dev.interlace.runtime.log.ReadOnlyLog;
 import dev.interlace.runtime.stream.StreamDescriptor;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
@@ -38,7 +33,7 @@ import org.apache.kafka.common.TopicPartition;
  * behind a trim stops flushing the stream, and the query process is rebuilt from what the log holds).
  * Appends, replays, trims and grants are refused.
  */
-public final class KafkaLogFollower implements StreamLog, ForwardingConsumerGroups, ForwardingPublishRecords {
+public final class KafkaLogFollower implements ReadOnlyLog, ForwardingConsumerGroups, ForwardingPublishRecords {
 
     private static final Duration CATCH_UP_TIMEOUT = Duration.ofSeconds(60);
 
@@ -121,13 +116,8 @@ public final class KafkaLogFollower implements StreamLog, ForwardingConsumerGrou
     }
 
     @Override
-    public CompletableFuture<AppendResult> append(AppendRequest request) {
-        return CompletableFuture.failedFuture(refused("append to"));
-    }
-
-    @Override
-    public CompletableFuture<ReplayResult> replay(ReplayRequest request) {
-        return CompletableFuture.failedFuture(refused("replay into"));
+    public String followedLog() {
+        return "the Kafka log";
     }
 
     @Override
@@ -179,12 +169,6 @@ public final class KafkaLogFollower implements StreamLog, ForwardingConsumerGrou
         return views.heads();
     }
 
-    /** Nothing is trimmed from here: the node's log trims. */
-    @Override
-    public long trim(String stream, long throughOffset) {
-        return 0;
-    }
-
     @Override
     public long firstOffsetSince(String stream, long epochMicros) {
         StreamView view = views.find(stream);
@@ -224,11 +208,6 @@ public final class KafkaLogFollower implements StreamLog, ForwardingConsumerGrou
     @Override
     public long trimPublishes(long beforeMicros) {
         return 0;
-    }
-
-    private static UnsupportedOperationException refused(String what) {
-        return new UnsupportedOperationException("a query process only reads the Kafka log; it cannot " + what
-                + " it");
     }
 
     @Override

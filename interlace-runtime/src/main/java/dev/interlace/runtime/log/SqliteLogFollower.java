@@ -20,7 +20,7 @@ import java.util.logging.Logger;
  * trims do not wait for the replica, and nothing here writes to the server's file. Appends, replays, trims and grants
  * are refused.
  */
-public final class SqliteLogFollower extends SqliteLogReads implements ForwardingConsumerGroups {
+public final class SqliteLogFollower extends SqliteLogReads implements ReadOnlyLog, ForwardingConsumerGroups {
 
     private static final Logger LOG = Logger.getLogger(SqliteLogFollower.class.getName());
     static final long POLL_MILLIS = 20;
@@ -92,19 +92,8 @@ public final class SqliteLogFollower extends SqliteLogReads implements Forwardin
     }
 
     @Override
-    public CompletableFuture<AppendResult> append(AppendRequest request) {
-        return CompletableFuture.failedFuture(refused("append to"));
-    }
-
-    @Override
-    public CompletableFuture<ReplayResult> replay(ReplayRequest request) {
-        return CompletableFuture.failedFuture(refused("replay into"));
-    }
-
-    /** Nothing is trimmed from here: the server trims its log. */
-    @Override
-    public long trim(String stream, long throughOffset) {
-        return 0;
+    public String followedLog() {
+        return "the server's log";
     }
 
     @Override
@@ -123,11 +112,6 @@ public final class SqliteLogFollower extends SqliteLogReads implements Forwardin
     @Override
     public long trimPublishes(long beforeMicros) {
         return 0;
-    }
-
-    private static UnsupportedOperationException refused(String what) {
-        return new UnsupportedOperationException("a query process only reads the server's log; it cannot " + what
-                + " it");
     }
 
     @Override
