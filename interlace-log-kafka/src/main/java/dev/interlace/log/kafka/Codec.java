@@ -110,11 +110,11 @@ final class Codec {
     }
 
     /**
-     * Builds the entries of one read of accepted events: one pass over each record's headers (the last of a name counts, as in lastHeader), matched by their names'
-     * lengths before their text, and the request id and schema version made into strings once per run of records that
-     * share them rather than once per record: a request's events follow each other in the topic (a batch of 1 000
-     * events is one request), and a stream has few schema versions, so a backlog's read allocates one string per
-     * request instead of two per event.
+     * Builds the entries of one read of accepted events: one pass over each record's headers (the last of a name
+     * counts, as in lastHeader), matched by their names' lengths before their text, and the request id and schema
+     * version made into strings once per run of records that share them rather than once per record: a request's
+     * events follow each other in the topic (a batch of 1 000 events is one request), and a stream has few schema
+     * versions, so a backlog's read allocates one string per request instead of two per event.
      */
     static final class EntryDecoder {
         private final String stream;
