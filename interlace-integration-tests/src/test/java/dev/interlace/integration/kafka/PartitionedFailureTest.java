@@ -3,13 +3,18 @@ package dev.interlace.integration.kafka;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.interlace.integration.crash.Ledger;
 import dev.interlace.integration.crash.Load;
 import dev.interlace.log.kafka.testing.CutOff;
 import dev.interlace.log.kafka.testing.KafkaCluster;
+import dev.interlace.runtime.stream.StreamPartitions;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -63,6 +68,8 @@ class PartitionedFailureTest {
     private static final Duration TAKEOVER_TIMEOUT = Duration.ofSeconds(60);
     private static final Duration START_TIMEOUT = Duration.ofSeconds(180);
 
+    private static final ObjectMapper JSON = new ObjectMapper();
+
     private static KafkaCluster cluster;
 
     @TempDir
@@ -71,6 +78,7 @@ class PartitionedFailureTest {
     private final String prefix = "parts-" + UUID.randomUUID().toString().substring(0, 8) + ".";
     private final List<AutoCloseable> started = new CopyOnWriteArrayList<>();
     private final Random random = new Random(38);
+    private final HttpClient http = HttpClient.newHttpClient();
     private final long startedAt = System.nanoTime();
 
     @BeforeAll
@@ -136,7 +144,7 @@ class PartitionedFailureTest {
             });
 
             // The third node is cut off from every broker; clients and the other nodes still reach it.
-            cutOffTheThirdNode(nodes, load);
+            cutOffTheThirdNode(nodes, load, ledger);
             nodes.awaitHolders(nodes.first, holders -> holders.contains(nodes.third.uri.toString()));
             phase("healed; the group gave the third node partitions again: " + nodes.holders(nodes.first));
             awaitMore(load, EVENTS_PER_PHASE);
@@ -168,7 +176,7 @@ class PartitionedFailureTest {
         Load load = Load.failover(nodes.urls(), ledger, "control", PUBLISHERS, REQUEST_TIMEOUT, random.nextLong());
         try {
             awaitMore(load, EVENTS_PER_PHASE);
-            cutOffTheThirdNode(nodes, load);
+            cutOffTheThirdNode(nodes, load, ledger);
             awaitMore(load, EVENTS_PER_PHASE);
             phase("negative control: " + EVENTS_PER_PHASE + " more events acknowledged after the heal");
         } finally {
@@ -184,18 +192,62 @@ class PartitionedFailureTest {
 
     /**
      * Cuts the third node off from the brokers until the group has given its partitions to the two others and they
-     * acknowledged more events, then heals the cut.
+     * acknowledged more events, then heals the cut. Meanwhile one request goes straight to the third node with a key
+     * in each partition it held, so that whatever it still runs for them is tried whichever nodes the load's clients
+     * happen to pick: a fenced node stopped its sequencers on the revocation, an unfenced one kept them.
      */
-    private void cutOffTheThirdNode(Nodes nodes, Load load) throws InterruptedException {
+    private void cutOffTheThirdNode(Nodes nodes, Load load, Ledger ledger) throws InterruptedException {
         ServeNode third = nodes.third;
         nodes.awaitHolders(nodes.first, holders -> holders.contains(third.uri.toString()));
-        phase("cutting " + third.uri + " off from the brokers; holders " + nodes.holders(nodes.first));
+        List<String> before = nodes.holders(nodes.first);
+        List<Integer> held = new ArrayList<>();
+        for (int partition = 0; partition < before.size(); partition++) {
+            if (third.uri.toString().equals(before.get(partition))) {
+                held.add(partition);
+            }
+        }
+        assertThat(held).as("the partitions of %s among %s", third.uri, before).isNotEmpty();
+        phase("cutting " + third.uri + " off from the brokers; holders " + before);
         nodes.cutOff.cut();
         nodes.awaitHolders(nodes.first, holders -> !holders.contains(third.uri.toString()));
         phase("its partitions taken over: holders " + nodes.holders(nodes.first));
+        phase("a request straight to it for partitions " + held + ": " + publishStraightTo(third, held, ledger));
         awaitMore(load, EVENTS_PER_PHASE);
         phase(EVENTS_PER_PHASE + " more events acknowledged during the cut; healing");
         nodes.cutOff.heal();
+    }
+
+    /**
+     * Publishes one fresh key in each of {@code partitions} straight to {@code node} (no failover), records a 200's
+     * events in the ledger, and says what the node answered.
+     */
+    private String publishStraightTo(ServeNode node, List<Integer> partitions, Ledger ledger)
+            throws InterruptedException {
+        List<String> keys = new ArrayList<>();
+        for (int partition : partitions) {
+            String key;
+            do {
+                key = "straight-" + Long.toHexString(random.nextLong());
+            } while (StreamPartitions.partitionOfKey(key, PARTITIONS) != partition);
+            keys.add(key);
+        }
+        HttpRequest request = HttpRequest.newBuilder(node.uri.resolve("/streams/orders?verbose=true"))
+                .timeout(REQUEST_TIMEOUT).header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(Load.batch(keys))).build();
+        try {
+            HttpResponse<String> answer = http.send(request, HttpResponse.BodyHandlers.ofString());
+            if (answer.statusCode() == 200) {
+                JsonNode body = JSON.readTree(answer.body());
+                JsonNode results = body.path("results");
+                for (int i = 0; i < keys.size(); i++) {
+                    ledger.acknowledge(keys.get(i), results.path(i).path("partition").asInt(), results.path(i)
+                            .path("offset").asLong(), body.path("request_id").asText(null));
+                }
+            }
+            return answer.statusCode() + " " + answer.body();
+        } catch (IOException e) {
+            return "no answer (" + e + ")";
+        }
     }
 
     /**
@@ -278,7 +330,9 @@ class PartitionedFailureTest {
             awaitHolders(asked, condition, TAKEOVER_TIMEOUT);
         }
 
-        void awaitHolders(ServeNode asked, Predicate<Set<String>> condition, Duration timeout) {
+        void awaitHolders(ServeNode asked, Predicate<Set<String>> wanted, Duration timeout) {
+            // Not before every partition has a sequencer again: an incomplete map is an empty set.
+            Predicate<Set<String>> condition = holders -> !holders.isEmpty() && wanted.test(holders);
             JsonNode stream = asked.await("/streams/orders", body -> condition.test(holderSet(body)), timeout);
             assertThat(condition.test(holderSet(stream))).as("the holders %s\n%s", stream.path("by_partition"),
                     asked.output()).isTrue();

@@ -6,6 +6,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.logging.Logger;
 import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.KafkaException;
 
@@ -14,7 +15,8 @@ import org.apache.kafka.common.KafkaException;
  * {@code acks=all} instead of committed, and a holder that keeps its sequencer when the sequencer group takes the stream
  * away, as a holder cut off from the group's coordinator but not from the stream's partition leader would (whether a
  * holder that does learn of the revocation writes anything before it does is a race, and a control must not depend
- * on one).
+ * on one). Its writes wait out any cut from the brokers (a delivery timeout of ten minutes, longer than a test
+ * cuts), so that what it wrote with a stale head during a cut lands when the cut heals, as a real holder's would.
  */
 final class Unfenced implements Fencing {
 
@@ -27,6 +29,7 @@ final class Unfenced implements Fencing {
     @Override
     public void configure(Properties producer, String transactionalId) {
         // No transactional id: nothing fences an earlier producer.
+        producer.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, Integer.toString(10 * 60 * 1000));
     }
 
     @Override
