@@ -123,7 +123,7 @@ class ConsoleBrowserTest {
         long head = api.head("decoding_evolving");
         api.post("/streams/decoding_evolving", "application/x-ndjson", "{\"n\": 2}\n{\"n\": 3}\n{\"n\": 4}\n");
         browser.await("tr[data-stream='decoding_evolving'] [data-field='head']", String.valueOf(head + 3)::equals);
-        new WebDriverWait(browser.driver, Duration.ofSeconds(15)).until(d -> Stream.of(d.findElement(By.cssSelector(
+        new WebDriverWait(browser.driver, HeadlessChromium.WAIT).until(d -> Stream.of(d.findElement(By.cssSelector(
                 "canvas[aria-label^='publish rate of decoding_evolving']")).getAttribute("data-samples").split(" "))
                 .anyMatch(sample -> Double.parseDouble(sample) > 0));
         browser.screenshot("streams");
@@ -367,11 +367,11 @@ class ConsoleBrowserTest {
 
         browser.await("[data-action='csv']").click();
         Path csv = browser.downloads.resolve("interlace-query.csv");
-        new WebDriverWait(browser.driver, Duration.ofSeconds(15)).until(d -> Files.exists(csv));
+        new WebDriverWait(browser.driver, HeadlessChromium.WAIT).until(d -> Files.exists(csv));
         String expected = api.send(api.request("/sql").header("Content-Type", "text/plain")
                 .header("Accept", "text/csv").POST(java.net.http.HttpRequest.BodyPublishers.ofString(sql)).build())
                 .body().asText();
-        new WebDriverWait(browser.driver, Duration.ofSeconds(15)).until(d -> read(csv).equals(expected));
+        new WebDriverWait(browser.driver, HeadlessChromium.WAIT).until(d -> read(csv).equals(expected));
         assertThat(read(csv).lines().skip(1).toList()).as("a spreadsheet opening the download runs no formula")
                 .isNotEmpty().allSatisfy(line -> assertThat(line)
                         .endsWith(",\"'=HYPERLINK(\"\"http://evil.example\"\")\""));
@@ -470,7 +470,7 @@ class ConsoleBrowserTest {
 
     /** Waits until the element's text equals (or, for a ring, starts with) what the API says now. */
     private static void awaitText(String css, Supplier<String> expected) {
-        new WebDriverWait(browser.driver, Duration.ofSeconds(15)).until(d -> {
+        new WebDriverWait(browser.driver, HeadlessChromium.WAIT).until(d -> {
             String want = expected.get();
             List<WebElement> found = d.findElements(By.cssSelector(css));
             if (found.isEmpty()) {

@@ -35,6 +35,11 @@ final class HeadlessChromium implements AutoCloseable {
     static final Path CHROMIUM = Path.of("/usr/bin/chromium");
     static final Path CHROMEDRIVER = Path.of("/usr/bin/chromedriver");
     static final Path SCREENSHOTS = Path.of("target", "console-screenshots");
+    /**
+     * How long a test waits for the page to show something: the console polls the API, and on a loaded machine a
+     * server's flushes of several partitions (with a flush delay) took longer than 15 s.
+     */
+    static final Duration WAIT = Duration.ofSeconds(30);
 
     final ChromeDriver driver;
     final Path downloads;
@@ -90,9 +95,11 @@ final class HeadlessChromium implements AutoCloseable {
         driver.get(url);
     }
 
-    /** Waits (up to 15 s) for the first element matching {@code css} whose text satisfies {@code condition}. */
+    /**
+     * Waits (up to {@link #WAIT}) for the first element matching {@code css} whose text satisfies {@code condition}.
+     */
     WebElement await(String css, Predicate<String> condition) {
-        return new WebDriverWait(driver, Duration.ofSeconds(15)).until(d -> {
+        return new WebDriverWait(driver, WAIT).until(d -> {
             for (WebElement element : d.findElements(By.cssSelector(css))) {
                 try {
                     if (condition.test(element.getText())) {
