@@ -44,11 +44,14 @@ record KafkaConsumerGroups(StreamViews views, SequencerPlacement placement, Topi
         GroupRules.Decision<T> decide(StreamView view, long now);
     }
 
-    /** Decides on the stream's sequencer what {@code rule} says of the group, stores it and answers. */
+    /**
+     * Decides on the stream's sequencer what {@code rule} says of the group, stores it and answers; a rule reads the
+     * group and the head, never the keys, so a sequencer still opening its index decides it.
+     */
     private <T> T change(String stream, String group, String what, Rule<T> rule) {
         StreamView view = views.registeredView(stream);
-        return placement.await(stream, what + " " + stream + "/" + group,
-                sequencer -> sequencer.control(now -> write(view, rule.decide(view, now))));
+        return placement.await(stream, what + " " + stream + "/" + group, false,
+                sequencer -> sequencer.controlReadingNoKeys(now -> write(view, rule.decide(view, now))));
     }
 
     @Override
@@ -61,14 +64,14 @@ record KafkaConsumerGroups(StreamViews views, SequencerPlacement placement, Topi
      * A decision that stores the group's new state on {@code _state} and applies it to the view once committed;
      * only an answer when nothing changes.
      */
-    private <T> Sequencer.Decision<T> write(StreamView view, GroupRules.Decision<T> decision) {
+    private <T> ControlDecision<T> write(StreamView view, GroupRules.Decision<T> decision) {
         if (decision.next() == null) {
-            return Sequencer.Decision.answerOnly(decision.answer());
+            return ControlDecision.answerOnly(decision.answer());
         }
         Codec.GroupState state = Codec.GroupState.of(decision.next());
         ProducerRecord<byte[], byte[]> record = new ProducerRecord<>(topics.state().topic(), 0,
                 Codec.text(Codec.groupKey(state.stream(), state.group())), Codec.json(state));
-        return new Sequencer.Decision<>(decision.answer(), List.of(record),
+        return new ControlDecision<>(decision.answer(), List.of(record),
                 position -> view.applyGroup(state, position), () -> state.equals(view.storedGroup(state.group())));
     }
 }

@@ -84,7 +84,7 @@ public final class KafkaStreamLog implements StreamLog, ForwardingConsumerGroups
     private final StreamTrims trims;
     private final EventReads events;
     private final QuarantineReads quarantine;
-    /** Completes the sequencers' appends after their commits (see {@link Sequencer.Context#acknowledger}). */
+    /** Completes the sequencers' appends after their commits (see {@link SequencerContext#acknowledger}). */
     private final ExecutorService acknowledger = Executors.newSingleThreadExecutor(runnable -> {
         Thread thread = new Thread(runnable, "interlace-kafka-ack");
         thread.setDaemon(true);
@@ -192,7 +192,7 @@ public final class KafkaStreamLog implements StreamLog, ForwardingConsumerGroups
         TopicPages pages = new TopicPages(readers);
         this.events = new EventReads(views, topics, pages);
         this.quarantine = new QuarantineReads(views, topics, pages);
-        this.membership = placement.join(new Sequencer.Context(kafka.bootstrap(), kafka.nodeUrl(), topics, tailer,
+        this.membership = placement.join(new SequencerContext(kafka.bootstrap(), kafka.nodeUrl(), topics, tailer,
                 publishes, settings, watermarks, clock, placement::changed, this::appended, acknowledger, fencing,
                 readers, indexes, publishRecords::plainProducer, placement::takeoverRefusal, views::view));
         this.rounds = !kafka.sequences() ? null : new SequencingRounds(placement, components, standbyPeriod);

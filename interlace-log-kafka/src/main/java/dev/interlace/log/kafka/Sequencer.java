@@ -3,14 +3,11 @@ package dev.interlace.log.kafka;
 import dev.interlace.runtime.dedup.DedupIndex;
 import dev.interlace.runtime.log.AppendRequest;
 import dev.interlace.runtime.log.AppendResult;
-import dev.interlace.runtime.log.LogSettings;
 import dev.interlace.runtime.log.LogUnavailableException;
 import dev.interlace.runtime.log.NoSequencerException;
 import dev.interlace.runtime.log.ReplayRequest;
 import dev.interlace.runtime.log.ReplayResult;
-import dev.interlace.runtime.log.Watermarks;
 import dev.interlace.runtime.ops.FatalErrors;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -19,7 +16,6 @@ import java.util.function.LongFunction;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.errors.AuthorizationException;
 import org.apache.kafka.common.errors.InvalidProducerEpochException;
@@ -33,7 +29,8 @@ import org.apache.kafka.common.errors.UnsupportedVersionException;
  * <p>Taking a stream over calls {@code initTransactions}, which bumps the producer epoch: any earlier holder's
  * producer is fenced (its open transaction aborted, its next commit refused), so a holder that was paused past its
  * ownership can never acknowledge again. Then it reads the stream's topics up to their stable end, so its view (the
- * head, the deduplication window, the consumer groups) is exactly what was committed; only then does it serve.
+ * head, the deduplication window, the consumer groups) is exactly what was committed; only then does it serve: at
+ * once the tasks that read no keys (a flusher's lease and commits), the others once its deduplication index is open.
  *
  * <p>Its tasks ({@link SequencerQueue}) run on that thread: the appends and replays, decided by the
  * {@link dev.interlace.runtime.log.AppendDecision} every log asks and written in transactions
@@ -47,57 +44,15 @@ final class Sequencer {
     private static final Duration CATCH_UP_TIMEOUT = Duration.ofSeconds(60);
     private static final int RETRY_AFTER_SECONDS = 1;
 
-    enum State { TAKING_OVER, ACTIVE, STOPPED }
-
     /**
-     * What the log gives each of its sequencers.
-     *
-     * @param acknowledger completes the appends' futures after their commit, off the sequencer's thread: the callers'
-     *     dependent stages (building the answers) run there, not before the next transaction
-     * @param fencing {@link Fencing#TRANSACTIONAL} always, except in the negative control of the fencing tests
-     * @param plainProducer the node's producer outside any transaction, for the publish records of settled retries
-     * @param guard says whether this node may take a stream over now
+     * Where the sequencer is. {@code OPENING_INDEX}: fenced and caught up, it serves only the control tasks that read
+     * no keys while its index opens ({@link IndexOpening}); appends and whatever reads keys wait, and the stream is
+     * not served here yet ({@link SequencerPlacement#holder}). {@code ACTIVE}: it serves everything.
      */
-    record Context(String bootstrap, String nodeUrl, Topics topics, Tailer tailer, PublishStore publishes,
-            LogSettings settings, Watermarks watermarks, Clock clock, Runnable stateChanged,
-            java.util.function.Consumer<String> appended, java.util.concurrent.Executor acknowledger,
-            Fencing fencing, Readers readers, SequencerIndexes indexes,
-            java.util.function.Supplier<KafkaProducer<byte[], byte[]>> plainProducer, TakeoverGuard guard,
-            java.util.function.Function<String, StreamView> views) {}
-
-    /**
-     * Whether this node may take a stream over now. A takeover fences whoever holds the stream, so only the node the
-     * sequencer group assigns the stream to may take it; a node that was cut off from the cluster still believes it
-     * holds its streams until it hears from the group again, and its takeover would fence the rightful holder.
-     */
-    @FunctionalInterface
-    interface TakeoverGuard {
-        /**
-         * Why this node must not take {@code stream} over now (it then waits and asks again), or null when it may;
-         * with {@code confirm}, the group's coordinator is asked whether the group assigns it here, rather than
-         * trusting the assignment this node last heard of.
-         */
-        String refusal(String stream, boolean confirm);
-    }
-
-    /**
-     * A decision on {@code _state}: the answer, the records that make it durable, what to apply once committed (given
-     * the Kafka offset of the first record written), and how to tell, after a transaction whose outcome is unknown
-     * and a resync, whether the records landed after all.
-     */
-    record Decision<T>(T answer, List<ProducerRecord<byte[], byte[]>> writes,
-            java.util.function.LongConsumer afterCommit, java.util.function.BooleanSupplier landed) {
-        Decision(T answer, List<ProducerRecord<byte[], byte[]>> writes, java.util.function.LongConsumer afterCommit) {
-            this(answer, writes, afterCommit, () -> false);
-        }
-
-        static <T> Decision<T> answerOnly(T answer) {
-            return new Decision<>(answer, List.of(), position -> { });
-        }
-    }
+    enum State { TAKING_OVER, OPENING_INDEX, ACTIVE, STOPPED }
 
     private final StreamView view;
-    private final Context context;
+    private final SequencerContext context;
     private final SequencerQueue queue = new SequencerQueue();
     private final Thread thread;
     private volatile State state = State.TAKING_OVER;
@@ -117,6 +72,9 @@ final class Sequencer {
     static final long STALL_NANOS = TimeUnit.SECONDS.toNanos(5);
     /** When the cluster was last asked something the sequencer waits on (a commit, an epoch); 0 while not waiting. */
     private volatile long waitingSince;
+    /** When the takeover under way started, and when it was fenced and caught up: for its log line. */
+    private long takeoverStarted;
+    private long caughtUpAt;
     /** When another producer of the stream's transactional id fenced this sequencer; 0 while it was not. */
     private volatile long fencedAt;
     private final SequencerKeys keys;
@@ -129,7 +87,7 @@ final class Sequencer {
     private boolean confirmTakeover;
 
     /** The sequencer of a stream the sequencer group just assigned to this node. */
-    Sequencer(StreamView view, Context context) {
+    Sequencer(StreamView view, SequencerContext context) {
         this(view, context, false);
     }
 
@@ -137,7 +95,7 @@ final class Sequencer {
      * A sequencer of {@code view}'s stream; with {@code confirmTakeover}, it takes the stream over only once the
      * group's coordinator says that the group assigns the stream to this node.
      */
-    Sequencer(StreamView view, Context context, boolean confirmTakeover) {
+    Sequencer(StreamView view, SequencerContext context, boolean confirmTakeover) {
         this.view = view;
         this.context = context;
         this.confirmTakeover = confirmTakeover;
@@ -195,9 +153,20 @@ final class Sequencer {
         return future;
     }
 
-    <T> CompletableFuture<T> control(LongFunction<Decision<T>> decide) {
+    /** A decision on {@code _state} that may read the stream's keys: served once the index is open. */
+    <T> CompletableFuture<T> control(LongFunction<ControlDecision<T>> decide) {
         CompletableFuture<T> future = new CompletableFuture<>();
-        submit(new SequencerQueue.ControlTask<>(decide, future));
+        submit(new SequencerQueue.ControlTask<>(decide, future, true));
+        return future;
+    }
+
+    /**
+     * A decision on {@code _state} that reads the stream's view alone, never its keys (a consumer group's lease,
+     * commit or release): served as soon as the sequencer has fenced and caught up, while its index opens.
+     */
+    <T> CompletableFuture<T> controlReadingNoKeys(LongFunction<ControlDecision<T>> decide) {
+        CompletableFuture<T> future = new CompletableFuture<>();
+        submit(new SequencerQueue.ControlTask<>(decide, future, false));
         return future;
     }
 
@@ -305,12 +274,15 @@ final class Sequencer {
 
     /** Takes the stream over, then serves queued tasks until the sequencer stops. */
     private void serve() throws InterruptedException {
-        takeOverUntilServing();
+        takeOverUntilServing(true);
         while (state == State.ACTIVE) {
-            List<SequencerQueue.Task> batch = queue.take(context.settings().maxGroupRequests());
-            if (batch.isEmpty()) {
-                continue;
-            }
+            runGroup(queue.take(context.settings().maxGroupRequests()));
+        }
+    }
+
+    /** Runs a group of tasks taken from the queue, as the group in hand. */
+    private void runGroup(List<SequencerQueue.Task> batch) {
+        if (!batch.isEmpty()) {
             waitingSince = System.nanoTime();
             try {
                 writes.run(batch);
@@ -350,9 +322,9 @@ final class Sequencer {
         return Math.min(MAX_RESTART_MILLIS, waitMillis * 2);
     }
 
-    /** Fences the previous holder and reads the stream up to its stable end. */
+    /** Fences the previous holder, reads the stream up to its stable end and starts opening the index. */
     private void takeOver() throws InterruptedException {
-        long started = System.nanoTime();
+        takeoverStarted = System.nanoTime();
         KafkaProducer<byte[], byte[]> producer = writes.openProducer();
         waitingSince = System.nanoTime();
         try {
@@ -365,13 +337,32 @@ final class Sequencer {
         if (state == State.STOPPED) {
             return;
         }
-        keys.open();
+        caughtUpAt = System.nanoTime();
+        keys.startOpening();
         problem = null;
-        state = State.ACTIVE;
-        LOG.info("this node (" + context.nodeUrl() + ") sequences stream " + view.name + " from offset "
-                + (view.headOffset() + 1) + "; taking over took "
-                + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started) + " ms");
+        state = State.OPENING_INDEX;
         context.stateChanged().run();
+    }
+
+    /**
+     * Once fenced and caught up: serves the control tasks that read no keys until the index is open (with
+     * {@code serveMeanwhile}; otherwise only waits, as a resync in the middle of a group does), then serves all.
+     */
+    private void openIndex(boolean serveMeanwhile) throws InterruptedException {
+        while (state == State.OPENING_INDEX) {
+            if (keys.opened(serveMeanwhile ? 0 : 200)) {
+                state = State.ACTIVE;
+                long now = System.nanoTime();
+                LOG.info("this node (" + context.nodeUrl() + ") sequences stream " + view.name + " from offset "
+                        + (view.headOffset() + 1) + "; taking over took "
+                        + TimeUnit.NANOSECONDS.toMillis(now - takeoverStarted) + " ms (fenced and caught up in "
+                        + TimeUnit.NANOSECONDS.toMillis(caughtUpAt - takeoverStarted) + ", the index open "
+                        + TimeUnit.NANOSECONDS.toMillis(now - caughtUpAt) + " ms later)");
+                context.stateChanged().run();
+            } else if (serveMeanwhile) {
+                runGroup(queue.takeReadingNoKeys(context.settings().maxGroupRequests(), 20));
+            }
+        }
     }
 
     /** After a trim through {@code throughOffset} is committed (on this thread); see {@link SequencerKeys#trimmed}. */
@@ -384,7 +375,7 @@ final class Sequencer {
      * age, confirmed by the events.
      */
     CompletableFuture<Long> offsetOfKey(String key) {
-        return control(now -> Decision.answerOnly(keys.newestOffsetOf(key)));
+        return control(now -> ControlDecision.answerOnly(keys.newestOffsetOf(key)));
     }
 
     /** What the index holds now, if this sequencer has one; any thread. */
@@ -411,7 +402,7 @@ final class Sequencer {
         context.stateChanged().run();
         writes.closeProducer();
         try {
-            takeOverUntilServing();
+            takeOverUntilServing(false);
         } catch (InterruptedException e) {
             state = State.STOPPED;
         }
@@ -422,10 +413,12 @@ final class Sequencer {
      * (a broker gone, its coordinators moving) or the {@linkplain TakeoverGuard guard} refuses (this node may no
      * longer hold the stream), until this sequencer serves or is stopped. A first takeover that
      * failed used to stop the sequencer for good while this node still held the stream, which then answered
-     * {@code no_sequencer} until the next rebalance.
+     * {@code no_sequencer} until the next rebalance. An index that fails to open is a takeover that failed.
+     *
+     * @param serveMeanwhile whether to serve the tasks that read no keys while the index opens ({@link #openIndex})
      */
-    private void takeOverUntilServing() throws InterruptedException {
-        while (state == State.TAKING_OVER) {
+    private void takeOverUntilServing(boolean serveMeanwhile) throws InterruptedException {
+        while (state == State.TAKING_OVER || state == State.OPENING_INDEX) {
             String refusal = context.guard().refusal(view.name, confirmTakeover);
             // Any later takeover is a retake, after a failure: the group may have given the stream away meanwhile.
             confirmTakeover = true;
@@ -441,9 +434,13 @@ final class Sequencer {
             }
             try {
                 takeOver();
+                openIndex(serveMeanwhile);
             } catch (ProducerFencedException | InvalidProducerEpochException e) {
                 throw e; // another node took the stream over meanwhile: stop, the group will say who holds it
             } catch (KafkaException | LogUnavailableException e) {
+                if (state == State.OPENING_INDEX) {
+                    state = State.TAKING_OVER;
+                }
                 if (problem == null) {
                     LOG.log(Level.WARNING, "taking stream " + view.name + " over failed; trying again every second",
                             e);

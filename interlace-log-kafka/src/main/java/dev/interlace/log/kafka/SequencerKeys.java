@@ -39,36 +39,71 @@ final class SequencerKeys implements StoredStream<RuntimeException> {
     static final java.time.Duration SETTLED_READ_PATIENCE = java.time.Duration.ofSeconds(1);
 
     private final StreamView view;
-    private final Sequencer.Context context;
+    private final SequencerContext context;
     private final KeyBlockTopic keyBlocks;
     /** The stream's deduplication index while the sequencer serves a keyed stream; set and used under the lock. */
     private volatile DedupIndex dedup;
+    /** The index's opening under way, or null; the sequencer's thread's alone. */
+    private IndexOpening opening;
     /** Held by whoever uses {@link #dedup} (the sequencer's thread, or a publishing thread looking a retry up). */
     private final java.util.concurrent.locks.ReentrantLock indexLock = new java.util.concurrent.locks.ReentrantLock();
     /** The keys of the requests being decided, confirmed by {@link #lookingUp}: the newest stored offset of each. */
     private Map<String, Long> stored = Map.of();
 
-    SequencerKeys(StreamView view, Sequencer.Context context) {
+    SequencerKeys(StreamView view, SequencerContext context) {
         this.view = view;
         this.context = context;
         this.keyBlocks = new KeyBlockTopic(view, context.topics(), context.readers());
     }
 
-    /** At a takeover, once the stream is read up to its stable end: the index over what was committed. */
-    void open() {
+    /**
+     * At a takeover, once the stream is read up to its stable end: starts opening the index over what was committed,
+     * on a thread of its own ({@link IndexOpening}); {@link #opened} says when it is open.
+     */
+    void startOpening() {
         close();
         if (view.keyed()) {
-            DedupIndex opened = context.indexes().open(view, keyBlocks);
-            indexLock.lock();
-            try {
-                dedup = opened;
-            } finally {
-                indexLock.unlock();
-            }
+            opening = IndexOpening.start(view.name, () -> context.indexes().open(view, keyBlocks));
         }
     }
 
+    /**
+     * Whether the index is open (always, for an unkeyed stream), waiting up to {@code waitMillis} for the opening;
+     * throws what the opening threw. On the sequencer's thread.
+     */
+    boolean opened(long waitMillis) throws InterruptedException {
+        if (opening == null) {
+            return true;
+        }
+        DedupIndex opened;
+        try {
+            opened = opening.await(waitMillis);
+        } catch (RuntimeException | Error e) {
+            opening = null;
+            throw e;
+        }
+        if (opened == null) {
+            return false;
+        }
+        opening = null;
+        indexLock.lock();
+        try {
+            dedup = opened;
+        } finally {
+            indexLock.unlock();
+        }
+        return true;
+    }
+
+    /** Closes the index, after the opening under way if any has ended (it holds the stream's folder till then). */
     void close() {
+        if (opening != null) {
+            DedupIndex opened = opening.end();
+            opening = null;
+            if (opened != null) {
+                context.indexes().closed(view, opened);
+            }
+        }
         indexLock.lock();
         try {
             if (dedup != null) {

@@ -48,7 +48,7 @@ final class SequencerPlacement {
     /** The streams the sequencer group assigns this node now (their partitions are this member's). */
     private final Set<String> assignedHere = ConcurrentHashMap.newKeySet();
     private final Object sequencerChanges = new Object();
-    private volatile Sequencer.Context context;
+    private volatile SequencerContext context;
     /** This node's membership of the sequencer group; null on a node that sequences nothing. */
     private volatile Membership membership;
     /** When this node becomes a candidate for each stream it follows (see {@link Candidacy}); null likewise. */
@@ -71,7 +71,7 @@ final class SequencerPlacement {
      * Makes this node's sequencers with {@code context} from now on and, on a node that may sequence streams, joins
      * the sequencer group; its membership, or null on a node that sequences nothing.
      */
-    Membership join(Sequencer.Context context) {
+    Membership join(SequencerContext context) {
         this.context = context;
         if (kafka.sequences()) {
             membership = new Membership(kafka.bootstrap(), topics.sequencerGroup(), kafka.nodeUrl(),
@@ -197,7 +197,7 @@ final class SequencerPlacement {
     }
 
     /**
-     * Why this node must not take {@code stream} over now, or null (see {@link Sequencer.TakeoverGuard}): the group
+     * Why this node must not take {@code stream} over now, or null (see {@link TakeoverGuard}): the group
      * must assign the stream here, and its coordinator must have answered this member within the session timeout
      * (a member cut off from it keeps its partitions until it hears from it again, long after the group gave them
      * to another node); with {@code confirm}, the coordinator must also say so now.
@@ -258,6 +258,14 @@ final class SequencerPlacement {
      * partition whose stream the group gave away).
      */
     Sequencer active(String stream) {
+        return serving(stream, true);
+    }
+
+    /**
+     * As {@link #active}; without {@code readsKeys}, also a sequencer still opening its index (which serves the
+     * tasks that read no keys: a flusher's lease and commits).
+     */
+    Sequencer serving(String stream, boolean readsKeys) {
         if (closed) {
             throw new LogUnavailableException("the log is closed");
         }
@@ -273,7 +281,8 @@ final class SequencerPlacement {
         while (true) {
             synchronized (sequencerChanges) {
                 Sequencer sequencer = sequencers.get(stream);
-                if (sequencer != null && sequencer.state() == Sequencer.State.ACTIVE) {
+                if (sequencer != null && (sequencer.state() == Sequencer.State.ACTIVE
+                        || !readsKeys && sequencer.state() == Sequencer.State.OPENING_INDEX)) {
                     return sequencer;
                 }
                 long remaining = deadline - System.nanoTime();
@@ -317,7 +326,12 @@ final class SequencerPlacement {
      * answer; {@code what} says what it does, for the error of one that failed or did not answer in time.
      */
     <T> T await(String stream, String what, Function<Sequencer, CompletableFuture<T>> operation) {
-        CompletableFuture<T> future = operation.apply(active(stream));
+        return await(stream, what, true, operation);
+    }
+
+    /** As {@link #await}; without {@code readsKeys}, on a sequencer still opening its index too ({@link #serving}). */
+    <T> T await(String stream, String what, boolean readsKeys, Function<Sequencer, CompletableFuture<T>> operation) {
+        CompletableFuture<T> future = operation.apply(serving(stream, readsKeys));
         try {
             return future.get(OPERATION_SECONDS, TimeUnit.SECONDS);
         } catch (ExecutionException e) {

@@ -15,7 +15,9 @@ import java.util.function.Supplier;
 
 /**
  * The tasks waiting for a {@link Sequencer}'s thread, and the group of them in hand: any thread queues and fails
- * them; only the sequencer's thread takes them.
+ * them; only the sequencer's thread takes them. While the sequencer's deduplication index opens, it takes only the
+ * tasks that read no keys ({@link #takeReadingNoKeys}); the others it comes to are held, and taken first once the
+ * index is open.
  */
 final class SequencerQueue {
 
@@ -28,10 +30,16 @@ final class SequencerQueue {
 
     record ReplayTask(ReplayRequest request, CompletableFuture<ReplayResult> future) implements Task {}
 
-    record ControlTask<T>(LongFunction<Sequencer.Decision<T>> decide, CompletableFuture<T> future)
+    /**
+     * A decision on {@code _state}; {@code readsKeys} unless it decides on the stream's view alone (a consumer group's
+     * lease, commit or release), which a sequencer serves while its index opens.
+     */
+    record ControlTask<T>(LongFunction<ControlDecision<T>> decide, CompletableFuture<T> future, boolean readsKeys)
             implements Task {}
 
     private final BlockingQueue<Task> queue = new LinkedBlockingQueue<>();
+    /** Tasks taken while the index opened that need it, in their order, all older than those queued. */
+    private final java.util.Deque<Task> held = new java.util.concurrent.ConcurrentLinkedDeque<>();
     /** The tasks of the group in hand, answered by {@link #failInHand} when the cluster does not answer. */
     private volatile List<Task> inHand = List.of();
 
@@ -44,13 +52,44 @@ final class SequencerQueue {
      * hand until {@link #done}; empty when none came.
      */
     List<Task> take(int max) throws InterruptedException {
-        Task first = queue.poll(200, TimeUnit.MILLISECONDS);
+        List<Task> batch = new ArrayList<>();
+        Task task;
+        while (batch.size() < max && (task = held.poll()) != null) {
+            batch.add(task);
+        }
+        if (batch.isEmpty()) {
+            Task first = queue.poll(200, TimeUnit.MILLISECONDS);
+            if (first == null) {
+                return List.of();
+            }
+            batch.add(first);
+        }
+        queue.drainTo(batch, max - batch.size());
+        inHand = batch;
+        return batch;
+    }
+
+    /**
+     * Waits up to {@code waitMillis} for a task, then takes the control tasks that read no keys among it and those
+     * queued behind it, {@code max} at most, as the group in hand until {@link #done}; holds the others (for
+     * {@link #take}). Empty when none came, or none of those that came reads no keys.
+     */
+    List<Task> takeReadingNoKeys(int max, long waitMillis) throws InterruptedException {
+        Task first = queue.poll(waitMillis, TimeUnit.MILLISECONDS);
         if (first == null) {
             return List.of();
         }
+        List<Task> taken = new ArrayList<>();
+        taken.add(first);
+        queue.drainTo(taken, max - 1);
         List<Task> batch = new ArrayList<>();
-        batch.add(first);
-        queue.drainTo(batch, max - 1);
+        for (Task task : taken) {
+            if (task instanceof ControlTask<?> control && !control.readsKeys()) {
+                batch.add(task);
+            } else {
+                held.add(task);
+            }
+        }
         inHand = batch;
         return batch;
     }
@@ -60,9 +99,12 @@ final class SequencerQueue {
         inHand = List.of();
     }
 
-    /** Fails every task queued now with a failure made by {@code failure}. */
+    /** Fails every task queued or held now with a failure made by {@code failure}. */
     void failQueued(Supplier<RuntimeException> failure) {
         Task task;
+        while ((task = held.poll()) != null) {
+            task.future().completeExceptionally(failure.get());
+        }
         while ((task = queue.poll()) != null) {
             task.future().completeExceptionally(failure.get());
         }

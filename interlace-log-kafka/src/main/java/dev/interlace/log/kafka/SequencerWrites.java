@@ -46,12 +46,12 @@ final class SequencerWrites {
 
     private final Sequencer sequencer;
     private final StreamView view;
-    private final Sequencer.Context context;
+    private final SequencerContext context;
     private final SequencerKeys keys;
     private final AppendDecision decision;
     private KafkaProducer<byte[], byte[]> producer;
 
-    SequencerWrites(Sequencer sequencer, StreamView view, Sequencer.Context context, SequencerKeys keys) {
+    SequencerWrites(Sequencer sequencer, StreamView view, SequencerContext context, SequencerKeys keys) {
         this.sequencer = sequencer;
         this.view = view;
         this.context = context;
@@ -368,7 +368,7 @@ final class SequencerWrites {
     }
 
     private <T> void control(SequencerQueue.ControlTask<T> task, boolean mayRetry) {
-        Sequencer.Decision<T> decision;
+        ControlDecision<T> decision;
         try {
             decision = task.decide().apply(sequencer.micros());
         } catch (RuntimeException e) {

@@ -34,10 +34,10 @@ import org.apache.kafka.common.KafkaException;
 final class SettledRetries {
 
     private final StreamView view;
-    private final Sequencer.Context context;
+    private final SequencerContext context;
     private final SequencerKeys keys;
 
-    SettledRetries(StreamView view, Sequencer.Context context, SequencerKeys keys) {
+    SettledRetries(StreamView view, SequencerContext context, SequencerKeys keys) {
         this.view = view;
         this.context = context;
         this.keys = keys;
@@ -76,7 +76,7 @@ final class SettledRetries {
      * acknowledging thread: they build a short answer and hand it to the HTTP transport. Without publish records,
      * the answer is handed to {@code acknowledger}.
      */
-    static void answer(Sequencer.Context context, StreamView view, AppendRequest request,
+    static void answer(SequencerContext context, StreamView view, AppendRequest request,
             AppendResult.Committed committed, CompletableFuture<AppendResult> future, Executor acknowledger) {
         if (!context.settings().publishRecords()) {
             acknowledger.execute(() -> future.complete(committed));

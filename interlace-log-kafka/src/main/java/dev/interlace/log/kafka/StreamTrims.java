@@ -21,13 +21,13 @@ record StreamTrims(StreamViews views, SequencerPlacement placement, Topics topic
             long through = Math.min(throughOffset, view.headOffset());
             long trimmed = view.trimmedThrough();
             if (through <= trimmed) {
-                return Sequencer.Decision.answerOnly(0L);
+                return ControlDecision.answerOnly(0L);
             }
             // At or before the first kept event's position (the records between go at the next trim).
             long before = view.readFrom(through + 1);
             ProducerRecord<byte[], byte[]> record = new ProducerRecord<>(topics.state().topic(), 0,
                     Codec.text(Codec.trimKey(stream)), Codec.json(new Codec.TrimPoint(stream, through)));
-            return new Sequencer.Decision<>(through - trimmed, List.of(record), position -> {
+            return new ControlDecision<>(through - trimmed, List.of(record), position -> {
                 view.applyTrim(through);
                 sequencer.trimmed(through);
                 try {

@@ -208,7 +208,7 @@ class SequencerFencingTest {
         final Topics topics;
         final Tailer tailer;
         final StreamView view = new StreamView("orders", 0);
-        final Sequencer.Context context;
+        final SequencerContext context;
         final KafkaProducer<byte[], byte[]> plain;
 
         Node(String name, Fencing fencing) {
@@ -245,7 +245,7 @@ class SequencerFencingTest {
                     .bootstrap(), ProducerConfig.ACKS_CONFIG, "all"), new ByteArraySerializer(),
                     new ByteArraySerializer());
             opened.add(plain);
-            context = new Sequencer.Context(KafkaCluster.shared().bootstrap(), "http://" + name, topics, tailer,
+            context = new SequencerContext(KafkaCluster.shared().bootstrap(), "http://" + name, topics, tailer,
                     PublishStore.create(directory.resolve(name + "-publishes.sqlite")), SETTINGS, NOTHING_FLUSHED,
                     Clock.systemUTC(), () -> { }, appended, Runnable::run, fencing, readers, indexes, () -> plain,
                     (stream, confirm) -> null, // takes over whenever asked: this test runs no sequencer group
