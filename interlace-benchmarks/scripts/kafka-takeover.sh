@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # What a large deduplication window costs a Kafka node: writes KEYS keyed events and their key blocks to one stream
-# in bulk (not through HTTP), then measures a following node's heap, the takeover by a node that never held the
-# stream, the whole index built from the key blocks into an empty directory (the worst case of such a takeover), a
-# second node's standby segments (until it becomes a candidate for the stream) and its takeover, the sequencers' heap
+# in bulk, in the batches the sequencer's producer makes (not through HTTP), then measures a following node's
+# heap, the takeover by a node that never held the stream, the whole index built from the key blocks into an empty
+# directory (the worst case of such a takeover), a second node's standby segments (until it becomes a candidate
+# for the stream) and its takeover, the sequencers' heap
 # per key, retries of old keys against new publishes and against a bare produce round trip (their floor), and the only
 # candidate left, a node that never followed the stream, taking over from the published index and, in the same
 # conditions, without it (--fresh-only: the first takeover and those two only)

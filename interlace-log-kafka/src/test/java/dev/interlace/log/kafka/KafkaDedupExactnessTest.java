@@ -20,12 +20,16 @@ import org.junit.jupiter.api.Test;
 /**
  * The Kafka log's deduplication is exact even when its index is wrong about every key: the key blocks of this stream
  * name, for each stored event, the hash of a key the event does not carry, so that each of those keys has a candidate
- * in a sealed segment. Publishing them must accept every one as new (the events refute the candidates), and a retry
- * must then find each at its new offset.
+ * in a sealed segment (as a key whose hash another stored key shares has). Publishing them must accept every one as
+ * new (the events refute the candidates), and a retry must then find each at its new offset; so too on a node whose
+ * copy of the keys does not reach the candidates, where a retry's candidates are refuted by events read from the
+ * topic on the publishing thread ({@link SettledRetries}).
  */
 class KafkaDedupExactnessTest extends SharedBrokerTest {
 
     private static final int STORED = 100;
+    /** Half again as many events as a node's tailer reads of a topic ({@link Tailer#RECENT}). */
+    private static final int OLD_HISTORY = 12_288;
 
     @Test
     void aCandidateForEveryKeyStillAcceptsEachNewKeyAndFindsItAfterwards() throws Exception {
@@ -55,11 +59,43 @@ class KafkaDedupExactnessTest extends SharedBrokerTest {
         }
     }
 
-    /**
-     * Events 1..100 carrying keys {@code stored-i}, with key blocks that give each offset the hash of {@code lure-i},
-     * written in the stream's transactions (as its sequencer writes them), ten events a transaction.
-     */
+    @Test
+    void aCandidateOlderThanTheNodesCopyOfTheKeysIsRefutedByItsEventInTheTopic() throws Exception {
+        try (KafkaStreamLog creator = open(false)) {
+            creator.register(orders);
+        }
+        writeEventsWithLyingKeyBlocks(OLD_HISTORY, 512);
+
+        try (KafkaStreamLog log = open(true)) {
+            log.register(orders);
+            assertThat(log.tailerReads()[0]).as("records the tailer read").isLessThan(OLD_HISTORY - 1000);
+            long next = OLD_HISTORY + 1;
+            for (int i = 1; i <= 1000; i += 37) {
+                AppendResult.EntryResult entry = entry(appendUntilServed(log, "lure-" + i));
+                assertThat(entry.status()).as("lure-%d, whose candidate is old event %d", i, i)
+                        .isEqualTo(AppendResult.Status.ACCEPTED);
+                assertThat(entry.offset()).isEqualTo(next++);
+            }
+            assertThat(log.tailerReads()[1]).as("old candidates read from the topic, found by search").isPositive();
+            next = OLD_HISTORY + 1;
+            for (int i = 1; i <= 1000; i += 37) {
+                AppendResult.EntryResult entry = entry(log.append(request("lure-" + i)).get(30, TimeUnit.SECONDS));
+                assertThat(entry.status()).as("lure-%d again", i).isEqualTo(AppendResult.Status.DUPLICATE);
+                assertThat(entry.offset()).isEqualTo(next++);
+            }
+        }
+    }
+
     private void writeEventsWithLyingKeyBlocks() {
+        writeEventsWithLyingKeyBlocks(STORED, 10);
+    }
+
+    /**
+     * Events 1..{@code events} carrying keys {@code stored-i}, with key blocks that give each offset the hash of
+     * {@code lure-i}, written in the stream's transactions (as its sequencer writes them), {@code perTransaction}
+     * events a transaction.
+     */
+    private void writeEventsWithLyingKeyBlocks(int events, int perTransaction) {
         Topics names = new Topics(null, prefix, 1, 1);
         Properties properties = new Properties();
         properties.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, KafkaCluster.shared().bootstrap());
@@ -70,10 +106,10 @@ class KafkaDedupExactnessTest extends SharedBrokerTest {
                 new ByteArraySerializer())) {
             producer.initTransactions();
             KeyBlockTopic blocks = new KeyBlockTopic(new StreamView("orders", 0), names, null);
-            for (long first = 1; first <= STORED; first += 10) {
+            for (long first = 1; first <= events; first += perTransaction) {
                 producer.beginTransaction();
-                long[] pairs = new long[20];
-                for (int i = 0; i < 10; i++) {
+                long[] pairs = new long[2 * perTransaction];
+                for (int i = 0; i < perTransaction; i++) {
                     long offset = first + i;
                     String key = "stored-" + offset;
                     producer.send(new ProducerRecord<>(names.events("orders").topic(), 0, null, Codec.text(key),
@@ -82,7 +118,7 @@ class KafkaDedupExactnessTest extends SharedBrokerTest {
                     pairs[2 * i] = offset;
                     pairs[2 * i + 1] = KeyHash.of("lure-" + offset);
                 }
-                producer.send(blocks.record(pairs, 10, at, first - 1));
+                producer.send(blocks.record(pairs, perTransaction, at, first - 1));
                 producer.commitTransaction();
             }
         }

@@ -347,7 +347,9 @@ public final class TakeoverBenchmark {
 
     /**
      * Writes events 1..keys (key {@code order-<offset>}) and their key blocks with the stream's transactional id, as
-     * the sequencer does, {@value #EVENTS_PER_TRANSACTION} events a transaction.
+     * the sequencer does, {@value #EVENTS_PER_TRANSACTION} events a transaction, in the batches its producer makes
+     * (Kafka's default batch size, uncompressed): a point read of an old event fetches the batch that holds it, so
+     * larger or compressed batches than the sequencer writes would make a retry's read dearer than it is.
      */
     private static void bulkWrite(String bootstrap, String prefix, long keys) {
         Topics names = new Topics(null, prefix, 1, 1);
@@ -356,8 +358,6 @@ public final class TakeoverBenchmark {
         properties.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, names.transactionalId(STREAM));
         properties.put(ProducerConfig.ACKS_CONFIG, "all");
         properties.put(ProducerConfig.LINGER_MS_CONFIG, "5");
-        properties.put(ProducerConfig.BATCH_SIZE_CONFIG, Integer.toString(512 * 1024));
-        properties.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
         long at = now() - TimeUnit.DAYS.toMicros(6);
         try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(properties, new ByteArraySerializer(),
                 new ByteArraySerializer())) {
