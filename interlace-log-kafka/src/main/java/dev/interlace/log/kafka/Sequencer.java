@@ -127,6 +127,8 @@ final class Sequencer {
      * but the first of a sequencer started for an assignment the group just made. Its thread's alone.
      */
     private boolean confirmTakeover;
+    /** How many tasks the previous group held: whether the next one lingers ({@link SequencerQueue#take}). */
+    private int lastGroupSize;
 
     /** The sequencer of a stream the sequencer group just assigned to this node. */
     Sequencer(StreamView view, Context context) {
@@ -307,7 +309,8 @@ final class Sequencer {
     private void serve() throws InterruptedException {
         takeOverUntilServing();
         while (state == State.ACTIVE) {
-            List<SequencerQueue.Task> batch = queue.take(context.settings().maxGroupRequests());
+            List<SequencerQueue.Task> batch = queue.take(context.settings().maxGroupRequests(), lastGroupSize > 1);
+            lastGroupSize = batch.size();
             if (batch.isEmpty()) {
                 continue;
             }
