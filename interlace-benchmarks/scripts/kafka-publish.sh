@@ -14,7 +14,8 @@
 # For each round and configuration (in a rotating order) on fresh data (a fresh data directory, a fresh topic
 # prefix): a warm-up (--warmup s of publishes), then wrk -t2 -c64 on GET /health/live, wrk -t2 -c64 on
 # POST /streams/orders with one event and a random UUIDv4 key per request (publish.lua), and wrk -t1 -c1 on the
-# same publishes; the CPU time of the servers and of the broker per publish at 64 clients (from /proc). Then, once per log, the flush of a backlog: a server
+# same publishes; the CPU time of the servers and of the broker per publish at 64 clients (from /proc), and the part of
+# the servers' that their JIT compilers spent (warm-up not over: `jit µs`, included in `srv µs`). Then, once per log, the flush of a backlog: a server
 # publishes --backlog events (batches of 1 000) and stops, and a server with an empty warehouse on the same log
 # materialises them; rows/s from its start until the watermark reaches the head, and from its first flush to its
 # last (the flush records in its warehouse). And the latency of bare Kafka transactions, without Interlace.
@@ -116,6 +117,20 @@ cpu_ticks() {
   echo "$total"
 }
 
+# User + system CPU ticks of the JIT compiler threads of the processes $@: the part of their CPU that is warm-up, which
+# on a loaded box is still under way after --warmup (close to half of a Kafka node's CPU at load 15-30).
+jit_ticks() {
+  local total=0 pid task
+  for pid in "$@"; do
+    for task in /proc/"$pid"/task/*; do
+      case "$(cat "$task/comm" 2>/dev/null)" in
+        C1\ CompilerThre*|C2\ CompilerThre*) total=$((total + $(awk '{print $14 + $15}' "$task/stat" 2>/dev/null || echo 0))) ;;
+      esac
+    done
+  done
+  echo "$total"
+}
+
 supports_forwarding() {
   local usage
   usage=$(java -cp "$server_classpath" dev.interlace.runtime.cli.Main serve --help 2>&1 || true)
@@ -126,7 +141,7 @@ supports_forwarding() {
 
 results="$work/results.txt"
 : >"$results"
-row_format="%-5s %-15s %9s %10s %7s %7s %9s %7s %7s %9s %9s %6s\n"
+row_format="%-5s %-15s %9s %10s %7s %7s %9s %7s %7s %9s %9s %6s %7s\n"
 
 # measure_publishes ROUND CONFIG SERVER_PIDS...: warms $url up, measures, appends a row to $results.
 measure_publishes() {
@@ -135,13 +150,15 @@ measure_publishes() {
   # The JIT needs its time: after 5 s of publishes a Kafka node's C2 compiler still took a quarter of the CPU.
   wrk -t2 -c64 -d"${warmup}s" -s "$lua" "$url" >/dev/null
   wrk -t2 -c64 -d3s "$url/health/live" >/dev/null
-  local health publish64 publish1 before_server before_broker after_server after_broker
+  local health publish64 publish1 before_server before_broker after_server after_broker before_jit after_jit jit_us
   health=$(measure 2 64 /health/live)
   before_server=$(cpu_ticks "$@")
   before_broker=$(cpu_ticks ${broker_jvm:-})
+  before_jit=$(jit_ticks "$@")
   publish64=$(measure 2 64 "" "$lua")
   after_server=$(cpu_ticks "$@")
   after_broker=$(cpu_ticks ${broker_jvm:-})
+  after_jit=$(jit_ticks "$@")
   publish1=$(measure 1 1 "" "$lua")
   local h p p99 pn p50 q q99 qn q50 server_us broker_us
   read -r h _ _ _ <<<"$health"
@@ -149,9 +166,10 @@ measure_publishes() {
   read -r q q99 qn q50 <<<"$publish1"
   server_us=$(awk -v t=$((after_server - before_server)) -v r="$p" -v s="$seconds" 'BEGIN {printf "%.0f", t * 1e4 / (r * s)}')
   broker_us=$(awk -v t=$((after_broker - before_broker)) -v r="$p" -v s="$seconds" 'BEGIN {printf "%.0f", t * 1e4 / (r * s)}')
+  jit_us=$(awk -v t=$((after_jit - before_jit)) -v r="$p" -v s="$seconds" 'BEGIN {printf "%.0f", t * 1e4 / (r * s)}')
   # shellcheck disable=SC2059
   printf "$row_format" "$round" "$config" "$h" "$p" "$p50" "$p99" "$q" "$q50" "$q99" "$server_us" "$broker_us" \
-    "$((pn + qn))" | tee -a "$results"
+    "$((pn + qn))" "$jit_us" | tee -a "$results"
 }
 
 run_sqlite() {
@@ -324,7 +342,7 @@ echo
 echo "publishes: wrk ${seconds} s each; rates in requests/s (one event each), latencies in ms, CPU in µs per publish;"
 echo "failed: non-2xx answers and socket errors (timeouts: unanswered after 2 s) of both publish runs"
 # shellcheck disable=SC2059
-printf "$row_format" round config "health/s" "pub64/s" p50 p99 "pub1/s" p50 p99 "srv µs" "brk µs" failed
+printf "$row_format" round config "health/s" "pub64/s" p50 p99 "pub1/s" p50 p99 "srv µs" "brk µs" failed "jit µs"
 for round in $(seq 1 "$rounds"); do
   n=${#order[@]}
   for i in $(seq 0 $((n - 1))); do

@@ -32,6 +32,8 @@ final class PublishStore implements AutoCloseable {
 
     /** How many writes share one transaction: SQLite's cost is per commit far more than per row. */
     private static final int WRITES_PER_COMMIT = 1_000;
+    /** The most positions {@link #written} remembers for the tailer to skip: beyond them it applies records again. */
+    static final int WRITTEN_POSITIONS = 65_536;
 
     private final Path file;
     private final Connection connection;
@@ -40,6 +42,13 @@ final class PublishStore implements AutoCloseable {
     private final PreparedStatement deleteOlder;
     private final PreparedStatement delete;
     private int uncommitted;
+    /**
+     * The positions of the records this node's writers applied ({@link #apply(String, PublishRecord, byte[], long,
+     * boolean)}) that the tailer has not read yet: it skips them rather than decode and store each record a second
+     * time. Bounded by the tailer's lag, and by {@link #WRITTEN_POSITIONS} whatever it is.
+     */
+    private final java.util.concurrent.ConcurrentSkipListSet<Long> written =
+            new java.util.concurrent.ConcurrentSkipListSet<>();
 
     private PublishStore(Path file) throws SQLException {
         this.file = file;
@@ -90,7 +99,16 @@ final class PublishStore implements AutoCloseable {
     }
 
     /** Keeps {@code record} (null: a tombstone) under {@code key} unless a record at a later position replaced it. */
-    synchronized void apply(String key, PublishRecord record, long position) {
+    void apply(String key, PublishRecord record, long position) {
+        apply(key, record, record == null ? null : Codec.json(record), position, false);
+    }
+
+    /**
+     * Keeps {@code record}, whose JSON is {@code json} (the bytes on the topic), under {@code key} unless a record at a
+     * later position replaced it; {@code ownWrite}: this node wrote it, and the tailer, which reads it later at the
+     * same position, skips it ({@link #readByTailer}).
+     */
+    synchronized void apply(String key, PublishRecord record, byte[] json, long position, boolean ownWrite) {
         if (record == null) {
             applyTombstone(key, position);
             return;
@@ -104,12 +122,34 @@ final class PublishStore implements AutoCloseable {
             upsert.setString(6, record.traceId());
             upsert.setLong(7, record.firstOffset());
             upsert.setLong(8, record.lastOffset());
-            upsert.setBytes(9, Codec.json(record));
+            upsert.setBytes(9, json);
             upsert.executeUpdate();
             wrote();
         } catch (SQLException e) {
             throw failed("keep a publish record", e);
         }
+        if (ownWrite && written.size() < WRITTEN_POSITIONS) {
+            written.add(position);
+        }
+    }
+
+    /**
+     * The tailer read the record at {@code position}: whether this node applied it already (then it needs nothing
+     * more). The tailer reads positions in order, so those below it that it was not told of are forgotten.
+     */
+    boolean readByTailer(long position) {
+        Long lowest;
+        while ((lowest = written.pollFirst()) != null && lowest < position) {
+            // applied here, but the tailer did not see it at that position (it started after): never asked again
+        }
+        if (lowest == null) {
+            return false;
+        }
+        if (lowest == position) {
+            return true;
+        }
+        written.add(lowest); // a later position: the tailer reads it later
+        return false;
     }
 
     PublishRecord.Page page(PublishRecord.Filter filter) {

@@ -85,6 +85,8 @@ final class Sequencer {
      * but the first of a sequencer started for an assignment the group just made. Its thread's alone.
      */
     private boolean confirmTakeover;
+    /** How many tasks the previous group held: whether the next one lingers ({@link SequencerQueue#take}). */
+    private int lastGroupSize;
 
     /** The sequencer of a stream the sequencer group just assigned to this node. */
     Sequencer(StreamView view, SequencerContext context) {
@@ -276,7 +278,9 @@ final class Sequencer {
     private void serve() throws InterruptedException {
         takeOverUntilServing(true);
         while (state == State.ACTIVE) {
-            runGroup(queue.take(context.settings().maxGroupRequests()));
+            List<SequencerQueue.Task> batch = queue.take(context.settings().maxGroupRequests(), lastGroupSize > 1);
+            lastGroupSize = batch.size();
+            runGroup(batch);
         }
     }
 

@@ -111,7 +111,10 @@ final class SequencerWrites {
 
     /** A record sent in the group's transaction and what to apply to the view once it is committed. */
     private record Sent(Future<RecordMetadata> metadata, Kind kind, long position, long lastOfRequest,
-            long atMicros, String key, String publishKey, PublishRecord publish, Codec.ReplayMark mark) {}
+            long atMicros, String key, Published publish, Codec.ReplayMark mark) {}
+
+    /** A publish record sent under {@code key}, as its JSON on the topic. */
+    private record Published(String key, PublishRecord record, byte[] json) {}
 
     private enum Kind { EVENT, QUARANTINED, PUBLISH, REPLAY_MARK, KEY_BLOCK }
 
@@ -136,7 +139,7 @@ final class SequencerWrites {
         }
         ProducerRecord<byte[], byte[]> block = keys.blocks().record(pairs, count, newestAt, coversAfter);
         if (block != null) {
-            sent.add(new Sent(producer.send(block), Kind.KEY_BLOCK, 0, 0, 0, null, null, null, null));
+            sent.add(new Sent(producer.send(block), Kind.KEY_BLOCK, 0, 0, 0, null, null, null));
         }
     }
 
@@ -246,7 +249,8 @@ final class SequencerWrites {
                         view.applyQuarantine(record.position(), kafkaOffset);
                         advanced = true;
                     }
-                    case PUBLISH -> context.publishes().apply(record.publishKey(), record.publish(), kafkaOffset);
+                    case PUBLISH -> context.publishes().apply(record.publish().key(), record.publish().record(),
+                            record.publish().json(), kafkaOffset, true);
                     case REPLAY_MARK -> context.views().apply(record.mark().stream()).applyReplay(record.mark());
                     case KEY_BLOCK -> keys.blocks().committed(kafkaOffset);
                 }
@@ -306,7 +310,7 @@ final class SequencerWrites {
             for (Codec.ReplayMark mark : marks) {
                 sent.add(new Sent(producer.send(new ProducerRecord<>(context.topics().state().topic(), 0,
                         Codec.text(Codec.replayKey(mark.stream(), mark.seq())), Codec.json(mark))), Kind.REPLAY_MARK,
-                        0, 0, 0, null, null, null, mark));
+                        0, 0, 0, null, null, mark));
             }
             sendKeyBlock(sent, view.headOffset());
             commit(sent.stream().map(Sent::metadata).toList());
@@ -338,22 +342,21 @@ final class SequencerWrites {
                         event.payload(), Codec.eventHeaders(fate.offset(), lastOfRequest, request.requestId(),
                                 request.receivedAtMicros(), request.schemaVersion()));
                 sent.add(new Sent(producer.send(record), Kind.EVENT, fate.offset(), lastOfRequest,
-                        request.receivedAtMicros(), event.idempotencyKey(), null, null, null));
+                        request.receivedAtMicros(), event.idempotencyKey(), null, null));
             } else if (fate.status() == AppendResult.Status.QUARANTINED) {
                 AppendRequest.Quarantined quarantined = (AppendRequest.Quarantined) entry;
                 ProducerRecord<byte[], byte[]> record = new ProducerRecord<>(
                         context.topics().quarantine(view.name).topic(), 0, null, null, quarantined.payload(),
                         Codec.quarantineHeaders(fate.offset(), request.requestId(), request.receivedAtMicros(),
                                 request.schemaVersion(), quarantined.errors()));
-                sent.add(new Sent(producer.send(record), Kind.QUARANTINED, fate.offset(), 0, 0, null, null, null,
-                        null));
+                sent.add(new Sent(producer.send(record), Kind.QUARANTINED, fate.offset(), 0, 0, null, null, null));
             }
         }
         if (context.settings().publishRecords()) {
-            PublishRecord publish = PublishRecord.of(view.name, request, committed);
-            String key = view.name + "/" + UUID.randomUUID();
+            PublishRecord record = PublishRecord.of(view.name, request, committed);
+            Published publish = new Published(view.name + "/" + UUID.randomUUID(), record, Codec.json(record));
             sent.add(new Sent(producer.send(new ProducerRecord<>(context.topics().publishes().topic(), 0,
-                    Codec.text(key), Codec.json(publish))), Kind.PUBLISH, 0, 0, 0, null, key, publish, null));
+                    Codec.text(publish.key()), publish.json())), Kind.PUBLISH, 0, 0, 0, null, publish, null));
         }
     }
 

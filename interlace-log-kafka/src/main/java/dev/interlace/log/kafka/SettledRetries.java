@@ -84,9 +84,10 @@ final class SettledRetries {
         }
         PublishRecord publish = PublishRecord.of(view.name, request, committed);
         String key = view.name + "/" + UUID.randomUUID();
+        byte[] json = Codec.json(publish);
         try {
             context.plainProducer().get().send(new ProducerRecord<>(context.topics().publishes().topic(), 0,
-                    Codec.text(key), Codec.json(publish)), (metadata, error) -> {
+                    Codec.text(key), json), (metadata, error) -> {
                         if (error != null) {
                             future.completeExceptionally(new LogUnavailableException(
                                     "the Kafka cluster did not store the publish record: " + error.getMessage(),
@@ -94,7 +95,7 @@ final class SettledRetries {
                             return;
                         }
                         try {
-                            context.publishes().apply(key, publish, metadata.offset());
+                            context.publishes().apply(key, publish, json, metadata.offset(), true);
                         } finally {
                             future.complete(committed); // the record is stored whatever this node's copy
                         }

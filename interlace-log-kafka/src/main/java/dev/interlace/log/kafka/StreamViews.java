@@ -102,11 +102,11 @@ final class StreamViews {
     void apply(ConsumerRecord<byte[], byte[]> record) {
         String topic = record.topic();
         if (topic.equals(topics.publishes().topic())) {
-            String key = Codec.text(record.key());
             if (record.value() == null) {
-                publishes.applyTombstone(key, record.offset());
-            } else {
-                publishes.apply(key, Codec.json(record.value(), PublishRecord.class), record.offset());
+                publishes.applyTombstone(Codec.text(record.key()), record.offset());
+            } else if (!publishes.readByTailer(record.offset())) {
+                publishes.apply(Codec.text(record.key()), Codec.json(record.value(), PublishRecord.class),
+                        record.value(), record.offset(), false);
             }
         } else if (topic.equals(topics.state().topic())) {
             applyState(record);

@@ -45,6 +45,38 @@ class PublishStoreTest {
     }
 
     @Test
+    void theTailerSkipsExactlyTheRecordsThisNodeWroteAtTheirPositions() {
+        try (PublishStore store = PublishStore.create(directory.resolve("publishes.sqlite"))) {
+            store.apply("own-1", record("own-1", "orders", 10), Codec.json(record("own-1", "orders", 10)), 5, true);
+            store.apply("own-2", record("own-2", "orders", 20), Codec.json(record("own-2", "orders", 20)), 7, true);
+            store.apply("own-3", record("own-3", "orders", 30), Codec.json(record("own-3", "orders", 30)), 9, true);
+
+            assertThat(store.readByTailer(4)).as("another node's record before them").isFalse();
+            assertThat(store.readByTailer(5)).isTrue();
+            assertThat(store.readByTailer(6)).as("another node's record between them").isFalse();
+            assertThat(store.readByTailer(8)).as("position 7 was passed: forgotten, 8 is not this node's").isFalse();
+            assertThat(store.readByTailer(9)).isTrue();
+            assertThat(store.readByTailer(9)).as("skipped once only").isFalse();
+            assertThat(store.page(ALL).records()).extracting(PublishRecord::requestId)
+                    .as("kept from the writers' JSON").containsExactly("own-3", "own-2", "own-1");
+        }
+    }
+
+    @Test
+    void theRecordsForTheTailerToSkipAreBoundedWhateverItsLag() {
+        try (PublishStore store = PublishStore.create(directory.resolve("publishes.sqlite"))) {
+            int written = PublishStore.WRITTEN_POSITIONS + 10;
+            for (int i = 1; i <= written; i++) {
+                store.apply("r" + i, record("r" + i, "orders", i), Codec.json(record("r" + i, "orders", i)), i, true);
+            }
+            assertThat(store.readByTailer(1)).isTrue();
+            assertThat(store.readByTailer(PublishStore.WRITTEN_POSITIONS)).isTrue();
+            assertThat(store.readByTailer(written)).as("beyond the bound: applied again by the tailer").isFalse();
+            assertThat(store.page(ALL).total()).isEqualTo(written);
+        }
+    }
+
+    @Test
     void aTombstoneRemovesOnlyARecordOlderThanItself() {
         try (PublishStore store = PublishStore.create(directory.resolve("publishes.sqlite"))) {
             store.apply("r1", record("r1", "orders", 10), 5);
