@@ -169,10 +169,25 @@ class SequencerFencingTest {
         }
     }
 
-    /** Dense unique offsets from 1 in the topic, and each acknowledged event at its offset. */
+    /**
+     * Dense unique offsets from 1 in the topic, and each acknowledged event at its offset. A transaction's commit
+     * returns before its markers reach the partition, so a committed read right after the last acknowledgement may
+     * end before it: the topic is read again until it reaches the highest acknowledged offset (30 s at most).
+     */
     private List<String> oracle(TopicPartition events) {
+        long highest = acknowledged.keySet().stream().mapToLong(Long::longValue).max().orElse(0);
+        List<StreamTopic.Event> read = new ArrayList<>();
+        try {
+            Eventually.until("the topic's committed events reach offset " + highest, Duration.ofSeconds(30), () -> {
+                read.clear();
+                read.addAll(StreamTopic.read(KafkaCluster.shared().bootstrap(), events));
+                return read.stream().anyMatch(event -> event.offset() >= highest);
+            });
+        } catch (AssertionError notReached) {
+            // judged on the last read: the acknowledged events missing from it are the violations
+        }
         Map<Long, List<String>> stored = new HashMap<>();
-        for (StreamTopic.Event event : StreamTopic.read(KafkaCluster.shared().bootstrap(), events)) {
+        for (StreamTopic.Event event : read) {
             stored.computeIfAbsent(event.offset(), offset -> new ArrayList<>()).add(event.payload());
         }
         List<String> violations = new ArrayList<>();
