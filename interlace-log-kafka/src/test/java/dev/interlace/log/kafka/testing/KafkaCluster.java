@@ -516,10 +516,28 @@ public final class KafkaCluster implements AutoCloseable {
         }
     }
 
+    private static final int PORTS_FROM = 12_000;
+    private static final int PORTS_TO = 32_000;
+    /** The port {@link #freePort} tries next: below Linux's ephemeral range, from a random start per JVM. */
+    private static final java.util.concurrent.atomic.AtomicInteger NEXT_PORT = new java.util.concurrent.atomic
+            .AtomicInteger(java.util.concurrent.ThreadLocalRandom.current().nextInt(PORTS_FROM, PORTS_TO));
+
+    /**
+     * A port free now, below the range the kernel hands to outgoing connections (32768 and up by default): a broker
+     * binds its ports seconds later, and again after each restart, and a port the kernel chose for a connection
+     * meanwhile made a broker exit with "Address already in use". Ports are handed out in turn, each at most once per
+     * lap, so that the clusters of one JVM do not share one.
+     */
     private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return socket.getLocalPort();
+        for (int tries = 0; tries < PORTS_TO - PORTS_FROM; tries++) {
+            int port = PORTS_FROM + Math.floorMod(NEXT_PORT.getAndIncrement() - PORTS_FROM, PORTS_TO - PORTS_FROM);
+            try (ServerSocket socket = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
+                return socket.getLocalPort();
+            } catch (IOException taken) {
+                // in use: the next one
+            }
         }
+        throw new IOException("no free port between " + PORTS_FROM + " and " + PORTS_TO);
     }
 
     private static String tail(Path file) {
