@@ -174,6 +174,9 @@ class DiskFullTest {
     private static void assertLogUnavailable(TestServer.Response response) {
         assertError(response, 503, ErrorCode.LOG_UNAVAILABLE);
         assertThat(response.header("Retry-After")).matches("[1-9][0-9]*");
+        // A full disk fails the write before anything is committed: the client is told so.
+        assertThat(response.body().get("may_be_stored").asBoolean()).as("%s", response.body()).isFalse();
+        assertThat(response.body().get("message").asText()).contains("nothing was stored");
     }
 
     /** Every acknowledged event is in the log exactly once, and nothing else is. */

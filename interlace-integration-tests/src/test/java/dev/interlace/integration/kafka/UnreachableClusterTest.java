@@ -78,6 +78,18 @@ class UnreachableClusterTest {
                     if (answer.status() == 503) {
                         assertThat(answer.body().get("error").asText()).isEqualTo("log_unavailable");
                         assertThat(answer.retryAfter()).isNotNull();
+                        String message = answer.body().get("message").asText();
+                        if (refused == 0) {
+                            // The first was in hand, its transaction sent: the cluster may still commit it.
+                            assertThat(message).contains("may or may not be stored")
+                                    .doesNotContain("nothing was stored");
+                            assertThat(answer.body().path("may_be_stored").asBoolean()).as(message).isTrue();
+                        } else {
+                            // The later ones were refused before anything was sent.
+                            assertThat(message).contains("nothing was stored");
+                            assertThat(answer.body().path("may_be_stored").isBoolean()).as(message).isTrue();
+                            assertThat(answer.body().path("may_be_stored").asBoolean()).as(message).isFalse();
+                        }
                         refused++;
                     }
                 }

@@ -201,22 +201,21 @@ final class Sequencer {
             return null;
         }
         return "the Kafka cluster has not answered this node's sequencer of stream " + view.name + " for "
-                + TimeUnit.NANOSECONDS.toSeconds(waited) + " s (cut off from the brokers, or the brokers stopped);"
-                + " nothing waits on it: retry shortly, a retried publish is deduplicated";
+                + TimeUnit.NANOSECONDS.toSeconds(waited) + " s (cut off from the brokers, or the brokers stopped)";
     }
 
     /**
      * Called twice a second off the sequencer's thread: while the cluster does not answer, the requests of the group
      * in hand and those queued behind it are answered {@code 503 log_unavailable} at once rather than when the
-     * client's or the cluster's timeout ends (their events may still commit: a retry is deduplicated).
+     * client's or the cluster's timeout ends (the group in hand may still commit: a retry is deduplicated).
      */
     void checkStall() {
         String stall = stall();
         if (stall == null) {
             return;
         }
+        queue.failInHand(LogUnavailableException.outcomeUnknown(stall, null));
         LogUnavailableException unavailable = new LogUnavailableException(stall);
-        queue.failInHand(unavailable);
         queue.failQueued(() -> unavailable);
     }
 
@@ -292,8 +291,8 @@ final class Sequencer {
                 writes.run(batch);
             } catch (RuntimeException e) {
                 // Whatever the batch did not answer is answered now (a retry is deduplicated).
-                SequencerQueue.fail(batch, new LogUnavailableException("the sequencer of stream " + view.name
-                        + " failed: " + e, e));
+                SequencerQueue.fail(batch, LogUnavailableException.outcomeUnknown("the sequencer of stream "
+                        + view.name + " failed: " + e, e));
                 throw e;
             } finally {
                 waitingSince = 0;
@@ -398,7 +397,7 @@ final class Sequencer {
         problem = "the Kafka cluster did not commit: " + cause.getMessage();
         LOG.log(Level.WARNING, "a transaction of stream " + view.name + " failed; taking the stream over again",
                 cause);
-        SequencerQueue.fail(tasks, new LogUnavailableException(problem, cause));
+        SequencerQueue.fail(tasks, LogUnavailableException.outcomeUnknown(problem, cause));
         if (state == State.STOPPED) {
             return;
         }

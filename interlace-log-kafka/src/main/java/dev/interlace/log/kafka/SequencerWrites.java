@@ -399,7 +399,7 @@ final class SequencerWrites {
                 } else if (sequencer.state() == Sequencer.State.ACTIVE && mayRetry) {
                     control(task, false);
                 } else {
-                    task.future().completeExceptionally(new LogUnavailableException(
+                    task.future().completeExceptionally(LogUnavailableException.outcomeUnknown(
                             "the Kafka cluster did not commit: " + e.getMessage(), e));
                 }
                 return;

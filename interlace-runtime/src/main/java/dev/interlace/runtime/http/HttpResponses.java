@@ -66,6 +66,21 @@ final class HttpResponses {
         return error(ErrorCode.BACKPRESSURE, body).header("Retry-After", Integer.toString(refused.retryAfterSeconds()));
     }
 
+    /**
+     * The answer to a publish or a replay the log could not make durable: 503 {@code log_unavailable} with
+     * {@code Retry-After} and {@code may_be_stored}, saying either that nothing was {@code undone} ("stored",
+     * "replayed") or, when the write was under way when it failed, that it may or may not be, and what a retry then
+     * does ({@code retried}).
+     */
+    static HttpAnswer logUnavailable(String reason, boolean mayBeStored, int retryAfterSeconds, String undone,
+            String retried, String requestId) {
+        ObjectNode body = errorBody(ErrorCode.LOG_UNAVAILABLE, reason + (mayBeStored
+                ? "; it may or may not be " + undone + " (the write was under way): " + retried
+                : "; nothing was " + undone + ", retry later"), requestId);
+        body.put("may_be_stored", mayBeStored);
+        return error(ErrorCode.LOG_UNAVAILABLE, body).header("Retry-After", Integer.toString(retryAfterSeconds));
+    }
+
     /** An error answer with the code's status and {@code body}, made by {@link #errorBody} and given details. */
     static HttpAnswer error(ErrorCode code, ObjectNode body) {
         return json(code.status(), body);

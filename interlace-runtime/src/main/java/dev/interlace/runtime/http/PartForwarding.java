@@ -90,9 +90,9 @@ final class PartForwarding implements RemoteParts {
         if (failure != null) {
             Throwable cause = failure instanceof CompletionException && failure.getCause() != null
                     ? failure.getCause() : failure;
-            throw new CompletionException(new LogUnavailableException("partition " + partition + " of " + stream
-                    + " is sequenced by node " + node + ", which could not be reached (" + cause.getMessage()
-                    + "); its part may or may not be stored there", cause));
+            throw new CompletionException(LogUnavailableException.outcomeUnknown("partition " + partition + " of "
+                    + stream + " is sequenced by node " + node + ", which could not be reached ("
+                    + cause.getMessage() + ")", cause));
         }
         try {
             return HttpResponses.JSON.readTree(answer.body());
@@ -153,6 +153,7 @@ final class PartForwarding implements RemoteParts {
         if (code.equals(dev.interlace.client.ErrorCode.NO_SEQUENCER.code())) {
             throw new CompletionException(new NoSequencerException(stream, message, 1));
         }
-        throw new CompletionException(new LogUnavailableException(message));
+        throw new CompletionException(body.path("may_be_stored").asBoolean()
+                ? LogUnavailableException.outcomeUnknown(message, null) : new LogUnavailableException(message));
     }
 }

@@ -251,9 +251,9 @@ final class PublishRoutes implements RouteSet {
             body.put("quota_bytes_per_second", limited.quotaBytesPerSecond());
             return HttpResponses.error(ErrorCode.RATE_LIMITED, body).header("Retry-After", Integer.toString(limited.retryAfterSeconds()));
         } else if (outcome instanceof PublishOutcome.Unavailable unavailable) {
-            return HttpResponses.error(ErrorCode.LOG_UNAVAILABLE, unavailable.reason()
-                    + "; nothing was stored, retry later", requestId)
-                    .header("Retry-After", Integer.toString(unavailable.retryAfterSeconds()));
+            return HttpResponses.logUnavailable(unavailable.reason(), unavailable.mayBeStored(),
+                    unavailable.retryAfterSeconds(), "stored",
+                    "a retry is deduplicated to it when the stream has an idempotency key", requestId);
         } else if (outcome instanceof PublishOutcome.NoSequencer none) {
             return HttpResponses.error(ErrorCode.NO_SEQUENCER, none.reason() + "; nothing was stored, retry later",
                     requestId).header("Retry-After", Integer.toString(none.retryAfterSeconds()));
@@ -304,9 +304,11 @@ final class PublishRoutes implements RouteSet {
         } catch (java.io.IOException e) {
             throw new IllegalStateException("an error answer is not JSON", e);
         }
+        boolean mayBeStored = body.path("may_be_stored").asBoolean();
         body.put("message", "the events of partitions " + partly.stored().keySet() + " are stored, those of"
-                + " partitions " + partly.notStored() + " are not: " + body.path("message").asText()
-                .replace("nothing was stored", "they were not stored") + ". A retry of the whole request is"
+                + " partitions " + partly.notStored() + (mayBeStored ? " may or may not be: " : " are not: ")
+                + body.path("message").asText().replace("nothing was stored", "they were not stored")
+                + ". A retry of the whole request is"
                 + " deduplicated partition by partition when the stream has an idempotency key");
         putPartitions(body.putArray("stored_partitions"), stream, partly.stored());
         ArrayNode notStored = body.putArray("not_stored_partitions");

@@ -305,9 +305,9 @@ final class QuarantineRoutes implements RouteSet {
         } else if (outcome instanceof ReplayOutcome.PartlyReplayed partly) {
             return partlyReplayed(partly);
         } else if (outcome instanceof ReplayOutcome.Unavailable unavailable) {
-            return HttpResponses.error(ErrorCode.LOG_UNAVAILABLE, unavailable.reason() + "; nothing was replayed,"
-                    + " retry later", requestId).header("Retry-After",
-                    Integer.toString(unavailable.retryAfterSeconds()));
+            return HttpResponses.logUnavailable(unavailable.reason(), unavailable.mayBeStored(),
+                    unavailable.retryAfterSeconds(), "replayed",
+                    "repeating the replay answers entries replayed then already_replayed", requestId);
         }
         throw new IllegalStateException("unknown replay outcome " + outcome);
     }
@@ -325,7 +325,8 @@ final class QuarantineRoutes implements RouteSet {
             throw new IllegalStateException("an error answer is not JSON", e);
         }
         body.put("message", "the entries of partitions " + partly.replayed() + " were replayed, those of partitions "
-                + partly.notReplayed() + " were not: " + body.path("message").asText().replace("nothing was replayed",
+                + partly.notReplayed() + (body.path("may_be_stored").asBoolean() ? " may or may not have been: "
+                : " were not: ") + body.path("message").asText().replace("nothing was replayed",
                 "they were not replayed") + ". A retry answers the replayed entries already_replayed");
         ArrayNode replayed = body.putArray("replayed_partitions");
         partly.replayed().forEach(replayed::add);

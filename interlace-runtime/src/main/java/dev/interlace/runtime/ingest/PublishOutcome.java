@@ -176,8 +176,12 @@ public sealed interface PublishOutcome permits PublishOutcome.Published, Publish
     record RateLimited(String requestId, String keyName, Quotas.Limit limit, double quotaEventsPerSecond,
             long quotaBytesPerSecond, int retryAfterSeconds) implements PublishOutcome {}
 
-    /** The log cannot make the events durable right now (503); nothing is stored. */
-    record Unavailable(String requestId, String reason, int retryAfterSeconds) implements PublishOutcome {}
+    /**
+     * The log cannot make the events durable right now (503): nothing is stored, or, when {@code mayBeStored}, the
+     * write was under way and may still be committed (a retry is deduplicated to it).
+     */
+    record Unavailable(String requestId, String reason, int retryAfterSeconds, boolean mayBeStored)
+            implements PublishOutcome {}
 
     /**
      * No node sequences the stream right now (on a log with one sequencer per stream, during a takeover); nothing

@@ -175,7 +175,7 @@ public final class Publisher {
         }
         if (!entries.isEmpty() && disk.usableBytes() < limits.minFreeDiskBytes()) {
             return CompletableFuture.completedFuture(new PublishOutcome.Unavailable(requestId, "free disk space is"
-                    + " below the floor of " + limits.minFreeDiskBytes() + " bytes", UNAVAILABLE_RETRY_SECONDS));
+                    + " below the floor of " + limits.minFreeDiskBytes() + " bytes", UNAVAILABLE_RETRY_SECONDS, false));
         }
 
         long receivedAtMicros = EpochMicros.of(receivedAt);
@@ -235,11 +235,11 @@ public final class Publisher {
                 ? failure.getCause() : failure;
         if (cause instanceof TimeoutException) {
             return new PublishOutcome.Unavailable(requestId, "the log did not confirm the write within "
-                    + APPEND_TIMEOUT_SECONDS + " s; it may or may not be stored, and a retry is deduplicated",
-                    UNAVAILABLE_RETRY_SECONDS);
+                    + APPEND_TIMEOUT_SECONDS + " s", UNAVAILABLE_RETRY_SECONDS, true);
         }
         if (cause instanceof LogUnavailableException unavailable) {
-            return new PublishOutcome.Unavailable(requestId, unavailable.getMessage(), UNAVAILABLE_RETRY_SECONDS);
+            return new PublishOutcome.Unavailable(requestId, unavailable.getMessage(), UNAVAILABLE_RETRY_SECONDS,
+                    unavailable.mayBeStored());
         }
         if (cause instanceof NoSequencerException none) {
             return new PublishOutcome.NoSequencer(requestId, none.stream(), none.getMessage(),

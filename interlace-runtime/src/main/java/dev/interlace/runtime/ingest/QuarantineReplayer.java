@@ -181,7 +181,7 @@ public final class QuarantineReplayer {
         }
         if (!dryRun && disk.usableBytes() < limits.minFreeDiskBytes()) {
             return done(new ReplayOutcome.Unavailable(requestId, "free disk space is below the floor of "
-                    + limits.minFreeDiskBytes() + " bytes", Publisher.UNAVAILABLE_RETRY_SECONDS));
+                    + limits.minFreeDiskBytes() + " bytes", Publisher.UNAVAILABLE_RETRY_SECONDS, false));
         }
         // A stream of several partitions keeps its quarantine with partition 0; each event goes to the partition its
         // key (or partition key) hashes to, as a publish would put it (a keyless one by its sequence number), in one
@@ -306,17 +306,16 @@ public final class QuarantineReplayer {
                 ? failure.getCause() : failure;
         if (cause instanceof TimeoutException) {
             return new ReplayOutcome.Unavailable(requestId, "the log did not confirm the replay within "
-                    + Publisher.APPEND_TIMEOUT_SECONDS + " s; it may or may not be done, and repeating it is safe",
-                    Publisher.UNAVAILABLE_RETRY_SECONDS);
+                    + Publisher.APPEND_TIMEOUT_SECONDS + " s", Publisher.UNAVAILABLE_RETRY_SECONDS, true);
         }
         if (cause instanceof LogUnavailableException unavailable) {
             return new ReplayOutcome.Unavailable(requestId, unavailable.getMessage(),
-                    Publisher.UNAVAILABLE_RETRY_SECONDS);
+                    Publisher.UNAVAILABLE_RETRY_SECONDS, unavailable.mayBeStored());
         }
         if (cause instanceof NoSequencerException none) {
             if (ofSeveral) {
                 return new ReplayOutcome.Unavailable(requestId, none.getMessage(),
-                        Publisher.UNAVAILABLE_RETRY_SECONDS);
+                        Publisher.UNAVAILABLE_RETRY_SECONDS, false);
             }
             throw none; // another node sequences the stream: the API answers 503 no_sequencer, as for a publish
         }

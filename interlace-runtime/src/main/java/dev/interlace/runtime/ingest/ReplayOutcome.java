@@ -111,6 +111,10 @@ public sealed interface ReplayOutcome permits ReplayOutcome.Replayed, ReplayOutc
         }
     }
 
-    /** The log cannot make the events durable right now (503); nothing was replayed. */
-    record Unavailable(String requestId, String reason, int retryAfterSeconds) implements ReplayOutcome {}
+    /**
+     * The log cannot make the events durable right now (503): nothing was replayed, or, when {@code mayBeStored}, the
+     * replay was under way and may still be committed (repeating it finds the entries replayed).
+     */
+    record Unavailable(String requestId, String reason, int retryAfterSeconds, boolean mayBeStored)
+            implements ReplayOutcome {}
 }

@@ -21,6 +21,8 @@ final class GroupCommit {
 
     /** Log lines keep the name of the log they come from. */
     private static final Logger LOG = Logger.getLogger(SqliteStreamLog.class.getName());
+    /** SQLite's result code for a full disk (the low byte of the extended codes sqlite-jdbc reports). */
+    private static final int SQLITE_FULL = 13;
 
     private final WriterConnection writerConnection;
     private final AppendWriter appendWriter;
@@ -64,6 +66,7 @@ final class GroupCommit {
         List<AppendResult> results = new ArrayList<>(group.size());
         int entries = 0;
         PublishIndex.Mark indexBefore = publishIndex.mark();
+        boolean committing = false;
         try {
             appendWriter.beginGroup();
             for (WriterTask.Append task : group) {
@@ -77,17 +80,26 @@ final class GroupCommit {
                 publishIndex.index(connection);
             }
             listener.beforeCommit(group.size(), entries);
+            committing = true;
             connection.commit();
         } catch (SQLException | RuntimeException e) {
             publishIndex.restore(indexBefore);
             writerConnection.failed(e);
             LOG.log(Level.WARNING, "stream log write failed; " + group.size() + " requests answered 503", e);
-            acknowledger.failLater(group, new LogUnavailableException(writerConnection.failure(), e));
+            // A commit that failed after writing its frames (an fsync error) may be found committed in the WAL when
+            // the log is opened again; a full disk fails before the commit frame is written.
+            acknowledger.failLater(group, committing && !diskFull(e)
+                    ? LogUnavailableException.outcomeUnknown(writerConnection.failure(), e)
+                    : new LogUnavailableException(writerConnection.failure(), e));
             return;
         }
         committed(group.size(), entries, pending);
         acknowledger.acknowledge(group, results);
         tellAppended(pending);
+    }
+
+    private static boolean diskFull(Exception e) {
+        return e instanceof SQLException sql && (sql.getErrorCode() & 0xff) == SQLITE_FULL;
     }
 
     /** Writes the block of keys each stream gained in the current transaction (read at start-up instead of events). */

@@ -280,7 +280,8 @@ final class LogWriter {
                 // Not a failed write (those are SQLExceptions, handled in the group): a fault of this process. The
                 // writer restarts on a fresh connection; health says so until a group commits again.
                 components.failed(ComponentHealth.Component.LOG_WRITER, null, e, ComponentHealth.Fate.RESTARTING);
-                acknowledger.failLater(group, new LogUnavailableException(writerConnection.failure(), e));
+                // It may have failed after the group's commit (answering it): the outcome is not known.
+                acknowledger.failLater(group, LogUnavailableException.outcomeUnknown(writerConnection.failure(), e));
             }
         }
     }
