@@ -221,7 +221,7 @@ final class Sequencer {
 
     /** Stops serving: fails what is queued, finishes the transaction under way, closes the producer. */
     void stop() {
-        state = State.STOPPED;
+        moveTo(State.STOPPED);
         stopped.raise();
         try {
             thread.join(30_000);
@@ -265,7 +265,7 @@ final class Sequencer {
             died = e;
             LOG.log(Level.SEVERE, problem, e);
         } finally {
-            state = State.STOPPED;
+            moveTo(State.STOPPED);
             failQueued();
             writes.closeProducer();
             keys.close();
@@ -306,12 +306,11 @@ final class Sequencer {
      * sequencer to take the stream over again; returns the next wait, doubled up to {@link #MAX_RESTART_MILLIS}.
      */
     private long restartAfterFailure(RuntimeException failure, long waitMillis) throws InterruptedException {
-        if (state == State.STOPPED) {
-            return waitMillis;
-        }
         // The state first, then the problem (and the reverse when it serves again): whoever sees the problem sees
         // that the sequencer does not serve.
-        state = State.TAKING_OVER;
+        if (!moveTo(State.TAKING_OVER)) {
+            return waitMillis;
+        }
         problem = "the sequencer of stream " + view.name + " failed (" + failure + "); it takes the stream over"
                 + " again in " + waitMillis + " ms";
         LOG.log(Level.SEVERE, problem, failure);
@@ -319,9 +318,6 @@ final class Sequencer {
         writes.closeProducer();
         context.stateChanged().run();
         pause(waitMillis);
-        if (state != State.STOPPED) {
-            state = State.TAKING_OVER;
-        }
         return Math.min(MAX_RESTART_MILLIS, waitMillis * 2);
     }
 
@@ -343,7 +339,7 @@ final class Sequencer {
         caughtUpAt = System.nanoTime();
         keys.startOpening();
         problem = null;
-        state = State.OPENING_INDEX;
+        moveTo(State.OPENING_INDEX);
         context.stateChanged().run();
     }
 
@@ -354,7 +350,9 @@ final class Sequencer {
     private void openIndex(boolean serveMeanwhile) throws InterruptedException {
         while (state == State.OPENING_INDEX) {
             if (keys.opened(serveMeanwhile ? 0 : 200)) {
-                state = State.ACTIVE;
+                if (!moveTo(State.ACTIVE)) {
+                    return;
+                }
                 long now = System.nanoTime();
                 LOG.info("this node (" + context.nodeUrl() + ") sequences stream " + view.name + " from offset "
                         + (view.headOffset() + 1) + "; taking over took "
@@ -398,16 +396,15 @@ final class Sequencer {
         LOG.log(Level.WARNING, "a transaction of stream " + view.name + " failed; taking the stream over again",
                 cause);
         SequencerQueue.fail(tasks, LogUnavailableException.outcomeUnknown(problem, cause));
-        if (state == State.STOPPED) {
+        if (!moveTo(State.TAKING_OVER)) {
             return;
         }
-        state = State.TAKING_OVER;
         context.stateChanged().run();
         writes.closeProducer();
         try {
             takeOverUntilServing(false);
         } catch (InterruptedException e) {
-            state = State.STOPPED;
+            moveTo(State.STOPPED);
         }
     }
 
@@ -442,7 +439,7 @@ final class Sequencer {
                 throw e; // another node took the stream over meanwhile: stop, the group will say who holds it
             } catch (KafkaException | LogUnavailableException e) {
                 if (state == State.OPENING_INDEX) {
-                    state = State.TAKING_OVER;
+                    moveTo(State.TAKING_OVER);
                 }
                 if (problem == null) {
                     LOG.log(Level.WARNING, "taking stream " + view.name + " over failed; trying again every second",
@@ -475,12 +472,21 @@ final class Sequencer {
                 || cause instanceof AuthorizationException || cause instanceof UnsupportedVersionException) {
             SequencerQueue.fail(tasks, new NoSequencerException(view.name, "this node no longer sequences stream "
                     + view.name + " (another node took it over)", RETRY_AFTER_SECONDS));
-            state = State.STOPPED;
+            moveTo(State.STOPPED);
             problem = "fenced: " + cause.getMessage();
             fencedAt = System.nanoTime();
             return;
         }
         failAndResync(tasks, cause);
+    }
+
+    /** Moves {@link #state} to {@code next} unless it is stopped (a stop is never undone); whether it moved. */
+    private synchronized boolean moveTo(State next) {
+        if (state == State.STOPPED && next != State.STOPPED) {
+            return false;
+        }
+        state = next;
+        return true;
     }
 
     private void failQueued() {
@@ -489,7 +495,6 @@ final class Sequencer {
     }
 
     long micros() {
-        java.time.Instant now = context.clock().instant();
-        return now.getEpochSecond() * 1_000_000L + now.getNano() / 1_000;
+        return dev.interlace.runtime.ops.EpochMicros.now(context.clock());
     }
 }
