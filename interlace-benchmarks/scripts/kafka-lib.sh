@@ -45,9 +45,10 @@ free_port() {
   python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }
 
-# The broker: a child JVM that starts a one-node KRaft cluster and stops it (deleting its data) on SIGTERM.
+# The broker: a child JVM that starts a one-node KRaft cluster and stops it (deleting its data) on SIGTERM; the
+# script's $broker_settings (KEY=VALUE, optional) go to its server.properties.
 start_broker() {
-  java -Djava.io.tmpdir="$work" -cp "$classpath" dev.interlace.benchmarks.KafkaBroker start \
+  java -Djava.io.tmpdir="$work" -cp "$classpath" dev.interlace.benchmarks.KafkaBroker start ${broker_settings[@]+"${broker_settings[@]}"} \
     >"$work/broker.out" 2>&1 &
   pids[broker]=$!
   bootstrap=""

@@ -23,9 +23,13 @@
 #
 # usage: interlace-benchmarks/scripts/kafka-publish.sh [--seconds N] [--warmup N] [--rounds N] [--backlog N] [--configs LIST]
 #                                        [--work DIR] [--no-build] [--offline] [--drain-jvm "OPTIONS"]
+#                                        [--broker-setting KEY=VALUE]...
 # defaults: --seconds 15 --warmup 20 --rounds 2 --backlog 200000 --configs sqlite,kafka,kafka-fsync,kafka-2
 #           --work /var/tmp/interlace-kafka-bench; --backlog 0 skips the flush; --drain-jvm: JVM options of the
-#           servers that flush the backlog (a profile: -XX:StartFlightRecording=filename=drain.jfr,settings=profile)
+#           servers that flush the backlog (a profile: -XX:StartFlightRecording=filename=drain.jfr,settings=profile);
+#           --broker-setting: a setting of the broker's server.properties, e.g. add.partitions.to.txn.retry.backoff.ms=1
+#           (how long a broker waits before retrying a transaction's first write that found the previous transaction
+#           still completing; 20 ms by default)
 set -euo pipefail
 
 seconds=15
@@ -38,6 +42,7 @@ build=yes
 mvn_flags=(-B -q)
 drain_jvm=()
 serve_jvm=()
+broker_settings=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --seconds) seconds=$2; shift 2 ;;
@@ -49,6 +54,7 @@ while [ $# -gt 0 ]; do
     --no-build) build=no; shift ;;
     --offline) mvn_flags+=(-o); shift ;;
     --drain-jvm) read -r -a drain_jvm <<<"$2"; shift 2 ;;
+    --broker-setting) broker_settings+=("$2"); shift 2 ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | grep '^#'; exit 0 ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
@@ -333,7 +339,7 @@ run_flush() {
 # ---------------------------------------------------------------------------------------------- the run
 
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg); $(nproc) cores; java: $(java -version 2>&1 | head -1)"
-echo "starting the broker"
+echo "starting the broker${broker_settings[*]+ with ${broker_settings[*]}}"
 start_broker
 echo "broker at $bootstrap"
 

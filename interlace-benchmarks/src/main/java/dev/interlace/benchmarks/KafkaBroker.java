@@ -27,9 +27,10 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * benchmarks' class path, which holds the {@code kafka_2.13} jars and the {@link KafkaCluster} harness.
  *
  * <ul>
- *   <li>{@code start}: a one-node KRaft cluster (broker and controller in one child JVM, with Kafka's own
- *       production JVM options rather than the tests' quick-start ones), prints {@code bootstrap HOST:PORT} and runs
- *       until it is terminated (SIGTERM stops the broker and deletes its data);</li>
+ *   <li>{@code start [KEY=VALUE...]}: a one-node KRaft cluster (broker and controller in one child JVM, with Kafka's
+ *       own production JVM options rather than the tests' quick-start ones; the broker settings given written over
+ *       the harness's), prints {@code bootstrap HOST:PORT} and runs until it is terminated (SIGTERM stops the broker
+ *       and deletes its data);</li>
  *   <li>{@code topic-config BOOTSTRAP TOPIC KEY=VALUE}: sets one setting of an existing topic (as
  *       {@code kafka-configs --alter --add-config} does) and prints the setting as the broker then reports it;</li>
  *   <li>{@code transaction-latency BOOTSTRAP COUNT [KEY=VALUE]}: the floor under a publish on the Kafka log, without
@@ -47,8 +48,17 @@ public final class KafkaBroker {
     private KafkaBroker() {}
 
     public static void main(String[] args) throws Exception {
-        if (args.length == 1 && args[0].equals("start")) {
-            KafkaCluster cluster = KafkaCluster.start(1, PRODUCTION_JVM_OPTIONS);
+        if (args.length >= 1 && args[0].equals("start")) {
+            Map<String, String> settings = new HashMap<>();
+            for (int i = 1; i < args.length; i++) {
+                String[] pair = args[i].split("=", 2);
+                if (pair.length != 2) {
+                    System.err.println("a broker setting is KEY=VALUE, not " + args[i]);
+                    System.exit(2);
+                }
+                settings.put(pair[0], pair[1]);
+            }
+            KafkaCluster cluster = KafkaCluster.start(1, PRODUCTION_JVM_OPTIONS, settings);
             System.out.println("bootstrap " + cluster.bootstrap());
             System.out.flush();
             // The harness's shutdown hook stops the broker and deletes its directory when this JVM is terminated.
@@ -60,7 +70,7 @@ public final class KafkaBroker {
             System.out.println(transactionLatency(args[1], Integer.parseInt(args[2]),
                     args.length == 4 ? args[3] : null));
         } else {
-            System.err.println("usage: KafkaBroker start | topic-config BOOTSTRAP TOPIC KEY=VALUE"
+            System.err.println("usage: KafkaBroker start [KEY=VALUE...] | topic-config BOOTSTRAP TOPIC KEY=VALUE"
                     + " | transaction-latency BOOTSTRAP COUNT [KEY=VALUE]");
             System.exit(2);
         }

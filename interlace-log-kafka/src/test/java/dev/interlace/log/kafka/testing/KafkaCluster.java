@@ -13,6 +13,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.Set;
@@ -70,6 +71,8 @@ public final class KafkaCluster implements AutoCloseable {
      * advertises another one (a {@link BlackholeProxy}'s, see {@link #startWithCutListeners}); none without them.
      */
     private int cutListeners;
+    /** Broker settings written over the harness's own (a benchmark's comparison of broker configurations). */
+    private Map<String, String> brokerSettings = Map.of();
     private final Thread cleanup;
     private volatile boolean closed;
 
@@ -127,7 +130,12 @@ public final class KafkaCluster implements AutoCloseable {
      * options: the benchmark runs its broker as production does (a larger heap, G1, the C2 compiler).
      */
     public static KafkaCluster start(int size, List<String> jvmOptions) {
-        return launched(size, jvmOptions, 0);
+        return start(size, jvmOptions, Map.of());
+    }
+
+    /** As {@link #start(int, List)}, each broker's {@code server.properties} given {@code brokerSettings} too. */
+    public static KafkaCluster start(int size, List<String> jvmOptions, Map<String, String> brokerSettings) {
+        return launched(size, jvmOptions, 0, brokerSettings);
     }
 
     /**
@@ -137,7 +145,7 @@ public final class KafkaCluster implements AutoCloseable {
      * cuts), while clients of {@link #bootstrap} reach it directly.
      */
     public static KafkaCluster startWithCutListeners(int count) {
-        return launched(1, TEST_JVM_OPTIONS, count);
+        return launched(1, TEST_JVM_OPTIONS, count, Map.of());
     }
 
     /**
@@ -146,15 +154,17 @@ public final class KafkaCluster implements AutoCloseable {
      * cutOff(i)}, which a test cuts to cut that client off from the whole cluster.
      */
     public static KafkaCluster startWithCutListeners(int size, int count) {
-        return launched(size, TEST_JVM_OPTIONS, count);
+        return launched(size, TEST_JVM_OPTIONS, count, Map.of());
     }
 
     /** A cluster of {@code size} nodes running with {@code jvmOptions}, with {@code cutListeners} cut listeners. */
-    private static KafkaCluster launched(int size, List<String> jvmOptions, int cutListeners) {
+    private static KafkaCluster launched(int size, List<String> jvmOptions, int cutListeners,
+            Map<String, String> brokerSettings) {
         try {
             KafkaCluster cluster = new KafkaCluster(Files.createTempDirectory("interlace-kafka-"), jvmOptions);
             try {
                 cluster.cutListeners = cutListeners;
+                cluster.brokerSettings = Map.copyOf(brokerSettings);
                 cluster.launch(size);
                 return cluster;
             } catch (RuntimeException | IOException | InterruptedException e) {
@@ -415,6 +425,9 @@ public final class KafkaCluster implements AutoCloseable {
         properties.put("num.network.threads", "2");
         properties.put("num.recovery.threads.per.data.dir", "1");
         properties.put("background.threads", "2");
+        if (node != controller) {
+            properties.putAll(brokerSettings);
+        }
         try (var out = Files.newBufferedWriter(node.directory.resolve("server.properties"), StandardCharsets.UTF_8)) {
             properties.store(out, "written by KafkaCluster for a test");
         }
