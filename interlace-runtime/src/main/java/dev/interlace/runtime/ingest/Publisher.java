@@ -186,10 +186,10 @@ public final class Publisher {
         }
         AppendRequest request = new AppendRequest(stream.name(), requestId, receivedAtMicros,
                 stream.schemaVersion(), entries, caller.keyId(), caller.keyName(), trace.traceId());
-        // The outcome (and the answer after it) is built on the thread that completes the append — never the log's
-        // writer, by the log's contract — so that no worker is woken up just to build a few hundred bytes; the answer
-        // of a request with many events (a verbose one lists them all) is built on a worker, so that it never holds up
-        // the answers of the requests committed after it.
+        // The outcome (and the answer after it) is built on the thread that completes the append (a thread of the log,
+        // for a lone request possibly its writer), so that no worker is woken up just to build a few hundred bytes; the
+        // answer of a request with many events (a verbose one lists them all) is built on a worker, so that it never
+        // holds up the answers of the requests committed after it.
         CompletableFuture<AppendResult> appended = append(request, trace);
         java.util.function.BiFunction<AppendResult, Throwable, PublishOutcome> decide = (result, failure) ->
                 failure == null ? outcome(stream, request, result, events, quarantineErrors)

@@ -34,8 +34,8 @@ public interface EventLog extends AutoCloseable {
      *
      * @return a future completed with the outcome once the entries are durable (or refused); completed
      *     exceptionally with {@link LogUnavailableException} when the log cannot write (disk full, I/O error). It is
-     *     completed on a thread of the log that is not its writer, so the caller's dependent stages run there: they
-     *     must be brief and must not block (building an answer is fine)
+     *     completed on a thread of the log (a lone request's possibly on its writer), so the caller's dependent stages
+     *     run there: they must be brief and must not block (building an answer is fine)
      */
     CompletableFuture<AppendResult> append(AppendRequest request);
 

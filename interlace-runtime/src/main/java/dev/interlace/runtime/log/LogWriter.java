@@ -30,8 +30,8 @@ import java.util.logging.Logger;
  * streams' positions. Appends queue up in front of it; it takes everything queued (up to
  * {@link LogSettings#maxGroupRequests()}), writes all of it in one transaction and commits once, so concurrent
  * requests share one fsync (group commit); each request's future completes only after that commit, on the
- * {@code interlace-log-ack} thread. Registration, trims, consumer-group work and publish-record retention go through
- * the same queue. After a failed write the connection is replaced and the positions reread ({@link
+ * {@code interlace-log-ack} thread or, for a lone request, on the writer ({@link Acknowledger}). Registration, trims,
+ * consumer-group work and publish-record retention go through the same queue. After a failed write the connection is replaced and the positions reread ({@link
  * WriterConnection}); while writes fail, the idle writer probes every second. A group's transaction and what follows
  * its commit are {@link GroupCommit}'s, the answers {@link Acknowledger}'s; the queue holds {@link WriterTask}s.
  */

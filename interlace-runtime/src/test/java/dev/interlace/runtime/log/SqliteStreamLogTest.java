@@ -13,13 +13,16 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -198,6 +201,83 @@ class SqliteStreamLogTest {
             assertThat(commits.get()).isLessThan(requests);
         } finally {
             clients.shutdownNow();
+        }
+    }
+
+    @Test
+    void aLoneAppendIsAnsweredOnTheWriterOnlyAfterItsCommit() throws Exception {
+        CountDownLatch registered = new CountDownLatch(1);
+        AtomicBoolean committed = new AtomicBoolean();
+        SqliteStreamLog log = open(LogSettings.defaults(1_000_000), NOTHING_MATERIALISED, new CommitListener() {
+            @Override
+            public void beforeCommit(int requests, int entries) {
+                awaitQuietly(registered); // the caller's stage below is in place before the append can complete
+            }
+
+            @Override
+            public void afterCommit(int requests, int entries) {
+                committed.set(true);
+            }
+        });
+        CompletableFuture<String> answered = log.append(request("a"))
+                .thenApply(result -> Thread.currentThread().getName() + " after commit: " + committed.get());
+        registered.countDown();
+
+        assertThat(answered.get()).isEqualTo("interlace-log-writer after commit: true");
+    }
+
+    @Test
+    void aLoneAppendCommittedWhileAnEarlierGroupIsStillBeingAnsweredIsAnsweredAfterIt() throws Exception {
+        CountDownLatch firstHeld = new CountDownLatch(1);
+        CountDownLatch groupQueued = new CountDownLatch(1);
+        AtomicInteger commits = new AtomicInteger();
+        SqliteStreamLog log = open(LogSettings.defaults(1_000_000), NOTHING_MATERIALISED, new CommitListener() {
+            @Override
+            public void beforeCommit(int requests, int entries) {
+                firstHeld.countDown();
+                awaitQuietly(groupQueued); // holds the first commit until the group behind it is queued
+            }
+
+            @Override
+            public void afterCommit(int requests, int entries) {
+                commits.incrementAndGet();
+            }
+        });
+        List<Long> answerOrder = Collections.synchronizedList(new ArrayList<>());
+        CompletableFuture<Void> first = log.append(request("first")).thenAccept(result -> record(answerOrder, result));
+        firstHeld.await();
+        List<CompletableFuture<Void>> group = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            group.add(log.append(request("group-" + i)).thenAccept(result -> {
+                sleepQuietly(40); // a slow caller's stage: the group is still being answered when the last commits
+                record(answerOrder, result);
+            }));
+        }
+        groupQueued.countDown();
+        Eventually.until("the group committed", Duration.ofSeconds(20), () -> commits.get() == 2);
+        CompletableFuture<Void> last = log.append(request("last")).thenAccept(result -> record(answerOrder, result));
+        CompletableFuture.allOf(first, CompletableFuture.allOf(group.toArray(CompletableFuture[]::new)), last).get();
+
+        assertThat(answerOrder).containsExactly(1L, 2L, 3L, 4L, 5L, 6L, 7L);
+    }
+
+    private static void record(List<Long> answerOrder, AppendResult result) {
+        answerOrder.add(((AppendResult.Committed) result).entries().get(0).offset());
+    }
+
+    private static void awaitQuietly(CountDownLatch latch) {
+        try {
+            latch.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private static void sleepQuietly(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 
