@@ -209,7 +209,11 @@ final class SealedSegments {
         List<RemoteRun> runs = null;
         List<long[]> ranges = null;
         for (SegmentFile segment : segments) {
-            long[] range = segment.newestIngestedAtMicros() <= notBeforeMicros ? null : segment.missingRun(hash);
+            if (segment.remoteRun() == null || segment.remoteRun().missingBytes() == 0
+                    || segment.newestIngestedAtMicros() <= notBeforeMicros) {
+                continue; // its whole run is on disk, or every key in it is older than the window
+            }
+            long[] range = segment.missingRun(hash);
             if (range != null) {
                 if (runs == null) {
                     runs = new ArrayList<>(1);

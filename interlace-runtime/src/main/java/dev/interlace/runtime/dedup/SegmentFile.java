@@ -218,8 +218,11 @@ public final class SegmentFile implements Closeable {
      * filter and fences only.
      */
     long[] missingRun(long hash) {
+        if (remote == null) {
+            return null;
+        }
         long first = firstBlockOf(hash);
-        if (remote == null || first < 0) {
+        if (first < 0) {
             return null;
         }
         long last = first;

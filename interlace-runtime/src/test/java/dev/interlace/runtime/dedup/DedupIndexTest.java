@@ -533,9 +533,11 @@ class DedupIndexTest {
                 answers.add(lookups.submit(() -> lookUpOutsideTheLock(index, lock, key)));
             }
             held.started.await();
-            // A part is being fetched and lookups wait for it: the index is free for the owner's additions and for
-            // lookups that need no part.
-            assertThat(lock.tryLock()).as("no lookup holds the index's lock while a part is fetched").isTrue();
+            // A part is being fetched (held until released below) and lookups wait for it: the index is free for the
+            // owner's additions and for lookups that need no part. Other lookups hold the lock a moment to look up
+            // what they miss; one that held it across the fetch would keep it past this wait.
+            assertThat(lock.tryLock(30, java.util.concurrent.TimeUnit.SECONDS))
+                    .as("no lookup holds the index's lock while a part is fetched").isTrue();
             try {
                 commit(index, "n1", "n2");
                 assertThat(candidates(index, "n2")).containsExactly(4002L);
