@@ -193,9 +193,9 @@ public final class TakeoverBenchmark {
             SplittableRandom random = new SplittableRandom(11);
             long toFetch = fresh.dedupStats(STREAM).orElseThrow().runBytesToFetch();
             long[] retried = retries(fresh, keys, random);
-            System.out.printf(Locale.ROOT, "  its first %d retries of old keys (each deduplicated to its offset; %.1f MB"
-                    + " of runs to fetch when they began): %s; the first %.2f ms%n", retried.length, toFetch / 1e6,
-                    percentiles(retried), retried[0] / 1e6);
+            System.out.printf(Locale.ROOT, "  its first %d retries of old keys (each deduplicated to its offset;"
+                    + " %.1f MB of runs to fetch when they began): %s; the first %.2f ms%n", retried.length,
+                    toFetch / 1e6, percentiles(retried), retried[0] / 1e6);
             Eventually.until("the restored runs are copied to the disk", Duration.ofMinutes(10),
                     () -> fresh.dedupStats(STREAM).orElseThrow().runBytesToFetch() == 0);
             var stats = fresh.dedupStats(STREAM).orElseThrow();
