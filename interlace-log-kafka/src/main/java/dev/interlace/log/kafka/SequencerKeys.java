@@ -25,7 +25,8 @@ import org.apache.kafka.common.TopicPartition;
  * alone. The sequencer's thread's alone, but for {@link #dedupStats} and {@link #settledOffsets}, which a publishing
  * thread calls to answer a retry of committed events without the sequencer's thread ({@link SettledRetries}): the
  * index, which is one thread's at a time, is used only under {@link #indexLock}, held for in-memory lookups and
- * additions (and the fetch of a restored segment's run part a lookup may need), never for a read of the topic.
+ * additions and local reads, never for a read of the topic nor, but after a failed fetch, for the fetch of a restored
+ * segment's run part (see {@link #candidates}).
  */
 final class SequencerKeys implements StoredStream<RuntimeException> {
 
@@ -37,6 +38,11 @@ final class SequencerKeys implements StoredStream<RuntimeException> {
      * sends the retry to the sequencer soon (whose watchdog answers it within 5 s), not after the reads' 30 s.
      */
     static final java.time.Duration SETTLED_READ_PATIENCE = java.time.Duration.ofSeconds(1);
+    /**
+     * How many rounds of run part fetches a lookup makes outside the index's lock before it fetches under it: one
+     * round fetches all it needs; the bound only keeps a lookup from going round should its segments keep changing.
+     */
+    private static final int MAX_UNLOCKED_FETCHES = 3;
 
     private final StreamView view;
     private final SequencerContext context;
@@ -132,17 +138,38 @@ final class SequencerKeys implements StoredStream<RuntimeException> {
         }
     }
 
-    /** The index's candidates for {@code key} that arrived after {@code notBefore}, in {@code into}; false: no index. */
+    /**
+     * The index's candidates for {@code key} that arrived after {@code notBefore}, in {@code into}; false: no index.
+     * The run parts of restored segments the lookup needs are fetched first, outside the lock (each part once, however
+     * many lookups want it: {@link DedupIndex#missingRuns}), so that a fetch stalls neither the other lookups nor the
+     * sequencer's decisions; the lookup itself, under the lock, then reads the disk only. A fetch that fails (its
+     * segment closed meanwhile, the copy unreadable) leaves the part to the lookup under the lock, as before, which
+     * rebuilds the segment from the key blocks if it still cannot have it.
+     */
     private boolean candidates(String key, long notBefore, java.util.function.LongConsumer into) {
-        indexLock.lock();
-        try {
-            if (dedup == null) {
-                return false;
+        long hash = KeyHash.of(key);
+        for (int fetches = 0; ; fetches++) {
+            dev.interlace.runtime.dedup.RunFetch missing;
+            indexLock.lock();
+            try {
+                if (dedup == null) {
+                    return false;
+                }
+                missing = fetches < MAX_UNLOCKED_FETCHES ? dedup.missingRuns(hash, notBefore) : null;
+                if (missing == null) {
+                    dedup.candidates(hash, notBefore, into);
+                    return true;
+                }
+            } finally {
+                indexLock.unlock();
             }
-            dedup.candidates(KeyHash.of(key), notBefore, into);
-            return true;
-        } finally {
-            indexLock.unlock();
+            try {
+                missing.fetch();
+            } catch (java.io.IOException e) {
+                LOG.log(Level.FINE, "fetching the index's run parts for a lookup of stream " + view.name
+                        + " outside its lock failed; the lookup fetches them", e);
+                fetches = MAX_UNLOCKED_FETCHES - 1;
+            }
         }
     }
 

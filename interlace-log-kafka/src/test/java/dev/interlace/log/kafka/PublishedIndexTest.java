@@ -89,6 +89,47 @@ class PublishedIndexTest extends SharedBrokerTest {
                 && line.contains(prefix + "orders__index"));
     }
 
+    /**
+     * Many retries of old keys at once right after a takeover from the published index, with new keys among them,
+     * looked up by the publishing threads and the sequencer together: each retry is answered deduplicated at its
+     * original offset and each new key accepted. (This test's segments fit their first part, which a restore writes;
+     * lookups that wait for one part being fetched are tested on the index itself, in {@code DedupIndexTest}.)
+     */
+    @Test
+    void manyRetriesAtOnceRightAfterATakeoverFromThePublishedIndexAreEachDeduplicatedToTheirOffset() throws Exception {
+        List<Long> offsets = storeThroughAHolderThatLeaves();
+        try (KafkaStreamLog fresh = open("fresh")) {
+            fresh.register(orders);
+            java.util.concurrent.ExecutorService clients = java.util.concurrent.Executors.newFixedThreadPool(16);
+            try {
+                List<java.util.concurrent.Future<String>> answers = new ArrayList<>();
+                for (int i = 0; i < KEYS; i += 3) {
+                    int key = i;
+                    answers.add(clients.submit(() -> {
+                        AppendResult.EntryResult entry = entry(fresh, "key-" + key);
+                        return entry.status() + " " + entry.offset();
+                    }));
+                    if (i % 30 == 0) {
+                        answers.add(clients.submit(() -> entry(fresh, "new-" + key).status().toString()));
+                    }
+                }
+                int answer = 0;
+                for (int i = 0; i < KEYS; i += 3) {
+                    assertThat(answers.get(answer++).get(60, TimeUnit.SECONDS)).as("key-%d", i)
+                            .isEqualTo("DUPLICATE " + offsets.get(i));
+                    if (i % 30 == 0) {
+                        assertThat(answers.get(answer++).get(60, TimeUnit.SECONDS)).as("new-%d", i)
+                                .isEqualTo("ACCEPTED");
+                    }
+                }
+            } finally {
+                clients.shutdownNow();
+            }
+            assertThat(remoteSegments(directory.resolve("fresh"))).as("taken over from segments restored without"
+                    + " their runs").isNotEmpty();
+        }
+    }
+
     @Test
     void aSealThatFailsItsChecksumIsDetectedAndTheIndexIsBuiltFromTheKeyBlocks() throws Exception {
         List<Long> offsets = storeThroughAHolderThatLeaves();

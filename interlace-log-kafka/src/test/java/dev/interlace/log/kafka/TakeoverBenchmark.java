@@ -191,23 +191,19 @@ public final class TakeoverBenchmark {
                     + " caught up with the events %.2f s, first publish answered %.2f s after opening (%s)%n",
                     caughtUp, seconds(opening), first.getClass().getSimpleName());
             SplittableRandom random = new SplittableRandom(11);
-            long[] retried = new long[400];
-            for (int i = 0; i < retried.length; i++) {
-                long key = 1 + random.nextLong(keys);
-                long t = System.nanoTime();
-                AppendResult result = fresh.append(request(key(key))).get(30, TimeUnit.SECONDS);
-                retried[i] = System.nanoTime() - t;
-                check(result, AppendResult.Status.DUPLICATE);
-                if (((AppendResult.Committed) result).entries().get(0).offset() != key) {
-                    throw new IllegalStateException("key " + key + " deduplicated to another offset");
-                }
-            }
-            long[] sorted = retried.clone();
-            Arrays.sort(sorted);
-            System.out.printf(Locale.ROOT, "  its first %d retries of old keys (each deduplicated to its offset; the"
-                    + " first ones fetch run parts): p50 %.2f ms, p99 %.2f ms, max %.2f ms; the first %.2f ms%n",
-                    retried.length, sorted[sorted.length / 2] / 1e6, sorted[sorted.length * 99 / 100] / 1e6,
-                    sorted[sorted.length - 1] / 1e6, retried[0] / 1e6);
+            long toFetch = fresh.dedupStats(STREAM).orElseThrow().runBytesToFetch();
+            long[] retried = retries(fresh, keys, random);
+            System.out.printf(Locale.ROOT, "  its first %d retries of old keys (each deduplicated to its offset;"
+                    + " %.1f MB of runs to fetch when they began): %s; the first %.2f ms%n", retried.length,
+                    toFetch / 1e6, percentiles(retried), retried[0] / 1e6);
+            Eventually.until("the restored runs are copied to the disk", Duration.ofMinutes(10),
+                    () -> fresh.dedupStats(STREAM).orElseThrow().runBytesToFetch() == 0);
+            var stats = fresh.dedupStats(STREAM).orElseThrow();
+            System.out.printf(Locale.ROOT, "  every restored run on its disk %.2f s after opening (%.1f MB of segment"
+                    + " files, %.2f bytes a key)%n", seconds(opening), stats.fileBytes() / 1e6,
+                    (double) stats.fileBytes() / keys);
+            System.out.printf(Locale.ROOT, "  then %d retries of old keys: %s%n", retried.length,
+                    percentiles(retries(fresh, keys, random)));
             long[] reads = fresh.tailerReads();
             System.out.printf(Locale.ROOT, "  its tailer read %,d records of the log's topics (the stream holds %,d);"
                     + " its position searches made %,d single-record fetches%n", reads[0], keys, reads[1]);
@@ -226,6 +222,29 @@ public final class TakeoverBenchmark {
                     + " the events %.2f s, first publish answered %.2f s after opening (%s)%n", caughtUp,
                     seconds(without), first.getClass().getSimpleName());
         }
+    }
+
+    /** 400 retries of random old keys one at a time, each checked deduplicated to its offset: their latencies. */
+    private static long[] retries(KafkaStreamLog log, long keys, SplittableRandom random) throws Exception {
+        long[] retried = new long[400];
+        for (int i = 0; i < retried.length; i++) {
+            long key = 1 + random.nextLong(keys);
+            long t = System.nanoTime();
+            AppendResult result = log.append(request(key(key))).get(30, TimeUnit.SECONDS);
+            retried[i] = System.nanoTime() - t;
+            check(result, AppendResult.Status.DUPLICATE);
+            if (((AppendResult.Committed) result).entries().get(0).offset() != key) {
+                throw new IllegalStateException("key " + key + " deduplicated to another offset");
+            }
+        }
+        return retried;
+    }
+
+    private static String percentiles(long[] latencies) {
+        long[] sorted = latencies.clone();
+        Arrays.sort(sorted);
+        return String.format(Locale.ROOT, "p50 %.2f ms, p99 %.2f ms, max %.2f ms", sorted[sorted.length / 2] / 1e6,
+                sorted[sorted.length * 99 / 100] / 1e6, sorted[sorted.length - 1] / 1e6);
     }
 
     private static void heap(String label, KafkaStreamLog log, long heap, long keys) {

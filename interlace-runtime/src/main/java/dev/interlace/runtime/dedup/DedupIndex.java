@@ -115,10 +115,14 @@ public final class DedupIndex implements Closeable {
      * @param mappedBytes the segments' filters, fences and checksums, memory-mapped
      * @param fileBytes the segment files on disk
      * @param segments how many segment files are in use
+     * @param runBytesToFetch run bytes of restored segments not on this disk yet (copied in the background)
      */
-    public record Stats(long keys, long heapBytes, long mappedBytes, long fileBytes, int segments) {}
+    public record Stats(long keys, long heapBytes, long mappedBytes, long fileBytes, int segments,
+            long runBytesToFetch) {}
 
-    private volatile Stats stats = new Stats(0, 0, 0, 0, 0);
+    private volatile Stats stats = new Stats(0, 0, 0, 0, 0, 0);
+    /** The runs of the segments restored without them that the index opened with; set once, read by any thread. */
+    private volatile List<RemoteRun> restoredRuns = List.of();
 
     private DedupIndex(Path directory, KeySource source, ExecutorService background, SegmentListener listener,
             Settings settings, LongSupplier windowStart, RemoteRuns remote) {
@@ -199,8 +203,10 @@ public final class DedupIndex implements Closeable {
         segments.load(trimmed);
         fillRecent(head, true);
         refreshStats();
-        for (SegmentFile restored : segments.remote()) {
-            copyRunInBackground(restored);
+        List<SegmentFile> restored = segments.remote();
+        restoredRuns = restored.stream().map(SegmentFile::remoteRun).toList();
+        for (SegmentFile segment : restored) {
+            copyRunInBackground(segment);
         }
     }
 
@@ -282,6 +288,15 @@ public final class DedupIndex implements Closeable {
         segments.candidates(hash, notBeforeMicros, candidate);
     }
 
+    /**
+     * The run parts of restored segments that {@link #candidates} would fetch for this hash, as a fetch to run outside
+     * the lock that guards the index (the lookup then reads the disk only); null when there are none. So a lookup
+     * that needs a part stalls neither the other lookups nor the owner's additions for the fetch's round trip.
+     */
+    public RunFetch missingRuns(long hash, long notBeforeMicros) {
+        return segments.missingRuns(hash, notBeforeMicros);
+    }
+
     /** Adds a key first accepted at {@code offset}, once its commit is durable. */
     public void add(long hash, long offset) {
         recent.add(hash, offset);
@@ -324,13 +339,21 @@ public final class DedupIndex implements Closeable {
         refreshStats();
     }
 
-    /** The latest {@link Stats}; any thread. */
+    /** The latest {@link Stats}, with the run bytes still to fetch as they are now; any thread. */
     public Stats stats() {
-        return stats;
+        Stats latest = stats;
+        long toFetch = runBytesToFetch();
+        return toFetch == latest.runBytesToFetch() ? latest : new Stats(latest.keys(), latest.heapBytes(),
+                latest.mappedBytes(), latest.fileBytes(), latest.segments(), toFetch);
     }
 
     private void refreshStats() {
-        stats = new Stats(keys(), heapBytes(), mappedBytes(), fileBytes(), segments.count());
+        stats = new Stats(keys(), heapBytes(), mappedBytes(), fileBytes(), segments.count(), runBytesToFetch());
+    }
+
+    /** Bytes of the restored runs not on this disk yet (0 for those of segments merged away or trimmed). */
+    private long runBytesToFetch() {
+        return restoredRuns.stream().mapToLong(RemoteRun::missingBytes).sum();
     }
 
     private void startSeal() {

@@ -49,7 +49,7 @@ final class KeyTable {
     SegmentFile write(long after, long through) throws IOException {
         PairSort.sort(hashes, offsets, count);
         Path file = directory.resolve(SegmentFile.name(after, through));
-        try (SegmentFile.Writer writer = new SegmentFile.Writer(file, after, through, newest, count)) {
+        try (SegmentWriter writer = new SegmentWriter(file, after, through, newest, count)) {
             for (int i = 0; i < count; i++) {
                 writer.add(hashes[i], offsets[i]);
             }

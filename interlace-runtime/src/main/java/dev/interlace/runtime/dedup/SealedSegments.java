@@ -202,6 +202,40 @@ final class SealedSegments {
     }
 
     /**
+     * The run bytes of segments restored without their runs that a lookup of this hash would fetch, as one fetch any
+     * thread may run; null when the lookup would read the local disk only.
+     */
+    RunFetch missingRuns(long hash, long notBeforeMicros) {
+        List<RemoteRun> runs = null;
+        List<long[]> ranges = null;
+        for (SegmentFile segment : segments) {
+            if (segment.remoteRun() == null || segment.remoteRun().missingBytes() == 0
+                    || segment.newestIngestedAtMicros() <= notBeforeMicros) {
+                continue; // its whole run is on disk, or every key in it is older than the window
+            }
+            long[] range = segment.missingRun(hash);
+            if (range != null) {
+                if (runs == null) {
+                    runs = new ArrayList<>(1);
+                    ranges = new ArrayList<>(1);
+                }
+                runs.add(segment.remoteRun());
+                ranges.add(range);
+            }
+        }
+        if (runs == null) {
+            return null;
+        }
+        List<RemoteRun> fetched = runs;
+        List<long[]> wanted = ranges;
+        return () -> {
+            for (int i = 0; i < fetched.size(); i++) {
+                fetched.get(i).ensure(wanted.get(i)[0], wanted.get(i)[1]);
+            }
+        };
+    }
+
+    /**
      * Rebuilds segment {@code index}, which failed a read, from the source, here on the writer thread: until it is
      * rebuilt no key of its range can be ruled out.
      */

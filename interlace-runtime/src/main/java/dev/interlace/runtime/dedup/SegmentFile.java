@@ -36,13 +36,13 @@ public final class SegmentFile implements Closeable {
     /** The suffix of a segment restored without its run, fetched when read ({@link RemoteRuns}). */
     public static final String REMOTE_SUFFIX = ".seg.remote";
     static final int KEYS_PER_BLOCK = 256;
-    private static final int PAIR_BYTES = 16;
-    private static final int BLOCK_BYTES = KEYS_PER_BLOCK * PAIR_BYTES;
-    private static final int HEADER_BYTES = 128;
+    static final int PAIR_BYTES = 16;
+    static final int BLOCK_BYTES = KEYS_PER_BLOCK * PAIR_BYTES;
+    static final int HEADER_BYTES = 128;
     /** The bytes of the header its checksum covers: everything before the checksum field. */
-    private static final int CHECKED_HEADER_BYTES = 104;
-    private static final long MAGIC = 0x494C444544555031L; // "ILDEDUP1"
-    private static final int VERSION = 1;
+    static final int CHECKED_HEADER_BYTES = 104;
+    static final long MAGIC = 0x494C444544555031L; // "ILDEDUP1"
+    static final int VERSION = 1;
     /** The most keys one segment holds: its filter stays under the 2 GiB a mapped buffer can address. */
     public static final long MAX_KEYS = 1L << 30;
 
@@ -137,7 +137,8 @@ public final class SegmentFile implements Closeable {
      */
     public static void write(Path file, long afterOffset, long throughOffset, long newestIngestedAtMicros,
             long[] hashes, long[] offsets, int count) throws IOException {
-        try (Writer writer = new Writer(file, afterOffset, throughOffset, newestIngestedAtMicros, count)) {
+        try (SegmentWriter writer = new SegmentWriter(file, afterOffset, throughOffset, newestIngestedAtMicros,
+                count)) {
             for (int i = 0; i < count; i++) {
                 writer.add(hashes[i], offsets[i]);
             }
@@ -197,8 +198,49 @@ public final class SegmentFile implements Closeable {
      * @throws CorruptSegmentException when the block read does not match its checksum
      */
     void candidates(long hash, LongConsumer candidate) throws IOException {
+        long first = firstBlockOf(hash);
+        for (long index = first; index >= 0 && index < blocks && fence(index) <= hash; index++) {
+            int pairs = readBlock(index);
+            for (int i = 0; i < pairs; i++) {
+                long stored = block.getLong(i * PAIR_BYTES);
+                if (stored == hash) {
+                    candidate.accept(block.getLong(i * PAIR_BYTES + Long.BYTES));
+                } else if (stored > hash) {
+                    return;
+                }
+            }
+        }
+    }
+
+    /**
+     * For a segment restored without its run: the bytes of the run a lookup of this hash reads that are not on disk
+     * yet, as {@code {position, length}}; null when there are none (the lookup reads the disk only). Reads the mapped
+     * filter and fences only.
+     */
+    long[] missingRun(long hash) {
+        if (remote == null) {
+            return null;
+        }
+        long first = firstBlockOf(hash);
+        if (first < 0) {
+            return null;
+        }
+        long last = first;
+        while (last + 1 < blocks && fence(last + 1) <= hash) {
+            last++;
+        }
+        long position = runOffset + first * BLOCK_BYTES;
+        long end = Math.min(runOffset + keys * PAIR_BYTES, runOffset + (last + 1) * BLOCK_BYTES);
+        return remote.here(position, end - position) ? null : new long[] {position, end - position};
+    }
+
+    /**
+     * The first run block that may hold this hash, or -1 when the filter rules it out: the hash can only be in the
+     * blocks from there whose fence is at most the hash.
+     */
+    private long firstBlockOf(long hash) {
         if (keys == 0 || !filter.mightContain(hash)) {
-            return;
+            return -1;
         }
         // The first block whose fence is above the hash; the hash can only be in blocks before it.
         long low = 0;
@@ -215,17 +257,7 @@ public final class SegmentFile implements Closeable {
         while (first > 0 && fence(first) == hash) {
             first--; // equal hashes may begin in an earlier block
         }
-        for (long index = first; index < blocks && fence(index) <= hash; index++) {
-            int pairs = readBlock(index);
-            for (int i = 0; i < pairs; i++) {
-                long stored = block.getLong(i * PAIR_BYTES);
-                if (stored == hash) {
-                    candidate.accept(block.getLong(i * PAIR_BYTES + Long.BYTES));
-                } else if (stored > hash) {
-                    return;
-                }
-            }
-        }
+        return first;
     }
 
     private long fence(long index) {
@@ -342,140 +374,6 @@ public final class SegmentFile implements Closeable {
         @Override
         public void close() throws IOException {
             own.close();
-        }
-    }
-
-    /**
-     * Writes a segment of at most {@code maxKeys} keys added in hash order: the filter and fences through a writable
-     * mapping (no heap proportional to the keys), the run in chunks; {@link #finish} writes the header last, fsyncs
-     * and renames the file to its final name.
-     */
-    static final class Writer implements Closeable {
-        private final Path file;
-        private final Path temporary;
-        private final FileChannel channel;
-        private final long afterOffset;
-        private final long throughOffset;
-        private final long newestIngestedAtMicros;
-        private final long filterBytes;
-        private final long blockCapacity;
-        private final long fencesAt;
-        private final long checksumsAt;
-        private final long runOffset;
-        private final MappedByteBuffer mapped;
-        private final BlockedBloomFilter filter;
-        private final ByteBuffer chunk = ByteBuffer.allocate(64 * BLOCK_BYTES);
-        private final CRC32C blockCrc = new CRC32C();
-        private long keys;
-        private long lastHash = Long.MIN_VALUE;
-        private boolean finished;
-
-        Writer(Path file, long afterOffset, long throughOffset, long newestIngestedAtMicros, long maxKeys)
-                throws IOException {
-            if (maxKeys > MAX_KEYS) {
-                throw new IllegalArgumentException("a segment holds at most " + MAX_KEYS + " keys, not " + maxKeys);
-            }
-            this.file = file;
-            this.temporary = file.resolveSibling(file.getFileName().toString().replace(SUFFIX, TEMPORARY_SUFFIX));
-            this.afterOffset = afterOffset;
-            this.throughOffset = throughOffset;
-            this.newestIngestedAtMicros = newestIngestedAtMicros;
-            this.filterBytes = BlockedBloomFilter.bytesFor(maxKeys);
-            this.blockCapacity = Math.max(1, (maxKeys + KEYS_PER_BLOCK - 1) / KEYS_PER_BLOCK);
-            this.fencesAt = HEADER_BYTES + filterBytes;
-            this.checksumsAt = fencesAt + blockCapacity * Long.BYTES;
-            long runAt = checksumsAt + blockCapacity * Integer.BYTES;
-            this.runOffset = (runAt + BLOCK_BYTES - 1) / BLOCK_BYTES * BLOCK_BYTES;
-            this.channel = FileChannel.open(temporary, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
-                    StandardOpenOption.READ, StandardOpenOption.WRITE);
-            this.mapped = channel.map(FileChannel.MapMode.READ_WRITE, HEADER_BYTES, runOffset - HEADER_BYTES);
-            this.filter = new BlockedBloomFilter(mapped.duplicate().position(0).limit((int) filterBytes).slice()
-                    .order(ByteOrder.BIG_ENDIAN));
-        }
-
-        /** Adds the next pair; hashes must not decrease. */
-        void add(long hash, long offset) throws IOException {
-            if (hash < lastHash && keys > 0) {
-                throw new IllegalArgumentException("hashes must be added in order");
-            }
-            lastHash = hash;
-            if (keys == blockCapacity * KEYS_PER_BLOCK) {
-                throw new IllegalStateException("more keys than the " + blockCapacity * KEYS_PER_BLOCK + " sized for");
-            }
-            filter.put(hash);
-            if (keys % KEYS_PER_BLOCK == 0) {
-                mapped.putLong((int) (fencesAt - HEADER_BYTES + keys / KEYS_PER_BLOCK * Long.BYTES), hash);
-            }
-            chunk.putLong(hash).putLong(offset);
-            keys++;
-            if (!chunk.hasRemaining()) {
-                flushChunk();
-            }
-        }
-
-        /** Writes the buffered pairs at their place in the run, with their blocks' checksums. */
-        private void flushChunk() throws IOException {
-            int bytes = chunk.position();
-            if (bytes == 0) {
-                return;
-            }
-            long firstPair = keys - bytes / PAIR_BYTES;
-            long firstBlock = firstPair / KEYS_PER_BLOCK;
-            for (int start = 0, index = 0; start < bytes; start += BLOCK_BYTES, index++) {
-                blockCrc.reset();
-                blockCrc.update(chunk.array(), start, Math.min(BLOCK_BYTES, bytes - start));
-                mapped.putInt((int) (checksumsAt - HEADER_BYTES + (firstBlock + index) * Integer.BYTES),
-                        (int) blockCrc.getValue());
-            }
-            chunk.flip();
-            long position = runOffset + firstPair * PAIR_BYTES;
-            while (chunk.hasRemaining()) {
-                channel.write(chunk, position + chunk.position());
-            }
-            chunk.clear();
-        }
-
-        /** Writes the header, fsyncs and renames the file to its final name. */
-        void finish(SegmentListener listener) throws IOException {
-            flushChunk(); // what is left: a partial chunk, its last block perhaps partial
-            channel.truncate(runOffset + keys * PAIR_BYTES);
-            ByteBuffer header = ByteBuffer.allocate(HEADER_BYTES);
-            header.putLong(0, MAGIC).putInt(8, VERSION).putLong(16, afterOffset).putLong(24, throughOffset)
-                    .putLong(32, keys).putLong(40, newestIngestedAtMicros).putLong(48, HEADER_BYTES)
-                    .putLong(56, filterBytes).putLong(64, fencesAt).putLong(72, (keys + KEYS_PER_BLOCK - 1)
-                            / KEYS_PER_BLOCK).putLong(80, checksumsAt).putLong(88, runOffset)
-                    .putLong(96, blockCapacity);
-            CRC32C whole = new CRC32C();
-            whole.update(header.duplicate().position(0).limit(CHECKED_HEADER_BYTES));
-            whole.update(mapped.duplicate().position(0));
-            header.putInt(CHECKED_HEADER_BYTES, (int) whole.getValue());
-            channel.write(header, 0);
-            listener.writing(temporary);
-            mapped.force();
-            channel.force(true);
-            channel.close();
-            try {
-                Files.move(temporary, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-            } catch (AtomicMoveNotSupportedException e) {
-                throw new IOException("cannot rename " + temporary + " atomically", e);
-            }
-            syncDirectory(file.getParent());
-            finished = true;
-            listener.written(file);
-        }
-
-        Path temporary() {
-            return temporary;
-        }
-
-        @Override
-        public void close() throws IOException {
-            if (channel.isOpen()) {
-                channel.close();
-            }
-            if (!finished) {
-                Files.deleteIfExists(temporary);
-            }
         }
     }
 

@@ -69,7 +69,7 @@ final class SegmentMerge {
         long newest = Long.MIN_VALUE;
         List<SegmentFile.Cursor> cursors = new ArrayList<>();
         Path file = directory.resolve(SegmentFile.name(after, through));
-        try (SegmentFile.Writer writer = new SegmentFile.Writer(file, after, through,
+        try (SegmentWriter writer = new SegmentWriter(file, after, through,
                 inputs.stream().mapToLong(SegmentFile::newestIngestedAtMicros).max().orElse(newest), keys)) {
             PriorityQueue<SegmentFile.Cursor> byHash = new PriorityQueue<>(
                     Comparator.comparingLong(SegmentFile.Cursor::hash).thenComparingLong(SegmentFile.Cursor::offset));

@@ -445,6 +445,121 @@ class DedupIndexTest {
         assertThat(runs.fetched.get()).as("then read from the disk").isEqualTo(16);
     }
 
+    /**
+     * Parts of the published files held back until {@link #release}: each fetch of a part says it started, then waits;
+     * counts the fetches of each part.
+     */
+    private static final class HeldRuns implements RemoteRuns {
+        final PublishedRuns published;
+        final java.util.concurrent.CountDownLatch started = new java.util.concurrent.CountDownLatch(1);
+        final java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        final java.util.Map<String, Integer> fetches = new java.util.concurrent.ConcurrentHashMap<>();
+
+        HeldRuns(PublishedRuns published) {
+            this.published = published;
+        }
+
+        @Override
+        public boolean has(String name) {
+            return published.has(name);
+        }
+
+        @Override
+        public int partBytes() {
+            return published.partBytes();
+        }
+
+        @Override
+        public byte[] part(String name, int index) throws IOException {
+            fetches.merge(name + "#" + index, 1, Integer::sum);
+            started.countDown();
+            try {
+                release.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new java.io.InterruptedIOException();
+            }
+            return published.part(name, index);
+        }
+    }
+
+    /**
+     * A lookup as an owner that lets several threads look up under one lock does it: the run parts it needs fetched
+     * outside the lock first ({@link DedupIndex#missingRuns}), then the lookup under the lock, which reads the disk.
+     */
+    private static List<Long> lookUpOutsideTheLock(DedupIndex index, java.util.concurrent.locks.Lock lock, String key)
+            throws IOException {
+        while (true) {
+            RunFetch missing;
+            lock.lock();
+            try {
+                missing = index.missingRuns(KeyHash.of(key), Long.MIN_VALUE);
+                if (missing == null) {
+                    return candidates(index, key);
+                }
+            } finally {
+                lock.unlock();
+            }
+            missing.fetch();
+        }
+    }
+
+    @Test
+    void manyLookupsWaitingForOneHeldPartLeaveTheIndexFreeAndAreEachAnsweredExactlyWithEachPartFetchedOnce()
+            throws Exception {
+        for (int i = 0; i < 400; i++) {
+            String[] keys = new String[10];
+            for (int j = 0; j < 10; j++) {
+                keys[j] = "h" + (10 * i + j);
+            }
+            groups.commit(keys);
+        }
+        Path holder = directory.resolve("holder");
+        DedupIndex.Settings settings = new DedupIndex.Settings(1000, 4);
+        DedupIndex.sealAhead(holder, groups, 0, () -> Long.MIN_VALUE, settings, SegmentListener.NONE, () -> false,
+                null);
+        Path restored = directory.resolve("restored");
+        // Parts of 32 KiB: the 64 KB run of the 4000 keys in three parts, so that many lookups want the same part.
+        HeldRuns held = new HeldRuns(new PublishedRuns(restoreHeads(holder, restored, 32768), 32768, false));
+        DedupIndex index = DedupIndex.open(restored, groups, 0, groups.head, () -> Long.MIN_VALUE, settings,
+                background, SegmentListener.NONE, held);
+        opened.add(index);
+        java.util.concurrent.locks.ReentrantLock lock = new java.util.concurrent.locks.ReentrantLock();
+        ExecutorService lookups = java.util.concurrent.Executors.newFixedThreadPool(24);
+        try {
+            List<java.util.concurrent.Future<List<Long>>> answers = new ArrayList<>();
+            for (int i = 0; i < 96; i++) {
+                String key = "h" + (i * 41);
+                answers.add(lookups.submit(() -> lookUpOutsideTheLock(index, lock, key)));
+            }
+            held.started.await();
+            // A part is being fetched (held until released below) and lookups wait for it: the index is free for the
+            // owner's additions and for lookups that need no part. Other lookups hold the lock a moment to look up
+            // what they miss; one that held it across the fetch would keep it past this wait.
+            assertThat(lock.tryLock(30, java.util.concurrent.TimeUnit.SECONDS))
+                    .as("no lookup holds the index's lock while a part is fetched").isTrue();
+            try {
+                commit(index, "n1", "n2");
+                assertThat(candidates(index, "n2")).containsExactly(4002L);
+                assertThat(candidates(index, "never-stored")).isEmpty();
+            } finally {
+                lock.unlock();
+            }
+            held.release.countDown();
+            for (int i = 0; i < answers.size(); i++) {
+                assertThat(answers.get(i).get(30, java.util.concurrent.TimeUnit.SECONDS)).as("key h%d", i * 41)
+                        .containsExactly((long) i * 41 + 1);
+            }
+        } finally {
+            held.release.countDown();
+            lookups.shutdownNow();
+        }
+        Eventually.until("the runs are copied", Duration.ofSeconds(30), () -> !index.writingInBackground());
+        assertThat(held.fetches).as("each part fetched once, by a lookup or the background copy").isNotEmpty()
+                .allSatisfy((part, fetches) -> assertThat(fetches).as(part).isEqualTo(1));
+        assertThat(index.stats().runBytesToFetch()).as("the whole run is on disk").isZero();
+    }
+
     @Test
     void aRestoredSegmentWhosePartsFailTheirChecksumsIsRebuiltFromTheLog() throws Exception {
         for (int i = 0; i < 300; i++) {
