@@ -146,16 +146,37 @@ final class LogWriter {
         return task.result();
     }
 
-    /** See {@link EventLog#trim}: on the writer thread, waited for. */
+    /**
+     * See {@link EventLog#trim}: on the writer thread, waited for, in transactions of at most
+     * {@link #TRIM_EVENTS_BATCH} events each so that publishes are written between them.
+     */
     long trim(String stream, long throughOffset) {
-        WriterTask.Trim task = new WriterTask.Trim(stream, throughOffset);
-        submit(task);
-        return await(task.done());
+        long removed = 0;
+        long batch;
+        do {
+            WriterTask.Trim task = new WriterTask.Trim(stream, throughOffset, TRIM_EVENTS_BATCH);
+            submit(task);
+            batch = await(task.done());
+            removed += batch;
+        } while (batch == TRIM_EVENTS_BATCH);
+        return removed;
     }
 
-    /** Removes publish records received before {@code beforeMicros}, on the writer thread; returns how many. */
+    /** The most events one transaction of a trim removes: a retention sweep holds publishes up a few ms at a time. */
+    static final long TRIM_EVENTS_BATCH = 10_000;
+
+    /**
+     * Removes publish records committed before {@code beforeMicros}, on the writer thread, in transactions of at most
+     * {@link PublishIndex#TRIM_BATCH} records each so that publishes are written between them; returns how many.
+     */
     long trimPublishes(long beforeMicros) {
-        return group(null, (connection, state, now) -> publishIndex.trim(connection, beforeMicros));
+        long removed = 0;
+        long batch;
+        do {
+            batch = group(null, (connection, state, now) -> publishIndex.trim(connection, beforeMicros));
+            removed += batch;
+        } while (batch == PublishIndex.TRIM_BATCH);
+        return removed;
     }
 
     /** Runs {@code work} on the writer thread in a transaction of its own and waits for its result. */
@@ -332,7 +353,7 @@ final class LogWriter {
             } else if (task instanceof WriterTask.Trim trim) {
                 // The publish records riding on the rows about to go are copied out first.
                 publishIndex.index(connection);
-                long removed = streams.trim(connection, trim.stream(), trim.throughOffset());
+                long removed = streams.trim(connection, trim.stream(), trim.throughOffset(), trim.maxEvents());
                 connection.commit();
                 trim.done().complete(removed);
             } else if (task instanceof WriterTask.Group<?> group) {

@@ -213,22 +213,47 @@ final class PublishIndex {
             + " nullif(json_extract(e.publish, '$[8]'), 0), nullif(json_extract(e.publish, '$[9]'), ''),"
             + " json_extract(e.publish, '$[10]'), json_extract(e.publish, '$[11]'), json_extract(e.publish, '$[12]')";
 
-    /** Removes publish records received before {@code beforeMicros} and their index entries; returns how many. */
+    /** The most publish records one call of {@link #trim} removes: one writer transaction of a few milliseconds. */
+    static final int TRIM_BATCH = 2_000;
+
+    /**
+     * Removes the oldest publish records committed before {@code beforeMicros}, at most {@link #TRIM_BATCH} of them,
+     * with their index entries; returns how many. It reads only the records it removes (by id, which follows commit
+     * order) and one more: a trim with nothing to remove costs one row's read however many records are kept, where a
+     * condition on time alone would read the whole table inside the writer's transaction, holding every publish up.
+     */
     long trim(Connection connection, long beforeMicros) throws SQLException {
         index(connection); // records still riding on event rows are copied out (and indexed) first
-        try (PreparedStatement unindex = connection.prepareStatement("DELETE FROM publish_ids"
-                + " WHERE (request_id, publish_id) IN (SELECT request_id, id FROM publishes WHERE received_at < ?)");
-                PreparedStatement untrace = connection.prepareStatement("DELETE FROM publish_trace_ids"
-                        + " WHERE (trace_id, publish_id) IN (SELECT trace_id, id FROM publishes WHERE received_at < ?"
-                        + " AND trace_id <> '')");
-                PreparedStatement delete = connection.prepareStatement(
-                        "DELETE FROM publishes WHERE received_at < ?")) {
-            for (PreparedStatement statement : List.of(unindex, untrace)) {
-                statement.setLong(1, beforeMicros);
-                statement.executeUpdate();
+        long throughId;
+        try (PreparedStatement oldest = connection.prepareStatement(
+                "SELECT id, committed_at FROM publishes ORDER BY id LIMIT 1");
+                PreparedStatement batchEnd = connection.prepareStatement(
+                        "SELECT max(id) FROM (SELECT id FROM publishes ORDER BY id LIMIT ?)")) {
+            try (ResultSet row = oldest.executeQuery()) {
+                if (!row.next() || row.getLong(2) >= beforeMicros) {
+                    return 0;
+                }
             }
-            delete.setLong(1, beforeMicros);
-            return (long) delete.executeUpdate();
+            batchEnd.setInt(1, TRIM_BATCH);
+            try (ResultSet row = batchEnd.executeQuery()) {
+                row.next();
+                throughId = row.getLong(1);
+            }
+        }
+        String removed = "SELECT %s, id FROM publishes WHERE id <= ? AND committed_at < ?";
+        try (PreparedStatement unindex = connection.prepareStatement("DELETE FROM publish_ids"
+                + " WHERE (request_id, publish_id) IN (" + removed.formatted("request_id") + ")");
+                PreparedStatement untrace = connection.prepareStatement("DELETE FROM publish_trace_ids"
+                        + " WHERE (trace_id, publish_id) IN (" + removed.formatted("trace_id") + " AND trace_id <> '')");
+                PreparedStatement delete = connection.prepareStatement(
+                        "DELETE FROM publishes WHERE id <= ? AND committed_at < ?")) {
+            for (PreparedStatement statement : List.of(unindex, untrace, delete)) {
+                statement.setLong(1, throughId);
+                statement.setLong(2, beforeMicros);
+            }
+            unindex.executeUpdate();
+            untrace.executeUpdate();
+            return delete.executeUpdate();
         }
     }
 

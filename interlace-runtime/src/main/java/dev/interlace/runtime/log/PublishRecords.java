@@ -18,6 +18,9 @@ public interface PublishRecords {
      */
     List<String> traceIds(String stream, long afterOffset, long throughOffset);
 
-    /** Removes publish records received before {@code beforeMicros} (record retention); returns how many. */
+    /**
+     * Removes publish records from before {@code beforeMicros} (record retention); returns how many. A record goes once
+     * it was received before that time; one whose commit came after it may stay until the next trim.
+     */
     long trimPublishes(long beforeMicros);
 }

@@ -141,13 +141,16 @@ final class StreamStates {
         }
     }
 
-    /** Trims {@code stream} through {@code throughOffset} (never beyond the head); returns how many events went. */
-    long trim(Connection connection, String stream, long throughOffset) throws SQLException {
+    /**
+     * Trims {@code stream} through {@code throughOffset}, never beyond the head and at most {@code maxEvents} events
+     * past what is trimmed already; returns how many events went.
+     */
+    long trim(Connection connection, String stream, long throughOffset, long maxEvents) throws SQLException {
         StreamState state = states.get(stream);
         if (state == null) {
             throw new IllegalArgumentException("unknown stream " + stream);
         }
-        long bound = Math.min(throughOffset, state.head);
+        long bound = Math.min(Math.min(throughOffset, state.head), state.trimmedThrough + maxEvents);
         if (bound <= state.trimmedThrough) {
             return 0;
         }

@@ -67,9 +67,10 @@ sealed interface WriterTask permits WriterTask.Append, WriterTask.Replay, Writer
         }
     }
 
-    record Trim(String stream, long throughOffset, CompletableFuture<Long> done) implements WriterTask {
-        Trim(String stream, long throughOffset) {
-            this(stream, throughOffset, new CompletableFuture<>());
+    record Trim(String stream, long throughOffset, long maxEvents, CompletableFuture<Long> done)
+            implements WriterTask {
+        Trim(String stream, long throughOffset, long maxEvents) {
+            this(stream, throughOffset, maxEvents, new CompletableFuture<>());
         }
     }
 

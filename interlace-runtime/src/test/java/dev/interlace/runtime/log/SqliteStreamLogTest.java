@@ -86,6 +86,42 @@ class SqliteStreamLogTest {
     }
 
     @Test
+    void aTrimOfMoreRecordsThanOneTransactionTakesRemovesEveryOldRecordAndItsIndexEntryAndKeepsTheYoungerOnes()
+            throws Exception {
+        SqliteStreamLog log = open();
+        int old = 2 * PublishIndex.TRIM_BATCH + 5;
+        ExecutorService clients = Executors.newFixedThreadPool(16);
+        try {
+            List<Future<?>> appends = new ArrayList<>();
+            for (int i = 0; i < old; i++) {
+                String key = "old-" + i;
+                appends.add(clients.submit(() -> log.append(request(key)).get()));
+            }
+            for (Future<?> append : appends) {
+                append.get();
+            }
+        } finally {
+            clients.shutdown();
+        }
+        clock.advance(Duration.ofHours(1));
+        append(log, "young-1");
+        append(log, "young-2");
+        long cutoff = clock.instant().minus(Duration.ofMinutes(30)).getEpochSecond() * 1_000_000L;
+
+        assertThat(log.trimPublishes(cutoff)).as("removed, over several transactions").isEqualTo(old);
+        assertThat(log.trimPublishes(cutoff)).as("nothing older is left").isZero();
+        PublishRecord.Page kept = log.publishes(new PublishRecord.Filter(null, null, null, null, 10));
+        assertThat(kept.records()).extracting(PublishRecord::requestId).containsExactly("req-young-2", "req-young-1");
+        assertThat(log.publishes(new PublishRecord.Filter(null, "req-old-7", null, null, 10)).total()).isZero();
+        try (java.sql.Connection c = java.sql.DriverManager.getConnection("jdbc:sqlite:"
+                + dataDirectory.resolve("log.sqlite"));
+                java.sql.ResultSet row = c.createStatement().executeQuery("SELECT count(*) FROM publish_ids")) {
+            row.next();
+            assertThat(row.getLong(1)).as("request-id index entries left: the young records' at most").isLessThan(3);
+        }
+    }
+
+    @Test
     void offsetsStartAtOneAndAreDense() throws Exception {
         SqliteStreamLog log = open();
         assertThat(append(log, "a", "b").entries()).extracting(AppendResult.EntryResult::offset).containsExactly(1L, 2L);
@@ -361,6 +397,27 @@ class SqliteStreamLogTest {
         assertThat(result.entries().get(1).offset()).isEqualTo(1);
         assertThat(log.heads().get("orders").quarantineHead()).isEqualTo(1);
         assertThat(log.append(request("b")).get()).isInstanceOf(Backpressure.class);
+    }
+
+    @Test
+    void aTrimOfMoreEventsThanOneTransactionTakesRemovesThemAllAndTheirKeysStopDeduplicating() throws Exception {
+        SqliteStreamLog log = open();
+        int events = (int) LogWriter.TRIM_EVENTS_BATCH * 2 + 7;
+        for (int first = 0; first < events; first += 1_000) {
+            String[] keys = new String[Math.min(1_000, events - first)];
+            for (int i = 0; i < keys.length; i++) {
+                keys[i] = "k" + (first + i + 1);
+            }
+            append(log, keys);
+        }
+        long through = events - 2;
+        assertThat(log.trim("orders", through)).as("removed, over several transactions").isEqualTo(through);
+        assertThat(log.heads().get("orders").earliest()).isEqualTo(through + 1);
+        assertThat(log.read("orders", 0, 10, Duration.ZERO)).extracting(LogEntry::offset)
+                .containsExactly(through + 1, through + 2);
+        AppendResult.Committed again = append(log, "k1", "k" + through, "k" + (through + 1));
+        assertThat(again.entries()).extracting(AppendResult.EntryResult::status).containsExactly(
+                AppendResult.Status.ACCEPTED, AppendResult.Status.ACCEPTED, AppendResult.Status.DUPLICATE);
     }
 
     @Test
