@@ -71,7 +71,7 @@ final class DuckDbConnections {
                 statement.execute("ALTER TABLE interlace.flushes ADD COLUMN IF NOT EXISTS trace_ids VARCHAR");
                 statement.execute("ALTER TABLE interlace.flushes ADD COLUMN IF NOT EXISTS trace_count BIGINT");
                 statement.execute("SET memory_limit = '" + memoryLimitMebibytes() + "MiB'");
-                statement.execute("SET threads = " + Runtime.getRuntime().availableProcessors());
+                statement.execute("SET threads = " + threads());
                 // DuckDB checkpoints its WAL into the database file once the WAL reaches this: at its default of 16 MB
                 // a flush of a large backlog checkpointed every few batches and the commits took half of the flush
                 // (1 M rows: 222 000 rows/s at 16 MB, 276 000-300 000 at 256 MB, measured back to back).
@@ -82,6 +82,16 @@ final class DuckDbConnections {
         } catch (SQLException e) {
             throw new WarehouseException("cannot open the warehouse " + file + ": " + e.getMessage(), e);
         }
+    }
+
+    /**
+     * DuckDB's threads: half the cores, at least one, so that the warehouse's parallel work leaves the publish path
+     * cores of its own. With as many threads as cores, a flush's small statements ran on a DuckDB worker while the
+     * flushing thread polled DuckDB's scheduler for them (a quarter of the flush threads' samples, on 2 cores): each
+     * flush kept two cores busy, and a lone publisher waited for a core behind it.
+     */
+    static int threads() {
+        return Math.max(1, Runtime.getRuntime().availableProcessors() / 2);
     }
 
     /**
