@@ -24,12 +24,19 @@ work=/var/tmp/interlace-tail
 . "$(dirname "$0")/wrk-lib.sh"
 parse_options 15 "jar jvm seconds warmup health burst work" "$@"
 set -- ${serve_args[@]+"${serve_args[@]}"}
+# What is measured: the jar given (by its path and time), or the tree this script builds.
+if [ -n "$jar" ]; then
+  measured="$jar of $(date -u -r "$jar" +%FT%TZ)"
+else
+  measured="$(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo '?')$(git -C "$repo" diff --quiet 2>/dev/null \
+    || echo ' with uncommitted changes')"
+fi
 prepare_server_run
 
 data="$work/data"
 rm -rf "$data" "$work/serve.out" "$work/gc.log"
 mkdir -p "$data"
-echo "$(date -u +%FT%TZ) $(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo '?'), $(nproc) cores"
+echo "$(date -u +%FT%TZ) $measured, $(nproc) cores"
 probe_disk "$data"
 
 read -ra server_jvm <<<"$jvm"
