@@ -124,11 +124,7 @@ public final class Load {
         while (System.nanoTime() < deadlineNanos && !stopped) {
             Batch batch = batch(random, () -> keyPrefix + "-" + client + "-" + sequence[0]++);
             List<String> keys = batch.keys();
-            HttpRequest request = HttpRequest.newBuilder(publish.get(0))
-                    .timeout(REQUEST_TIMEOUT)
-                    .header("Content-Type", "application/json")
-                    .POST(HttpRequest.BodyPublishers.ofString(batch.body()))
-                    .build();
+            HttpRequest request = ChildJvm.jsonPost(publish.get(0), batch.body(), REQUEST_TIMEOUT);
             requests.incrementAndGet();
             HttpResponse<String> response;
             try {
@@ -165,11 +161,8 @@ public final class Load {
                     ledger.doubt(batch.keys());
                     return;
                 }
-                HttpRequest request = HttpRequest.newBuilder(URI.create(publish.get(node) + "?verbose=true"))
-                        .timeout(requestTimeout)
-                        .header("Content-Type", "application/json")
-                        .POST(HttpRequest.BodyPublishers.ofString(batch.body()))
-                        .build();
+                HttpRequest request = ChildJvm.jsonPost(URI.create(publish.get(node) + "?verbose=true"), batch.body(),
+                        requestTimeout);
                 requests.incrementAndGet();
                 HttpResponse<String> response = null;
                 try {

@@ -119,11 +119,7 @@ public final class PublishLoad {
                 body.append(i == 0 ? "" : ",").append(shape.event(key, client, n, random));
             }
             body.append(array ? "]" : "");
-            HttpRequest request = HttpRequest.newBuilder(publish)
-                    .timeout(REQUEST_TIMEOUT)
-                    .header("Content-Type", "application/json")
-                    .POST(HttpRequest.BodyPublishers.ofString(body.toString()))
-                    .build();
+            HttpRequest request = ChildJvm.jsonPost(publish, body.toString(), REQUEST_TIMEOUT);
             requests.incrementAndGet();
             HttpResponse<String> response;
             try {
