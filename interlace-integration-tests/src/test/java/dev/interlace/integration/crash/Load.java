@@ -1,5 +1,7 @@
 package dev.interlace.integration.crash;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.interlace.runtime.testing.Eventually;
@@ -322,6 +324,33 @@ public final class Load {
     /** Waits for every client to finish; true when all did within {@code timeout}. */
     public boolean awaitEnd(Duration timeout) throws InterruptedException {
         return Threads.joinAll(clients, timeout);
+    }
+
+    /** Requires {@code events} more acknowledged events than now within 90 s. */
+    public void awaitMore(long events) throws InterruptedException {
+        awaitMore(events, Duration.ofSeconds(90));
+    }
+
+    /**
+     * Requires {@code events} more acknowledged events than now within {@code timeout}: the proof that publishing
+     * goes on, between one failure and the next.
+     */
+    public void awaitMore(long events, Duration timeout) throws InterruptedException {
+        long target = acknowledgedEvents() + events;
+        assertThat(awaitAcknowledged(target, timeout)).as("%s more events acknowledged within %s; refused %s, errors"
+                + " %s", events, timeout, refusals(), errors()).isTrue();
+    }
+
+    /** Stops the clients and requires them all to end within a minute, as a test ends its load before the oracle. */
+    public void stopAndAwaitEnd() throws InterruptedException {
+        stop();
+        assertThat(awaitEnd(Duration.ofSeconds(60))).as("the publishers stop").isTrue();
+    }
+
+    /** What the load did, in one line: requests, acknowledged events, unanswered requests, refusals and errors. */
+    public String summary() {
+        return "load: " + requests() + " requests, " + acknowledgedEvents() + " events acknowledged, " + unanswered()
+                + " unanswered, refused " + refusals() + ", errors " + errors();
     }
 
     public long requests() {
