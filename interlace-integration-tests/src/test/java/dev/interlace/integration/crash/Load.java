@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.interlace.runtime.testing.Eventually;
 import dev.interlace.runtime.testing.Pause;
 import java.io.IOException;
 import java.net.ConnectException;
@@ -307,13 +306,7 @@ public final class Load {
 
     /** Waits (bounded) until at least {@code events} events were acknowledged by this load; false on timeout. */
     public boolean awaitAcknowledged(long events, Duration timeout) throws InterruptedException {
-        try {
-            Eventually.until(events + " events acknowledged, or every client ended", timeout,
-                    () -> acknowledgedEvents.get() >= events || clients.stream().noneMatch(Thread::isAlive));
-        } catch (AssertionError timedOut) {
-            return false;
-        }
-        return acknowledgedEvents.get() >= events;
+        return Threads.awaitAcknowledged(clients, acknowledgedEvents::get, events, timeout);
     }
 
     /** When each 200 came, as {@link System#nanoTime} values in the order they came. */

@@ -7,7 +7,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.interlace.integration.crash.ChildJvm;
 import dev.interlace.integration.crash.Halt;
 import dev.interlace.integration.crash.Threads;
-import dev.interlace.runtime.testing.Eventually;
 import dev.interlace.runtime.testing.Pause;
 import java.io.IOException;
 import java.net.ConnectException;
@@ -172,13 +171,7 @@ public final class PublishLoad {
 
     /** Waits (bounded) until at least {@code events} events were acknowledged; false on timeout or when all ended. */
     boolean awaitAcknowledged(long events, Duration timeout) throws InterruptedException {
-        try {
-            Eventually.until(events + " events acknowledged, or every client ended", timeout,
-                    () -> acknowledged.size() >= events || clients.stream().noneMatch(Thread::isAlive));
-        } catch (AssertionError timedOut) {
-            return false;
-        }
-        return acknowledged.size() >= events;
+        return Threads.awaitAcknowledged(clients, acknowledged::size, events, timeout);
     }
 
     public void stop() {
