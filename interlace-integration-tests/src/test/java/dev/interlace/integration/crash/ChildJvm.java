@@ -4,6 +4,7 @@ import dev.interlace.runtime.testing.Eventually;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -64,6 +65,15 @@ public class ChildJvm implements AutoCloseable {
         return HttpClient.newBuilder()
                 .version(HttpClient.Version.HTTP_1_1)
                 .connectTimeout(Duration.ofSeconds(5))
+                .build();
+    }
+
+    /** A POST of the JSON {@code body} to {@code uri} that gives up after {@code timeout}: how the loads publish. */
+    public static HttpRequest jsonPost(URI uri, String body, Duration timeout) {
+        return HttpRequest.newBuilder(uri)
+                .timeout(timeout)
+                .header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(body))
                 .build();
     }
 

@@ -1,8 +1,9 @@
 package dev.interlace.integration.crash;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.interlace.runtime.testing.Eventually;
 import dev.interlace.runtime.testing.Pause;
 import java.io.IOException;
 import java.net.ConnectException;
@@ -124,11 +125,7 @@ public final class Load {
         while (System.nanoTime() < deadlineNanos && !stopped) {
             Batch batch = batch(random, () -> keyPrefix + "-" + client + "-" + sequence[0]++);
             List<String> keys = batch.keys();
-            HttpRequest request = HttpRequest.newBuilder(publish.get(0))
-                    .timeout(REQUEST_TIMEOUT)
-                    .header("Content-Type", "application/json")
-                    .POST(HttpRequest.BodyPublishers.ofString(batch.body()))
-                    .build();
+            HttpRequest request = ChildJvm.jsonPost(publish.get(0), batch.body(), REQUEST_TIMEOUT);
             requests.incrementAndGet();
             HttpResponse<String> response;
             try {
@@ -165,11 +162,8 @@ public final class Load {
                     ledger.doubt(batch.keys());
                     return;
                 }
-                HttpRequest request = HttpRequest.newBuilder(URI.create(publish.get(node) + "?verbose=true"))
-                        .timeout(requestTimeout)
-                        .header("Content-Type", "application/json")
-                        .POST(HttpRequest.BodyPublishers.ofString(batch.body()))
-                        .build();
+                HttpRequest request = ChildJvm.jsonPost(URI.create(publish.get(node) + "?verbose=true"), batch.body(),
+                        requestTimeout);
                 requests.incrementAndGet();
                 HttpResponse<String> response = null;
                 try {
@@ -312,13 +306,7 @@ public final class Load {
 
     /** Waits (bounded) until at least {@code events} events were acknowledged by this load; false on timeout. */
     public boolean awaitAcknowledged(long events, Duration timeout) throws InterruptedException {
-        try {
-            Eventually.until(events + " events acknowledged, or every client ended", timeout,
-                    () -> acknowledgedEvents.get() >= events || clients.stream().noneMatch(Thread::isAlive));
-        } catch (AssertionError timedOut) {
-            return false;
-        }
-        return acknowledgedEvents.get() >= events;
+        return Threads.awaitAcknowledged(clients, acknowledgedEvents::get, events, timeout);
     }
 
     /** When each 200 came, as {@link System#nanoTime} values in the order they came. */
@@ -329,6 +317,33 @@ public final class Load {
     /** Waits for every client to finish; true when all did within {@code timeout}. */
     public boolean awaitEnd(Duration timeout) throws InterruptedException {
         return Threads.joinAll(clients, timeout);
+    }
+
+    /** Requires {@code events} more acknowledged events than now within 90 s. */
+    public void awaitMore(long events) throws InterruptedException {
+        awaitMore(events, Duration.ofSeconds(90));
+    }
+
+    /**
+     * Requires {@code events} more acknowledged events than now within {@code timeout}: the proof that publishing
+     * goes on, between one failure and the next.
+     */
+    public void awaitMore(long events, Duration timeout) throws InterruptedException {
+        long target = acknowledgedEvents() + events;
+        assertThat(awaitAcknowledged(target, timeout)).as("%s more events acknowledged within %s; refused %s, errors"
+                + " %s", events, timeout, refusals(), errors()).isTrue();
+    }
+
+    /** Stops the clients and requires them all to end within a minute, as a test ends its load before the oracle. */
+    public void stopAndAwaitEnd() throws InterruptedException {
+        stop();
+        assertThat(awaitEnd(Duration.ofSeconds(60))).as("the publishers stop").isTrue();
+    }
+
+    /** What the load did, in one line: requests, acknowledged events, unanswered requests, refusals and errors. */
+    public String summary() {
+        return "load: " + requests() + " requests, " + acknowledgedEvents() + " events acknowledged, " + unanswered()
+                + " unanswered, refused " + refusals() + ", errors " + errors();
     }
 
     public long requests() {

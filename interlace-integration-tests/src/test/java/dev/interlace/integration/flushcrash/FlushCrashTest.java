@@ -246,17 +246,11 @@ class FlushCrashTest extends CrashHarness {
             String third = pauseUntilTakenOver(race, "B", "C");
             publisher.join();
 
-            long head = race.head();
-            boolean caughtUp = race.awaitWatermark(head, Duration.ofSeconds(20));
-            long[] counts = race.counts();
-            String state = race.describe();
-            summary.add("lease takeover race: " + state);
-            assertThat(counts[0]).as("no row written twice: count(*) = count(DISTINCT _offset); %s", state)
-                    .isEqualTo(counts[1]);
-            assertThat(counts[2]).as("rows are exactly offsets 1..max(_offset); %s", state).isEqualTo(counts[0]);
-            assertThat(caughtUp).as("the newest flusher caught up; %s", state).isTrue();
-            assertThat(counts[0]).as("rows = head = _watermarks; %s", state).isEqualTo(head)
-                    .isEqualTo(race.watermark());
+            FlushRace.Outcome outcome = settled(race, "lease takeover race", Duration.ofSeconds(20));
+            String state = outcome.state();
+            assertThat(outcome.maxOffset()).as("rows are exactly offsets 1..max(_offset); %s", state)
+                    .isEqualTo(outcome.rows());
+            assertThat(outcome.rows()).as("rows = _watermarks; %s", state).isEqualTo(race.watermark());
             assertThat(race.flusherGroup().holder()).as("the lease holder; %s", state).isEqualTo(third);
             // Two forced takeovers make at least three leases; on a loaded machine a lease can also lapse between
             // heartbeats and be taken again, so more is allowed. The warehouse must carry the holder's token.
@@ -332,15 +326,7 @@ class FlushCrashTest extends CrashHarness {
             Thread.sleep(100); // B claims: its UPDATE waits on A's open transaction (well inside B's lease)
             race.inTransaction.release();
 
-            long head = race.head();
-            boolean caughtUp = race.awaitWatermark(head, Duration.ofSeconds(20));
-            long[] counts = race.counts();
-            String state = race.describe();
-            summary.add("claim during an open flush transaction: " + state);
-            assertThat(counts[0]).as("no row written twice: count(*) = count(DISTINCT _offset); %s", state)
-                    .isEqualTo(counts[1]);
-            assertThat(caughtUp).as("caught up; %s", state).isTrue();
-            assertThat(counts[0]).as("rows = head; %s", state).isEqualTo(head);
+            String state = settled(race, "claim during an open flush transaction", Duration.ofSeconds(20)).state();
             // Who holds the lease at the end depends on timing: B, or A again if B's lease lapsed while its claim
             // waited on A's transaction (then A re-leased with a newer token). Either way one flusher holds it and
             // the warehouse carries that flusher's token, so the other cannot commit.
@@ -378,13 +364,7 @@ class FlushCrashTest extends CrashHarness {
             aBetween.release();
             race.publish("after", 10, 50);
 
-            long head = race.head();
-            boolean caughtUp = race.awaitWatermark(head, Duration.ofSeconds(10));
-            long[] counts = race.counts();
-            String state = race.describe();
-            summary.add("start racing a commit: " + state);
-            assertThat(caughtUp).as("the newest flusher caught up; %s", state).isTrue();
-            assertThat(counts[0]).as("no row written twice; %s", state).isEqualTo(counts[1]).isEqualTo(head);
+            settled(race, "start racing a commit", Duration.ofSeconds(10));
         } finally {
             closeAndReport(race);
         }
@@ -415,6 +395,22 @@ class FlushCrashTest extends CrashHarness {
         } finally {
             closeAndReport(race);
         }
+    }
+
+    /**
+     * Gives the flushers of {@code race} up to {@code timeout} to catch up with the log's head, notes how {@code what}
+     * ended in the summary, and asserts what every race must end with: no row written twice, the newest flusher
+     * caught up, and as many rows as the head has events. Returns the outcome for a test's own assertions.
+     */
+    private FlushRace.Outcome settled(FlushRace race, String what, Duration timeout) throws InterruptedException {
+        FlushRace.Outcome outcome = race.outcome(timeout);
+        String state = outcome.state();
+        summary.add(what + ": " + state);
+        assertThat(outcome.rows()).as("no row written twice: count(*) = count(DISTINCT _offset); %s", state)
+                .isEqualTo(outcome.distinctOffsets());
+        assertThat(outcome.caughtUp()).as("the newest flusher caught up; %s", state).isTrue();
+        assertThat(outcome.rows()).as("rows = head; %s", state).isEqualTo(outcome.head());
+        return outcome;
     }
 
     private void closeAndReport(FlushRace race) {

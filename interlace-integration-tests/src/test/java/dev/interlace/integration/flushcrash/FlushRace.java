@@ -217,6 +217,21 @@ final class FlushRace implements AutoCloseable {
         return awaitWatermark(watermark + 1, timeout);
     }
 
+    /**
+     * How a race ended: the log's head, whether the watermark reached it in time, the rows' {@code count(*)},
+     * {@code count(DISTINCT _offset)} and {@code max(_offset)} after that, and the state in one line for the
+     * assertions' messages.
+     */
+    record Outcome(long head, boolean caughtUp, long rows, long distinctOffsets, long maxOffset, String state) {}
+
+    /** Waits up to {@code timeout} for the watermark to reach the log's head as it is now, then tells how it ended. */
+    Outcome outcome(Duration timeout) throws InterruptedException {
+        long head = head();
+        boolean caughtUp = awaitWatermark(head, timeout);
+        long[] counts = counts();
+        return new Outcome(head, caughtUp, counts[0], counts[1], counts[2], describe());
+    }
+
     /** {@code count(*)}, {@code count(DISTINCT _offset)} and {@code max(_offset)} of {@code streams.orders}. */
     long[] counts() {
         QueryResult result = warehouse.query("SELECT count(*), count(DISTINCT _offset), coalesce(max(_offset), 0)"

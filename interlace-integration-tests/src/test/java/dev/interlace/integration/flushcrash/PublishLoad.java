@@ -7,7 +7,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.interlace.integration.crash.ChildJvm;
 import dev.interlace.integration.crash.Halt;
 import dev.interlace.integration.crash.Threads;
-import dev.interlace.runtime.testing.Eventually;
 import dev.interlace.runtime.testing.Pause;
 import java.io.IOException;
 import java.net.ConnectException;
@@ -119,11 +118,7 @@ public final class PublishLoad {
                 body.append(i == 0 ? "" : ",").append(shape.event(key, client, n, random));
             }
             body.append(array ? "]" : "");
-            HttpRequest request = HttpRequest.newBuilder(publish)
-                    .timeout(REQUEST_TIMEOUT)
-                    .header("Content-Type", "application/json")
-                    .POST(HttpRequest.BodyPublishers.ofString(body.toString()))
-                    .build();
+            HttpRequest request = ChildJvm.jsonPost(publish, body.toString(), REQUEST_TIMEOUT);
             requests.incrementAndGet();
             HttpResponse<String> response;
             try {
@@ -176,13 +171,7 @@ public final class PublishLoad {
 
     /** Waits (bounded) until at least {@code events} events were acknowledged; false on timeout or when all ended. */
     boolean awaitAcknowledged(long events, Duration timeout) throws InterruptedException {
-        try {
-            Eventually.until(events + " events acknowledged, or every client ended", timeout,
-                    () -> acknowledged.size() >= events || clients.stream().noneMatch(Thread::isAlive));
-        } catch (AssertionError timedOut) {
-            return false;
-        }
-        return acknowledged.size() >= events;
+        return Threads.awaitAcknowledged(clients, acknowledged::size, events, timeout);
     }
 
     public void stop() {

@@ -10,24 +10,20 @@ import dev.interlace.runtime.testing.Eventually;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.common.TopicPartition;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -60,35 +56,25 @@ class MultiNodeFailureTest {
     /** How long publishing may take to resume after the SIGKILL of the stream's partition leader. */
     private static final Duration BROKER_FAILOVER_TIMEOUT = Duration.ofSeconds(240);
 
-    private static KafkaCluster cluster;
+    @RegisterExtension
+    static final OwnBrokers BROKERS = OwnBrokers.restoredAfterEach(() -> KafkaCluster.start(3));
+
+    private static KafkaCluster cluster() {
+        return BROKERS.cluster();
+    }
 
     @TempDir
     Path directory;
 
-    private final String prefix = "multi-" + UUID.randomUUID().toString().substring(0, 8) + ".";
+    private final String prefix = NodeFixtures.prefix("multi");
     private final List<ServeNode> started = new CopyOnWriteArrayList<>();
     private final Random random = new Random(16);
     private final long startedAt = System.nanoTime();
 
-    @BeforeAll
-    static void startBrokers() {
-        cluster = KafkaCluster.start(3);
-    }
-
-    @AfterAll
-    static void stopBrokers() {
-        if (cluster != null) {
-            cluster.close();
-        }
-    }
-
-    /** Stops the nodes and brings back any broker a test left dead, so that the next test starts whole. */
+    /** Stops the nodes; then the brokers a test left dead are brought back ({@link OwnBrokers}). */
     @AfterEach
-    void restoreTheCluster() throws Exception {
+    void stopTheNodes() {
         started.forEach(ServeNode::close);
-        cluster.restart(cluster.nodes().stream().filter(broker -> !broker.alive())
-                .toArray(KafkaCluster.Node[]::new));
-        cluster.awaitInSync();
     }
 
     // ================================================================== brokers
@@ -96,7 +82,7 @@ class MultiNodeFailureTest {
     @Test
     void withTwoOfThreeBrokersDeadPublishesAreRefusedAsUnavailableAndSucceedOnceTheyAreBackWithNothingLost()
             throws Exception {
-        ServeNode node = track(ServeNode.start(directory.resolve("node"), cluster.bootstrap(), prefix, REPLICATED));
+        ServeNode node = track(ServeNode.start(directory.resolve("node"), cluster().bootstrap(), prefix, REPLICATED));
         Ledger ledger = new Ledger();
         for (int i = 0; i < 5; i++) {
             List<String> keys = List.of("before-" + i + "-a", "before-" + i + "-b");
@@ -104,11 +90,11 @@ class MultiNodeFailureTest {
         }
 
         TopicPartition orders = new TopicPartition(prefix + "orders", 0);
-        KafkaCluster.Node leader = cluster.leaderOf(orders).orElseThrow();
+        KafkaCluster.Node leader = cluster().leaderOf(orders).orElseThrow();
         List<KafkaCluster.Node> killed = new ArrayList<>(List.of(leader));
-        killed.add(cluster.nodes().stream().filter(broker -> broker != leader).findFirst().orElseThrow());
+        killed.add(cluster().nodes().stream().filter(broker -> broker != leader).findFirst().orElseThrow());
         for (KafkaCluster.Node broker : killed) {
-            cluster.kill(broker);
+            cluster().kill(broker);
         }
         long killedAt = System.nanoTime();
 
@@ -136,7 +122,7 @@ class MultiNodeFailureTest {
         System.out.println("two of three brokers killed: first log_unavailable after " + firstRefusalMillis
                 + " ms; answers before it " + answers + "; readiness " + notReady.get("reasons"));
 
-        cluster.restart(killed.toArray(KafkaCluster.Node[]::new));
+        cluster().restart(killed.toArray(KafkaCluster.Node[]::new));
         long restartedAt = System.nanoTime();
         ServeNode.Response accepted = node.publish("orders", during);
         deadline = System.nanoTime() + OUTAGE_TIMEOUT.toNanos();
@@ -171,7 +157,7 @@ class MultiNodeFailureTest {
         Ledger ledger = new Ledger();
         Load load = Load.failover(nodes.urls(), ledger, "multi", PUBLISHERS, REQUEST_TIMEOUT, random.nextLong());
         try {
-            awaitMore(load, EVENTS_PER_PHASE);
+            load.awaitMore(EVENTS_PER_PHASE);
             phase(EVENTS_PER_PHASE + " events acknowledged");
 
             ServeNode holder = nodes.holder();
@@ -185,15 +171,15 @@ class MultiNodeFailureTest {
             System.out.println("takeover after SIGKILL of the sequencer under load (3 brokers): " + takeoverMillis
                     + " ms");
             CompletableFuture<Void> holderBack = nodes.restartInBackground(holder);
-            awaitMore(load, EVENTS_PER_PHASE);
+            load.awaitMore(EVENTS_PER_PHASE);
             phase(EVENTS_PER_PHASE + " more events acknowledged");
             // One failure at a time: the node is back before a broker dies.
             holderBack.get(2, TimeUnit.MINUTES);
             phase("the killed node is back");
 
             TopicPartition orders = new TopicPartition(prefix + "orders", 0);
-            KafkaCluster.Node leader = cluster.leaderOf(orders).orElseThrow();
-            cluster.kill(leader);
+            KafkaCluster.Node leader = cluster().leaderOf(orders).orElseThrow();
+            cluster().kill(leader);
             long brokerKilledAt = System.nanoTime();
             // Usually 12-19 s; once, in CI, more than 90 s (not explained yet): the nodes' warnings say why if so.
             awaitMore(load, EVENTS_PER_PHASE, BROKER_FAILOVER_TIMEOUT, nodes);
@@ -204,22 +190,19 @@ class MultiNodeFailureTest {
             warehouse.kill();
             phase("warehouse node killed");
             CompletableFuture<Void> warehouseBack = nodes.restartInBackground(warehouse);
-            cluster.restart(leader);
+            cluster().restart(leader);
             phase("broker restarted");
-            awaitMore(load, EVENTS_PER_PHASE);
+            load.awaitMore(EVENTS_PER_PHASE);
             phase(EVENTS_PER_PHASE + " more events acknowledged");
             warehouseBack.get(2, TimeUnit.MINUTES);
             phase("the warehouse node is back");
-            awaitMore(load, EVENTS_PER_PHASE);
+            load.awaitMore(EVENTS_PER_PHASE);
             phase(EVENTS_PER_PHASE + " more events acknowledged");
         } finally {
-            load.stop();
-            assertThat(load.awaitEnd(Duration.ofSeconds(60))).as("the publishers stop").isTrue();
+            load.stopAndAwaitEnd();
         }
         phase("publishers stopped");
-        System.out.println("load: " + load.requests() + " requests, " + load.acknowledgedEvents()
-                + " events acknowledged, " + load.unanswered() + " unanswered, refused " + load.refusals()
-                + ", errors " + load.errors());
+        System.out.println(load.summary());
 
         KafkaOracle.Findings findings = oracle(ledger, nodes.republishOn(), nodes.warehouse());
         phase("oracle done");
@@ -236,7 +219,7 @@ class MultiNodeFailureTest {
         Ledger ledger = new Ledger();
         Load load = Load.failover(nodes.urls(), ledger, "control", PUBLISHERS, REQUEST_TIMEOUT, random.nextLong());
         try {
-            awaitMore(load, EVENTS_PER_PHASE);
+            load.awaitMore(EVENTS_PER_PHASE);
             ServeNode holder = nodes.holder();
             ServeNode other = nodes.other(holder);
             phase("negative control: SIGSTOP of the sequencer " + holder.uri);
@@ -254,11 +237,10 @@ class MultiNodeFailureTest {
                     () -> load.unanswered() >= unanswered + 2);
             phase("negative control: SIGCONT");
             holder.resume();
-            awaitMore(load, EVENTS_PER_PHASE);
+            load.awaitMore(EVENTS_PER_PHASE);
             phase("negative control: " + EVENTS_PER_PHASE + " more events acknowledged");
         } finally {
-            load.stop();
-            assertThat(load.awaitEnd(Duration.ofSeconds(60))).as("the publishers stop").isTrue();
+            load.stopAndAwaitEnd();
         }
         phase("negative control: publishers stopped");
         KafkaOracle.Findings findings = oracle(ledger, nodes.republishOn(), nodes.warehouse());
@@ -284,20 +266,18 @@ class MultiNodeFailureTest {
          * warehouse node (negative control).
          */
         Cluster(boolean unfenced) throws Exception {
-            Path secret = directory.resolve("cluster.secret");
-            Files.writeString(secret, "the cluster secret of the multi-node failure test\n");
-            Files.setPosixFilePermissions(secret, PosixFilePermissions.fromString("rw-------"));
+            Path secret = NodeFixtures.clusterSecret(directory, "the cluster secret of the multi-node failure test");
             for (String name : List.of("first", "second")) {
                 Path data = directory.resolve(name);
                 String[] flags = flags(secret, "ingest");
-                ingest.add(track(unfenced ? ServeNode.startUnfenced(data, cluster.bootstrap(), prefix, flags)
-                        : ServeNode.start(data, cluster.bootstrap(), prefix, flags)));
+                ingest.add(track(unfenced ? ServeNode.startUnfenced(data, cluster().bootstrap(), prefix, flags)
+                        : ServeNode.start(data, cluster().bootstrap(), prefix, flags)));
             }
             holder();
             if (unfenced) {
                 return;
             }
-            warehouse = track(ServeNode.start(directory.resolve("warehouse"), cluster.bootstrap(), prefix,
+            warehouse = track(ServeNode.start(directory.resolve("warehouse"), cluster().bootstrap(), prefix,
                     flags(secret, "warehouse")));
         }
 
@@ -373,27 +353,22 @@ class MultiNodeFailureTest {
         System.out.printf("[%6.1f s] %s%n", (System.nanoTime() - startedAt) / 1e9, what);
     }
 
-    private static void awaitMore(Load load, long events) throws InterruptedException {
-        awaitMore(load, events, Duration.ofSeconds(90), null);
-    }
-
-    /** Waits for {@code events} more acknowledgements; on failure prints the nodes' warnings first, when given. */
+    /** {@link Load#awaitMore}; on failure prints the nodes' warnings first. */
     private static void awaitMore(Load load, long events, Duration timeout, Cluster nodes)
             throws InterruptedException {
-        long target = load.acknowledgedEvents() + events;
-        boolean acknowledged = load.awaitAcknowledged(target, timeout);
-        if (!acknowledged && nodes != null) {
+        try {
+            load.awaitMore(events, timeout);
+        } catch (AssertionError notAcknowledged) {
             nodes.printWarnings();
+            throw notAcknowledged;
         }
-        assertThat(acknowledged).as("%s more events acknowledged within %s; refused %s, errors %s", events, timeout,
-                load.refusals(), load.errors()).isTrue();
     }
 
     // ================================================================== oracle
 
     /** See {@link KafkaOracle#check}. */
     private KafkaOracle.Findings oracle(Ledger ledger, List<ServeNode> nodes, ServeNode warehouse) throws Exception {
-        return new KafkaOracle(cluster.bootstrap(), prefix, random).check(ledger, nodes, warehouse);
+        return new KafkaOracle(cluster().bootstrap(), prefix, random).check(ledger, nodes, warehouse);
     }
 
     // ================================================================== helpers

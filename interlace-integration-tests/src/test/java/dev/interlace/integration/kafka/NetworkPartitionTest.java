@@ -14,15 +14,12 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
 import java.util.Random;
-import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -33,10 +30,9 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -65,27 +61,20 @@ class NetworkPartitionTest {
     private static final long GAP_BOUND_NANOS = TimeUnit.SECONDS.toNanos(3);
     private static final long TAKEOVER_BOUND_NANOS = TimeUnit.SECONDS.toNanos(15);
 
-    private static KafkaCluster cluster;
+    @RegisterExtension
+    static final OwnBrokers BROKERS = OwnBrokers.started(() -> KafkaCluster.startWithCutListeners(2));
+
+    private static KafkaCluster cluster() {
+        return BROKERS.cluster();
+    }
 
     @TempDir
     Path directory;
 
-    private final String prefix = "partition-" + UUID.randomUUID().toString().substring(0, 8) + ".";
+    private final String prefix = NodeFixtures.prefix("partition");
     private final List<AutoCloseable> started = new CopyOnWriteArrayList<>();
     private final Random random = new Random(35);
     private final long startedAt = System.nanoTime();
-
-    @BeforeAll
-    static void startBroker() {
-        cluster = KafkaCluster.startWithCutListeners(2);
-    }
-
-    @AfterAll
-    static void stopBroker() {
-        if (cluster != null) {
-            cluster.close();
-        }
-    }
 
     @AfterEach
     void stopNodesAndProxy() throws Exception {
@@ -106,7 +95,7 @@ class NetworkPartitionTest {
         long healedAt;
         long endedAt;
         try {
-            awaitMore(load, 100);
+            load.awaitMore(100);
             phase("100 events acknowledged; cutting A off from the broker");
             cutAt = System.nanoTime();
             nodes.proxy.cut();
@@ -118,11 +107,10 @@ class NetworkPartitionTest {
             endedAt = System.nanoTime();
         } finally {
             probes.stop();
-            load.stop();
-            assertThat(load.awaitEnd(Duration.ofSeconds(60))).as("the publishers stop").isTrue();
+            load.stopAndAwaitEnd();
         }
         phase("publishers stopped");
-        printLoad(load);
+        System.out.println(load.summary());
         probes.print(cutAt, healedAt);
         nodes.printWarnings();
 
@@ -133,7 +121,7 @@ class NetworkPartitionTest {
         assertThat(nodes.b.output().lines().filter(line -> line.contains("a transaction of stream orders failed")
                 || line.contains("the sequencer of stream orders was fenced")).toList())
                 .as("B, which the group gave orders to, never loses it to A's takeover").isEmpty();
-        KafkaOracle.Findings findings = new KafkaOracle(cluster.bootstrap(), prefix, random).check(ledger,
+        KafkaOracle.Findings findings = new KafkaOracle(cluster().bootstrap(), prefix, random).check(ledger,
                 List.of(nodes.a, nodes.b), null);
         System.out.println(findings);
         assertThat(findings.problems()).isEmpty();
@@ -149,7 +137,7 @@ class NetworkPartitionTest {
         long killedAt;
         long endedAt;
         try {
-            awaitMore(load, 100);
+            load.awaitMore(100);
             phase("100 events acknowledged; cutting A off from the broker");
             nodes.proxy.cut();
             Pause.of(CUT); // the cut lasts
@@ -162,11 +150,10 @@ class NetworkPartitionTest {
             Pause.of(LOAD_AFTER_DEATH); // the load runs on after the death
             endedAt = System.nanoTime();
         } finally {
-            load.stop();
-            assertThat(load.awaitEnd(Duration.ofSeconds(60))).as("the publishers stop").isTrue();
+            load.stopAndAwaitEnd();
         }
         phase("publishers stopped");
-        printLoad(load);
+        System.out.println(load.summary());
         nodes.printWarnings();
 
         long firstAfterKill = load.acknowledgedAt().stream().filter(at -> at > killedAt).findFirst()
@@ -179,7 +166,7 @@ class NetworkPartitionTest {
         // again from offset 7829 two seconds after the kill); A dead, the group waits out A's session before giving it
         // to B again. So after A's death, as after any node's, service comes back within the takeover bound.
         assertNoGap(load, firstAfterKill, endedAt, TAKEOVER_BOUND_NANOS);
-        KafkaOracle oracle = new KafkaOracle(cluster.bootstrap(), prefix, random);
+        KafkaOracle oracle = new KafkaOracle(cluster().bootstrap(), prefix, random);
         KafkaOracle.Findings findings = oracle.check(ledger, List.of(nodes.b), null);
         System.out.println(findings);
         assertThat(findings.problems()).isEmpty();
@@ -203,15 +190,13 @@ class NetworkPartitionTest {
         final BlackholeProxy proxy;
 
         Nodes() throws Exception {
-            Path secret = directory.resolve("cluster.secret");
-            Files.writeString(secret, "the cluster secret of the network partition test\n");
-            Files.setPosixFilePermissions(secret, PosixFilePermissions.fromString("rw-------"));
+            Path secret = NodeFixtures.clusterSecret(directory, "the cluster secret of the network partition test");
             String[] flags = {"--cluster-secret-file", secret.toString(), "--role", "ingest"};
             List<BlackholeProxy> proxies = new ArrayList<>();
             List<ServeNode> nodes = new ArrayList<>();
             for (int i = 0; i < 2; i++) {
-                proxies.add(track(new BlackholeProxy(cluster.cutAdvertisedPort(i), cluster.cutListener(i))));
-                nodes.add(track(ServeNode.start(directory.resolve("node-" + i), cluster.cutBootstrap(i), prefix,
+                proxies.add(track(new BlackholeProxy(cluster().cutAdvertisedPort(i), cluster().cutListener(i))));
+                nodes.add(track(ServeNode.start(directory.resolve("node-" + i), cluster().cutBootstrap(i), prefix,
                         flags)));
             }
             // Once both are members and the group has settled: the holder both name, twice a second apart.
@@ -402,7 +387,7 @@ class NetworkPartitionTest {
     private void plantACopyOfTheFirstEvent() {
         TopicPartition orders = new TopicPartition(prefix + "orders", 0);
         Properties consumerProperties = new Properties();
-        consumerProperties.put("bootstrap.servers", cluster.bootstrap());
+        consumerProperties.put("bootstrap.servers", cluster().bootstrap());
         consumerProperties.put("isolation.level", "read_committed");
         ConsumerRecord<byte[], byte[]> first = null;
         try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(consumerProperties,
@@ -419,7 +404,7 @@ class NetworkPartitionTest {
         }
         assertThat(first).as("an event to copy").isNotNull();
         Properties producerProperties = new Properties();
-        producerProperties.put("bootstrap.servers", cluster.bootstrap());
+        producerProperties.put("bootstrap.servers", cluster().bootstrap());
         try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(producerProperties,
                 new ByteArraySerializer(), new ByteArraySerializer())) {
             producer.send(new ProducerRecord<>(orders.topic(), 0, first.key(), first.value(), first.headers()))
@@ -427,12 +412,6 @@ class NetworkPartitionTest {
         } catch (Exception e) {
             throw new AssertionError("planting the copy failed", e);
         }
-    }
-
-    private static void awaitMore(Load load, long events) throws InterruptedException {
-        long target = load.acknowledgedEvents() + events;
-        assertThat(load.awaitAcknowledged(target, Duration.ofSeconds(90))).as("%s more events acknowledged; refused"
-                + " %s, errors %s", events, load.refusals(), load.errors()).isTrue();
     }
 
     private <T extends AutoCloseable> T track(T closeable) {

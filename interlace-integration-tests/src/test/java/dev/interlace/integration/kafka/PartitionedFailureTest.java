@@ -15,25 +15,21 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Random;
 import java.util.Set;
-import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 import org.apache.kafka.common.TopicPartition;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -70,38 +66,28 @@ class PartitionedFailureTest {
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    private static KafkaCluster cluster;
+    @RegisterExtension
+    static final OwnBrokers BROKERS = OwnBrokers.restoredAfterEach(() -> KafkaCluster.startWithCutListeners(3, 1));
+
+    private static KafkaCluster cluster() {
+        return BROKERS.cluster();
+    }
 
     @TempDir
     Path directory;
 
-    private final String prefix = "parts-" + UUID.randomUUID().toString().substring(0, 8) + ".";
+    private final String prefix = NodeFixtures.prefix("parts");
     private final List<AutoCloseable> started = new CopyOnWriteArrayList<>();
     private final Random random = new Random(38);
     private final HttpClient http = HttpClient.newHttpClient();
     private final long startedAt = System.nanoTime();
 
-    @BeforeAll
-    static void startBrokers() {
-        cluster = KafkaCluster.startWithCutListeners(3, 1);
-    }
-
-    @AfterAll
-    static void stopBrokers() {
-        if (cluster != null) {
-            cluster.close();
-        }
-    }
-
-    /** Stops the nodes and proxies, and brings back any broker a test left dead, so that the next test starts whole. */
+    /** Stops the nodes and proxies; then the brokers a test left dead are brought back ({@link OwnBrokers}). */
     @AfterEach
-    void restoreTheCluster() throws Exception {
+    void stopTheNodes() throws Exception {
         for (AutoCloseable closeable : started) {
             closeable.close();
         }
-        cluster.restart(cluster.nodes().stream().filter(broker -> !broker.alive())
-                .toArray(KafkaCluster.Node[]::new));
-        cluster.awaitInSync();
     }
 
     @Test
@@ -110,7 +96,7 @@ class PartitionedFailureTest {
         Ledger ledger = new Ledger();
         Load load = Load.failover(nodes.urls(), ledger, "parts", PUBLISHERS, REQUEST_TIMEOUT, random.nextLong());
         try {
-            awaitMore(load, EVENTS_PER_PHASE);
+            load.awaitMore(EVENTS_PER_PHASE);
             phase(EVENTS_PER_PHASE + " events acknowledged; holders " + nodes.holders(nodes.first));
 
             // A node holding some partitions dies: only its partitions move, to the two others.
@@ -120,21 +106,21 @@ class PartitionedFailureTest {
             nodes.awaitHolders(nodes.second, holders -> !holders.contains(victim.uri.toString()));
             phase("its partitions taken over: holders " + nodes.holders(nodes.second));
             CompletableFuture<Void> back = nodes.restartFirstInBackground();
-            awaitMore(load, EVENTS_PER_PHASE);
+            load.awaitMore(EVENTS_PER_PHASE);
             back.get(2, TimeUnit.MINUTES);
             phase("the killed node is back; holders " + nodes.holders(nodes.second));
 
             // The leader of partition 0's topic dies.
-            KafkaCluster.Node leader = cluster.leaderOf(new TopicPartition(prefix + "orders", 0)).orElseThrow();
-            cluster.kill(leader);
+            KafkaCluster.Node leader = cluster().leaderOf(new TopicPartition(prefix + "orders", 0)).orElseThrow();
+            cluster().kill(leader);
             long brokerKilledAt = System.nanoTime();
-            awaitMore(load, EVENTS_PER_PHASE, RESUME_TIMEOUT);
+            load.awaitMore(EVENTS_PER_PHASE, RESUME_TIMEOUT);
             phase("publishes acknowledged again " + (System.nanoTime() - brokerKilledAt) / 1_000_000
                     + " ms or less after SIGKILL of broker " + leader.id() + ", leader of partition 0's topic");
             // It comes back while the test goes on (a restart takes 10-60 s here); two brokers are enough meanwhile.
             CompletableFuture<Void> brokerBack = CompletableFuture.runAsync(() -> {
                 try {
-                    cluster.restart(leader);
+                    cluster().restart(leader);
                 } catch (IOException e) {
                     throw new UncheckedIOException(e);
                 } catch (InterruptedException e) {
@@ -145,20 +131,20 @@ class PartitionedFailureTest {
 
             // The third node is cut off from every broker; clients and the other nodes still reach it.
             cutOffTheThirdNode(nodes, ledger);
-            awaitMore(load, EVENTS_PER_PHASE);
+            load.awaitMore(EVENTS_PER_PHASE);
             phase(EVENTS_PER_PHASE + " more events acknowledged during the cut; healing");
             nodes.cutOff.heal();
             nodes.awaitHolders(nodes.first, holders -> holders.contains(nodes.third.uri.toString()));
             phase("healed; the group gave the third node partitions again: " + nodes.holders(nodes.first));
-            awaitMore(load, EVENTS_PER_PHASE);
+            load.awaitMore(EVENTS_PER_PHASE);
             phase(EVENTS_PER_PHASE + " more events acknowledged after the heal; holders "
                     + nodes.holders(nodes.first));
             brokerBack.get(2, TimeUnit.MINUTES);
             phase("the killed broker is back");
         } finally {
-            stopLoad(load);
+            load.stopAndAwaitEnd();
         }
-        printLoad(load);
+        System.out.println(load.summary());
         // The oracle re-publishes on every node: once each node sees every partition held, none by a node in doubt.
         for (ServeNode node : nodes.all()) {
             nodes.awaitHolders(node, holders -> holders.size() == 3);
@@ -181,24 +167,24 @@ class PartitionedFailureTest {
         Load before = Load.failover(nodes.urls(), ledger, "control-a", PUBLISHERS, REQUEST_TIMEOUT,
                 random.nextLong());
         try {
-            awaitMore(before, EVENTS_PER_PHASE);
+            before.awaitMore(EVENTS_PER_PHASE);
         } finally {
-            stopLoad(before);
+            before.stopAndAwaitEnd();
         }
         cutOffTheThirdNode(nodes, ledger);
         Load load = Load.failover(nodes.urls(), ledger, "control-b", PUBLISHERS, REQUEST_TIMEOUT,
                 random.nextLong());
         try {
-            awaitMore(load, EVENTS_PER_PHASE);
+            load.awaitMore(EVENTS_PER_PHASE);
             phase(EVENTS_PER_PHASE + " more events acknowledged during the cut; healing");
             nodes.cutOff.heal();
-            awaitMore(load, EVENTS_PER_PHASE);
+            load.awaitMore(EVENTS_PER_PHASE);
             phase("negative control: " + EVENTS_PER_PHASE + " more events acknowledged after the heal");
         } finally {
-            stopLoad(load);
+            load.stopAndAwaitEnd();
         }
-        printLoad(before);
-        printLoad(load);
+        System.out.println(before.summary());
+        System.out.println(load.summary());
         KafkaOracle.Findings findings = oracle(ledger, nodes.all());
         System.out.println("negative control: " + findings);
         assertThat(findings.problems()).as("the oracle must find the partitions' topics corrupt")
@@ -227,11 +213,6 @@ class PartitionedFailureTest {
         nodes.awaitHolders(nodes.first, holders -> !holders.contains(third.uri.toString()));
         phase("its partitions taken over: holders " + nodes.holders(nodes.first));
         phase("a request straight to it for partitions " + held + ": " + publishStraightTo(third, held, ledger));
-    }
-
-    private static void stopLoad(Load load) throws InterruptedException {
-        load.stop();
-        assertThat(load.awaitEnd(Duration.ofSeconds(60))).as("the publishers stop").isTrue();
     }
 
     /**
@@ -282,16 +263,14 @@ class PartitionedFailureTest {
 
         Nodes(boolean unfenced) throws Exception {
             this.unfenced = unfenced;
-            Path secret = directory.resolve("cluster.secret");
-            Files.writeString(secret, "the cluster secret of the partitioned failure test\n");
-            Files.setPosixFilePermissions(secret, PosixFilePermissions.fromString("rw-------"));
+            Path secret = NodeFixtures.clusterSecret(directory, "the cluster secret of the partitioned failure test");
             List<String> all = new ArrayList<>(List.of(REPLICATED));
             all.addAll(List.of("--cluster-secret-file", secret.toString(), "--role", "ingest"));
             this.flags = all.toArray(String[]::new);
-            this.cutOff = track(cluster.cutOff(0));
-            CompletableFuture<ServeNode> a = startInBackground("first", cluster.bootstrap());
-            CompletableFuture<ServeNode> b = startInBackground("second", cluster.bootstrap());
-            CompletableFuture<ServeNode> c = startInBackground("third", cluster.cutBootstrap(0));
+            this.cutOff = track(cluster().cutOff(0));
+            CompletableFuture<ServeNode> a = startInBackground("first", cluster().bootstrap());
+            CompletableFuture<ServeNode> b = startInBackground("second", cluster().bootstrap());
+            CompletableFuture<ServeNode> c = startInBackground("third", cluster().cutBootstrap(0));
             this.first = a.get(3, TimeUnit.MINUTES);
             this.second = b.get(3, TimeUnit.MINUTES);
             this.third = c.get(3, TimeUnit.MINUTES);
@@ -381,23 +360,7 @@ class PartitionedFailureTest {
         System.out.printf("[%6.1f s] %s%n", (System.nanoTime() - startedAt) / 1e9, what);
     }
 
-    private static void awaitMore(Load load, long events) throws InterruptedException {
-        awaitMore(load, events, Duration.ofSeconds(90));
-    }
-
-    private static void awaitMore(Load load, long events, Duration timeout) throws InterruptedException {
-        long target = load.acknowledgedEvents() + events;
-        assertThat(load.awaitAcknowledged(target, timeout)).as("%s more events acknowledged within %s; refused %s,"
-                + " errors %s", events, timeout, load.refusals(), load.errors()).isTrue();
-    }
-
-    private static void printLoad(Load load) {
-        System.out.println("load: " + load.requests() + " requests, " + load.acknowledgedEvents()
-                + " events acknowledged, " + load.unanswered() + " unanswered, refused " + load.refusals()
-                + ", errors " + load.errors());
-    }
-
     private KafkaOracle.Findings oracle(Ledger ledger, List<ServeNode> nodes) throws Exception {
-        return new KafkaOracle(cluster.bootstrap(), prefix, random).checkPartitioned(ledger, PARTITIONS, nodes);
+        return new KafkaOracle(cluster().bootstrap(), prefix, random).checkPartitioned(ledger, PARTITIONS, nodes);
     }
 }

@@ -82,8 +82,7 @@ class PublishedIndexCrashTest {
         Ledger ledger = new Ledger();
         Load load = Load.start(holder.uri, ledger, fault.argument(), LOAD_AT_MOST, random.nextLong());
         int exit = holder.awaitExit(LOAD_AT_MOST.toSeconds() + 30);
-        load.stop();
-        assertThat(load.awaitEnd(Duration.ofSeconds(60))).as("the publishers stop").isTrue();
+        load.stopAndAwaitEnd();
         assertThat(exit).as(holder.output()).isEqualTo(HaltingPublication.HALT_STATUS);
         String fired = holder.output().lines().filter(line -> line.startsWith(HaltingPublication.FIRED)).findFirst()
                 .orElseThrow();

@@ -5,20 +5,14 @@ import dev.interlace.runtime.log.ConsumerGroups;
 import dev.interlace.runtime.log.FollowerGroups;
 import dev.interlace.runtime.log.ForwardingConsumerGroups;
 import dev.interlace.runtime.log.ForwardingPublishRecords;
-import dev.interlace.runtime.log.LogEntry;
 import dev.interlace.runtime.log.LogUnavailableException;
-import dev.interlace.runtime.log.PayloadAllowance;
 import dev.interlace.runtime.log.PublishRecords;
-import dev.interlace.runtime.log.QuarantineEntry;
-import dev.interlace.runtime.log.StreamHead;
 import dev.interlace.runtime.log.ReadOnlyLog;
 import dev.interlace.runtime.stream.StreamDescriptor;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.common.TopicPartition;
@@ -33,9 +27,8 @@ import org.apache.kafka.common.TopicPartition;
  * behind a trim stops flushing the stream, and the query process is rebuilt from what the log holds).
  * Appends, replays, trims and grants are refused.
  */
-public final class KafkaLogFollower implements ReadOnlyLog, ForwardingConsumerGroups, ForwardingPublishRecords {
-
-    private static final Duration CATCH_UP_TIMEOUT = Duration.ofSeconds(60);
+public final class KafkaLogFollower extends KafkaLogReads
+        implements ReadOnlyLog, ForwardingConsumerGroups, ForwardingPublishRecords {
 
     private final Admin admin;
     private final Topics topics;
@@ -43,11 +36,9 @@ public final class KafkaLogFollower implements ReadOnlyLog, ForwardingConsumerGr
     private final StreamViews views;
     private final Tailer tailer;
     private final Readers readers;
-    private final EventReads events;
-    private final QuarantineReads quarantine;
+    private final Reads reads;
     private final KafkaPublishRecords publishRecords;
     private final FollowerGroups groups;
-    private final List<AppendListener> listeners = new CopyOnWriteArrayList<>();
     private volatile boolean closed;
 
     /**
@@ -62,10 +53,7 @@ public final class KafkaLogFollower implements ReadOnlyLog, ForwardingConsumerGr
         this.views = new StreamViews(topics, publishes, null, this::appended);
         this.tailer = new Tailer(kafka.bootstrap(), client + "tailer", views::apply);
         this.readers = new Readers(kafka.bootstrap(), client + "reader");
-        views.search().readWith(readers);
-        TopicPages pages = new TopicPages(readers);
-        this.events = new EventReads(views, topics, pages);
-        this.quarantine = new QuarantineReads(views, topics, pages);
+        this.reads = Reads.of(views, topics, readers);
         this.publishRecords = new KafkaPublishRecords(kafka, topics, publishes);
         this.groups = new FollowerGroups(clock, stream -> {
             StreamView view = views.find(stream);
@@ -98,21 +86,13 @@ public final class KafkaLogFollower implements ReadOnlyLog, ForwardingConsumerGr
             throw new LogUnavailableException("the Kafka log has no topic of stream " + stream.name() + " yet (the"
                     + " node creates it when it registers the stream)");
         }
-        long retentionMicros = stream.retentionMillis().isPresent() ? stream.retentionMillis().getAsLong() * 1_000
-                : 0;
-        views.view(stream.name()).registered(retentionMicros, stream.idempotencyKey() != null);
-        TopicPartition eventsTopic = topics.events(stream.name());
-        TopicPartition quarantineTopic = topics.quarantine(stream.name());
-        views.route(stream.name());
-        tailer.follow(Set.of(eventsTopic, quarantineTopic), Set.of(eventsTopic, quarantineTopic)); // newest only
-        try {
-            tailer.awaitCaughtUp(topics.stableEnds(List.of(eventsTopic, quarantineTopic, topics.state())),
-                    CATCH_UP_TIMEOUT);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new LogUnavailableException("interrupted while reading stream " + stream.name(), e);
-        }
-        views.registered(stream.name());
+        registering(stream);
+        follow(stream, topics, tailer);
+    }
+
+    @Override
+    Reads reads() {
+        return reads;
     }
 
     @Override
@@ -120,59 +100,10 @@ public final class KafkaLogFollower implements ReadOnlyLog, ForwardingConsumerGr
         return "the Kafka log";
     }
 
-    @Override
-    public List<QuarantineEntry> replayedBy(String stream, String requestId, int limit) {
-        return quarantine.replayedBy(stream, requestId, limit);
-    }
-
-    @Override
-    public List<LogEntry> read(String stream, long afterOffset, int limit, long maxBytes, Duration wait)
-            throws InterruptedException {
-        return events.read(stream, afterOffset, limit, maxBytes, wait);
-    }
-
-    @Override
-    public List<LogEntry> read(String stream, long afterOffset, int limit, long maxBytes,
-            PayloadAllowance allowance) {
-        return events.read(stream, afterOffset, limit, maxBytes, allowance);
-    }
-
-    @Override
-    public List<QuarantineEntry> readQuarantine(String stream, long afterSeq, int limit, long maxBytes) {
-        return quarantine.read(stream, afterSeq, limit, maxBytes, PayloadAllowance.UNLIMITED);
-    }
-
-    @Override
-    public List<QuarantineEntry> readQuarantine(String stream, long afterSeq, int limit, long maxBytes,
-            PayloadAllowance allowance) {
-        return quarantine.read(stream, afterSeq, limit, maxBytes, allowance);
-    }
-
-    @Override
-    public void addAppendListener(AppendListener listener) {
-        listeners.add(listener);
-    }
-
     private void appended(String stream) {
         for (AppendListener listener : listeners) {
             listener.appended(stream);
         }
-    }
-
-    @Override
-    public List<LogEntry> latest(String stream, int limit, long maxBytes) {
-        return events.latest(stream, limit, maxBytes, PayloadAllowance.UNLIMITED);
-    }
-
-    @Override
-    public Map<String, StreamHead> heads() {
-        return views.heads();
-    }
-
-    @Override
-    public long firstOffsetSince(String stream, long epochMicros) {
-        StreamView view = views.find(stream);
-        return view == null ? 1 : view.firstOffsetSince(epochMicros);
     }
 
     /** Only a stream's sequencer holds its keys: unknown here. */

@@ -14,22 +14,18 @@ import dev.interlace.runtime.log.LogSettings;
 import dev.interlace.runtime.log.LogUnavailableException;
 import dev.interlace.runtime.log.PayloadAllowance;
 import dev.interlace.runtime.log.PublishRecords;
-import dev.interlace.runtime.log.QuarantineEntry;
 import dev.interlace.runtime.log.ReplayRequest;
 import dev.interlace.runtime.log.ReplayResult;
 import dev.interlace.runtime.log.Sequencers;
-import dev.interlace.runtime.log.StreamHead;
 import dev.interlace.runtime.log.StreamLog;
 import dev.interlace.runtime.log.Watermarks;
 import dev.interlace.runtime.stream.StreamDescriptor;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -57,11 +53,10 @@ import org.apache.kafka.common.TopicPartition;
  * brokers (with {@code flush.messages=1} on the topics, also fsynced). A request is atomic: read-committed readers
  * see all of its records or none. A {@link #replay} is the same, with its replay marks in the transaction too.
  */
-public final class KafkaStreamLog implements StreamLog, ForwardingConsumerGroups, ForwardingPublishRecords,
-        Sequencers {
+public final class KafkaStreamLog extends KafkaLogReads
+        implements StreamLog, ForwardingConsumerGroups, ForwardingPublishRecords, Sequencers {
 
     private static final Logger LOG = Logger.getLogger(KafkaStreamLog.class.getName());
-    private static final Duration CATCH_UP_TIMEOUT = Duration.ofSeconds(60);
     /** How often a node that may sequence streams looks whether its standby segments need new keys. */
     private static final Duration STANDBY_PERIOD = Duration.ofSeconds(5);
 
@@ -71,7 +66,6 @@ public final class KafkaStreamLog implements StreamLog, ForwardingConsumerGroups
     private final Topics topics;
     private final PublishStore publishes;
     private final StreamViews views;
-    private final List<AppendListener> listeners = new CopyOnWriteArrayList<>();
     private final Tailer tailer;
     private final Readers readers;
     /** The deduplication indexes of the streams this node sequences. */
@@ -82,8 +76,7 @@ public final class KafkaStreamLog implements StreamLog, ForwardingConsumerGroups
     private final KafkaConsumerGroups groups;
     private final KafkaPublishRecords publishRecords;
     private final StreamTrims trims;
-    private final EventReads events;
-    private final QuarantineReads quarantine;
+    private final Reads reads;
     /** Completes the sequencers' appends after their commits (see {@link SequencerContext#acknowledger}). */
     private final ExecutorService acknowledger = Executors.newSingleThreadExecutor(runnable -> {
         Thread thread = new Thread(runnable, "interlace-kafka-ack");
@@ -181,7 +174,7 @@ public final class KafkaStreamLog implements StreamLog, ForwardingConsumerGroups
             throw (RuntimeException) e;
         }
         this.readers = new Readers(kafka.bootstrap(), kafka.topicPrefix() + "reader");
-        views.search().readWith(readers);
+        this.reads = Reads.of(views, topics, readers);
         this.indexes = new SequencerIndexes(kafka.indexDirectory(), settings.dedup(), segments, clock, localKeys,
                 new IndexTopics(kafka.bootstrap(), kafka.topicPrefix() + "dedup-publisher", topics, readers,
                         publication));
@@ -189,9 +182,6 @@ public final class KafkaStreamLog implements StreamLog, ForwardingConsumerGroups
         this.publishRecords = new KafkaPublishRecords(kafka, topics, publishes);
         this.groups = new KafkaConsumerGroups(views, placement, topics);
         this.trims = new StreamTrims(views, placement, topics);
-        TopicPages pages = new TopicPages(readers);
-        this.events = new EventReads(views, topics, pages);
-        this.quarantine = new QuarantineReads(views, topics, pages);
         this.membership = placement.join(new SequencerContext(kafka.bootstrap(), kafka.nodeUrl(), topics, tailer,
                 publishes, settings, watermarks, clock, placement::changed, this::appended, acknowledger, fencing,
                 readers, indexes, publishRecords::plainProducer, placement::takeoverRefusal, views::view));
@@ -236,6 +226,11 @@ public final class KafkaStreamLog implements StreamLog, ForwardingConsumerGroups
         return watermarks;
     }
 
+    @Override
+    Reads reads() {
+        return reads;
+    }
+
     // ================================================================== streams
 
     @Override
@@ -246,23 +241,9 @@ public final class KafkaStreamLog implements StreamLog, ForwardingConsumerGroups
         if (views.isRegistered(stream.name())) {
             return;
         }
-        long retentionMicros = stream.retentionMillis().isPresent() ? stream.retentionMillis().getAsLong() * 1_000
-                : 0;
-        StreamView view = views.view(stream.name());
-        view.registered(retentionMicros, stream.idempotencyKey() != null);
+        StreamView view = registering(stream);
         topics.ensureStreamTopics(stream.name());
-        TopicPartition events = topics.events(stream.name());
-        TopicPartition quarantine = topics.quarantine(stream.name());
-        views.route(stream.name());
-        tailer.follow(Set.of(events, quarantine), Set.of(events, quarantine)); // the newest records only
-        try {
-            tailer.awaitCaughtUp(topics.stableEnds(List.of(events, quarantine, topics.state())), CATCH_UP_TIMEOUT);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new LogUnavailableException("interrupted while reading stream " + stream.name(), e);
-        }
-        views.registered(stream.name());
-        placement.offer(view, events.topic());
+        placement.offer(view, follow(stream, topics, tailer).topic());
     }
 
     @Override
@@ -288,26 +269,6 @@ public final class KafkaStreamLog implements StreamLog, ForwardingConsumerGroups
     }
 
     /**
-     * {@inheritDoc}
-     *
-     * <p>Here each record's value is offered to {@code allowance} as the read comes to it, before the entry is built:
-     * what a page holds unasked is the one fetch the reader's consumer has in hand (Kafka returns at most
-     * {@code max.partition.fetch.bytes} of a partition at a time, or one record batch larger than that), whatever the
-     * page's size.
-     */
-    @Override
-    public List<LogEntry> read(String stream, long afterOffset, int limit, long maxBytes,
-            PayloadAllowance allowance) {
-        return events.read(stream, afterOffset, limit, maxBytes, allowance);
-    }
-
-    @Override
-    public List<LogEntry> read(String stream, long afterOffset, int limit, long maxBytes, Duration wait)
-            throws InterruptedException {
-        return events.read(stream, afterOffset, limit, maxBytes, wait);
-    }
-
-    /**
      * Runs the replay on the sequencer of the stream its events go to (of a partitioned stream: their partition's,
      * here): its events are appended as one publish request and its entries marked replayed on {@code _state}, in one
      * Kafka transaction (see {@link Sequencer}); the marks are the quarantine's stream's, even when that is
@@ -316,28 +277,6 @@ public final class KafkaStreamLog implements StreamLog, ForwardingConsumerGroups
     @Override
     public CompletableFuture<ReplayResult> replay(ReplayRequest request) {
         return onSequencer(request.target(), sequencer -> sequencer.replay(request));
-    }
-
-    @Override
-    public List<QuarantineEntry> replayedBy(String stream, String requestId, int limit) {
-        return quarantine.replayedBy(stream, requestId, limit);
-    }
-
-    @Override
-    public List<QuarantineEntry> readQuarantine(String stream, long afterSeq, int limit, long maxBytes) {
-        return quarantine.read(stream, afterSeq, limit, maxBytes, PayloadAllowance.UNLIMITED);
-    }
-
-    /** {@inheritDoc} Each value is offered to {@code allowance} as the read comes to it, as {@link #read} does. */
-    @Override
-    public List<QuarantineEntry> readQuarantine(String stream, long afterSeq, int limit, long maxBytes,
-            PayloadAllowance allowance) {
-        return quarantine.read(stream, afterSeq, limit, maxBytes, allowance);
-    }
-
-    @Override
-    public void addAppendListener(AppendListener listener) {
-        listeners.add(listener);
     }
 
     private void appended(String stream) {
@@ -350,15 +289,10 @@ public final class KafkaStreamLog implements StreamLog, ForwardingConsumerGroups
         }
     }
 
-    @Override
-    public List<LogEntry> latest(String stream, int limit, long maxBytes) {
-        return events.latest(stream, limit, maxBytes, PayloadAllowance.UNLIMITED);
-    }
-
     /** {@inheritDoc} Each value is offered to {@code allowance} as the read comes to it, as {@link #read} does. */
     @Override
     public List<LogEntry> latest(String stream, int limit, long maxBytes, PayloadAllowance allowance) {
-        return events.latest(stream, limit, maxBytes, allowance);
+        return reads.events().latest(stream, limit, maxBytes, allowance);
     }
 
     @Override
@@ -367,19 +301,8 @@ public final class KafkaStreamLog implements StreamLog, ForwardingConsumerGroups
     }
 
     @Override
-    public Map<String, StreamHead> heads() {
-        return views.heads();
-    }
-
-    @Override
     public long trim(String stream, long throughOffset) {
         return trims.trim(stream, throughOffset);
-    }
-
-    @Override
-    public long firstOffsetSince(String stream, long epochMicros) {
-        StreamView view = views.find(stream);
-        return view == null ? 1 : view.firstOffsetSince(epochMicros);
     }
 
     @Override
