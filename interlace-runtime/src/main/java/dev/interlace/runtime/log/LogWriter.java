@@ -151,15 +151,11 @@ final class LogWriter {
      * {@link #TRIM_EVENTS_BATCH} events each so that publishes are written between them.
      */
     long trim(String stream, long throughOffset) {
-        long removed = 0;
-        long batch;
-        do {
+        return inBatches(TRIM_EVENTS_BATCH, () -> {
             WriterTask.Trim task = new WriterTask.Trim(stream, throughOffset, TRIM_EVENTS_BATCH);
             submit(task);
-            batch = await(task.done());
-            removed += batch;
-        } while (batch == TRIM_EVENTS_BATCH);
-        return removed;
+            return await(task.done());
+        });
     }
 
     /** The most events one transaction of a trim removes: a retention sweep holds publishes up a few ms at a time. */
@@ -170,12 +166,18 @@ final class LogWriter {
      * {@link PublishIndex#TRIM_BATCH} records each so that publishes are written between them; returns how many.
      */
     long trimPublishes(long beforeMicros) {
+        return inBatches(PublishIndex.TRIM_BATCH,
+                () -> group(null, (connection, state, now) -> publishIndex.trim(connection, beforeMicros)));
+    }
+
+    /** Runs {@code batch} until it removes fewer than {@code batchSize} rows; returns how many it removed in all. */
+    private static long inBatches(long batchSize, java.util.function.LongSupplier batch) {
         long removed = 0;
-        long batch;
+        long last;
         do {
-            batch = group(null, (connection, state, now) -> publishIndex.trim(connection, beforeMicros));
-            removed += batch;
-        } while (batch == PublishIndex.TRIM_BATCH);
+            last = batch.getAsLong();
+            removed += last;
+        } while (last == batchSize);
         return removed;
     }
 
