@@ -29,7 +29,8 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  * <p>A read of one record or of a few near one position (a {@link #first} of a position search or of an index run
  * part, a candidate's confirmation) goes through the {@link #points} of the same log instead: consumers that fetch
  * {@value #POINT_FETCH_BYTES} bytes of a partition at a time, so that each such read brings the batch it needs rather
- * than {@value #FETCH_BYTES} bytes of records after it (a broker still sends a larger first batch whole).
+ * than {@value #FETCH_BYTES} bytes of records after it (a broker still sends a larger first batch whole), and decode
+ * {@value #POINT_POLL_RECORDS} records a poll.
  *
  * <p>A reader that will go on where its read ended (the flusher draining a backlog) asks for a {@link ReadAhead}: once
  * its read returns, its consumer goes on polling on a thread of its own ({@code interlace-kafka-read-ahead-N}) while the
@@ -51,6 +52,12 @@ final class Readers implements AutoCloseable {
 
     /** The records a cursor reads ahead beyond a read's own at most: one poll (Kafka's default). */
     static final int POLL_RECORDS = 500;
+    /**
+     * The records a point read's poll hands out at most. The consumer decodes every record it hands out, headers
+     * included: with {@link #POLL_RECORDS}, a retry's confirmation, which wants one record, decoded hundreds after it
+     * (a third of its time, most of its garbage).
+     */
+    static final int POINT_POLL_RECORDS = 16;
     /** How long a poll of a read ahead waits for records. */
     private static final Duration AHEAD_POLL = Duration.ofMillis(50);
     /** How long a read ahead goes on while no record comes though the partition holds more. */
@@ -256,7 +263,8 @@ final class Readers implements AutoCloseable {
         properties.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         properties.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, "50");
         properties.put(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, Integer.toString(fetchBytes));
-        properties.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, Integer.toString(POLL_RECORDS));
+        properties.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, Integer.toString(
+                fetchBytes <= POINT_FETCH_BYTES ? POINT_POLL_RECORDS : POLL_RECORDS));
         return new KafkaConsumer<>(properties, new ByteArrayDeserializer(), new ByteArrayDeserializer());
     }
 
