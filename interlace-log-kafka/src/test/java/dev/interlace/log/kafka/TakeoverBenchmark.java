@@ -254,11 +254,19 @@ public final class TakeoverBenchmark {
                 stats.keys(), stats.segments(), stats.heapBytes() / 1e6, stats.mappedBytes() / 1e6);
     }
 
-    /** New keys one at a time, then retries of random old keys one at a time, alternating rounds. */
+    /**
+     * New keys one at a time, then retries of random old keys one at a time, alternating rounds: a first round right
+     * after the takeover (the new holder's code for them not compiled yet), reported apart, then the steady state.
+     */
     private static void latencies(KafkaStreamLog log, long keys, String bootstrap) throws Exception {
         SplittableRandom random = new SplittableRandom(7);
         int rounds = 4;
         int each = 500;
+        long[] firstFresh = new long[each];
+        long[] firstRetried = new long[each];
+        roundOf(log, keys, random, 0, each, firstFresh, firstRetried);
+        System.out.printf(Locale.ROOT, "  the first round after the takeover: %d new keys %s; %d retries of old keys"
+                + " %s%n", each, percentiles(firstFresh), each, percentiles(firstRetried));
         long[] fresh = new long[rounds * each];
         long[] retried = new long[rounds * each];
         long[] bare = new long[rounds * each];
@@ -325,8 +333,8 @@ public final class TakeoverBenchmark {
     private static void report(long[] fresh, long[] retried) {
         Arrays.sort(fresh);
         Arrays.sort(retried);
-        System.out.printf(Locale.ROOT, "  publish of a new key: p50 %.2f ms, p99 %.2f ms; retry of a key stored long"
-                + " ago (deduplicated to its original offset): p50 %.2f ms, p99 %.2f ms; p99 ratio %.2f%n",
+        System.out.printf(Locale.ROOT, "  then, steady: publish of a new key: p50 %.2f ms, p99 %.2f ms; retry of a key"
+                + " stored long ago (deduplicated to its original offset): p50 %.2f ms, p99 %.2f ms; p99 ratio %.2f%n",
                 fresh[fresh.length / 2] / 1e6, fresh[fresh.length * 99 / 100] / 1e6, retried[retried.length / 2] / 1e6,
                 retried[retried.length * 99 / 100] / 1e6,
                 (double) retried[retried.length * 99 / 100] / fresh[fresh.length * 99 / 100]);
