@@ -118,7 +118,7 @@ public final class TakeoverBenchmark {
                         + " holder began to close (%s)%n", seconds(closing), taken.getClass().getSimpleName());
                 waitForSeals();
                 heap("  its sequencer", standby, heapAfterGc() - standbyBefore, keys);
-                latencies(standby, keys, cluster.bootstrap());
+                latencies(standby, keys, cluster.bootstrap(), () -> awaitPublished(cluster, prefix, work, keys));
                 freshFromThePublishedIndex(cluster, prefix, work, keys, standby);
             } finally {
                 holder.close();
@@ -159,28 +159,14 @@ public final class TakeoverBenchmark {
      */
     private static void freshFromThePublishedIndex(KafkaCluster cluster, String prefix, Path work, long keys,
             KafkaStreamLog holder) throws Exception {
-        KafkaLogSettings settings = new KafkaLogSettings(cluster.bootstrap(), prefix, 1, 1, "http://seal-reader",
-                Duration.ofSeconds(6), Duration.ofSeconds(30), false, work.resolve("seal-reader"));
-        long due = keys - 2L * DedupIndex.Settings.DEFAULTS.recentKeys();
         long waiting = System.nanoTime();
-        try (org.apache.kafka.clients.admin.Admin admin = Topics.connect(settings, "seal-reader-admin");
-                Readers readers = new Readers(cluster.bootstrap(), "seal-reader");
-                IndexTopics published = new IndexTopics(cluster.bootstrap(), "seal-reader", new Topics(admin, prefix,
-                        1, 1), readers)) {
-            IndexTopic index = published.of(STREAM);
-            Eventually.until("the holder published its segments through offset " + due, Duration.ofMinutes(20),
-                    () -> {
-                        IndexTopic.Seal seal = index.latestSeal();
-                        return seal != null && seal.sealedThrough() >= due;
-                    });
-            IndexTopic.Seal seal = index.latestSeal();
-            long fileBytes = seal.copies().values().stream().mapToLong(IndexTopic.Copy::fileBytes).sum();
-            long headBytes = seal.copies().values().stream().mapToLong(IndexTopic.Copy::runOffset).sum();
-            System.out.printf(Locale.ROOT, "the holder's published segments reach offset %,d (%.1f s after its"
-                    + " latencies): %d copies, %.1f MB, of which %.1f MB before the runs (%.2f bytes a key)%n",
-                    seal.sealedThrough(), seconds(waiting), seal.copies().size(), fileBytes / 1e6, headBytes / 1e6,
-                    (double) headBytes / seal.sealedThrough());
-        }
+        IndexTopic.Seal seal = awaitPublished(cluster, prefix, work, keys);
+        long fileBytes = seal.copies().values().stream().mapToLong(IndexTopic.Copy::fileBytes).sum();
+        long headBytes = seal.copies().values().stream().mapToLong(IndexTopic.Copy::runOffset).sum();
+        System.out.printf(Locale.ROOT, "the holder's published segments reach offset %,d (%.1f s after its"
+                + " latencies): %d copies, %.1f MB, of which %.1f MB before the runs (%.2f bytes a key)%n",
+                seal.sealedThrough(), seconds(waiting), seal.copies().size(), fileBytes / 1e6, headBytes / 1e6,
+                (double) headBytes / seal.sealedThrough());
         holder.close(); // the only candidate left is the fresh node below
         long opening = System.nanoTime();
         try (KafkaStreamLog fresh = open(cluster, prefix, work.resolve("c"), true)) {
@@ -224,6 +210,29 @@ public final class TakeoverBenchmark {
         }
     }
 
+    /**
+     * The seal of the segments the stream's holder published ({@link IndexTopic}) once they reach the window of
+     * {@code keys} keys but its newest keys (which stay in memory), waiting for it.
+     */
+    private static IndexTopic.Seal awaitPublished(KafkaCluster cluster, String prefix, Path work, long keys)
+            throws Exception {
+        KafkaLogSettings settings = new KafkaLogSettings(cluster.bootstrap(), prefix, 1, 1, "http://seal-reader",
+                Duration.ofSeconds(6), Duration.ofSeconds(30), false, work.resolve("seal-reader"));
+        long due = keys - 2L * DedupIndex.Settings.DEFAULTS.recentKeys();
+        try (org.apache.kafka.clients.admin.Admin admin = Topics.connect(settings, "seal-reader-admin");
+                Readers readers = new Readers(cluster.bootstrap(), "seal-reader");
+                IndexTopics published = new IndexTopics(cluster.bootstrap(), "seal-reader", new Topics(admin, prefix,
+                        1, 1), readers)) {
+            IndexTopic index = published.of(STREAM);
+            Eventually.until("the holder published its segments through offset " + due, Duration.ofMinutes(20),
+                    () -> {
+                        IndexTopic.Seal seal = index.latestSeal();
+                        return seal != null && seal.sealedThrough() >= due;
+                    });
+            return index.latestSeal();
+        }
+    }
+
     /** 400 retries of random old keys one at a time, each checked deduplicated to its offset: their latencies. */
     private static long[] retries(KafkaStreamLog log, long keys, SplittableRandom random) throws Exception {
         long[] retried = new long[400];
@@ -256,9 +265,11 @@ public final class TakeoverBenchmark {
 
     /**
      * New keys one at a time, then retries of random old keys one at a time, alternating rounds: a first round right
-     * after the takeover (the new holder's code for them not compiled yet), reported apart, then the steady state.
+     * after the takeover (the new holder's code for them not compiled yet, its segments being published), reported
+     * apart; then, once {@code settled} returns (the takeover's publication done), the steady state.
      */
-    private static void latencies(KafkaStreamLog log, long keys, String bootstrap) throws Exception {
+    private static void latencies(KafkaStreamLog log, long keys, String bootstrap,
+            java.util.concurrent.Callable<?> settled) throws Exception {
         SplittableRandom random = new SplittableRandom(7);
         int rounds = 4;
         int each = 500;
@@ -267,6 +278,9 @@ public final class TakeoverBenchmark {
         roundOf(log, keys, random, 0, each, firstFresh, firstRetried);
         System.out.printf(Locale.ROOT, "  the first round after the takeover: %d new keys %s; %d retries of old keys"
                 + " %s%n", each, percentiles(firstFresh), each, percentiles(firstRetried));
+        long settling = System.nanoTime();
+        settled.call();
+        System.out.printf(Locale.ROOT, "  its segments published %.1f s later%n", seconds(settling));
         long[] fresh = new long[rounds * each];
         long[] retried = new long[rounds * each];
         long[] bare = new long[rounds * each];
