@@ -50,6 +50,8 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 public final class TakeoverBenchmark {
 
     private static final int EVENTS_PER_TRANSACTION = 20_000;
+    /** How long after a takeover the steady state is measured: rounds run until then. */
+    private static final Duration WARM_UP = Duration.ofSeconds(30);
     private static final String BARE_TOPIC = "bench-bare-produce";
     private static final String STREAM = "orders";
     private static final StreamDescriptor ORDERS = KeyedOrders.declaredBy(TakeoverBenchmark.class);
@@ -266,21 +268,29 @@ public final class TakeoverBenchmark {
     /**
      * New keys one at a time, then retries of random old keys one at a time, alternating rounds: a first round right
      * after the takeover (the new holder's code for them not compiled yet, its segments being published), reported
-     * apart; then, once {@code settled} returns (the takeover's publication done), the steady state.
+     * apart; then, once {@code settled} returns (the takeover's publication done) and rounds have run for
+     * {@link #WARM_UP} (the JIT compiling the new holder's paths took most of a core until then), the steady state.
      */
     private static void latencies(KafkaStreamLog log, long keys, String bootstrap,
             java.util.concurrent.Callable<?> settled) throws Exception {
         SplittableRandom random = new SplittableRandom(7);
         int rounds = 4;
         int each = 500;
-        long[] firstFresh = new long[each];
-        long[] firstRetried = new long[each];
-        roundOf(log, keys, random, 0, each, firstFresh, firstRetried);
-        System.out.printf(Locale.ROOT, "  the first round after the takeover: %d new keys %s; %d retries of old keys"
-                + " %s%n", each, percentiles(firstFresh), each, percentiles(firstRetried));
-        long settling = System.nanoTime();
+        long[] warmFresh = new long[each];
+        long[] warmRetried = new long[each];
+        long started = System.nanoTime();
+        long compiling = ManagementFactory.getCompilationMXBean().getTotalCompilationTime();
+        roundOf(log, keys, random, 0, each, warmFresh, warmRetried);
+        System.out.printf(Locale.ROOT, "  the first round after the takeover (%.1f s, the JIT compiling for %d ms):"
+                + " %d new keys %s; %d retries of old keys %s%n", seconds(started),
+                ManagementFactory.getCompilationMXBean().getTotalCompilationTime() - compiling, each,
+                percentiles(warmFresh), each, percentiles(warmRetried));
         settled.call();
-        System.out.printf(Locale.ROOT, "  its segments published %.1f s later%n", seconds(settling));
+        System.out.printf(Locale.ROOT, "  its segments published %.1f s after the takeover%n", seconds(started));
+        while (System.nanoTime() - started < WARM_UP.toNanos()) {
+            roundOf(log, keys, random, 0, each, warmFresh, warmRetried);
+        }
+        long compiledBefore = ManagementFactory.getCompilationMXBean().getTotalCompilationTime();
         long[] fresh = new long[rounds * each];
         long[] retried = new long[rounds * each];
         long[] bare = new long[rounds * each];
@@ -298,6 +308,9 @@ public final class TakeoverBenchmark {
         System.out.printf(Locale.ROOT, "  a bare produce (acks=all, idempotent, linger 0, one at a time): p50 %.2f ms,"
                 + " p99 %.2f ms%n", bare[bare.length / 2] / 1e6, bare[bare.length * 99 / 100] / 1e6);
         report(fresh, retried);
+        System.out.printf(Locale.ROOT, "  (after %.0f s of such rounds; the JIT compiled for %d ms during the steady"
+                + " ones)%n", (double) WARM_UP.toSeconds(),
+                ManagementFactory.getCompilationMXBean().getTotalCompilationTime() - compiledBefore);
     }
 
     /**
