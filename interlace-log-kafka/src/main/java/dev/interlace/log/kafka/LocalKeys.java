@@ -19,10 +19,11 @@ import java.util.stream.Stream;
 /**
  * The idempotency key and arrival of every keyed event this node has read, on its own disk, by offset: how the
  * sequencer confirms a deduplication candidate with one local read instead of a fetch from the topic. Kept by a node
- * that may sequence streams, for the keyed streams it follows, as its tailer reads their events (from the beginning
- * of each topic at every start, so the files are made anew then, need no recovery, and are removed at a stop). The
- * events stay the authority: what is here is a copy of their record keys and {@code at} headers, and an offset this
- * copy does not cover (not yet read, or read before the copy began) is confirmed from the topic as before.
+ * that may sequence streams, for the keyed streams it follows, as its tailer reads their events (from the newest
+ * records of each topic when it begins to follow the stream, so the files are made anew at every start, need no
+ * recovery, and are removed at a stop). The events stay the authority: what is here is a copy of their record keys
+ * and {@code at} headers, and an offset this copy does not cover (not yet read, or older than where the tailer
+ * began) is confirmed from the topic as before.
  *
  * <p>Per stream, one file per {@value #CHUNK_OFFSETS} offsets ({@code <stream>/<chunk>.keys}): records of the offset
  * (as a delta), the arrival (a delta), the key's length and its UTF-8 bytes, appended in offset order. The heap holds
