@@ -66,6 +66,8 @@ final class Readers implements AutoCloseable {
     private final String bootstrap;
     private final String clientId;
     private final int fetchBytes;
+    /** What one poll of its consumers hands out at most ({@code max.poll.records}). */
+    private final int pollRecords;
     /** The readers of point reads: this one's own when its fetches are small already. */
     private final Readers points;
     private final ExecutorService ahead;
@@ -75,13 +77,14 @@ final class Readers implements AutoCloseable {
     private boolean closed;
 
     Readers(String bootstrap, String clientId) {
-        this(bootstrap, clientId, FETCH_BYTES);
+        this(bootstrap, clientId, FETCH_BYTES, POLL_RECORDS);
     }
 
-    private Readers(String bootstrap, String clientId, int fetchBytes) {
+    private Readers(String bootstrap, String clientId, int fetchBytes, int pollRecords) {
         this.bootstrap = bootstrap;
         this.clientId = clientId;
         this.fetchBytes = fetchBytes;
+        this.pollRecords = pollRecords;
         AtomicInteger threads = new AtomicInteger();
         this.ahead = Executors.newCachedThreadPool(runnable -> {
             Thread thread = new Thread(runnable, "interlace-kafka-read-ahead-" + threads.incrementAndGet());
@@ -89,7 +92,7 @@ final class Readers implements AutoCloseable {
             return thread;
         });
         this.points = fetchBytes <= POINT_FETCH_BYTES ? this : new Readers(bootstrap, clientId + "-point",
-                POINT_FETCH_BYTES);
+                POINT_FETCH_BYTES, POINT_POLL_RECORDS);
     }
 
     /** The readers of short reads near one position, whose fetches are small (consumers are made when first used). */
@@ -263,8 +266,7 @@ final class Readers implements AutoCloseable {
         properties.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         properties.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, "50");
         properties.put(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, Integer.toString(fetchBytes));
-        properties.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, Integer.toString(
-                fetchBytes <= POINT_FETCH_BYTES ? POINT_POLL_RECORDS : POLL_RECORDS));
+        properties.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, Integer.toString(pollRecords));
         return new KafkaConsumer<>(properties, new ByteArrayDeserializer(), new ByteArrayDeserializer());
     }
 
