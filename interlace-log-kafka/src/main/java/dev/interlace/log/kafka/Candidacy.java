@@ -9,9 +9,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.logging.Logger;
-import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.ConsumerGroupDescription;
-import org.apache.kafka.clients.admin.DescribeConsumerGroupsOptions;
 import org.apache.kafka.clients.admin.MemberDescription;
 import org.apache.kafka.common.GroupState;
 import org.apache.kafka.common.KafkaException;
@@ -40,8 +38,7 @@ final class Candidacy {
 
     private final Membership membership;
     private final SequencerIndexes indexes;
-    private final Admin admin;
-    private final String group;
+    private final Topics topics;
     private final String nodeUrl;
     /** The topics this node follows but is no candidate for yet, with their views. */
     private final Map<String, Waiting> waiting = new ConcurrentHashMap<>();
@@ -56,11 +53,11 @@ final class Candidacy {
         }
     }
 
-    Candidacy(Membership membership, SequencerIndexes indexes, Admin admin, String group, String nodeUrl) {
+    /** Asks the coordinator of {@code topics}' sequencer group which streams its members hold. */
+    Candidacy(Membership membership, SequencerIndexes indexes, Topics topics, String nodeUrl) {
         this.membership = membership;
         this.indexes = indexes;
-        this.admin = admin;
-        this.group = group;
+        this.topics = topics;
         this.nodeUrl = nodeUrl;
     }
 
@@ -134,8 +131,7 @@ final class Candidacy {
     private Set<String> heldTopics() {
         ConsumerGroupDescription description;
         try {
-            description = admin.describeConsumerGroups(List.of(group), new DescribeConsumerGroupsOptions()
-                    .timeoutMs(2_000)).all().get(3, TimeUnit.SECONDS).get(group);
+            description = topics.describeSequencerGroup(3);
         } catch (ExecutionException e) {
             // A group nobody ever joined (a new cluster) is not found: it has no member.
             return e.getCause() instanceof GroupIdNotFoundException ? NO_MEMBER : null;

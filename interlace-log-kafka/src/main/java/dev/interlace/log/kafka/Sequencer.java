@@ -103,7 +103,7 @@ final class Sequencer {
         this.confirmTakeover = confirmTakeover;
         this.keys = new SequencerKeys(view, context);
         this.writes = new SequencerWrites(this, view, context, keys);
-        this.settledRetries = new SettledRetries(view, context, keys);
+        this.settledRetries = new SettledRetries(view, keys);
         this.thread = new Thread(this::run, "interlace-kafka-sequencer-" + view.name);
         this.thread.setDaemon(true);
     }

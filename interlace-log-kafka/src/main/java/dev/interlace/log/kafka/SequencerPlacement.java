@@ -17,7 +17,6 @@ import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
 import java.util.logging.Level;
 import java.util.logging.Logger;
-import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.ConsumerGroupDescription;
 import org.apache.kafka.clients.admin.MemberDescription;
 import org.apache.kafka.common.GroupState;
@@ -40,7 +39,6 @@ final class SequencerPlacement {
 
     private final KafkaLogSettings kafka;
     private final Topics topics;
-    private final Admin admin;
     private final StreamViews views;
     private final SequencerIndexes indexes;
     private final ComponentHealth components;
@@ -57,11 +55,10 @@ final class SequencerPlacement {
     private volatile long holdersReadAt;
     private volatile boolean closed;
 
-    SequencerPlacement(KafkaLogSettings kafka, Topics topics, Admin admin, StreamViews views,
-            SequencerIndexes indexes, ComponentHealth components) {
+    SequencerPlacement(KafkaLogSettings kafka, Topics topics, StreamViews views, SequencerIndexes indexes,
+            ComponentHealth components) {
         this.kafka = kafka;
         this.topics = topics;
-        this.admin = admin;
         this.views = views;
         this.indexes = indexes;
         this.components = components;
@@ -76,7 +73,7 @@ final class SequencerPlacement {
         if (kafka.sequences()) {
             membership = new Membership(kafka.bootstrap(), topics.sequencerGroup(), kafka.nodeUrl(),
                     kafka.sessionTimeout(), this::assigned, this::revoked);
-            candidacy = new Candidacy(membership, indexes, admin, topics.sequencerGroup(), kafka.nodeUrl());
+            candidacy = new Candidacy(membership, indexes, topics, kafka.nodeUrl());
         }
         return membership;
     }

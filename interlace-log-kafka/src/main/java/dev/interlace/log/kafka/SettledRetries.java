@@ -31,17 +31,7 @@ import org.apache.kafka.common.KafkaException;
  * its sequencer still serves, and from events read in the log, never from its index alone; a key its stale index
  * lacks goes to its sequencer, whose commit is fenced. A retry racing a trim is answered as just before the trim.
  */
-final class SettledRetries {
-
-    private final StreamView view;
-    private final SequencerContext context;
-    private final SequencerKeys keys;
-
-    SettledRetries(StreamView view, SequencerContext context, SequencerKeys keys) {
-        this.view = view;
-        this.context = context;
-        this.keys = keys;
-    }
+record SettledRetries(StreamView view, SequencerKeys keys) {
 
     /**
      * The answer to {@code request} if it is settled by committed events (looked up on the calling thread: an
