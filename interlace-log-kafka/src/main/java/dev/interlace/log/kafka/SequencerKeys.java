@@ -28,7 +28,7 @@ import org.apache.kafka.common.TopicPartition;
  * additions and local reads, never for a read of the topic nor, but after a failed fetch, for the fetch of a restored
  * segment's run part (see {@link #candidates}).
  */
-final class SequencerKeys implements StoredStream<RuntimeException> {
+final class SequencerKeys extends ViewedStream {
 
     private static final Logger LOG = Logger.getLogger(Sequencer.class.getName());
     /** Candidates at most this many offsets apart are confirmed in one read of the events between them. */
@@ -44,7 +44,6 @@ final class SequencerKeys implements StoredStream<RuntimeException> {
      */
     private static final int MAX_UNLOCKED_FETCHES = 3;
 
-    private final StreamView view;
     private final SequencerContext context;
     private final KeyBlockTopic keyBlocks;
     /** The stream's deduplication index while the sequencer serves a keyed stream; set and used under the lock. */
@@ -57,7 +56,7 @@ final class SequencerKeys implements StoredStream<RuntimeException> {
     private Map<String, Long> stored = Map.of();
 
     SequencerKeys(StreamView view, SequencerContext context) {
-        this.view = view;
+        super(view);
         this.context = context;
         this.keyBlocks = new KeyBlockTopic(view, context.topics(), context.readers());
     }
@@ -178,21 +177,6 @@ final class SequencerKeys implements StoredStream<RuntimeException> {
     }
 
     @Override
-    public String name() {
-        return view.name;
-    }
-
-    @Override
-    public long head() {
-        return view.headOffset();
-    }
-
-    @Override
-    public long quarantineHead() {
-        return view.quarantineHeadSeq();
-    }
-
-    @Override
     public long retentionMicros() {
         return view.retentionMicros();
     }
@@ -208,42 +192,10 @@ final class SequencerKeys implements StoredStream<RuntimeException> {
         return stored.get(key);
     }
 
-    @Override
-    public Quarantined quarantined(long seq) {
-        return quarantined(view, seq);
-    }
-
-    /**
-     * Entry {@code seq} of the quarantine {@code quarantine} (this stream's, or for a partition of a partitioned
-     * stream partition 0's, which keeps the stream's quarantine), as this node's view of it has it.
-     */
-    static Quarantined quarantined(StreamView quarantine, long seq) {
-        if (seq < 1 || seq > quarantine.quarantineHeadSeq()) {
-            return null;
-        }
-        Codec.ReplayMark mark = quarantine.replayOf(seq);
-        return mark != null ? new Quarantined(true, mark.offset()) : Quarantined.WAITING;
-    }
-
     /** The quarantine {@code quarantine} as a replay into this stream decides on it ({@link #quarantined}). */
     StoredStream<RuntimeException> quarantineOf(StreamView quarantine) {
         SequencerKeys target = this;
-        return new StoredStream<>() {
-            @Override
-            public String name() {
-                return quarantine.name;
-            }
-
-            @Override
-            public long head() {
-                return quarantine.headOffset();
-            }
-
-            @Override
-            public long quarantineHead() {
-                return quarantine.quarantineHeadSeq();
-            }
-
+        return new ViewedStream(quarantine) {
             @Override
             public long retentionMicros() {
                 return target.retentionMicros();
@@ -252,11 +204,6 @@ final class SequencerKeys implements StoredStream<RuntimeException> {
             @Override
             public Long offsetOfKey(String key, long hash, long notBefore) {
                 throw new IllegalStateException("a replay looks keys up in the stream it appends to");
-            }
-
-            @Override
-            public Quarantined quarantined(long seq) {
-                return SequencerKeys.quarantined(quarantine, seq);
             }
         };
     }
