@@ -321,11 +321,7 @@ public final class ClusterKeys implements ApiKeys, AutoCloseable {
         }
         closed = true;
         consumer.wakeup();
-        try {
-            thread.join(TimeUnit.SECONDS.toMillis(10));
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        Threads.join(thread, Duration.ofSeconds(10));
         consumer.close(Duration.ofSeconds(5));
         producer.close(Duration.ofSeconds(5));
     }

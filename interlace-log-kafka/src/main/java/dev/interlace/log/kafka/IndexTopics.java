@@ -1,11 +1,11 @@
 package dev.interlace.log.kafka;
 
+import java.time.Duration;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -80,14 +80,10 @@ final class IndexTopics implements AutoCloseable {
         }
         byStream.values().forEach(index -> index.publishing(false));
         publisher.shutdown();
-        try {
-            publisher.awaitTermination(10, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        Threads.awaitTermination(publisher, Duration.ofSeconds(10));
         synchronized (this) {
             if (producer != null) {
-                producer.close(java.time.Duration.ofSeconds(5));
+                producer.close(Duration.ofSeconds(5));
             }
         }
     }

@@ -380,11 +380,7 @@ public final class KafkaStreamLog extends KafkaLogReads
         closed = true;
         placement.close();
         acknowledger.shutdown(); // answers already committed are still given
-        try {
-            acknowledger.awaitTermination(5, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        Threads.awaitTermination(acknowledger, Duration.ofSeconds(5));
         placement.changed();
         if (rounds != null) {
             rounds.stop();

@@ -153,10 +153,6 @@ final class Membership implements AutoCloseable {
         running = false;
         consumer.wakeup();
         added.raise();
-        try {
-            thread.join(30_000);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        Threads.join(thread, Duration.ofSeconds(30));
     }
 }

@@ -223,11 +223,7 @@ final class Sequencer {
     void stop() {
         moveTo(State.STOPPED);
         stopped.raise();
-        try {
-            thread.join(30_000);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        Threads.join(thread, Duration.ofSeconds(30));
         failQueued();
         context.stateChanged().run();
     }

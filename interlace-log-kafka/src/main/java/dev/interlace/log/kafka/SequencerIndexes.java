@@ -7,6 +7,7 @@ import dev.interlace.runtime.ops.EpochMicros;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
@@ -260,10 +261,6 @@ final class SequencerIndexes {
             published.close();
         }
         background.shutdown();
-        try {
-            background.awaitTermination(30, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        Threads.awaitTermination(background, Duration.ofSeconds(30));
     }
 }

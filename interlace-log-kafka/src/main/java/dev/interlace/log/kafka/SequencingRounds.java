@@ -65,10 +65,6 @@ final class SequencingRounds {
 
     /** Waits for a standby run under way to end (closing the indexes ends it at its next group of keys). */
     void awaitStopped() {
-        try {
-            standby.awaitTermination(30, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        Threads.awaitTermination(standby, Duration.ofSeconds(30));
     }
 }
