@@ -256,15 +256,11 @@ final class Readers implements AutoCloseable {
     }
 
     private KafkaConsumer<byte[], byte[]> consumer() {
-        Properties properties = new Properties();
-        properties.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        String id;
         synchronized (idle) {
-            properties.put(ConsumerConfig.CLIENT_ID_CONFIG, clientId + "-" + created++);
+            id = clientId + "-" + created++;
         }
-        properties.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-        properties.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
-        properties.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-        properties.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, "50");
+        Properties properties = Topics.committedReader(bootstrap, id, 50);
         properties.put(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, Integer.toString(fetchBytes));
         properties.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, Integer.toString(pollRecords));
         return new KafkaConsumer<>(properties, new ByteArrayDeserializer(), new ByteArrayDeserializer());

@@ -67,13 +67,7 @@ final class Tailer implements AutoCloseable {
 
     Tailer(String bootstrap, String clientId, Consumer<ConsumerRecord<byte[], byte[]>> sink, Runnable afterPoll) {
         this.afterPoll = afterPoll;
-        Properties properties = new Properties();
-        properties.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        properties.put(ConsumerConfig.CLIENT_ID_CONFIG, clientId);
-        properties.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-        properties.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
-        properties.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-        properties.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, "100");
+        Properties properties = Topics.committedReader(bootstrap, clientId, 100);
         // Catching up with a backlog at start-up reads every event once, one fetch at a time (the consumer asks a
         // partition for more only once it has handed out what it holds): large fetches, taken in large polls, so that
         // a backlog costs few round trips to the brokers and few rounds of the per-poll work below.
@@ -250,10 +244,6 @@ final class Tailer implements AutoCloseable {
         running = false;
         consumer.wakeup();
         followed.raise();
-        try {
-            thread.join(10_000);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        Threads.join(thread, Duration.ofSeconds(10));
     }
 }
