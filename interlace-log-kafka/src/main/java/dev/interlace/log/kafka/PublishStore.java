@@ -201,13 +201,7 @@ final class PublishStore implements AutoCloseable {
                 select.setString(1, stream);
                 select.setLong(2, afterOffset);
                 select.setLong(3, throughOffset);
-                List<String> traceIds = new ArrayList<>();
-                try (ResultSet rows = select.executeQuery()) {
-                    while (rows.next()) {
-                        traceIds.add(rows.getString(1));
-                    }
-                }
-                return traceIds;
+                return texts(select);
             } catch (SQLException e) {
                 throw failed("read trace ids", e);
             }
@@ -227,13 +221,7 @@ final class PublishStore implements AutoCloseable {
                 "SELECT key FROM publishes WHERE received_at < ? ORDER BY received_at LIMIT ?")) {
             select.setLong(1, beforeMicros);
             select.setInt(2, limit);
-            List<String> keys = new ArrayList<>();
-            try (ResultSet rows = select.executeQuery()) {
-                while (rows.next()) {
-                    keys.add(rows.getString(1));
-                }
-            }
-            return keys;
+            return texts(select);
         } catch (SQLException e) {
             throw failed("find old publish records", e);
         }
@@ -295,6 +283,17 @@ final class PublishStore implements AutoCloseable {
             connection.commit();
             uncommitted = 0;
         }
+    }
+
+    /** The first column of the rows {@code select} finds, as text. */
+    private static List<String> texts(PreparedStatement select) throws SQLException {
+        List<String> texts = new ArrayList<>();
+        try (ResultSet rows = select.executeQuery()) {
+            while (rows.next()) {
+                texts.add(rows.getString(1));
+            }
+        }
+        return texts;
     }
 
     private static void deleteFiles(Path file) throws IOException {
