@@ -7,8 +7,6 @@ import dev.interlace.runtime.dedup.DedupIndex;
 import dev.interlace.runtime.log.AppendRequest;
 import dev.interlace.runtime.log.AppendResult;
 import dev.interlace.runtime.log.LogSettings;
-import dev.interlace.runtime.stream.Column;
-import dev.interlace.runtime.stream.ColumnType;
 import dev.interlace.runtime.stream.StreamDescriptor;
 import dev.interlace.runtime.testing.Eventually;
 import java.nio.charset.StandardCharsets;
@@ -48,43 +46,40 @@ class CandidacyTest {
 
     @Test
     void aNodeFarBehindTakesNoStreamFromALiveNodeButTakesThemOverWhenItIsTheOnlyOneLeft() throws Exception {
-        KafkaStreamLog first = open("first", Duration.ofSeconds(5));
-        KafkaStreamLog behind = null;
-        KafkaStreamLog caughtUp = null;
-        try {
+        try (Nodes nodes = new Nodes()) {
+            KafkaStreamLog first = nodes.add(open("first", Duration.ofSeconds(5)));
             for (String stream : STREAMS) {
                 first.register(keyed(stream));
                 store(first, stream, KEYS);
             }
 
             // Its standby never runs: it stays far behind both streams, which the first node holds.
-            behind = open("behind", Duration.ofHours(1));
+            KafkaStreamLog behind = nodes.add(open("behind", Duration.ofHours(1)));
             for (String stream : STREAMS) {
                 behind.register(keyed(stream));
             }
 
             // A node whose standby catches up becomes a candidate, and the group gives it one of the two streams.
-            caughtUp = open("caught-up", Duration.ofSeconds(1));
+            KafkaStreamLog caughtUp = nodes.add(open("caught-up", Duration.ofSeconds(1)));
             for (String stream : STREAMS) {
                 caughtUp.register(keyed(stream));
             }
-            KafkaStreamLog third = caughtUp;
             Eventually.until("the caught-up node holds one stream", Duration.ofSeconds(60),
                     () -> held(first, "http://caught-up.test") == 1 && held(first, "http://first.test") == 1);
             assertThat(first.sequencerGroupMembers()).as("far behind: no candidate")
                     .doesNotContain("http://behind.test");
             assertThat(behind.candidacyWaiting()).isEqualTo(STREAMS);
             for (String stream : STREAMS) {
-                store(holderOf(stream, first, third), stream, 5);
+                store(holderOf(stream, first, caughtUp), stream, 5);
             }
 
             // The first node leaves: the caught-up node takes its stream, the node far behind still none.
             first.close();
             Eventually.until("the caught-up node holds both streams", Duration.ofSeconds(60),
-                    () -> held(third, "http://caught-up.test") == 2);
+                    () -> held(caughtUp, "http://caught-up.test") == 2);
             assertThat(behind.candidacyWaiting()).isEqualTo(STREAMS);
             for (String stream : STREAMS) {
-                assertRetriesAreDuplicates(third, stream);
+                assertRetriesAreDuplicates(caughtUp, stream);
             }
 
             // The last caught-up node leaves: the node far behind is the only one, and takes both streams at once.
@@ -94,14 +89,6 @@ class CandidacyTest {
                 store(behind, stream, 1);
             }
             assertThat(behind.candidacyWaiting()).isEmpty();
-        } finally {
-            first.close();
-            if (caughtUp != null) {
-                caughtUp.close();
-            }
-            if (behind != null) {
-                behind.close();
-            }
         }
     }
 
@@ -181,12 +168,7 @@ class CandidacyTest {
     }
 
     private static StreamDescriptor keyed(String stream) {
-        return StreamDescriptor.builder(stream)
-                .column(Column.of("id", ColumnType.STRING, true)).idempotencyKey("id").schemaVersion("v1")
-                .declaredBy(CandidacyTest.class.getName())
-                .decoder(parser -> {
-                    throw new UnsupportedOperationException("a log never decodes");
-                }).build();
+        return KeyedOrders.keyed(stream, 1, CandidacyTest.class);
     }
 
     /** Appends once the node sequences the stream (a takeover under way fails the append with no_sequencer). */

@@ -42,9 +42,7 @@ class KafkaLogFollowerTest {
             for (int i = 1; i <= 5; i++) {
                 KeyedOrders.appendUntilServed(node, "k" + i);
             }
-            try (KafkaLogFollower follower = new KafkaLogFollower(new KafkaLogSettings(bootstrap, prefix, 1, 1,
-                    "http://query-process.invalid", Duration.ofSeconds(6), Duration.ofSeconds(20), false,
-                    directory.resolve("follower")), Clock.systemUTC())) {
+            try (KafkaLogFollower follower = follower(prefix)) {
                 follower.register(KeyedOrders.declaredBy(KafkaLogFollowerTest.class));
                 assertThat(follower.heads().get("orders").head()).isEqualTo(5);
                 List<LogEntry> read = follower.read("orders", 0, 10, Long.MAX_VALUE, Duration.ZERO);
@@ -86,13 +84,10 @@ class KafkaLogFollowerTest {
     @Test
     void readsBatchAfterBatchEveryEventOnceWithReadsElsewhereInBetween() throws Exception {
         String prefix = KeyedOrders.prefix("follower-batches");
-        String bootstrap = KafkaCluster.shared().bootstrap();
         try (KafkaStreamLog node = KeyedOrders.log(prefix, directory.resolve("node"), "node", true, 100_000)) {
             node.register(KeyedOrders.declaredBy(KafkaLogFollowerTest.class));
             KeyedAppends.append(node, 3_000, 500);
-            try (KafkaLogFollower follower = new KafkaLogFollower(new KafkaLogSettings(bootstrap, prefix, 1, 1,
-                    "http://query-process.invalid", Duration.ofSeconds(6), Duration.ofSeconds(20), false,
-                    directory.resolve("follower")), Clock.systemUTC())) {
+            try (KafkaLogFollower follower = follower(prefix)) {
                 follower.register(KeyedOrders.declaredBy(KafkaLogFollowerTest.class));
                 List<Long> offsets = new ArrayList<>();
                 long after = 0;
@@ -119,5 +114,12 @@ class KafkaLogFollowerTest {
                         .payload(), java.nio.charset.StandardCharsets.UTF_8)).isEqualTo("{\"id\":\"key-2999\"}");
             }
         }
+    }
+
+    /** A query process's follower of the log under {@code prefix}, its copy of the publish records in its own folder. */
+    private KafkaLogFollower follower(String prefix) {
+        return new KafkaLogFollower(new KafkaLogSettings(KafkaCluster.shared().bootstrap(), prefix, 1, 1,
+                "http://query-process.invalid", Duration.ofSeconds(6), Duration.ofSeconds(20), false,
+                directory.resolve("follower")), Clock.systemUTC());
     }
 }

@@ -86,9 +86,14 @@ final class KeyedOrders {
 
     /** {@code orders}, declared by {@code test}; a log never decodes it. */
     static StreamDescriptor declaredBy(Class<?> test) {
-        return StreamDescriptor.builder("orders")
+        return keyed("orders", 1, test);
+    }
+
+    /** {@code stream} of {@code partitions} partitions, keyed by {@code id} as orders is, declared by {@code test}. */
+    static StreamDescriptor keyed(String stream, int partitions, Class<?> test) {
+        return StreamDescriptor.builder(stream)
                 .column(Column.of("id", ColumnType.STRING, true)).idempotencyKey("id").schemaVersion("v1")
-                .declaredBy(test.getName())
+                .partitions(partitions).declaredBy(test.getName())
                 .decoder(parser -> {
                     throw new UnsupportedOperationException("a log never decodes");
                 }).build();

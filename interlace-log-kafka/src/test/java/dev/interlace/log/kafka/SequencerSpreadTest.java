@@ -5,8 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.interlace.log.kafka.testing.KafkaCluster;
 import dev.interlace.runtime.dedup.DedupIndex;
 import dev.interlace.runtime.log.LogSettings;
-import dev.interlace.runtime.stream.Column;
-import dev.interlace.runtime.stream.ColumnType;
 import dev.interlace.runtime.stream.StreamDescriptor;
 import dev.interlace.runtime.testing.Eventually;
 import java.nio.file.Path;
@@ -41,12 +39,10 @@ class SequencerSpreadTest {
 
     @Test
     void eachNodeHoldsItsShareOfAStreamsPartitionsAndTheSharesOfANodeThatLeavesGoToTheOthers() {
-        KafkaStreamLog first = open("first");
-        KafkaStreamLog second = null;
-        KafkaStreamLog third = null;
-        try {
+        try (Nodes nodes = new Nodes()) {
+            KafkaStreamLog first = nodes.add(open("first"));
             ORDERS.logStreams().forEach(first::register);
-            second = open("second");
+            KafkaStreamLog second = nodes.add(open("second"));
             OTHERS.forEach(second::register);
             List<KafkaStreamLog> two = List.of(first, second);
             awaitShares("the first node holds orders, the second the other streams", two, ORDERS, 4, 0);
@@ -57,7 +53,7 @@ class SequencerSpreadTest {
                 awaitHeld(two, other);
             }
 
-            third = open("third");
+            KafkaStreamLog third = nodes.add(open("third"));
             OTHERS.forEach(third::register);
             ORDERS.logStreams().forEach(third::register);
             List<KafkaStreamLog> three = List.of(first, second, third);
@@ -73,14 +69,6 @@ class SequencerSpreadTest {
             second.close();
             awaitShares("the second node left: the two others hold two partitions of orders each",
                     List.of(first, third), ORDERS, 2, 2);
-        } finally {
-            first.close();
-            if (second != null) {
-                second.close();
-            }
-            if (third != null) {
-                third.close();
-            }
         }
     }
 
@@ -91,23 +79,16 @@ class SequencerSpreadTest {
      */
     @Test
     void aNodeNamesTheNewHolderOfAPartitionTheGroupTookAwayEvenIfItsSequencerStillRuns() {
-        KafkaStreamLog first = open("first", Unfenced.NONE);
-        KafkaStreamLog second = null;
-        try {
+        try (Nodes nodes = new Nodes()) {
+            KafkaStreamLog first = nodes.add(open("first", Unfenced.NONE));
             ORDERS.logStreams().forEach(first::register);
             awaitShares("the first node holds orders", List.of(first), ORDERS, 4);
-            second = open("second", Unfenced.NONE);
+            KafkaStreamLog second = nodes.add(open("second", Unfenced.NONE));
             ORDERS.logStreams().forEach(second::register);
-            KafkaStreamLog other = second;
             Eventually.until("the first node names the second as the holder of two partitions",
                     Duration.ofSeconds(90), () -> ORDERS.logStreams().stream().filter(logStream ->
-                            first.holder(logStream.name()).equals(java.util.Optional.of(other.nodeUrl()))).count()
+                            first.holder(logStream.name()).equals(java.util.Optional.of(second.nodeUrl()))).count()
                             == 2);
-        } finally {
-            first.close();
-            if (second != null) {
-                second.close();
-            }
         }
     }
 
@@ -169,11 +150,6 @@ class SequencerSpreadTest {
     }
 
     private static StreamDescriptor keyed(String stream, int partitions) {
-        return StreamDescriptor.builder(stream)
-                .column(Column.of("id", ColumnType.STRING, true)).idempotencyKey("id").schemaVersion("v1")
-                .partitions(partitions).declaredBy(SequencerSpreadTest.class.getName())
-                .decoder(parser -> {
-                    throw new UnsupportedOperationException("a log never decodes");
-                }).build();
+        return KeyedOrders.keyed(stream, partitions, SequencerSpreadTest.class);
     }
 }
