@@ -39,7 +39,6 @@ public final class KafkaLogFollower extends KafkaLogReads
     private final Reads reads;
     private final KafkaPublishRecords publishRecords;
     private final FollowerGroups groups;
-    private volatile boolean closed;
 
     /**
      * Connects to the cluster {@code kafka} names (only its bootstrap, topic prefix and data directory are used: the
@@ -76,10 +75,7 @@ public final class KafkaLogFollower extends KafkaLogReads
     /** Follows {@code stream}'s topics, which the node that serves it created, and reads them up to their ends. */
     @Override
     public void register(StreamDescriptor stream) {
-        if (closed) {
-            throw new LogUnavailableException("the log is closed");
-        }
-        if (views.isRegistered(stream.name())) {
+        if (!toRegister(stream)) {
             return;
         }
         if (!topics.streams().contains(stream.name())) {
@@ -114,7 +110,7 @@ public final class KafkaLogFollower extends KafkaLogReads
 
     @Override
     public Health health() {
-        if (closed) {
+        if (closed()) {
             return new Health(false, "the log follower is closed");
         }
         if (tailer.failure() != null) {
@@ -142,11 +138,7 @@ public final class KafkaLogFollower extends KafkaLogReads
     }
 
     @Override
-    public void close() {
-        if (closed) {
-            return;
-        }
-        closed = true;
+    void release() {
         tailer.close();
         readers.close();
         publishes.close(); // after the tailer, which applies what it reads to it

@@ -28,6 +28,8 @@ abstract sealed class KafkaLogReads implements StreamLog permits KafkaStreamLog,
 
     /** Told when a stream advances; the log's views call them (see each log's {@code appended}). */
     final List<AppendListener> listeners = new CopyOnWriteArrayList<>();
+    /** Set by the first {@link #close}: a closed log registers no stream and says so in its health. */
+    private volatile boolean closed;
 
     /**
      * What a log reads with: its streams' views as the tailer keeps them, and the reads of their events and quarantined
@@ -45,6 +47,23 @@ abstract sealed class KafkaLogReads implements StreamLog permits KafkaStreamLog,
 
     /** What this log reads with. */
     abstract Reads reads();
+
+    /** Stops the log's threads and closes its clients and files; called once, by the first {@link #close}. */
+    abstract void release();
+
+    /** Releases what the log holds the first time; closing it again does nothing. */
+    @Override
+    public final void close() {
+        if (!closed) {
+            closed = true;
+            release();
+        }
+    }
+
+    /** Whether the log was closed. */
+    final boolean closed() {
+        return closed;
+    }
 
     @Override
     public final List<LogEntry> read(String stream, long afterOffset, int limit, long maxBytes, Duration wait)
@@ -102,6 +121,18 @@ abstract sealed class KafkaLogReads implements StreamLog permits KafkaStreamLog,
     public final long firstOffsetSince(String stream, long epochMicros) {
         StreamView view = reads().views().find(stream);
         return view == null ? 1 : view.firstOffsetSince(epochMicros);
+    }
+
+    /**
+     * Whether {@code stream} is still to be registered: not when it is already, and never once the log is closed.
+     *
+     * @throws LogUnavailableException when the log is closed
+     */
+    final boolean toRegister(StreamDescriptor stream) {
+        if (closed) {
+            throw new LogUnavailableException("the log is closed");
+        }
+        return !reads().views().isRegistered(stream.name());
     }
 
     /** Gives {@code stream}'s view the stream's retention and keyedness, the first step of registering it. */

@@ -87,7 +87,6 @@ public final class KafkaStreamLog extends KafkaLogReads
     private final SequencingRounds rounds;
     /** This node's membership of the sequencer group; null on a node that sequences nothing. */
     private final Membership membership;
-    private volatile boolean closed;
 
     /**
      * Connects to the cluster, creates or checks the log's own topics and reads them; streams come with register.
@@ -235,10 +234,7 @@ public final class KafkaStreamLog extends KafkaLogReads
 
     @Override
     public void register(StreamDescriptor stream) {
-        if (closed) {
-            throw new LogUnavailableException("the log is closed");
-        }
-        if (views.isRegistered(stream.name())) {
+        if (!toRegister(stream)) {
             return;
         }
         StreamView view = registering(stream);
@@ -322,7 +318,7 @@ public final class KafkaStreamLog extends KafkaLogReads
 
     @Override
     public Health health() {
-        if (closed) {
+        if (closed()) {
             return new Health(false, "the log is closed");
         }
         String silence = silence();
@@ -373,11 +369,7 @@ public final class KafkaStreamLog extends KafkaLogReads
     // ================================================================== closing
 
     @Override
-    public void close() {
-        if (closed) {
-            return;
-        }
-        closed = true;
+    void release() {
         placement.close();
         acknowledger.shutdown(); // answers already committed are still given
         Threads.awaitTermination(acknowledger, Duration.ofSeconds(5));
