@@ -8,6 +8,7 @@ import dev.interlace.runtime.auth.ApiKey;
 import dev.interlace.runtime.auth.KeyFile;
 import dev.interlace.runtime.auth.Scope;
 import dev.interlace.runtime.config.ConfigException;
+import dev.interlace.runtime.testing.Eventually;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -20,7 +21,6 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.Config;
@@ -228,12 +228,6 @@ class ClusterKeysTest {
     }
 
     private static void awaitTrue(String what, BooleanSupplier condition) {
-        long deadline = System.nanoTime() + SEEN_WITHIN.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("waited " + SEEN_WITHIN.toSeconds() + " s for: " + what);
-            }
-            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
-        }
+        Eventually.until(what, SEEN_WITHIN, condition::getAsBoolean);
     }
 }
