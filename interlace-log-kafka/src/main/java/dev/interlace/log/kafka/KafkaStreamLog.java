@@ -177,7 +177,7 @@ public final class KafkaStreamLog extends KafkaLogReads
         this.indexes = new SequencerIndexes(kafka.indexDirectory(), settings.dedup(), segments, clock, localKeys,
                 new IndexTopics(kafka.bootstrap(), kafka.topicPrefix() + "dedup-publisher", topics, readers,
                         publication));
-        this.placement = new SequencerPlacement(kafka, topics, views, indexes, components);
+        this.placement = new SequencerPlacement(kafka, topics, views, indexes);
         this.publishRecords = new KafkaPublishRecords(kafka, topics, publishes);
         this.groups = new KafkaConsumerGroups(views, placement, topics);
         this.trims = new StreamTrims(views, placement, topics);

@@ -41,7 +41,6 @@ final class SequencerPlacement {
     private final Topics topics;
     private final StreamViews views;
     private final SequencerIndexes indexes;
-    private final ComponentHealth components;
     private final Map<String, Sequencer> sequencers = new ConcurrentHashMap<>();
     /** The streams the sequencer group assigns this node now (their partitions are this member's). */
     private final Set<String> assignedHere = ConcurrentHashMap.newKeySet();
@@ -55,13 +54,11 @@ final class SequencerPlacement {
     private volatile long holdersReadAt;
     private volatile boolean closed;
 
-    SequencerPlacement(KafkaLogSettings kafka, Topics topics, StreamViews views, SequencerIndexes indexes,
-            ComponentHealth components) {
+    SequencerPlacement(KafkaLogSettings kafka, Topics topics, StreamViews views, SequencerIndexes indexes) {
         this.kafka = kafka;
         this.topics = topics;
         this.views = views;
         this.indexes = indexes;
-        this.components = components;
     }
 
     /**
@@ -128,22 +125,23 @@ final class SequencerPlacement {
      * whose sequencer was fenced while the group still assigns it here. A legitimate new holder gets the stream from
      * the group, which revokes it here first (cooperative rebalancing); a fence without a revocation within the
      * session timeout came from a node the group does not assign it to (one cut off from the group, or gone since),
-     * and without this the stream would have no writer until the next rebalance.
+     * and without this the stream would have no writer until the next rebalance. What fails is reported to
+     * {@code components}, the health the rounds report to.
      */
-    void watch() {
+    void watch(ComponentHealth components) {
         RuntimeException tailerFailure = context.tailer().failure();
         if (tailerFailure != null && !closed) {
             components.failed(ComponentHealth.Component.KAFKA_TAILER, null, tailerFailure, ComponentHealth.Fate.DEAD);
         }
         try {
             candidacy.check();
-            watchSequencers();
+            watchSequencers(components);
         } catch (RuntimeException e) {
             LOG.log(Level.WARNING, "the Kafka log's watchdog round failed", e);
         }
     }
 
-    private void watchSequencers() {
+    private void watchSequencers(ComponentHealth components) {
         for (Map.Entry<String, Sequencer> entry : sequencers.entrySet()) {
             Sequencer sequencer = entry.getValue();
             Throwable died = sequencer.died();

@@ -27,7 +27,7 @@ final class SequencingRounds {
         this.standby = start("interlace-kafka-standby", Thread.NORM_PRIORITY - 1, standbyPeriod,
                 ComponentHealth.Component.KAFKA_STANDBY, placement::standbyRound);
         this.watchdog = start("interlace-kafka-watchdog", Thread.NORM_PRIORITY, WATCH_PERIOD,
-                ComponentHealth.Component.KAFKA_WATCHDOG, placement::watch);
+                ComponentHealth.Component.KAFKA_WATCHDOG, () -> placement.watch(components));
     }
 
     private ScheduledExecutorService start(String threadName, int priority, Duration period,
