@@ -35,10 +35,7 @@ class IndexOpeningTest extends SharedBrokerTest {
     void aFlushLeaseIsGrantedAndItsWatermarkCommittedWhileTheIndexOpens() throws Exception {
         List<Long> offsets = publishedByAnotherNode();
         HeldOpening opening = new HeldOpening(false);
-        try (KafkaStreamLog second = open(opening)) {
-            second.register(orders);
-            assertThat(opening.reached.await(60, TimeUnit.SECONDS)).as("the index opening was reached").isTrue();
-
+        try (KafkaStreamLog second = openUntilOpening(opening)) {
             Leases.LeaseResult lease = second.lease("orders", FlushLease.GROUP, NODE, Duration.ofSeconds(30),
                     Leases.Actor.SERVER);
             assertThat(lease).isInstanceOf(Leases.Granted.class);
@@ -71,10 +68,7 @@ class IndexOpeningTest extends SharedBrokerTest {
     void anIndexThatFailsToOpenIsOpenedAgainAndDecidesExactly() throws Exception {
         List<Long> offsets = publishedByAnotherNode();
         HeldOpening opening = new HeldOpening(true);
-        try (KafkaStreamLog second = open(opening)) {
-            second.register(orders);
-            assertThat(opening.reached.await(60, TimeUnit.SECONDS)).as("the index opening was reached").isTrue();
-
+        try (KafkaStreamLog second = openUntilOpening(opening)) {
             AppendResult.EntryResult duplicate = entry(KeyedOrders.appendUntilServed(second, "key-7"));
             assertThat(duplicate.status()).isEqualTo(AppendResult.Status.DUPLICATE);
             assertThat(duplicate.offset()).isEqualTo(offsets.get(7));
@@ -88,6 +82,19 @@ class IndexOpeningTest extends SharedBrokerTest {
         try (KafkaStreamLog first = KeyedOrders.log(prefix, directory.resolve("first"), "first", true, 1000)) {
             first.register(orders);
             return KeyedAppends.append(first, KEYS, 500);
+        }
+    }
+
+    /** The second node with {@code orders} registered, once its index's opening has reached {@code opening}. */
+    private KafkaStreamLog openUntilOpening(HeldOpening opening) throws InterruptedException {
+        KafkaStreamLog second = open(opening);
+        try {
+            second.register(orders);
+            assertThat(opening.reached.await(60, TimeUnit.SECONDS)).as("the index opening was reached").isTrue();
+            return second;
+        } catch (RuntimeException | InterruptedException | AssertionError e) {
+            second.close();
+            throw e;
         }
     }
 
