@@ -63,13 +63,9 @@ final class SequencerIndexes {
         long runAtHead = -1;
     }
 
+    /** Indexes built from the key blocks alone: no copy of the keys on this node, no published indexes. */
     SequencerIndexes(Path directory, DedupIndex.Settings settings, SegmentListener listener, Clock clock) {
-        this(directory, settings, listener, clock, null);
-    }
-
-    SequencerIndexes(Path directory, DedupIndex.Settings settings, SegmentListener listener, Clock clock,
-            LocalKeys localKeys) {
-        this(directory, settings, listener, clock, localKeys, null);
+        this(directory, settings, listener, clock, null, null);
     }
 
     SequencerIndexes(Path directory, DedupIndex.Settings settings, SegmentListener listener, Clock clock,
