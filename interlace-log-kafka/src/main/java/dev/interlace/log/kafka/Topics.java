@@ -13,6 +13,7 @@ import java.util.Properties;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.Config;
@@ -136,9 +137,7 @@ final class Topics {
      * ({@code acks=all}, idempotent): what every producer of the log starts from.
      */
     static Properties durableProducer(String bootstrap, String clientId) {
-        Properties properties = new Properties();
-        properties.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        properties.put(ProducerConfig.CLIENT_ID_CONFIG, clientId);
+        Properties properties = client(bootstrap, clientId);
         properties.put(ProducerConfig.ACKS_CONFIG, "all");
         properties.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
         return properties;
@@ -150,13 +149,19 @@ final class Topics {
      * {@code fetchMaxWaitMillis}.
      */
     static Properties committedReader(String bootstrap, String clientId, long fetchMaxWaitMillis) {
-        Properties properties = new Properties();
-        properties.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        properties.put(ConsumerConfig.CLIENT_ID_CONFIG, clientId);
+        Properties properties = client(bootstrap, clientId);
         properties.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
         properties.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
         properties.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         properties.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, Long.toString(fetchMaxWaitMillis));
+        return properties;
+    }
+
+    /** What every client of the log is told first: the brokers to ask, and the id it names itself with to them. */
+    private static Properties client(String bootstrap, String clientId) {
+        Properties properties = new Properties();
+        properties.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        properties.put(CommonClientConfigs.CLIENT_ID_CONFIG, clientId);
         return properties;
     }
 
