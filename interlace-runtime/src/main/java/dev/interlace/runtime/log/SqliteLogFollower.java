@@ -108,12 +108,6 @@ public final class SqliteLogFollower extends SqliteLogReads implements ReadOnlyL
         return groups;
     }
 
-    /** The server trims its publish records. */
-    @Override
-    public long trimPublishes(long beforeMicros) {
-        return 0;
-    }
-
     @Override
     public void close() {
         closed = true;
