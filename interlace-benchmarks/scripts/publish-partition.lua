@@ -3,10 +3,11 @@
 -- key falls in partition P of N, so that a client pointed at that partition's sequencer is never forwarded. The
 -- partition is the server's (dev.interlace.client.Partitioning): FNV-1a over the key's bytes with a final avalanche,
 -- unsigned remainder by N; 64-bit arithmetic through LuaJIT's uint64_t. Checked at start against known keys.
+package.path = (debug.getinfo(1, "S").source:match("^@(.*/)") or "./") .. "?.lua;" .. package.path
+local publish = require("publish-lib")
 local ffi = require("ffi")
 local bit = require("bit")
 local partition, partitions = 0, 1
-local head = nil
 
 local function key_hash(s)
   local h = ffi.new("uint64_t", 0xcbf29ce484222325ULL)
@@ -25,16 +26,13 @@ local function partition_of(key, n)
   return tonumber(key_hash(key) % ffi.new("uint64_t", n))
 end
 
-function setup(thread)
-  thread:set("seed", math.random(1, 2147483647))
-end
+setup = publish.setup
+done = publish.done
 
 function init(args)
   partition = tonumber(args[1]) or 0
   partitions = tonumber(args[2]) or 1
-  math.randomseed(seed + os.time())
-  wrk.method = "POST"
-  wrk.headers["Content-Type"] = "application/json"
+  publish.init()
   if args[3] == "check" then
     for _, key in ipairs({"a", "order-1", "3f2b1c4d-0000-4000-8000-000000000000"}) do
       io.write(string.format("CHECK %s %s %d\n", key, tostring(key_hash(key)), partition_of(key, 7)))
@@ -42,28 +40,10 @@ function init(args)
   end
 end
 
-local random = math.random
-local function uuid()
-  return string.format("%04x%04x-%04x-4%03x-%x%03x-%04x%04x%04x", random(0, 65535), random(0, 65535),
-    random(0, 65535), random(0, 4095), random(8, 11), random(0, 4095), random(0, 65535), random(0, 65535),
-    random(0, 65535))
-end
-
 function request()
-  local key = uuid()
+  local key = publish.uuid()
   while partition_of(key, partitions) ~= partition do
-    key = uuid()
+    key = publish.uuid()
   end
-  local body = '{"order_id":"' .. key .. '","total":49.5}'
-  if head == nil then
-    local whole = wrk.format(nil, "/streams/orders", nil, body)
-    head = string.sub(whole, 1, #whole - #body)
-  end
-  return head .. body
-end
-
-function done(summary, latency, requests)
-  io.write(string.format("LATENCY p50_us=%d p99_us=%d p999_us=%d max_us=%d requests=%d non2xx=%d timeouts=%d\n",
-    latency:percentile(50), latency:percentile(99), latency:percentile(99.9), latency.max, summary.requests,
-    summary.errors.status, summary.errors.timeout))
+  return publish.single(publish.order(key))
 end

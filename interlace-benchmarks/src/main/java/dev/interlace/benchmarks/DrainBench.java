@@ -51,27 +51,25 @@ final class DrainBench extends Bench {
             Path dir = fresh("e-" + rows);
             copyTree(base, dir);
             FlushStats flushes = new FlushStats();
-            Drain drain = new Drain(rows, backlog);
+            Drain drain;
             Cpu cpuStart = Cpu.now();
             long t0 = System.nanoTime();
             try (Interlace server = start(dir, true, null, DEFAULT_MAX_PENDING, rows, flushes)) {
-                drain.startNanos = System.nanoTime() - t0;
+                long startNanos = System.nanoTime() - t0;
                 long done = waitForPending(server, 0, 1800);
-                drain.wallNanos = done - t0;
                 double[] cores = Cpu.now().since(cpuStart);
-                drain.benchCores = cores[0];
-                drain.otherCores = cores[1];
-                drain.flushes = flushes.snapshot();
                 String check = sql(server, "SELECT count(*), max(_offset), count(DISTINCT _offset) FROM streams.orders");
-                drain.check = check.replaceAll(".*\"rows\":\\[\\[([^]]*)]].*", "$1");
-                drain.warehouseBytes = size(dir.resolve("warehouse.duckdb"));
+                drain = new Drain(rows, backlog, startNanos, done - t0, cores[0], cores[1], flushes.snapshot(),
+                        check.replaceAll(".*\"rows\":\\[\\[([^]]*)]].*", "$1"),
+                        size(dir.resolve("warehouse.duckdb")));
             }
             deleteTree(dir);
             System.out.printf("--flush-batch-rows %d: %,d rows; start() %.2f s; pending 0 after %.2f s from start()"
                     + " -> %,.0f rows/s; between first and last flush commit %,.0f rows/s; cpu %.2f this JVM, %.2f"
                     + " other; count, max(_offset), distinct offsets = %s; warehouse %,d B%n  %s%n", rows, backlog,
-                    drain.startNanos / 1e9, drain.wallNanos / 1e9, drain.rowsPerSecond(), drain.flushes.steadyRate(),
-                    drain.benchCores, drain.otherCores, drain.check, drain.warehouseBytes, drain.flushes.describe());
+                    drain.startNanos() / 1e9, drain.wallNanos() / 1e9, drain.rowsPerSecond(),
+                    drain.flushes().steadyRate(), drain.benchCores(), drain.otherCores(), drain.check(),
+                    drain.warehouseBytes(), drain.flushes().describe());
             results.add(drain);
         }
         deleteTree(base);
@@ -91,22 +89,13 @@ final class DrainBench extends Bench {
         }
     }
 
-    /** (e): one drain of the backlog. */
-    static final class Drain {
-        final int batchRows;
-        final long rows;
-        long startNanos;
-        long wallNanos;
-        double benchCores;
-        double otherCores;
-        FlushStats.Snapshot flushes;
-        String check;
-        long warehouseBytes;
-
-        Drain(int batchRows, long rows) {
-            this.batchRows = batchRows;
-            this.rows = rows;
-        }
+    /**
+     * (e): one drain of the backlog: {@code rows} events flushed with {@code --flush-batch-rows batchRows}, how long
+     * the server took to start and to drain them (from the start), the CPU cores used, the flush commits, the
+     * warehouse's check ("count, max(_offset), distinct offsets") and its size in bytes.
+     */
+    record Drain(int batchRows, long rows, long startNanos, long wallNanos, double benchCores, double otherCores,
+            FlushStats.Snapshot flushes, String check, long warehouseBytes) {
 
         double rowsPerSecond() {
             return rows / (wallNanos / 1e9);

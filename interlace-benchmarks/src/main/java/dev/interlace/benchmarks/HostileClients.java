@@ -26,12 +26,8 @@ final class HostileClients implements AutoCloseable {
     private final String pollTarget;
     private final long dribbleMillis;
     private final List<SocketChannel> dribbling = new ArrayList<>();
-    private final AtomicInteger slowlorisOpen = new AtomicInteger();
-    private final AtomicInteger slowlorisAnswered = new AtomicInteger();
-    private final AtomicInteger slowlorisClosed = new AtomicInteger();
-    private final AtomicInteger pollsOpen = new AtomicInteger();
-    private final AtomicInteger pollsAnswered = new AtomicInteger();
-    private final AtomicInteger pollsClosed = new AtomicInteger();
+    private final Tally slowlorisTally = new Tally();
+    private final Tally pollTally = new Tally();
     private final AtomicInteger connectFailures = new AtomicInteger();
     private final CountDownLatch opened = new CountDownLatch(1);
     private final Thread thread;
@@ -40,6 +36,23 @@ final class HostileClients implements AutoCloseable {
 
     /** What a connection is for, attached to its key. */
     private enum Kind { SLOWLORIS, LONG_POLL }
+
+    /** What became of the connections of one kind: how many are still open, were answered, were closed. */
+    private static final class Tally {
+        final AtomicInteger open = new AtomicInteger();
+        final AtomicInteger answered = new AtomicInteger();
+        final AtomicInteger closed = new AtomicInteger();
+
+        @Override
+        public String toString() {
+            return open.get() + " still open (" + answered.get() + " answered, " + closed.get()
+                    + " closed by the server)";
+        }
+    }
+
+    private Tally tally(Kind kind) {
+        return kind == Kind.SLOWLORIS ? slowlorisTally : pollTally;
+    }
 
     HostileClients(InetSocketAddress server, int slowloris, int longPolls, String stream, long head,
             long dribbleMillis) {
@@ -116,10 +129,8 @@ final class HostileClients implements AutoCloseable {
             channel.register(selector, SelectionKey.OP_READ, kind);
             if (kind == Kind.SLOWLORIS) {
                 dribbling.add(channel);
-                slowlorisOpen.incrementAndGet();
-            } else {
-                pollsOpen.incrementAndGet();
             }
+            tally(kind).open.incrementAndGet();
         } catch (IOException e) {
             connectFailures.incrementAndGet();
         }
@@ -133,7 +144,7 @@ final class HostileClients implements AutoCloseable {
             if (read < 0) {
                 closed(key);
             } else if (read > 0 && key.attachment() instanceof Kind kind) {
-                (kind == Kind.SLOWLORIS ? slowlorisAnswered : pollsAnswered).incrementAndGet();
+                tally(kind).answered.incrementAndGet();
                 synchronized (this) {
                     notifyAll(); // see awaitPollsAnswered
                 }
@@ -152,8 +163,8 @@ final class HostileClients implements AutoCloseable {
             return;
         }
         Kind kind = key.attachment() instanceof Answered answered ? answered.kind() : (Kind) key.attachment();
-        (kind == Kind.SLOWLORIS ? slowlorisOpen : pollsOpen).decrementAndGet();
-        (kind == Kind.SLOWLORIS ? slowlorisClosed : pollsClosed).incrementAndGet();
+        tally(kind).open.decrementAndGet();
+        tally(kind).closed.incrementAndGet();
         key.cancel();
         try {
             key.channel().close();
@@ -164,30 +175,28 @@ final class HostileClients implements AutoCloseable {
 
     /** A one-line account, e.g. {@code slowloris 500 open (0 answered, 0 closed by the server); ...}. */
     String state() {
-        return String.format("slowloris %d still open (%d answered, %d closed by the server); long polls %d still open"
-                + " (%d answered, %d closed by the server); %d connects failed", slowlorisOpen.get(),
-                slowlorisAnswered.get(), slowlorisClosed.get(), pollsOpen.get(), pollsAnswered.get(),
-                pollsClosed.get(), connectFailures.get());
+        return "slowloris " + slowlorisTally + "; long polls " + pollTally + "; " + connectFailures.get()
+                + " connects failed";
     }
 
     int pollsOpen() {
-        return pollsOpen.get();
+        return pollTally.open.get();
     }
 
     int pollsAnswered() {
-        return pollsAnswered.get();
+        return pollTally.answered.get();
     }
 
     /** Waits until {@code count} long polls were answered in all, or until {@code deadlineNanos} (System.nanoTime). */
     synchronized void awaitPollsAnswered(int count, long deadlineNanos) throws InterruptedException {
         long left;
-        while (pollsAnswered.get() < count && (left = (deadlineNanos - System.nanoTime()) / 1_000_000) > 0) {
+        while (pollTally.answered.get() < count && (left = (deadlineNanos - System.nanoTime()) / 1_000_000) > 0) {
             wait(left);
         }
     }
 
     int slowlorisClosed() {
-        return slowlorisClosed.get();
+        return slowlorisTally.closed.get();
     }
 
     @Override

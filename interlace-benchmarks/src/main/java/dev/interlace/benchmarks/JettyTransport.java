@@ -73,7 +73,7 @@ final class JettyTransport implements HttpTransport {
         connector.setIdleTimeout(limits.idleTimeout().toMillis());
         server.addConnector(connector);
         server.addBean(new ConnectionLimit(limits.maxConnections(), connector));
-        server.setHandler(new Dispatching(dispatcher, limits.maxBodyBytes()));
+        server.setHandler(new Dispatching(dispatcher));
         try {
             server.start();
         } catch (Exception e) {
@@ -100,19 +100,21 @@ final class JettyTransport implements HttpTransport {
                 + " pool threads max)";
     }
 
-    /** Reads the body within the limit, dispatches, and completes the callback when the answer is written. */
-    private static final class Dispatching extends Handler.Abstract.NonBlocking {
+    /**
+     * Reads the body within the transport's limit, dispatches, and completes the callback when the answer is
+     * written.
+     */
+    private final class Dispatching extends Handler.Abstract.NonBlocking {
 
         private final HttpDispatcher dispatcher;
-        private final long maxBodyBytes;
 
-        Dispatching(HttpDispatcher dispatcher, long maxBodyBytes) {
+        Dispatching(HttpDispatcher dispatcher) {
             this.dispatcher = dispatcher;
-            this.maxBodyBytes = maxBodyBytes;
         }
 
         @Override
         public boolean handle(Request request, Response response, Callback callback) {
+            long maxBodyBytes = limits.maxBodyBytes();
             String method = request.getMethod();
             String target = request.getHttpURI().getPathQuery();
             long declared = request.getLength();

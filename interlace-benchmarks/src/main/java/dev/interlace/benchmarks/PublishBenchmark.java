@@ -350,9 +350,9 @@ public final class PublishBenchmark extends Bench {
                     String.format("%.3fx", side), side >= 0.95);
         }
         for (Drain d : drains) {
-            target("(e) flush >= 250 000 rows/s (backlog " + d.rows + ", --flush-batch-rows " + d.batchRows + ")",
+            target("(e) flush >= 250 000 rows/s (backlog " + d.rows() + ", --flush-batch-rows " + d.batchRows() + ")",
                     String.format("%,.0f rows/s from start(); %,.0f between first and last commit", d.rowsPerSecond(),
-                            d.flushes.steadyRate()), d.rowsPerSecond() >= 250_000);
+                            d.flushes().steadyRate()), d.rowsPerSecond() >= 250_000);
         }
         for (Batched b : flushed.values()) {
             target("(f) batch " + b.batch + ", default --max-pending: throughput",

@@ -4,7 +4,6 @@ import com.github.javaparser.ast.CompilationUnit;
 import com.github.javaparser.ast.Modifier;
 import com.github.javaparser.ast.NodeList;
 import com.github.javaparser.ast.body.ClassOrInterfaceDeclaration;
-import com.github.javaparser.ast.body.MethodDeclaration;
 import java.util.List;
 
 /** Builds the model registry of a compilation with javaparser, like {@link StreamSources} does for streams. */
@@ -46,11 +45,7 @@ final class ModelSources {
             }
         }
         body.append("); }");
-        MethodDeclaration method = registry.addMethod("models", Modifier.Keyword.PUBLIC);
-        method.addMarkerAnnotation("Override");
-        method.setType("List<ModelDefinition>");
-        method.setBody(StreamSources.block(body.toString()));
-        unit.addType(registry);
-        return StreamSources.print(unit);
+        StreamSources.override(registry, "models", "List<ModelDefinition>", body);
+        return StreamSources.print(unit.addType(registry));
     }
 }

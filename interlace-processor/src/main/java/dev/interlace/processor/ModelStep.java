@@ -3,9 +3,9 @@ package dev.interlace.processor;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import javax.annotation.processing.ProcessingEnvironment;
 import javax.lang.model.element.AnnotationMirror;
@@ -26,7 +26,7 @@ import javax.tools.StandardLocation;
  * <p>A model whose only problem may be something a later round still generates (a dependency not known yet) is
  * deferred; if it is still unknown when processing is over, its report is printed then.
  */
-final class ModelStep implements ProcessingStep {
+final class ModelStep extends DeclarationStep<ModelStep.ModelDeclaration> {
 
     static final String ANNOTATION = "dev.interlace.annotations.Model";
     static final String JAVA_MODEL = "dev.interlace.runtime.model.JavaModel";
@@ -37,17 +37,12 @@ final class ModelStep implements ProcessingStep {
     record ModelDeclaration(String packageName, String name, String materialise, String uniqueKey, String sql,
             List<String> dependsOn, String className) {}
 
-    private final ProcessingEnvironment env;
-    private final KnownStreams streams;
     /** Models of this compilation by name, valid or not, and the class declaring each (the first one wins). */
     private final Map<String, String> declaredNames = new HashMap<>();
-    private final Registries<ModelDeclaration> registry;
 
     ModelStep(ProcessingEnvironment env, KnownStreams streams) {
-        this.env = env;
-        this.streams = streams;
-        this.registry = new Registries<>(env, REGISTRY_INTERFACE, REGISTRY_NAME, ModelDeclaration::packageName,
-                ModelSources::registry);
+        super(env, streams, new Registries<>(env, REGISTRY_INTERFACE, REGISTRY_NAME, ModelDeclaration::packageName,
+                ModelSources::registry));
     }
 
     @Override
@@ -55,36 +50,24 @@ final class ModelStep implements ProcessingStep {
         return ANNOTATION;
     }
 
+    /** Learns every model name of the round first, so that models may depend on each other in any order. */
     @Override
     public Set<TypeElement> process(Set<TypeElement> elements, boolean lastRound) {
         for (TypeElement type : elements) {
             String name = Annotations.string(values(Annotations.mirror(type, ANNOTATION)).get("name"));
             declaredNames.putIfAbsent(name, type.getQualifiedName().toString());
         }
-        Set<TypeElement> deferred = new LinkedHashSet<>();
-        for (TypeElement type : elements) {
-            AnnotationMirror mirror = Annotations.mirror(type, ANNOTATION);
-            Report report = new Report(type, mirror);
-            ModelDeclaration model = validate(type, mirror, report);
-            if (report.hasUnresolved() && !lastRound) {
-                deferred.add(type);
-                continue;
-            }
-            report.print(env.getMessager());
-            if (report.isClean()) {
-                registry.add(model.name(), model, type);
-            }
-        }
-        registry.endOfRound();
-        return deferred;
+        return super.process(elements, lastRound);
+    }
+
+    /** Adds the model to the registry, which is written when processing is over. */
+    @Override
+    void accept(TypeElement type, ModelDeclaration model) {
+        registry.add(model.name(), model, type);
     }
 
     @Override
-    public void finish() {
-        registry.finish();
-    }
-
-    private ModelDeclaration validate(TypeElement type, AnnotationMirror mirror, Report report) {
+    Optional<ModelDeclaration> validate(TypeElement type, AnnotationMirror mirror, Report report) {
         Map<String, AnnotationValue> values = values(mirror);
         String name = Annotations.string(values.get("name"));
         if (!Names.isValid(name)) {
@@ -143,8 +126,8 @@ final class ModelStep implements ProcessingStep {
                     + " models; remove it or use Materialise.INCREMENTAL");
         }
         String packageName = Annotations.packageOf(env.getElementUtils(), type);
-        return new ModelDeclaration(packageName, name, materialise, uniqueKey.isEmpty() ? null : uniqueKey,
-                sql.isBlank() ? null : sql, dependsOn, type.getQualifiedName().toString());
+        return Optional.of(new ModelDeclaration(packageName, name, materialise, uniqueKey.isEmpty() ? null : uniqueKey,
+                sql.isBlank() ? null : sql, dependsOn, type.getQualifiedName().toString()));
     }
 
     private boolean known(String input) {

@@ -10,6 +10,7 @@ import com.github.javaparser.ast.body.ClassOrInterfaceDeclaration;
 import com.github.javaparser.ast.body.MethodDeclaration;
 import com.github.javaparser.ast.body.Parameter;
 import com.github.javaparser.ast.body.RecordDeclaration;
+import com.github.javaparser.ast.body.TypeDeclaration;
 import com.github.javaparser.ast.expr.StringLiteralExpr;
 import com.github.javaparser.ast.stmt.BlockStmt;
 import com.github.javaparser.printer.DefaultPrettyPrinter;
@@ -64,13 +65,8 @@ final class StreamSources {
         body.append("default: throw new IndexOutOfBoundsException(\"stream ").append(stream.name())
                 .append(" has ").append(components.size()).append(" columns, not column \" + index);");
         body.append("} }");
-        MethodDeclaration value = record.addMethod("value", Modifier.Keyword.PUBLIC);
-        value.addMarkerAnnotation("Override");
-        value.setType("Object");
-        value.addParameter("int", "index");
-        value.setBody(block(body.toString()));
-        unit.addType(record);
-        return print(unit);
+        override(record, "value", "Object", body).addParameter("int", "index");
+        return print(unit.addType(record));
     }
 
     /** The decoder specialised to the schema: one pass over the object with Jackson's streaming parser. */
@@ -158,14 +154,10 @@ final class StreamSources {
                 .append(evolves ? "undeclared" : "Map.of()").append(");");
         body.append("}");
 
-        MethodDeclaration decode = decoder.addMethod("decode", Modifier.Keyword.PUBLIC);
-        decode.addMarkerAnnotation("Override");
-        decode.setType("DecodeResult<" + stream.eventType() + ">");
-        decode.addParameter("JsonParser", "parser");
-        decode.addThrownException(PARSER.parseClassOrInterfaceType("IOException").getResult().orElseThrow());
-        decode.setBody(block(body.toString()));
-        unit.addType(decoder);
-        return print(unit);
+        override(decoder, "decode", "DecodeResult<" + stream.eventType() + ">", body)
+                .addParameter("JsonParser", "parser")
+                .addThrownException(PARSER.parseClassOrInterfaceType("IOException").getResult().orElseThrow());
+        return print(unit.addType(decoder));
     }
 
     /** The descriptor holder: the runtime's view of the stream. */
@@ -245,12 +237,17 @@ final class StreamSources {
             list.append(i == 0 ? "" : ", ").append(holder).append(".DESCRIPTOR");
         }
         list.append("); }");
-        MethodDeclaration method = registry.addMethod("streams", Modifier.Keyword.PUBLIC);
+        override(registry, "streams", "List<StreamDescriptor>", list);
+        return print(unit.addType(registry));
+    }
+
+    /** Adds a public {@code @Override} method to {@code type}: its name, return type and body; parameters follow. */
+    static MethodDeclaration override(TypeDeclaration<?> type, String name, String returnType, CharSequence body) {
+        MethodDeclaration method = type.addMethod(name, Modifier.Keyword.PUBLIC);
         method.addMarkerAnnotation("Override");
-        method.setType("List<StreamDescriptor>");
-        method.setBody(block(list.toString()));
-        unit.addType(registry);
-        return print(unit);
+        method.setType(returnType);
+        method.setBody(block(body.toString()));
+        return method;
     }
 
     static String print(CompilationUnit unit) {
@@ -269,7 +266,7 @@ final class StreamSources {
         return unit;
     }
 
-    static void generated(com.github.javaparser.ast.body.TypeDeclaration<?> type) {
+    static void generated(TypeDeclaration<?> type) {
         type.addSingleMemberAnnotation("Generated", new StringLiteralExpr(GENERATOR));
     }
 

@@ -26,20 +26,14 @@ import javax.tools.StandardLocation;
  * and descriptor, and records the stream in {@link KnownStreams}; when processing is over, writes the compilation's
  * registry and its service file. A stream needs nothing from later rounds, so this step never defers.
  */
-final class StreamStep implements ProcessingStep {
+final class StreamStep extends DeclarationStep<StreamDeclaration> {
 
     static final String ANNOTATION = "dev.interlace.annotations.Stream";
     static final String REGISTRY_INTERFACE = "dev.interlace.runtime.stream.StreamRegistry";
 
-    private final ProcessingEnvironment env;
-    private final KnownStreams streams;
-    private final Registries<StreamDeclaration> registry;
-
     StreamStep(ProcessingEnvironment env, KnownStreams streams) {
-        this.env = env;
-        this.streams = streams;
-        this.registry = new Registries<>(env, REGISTRY_INTERFACE, StreamSources.REGISTRY_NAME,
-                StreamDeclaration::packageName, StreamSources::registry);
+        super(env, streams, new Registries<>(env, REGISTRY_INTERFACE, StreamSources.REGISTRY_NAME,
+                StreamDeclaration::packageName, StreamSources::registry));
     }
 
     @Override
@@ -47,30 +41,11 @@ final class StreamStep implements ProcessingStep {
         return ANNOTATION;
     }
 
-    @Override
-    public Set<TypeElement> process(Set<TypeElement> elements, boolean lastRound) {
-        for (TypeElement type : elements) {
-            AnnotationMirror mirror = Annotations.mirror(type, ANNOTATION);
-            Report report = new Report(type, mirror);
-            Optional<StreamDeclaration> declaration = validate(type, mirror, report);
-            report.print(env.getMessager());
-            if (declaration.isPresent() && report.isClean()) {
-                generate(type, declaration.get());
-            }
-        }
-        registry.endOfRound();
-        return Set.of();
-    }
-
-    @Override
-    public void finish() {
-        registry.finish();
-    }
-
     /** The most partitions a stream may have (the runtime's {@code StreamPartitions.MAX}). */
     static final int MAX_PARTITIONS = 256;
 
-    private Optional<StreamDeclaration> validate(TypeElement type, AnnotationMirror mirror, Report report) {
+    @Override
+    Optional<StreamDeclaration> validate(TypeElement type, AnnotationMirror mirror, Report report) {
         Map<String, AnnotationValue> values = Annotations.values(env.getElementUtils(), mirror);
 
         AnnotationValue nameValue = values.get("name");
@@ -178,7 +153,9 @@ final class StreamStep implements ProcessingStep {
                 partitionKey.isEmpty() ? null : partitionKey));
     }
 
-    private void generate(TypeElement type, StreamDeclaration stream) {
+    /** Adds the stream to the registry and writes its event record, decoder, descriptor and index entry. */
+    @Override
+    void accept(TypeElement type, StreamDeclaration stream) {
         registry.add(stream.name(), stream, type);
         Filer filer = env.getFiler();
         Map<String, String> sources = Map.of(

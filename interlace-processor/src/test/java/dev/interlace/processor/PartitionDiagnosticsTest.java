@@ -3,6 +3,7 @@ package dev.interlace.processor;
 import static com.google.testing.compile.CompilationSubject.assertThat;
 import static com.google.testing.compile.Compiler.javac;
 
+import com.google.common.truth.StringSubject;
 import com.google.testing.compile.Compilation;
 import com.google.testing.compile.JavaFileObjects;
 import java.util.List;
@@ -24,24 +25,23 @@ class PartitionDiagnosticsTest {
         return javac().withProcessors(new InterlaceProcessor()).compile(source);
     }
 
+    /** The descriptor holder generated for a stream with {@code annotationLines}, which compiles without warnings. */
+    private static StringSubject generatedDescriptor(String... annotationLines) {
+        Compilation compilation = compile(stream(annotationLines));
+        assertThat(compilation).succeededWithoutWarnings();
+        return assertThat(compilation).generatedSourceFile("test.PaymentsStream").contentsAsUtf8String();
+    }
+
     @Test
     void aPartitionedStreamCompilesAndItsDescriptorSaysSo() {
-        Compilation compilation = compile(stream("idempotencyKey = \"payment_id\", partitions = 8"));
-        assertThat(compilation).succeededWithoutWarnings();
-        assertThat(compilation).generatedSourceFile("test.PaymentsStream").contentsAsUtf8String()
-                .contains("stream.partitions(8);");
-        Compilation keyless = compile(stream("partitions = 3, partitionKey = \"payment_id\""));
-        assertThat(keyless).succeededWithoutWarnings();
-        assertThat(keyless).generatedSourceFile("test.PaymentsStream").contentsAsUtf8String()
+        generatedDescriptor("idempotencyKey = \"payment_id\", partitions = 8").contains("stream.partitions(8);");
+        generatedDescriptor("partitions = 3, partitionKey = \"payment_id\"")
                 .contains("stream.partitionKey(\"payment_id\");");
     }
 
     @Test
     void oneIsTheDefaultAndGeneratesWhatItAlwaysDid() {
-        Compilation compilation = compile(stream("idempotencyKey = \"payment_id\""));
-        assertThat(compilation).succeededWithoutWarnings();
-        assertThat(compilation).generatedSourceFile("test.PaymentsStream").contentsAsUtf8String()
-                .doesNotContain("partition");
+        generatedDescriptor("idempotencyKey = \"payment_id\"").doesNotContain("partition");
     }
 
     @Test

@@ -1,6 +1,7 @@
 package dev.interlace.runtime;
 
-import com.google.inject.AbstractModule;
+import com.google.inject.Binder;
+import com.google.inject.Module;
 import com.google.inject.Provides;
 import com.google.inject.Singleton;
 import dev.interlace.runtime.config.InterlaceConfig;
@@ -8,21 +9,16 @@ import dev.interlace.runtime.ingest.IngestLimits;
 import dev.interlace.runtime.sql.QueryLimits;
 import dev.interlace.runtime.stream.StreamCatalog;
 
-/** The configuration and the declared streams, which every other module reads. */
-final class CoreModule extends AbstractModule {
-
-    private final InterlaceConfig config;
-    private final StreamCatalog catalog;
-
-    CoreModule(InterlaceConfig config, StreamCatalog catalog) {
-        this.config = config;
-        this.catalog = catalog;
-    }
+/**
+ * The configuration and the declared streams, which every other module reads. A record: the module is nothing but
+ * these two values (Guice finds its {@code @Provides} methods on any module, not only on an {@code AbstractModule}).
+ */
+record CoreModule(InterlaceConfig config, StreamCatalog catalog) implements Module {
 
     @Override
-    protected void configure() {
-        bind(InterlaceConfig.class).toInstance(config);
-        bind(StreamCatalog.class).toInstance(catalog);
+    public void configure(Binder binder) {
+        binder.bind(InterlaceConfig.class).toInstance(config);
+        binder.bind(StreamCatalog.class).toInstance(catalog);
     }
 
     @Provides

@@ -8,10 +8,6 @@ package dev.interlace.runtime.flush;
  */
 public final class LogTrimmedException extends IllegalStateException {
 
-    private final String stream;
-    private final long watermark;
-    private final long firstOffset;
-
     LogTrimmedException(String stream, long watermark, long firstOffset) {
         super("the log was trimmed past this warehouse's watermark of stream " + stream + ": the warehouse holds its"
                 + " events through offset " + watermark + ", the log's first is " + firstOffset + ", so events "
@@ -19,9 +15,6 @@ public final class LogTrimmedException extends IllegalStateException {
                 + " than leave a hole: restore this warehouse from a backup and the log, or rebuild it in a new data"
                 + " directory while the log holds every event (see docs/operations.md, \"A warehouse behind a trimmed"
                 + " log\")");
-        this.stream = stream;
-        this.watermark = watermark;
-        this.firstOffset = firstOffset;
     }
 
     /**
@@ -33,19 +26,5 @@ public final class LogTrimmedException extends IllegalStateException {
         if ((holdsRows || watermark > 0) && head > watermark && earliest > watermark + 1) {
             throw new LogTrimmedException(stream, watermark, earliest);
         }
-    }
-
-    public String stream() {
-        return stream;
-    }
-
-    /** The stream's watermark in this warehouse. */
-    public long watermark() {
-        return watermark;
-    }
-
-    /** The first offset of the stream the log still holds. */
-    public long firstOffset() {
-        return firstOffset;
     }
 }

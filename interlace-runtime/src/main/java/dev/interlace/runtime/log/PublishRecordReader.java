@@ -2,6 +2,7 @@ package dev.interlace.runtime.log;
 
 import dev.interlace.runtime.ops.SqlWhere;
 import dev.interlace.runtime.ops.TraceParent;
+import dev.interlace.runtime.records.RecordPages;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -83,11 +84,7 @@ final class PublishRecordReader {
             where.bind(count);
             select.setInt(where.bind(select), filter.limit());
             tailWhere.bind(tail);
-            long total;
-            try (ResultSet row = count.executeQuery()) {
-                row.next();
-                total = row.getLong(1);
-            }
+            long total = RecordPages.count(count);
             List<long[]> order = new ArrayList<>(); // {id, index into records}
             List<PublishRecord> records = new ArrayList<>();
             for (PreparedStatement statement : List.of(tail, select)) {

@@ -28,6 +28,12 @@ public interface ReadOnlyLog extends StreamLog {
         return 0;
     }
 
+    /** Nor are publish records: the writer keeps them for the record retention. */
+    @Override
+    default long trimPublishes(long beforeMicros) {
+        return 0;
+    }
+
     private UnsupportedOperationException refused(String what) {
         return new UnsupportedOperationException("a query process only reads " + followedLog() + "; it cannot " + what
                 + " it");

@@ -28,7 +28,6 @@ public final class SqliteLogFollower extends SqliteLogReads implements ReadOnlyL
     private final FollowerGroups groups;
     private final Thread poller;
     private volatile String problem;
-    private volatile boolean closed;
 
     /** Follows {@code <serverDataDirectory>/log.sqlite}, which the server has created. */
     public SqliteLogFollower(Path serverDataDirectory, Clock clock) {
@@ -44,7 +43,7 @@ public final class SqliteLogFollower extends SqliteLogReads implements ReadOnlyL
     }
 
     private void follow() {
-        while (!closed) {
+        while (!isClosed()) {
             try {
                 Thread.sleep(POLL_MILLIS);
             } catch (InterruptedException e) {
@@ -99,7 +98,7 @@ public final class SqliteLogFollower extends SqliteLogReads implements ReadOnlyL
     @Override
     public Health health() {
         String now = problem;
-        return closed ? new Health(false, "the log follower is closed")
+        return isClosed() ? new Health(false, "the log follower is closed")
                 : now == null ? Health.ok() : new Health(false, now);
     }
 
@@ -108,15 +107,8 @@ public final class SqliteLogFollower extends SqliteLogReads implements ReadOnlyL
         return groups;
     }
 
-    /** The server trims its publish records. */
     @Override
-    public long trimPublishes(long beforeMicros) {
-        return 0;
-    }
-
-    @Override
-    public void close() {
-        closed = true;
+    void closeOnce() {
         poller.interrupt();
         connections.closing();
         connections.closeReaders();

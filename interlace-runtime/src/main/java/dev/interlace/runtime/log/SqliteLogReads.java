@@ -6,6 +6,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
@@ -24,6 +25,7 @@ abstract sealed class SqliteLogReads implements StreamLog permits SqliteStreamLo
     final List<AppendListener> appendListeners = new CopyOnWriteArrayList<>();
     private final EventReader events;
     private final PublishRecordReader publishRecords;
+    private final AtomicBoolean closed = new AtomicBoolean();
 
     SqliteLogReads(LogConnections connections) {
         this.connections = connections;
@@ -88,6 +90,22 @@ abstract sealed class SqliteLogReads implements StreamLog permits SqliteStreamLo
     public final Map<String, StreamHead> heads() {
         return Map.copyOf(heads);
     }
+
+    /** Whether the log was closed. */
+    final boolean isClosed() {
+        return closed.get();
+    }
+
+    /** Closes the log once; closing it again does nothing. */
+    @Override
+    public final void close() {
+        if (closed.compareAndSet(false, true)) {
+            closeOnce();
+        }
+    }
+
+    /** Stops what the log runs and closes its connections: called by the first {@link #close} only. */
+    abstract void closeOnce();
 
     @Override
     public final PublishRecord.Page publishes(PublishRecord.Filter filter) {

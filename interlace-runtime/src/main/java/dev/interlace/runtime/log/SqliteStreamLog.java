@@ -42,7 +42,6 @@ public final class SqliteStreamLog extends SqliteLogReads {
     private final LogWriter writer;
     private final ConsumerGroupTable consumerGroups;
     private final WalCheckpointer checkpointer;
-    private volatile boolean closed;
 
     /**
      * Opens (creating if needed) {@code <dataDirectory>/log.sqlite}.
@@ -196,7 +195,7 @@ public final class SqliteStreamLog extends SqliteLogReads {
 
     @Override
     public Health health() {
-        if (closed) {
+        if (isClosed()) {
             return new Health(false, "the stream log is closed");
         }
         String problem = writer.failure();
@@ -204,11 +203,7 @@ public final class SqliteStreamLog extends SqliteLogReads {
     }
 
     @Override
-    public void close() {
-        if (closed) {
-            return;
-        }
-        closed = true;
+    void closeOnce() {
         connections.closing();
         writer.close(() -> {
             checkpointer.close();

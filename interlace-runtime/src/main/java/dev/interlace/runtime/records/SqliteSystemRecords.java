@@ -6,7 +6,6 @@ import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Clock;
@@ -123,18 +122,9 @@ public final class SqliteSystemRecords implements SystemRecords {
                         + where + " ORDER BY seq DESC LIMIT ?")) {
             where.bind(count);
             select.setInt(where.bind(select), limit);
-            long total;
-            try (ResultSet row = count.executeQuery()) {
-                row.next();
-                total = row.getLong(1);
-            }
-            List<SysRecord> records = new ArrayList<>();
-            try (ResultSet rows = select.executeQuery()) {
-                while (rows.next()) {
-                    records.add(new SysRecord(rows.getLong(1), rows.getLong(2), rows.getString(3), rows.getString(4),
-                            rows.getString(5), rows.getString(6)));
-                }
-            }
+            long total = RecordPages.count(count);
+            List<SysRecord> records = RecordPages.rows(select, row -> new SysRecord(row.getLong(1), row.getLong(2),
+                    row.getString(3), row.getString(4), row.getString(5), row.getString(6)));
             return new SysRecord.Page(records, total);
         }
     }

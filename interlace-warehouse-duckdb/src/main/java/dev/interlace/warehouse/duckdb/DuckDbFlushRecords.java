@@ -1,13 +1,12 @@
 package dev.interlace.warehouse.duckdb;
 
 import dev.interlace.runtime.ops.TraceIds;
+import dev.interlace.runtime.records.RecordPages;
 import dev.interlace.runtime.warehouse.FlushRecord;
 import dev.interlace.runtime.warehouse.FlushRecords;
 import dev.interlace.runtime.warehouse.StreamTables.WarehouseException;
 import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.util.ArrayList;
 import java.util.List;
 import org.duckdb.DuckDBConnection;
 
@@ -86,19 +85,10 @@ final class DuckDbFlushRecords implements FlushRecords {
                 statement.setLong(4, filter.fromOffset());
             }
             select.setInt(5, filter.limit());
-            long total;
-            try (ResultSet row = count.executeQuery()) {
-                row.next();
-                total = row.getLong(1);
-            }
-            List<FlushRecord> records = new ArrayList<>();
-            try (ResultSet rows = select.executeQuery()) {
-                while (rows.next()) {
-                    records.add(new FlushRecord(rows.getString(1), filter.target(), rows.getLong(2),
-                            rows.getLong(3), rows.getLong(4), rows.getLong(5), rows.getLong(6), rows.getString(7),
-                            TraceIds.parse(rows.getString(8), rows.getLong(9))));
-                }
-            }
+            long total = RecordPages.count(count);
+            List<FlushRecord> records = RecordPages.rows(select, row -> new FlushRecord(row.getString(1),
+                    filter.target(), row.getLong(2), row.getLong(3), row.getLong(4), row.getLong(5), row.getLong(6),
+                    row.getString(7), TraceIds.parse(row.getString(8), row.getLong(9))));
             return new FlushRecord.Page(records, total);
         } catch (SQLException e) {
             throw new WarehouseException("cannot read flush records: " + e.getMessage(), e);

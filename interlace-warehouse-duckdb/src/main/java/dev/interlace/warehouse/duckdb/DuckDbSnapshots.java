@@ -66,6 +66,14 @@ final class DuckDbSnapshots {
         }
     }
 
+    /** {@link #writing(java.util.function.Supplier)} for work that returns nothing. */
+    void writing(Runnable work) {
+        writing(() -> {
+            work.run();
+            return null;
+        });
+    }
+
     /**
      * Checkpoints (so that the copy is one file when it can be), then copies the database file and its WAL, if any,
      * into {@code directory}, with no write in progress.

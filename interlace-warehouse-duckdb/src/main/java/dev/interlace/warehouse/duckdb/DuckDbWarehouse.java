@@ -79,10 +79,8 @@ final class DuckDbWarehouse implements Warehouse {
     @Override
     public void append(StreamDescriptor stream, Target target, long fencingToken, long expectedWatermark,
             long newWatermark, List<Row> rows, FlushRecord record) {
-        snapshots.writing(() -> {
-            streams.append(stream, target, fencingToken, expectedWatermark, newWatermark, rows, record);
-            return null;
-        });
+        snapshots.writing(() -> streams.append(stream, target, fencingToken, expectedWatermark, newWatermark, rows,
+                record));
     }
 
     @Override
@@ -99,10 +97,7 @@ final class DuckDbWarehouse implements Warehouse {
 
     @Override
     public void recordFailedFlush(FlushRecord record) {
-        snapshots.writing(() -> {
-            flushes.recordFailedFlush(record);
-            return null;
-        });
+        snapshots.writing(() -> flushes.recordFailedFlush(record));
     }
 
     @Override
@@ -141,10 +136,7 @@ final class DuckDbWarehouse implements Warehouse {
 
     @Override
     public void prepareModels() {
-        snapshots.writing(() -> {
-            models.prepareModels();
-            return null;
-        });
+        snapshots.writing(() -> models.prepareModels());
     }
 
     @Override
@@ -171,26 +163,17 @@ final class DuckDbWarehouse implements Warehouse {
 
     @Override
     public void prepareRuns(long nowMicros) {
-        snapshots.writing(() -> {
-            runs.prepareRuns(nowMicros);
-            return null;
-        });
+        snapshots.writing(() -> runs.prepareRuns(nowMicros));
     }
 
     @Override
     public void runStarted(RunRecord run) {
-        snapshots.writing(() -> {
-            runs.runStarted(run);
-            return null;
-        });
+        snapshots.writing(() -> runs.runStarted(run));
     }
 
     @Override
     public void runFinished(String id, RunStatus status, long finishedAtMicros, List<RunRecord.ModelResult> results) {
-        snapshots.writing(() -> {
-            runs.runFinished(id, status, finishedAtMicros, results);
-            return null;
-        });
+        snapshots.writing(() -> runs.runFinished(id, status, finishedAtMicros, results));
     }
 
     @Override

@@ -14,6 +14,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -151,49 +152,60 @@ final class QueryClassifier {
     }
 
     /** The name of the first refused function called, or catalog view read, anywhere in the tree. */
-    private static Optional<String> refusedFunction(JsonNode node) {
-        if (node.isObject()) {
-            String name = null;
-            if ("FUNCTION".equals(node.path("class").asText())) {
-                name = node.path("function_name").asText("");
-            } else if ("BASE_TABLE".equals(node.path("type").asText())
-                    && CATALOG_SCHEMAS.contains(node.path("schema_name").asText("").toLowerCase(Locale.ROOT))) {
-                name = node.path("table_name").asText("");
-            }
-            if (name != null && REFUSED_FUNCTIONS.containsKey(name.toLowerCase(Locale.ROOT))) {
-                return Optional.of(name.toLowerCase(Locale.ROOT));
-            }
-            if ("current_setting".equalsIgnoreCase(name) && !readableSetting(node.path("arguments"))) {
-                return Optional.of("current_setting");
-            }
+    private static Optional<String> refusedFunction(JsonNode tree) {
+        return firstInTree(tree, QueryClassifier::refusedFunctionAt);
+    }
+
+    /** The type of the first query node that is not a reading one, anywhere in the tree. */
+    private static Optional<String> writingNode(JsonNode tree) {
+        return firstInTree(tree, QueryClassifier::writingNodeAt);
+    }
+
+    /** What {@code test} finds first in the tree: at {@code node}, then in its children in order, depth first. */
+    private static Optional<String> firstInTree(JsonNode node, Function<JsonNode, Optional<String>> test) {
+        Optional<String> found = test.apply(node);
+        if (found.isPresent() || !node.isContainerNode()) {
+            return found;
         }
-        if (node.isContainerNode()) {
-            for (JsonNode child : node) {
-                Optional<String> found = refusedFunction(child);
-                if (found.isPresent()) {
-                    return found;
-                }
+        for (JsonNode child : node) {
+            found = firstInTree(child, test);
+            if (found.isPresent()) {
+                return found;
             }
         }
         return Optional.empty();
     }
 
-    /** The type of the first query node that is not a reading one, anywhere in the tree. */
-    private static Optional<String> writingNode(JsonNode node) {
-        if (node.isObject()) {
-            String type = node.path("type").asText("");
-            boolean queryNode = type.endsWith("_NODE") || (node.has("cte_map") && node.has("modifiers"));
-            if (queryNode && !READING_NODES.contains(type)) {
-                return Optional.of(type.isEmpty() ? "an unknown query node" : type);
-            }
+    /** The refused function {@code node} calls, or the catalog view it reads (not looking into its children). */
+    private static Optional<String> refusedFunctionAt(JsonNode node) {
+        if (!node.isObject()) {
+            return Optional.empty();
         }
-        if (node.isContainerNode()) {
-            for (JsonNode child : node) {
-                Optional<String> found = writingNode(child);
-                if (found.isPresent()) {
-                    return found;
-                }
-            }
+        String name = null;
+        if ("FUNCTION".equals(node.path("class").asText())) {
+            name = node.path("function_name").asText("");
+        } else if ("BASE_TABLE".equals(node.path("type").asText())
+                && CATALOG_SCHEMAS.contains(node.path("schema_name").asText("").toLowerCase(Locale.ROOT))) {
+            name = node.path("table_name").asText("");
+        }
+        if (name != null && REFUSED_FUNCTIONS.containsKey(name.toLowerCase(Locale.ROOT))) {
+            return Optional.of(name.toLowerCase(Locale.ROOT));
+        }
+        if ("current_setting".equalsIgnoreCase(name) && !readableSetting(node.path("arguments"))) {
+            return Optional.of("current_setting");
+        }
+        return Optional.empty();
+    }
+
+    /** The type of {@code node} when it is a query node that is not a reading one (not looking into its children). */
+    private static Optional<String> writingNodeAt(JsonNode node) {
+        if (!node.isObject()) {
+            return Optional.empty();
+        }
+        String type = node.path("type").asText("");
+        boolean queryNode = type.endsWith("_NODE") || (node.has("cte_map") && node.has("modifiers"));
+        if (queryNode && !READING_NODES.contains(type)) {
+            return Optional.of(type.isEmpty() ? "an unknown query node" : type);
         }
         return Optional.empty();
     }
