@@ -71,13 +71,13 @@ final class WarehouseStandings {
 
     @Inject
     WarehouseStandings(InterlaceConfig config, Flusher flusher, FlushPositions own, Watermarks cluster,
-            Optional<WarehouseNode> flushers, EventLog log) {
+            ClusterRoles roles, EventLog log) {
         this.ownWarehouse = config.role().runsWarehouse();
         this.self = normalised(config.advertisedUrl());
         this.flusher = flusher;
         this.own = own;
         this.cluster = cluster;
-        this.flushers = flushers;
+        this.flushers = roles.warehouses();
         this.log = log;
     }
 
