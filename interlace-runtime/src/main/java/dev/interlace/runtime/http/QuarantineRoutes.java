@@ -270,29 +270,20 @@ final class QuarantineRoutes implements RouteSet {
         } else if (outcome instanceof ReplayOutcome.UnknownStream unknown) {
             return unknownStream(unknown.stream(), requestId);
         } else if (outcome instanceof ReplayOutcome.UnknownSeqs unknown) {
-            ObjectNode body = HttpResponses.errorBody(ErrorCode.UNKNOWN_SEQ, "the quarantine of " + unknown.stream() + " has no"
-                    + " entry " + join(unknown.seqs()) + " (its entries are 1.." + unknown.quarantineHead()
-                    + "); nothing was replayed", requestId);
-            ArrayNode seqs = body.putArray("seqs");
-            unknown.seqs().forEach(seqs::add);
-            return HttpResponses.error(ErrorCode.UNKNOWN_SEQ, body);
+            return refusedEntries(ErrorCode.UNKNOWN_SEQ, "the quarantine of " + unknown.stream() + " has no entry "
+                    + join(unknown.seqs()) + " (its entries are 1.." + unknown.quarantineHead()
+                    + "); nothing was replayed", unknown.seqs(), requestId);
         } else if (outcome instanceof ReplayOutcome.TooLarge tooLarge) {
-            ObjectNode body = HttpResponses.errorBody(ErrorCode.PAYLOAD_TOO_LARGE, "the events of the selected entries of "
+            return refusedEntries(ErrorCode.PAYLOAD_TOO_LARGE, "the events of the selected entries of "
                     + tooLarge.stream() + " are larger than the limit of " + tooLarge.maxBytes() + " bytes (a"
                     + " publish's); entries from " + tooLarge.seqs().get(0) + " on do not fit: replay them in another"
-                    + " request; nothing was replayed", requestId);
-            ArrayNode seqs = body.putArray("seqs");
-            tooLarge.seqs().forEach(seqs::add);
-            return HttpResponses.error(ErrorCode.PAYLOAD_TOO_LARGE, body);
+                    + " request; nothing was replayed", tooLarge.seqs(), requestId);
         } else if (outcome instanceof Backpressured backpressured) {
             return HttpResponses.backpressured(backpressured, "replayed");
         } else if (outcome instanceof ReplayOutcome.WrongPartition wrong) {
-            ObjectNode body = HttpResponses.errorBody(ErrorCode.WRONG_PARTITION, "the events of entries "
-                    + join(wrong.seqs()) + " of " + wrong.stream() + " go to other partitions than partition "
-                    + wrong.partition() + "; nothing was replayed", requestId);
-            ArrayNode seqs = body.putArray("seqs");
-            wrong.seqs().forEach(seqs::add);
-            return HttpResponses.error(ErrorCode.WRONG_PARTITION, body);
+            return refusedEntries(ErrorCode.WRONG_PARTITION, "the events of entries " + join(wrong.seqs()) + " of "
+                    + wrong.stream() + " go to other partitions than partition " + wrong.partition()
+                    + "; nothing was replayed", wrong.seqs(), requestId);
         } else if (outcome instanceof ReplayOutcome.PartlyReplayed partly) {
             return partlyReplayed(partly);
         } else if (outcome instanceof ReplayOutcome.Unavailable unavailable) {
@@ -326,6 +317,14 @@ final class QuarantineRoutes implements RouteSet {
         HttpAnswer answer = HttpResponses.json(refused.status(), body);
         String retryAfter = refused.headers().get("Retry-After");
         return retryAfter == null ? answer : answer.header("Retry-After", retryAfter);
+    }
+
+    /** A replay refused because of some entries: {@code code}, naming them in {@code seqs}; nothing was replayed. */
+    private static HttpAnswer refusedEntries(ErrorCode code, String message, List<Long> seqs, String requestId) {
+        ObjectNode body = HttpResponses.errorBody(code, message, requestId);
+        ArrayNode named = body.putArray("seqs");
+        seqs.forEach(named::add);
+        return HttpResponses.error(code, body);
     }
 
     private static String join(List<Long> seqs) {
