@@ -9,8 +9,8 @@ import dev.interlace.runtime.stream.StreamCatalog;
 import jakarta.inject.Inject;
 
 /**
- * The positions of one log stream (a stream, or one partition of it) as {@code GET /streams} shows them: its heads,
- * its watermarks and its warehouse's standing, its sequencer, and its flush's state; and where they are read from.
+ * How {@code GET /streams} shows where one log stream (a stream, or one partition of it) stands: its heads, its
+ * watermarks and its warehouse's standing, its sequencer and its flush's state, read from the components named here.
  */
 record StreamPositions(StreamCatalog catalog, Watermarks watermarks, Flusher flusher, WarehouseStandings standings,
         ClusterRoles roles) {
