@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import javax.net.ssl.SSLContext;
+import javax.net.ssl.TrustManager;
 import javax.net.ssl.TrustManagerFactory;
 
 /**
@@ -71,18 +72,24 @@ public final class TrustedCertificates {
     /** A TLS context trusting only {@code certificates}. */
     public static SSLContext sslContext(List<X509Certificate> certificates) {
         try {
-            KeyStore trusted = KeyStore.getInstance(KeyStore.getDefaultType());
-            trusted.load(null, null);
-            for (int i = 0; i < certificates.size(); i++) {
-                trusted.setCertificateEntry("trusted-" + i, certificates.get(i));
-            }
-            TrustManagerFactory trust = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-            trust.init(trusted);
             SSLContext context = SSLContext.getInstance("TLS");
-            context.init(null, trust.getTrustManagers(), null);
+            context.init(null, trustManagers(certificates), null);
             return context;
         } catch (GeneralSecurityException | IOException e) {
             throw new IllegalStateException("cannot set up TLS trust: " + e.getMessage(), e);
         }
+    }
+
+    /** The trust managers (the JDK's default algorithm) of a trust store holding only {@code certificates}. */
+    public static TrustManager[] trustManagers(List<X509Certificate> certificates)
+            throws GeneralSecurityException, IOException {
+        KeyStore trusted = KeyStore.getInstance(KeyStore.getDefaultType());
+        trusted.load(null, null);
+        for (int i = 0; i < certificates.size(); i++) {
+            trusted.setCertificateEntry("trusted-" + i, certificates.get(i));
+        }
+        TrustManagerFactory trust = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+        trust.init(trusted);
+        return trust.getTrustManagers();
     }
 }

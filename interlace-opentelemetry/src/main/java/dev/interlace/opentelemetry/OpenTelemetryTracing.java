@@ -115,25 +115,11 @@ public final class OpenTelemetryTracing implements Tracing {
         synchronized (publishSpans) {
             publishSpans.put(span.getSpanContext().getTraceId(), span.getSpanContext());
         }
-        return new Publish(span, stream, span.getSpanContext().getTraceId());
+        return new Publish(tracer, span, stream, span.getSpanContext().getTraceId());
     }
 
-    /** One publish's span. */
-    private final class Publish implements PublishTrace {
-        private final Span span;
-        private final String stream;
-        private final String traceId;
-
-        Publish(Span span, String stream, String traceId) {
-            this.span = span;
-            this.stream = stream;
-            this.traceId = traceId;
-        }
-
-        @Override
-        public String traceId() {
-            return traceId;
-        }
+    /** One publish's span, and the tracer its fsync span is made with. */
+    private record Publish(Tracer tracer, Span span, String stream, String traceId) implements PublishTrace {
 
         @Override
         public void logged(long handedOverMicros, long durableAtMicros) {

@@ -6,31 +6,30 @@ import java.util.List;
 /** One sub-command of {@link Main}: its name, its usage line, one line of what it does, and how it runs. */
 abstract class Command {
 
-    private final String name;
-    private final String synopsis;
-    private final String summary;
-
     /**
+     * How a command is named and listed.
+     *
      * @param name what follows {@code interlace} on the command line
      * @param synopsis the arguments it takes, for usage messages, e.g. {@code [--json]}
      * @param summary one line for the command list
      */
+    record Listing(String name, String synopsis, String summary) {
+
+        /** The usage line, e.g. {@code usage: interlace streams [--json]}. */
+        String usage() {
+            return "usage: interlace " + name + " " + synopsis;
+        }
+    }
+
+    private final Listing listing;
+
+    /** The parameters are those of {@link Listing}. */
     Command(String name, String synopsis, String summary) {
-        this.name = name;
-        this.synopsis = synopsis;
-        this.summary = summary;
+        this.listing = new Listing(name, synopsis, summary);
     }
 
-    final String name() {
-        return name;
-    }
-
-    final String synopsis() {
-        return synopsis;
-    }
-
-    final String summary() {
-        return summary;
+    final Listing listing() {
+        return listing;
     }
 
     /**

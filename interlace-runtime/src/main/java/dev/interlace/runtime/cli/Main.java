@@ -100,7 +100,7 @@ public final class Main {
     }
 
     private void register(Command command) {
-        commands.put(command.name(), command);
+        commands.put(command.listing().name(), command);
     }
 
     /** Runs the command line and returns the process exit code. */
@@ -127,9 +127,9 @@ public final class Main {
         }
         List<String> rest = Arrays.asList(args).subList(1, args.length);
         if (helpAsked || rest.contains("--help") || rest.contains("-h")) {
-            out.println("usage: interlace " + name + " " + command.synopsis());
+            out.println(command.listing().usage());
             out.println();
-            out.println(command.summary());
+            out.println(command.listing().summary());
             out.print(command.help());
             return 0;
         }
@@ -137,7 +137,7 @@ public final class Main {
             return command.run(rest, out);
         } catch (UsageException e) {
             err.println("interlace " + name + ": " + TerminalText.escape(String.valueOf(e.getMessage())));
-            err.println("usage: interlace " + name + " " + command.synopsis());
+            err.println(command.listing().usage());
             return USAGE;
         } catch (RuntimeException e) {
             err.println("interlace " + name + ": " + TerminalText.escape(String.valueOf(e.getMessage())));
@@ -148,7 +148,7 @@ public final class Main {
     private String usage() {
         StringBuilder text = new StringBuilder("usage: interlace <command> [options]\n\ncommands:\n");
         for (Command command : commands.values()) {
-            text.append(String.format("  %-10s %s%n", command.name(), command.summary()));
+            text.append(String.format("  %-10s %s%n", command.listing().name(), command.listing().summary()));
         }
         text.append(String.format("  %-10s %s%n", "help", "show this message; help <command> (or <command> --help):"
                 + " the command's options"));

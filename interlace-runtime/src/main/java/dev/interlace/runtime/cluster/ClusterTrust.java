@@ -1,5 +1,6 @@
 package dev.interlace.runtime.cluster;
 
+import dev.interlace.client.TrustedCertificates;
 import java.io.IOException;
 import java.net.Socket;
 import java.security.GeneralSecurityException;
@@ -25,16 +26,10 @@ final class ClusterTrust {
         try {
             TrustManagerFactory defaults = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
             defaults.init((KeyStore) null);
-            KeyStore store = KeyStore.getInstance(KeyStore.getDefaultType());
-            store.load(null, null);
-            for (int i = 0; i < extra.size(); i++) {
-                store.setCertificateEntry("cluster-ca-" + i, extra.get(i));
-            }
-            TrustManagerFactory cluster = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-            cluster.init(store);
             List<X509ExtendedTrustManager> managers = new ArrayList<>();
-            for (TrustManagerFactory factory : List.of(defaults, cluster)) {
-                for (TrustManager manager : factory.getTrustManagers()) {
+            TrustManager[] own = TrustedCertificates.trustManagers(extra);
+            for (TrustManager[] trust : List.of(defaults.getTrustManagers(), own)) {
+                for (TrustManager manager : trust) {
                     if (manager instanceof X509ExtendedTrustManager x509) {
                         managers.add(x509);
                     }

@@ -2,20 +2,15 @@ package dev.interlace.runtime.http;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.interlace.runtime.cluster.ClusterNodes;
 import dev.interlace.runtime.cluster.WarehouseNode;
 import dev.interlace.runtime.config.InterlaceConfig;
 import dev.interlace.runtime.config.Role;
-import dev.interlace.runtime.flush.FlushPositions;
-import dev.interlace.runtime.flush.Flusher;
 import dev.interlace.runtime.log.EventLog;
-import dev.interlace.runtime.log.Sequencers;
 import dev.interlace.runtime.log.StreamHead;
 import jakarta.inject.Inject;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.TreeMap;
 
 /**
@@ -27,22 +22,15 @@ final class ClusterStatusRoutes implements RouteSet {
 
     private final InterlaceConfig config;
     private final EventLog log;
-    private final Optional<Sequencers> sequencers;
-    private final Optional<WarehouseNode> warehouses;
-    private final FlushPositions own;
-    private final Flusher flusher;
-    private final Optional<ClusterNodes> members;
+    private final ClusterRoles roles;
+    private final WarehouseStandings standings;
 
     @Inject
-    ClusterStatusRoutes(InterlaceConfig config, EventLog log, Optional<Sequencers> sequencers,
-            Optional<WarehouseNode> warehouses, FlushPositions own, Flusher flusher, Optional<ClusterNodes> members) {
-        this.members = members;
+    ClusterStatusRoutes(InterlaceConfig config, EventLog log, ClusterRoles roles, WarehouseStandings standings) {
         this.config = config;
         this.log = log;
-        this.sequencers = sequencers;
-        this.warehouses = warehouses;
-        this.own = own;
-        this.flusher = flusher;
+        this.roles = roles;
+        this.standings = standings;
     }
 
     @Override
@@ -64,8 +52,7 @@ final class ClusterStatusRoutes implements RouteSet {
 
     private HttpAnswer cluster(String self) {
         Map<String, StreamHead> heads = new TreeMap<>(log.heads());
-        List<WarehouseNode.Replica> replicas = warehouses.map(WarehouseNode::replicas)
-                .orElseGet(() -> oneWarehouse(self));
+        List<WarehouseNode.Replica> replicas = standings.replicas(self);
         // Every node the log names, with what it was seen doing: sequencing streams, flushing a warehouse.
         Map<String, ObjectNode> nodes = new LinkedHashMap<>();
         node(nodes, self).put("role", config.role().wire()).put("self", true);
@@ -74,7 +61,8 @@ final class ClusterStatusRoutes implements RouteSet {
         ObjectNode streams = body.putObject("streams");
         for (StreamHead head : heads.values()) {
             ObjectNode stream = streams.putObject(head.stream()).put("head", head.head());
-            String sequencer = sequencers.isPresent() ? sequencers.get().holder(head.stream()).orElse(null) : self;
+            String sequencer = roles.sequencers().isPresent()
+                    ? roles.sequencers().get().holder(head.stream()).orElse(null) : self;
             stream.put("sequencer", sequencer);
             if (sequencer != null) {
                 ((ArrayNode) node(nodes, sequencer).withArray("sequences")).add(head.stream());
@@ -107,7 +95,7 @@ final class ClusterStatusRoutes implements RouteSet {
             }
         }
         // The members seen doing neither (a node that takes publishes while no stream is assigned to it).
-        members.ifPresent(cluster -> cluster.members().forEach(member -> node(nodes, member)));
+        roles.members().ifPresent(cluster -> cluster.members().forEach(member -> node(nodes, member)));
         nodes.values().forEach(node -> {
             if (!node.has("role")) {
                 node.put("role", Role.INGEST.wire()); // a member of the cluster seen sequencing, or nothing
@@ -115,16 +103,6 @@ final class ClusterStatusRoutes implements RouteSet {
             nodeList.add(node);
         });
         return HttpResponses.json(200, body);
-    }
-
-    /** The SQLite log's one warehouse (none when no warehouse runs): this node's, always live. */
-    private List<WarehouseNode.Replica> oneWarehouse(String self) {
-        if (!flusher.materialises()) {
-            return List.of();
-        }
-        Map<String, Long> watermarks = new TreeMap<>();
-        log.heads().keySet().forEach(stream -> watermarks.put(stream, own.events(stream)));
-        return List.of(new WarehouseNode.Replica("local", self, true, false, 0, watermarks));
     }
 
     private static ObjectNode node(Map<String, ObjectNode> nodes, String url) {

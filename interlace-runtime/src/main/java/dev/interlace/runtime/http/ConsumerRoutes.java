@@ -13,9 +13,7 @@ import dev.interlace.runtime.log.Leases;
 import dev.interlace.runtime.log.LogEntry;
 import dev.interlace.runtime.log.StreamHead;
 import dev.interlace.runtime.log.ConsumerGroups;
-import dev.interlace.runtime.log.EventLog;
 import dev.interlace.runtime.ops.EpochMicros;
-import dev.interlace.runtime.ops.Workers;
 import dev.interlace.runtime.records.SysEvent;
 import dev.interlace.runtime.records.SysRecord;
 import dev.interlace.runtime.records.SystemRecords;
@@ -30,6 +28,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 
 /**
  * Reading a stream over HTTP and consumer groups with leases and fencing tokens (docs/consumers.md): at-least-once
@@ -50,25 +49,21 @@ final class ConsumerRoutes implements RouteSet {
     private static final int MAX_COMMAND_BYTES = 64 * 1024;
     private static final Pattern GROUP = Pattern.compile("[A-Za-z0-9._:-]{1,128}");
 
-    private final EventLog log;
+    private final EventPages pages;
     private final ConsumerGroups consumerGroups;
     private final SystemRecords records;
     private final java.time.Clock clock;
-    private final Workers workers;
     private final ApiKeys keys;
-    private final PageSlots pageSlots;
     /** The waits of parked long polls by stream: completed when the stream advances, or at shutdown. */
     private final Map<String, Set<CompletableFuture<Void>>> parked = new ConcurrentHashMap<>();
     private volatile boolean stopping;
 
     @Inject
-    ConsumerRoutes(EventLog log, ConsumerGroups consumerGroups, SystemRecords records, java.time.Clock clock,
-            Workers workers, ApiKeys keys, PageSlots pageSlots) {
-        this.workers = workers;
-        this.pageSlots = pageSlots;
+    ConsumerRoutes(EventPages pages, ConsumerGroups consumerGroups, SystemRecords records, java.time.Clock clock,
+            ApiKeys keys) {
         this.keys = keys;
-        log.addAppendListener(this::appended);
-        this.log = log;
+        pages.log().addAppendListener(this::appended);
+        this.pages = pages;
         this.consumerGroups = consumerGroups;
         this.records = records;
         this.clock = clock;
@@ -76,30 +71,29 @@ final class ConsumerRoutes implements RouteSet {
 
     @Override
     public void register(List<Route> routes) {
-        routes.add(Route.async("GET", "/streams/{name}/events", Access.READ_OR_CONSUME_STREAM, this::events)
-                .partitions(Route.Partitions.EACH));
-        routes.add(Route.blocking("GET", "/streams/{name}/consumers", Access.READ_OR_CONSUME_STREAM, this::consumers)
-                .partitions(Route.Partitions.EACH));
-        routes.add(Route.blocking("GET", "/streams/{name}/consumers/{group}", Access.READ_OR_CONSUME_STREAM,
-                this::position)
-                .partitions(Route.Partitions.EACH));
-        routes.add(Route.blocking("POST", "/streams/{name}/consumers/{group}/lease",
-                Access.CONSUME_STREAM, this::lease).placedOn(Route.Placement.SEQUENCER)
-                .partitions(Route.Partitions.EACH));
-        routes.add(Route.blocking("POST", "/streams/{name}/consumers/{group}/commit",
-                Access.CONSUME_STREAM, this::commit).placedOn(Route.Placement.SEQUENCER)
-                .partitions(Route.Partitions.EACH));
-        routes.add(Route.blocking("POST", "/streams/{name}/consumers/{group}/release",
-                Access.CONSUME_STREAM, this::release).placedOn(Route.Placement.SEQUENCER)
-                .partitions(Route.Partitions.EACH));
-        routes.add(Route.blocking("POST", "/streams/{name}/consumers/{group}/grant",
-                Access.ADMIN, this::grant).placedOn(Route.Placement.SEQUENCER)
-                .partitions(Route.Partitions.EACH));
+        // Every route serves one partition of a partitioned stream; the group commands are served by its sequencer.
+        Stream.of(
+                Route.async("GET", "/streams/{name}/events", Access.READ_OR_CONSUME_STREAM, this::events),
+                Route.blocking("GET", "/streams/{name}/consumers", Access.READ_OR_CONSUME_STREAM, this::consumers),
+                Route.blocking("GET", "/streams/{name}/consumers/{group}", Access.READ_OR_CONSUME_STREAM,
+                        this::position),
+                groupCommand("lease", Access.CONSUME_STREAM, this::lease),
+                groupCommand("commit", Access.CONSUME_STREAM, this::commit),
+                groupCommand("release", Access.CONSUME_STREAM, this::release),
+                groupCommand("grant", Access.ADMIN, this::grant))
+                .map(route -> route.partitions(Route.Partitions.EACH))
+                .forEach(routes::add);
+    }
+
+    /** {@code POST /streams/{name}/consumers/{group}/<command>}, served by the stream's sequencer. */
+    private static Route groupCommand(String command, Access access, Route.BlockingHandler handler) {
+        return Route.blocking("POST", "/streams/{name}/consumers/{group}/" + command, access, handler)
+                .placedOn(Route.Placement.SEQUENCER);
     }
 
     /** The stream's head; refuses 404 when there is no such stream. */
     private StreamHead head(String stream, String requestId) {
-        StreamHead head = log.heads().get(stream);
+        StreamHead head = pages.log().heads().get(stream);
         if (head == null) {
             throw new Refusal(HttpResponses.error(ErrorCode.UNKNOWN_STREAM, "no stream is named \"" + stream
                     + "\"; GET /streams lists them", requestId));
@@ -133,7 +127,7 @@ final class ConsumerRoutes implements RouteSet {
         waiting.add(wake);
         HttpAnswer answered;
         try {
-            answered = pageSlots.render("the next events of " + stream, requestId, () -> {
+            answered = pages.slots().render("the next events of " + stream, requestId, () -> {
                 List<LogEntry> entries = read(stream, after, limit, StreamedPage.BATCH_BYTES, budget, requestId);
                 boolean answerNow = !entries.isEmpty() || deadlineNanos - System.nanoTime() <= 0 || stopping;
                 return answerNow ? page(request, stream, after, limit, entries, budget, requestId) : null;
@@ -153,7 +147,7 @@ final class ConsumerRoutes implements RouteSet {
         wake.completeOnTimeout(null, remaining, TimeUnit.NANOSECONDS)
                 .whenComplete((ignored, failure) -> waiting.remove(wake));
         return wake.thenComposeAsync(ignored -> poll(request, stream, after, limit, deadlineNanos, budget,
-                requestId), workers.executor());
+                requestId), pages.workers().executor());
     }
 
     /** Told by the log (on its writer thread) that {@code stream} advanced: wakes its parked long polls. */
@@ -174,7 +168,7 @@ final class ConsumerRoutes implements RouteSet {
     private List<LogEntry> read(String stream, long after, int limit, long maxBytes, AnswerBudget budget,
             String requestId) {
         try {
-            List<LogEntry> entries = log.read(stream, after, limit, maxBytes, budget);
+            List<LogEntry> entries = pages.log().read(stream, after, limit, maxBytes, budget);
             if (entries.isEmpty() && budget.refused()) {
                 throw AnswerBudget.overloaded("the next event of " + stream, requestId);
             }
@@ -197,9 +191,9 @@ final class ConsumerRoutes implements RouteSet {
             if (count[0] >= limit || bytes[0] >= ListQuery.PAGE_BYTES) {
                 return List.of();
             }
-            List<LogEntry> entries = pageSlots.run("read the next events of " + stream, requestId, () -> {
+            List<LogEntry> entries = pages.slots().run("read the next events of " + stream, requestId, () -> {
                 try {
-                    return log.read(stream, last.offset(), limit - count[0],
+                    return pages.log().read(stream, last.offset(), limit - count[0],
                             Math.min(StreamedPage.BATCH_BYTES, ListQuery.PAGE_BYTES - bytes[0]), next);
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
@@ -214,7 +208,7 @@ final class ConsumerRoutes implements RouteSet {
         return new StreamedPage<>(request, HttpResponses.JSON.createObjectNode(), "events", StreamedPage.LOG_ENTRIES,
                 first, firstIsAll, budget, batches,
                 (written, last) -> {
-                    StreamHead now = log.heads().get(stream);
+                    StreamHead now = pages.log().heads().get(stream);
                     ObjectNode body = HttpResponses.JSON.createObjectNode();
                     body.put("next_after", last == null ? after : last.offset());
                     body.put("head", now.head());
@@ -225,7 +219,7 @@ final class ConsumerRoutes implements RouteSet {
                     body.put("total", Math.max(0, now.head() - after));
                     body.put("completeness", "store");
                     return body;
-                }, workers.executor()).answer();
+                }, pages.workers().executor()).answer();
     }
 
     private HttpAnswer consumers(HttpRequest request, List<String> path, String requestId) throws IOException {

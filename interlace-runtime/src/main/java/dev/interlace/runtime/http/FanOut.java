@@ -72,9 +72,9 @@ final class FanOut {
     private final Map<String, Seen> seen = new ConcurrentHashMap<>();
 
     @Inject
-    FanOut(InterlaceConfig config, Optional<ClusterNodes> members, Peers peers) {
+    FanOut(InterlaceConfig config, ClusterRoles roles, Peers peers) {
         this.self = config.advertisedUrl();
-        this.members = members;
+        this.members = roles.members();
         this.peers = peers;
     }
 

@@ -68,8 +68,8 @@ final class Forwarding {
     private final java.util.Map<Route.Placement, Counter> forwards = new java.util.EnumMap<>(Route.Placement.class);
 
     @Inject
-    Forwarding(InterlaceConfig config, Optional<Sequencers> sequencers, Optional<WarehouseNode> warehouse,
-            WarehouseStandings standings, Optional<ForwardSignature> signature, Peers peers, MeterRegistry registry,
+    Forwarding(InterlaceConfig config, ClusterRoles roles, WarehouseStandings standings,
+            Optional<ForwardSignature> signature, Peers peers, MeterRegistry registry,
             dev.interlace.runtime.stream.StreamCatalog catalog) {
         this.catalog = catalog;
         for (Route.Placement placement : List.of(Route.Placement.SEQUENCER, Route.Placement.WAREHOUSE)) {
@@ -77,8 +77,8 @@ final class Forwarding {
         }
         this.self = WarehouseStandings.normalised(config.advertisedUrl());
         this.advertised = config.advertisedUrl();
-        this.sequencers = sequencers;
-        this.warehouse = warehouse;
+        this.sequencers = roles.sequencers();
+        this.warehouse = roles.warehouses();
         this.ownWarehouse = config.role().runsWarehouse();
         this.standings = standings;
         this.enabled = signature.isPresent();

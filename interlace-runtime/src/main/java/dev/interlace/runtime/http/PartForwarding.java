@@ -36,11 +36,11 @@ final class PartForwarding implements RemoteParts {
     private final io.micrometer.core.instrument.Counter forwards;
 
     @Inject
-    PartForwarding(InterlaceConfig config, Optional<Sequencers> sequencers, Optional<ForwardSignature> signature,
+    PartForwarding(InterlaceConfig config, ClusterRoles roles, Optional<ForwardSignature> signature,
             Peers peers, io.micrometer.core.instrument.MeterRegistry registry) {
         this.forwards = Forwarding.forwarded(registry, Route.Placement.SEQUENCER);
         this.self = WarehouseStandings.normalised(config.advertisedUrl());
-        this.sequencers = sequencers;
+        this.sequencers = roles.sequencers();
         this.enabled = signature.isPresent();
         this.peers = peers;
     }

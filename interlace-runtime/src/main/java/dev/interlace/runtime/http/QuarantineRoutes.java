@@ -8,13 +8,10 @@ import dev.interlace.runtime.ingest.Backpressured;
 import dev.interlace.runtime.ingest.IngestLimits;
 import dev.interlace.runtime.ingest.QuarantineReplayer;
 import dev.interlace.runtime.ingest.ReplayOutcome;
-import dev.interlace.runtime.log.EventLog;
 import dev.interlace.runtime.log.QuarantineEntry;
 import dev.interlace.runtime.log.StreamHead;
-import dev.interlace.runtime.ops.Workers;
 import dev.interlace.runtime.stream.FieldError;
 import dev.interlace.runtime.stream.StoredJson;
-import dev.interlace.runtime.stream.StreamCatalog;
 import jakarta.inject.Inject;
 import java.io.IOException;
 import java.time.Clock;
@@ -36,22 +33,15 @@ final class QuarantineRoutes implements RouteSet {
     /** Room for {@link QuarantineReplayer#MAX_ENTRIES} sequence numbers and the rest, with margin. */
     private static final int MAX_REPLAY_BODY_BYTES = 64 * 1024;
 
-    private final StreamCatalog catalog;
-    private final EventLog log;
+    private final EventPages pages;
     private final QuarantineReplayer replayer;
     private final Clock clock;
     private final IngestLimits limits;
-    private final PageSlots pageSlots;
-    private final Workers workers;
 
     @Inject
-    QuarantineRoutes(StreamCatalog catalog, EventLog log, QuarantineReplayer replayer, Clock clock,
-            IngestLimits limits, PageSlots pageSlots, Workers workers) {
-        this.workers = workers;
-        this.pageSlots = pageSlots;
+    QuarantineRoutes(EventPages pages, QuarantineReplayer replayer, Clock clock, IngestLimits limits) {
         this.limits = limits;
-        this.catalog = catalog;
-        this.log = log;
+        this.pages = pages;
         this.replayer = replayer;
         this.clock = clock;
     }
@@ -59,7 +49,7 @@ final class QuarantineRoutes implements RouteSet {
     @Override
     public void register(List<Route> routes) {
         routes.add(Route.blocking("GET", "/streams/{name}/quarantine", Access.READ, (request, path, requestId) ->
-                pageSlots.render("the quarantine of " + path.get(0), requestId,
+                pages.slots().render("the quarantine of " + path.get(0), requestId,
                         () -> list(request, path, requestId))));
         routes.add(Route.async("POST", "/streams/{name}/quarantine/replay", Access.OPERATE, this::replay)
                 .placedOn(Route.Placement.SEQUENCER));
@@ -67,7 +57,7 @@ final class QuarantineRoutes implements RouteSet {
 
     private HttpAnswer list(HttpRequest request, List<String> path, String requestId) throws IOException {
         String stream = path.get(0);
-        StreamHead head = log.heads().get(stream);
+        StreamHead head = pages.log().heads().get(stream);
         if (head == null) {
             return unknownStream(stream, requestId);
         }
@@ -75,7 +65,8 @@ final class QuarantineRoutes implements RouteSet {
         long after = query.number("after", 0, 0, Long.MAX_VALUE);
         int limit = query.limit();
         AnswerBudget budget = new AnswerBudget(request, InflightBytes.STREAMED_COPIES);
-        List<QuarantineEntry> first = log.readQuarantine(stream, after, limit, StreamedPage.BATCH_BYTES, budget);
+        List<QuarantineEntry> first = pages.log().readQuarantine(stream, after, limit, StreamedPage.BATCH_BYTES,
+                budget);
         if (first.isEmpty() && budget.refused()) {
             throw AnswerBudget.overloaded("the next quarantined event of " + stream, requestId);
         }
@@ -86,8 +77,8 @@ final class QuarantineRoutes implements RouteSet {
             if (count[0] >= limit || bytes[0] >= ListQuery.PAGE_BYTES) {
                 return List.of();
             }
-            List<QuarantineEntry> entries = pageSlots.run("read the quarantine of " + stream, requestId, () ->
-                    log.readQuarantine(stream, last.seq(), limit - count[0],
+            List<QuarantineEntry> entries = pages.slots().run("read the quarantine of " + stream, requestId, () ->
+                    pages.log().readQuarantine(stream, last.seq(), limit - count[0],
                             Math.min(StreamedPage.BATCH_BYTES, ListQuery.PAGE_BYTES - bytes[0]), next));
             count[0] += entries.size();
             bytes[0] += StreamedPage.payloadBytes(entries, ENTRIES);
@@ -104,7 +95,7 @@ final class QuarantineRoutes implements RouteSet {
                     body.put("total", head.quarantineHead());
                     body.put("completeness", "store");
                     return body;
-                }, workers.executor()).answer();
+                }, pages.workers().executor()).answer();
     }
 
     /** Quarantined entries as the listing shows them: the event between what arrived and what became of it. */
@@ -138,11 +129,11 @@ final class QuarantineRoutes implements RouteSet {
 
     private CompletableFuture<HttpAnswer> replay(HttpRequest request, List<String> path, String requestId) {
         String stream = path.get(0);
-        if (log.heads().get(stream) == null || catalog.find(stream).isEmpty()) {
+        if (pages.log().heads().get(stream) == null || pages.catalog().find(stream).isEmpty()) {
             return CompletableFuture.completedFuture(unknownStream(stream, requestId));
         }
         ReplayCommand command = command(request, requestId);
-        Integer partition = partition(request, catalog.find(stream).get(), requestId);
+        Integer partition = partition(request, pages.catalog().find(stream).get(), requestId);
         // A replay reads and appends up to a request body's worth of quarantined events, as a publish of that size.
         if (!request.reserve(limits.maxBodyBytes() * InflightBytes.BODY_COPIES)) {
             throw AnswerBudget.overloaded("a replay of up to " + limits.maxBodyBytes() + " bytes of events", requestId);
@@ -279,29 +270,20 @@ final class QuarantineRoutes implements RouteSet {
         } else if (outcome instanceof ReplayOutcome.UnknownStream unknown) {
             return unknownStream(unknown.stream(), requestId);
         } else if (outcome instanceof ReplayOutcome.UnknownSeqs unknown) {
-            ObjectNode body = HttpResponses.errorBody(ErrorCode.UNKNOWN_SEQ, "the quarantine of " + unknown.stream() + " has no"
-                    + " entry " + join(unknown.seqs()) + " (its entries are 1.." + unknown.quarantineHead()
-                    + "); nothing was replayed", requestId);
-            ArrayNode seqs = body.putArray("seqs");
-            unknown.seqs().forEach(seqs::add);
-            return HttpResponses.error(ErrorCode.UNKNOWN_SEQ, body);
+            return refusedEntries(ErrorCode.UNKNOWN_SEQ, "the quarantine of " + unknown.stream() + " has no entry "
+                    + join(unknown.seqs()) + " (its entries are 1.." + unknown.quarantineHead()
+                    + "); nothing was replayed", unknown.seqs(), requestId);
         } else if (outcome instanceof ReplayOutcome.TooLarge tooLarge) {
-            ObjectNode body = HttpResponses.errorBody(ErrorCode.PAYLOAD_TOO_LARGE, "the events of the selected entries of "
+            return refusedEntries(ErrorCode.PAYLOAD_TOO_LARGE, "the events of the selected entries of "
                     + tooLarge.stream() + " are larger than the limit of " + tooLarge.maxBytes() + " bytes (a"
                     + " publish's); entries from " + tooLarge.seqs().get(0) + " on do not fit: replay them in another"
-                    + " request; nothing was replayed", requestId);
-            ArrayNode seqs = body.putArray("seqs");
-            tooLarge.seqs().forEach(seqs::add);
-            return HttpResponses.error(ErrorCode.PAYLOAD_TOO_LARGE, body);
+                    + " request; nothing was replayed", tooLarge.seqs(), requestId);
         } else if (outcome instanceof Backpressured backpressured) {
             return HttpResponses.backpressured(backpressured, "replayed");
         } else if (outcome instanceof ReplayOutcome.WrongPartition wrong) {
-            ObjectNode body = HttpResponses.errorBody(ErrorCode.WRONG_PARTITION, "the events of entries "
-                    + join(wrong.seqs()) + " of " + wrong.stream() + " go to other partitions than partition "
-                    + wrong.partition() + "; nothing was replayed", requestId);
-            ArrayNode seqs = body.putArray("seqs");
-            wrong.seqs().forEach(seqs::add);
-            return HttpResponses.error(ErrorCode.WRONG_PARTITION, body);
+            return refusedEntries(ErrorCode.WRONG_PARTITION, "the events of entries " + join(wrong.seqs()) + " of "
+                    + wrong.stream() + " go to other partitions than partition " + wrong.partition()
+                    + "; nothing was replayed", wrong.seqs(), requestId);
         } else if (outcome instanceof ReplayOutcome.PartlyReplayed partly) {
             return partlyReplayed(partly);
         } else if (outcome instanceof ReplayOutcome.Unavailable unavailable) {
@@ -335,6 +317,14 @@ final class QuarantineRoutes implements RouteSet {
         HttpAnswer answer = HttpResponses.json(refused.status(), body);
         String retryAfter = refused.headers().get("Retry-After");
         return retryAfter == null ? answer : answer.header("Retry-After", retryAfter);
+    }
+
+    /** A replay refused because of some entries: {@code code}, naming them in {@code seqs}; nothing was replayed. */
+    private static HttpAnswer refusedEntries(ErrorCode code, String message, List<Long> seqs, String requestId) {
+        ObjectNode body = HttpResponses.errorBody(code, message, requestId);
+        ArrayNode named = body.putArray("seqs");
+        seqs.forEach(named::add);
+        return HttpResponses.error(code, body);
     }
 
     private static String join(List<Long> seqs) {

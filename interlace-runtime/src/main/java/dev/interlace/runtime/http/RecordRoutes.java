@@ -52,8 +52,9 @@ final class RecordRoutes implements RouteSet {
     private final PublishRecords publishRecords;
     private final SystemRecords system;
     private final RefusedRequests refused;
-    private final InterlaceConfig config;
     private final FanOut fanOut;
+    /** How long records are kept, as answers say it: {@code 7d}, {@code 12h}, {@code 90s} or {@code off}. */
+    private final String retention;
 
     @Inject
     RecordRoutes(Correlator correlator, PublishRecords publishRecords, SystemRecords system, RefusedRequests refused,
@@ -63,7 +64,7 @@ final class RecordRoutes implements RouteSet {
         this.publishRecords = publishRecords;
         this.system = system;
         this.refused = refused;
-        this.config = config;
+        this.retention = retentionText(config.recordRetentionMicros());
     }
 
     @Override
@@ -95,7 +96,7 @@ final class RecordRoutes implements RouteSet {
                     + " key, or ?trace_id=<W3C trace id>", requestId);
         }
         if (correlation instanceof Correlator.UnknownTrace unknown) {
-            return HttpResponses.error(ErrorCode.UNKNOWN_TRACE, "no publish record kept (" + retentionText()
+            return HttpResponses.error(ErrorCode.UNKNOWN_TRACE, "no publish record kept (" + retention
                     + ") has trace id " + unknown.traceId(), requestId);
         }
         Optional<Correlator.Traced> traced = Optional.empty();
@@ -129,7 +130,7 @@ final class RecordRoutes implements RouteSet {
         if (correlation instanceof Correlator.UnknownRequest unknown && elsewhere.isEmpty()) {
             List<String> silent = parts.stream().filter(part -> !part.answered()).map(FanOut.Part::node).toList();
             return HttpResponses.error(ErrorCode.UNKNOWN_REQUEST, "nothing is recorded for request "
-                    + unknown.requestId() + ": no publish record (kept " + retentionText() + ") and not among the"
+                    + unknown.requestId() + ": no publish record (kept " + retention + ") and not among the"
                     + " refused requests kept in memory since " + HttpResponses.time(refused.since()) + " ("
                     + refused.capacity() + " at most)" + (parts.isEmpty() ? "" : " on any node that answered")
                     + (silent.isEmpty() ? "" : "; not answered: " + String.join(", ", silent) + ", which may hold"
@@ -274,7 +275,7 @@ final class RecordRoutes implements RouteSet {
         if (fromRing) {
             ringDetails(body);
         }
-        body.put("record_retention", retentionText());
+        body.put("record_retention", retention);
         if (scope instanceof FanOut.Scope.Cluster cluster && fromRing) {
             // The publish records are the cluster's already: the other nodes are asked for their rings only.
             List<FanOut.Part> parts = fanOut.ask(cluster.others(), "/logs/api", withParameter(request, "source",
@@ -314,7 +315,7 @@ final class RecordRoutes implements RouteSet {
         body.put("count", page.records().size());
         body.put("total", page.total());
         body.put("completeness", "store");
-        body.put("record_retention", retentionText());
+        body.put("record_retention", retention);
         if (scope instanceof FanOut.Scope.Cluster cluster) {
             List<FanOut.Part> parts = fanOut.ask(cluster.others(), "/logs/sys", request.query(), request, requestId);
             MergedRecords.merge(body, "records", "at", parts, filter.limit());
@@ -439,8 +440,7 @@ final class RecordRoutes implements RouteSet {
         ring.put("dropped", refused.dropped());
     }
 
-    private String retentionText() {
-        long micros = config.recordRetentionMicros();
+    private static String retentionText(long micros) {
         if (micros == 0) {
             return "off";
         }

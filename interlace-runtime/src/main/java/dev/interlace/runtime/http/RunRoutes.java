@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.Set;
+import java.util.stream.Stream;
 
 /** {@code GET /runs}, {@code GET /runs/{id}}, {@code GET /models} and {@code POST /models/{name}/run}. */
 final class RunRoutes implements RouteSet {
@@ -30,14 +31,14 @@ final class RunRoutes implements RouteSet {
 
     @Override
     public void register(List<Route> routes) {
-        routes.add(Route.blocking("GET", "/runs", Access.READ, this::list)
-                .placedOn(Route.Placement.WAREHOUSE));
-        routes.add(Route.blocking("GET", "/runs/{id}", Access.READ, this::show)
-                .placedOn(Route.Placement.WAREHOUSE));
-        routes.add(Route.blocking("GET", "/models", Access.READ, this::models)
-                .placedOn(Route.Placement.WAREHOUSE));
-        routes.add(Route.blocking("POST", "/models/{name}/run", Access.OPERATE, this::run)
-                .placedOn(Route.Placement.WAREHOUSE));
+        // Runs and models live in the warehouse: every route is served by the node running it.
+        Stream.of(
+                Route.blocking("GET", "/runs", Access.READ, this::list),
+                Route.blocking("GET", "/runs/{id}", Access.READ, this::show),
+                Route.blocking("GET", "/models", Access.READ, this::models),
+                Route.blocking("POST", "/models/{name}/run", Access.OPERATE, this::run))
+                .map(route -> route.placedOn(Route.Placement.WAREHOUSE))
+                .forEach(routes::add);
     }
 
     /** The DAG: every model in run order, with the streams and models it reads. */

@@ -7,16 +7,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.interlace.annotations.SchemaDrift;
-import dev.interlace.runtime.flush.FlushStatus;
-import dev.interlace.runtime.flush.Flusher;
 import dev.interlace.runtime.log.LogEntry;
 import dev.interlace.runtime.log.LogUnavailableException;
 import dev.interlace.runtime.log.StreamHead;
-import dev.interlace.runtime.log.EventLog;
-import dev.interlace.runtime.log.Sequencers;
-import dev.interlace.runtime.log.Watermarks;
-import dev.interlace.runtime.ops.Workers;
-import dev.interlace.runtime.stream.StreamCatalog;
 import dev.interlace.runtime.stream.StreamDescriptor;
 import dev.interlace.runtime.warehouse.StreamTables;
 import jakarta.inject.Inject;
@@ -33,47 +26,33 @@ final class StreamRoutes implements RouteSet {
 
     static final int RECENT_EVENTS = 20;
 
-    private final StreamCatalog catalog;
-    private final EventLog log;
-    private final Watermarks watermarks;
-    private final Flusher flusher;
+    private final EventPages pages;
     private final Optional<StreamTables> warehouse;
-    private final Optional<Sequencers> sequencers;
-    private final WarehouseStandings standings;
-    private final PageSlots pageSlots;
-    private final Workers workers;
+    private final StreamPositions positions;
 
     @Inject
-    StreamRoutes(StreamCatalog catalog, EventLog log, Watermarks watermarks, Flusher flusher,
-            Optional<StreamTables> warehouse, Optional<Sequencers> sequencers, WarehouseStandings standings,
-            PageSlots pageSlots, Workers workers) {
-        this.workers = workers;
-        this.standings = standings;
-        this.pageSlots = pageSlots;
-        this.catalog = catalog;
-        this.log = log;
-        this.watermarks = watermarks;
-        this.flusher = flusher;
+    StreamRoutes(EventPages pages, Optional<StreamTables> warehouse, StreamPositions positions) {
+        this.pages = pages;
         this.warehouse = warehouse;
-        this.sequencers = sequencers;
+        this.positions = positions;
     }
 
     @Override
     public void register(List<Route> routes) {
         routes.add(Route.blocking("GET", "/streams", Access.READ, this::list));
         routes.add(Route.blocking("GET", "/streams/{name}", Access.READ, (request, path, requestId) ->
-                pageSlots.render("the recent events of " + path.get(0), requestId,
+                pages.slots().render("the recent events of " + path.get(0), requestId,
                         () -> show(request, path, requestId))));
     }
 
     private HttpAnswer list(HttpRequest request, List<String> path, String requestId) throws IOException {
         ListQuery.of(request, requestId, Set.of());
-        Map<String, StreamHead> heads = log.heads();
+        Map<String, StreamHead> heads = pages.log().heads();
         TreeSet<String> names = new TreeSet<>(heads.keySet());
-        catalog.streams().forEach(stream -> names.add(stream.name()));
+        pages.catalog().streams().forEach(stream -> names.add(stream.name()));
         // A declared stream's partitions p >= 1 are listed within it (by_partition), not as streams of their own.
         names.removeIf(name -> StreamPartitions.partitionOf(name) > 0
-                && catalog.findLogStream(name).isPresent());
+                && pages.catalog().findLogStream(name).isPresent());
         ObjectNode body = HttpResponses.JSON.createObjectNode();
         ArrayNode streams = body.putArray("streams");
         for (String name : names) {
@@ -87,8 +66,8 @@ final class StreamRoutes implements RouteSet {
 
     private HttpAnswer show(HttpRequest request, List<String> path, String requestId) throws IOException {
         String name = path.get(0);
-        StreamHead head = log.heads().get(name);
-        if (head == null && catalog.find(name).isEmpty()) {
+        StreamHead head = pages.log().heads().get(name);
+        if (head == null && pages.catalog().find(name).isEmpty()) {
             return HttpResponses.error(ErrorCode.UNKNOWN_STREAM, "no stream is named \"" + name
                     + "\"; GET /streams lists them", requestId);
         }
@@ -107,7 +86,7 @@ final class StreamRoutes implements RouteSet {
                     all[0] = true;
                     break;
                 }
-                List<LogEntry> entry = log.read(name, offset - 1, 1, ListQuery.PAGE_BYTES, budget);
+                List<LogEntry> entry = pages.log().read(name, offset - 1, 1, ListQuery.PAGE_BYTES, budget);
                 if (entry.isEmpty() || entry.get(0).offset() != offset) { // refused, or trimmed by retention meanwhile
                     all[0] = true;
                     break;
@@ -136,8 +115,8 @@ final class StreamRoutes implements RouteSet {
             throw AnswerBudget.overloaded("the recent events of " + name, requestId);
         }
         String recentUnavailable = unavailable;
-        StreamedPage.Batches<LogEntry> rest = (last, next) -> pageSlots.run("read the recent events of " + name, requestId,
-                () -> batches.next(last, next));
+        StreamedPage.Batches<LogEntry> rest = (last, next) -> pages.slots().run("read the recent events of " + name,
+                requestId, () -> batches.next(last, next));
         boolean firstIsAll = recentUnavailable != null
                 || all[0] && StreamedPage.payloadBytes(first, StreamedPage.LOG_ENTRIES) < StreamedPage.BATCH_BYTES;
         return new StreamedPage<>(request, describe(name, head), "recent", StreamedPage.LOG_ENTRIES, first,
@@ -145,11 +124,11 @@ final class StreamRoutes implements RouteSet {
                 budget,
                 recentUnavailable == null ? rest : (last, next) -> List.of(),
                 (count, last) -> HttpResponses.JSON.createObjectNode().put("recent_unavailable", recentUnavailable),
-                workers.executor()).answer();
+                pages.workers().executor()).answer();
     }
 
     private ObjectNode describe(String name, StreamHead head) {
-        Optional<StreamDescriptor> declared = catalog.find(name);
+        Optional<StreamDescriptor> declared = pages.catalog().find(name);
         ObjectNode node = HttpResponses.JSON.createObjectNode();
         node.put("name", name);
         node.put("table", "streams." + name);
@@ -173,45 +152,18 @@ final class StreamRoutes implements RouteSet {
             node.putNull("partitions");
             node.putNull("partition_key");
         }
-        putPositions(node, name, head);
+        positions.putInto(node, name, head);
         if (declared.isPresent() && declared.get().partitioned()) {
             // The fields above are partition 0's; each partition's, partition 0's included, are listed here.
             ArrayNode partitions = node.putArray("by_partition");
-            Map<String, StreamHead> heads = log.heads();
+            Map<String, StreamHead> heads = pages.log().heads();
             for (StreamDescriptor partition : declared.get().logStreams()) {
                 ObjectNode item = partitions.addObject();
                 item.put("partition", partition.partition());
                 item.put("log_stream", partition.name());
-                putPositions(item, partition.name(), heads.get(partition.name()));
+                positions.putInto(item, partition.name(), heads.get(partition.name()));
             }
         }
         return node;
-    }
-
-    /** The positions of one log stream (a stream, or one partition of it): heads, watermarks, its flush's state. */
-    private void putPositions(ObjectNode node, String name, StreamHead head) {
-        long events = head == null ? 0 : head.head();
-        long quarantined = head == null ? 0 : head.quarantineHead();
-        WarehouseStandings.Standing standing = standings.of(name);
-        node.put("head", events);
-        node.put("earliest", head == null ? 1 : head.earliest());
-        node.put("watermark", standing.watermark());
-        // What the stream's flusher, wherever it runs, has yet to flush: what backpressure limits.
-        node.put("pending", (events - watermarks.events(name)) + (quarantined - watermarks.quarantine(name)));
-        node.put("warehouse", standing.kind().wire());
-        node.put("flushed_by", standing.flushedBy());
-        node.put("flushed_watermark", standing.flushedWatermark());
-        node.put("warehouse_lag", standing.lag());
-        node.put("quarantined", quarantined);
-        node.put("declared", catalog.findLogStream(name).isPresent());
-        sequencers.ifPresent(known -> node.put("sequencer", known.holder(name).orElse(null)));
-        FlushStatus flush = flusher.status(name);
-        node.put("flush_state", flush.state().wire());
-        node.put("flush_error", flush.error());
-        if (flush.failing() || flush.stopped()) {
-            node.put("flush_failing_since", HttpResponses.time(flush.failingSinceMicros()));
-        } else {
-            node.putNull("flush_failing_since");
-        }
     }
 }

@@ -7,6 +7,7 @@ import dev.interlace.runtime.flush.Flusher;
 import dev.interlace.runtime.log.EventLog;
 import dev.interlace.runtime.log.Watermarks;
 import jakarta.inject.Inject;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
@@ -70,13 +71,13 @@ final class WarehouseStandings {
 
     @Inject
     WarehouseStandings(InterlaceConfig config, Flusher flusher, FlushPositions own, Watermarks cluster,
-            Optional<WarehouseNode> flushers, EventLog log) {
+            ClusterRoles roles, EventLog log) {
         this.ownWarehouse = config.role().runsWarehouse();
         this.self = normalised(config.advertisedUrl());
         this.flusher = flusher;
         this.own = own;
         this.cluster = cluster;
-        this.flushers = flushers;
+        this.flushers = roles.warehouses();
         this.log = log;
     }
 
@@ -157,6 +158,22 @@ final class WarehouseStandings {
             }
         }
         return furthest;
+    }
+
+    /**
+     * The warehouse replicas of the cluster, as the log records them; on a log of one node (SQLite) this node's one,
+     * named {@code self} and always live, or none when no warehouse runs.
+     */
+    List<WarehouseNode.Replica> replicas(String self) {
+        if (flushers.isPresent()) {
+            return flushers.get().replicas();
+        }
+        if (!flusher.materialises()) {
+            return List.of();
+        }
+        Map<String, Long> watermarks = new TreeMap<>();
+        log.heads().keySet().forEach(stream -> watermarks.put(stream, own.events(stream)));
+        return List.of(new WarehouseNode.Replica("local", self, true, false, 0, watermarks));
     }
 
     /** {@link #lagging} as the {@value #LAG_HEADER} header says it; null when nothing lags. */
