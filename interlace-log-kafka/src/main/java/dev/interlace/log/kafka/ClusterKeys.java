@@ -5,6 +5,7 @@ import dev.interlace.runtime.auth.ApiKeys;
 import dev.interlace.runtime.auth.KeyFile;
 import dev.interlace.runtime.auth.StoredKey;
 import dev.interlace.runtime.log.LogUnavailableException;
+import dev.interlace.runtime.ops.DaemonThreads;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -115,8 +116,7 @@ public final class ClusterKeys implements ApiKeys, AutoCloseable {
         this.producer = new KafkaProducer<>(producerProperties, new ByteArraySerializer(), new ByteArraySerializer());
         this.consumer = new KafkaConsumer<>(consumerProperties, new ByteArrayDeserializer(),
                 new ByteArrayDeserializer());
-        this.thread = new Thread(this::run, "interlace-kafka-keys");
-        this.thread.setDaemon(true);
+        this.thread = DaemonThreads.thread(this::run, "interlace-kafka-keys");
         try {
             consumer.assign(List.of(topic));
             consumer.seekToBeginning(List.of(topic));

@@ -1,6 +1,7 @@
 package dev.interlace.log.kafka;
 
 import dev.interlace.runtime.dedup.DedupIndex;
+import dev.interlace.runtime.ops.DaemonThreads;
 import dev.interlace.runtime.ops.FatalErrors;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -24,7 +25,7 @@ final class IndexOpening {
     /** Starts opening the index with {@code open} on a new thread named after {@code stream}. */
     static IndexOpening start(String stream, Supplier<DedupIndex> open) {
         IndexOpening opening = new IndexOpening();
-        Thread thread = new Thread(() -> {
+        Thread thread = DaemonThreads.thread(() -> {
             try {
                 opening.opened.complete(open.get());
             } catch (Throwable e) {
@@ -33,7 +34,6 @@ final class IndexOpening {
                 opening.opened.completeExceptionally(e);
             }
         }, "interlace-kafka-index-" + stream);
-        thread.setDaemon(true);
         thread.start();
         return opening;
     }

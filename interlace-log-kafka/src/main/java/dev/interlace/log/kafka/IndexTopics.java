@@ -1,5 +1,6 @@
 package dev.interlace.log.kafka;
 
+import dev.interlace.runtime.ops.DaemonThreads;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Properties;
@@ -23,12 +24,8 @@ final class IndexTopics implements AutoCloseable {
     private final Readers readers;
     private final IndexPublicationListener listener;
     private final Map<String, IndexTopic> byStream = new ConcurrentHashMap<>();
-    private final ExecutorService publisher = Executors.newSingleThreadExecutor(runnable -> {
-        Thread thread = new Thread(runnable, "interlace-dedup-publisher");
-        thread.setDaemon(true);
-        thread.setPriority(Thread.NORM_PRIORITY - 1);
-        return thread;
-    });
+    private final ExecutorService publisher = Executors.newSingleThreadExecutor(
+            DaemonThreads.named("interlace-dedup-publisher", Thread.NORM_PRIORITY - 1));
     private KafkaProducer<byte[], byte[]> producer;
     private boolean closed;
 

@@ -19,6 +19,7 @@ import dev.interlace.runtime.log.ReplayResult;
 import dev.interlace.runtime.log.Sequencers;
 import dev.interlace.runtime.log.StreamLog;
 import dev.interlace.runtime.log.Watermarks;
+import dev.interlace.runtime.ops.DaemonThreads;
 import dev.interlace.runtime.stream.StreamDescriptor;
 import java.time.Clock;
 import java.time.Duration;
@@ -78,11 +79,8 @@ public final class KafkaStreamLog extends KafkaLogReads
     private final StreamTrims trims;
     private final Reads reads;
     /** Completes the sequencers' appends after their commits (see {@link SequencerContext#acknowledger}). */
-    private final ExecutorService acknowledger = Executors.newSingleThreadExecutor(runnable -> {
-        Thread thread = new Thread(runnable, "interlace-kafka-ack");
-        thread.setDaemon(true);
-        return thread;
-    });
+    private final ExecutorService acknowledger = Executors.newSingleThreadExecutor(
+            DaemonThreads.named("interlace-kafka-ack"));
     /** The watchdog and the standby segments' upkeep; null on a node that sequences nothing. */
     private final SequencingRounds rounds;
     /** This node's membership of the sequencer group; null on a node that sequences nothing. */

@@ -1,5 +1,6 @@
 package dev.interlace.log.kafka;
 
+import dev.interlace.runtime.ops.DaemonThreads;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.Properties;
@@ -64,8 +65,7 @@ final class Membership implements AutoCloseable {
         this.assigned = assigned;
         this.revoked = revoked;
         this.sessionTimeout = sessionTimeout;
-        this.thread = new Thread(this::run, "interlace-kafka-membership");
-        this.thread.setDaemon(true);
+        this.thread = DaemonThreads.thread(this::run, "interlace-kafka-membership");
         this.thread.start();
     }
 

@@ -1,6 +1,7 @@
 package dev.interlace.log.kafka;
 
 import dev.interlace.runtime.log.LogUnavailableException;
+import dev.interlace.runtime.ops.DaemonThreads;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -86,11 +87,7 @@ final class Readers implements AutoCloseable {
         this.fetchBytes = fetchBytes;
         this.pollRecords = pollRecords;
         AtomicInteger threads = new AtomicInteger();
-        this.ahead = Executors.newCachedThreadPool(runnable -> {
-            Thread thread = new Thread(runnable, "interlace-kafka-read-ahead-" + threads.incrementAndGet());
-            thread.setDaemon(true);
-            return thread;
-        });
+        this.ahead = Executors.newCachedThreadPool(DaemonThreads.numbered("interlace-kafka-read-ahead-"));
         this.points = fetchBytes <= POINT_FETCH_BYTES ? this : new Readers(bootstrap, clientId + "-point",
                 POINT_FETCH_BYTES, POINT_POLL_RECORDS);
     }

@@ -7,6 +7,7 @@ import dev.interlace.runtime.log.LogUnavailableException;
 import dev.interlace.runtime.log.NoSequencerException;
 import dev.interlace.runtime.log.ReplayRequest;
 import dev.interlace.runtime.log.ReplayResult;
+import dev.interlace.runtime.ops.DaemonThreads;
 import dev.interlace.runtime.ops.FatalErrors;
 import java.time.Duration;
 import java.util.List;
@@ -104,8 +105,7 @@ final class Sequencer {
         this.keys = new SequencerKeys(view, context);
         this.writes = new SequencerWrites(this, view, context, keys);
         this.settledRetries = new SettledRetries(view, keys);
-        this.thread = new Thread(this::run, "interlace-kafka-sequencer-" + view.name);
-        this.thread.setDaemon(true);
+        this.thread = DaemonThreads.thread(this::run, "interlace-kafka-sequencer-" + view.name);
     }
 
     void start() {

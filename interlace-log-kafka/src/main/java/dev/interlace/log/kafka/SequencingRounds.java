@@ -1,6 +1,7 @@
 package dev.interlace.log.kafka;
 
 import dev.interlace.runtime.health.ComponentHealth;
+import dev.interlace.runtime.ops.DaemonThreads;
 import dev.interlace.runtime.ops.FatalErrors;
 import java.time.Duration;
 import java.util.concurrent.Executors;
@@ -32,12 +33,8 @@ final class SequencingRounds {
 
     private ScheduledExecutorService start(String threadName, int priority, Duration period,
             ComponentHealth.Component component, Runnable round) {
-        ScheduledExecutorService executor = Executors.newSingleThreadScheduledExecutor(runnable -> {
-            Thread thread = new Thread(runnable, threadName);
-            thread.setDaemon(true);
-            thread.setPriority(priority);
-            return thread;
-        });
+        ScheduledExecutorService executor = Executors.newSingleThreadScheduledExecutor(
+                DaemonThreads.named(threadName, priority));
         executor.scheduleWithFixedDelay(() -> reportingErrors(component, round), period.toMillis(),
                 period.toMillis(), TimeUnit.MILLISECONDS);
         return executor;

@@ -1,6 +1,7 @@
 package dev.interlace.log.kafka;
 
 import dev.interlace.runtime.log.LogUnavailableException;
+import dev.interlace.runtime.ops.DaemonThreads;
 import dev.interlace.runtime.ops.FatalErrors;
 import java.time.Duration;
 import java.util.HashSet;
@@ -76,8 +77,7 @@ final class Tailer implements AutoCloseable {
         this.consumer = new KafkaConsumer<>(properties, new ByteArrayDeserializer(), new ByteArrayDeserializer());
         this.fetches = new Answers(consumer::metrics, "consumer-fetch-manager-metrics", "fetch-total");
         this.sink = sink;
-        this.thread = new Thread(this::run, "interlace-kafka-tailer");
-        this.thread.setDaemon(true);
+        this.thread = DaemonThreads.thread(this::run, "interlace-kafka-tailer");
         this.thread.start();
     }
 

@@ -1,5 +1,6 @@
 package dev.interlace.runtime.auth;
 
+import dev.interlace.runtime.ops.DaemonThreads;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
@@ -124,8 +125,7 @@ public final class KeyFile implements ApiKeys, AutoCloseable {
         this.lockFile = file.resolveSibling(FILE_NAME + ".lock");
         this.clock = clock;
         this.snapshot = snapshot;
-        this.watcher = new Thread(this::watch, "interlace-key-file-watcher");
-        watcher.setDaemon(true);
+        this.watcher = DaemonThreads.thread(this::watch, "interlace-key-file-watcher");
     }
 
     /** Where the key file of {@code dataDirectory} is. */

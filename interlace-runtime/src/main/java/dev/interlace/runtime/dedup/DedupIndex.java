@@ -1,5 +1,6 @@
 package dev.interlace.runtime.dedup;
 
+import dev.interlace.runtime.ops.DaemonThreads;
 import dev.interlace.runtime.ops.FatalErrors;
 import java.io.Closeable;
 import java.io.IOException;
@@ -163,14 +164,8 @@ public final class DedupIndex implements Closeable {
 
     /** The threads that seal and merge segments, for every index of a log; the log shuts it down. */
     public static ExecutorService backgroundThreads() {
-        AtomicInteger number = new AtomicInteger();
         ThreadPoolExecutor executor = new ThreadPoolExecutor(2, 2, 30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
-                runnable -> {
-                    Thread thread = new Thread(runnable, "interlace-dedup-" + number.incrementAndGet());
-                    thread.setDaemon(true);
-                    thread.setPriority(Thread.NORM_PRIORITY - 1);
-                    return thread;
-                });
+                DaemonThreads.numbered("interlace-dedup-", Thread.NORM_PRIORITY - 1));
         executor.allowCoreThreadTimeOut(true);
         return executor;
     }

@@ -1,5 +1,6 @@
 package dev.interlace.runtime.dedup;
 
+import dev.interlace.runtime.ops.DaemonThreads;
 import java.io.Closeable;
 import java.io.IOException;
 import java.io.InterruptedIOException;
@@ -8,7 +9,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -44,12 +44,7 @@ final class TableSealer implements Closeable {
             awaitOldest();
         }
         if (writers == null) {
-            AtomicInteger number = new AtomicInteger();
-            writers = Executors.newFixedThreadPool(BUILD_WRITERS, runnable -> {
-                Thread thread = new Thread(runnable, "interlace-dedup-build-" + number.incrementAndGet());
-                thread.setDaemon(true);
-                return thread;
-            });
+            writers = Executors.newFixedThreadPool(BUILD_WRITERS, DaemonThreads.numbered("interlace-dedup-build-"));
         }
         KeyTable full = filling;
         pending.add(new Pending(writers.submit(() -> full.write(after, through)), through, full));

@@ -6,6 +6,7 @@ import dev.interlace.runtime.log.PublishRecords;
 import dev.interlace.runtime.log.StreamHead;
 import dev.interlace.runtime.log.StreamLog;
 import dev.interlace.runtime.log.QuarantineEntry;
+import dev.interlace.runtime.ops.DaemonThreads;
 import dev.interlace.runtime.stream.DecodeResult;
 import dev.interlace.runtime.stream.StreamDescriptor;
 import dev.interlace.runtime.stream.StreamEvent;
@@ -21,7 +22,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -54,13 +54,8 @@ final class FlushBatches implements AutoCloseable {
         this.recent = recent;
         this.batchRows = batchRows;
         this.batchBytes = batchBytes;
-        AtomicInteger count = new AtomicInteger();
         this.readAhead = new ThreadPoolExecutor(READ_THREADS, READ_THREADS, 30, TimeUnit.SECONDS,
-                new LinkedBlockingQueue<>(), runnable -> {
-                    Thread thread = new Thread(runnable, "interlace-flush-read-" + count.incrementAndGet());
-                    thread.setDaemon(true);
-                    return thread;
-                });
+                new LinkedBlockingQueue<>(), DaemonThreads.numbered("interlace-flush-read-"));
         ((ThreadPoolExecutor) readAhead).allowCoreThreadTimeOut(true);
     }
 

@@ -2,6 +2,7 @@ package dev.interlace.runtime.flush;
 
 import dev.interlace.runtime.config.InterlaceConfig;
 import dev.interlace.runtime.health.ComponentHealth;
+import dev.interlace.runtime.ops.DaemonThreads;
 import dev.interlace.runtime.ops.EpochMicros;
 import dev.interlace.runtime.ops.FatalErrors;
 import dev.interlace.runtime.ops.RequestIds;
@@ -113,11 +114,8 @@ public final class Flusher implements AutoCloseable {
         this.drain = warehouse.map(w -> new StreamDrain(w, leases, batches, positions, listener, flushedListeners, ids,
                 clock, keepsRecords, () -> closed)).orElse(null);
         AtomicInteger count = new AtomicInteger();
-        ScheduledThreadPoolExecutor pool = new ScheduledThreadPoolExecutor(THREADS, runnable -> {
-            Thread thread = new Thread(runnable, "interlace-flush-" + count.incrementAndGet());
-            thread.setDaemon(true);
-            return thread;
-        });
+        ScheduledThreadPoolExecutor pool = new ScheduledThreadPoolExecutor(THREADS,
+                DaemonThreads.numbered("interlace-flush-"));
         // On close, retries waiting out a failing stream's backoff are dropped rather than waited for.
         pool.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
         this.executor = pool;

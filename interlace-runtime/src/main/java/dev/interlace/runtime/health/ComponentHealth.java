@@ -1,5 +1,6 @@
 package dev.interlace.runtime.health;
 
+import dev.interlace.runtime.ops.DaemonThreads;
 import dev.interlace.runtime.ops.EpochMicros;
 import dev.interlace.runtime.records.SysEvent;
 import dev.interlace.runtime.records.SysRecord;
@@ -119,11 +120,8 @@ public final class ComponentHealth implements AutoCloseable {
         this.records = records;
         this.clock = clock;
         this.exitAfter = exitAfter;
-        this.exits = exitAfter == null ? null : Executors.newSingleThreadScheduledExecutor(runnable -> {
-            Thread thread = new Thread(runnable, "interlace-component-exit");
-            thread.setDaemon(true);
-            return thread;
-        });
+        this.exits = exitAfter == null ? null : Executors.newSingleThreadScheduledExecutor(
+                DaemonThreads.named("interlace-component-exit"));
     }
 
     /** Failures that are only logged and listed: for a log or an index used outside a server (tools, tests). */

@@ -6,6 +6,7 @@ import dev.interlace.runtime.config.InterlaceConfig;
 import dev.interlace.runtime.flush.FlushPositions;
 import dev.interlace.runtime.flush.Flusher;
 import dev.interlace.runtime.model.ModelRunner;
+import dev.interlace.runtime.ops.DaemonThreads;
 import dev.interlace.runtime.stream.StreamCatalog;
 import jakarta.inject.Inject;
 import jakarta.inject.Singleton;
@@ -57,11 +58,8 @@ final class ReadAfter {
     private final AtomicInteger waiting = new AtomicInteger();
     /** Whether a check is scheduled: one is while anything waits. */
     private final AtomicBoolean checking = new AtomicBoolean();
-    private static final ScheduledExecutorService TIMER = Executors.newSingleThreadScheduledExecutor(task -> {
-        Thread thread = new Thread(task, "interlace-read-after");
-        thread.setDaemon(true);
-        return thread;
-    });
+    private static final ScheduledExecutorService TIMER = Executors.newSingleThreadScheduledExecutor(
+            DaemonThreads.named("interlace-read-after"));
 
     @Inject
     ReadAfter(StreamCatalog catalog, FlushPositions watermarks, Optional<ModelRunner> runner, Flusher flusher,

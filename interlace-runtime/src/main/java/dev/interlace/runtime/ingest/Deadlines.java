@@ -1,5 +1,6 @@
 package dev.interlace.runtime.ingest;
 
+import dev.interlace.runtime.ops.DaemonThreads;
 import io.netty.util.HashedWheelTimer;
 import io.netty.util.Timeout;
 import java.util.Locale;
@@ -18,11 +19,7 @@ import java.util.concurrent.TimeoutException;
  */
 final class Deadlines {
 
-    private static final ThreadFactory DAEMON = runnable -> {
-        Thread thread = new Thread(runnable, "interlace-deadlines");
-        thread.setDaemon(true);
-        return thread;
-    };
+    private static final ThreadFactory DAEMON = DaemonThreads.named("interlace-deadlines");
 
     /** Deadlines are seconds long; a tick of 100 ms makes them late by at most that. */
     private static final HashedWheelTimer TIMER = new HashedWheelTimer(DAEMON, 100, TimeUnit.MILLISECONDS, 512);

@@ -1,6 +1,7 @@
 package dev.interlace.runtime.log;
 
 import dev.interlace.runtime.health.ComponentHealth;
+import dev.interlace.runtime.ops.DaemonThreads;
 import dev.interlace.runtime.ops.FatalErrors;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
@@ -28,11 +29,7 @@ final class Acknowledger {
     static final int COMPLETED_ON_WRITER = 1;
 
     private final ComponentHealth components;
-    private final ExecutorService thread = Executors.newSingleThreadExecutor(runnable -> {
-        Thread thread = new Thread(runnable, "interlace-log-ack");
-        thread.setDaemon(true);
-        return thread;
-    });
+    private final ExecutorService thread = Executors.newSingleThreadExecutor(DaemonThreads.named("interlace-log-ack"));
     /**
      * Groups handed to the ack thread and not yet completed; only the writer adds to it, so when it reads 0 every
      * earlier group has been answered and completing on the writer keeps commit order.

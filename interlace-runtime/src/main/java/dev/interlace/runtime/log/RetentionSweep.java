@@ -1,6 +1,7 @@
 package dev.interlace.runtime.log;
 
 import dev.interlace.runtime.config.InterlaceConfig;
+import dev.interlace.runtime.ops.DaemonThreads;
 import dev.interlace.runtime.records.SysEvent;
 import dev.interlace.runtime.records.SysRecord;
 import dev.interlace.runtime.records.SystemRecords;
@@ -63,11 +64,7 @@ public final class RetentionSweep implements AutoCloseable {
 
     /** Sweeps every minute from now on. */
     public synchronized void start() {
-        executor = Executors.newSingleThreadScheduledExecutor(runnable -> {
-            Thread thread = new Thread(runnable, "interlace-retention");
-            thread.setDaemon(true);
-            return thread;
-        });
+        executor = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("interlace-retention"));
         executor.scheduleWithFixedDelay(() -> {
             try {
                 sweep();

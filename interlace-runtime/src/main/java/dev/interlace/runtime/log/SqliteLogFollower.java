@@ -1,5 +1,6 @@
 package dev.interlace.runtime.log;
 
+import dev.interlace.runtime.ops.DaemonThreads;
 import dev.interlace.runtime.stream.StreamDescriptor;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -37,8 +38,7 @@ public final class SqliteLogFollower extends SqliteLogReads implements ReadOnlyL
             return head == null ? 0 : head.head();
         });
         poll();
-        poller = new Thread(this::follow, "interlace-log-follower");
-        poller.setDaemon(true);
+        poller = DaemonThreads.thread(this::follow, "interlace-log-follower");
         poller.start();
     }
 

@@ -1,5 +1,6 @@
 package dev.interlace.runtime.log;
 
+import dev.interlace.runtime.ops.DaemonThreads;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -35,11 +36,7 @@ final class WalCheckpointer {
     WalCheckpointer(LogConnections connections, LogSettings settings) {
         this.connections = connections;
         this.settings = settings;
-        checkpointer = Executors.newSingleThreadScheduledExecutor(runnable -> {
-            Thread thread = new Thread(runnable, "interlace-log-checkpoint");
-            thread.setDaemon(true);
-            return thread;
-        });
+        checkpointer = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("interlace-log-checkpoint"));
         checkpointer.scheduleWithFixedDelay(this::checkpoint, CHECKPOINT_MILLIS, CHECKPOINT_MILLIS,
                 TimeUnit.MILLISECONDS);
     }

@@ -1,5 +1,6 @@
 package dev.interlace.runtime.model;
 
+import dev.interlace.runtime.ops.DaemonThreads;
 import dev.interlace.runtime.stream.StreamPartitions;
 
 import dev.interlace.runtime.health.ComponentHealth;
@@ -95,11 +96,7 @@ public final class ModelRunner implements AutoCloseable {
         this.clock = clock;
         this.ids = ids;
         this.listener = listener;
-        this.executor = Executors.newSingleThreadScheduledExecutor(runnable -> {
-            Thread thread = new Thread(runnable, "interlace-models");
-            thread.setDaemon(true);
-            return thread;
-        });
+        this.executor = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("interlace-models"));
     }
 
     /** Creates the bookkeeping tables, finishes runs a crash interrupted, and queues models left stale by downtime. */

@@ -5,7 +5,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The threads that do request work which may block (a database read, parsing a body): virtual threads where the
@@ -28,13 +27,8 @@ public final class Workers implements AutoCloseable {
             chosen = (ExecutorService) Executors.class.getMethod("newVirtualThreadPerTaskExecutor").invoke(null);
             described = "virtual threads";
         } catch (ReflectiveOperationException e) {
-            AtomicInteger count = new AtomicInteger();
             ThreadPoolExecutor pool = new ThreadPoolExecutor(PLATFORM_THREADS, PLATFORM_THREADS, 60, TimeUnit.SECONDS,
-                    new LinkedBlockingQueue<>(), runnable -> {
-                        Thread thread = new Thread(runnable, "interlace-worker-" + count.incrementAndGet());
-                        thread.setDaemon(true);
-                        return thread;
-                    });
+                    new LinkedBlockingQueue<>(), DaemonThreads.numbered("interlace-worker-"));
             pool.allowCoreThreadTimeOut(true);
             chosen = pool;
             described = "a pool of " + PLATFORM_THREADS + " platform threads";

@@ -5,6 +5,7 @@ import dev.interlace.runtime.auth.Scope;
 import dev.interlace.runtime.config.InterlaceConfig;
 import dev.interlace.runtime.config.LogOptions;
 import dev.interlace.runtime.health.ComponentHealth;
+import dev.interlace.runtime.ops.DaemonThreads;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -86,8 +87,7 @@ public final class QueryProcess implements AutoCloseable {
         this.idleMillis = config.sqlProcessIdleMillis();
         this.components = components;
         this.directory = config.dataDirectory().resolve(DIRECTORY);
-        this.supervisor = new Thread(this::supervise, "interlace-query-process");
-        supervisor.setDaemon(true);
+        this.supervisor = DaemonThreads.thread(this::supervise, "interlace-query-process");
     }
 
     /**
@@ -301,7 +301,7 @@ public final class QueryProcess implements AutoCloseable {
      */
     private static int awaitPort(Process process) throws IOException, InterruptedException {
         CompletableFuture<Integer> port = new CompletableFuture<>();
-        Thread reader = new Thread(() -> {
+        Thread reader = DaemonThreads.thread(() -> {
             try (BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(),
                     StandardCharsets.UTF_8))) {
                 for (String line = out.readLine(); line != null; line = out.readLine()) {
@@ -315,7 +315,6 @@ public final class QueryProcess implements AutoCloseable {
             port.completeExceptionally(new IOException("the query process ended before it listened (see"
                     + " query-process.log in its directory)"));
         }, "interlace-query-process-output");
-        reader.setDaemon(true);
         reader.start();
         try {
             return port.get(START_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS);

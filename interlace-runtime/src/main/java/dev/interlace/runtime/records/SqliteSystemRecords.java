@@ -1,5 +1,6 @@
 package dev.interlace.runtime.records;
 
+import dev.interlace.runtime.ops.DaemonThreads;
 import dev.interlace.runtime.ops.EpochMicros;
 import dev.interlace.runtime.ops.SqlWhere;
 import java.nio.file.Path;
@@ -61,8 +62,7 @@ public final class SqliteSystemRecords implements SystemRecords {
         } catch (SQLException e) {
             throw new IllegalStateException("cannot open the system records " + file + ": " + e.getMessage(), e);
         }
-        thread = new Thread(this::run, "interlace-records");
-        thread.setDaemon(true);
+        thread = DaemonThreads.thread(this::run, "interlace-records");
         thread.start();
     }
 

@@ -1,5 +1,6 @@
 package dev.interlace.runtime.warehouse;
 
+import dev.interlace.runtime.ops.DaemonThreads;
 import dev.interlace.runtime.sql.QueryException;
 import dev.interlace.runtime.sql.QueryLimits;
 import dev.interlace.runtime.sql.QueryResult;
@@ -36,11 +37,7 @@ public final class SqlQueries {
     private final Semaphore running;
     /** How long past its time limit a caller waits for a cancelled query to stop before it is answered anyway. */
     static final long GRACE_MILLIS = 1_500;
-    private final ExecutorService threads = Executors.newCachedThreadPool(runnable -> {
-        Thread thread = new Thread(runnable, "interlace-sql-query");
-        thread.setDaemon(true);
-        return thread;
-    });
+    private final ExecutorService threads = Executors.newCachedThreadPool(DaemonThreads.named("interlace-sql-query"));
 
     @Inject
     public SqlQueries(Optional<Queries> warehouse, QueryLimits limits) {
