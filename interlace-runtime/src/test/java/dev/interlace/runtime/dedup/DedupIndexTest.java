@@ -98,6 +98,15 @@ class DedupIndexTest {
         index.committed(groups.head);
     }
 
+    /** The {@code count} keys {@code prefix + first}, {@code prefix + (first + 1)}, and so on. */
+    private static String[] keys(String prefix, int first, int count) {
+        String[] keys = new String[count];
+        for (int i = 0; i < count; i++) {
+            keys[i] = prefix + (first + i);
+        }
+        return keys;
+    }
+
     private static List<Long> candidates(DedupIndex index, String key) {
         List<Long> offsets = new ArrayList<>();
         index.candidates(KeyHash.of(key), Long.MIN_VALUE, offsets::add);
@@ -128,11 +137,7 @@ class DedupIndexTest {
     void keysSealedToDiskAreStillFoundWithTheirOffsetAndNewKeysFindNothing() throws Exception {
         DedupIndex index = open(100);
         for (int group = 0; group < 50; group++) {
-            String[] keys = new String[40];
-            for (int i = 0; i < keys.length; i++) {
-                keys[i] = "key-" + (group * 40 + i);
-            }
-            commit(index, keys);
+            commit(index, keys("key-", group * 40, 40));
             settle(index);
         }
         assertThat(index.segmentCount()).isPositive();
@@ -229,11 +234,7 @@ class DedupIndexTest {
     void aFilterThatSaysMaybeForEverythingStillAnswersExactly() throws Exception {
         DedupIndex first = open(50);
         for (int i = 0; i < 20; i++) {
-            String[] keys = new String[25];
-            for (int j = 0; j < keys.length; j++) {
-                keys[j] = "m" + (i * 25 + j);
-            }
-            commit(first, keys);
+            commit(first, keys("m", i * 25, 25));
             settle(first);
         }
         first.close();
@@ -284,10 +285,7 @@ class DedupIndexTest {
     @Test
     void aDamagedRunBlockFoundDuringALookupIsRebuiltAndTheLookupAnswersExactly() throws Exception {
         DedupIndex first = open(300);
-        String[] keys = new String[600];
-        for (int i = 0; i < keys.length; i++) {
-            keys[i] = "r" + i;
-        }
+        String[] keys = keys("r", 0, 600);
         commit(first, keys);
         settle(first);
         first.close();
@@ -408,11 +406,7 @@ class DedupIndexTest {
     @Test
     void segmentsRestoredWithoutTheirRunsAnswerEveryOldKeyAndFetchEachPartOnce() throws Exception {
         for (int i = 0; i < 410; i++) {
-            String[] keys = new String[10];
-            for (int j = 0; j < 10; j++) {
-                keys[j] = "r" + (10 * i + j);
-            }
-            groups.commit(keys);
+            groups.commit(keys("r", 10 * i, 10));
         }
         Path holder = directory.resolve("holder");
         DedupIndex.Settings settings = new DedupIndex.Settings(1000, 4);
@@ -508,11 +502,7 @@ class DedupIndexTest {
     void manyLookupsWaitingForOneHeldPartLeaveTheIndexFreeAndAreEachAnsweredExactlyWithEachPartFetchedOnce()
             throws Exception {
         for (int i = 0; i < 400; i++) {
-            String[] keys = new String[10];
-            for (int j = 0; j < 10; j++) {
-                keys[j] = "h" + (10 * i + j);
-            }
-            groups.commit(keys);
+            groups.commit(keys("h", 10 * i, 10));
         }
         Path holder = directory.resolve("holder");
         DedupIndex.Settings settings = new DedupIndex.Settings(1000, 4);
