@@ -368,7 +368,7 @@ class DedupIndexTest {
     }
 
     /** Parts of the published files, counting fetches; {@code spoiled} parts come back with a byte flipped. */
-    private static final class PublishedRuns implements RemoteRuns {
+    private static class PublishedRuns implements RemoteRuns {
         final java.util.Map<String, Path> published;
         final int partBytes;
         final boolean spoiled;
@@ -443,24 +443,13 @@ class DedupIndexTest {
      * Parts of the published files held back until {@link #release}: each fetch of a part says it started, then waits;
      * counts the fetches of each part.
      */
-    private static final class HeldRuns implements RemoteRuns {
-        final PublishedRuns published;
+    private static final class HeldRuns extends PublishedRuns {
         final java.util.concurrent.CountDownLatch started = new java.util.concurrent.CountDownLatch(1);
         final java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
         final java.util.Map<String, Integer> fetches = new java.util.concurrent.ConcurrentHashMap<>();
 
-        HeldRuns(PublishedRuns published) {
-            this.published = published;
-        }
-
-        @Override
-        public boolean has(String name) {
-            return published.has(name);
-        }
-
-        @Override
-        public int partBytes() {
-            return published.partBytes();
+        HeldRuns(java.util.Map<String, Path> published, int partBytes) {
+            super(published, partBytes, false);
         }
 
         @Override
@@ -473,7 +462,7 @@ class DedupIndexTest {
                 Thread.currentThread().interrupt();
                 throw new java.io.InterruptedIOException();
             }
-            return published.part(name, index);
+            return super.part(name, index);
         }
     }
 
@@ -510,7 +499,7 @@ class DedupIndexTest {
                 null);
         Path restored = directory.resolve("restored");
         // Parts of 32 KiB: the 64 KB run of the 4000 keys in three parts, so that many lookups want the same part.
-        HeldRuns held = new HeldRuns(new PublishedRuns(restoreHeads(holder, restored, 32768), 32768, false));
+        HeldRuns held = new HeldRuns(restoreHeads(holder, restored, 32768), 32768);
         DedupIndex index = DedupIndex.open(restored, groups, 0, groups.head, () -> Long.MIN_VALUE, settings,
                 background, SegmentListener.NONE, held);
         opened.add(index);
