@@ -16,15 +16,12 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.common.TopicPartition;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Interlace nodes on a cluster of three Kafka brokers (topics with three replicas, {@code min.insync.replicas=2}),
@@ -40,7 +37,7 @@ import org.junit.jupiter.api.io.TempDir;
  * node answers {@code deduplicated} with its original offset. The negative control runs the pause with sequencers
  * that fence nobody and keep their streams when the group takes them away, and the oracle must catch it.
  */
-class MultiNodeFailureTest {
+class MultiNodeFailureTest extends KafkaFailureTest {
 
     private static final String[] REPLICATED = {"--kafka-replication-factor", "3", "--kafka-min-insync-replicas",
             "2"};
@@ -59,22 +56,8 @@ class MultiNodeFailureTest {
     @RegisterExtension
     static final OwnBrokers BROKERS = OwnBrokers.restoredAfterEach(() -> KafkaCluster.start(3));
 
-    private static KafkaCluster cluster() {
-        return BROKERS.cluster();
-    }
-
-    @TempDir
-    Path directory;
-
-    private final String prefix = NodeFixtures.prefix("multi");
-    private final List<ServeNode> started = new CopyOnWriteArrayList<>();
-    private final Random random = new Random(16);
-    private final long startedAt = System.nanoTime();
-
-    /** Stops the nodes; then the brokers a test left dead are brought back ({@link OwnBrokers}). */
-    @AfterEach
-    void stopTheNodes() {
-        started.forEach(ServeNode::close);
+    MultiNodeFailureTest() {
+        super("multi", 16, BROKERS::cluster);
     }
 
     // ================================================================== brokers
@@ -348,11 +331,6 @@ class MultiNodeFailureTest {
         }
     }
 
-    /** Prints what the test is at, with the seconds since it started (the takeover figures come from these). */
-    private void phase(String what) {
-        System.out.printf("[%6.1f s] %s%n", (System.nanoTime() - startedAt) / 1e9, what);
-    }
-
     /** {@link Load#awaitMore}; on failure prints the nodes' warnings first. */
     private static void awaitMore(Load load, long events, Duration timeout, Cluster nodes)
             throws InterruptedException {
@@ -368,15 +346,10 @@ class MultiNodeFailureTest {
 
     /** See {@link KafkaOracle#check}. */
     private KafkaOracle.Findings oracle(Ledger ledger, List<ServeNode> nodes, ServeNode warehouse) throws Exception {
-        return new KafkaOracle(cluster().bootstrap(), prefix, random).check(ledger, nodes, warehouse);
+        return oracle().check(ledger, nodes, warehouse);
     }
 
     // ================================================================== helpers
-
-    private ServeNode track(ServeNode node) {
-        started.add(node);
-        return node;
-    }
 
     /** Records the events of a verbose 200 for the orders keyed {@code keys} in the ledger. */
     private static void acknowledge(Ledger ledger, List<String> keys, ServeNode.Response response, ServeNode node) {

@@ -20,17 +20,13 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 import org.apache.kafka.common.TopicPartition;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A stream of {@value #PARTITIONS} partitions ({@code orders}, declared with {@code partitions = 4} by
@@ -48,7 +44,7 @@ import org.junit.jupiter.api.io.TempDir;
  * partition at its offset. The negative control cuts off a node whose sequencers fence nobody and keep their
  * partitions when the group takes them away ({@link PartitionedServeMain} {@code unfenced}): the oracle must catch it.
  */
-class PartitionedFailureTest {
+class PartitionedFailureTest extends KafkaFailureTest {
 
     private static final int PARTITIONS = 4;
     private static final String[] REPLICATED = {"--kafka-replication-factor", "3", "--kafka-min-insync-replicas",
@@ -69,25 +65,10 @@ class PartitionedFailureTest {
     @RegisterExtension
     static final OwnBrokers BROKERS = OwnBrokers.restoredAfterEach(() -> KafkaCluster.startWithCutListeners(3, 1));
 
-    private static KafkaCluster cluster() {
-        return BROKERS.cluster();
-    }
-
-    @TempDir
-    Path directory;
-
-    private final String prefix = NodeFixtures.prefix("parts");
-    private final List<AutoCloseable> started = new CopyOnWriteArrayList<>();
-    private final Random random = new Random(38);
     private final HttpClient http = HttpClient.newHttpClient();
-    private final long startedAt = System.nanoTime();
 
-    /** Stops the nodes and proxies; then the brokers a test left dead are brought back ({@link OwnBrokers}). */
-    @AfterEach
-    void stopTheNodes() throws Exception {
-        for (AutoCloseable closeable : started) {
-            closeable.close();
-        }
+    PartitionedFailureTest() {
+        super("parts", 38, BROKERS::cluster);
     }
 
     @Test
@@ -350,17 +331,7 @@ class PartitionedFailureTest {
         }
     }
 
-    private <T extends AutoCloseable> T track(T closeable) {
-        started.add(closeable);
-        return closeable;
-    }
-
-    /** Prints what the test is at, with the seconds since it started. */
-    private void phase(String what) {
-        System.out.printf("[%6.1f s] %s%n", (System.nanoTime() - startedAt) / 1e9, what);
-    }
-
     private KafkaOracle.Findings oracle(Ledger ledger, List<ServeNode> nodes) throws Exception {
-        return new KafkaOracle(cluster().bootstrap(), prefix, random).checkPartitioned(ledger, PARTITIONS, nodes);
+        return oracle().checkPartitioned(ledger, PARTITIONS, nodes);
     }
 }
