@@ -1,7 +1,11 @@
 package dev.interlace.integration.kafka;
 
+import dev.interlace.integration.crash.Ledger;
+import dev.interlace.integration.crash.Load;
 import dev.interlace.log.kafka.testing.KafkaCluster;
+import java.net.URI;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -12,10 +16,18 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * What a failure test of nodes on Kafka (on the shared broker or on brokers of its own, {@link OwnBrokers}) starts
  * from: its brokers, a temporary directory for the nodes' data, a topic prefix no other test uses, a seeded random (the
- * same keys and samples on every run), the nodes and proxies it started (closed after each test), and the printed
- * phases the takeover figures are read from.
+ * same keys and samples on every run), the nodes and proxies it started (closed after each test), publishers that
+ * fail over between the nodes, and the printed phases the takeover figures are read from.
  */
 abstract class KafkaFailureTest {
+
+    /** Publishers of a failing-over load. */
+    static final int PUBLISHERS = 4;
+    /**
+     * How long a publisher waits for an answer before it tries another node: longer than a node waits for a
+     * takeover under way before it answers {@code no_sequencer} (5 s).
+     */
+    static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(8);
 
     @TempDir
     Path directory;
@@ -56,6 +68,14 @@ abstract class KafkaFailureTest {
     <T extends AutoCloseable> T track(T closeable) {
         started.add(closeable);
         return closeable;
+    }
+
+    /**
+     * Starts {@link #PUBLISHERS} publishers of fresh keys starting {@code keyPrefix} that retry every failed or
+     * unanswered request on another of {@code nodes} ({@link Load#failover}), seeded from {@link #random}.
+     */
+    Load failover(List<URI> nodes, Ledger ledger, String keyPrefix) {
+        return Load.failover(nodes, ledger, keyPrefix, PUBLISHERS, REQUEST_TIMEOUT, random.nextLong());
     }
 
     /** Prints what the test is at, with the seconds since it started (the takeover figures come from these). */

@@ -42,14 +42,8 @@ class MultiNodeFailureTest extends KafkaFailureTest {
     private static final String[] REPLICATED = {"--kafka-replication-factor", "3", "--kafka-min-insync-replicas",
             "2"};
     private static final Duration OUTAGE_TIMEOUT = Duration.ofSeconds(120);
-    private static final int PUBLISHERS = 4;
     /** Events acknowledged between one failure and the next: proof that publishing goes on, and little more. */
     private static final int EVENTS_PER_PHASE = 150;
-    /**
-     * How long a publisher waits for an answer before it tries the other node: longer than a node waits for a
-     * takeover under way before it answers {@code no_sequencer} (5 s).
-     */
-    private static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(8);
     /** How long publishing may take to resume after the SIGKILL of the stream's partition leader. */
     private static final Duration BROKER_FAILOVER_TIMEOUT = Duration.ofSeconds(240);
 
@@ -138,7 +132,7 @@ class MultiNodeFailureTest extends KafkaFailureTest {
         Cluster nodes = new Cluster(false);
         phase("nodes started");
         Ledger ledger = new Ledger();
-        Load load = Load.failover(nodes.urls(), ledger, "multi", PUBLISHERS, REQUEST_TIMEOUT, random.nextLong());
+        Load load = failover(nodes.urls(), ledger, "multi");
         try {
             load.awaitMore(EVENTS_PER_PHASE);
             phase(EVENTS_PER_PHASE + " events acknowledged");
@@ -200,7 +194,7 @@ class MultiNodeFailureTest extends KafkaFailureTest {
         Cluster nodes = new Cluster(true);
         phase("nodes started");
         Ledger ledger = new Ledger();
-        Load load = Load.failover(nodes.urls(), ledger, "control", PUBLISHERS, REQUEST_TIMEOUT, random.nextLong());
+        Load load = failover(nodes.urls(), ledger, "control");
         try {
             load.awaitMore(EVENTS_PER_PHASE);
             ServeNode holder = nodes.holder();

@@ -50,9 +50,6 @@ class NetworkPartitionTest extends KafkaFailureTest {
     private static final Duration LOAD_AFTER_HEAL = Duration.ofSeconds(20);
     /** Load after the cut-off node's death in the variant: a little more than the 15 s the other node may take. */
     private static final Duration LOAD_AFTER_DEATH = Duration.ofSeconds(16);
-    private static final int PUBLISHERS = 4;
-    /** How long a publisher waits for an answer before it tries the other node. */
-    private static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(8);
     private static final long ANSWER_BOUND_NANOS = TimeUnit.SECONDS.toNanos(12);
     private static final long READINESS_BOUND_NANOS = TimeUnit.SECONDS.toNanos(10);
     private static final long GAP_BOUND_NANOS = TimeUnit.SECONDS.toNanos(3);
@@ -70,8 +67,7 @@ class NetworkPartitionTest extends KafkaFailureTest {
             throws Exception {
         Nodes nodes = new Nodes();
         Ledger ledger = new Ledger();
-        Load load = Load.failover(List.of(nodes.a.uri, nodes.b.uri), ledger, "partition", PUBLISHERS,
-                REQUEST_TIMEOUT, random.nextLong());
+        Load load = failover(List.of(nodes.a.uri, nodes.b.uri), ledger, "partition");
         Probes probes = new Probes(nodes.a, ledger);
         long cutAt;
         long healedAt;
@@ -114,8 +110,7 @@ class NetworkPartitionTest extends KafkaFailureTest {
             throws Exception {
         Nodes nodes = new Nodes();
         Ledger ledger = new Ledger();
-        Load load = Load.failover(List.of(nodes.a.uri, nodes.b.uri), ledger, "partition-kill", PUBLISHERS,
-                REQUEST_TIMEOUT, random.nextLong());
+        Load load = failover(List.of(nodes.a.uri, nodes.b.uri), ledger, "partition-kill");
         long killedAt;
         long endedAt;
         try {

@@ -49,11 +49,8 @@ class PartitionedFailureTest extends KafkaFailureTest {
     private static final int PARTITIONS = 4;
     private static final String[] REPLICATED = {"--kafka-replication-factor", "3", "--kafka-min-insync-replicas",
             "2"};
-    private static final int PUBLISHERS = 4;
     /** Events acknowledged between one failure and the next: proof that publishing goes on, and little more. */
     private static final int EVENTS_PER_PHASE = 100;
-    /** How long a publisher waits for an answer before it tries the next node (a node waits 5 s for a takeover). */
-    private static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(8);
     /** How long publishing may take to resume after a failure (a broker's SIGKILL usually takes 12-19 s). */
     private static final Duration RESUME_TIMEOUT = Duration.ofSeconds(120);
     /** How long the group may take to move a failed node's partitions to the others. */
@@ -75,7 +72,7 @@ class PartitionedFailureTest extends KafkaFailureTest {
     void nothingAcknowledgedIsLostOrDuplicatedWhenANodeABrokerAndANodesLinkToTheBrokersFail() throws Exception {
         Nodes nodes = new Nodes(false);
         Ledger ledger = new Ledger();
-        Load load = Load.failover(nodes.urls(), ledger, "parts", PUBLISHERS, REQUEST_TIMEOUT, random.nextLong());
+        Load load = failover(nodes.urls(), ledger, "parts");
         try {
             load.awaitMore(EVENTS_PER_PHASE);
             phase(EVENTS_PER_PHASE + " events acknowledged; holders " + nodes.holders(nodes.first));
@@ -145,16 +142,14 @@ class PartitionedFailureTest extends KafkaFailureTest {
         // The cut comes while no publish is under way: a write in flight at the cut may already be on the broker,
         // and its sequencer, waiting for the answer until the heal, would take nothing else, the straight request
         // included. Once idle, the cut-off node's sequencers take that request and write it with their stale heads.
-        Load before = Load.failover(nodes.urls(), ledger, "control-a", PUBLISHERS, REQUEST_TIMEOUT,
-                random.nextLong());
+        Load before = failover(nodes.urls(), ledger, "control-a");
         try {
             before.awaitMore(EVENTS_PER_PHASE);
         } finally {
             before.stopAndAwaitEnd();
         }
         cutOffTheThirdNode(nodes, ledger);
-        Load load = Load.failover(nodes.urls(), ledger, "control-b", PUBLISHERS, REQUEST_TIMEOUT,
-                random.nextLong());
+        Load load = failover(nodes.urls(), ledger, "control-b");
         try {
             load.awaitMore(EVENTS_PER_PHASE);
             phase(EVENTS_PER_PHASE + " more events acknowledged during the cut; healing");
