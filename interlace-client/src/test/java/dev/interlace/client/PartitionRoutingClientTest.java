@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -90,6 +91,17 @@ class PartitionRoutingClientTest {
                 + "\"},{\"partition\":1,\"sequencer\":\"" + second.uri() + "\"}]}";
     }
 
+    /** The client under test, given {@link #given}. */
+    private InterlaceClient client;
+
+    @BeforeEach
+    void start() throws IOException {
+        given = new Node();
+        first = new Node();
+        second = new Node();
+        client = InterlaceClient.builder(given.uri()).routeToSequencers(true).build();
+    }
+
     @AfterEach
     void stop() {
         nodes.forEach(node -> node.server.stop(0));
@@ -97,14 +109,7 @@ class PartitionRoutingClientTest {
 
     @Test
     void eachShareGoesToItsSequencerAndTheAnswersMerge() throws Exception {
-        given = new Node();
-        first = new Node();
-        second = new Node();
-        InterlaceClient client = InterlaceClient.builder(given.uri()).routeToSequencers(true).build();
-        List<Map<String, Object>> events = new ArrayList<>();
-        for (int i = 0; i < 20; i++) {
-            events.add(Map.of("id", "k" + i, "n", i));
-        }
+        List<Map<String, Object>> events = events(20);
         PublishResult result = client.publish("orders", events);
 
         assertThat(result.accepted()).isEqualTo(20);
@@ -166,14 +171,7 @@ class PartitionRoutingClientTest {
 
     @Test
     void theEventsOfAKeylessRequestGoTogetherToOnePartitionRoundRobin() throws Exception {
-        given = new Node();
-        first = new Node();
-        second = new Node();
-        InterlaceClient client = InterlaceClient.builder(given.uri()).routeToSequencers(true).build();
-        List<Map<String, Object>> events = new ArrayList<>();
-        for (int i = 0; i < 10; i++) {
-            events.add(Map.of("id", "k" + i, "n", i));
-        }
+        List<Map<String, Object>> events = events(10);
         assertThat(client.publish("loose", events).requestIds()).as("one share").hasSize(1);
         assertThat(client.publish("loose", events).requestIds()).hasSize(1);
         assertThat(first.publishes()).hasSize(1);
@@ -184,16 +182,21 @@ class PartitionRoutingClientTest {
 
     @Test
     void mapsAreKeptForABoundedNumberOfStreams() throws Exception {
-        given = new Node();
-        first = new Node();
-        second = new Node();
-        InterlaceClient client = InterlaceClient.builder(given.uri()).routeToSequencers(true).build();
         for (int i = 0; i < SequencerRouter.MAPS_AT_MOST + 20; i++) {
             client.publish("s" + i, Map.of("id", "k", "n", 1));
         }
         java.lang.reflect.Field router = InterlaceClient.class.getDeclaredField("router");
         router.setAccessible(true);
         assertThat(((SequencerRouter) router.get(client)).mapsKept()).isEqualTo(SequencerRouter.MAPS_AT_MOST);
+    }
+
+    /** {@code count} events keyed {@code k0}, {@code k1}, ... with {@code n} their number. */
+    private static List<Map<String, Object>> events(int count) {
+        List<Map<String, Object>> events = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            events.add(Map.of("id", "k" + i, "n", i));
+        }
+        return events;
     }
 
     private static long count(List<Map<String, Object>> events, int partition) {

@@ -7,7 +7,7 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.RepeatedTest;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
@@ -27,17 +27,9 @@ class PerClassIsolationTest {
         interlace.awaitMaterialised();
     }
 
-    @Test
-    void first(TestInterlace interlace) {
-        sharedOrderIsADuplicate(interlace);
-    }
-
-    @Test
-    void second(TestInterlace interlace) {
-        sharedOrderIsADuplicate(interlace);
-    }
-
-    private static void sharedOrderIsADuplicate(TestInterlace interlace) {
+    /** Twice, as two tests of the class. */
+    @RepeatedTest(2)
+    void sharedOrderIsADuplicate(TestInterlace interlace) {
         DIRECTORIES.add(interlace.dataDirectory());
         assertThat(interlace.publish("orders", "{\"order_id\": \"o1\", \"total\": 1}").statuses())
                 .containsExactly("duplicate");

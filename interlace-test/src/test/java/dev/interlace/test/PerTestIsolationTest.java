@@ -8,7 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.RepeatedTest;
 
 /** Per-test isolation (the default): each test publishes the same order, and in its own data directory it is new. */
 @InterlaceTest
@@ -16,17 +16,9 @@ class PerTestIsolationTest {
 
     static final List<Path> DIRECTORIES = new CopyOnWriteArrayList<>();
 
-    @Test
-    void first(TestInterlace interlace) {
-        publishOrderOneAndSeeItAlone(interlace);
-    }
-
-    @Test
-    void second(TestInterlace interlace) {
-        publishOrderOneAndSeeItAlone(interlace);
-    }
-
-    private static void publishOrderOneAndSeeItAlone(TestInterlace interlace) {
+    /** Twice, as two tests of the class. */
+    @RepeatedTest(2)
+    void publishOrderOneAndSeeItAlone(TestInterlace interlace) {
         DIRECTORIES.add(interlace.dataDirectory());
         assertThat(interlace.publish("orders", "{\"order_id\": \"o1\", \"total\": 1}").statuses())
                 .containsExactly("accepted");

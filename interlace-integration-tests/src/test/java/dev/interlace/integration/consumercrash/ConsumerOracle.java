@@ -49,14 +49,7 @@ final class ConsumerOracle {
 
     static List<Processed> processed(Path file) throws IOException {
         List<Processed> result = new ArrayList<>();
-        if (!Files.exists(file)) {
-            return result;
-        }
-        for (String line : Files.readAllLines(file)) {
-            if (line.isBlank()) {
-                continue;
-            }
-            String[] parts = line.split(" ");
+        for (String[] parts : records(file)) {
             result.add(new Processed(Long.parseLong(parts[0]), parts.length > 1 ? parts[1] : "?"));
         }
         return result;
@@ -64,18 +57,25 @@ final class ConsumerOracle {
 
     static List<Op> ops(String owner, Path file) throws IOException {
         List<Op> result = new ArrayList<>();
-        if (!Files.exists(file)) {
-            return result;
-        }
-        for (String line : Files.readAllLines(file)) {
-            if (line.isBlank()) {
-                continue;
-            }
-            String[] p = line.split(" ");
+        for (String[] p : records(file)) {
             result.add(new Op(owner, p[0], Integer.parseInt(p[1]), Long.parseLong(p[2]), Long.parseLong(p[3]), p[4],
                     Long.parseLong(p[5]), Long.parseLong(p[6])));
         }
         return result;
+    }
+
+    /** The space-separated fields of each non-blank line of {@code file}; none when a consumer never wrote it. */
+    private static List<String[]> records(Path file) throws IOException {
+        List<String[]> records = new ArrayList<>();
+        if (!Files.exists(file)) {
+            return records;
+        }
+        for (String line : Files.readAllLines(file)) {
+            if (!line.isBlank()) {
+                records.add(line.split(" "));
+            }
+        }
+        return records;
     }
 
     /** How often each offset was processed, over every consumer's file. */

@@ -43,7 +43,7 @@ public final class CrashServerMain {
             System.exit(2);
         }
         Duration clockShift = Duration.ofMillis(args.length == 4 ? Long.parseLong(args[3]) : 0);
-        FaultPoint fault = FaultPoint.parse(args[1]);
+        FaultPoint fault = ChildFault.parse(FaultPoint.class, args[1]);
         int triggerCommit = Integer.parseInt(args[2]);
         HaltingCommitListener listener = new HaltingCommitListener(fault, triggerCommit);
         HaltingSegmentListener segmentListener = new HaltingSegmentListener(fault, triggerCommit);

@@ -67,8 +67,4 @@ enum FaultPoint implements ChildFault {
     boolean inTrim() {
         return this == TRIM_DELETING || this == TRIM_DELETED || this == TRIM_COMMITTED || this == TRIM_AHEAD;
     }
-
-    static FaultPoint parse(String argument) {
-        return ChildFault.parse(FaultPoint.class, argument);
-    }
 }

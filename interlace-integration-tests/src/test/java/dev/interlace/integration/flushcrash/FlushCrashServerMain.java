@@ -1,6 +1,7 @@
 package dev.interlace.integration.flushcrash;
 
 import com.google.inject.Module;
+import dev.interlace.integration.crash.ChildFault;
 import dev.interlace.integration.crash.ChildJvm;
 import dev.interlace.integration.crash.ChildServer;
 import dev.interlace.runtime.Interlace;
@@ -37,7 +38,7 @@ public final class FlushCrashServerMain {
 
     public static void main(String[] args) throws IOException {
         ChildServer.requireArguments(args, 3, "FlushCrashServerMain DATA_DIR FAULT N");
-        FaultTrigger trigger = new FaultTrigger(FlushFault.parse(args[1]), Integer.parseInt(args[2]));
+        FaultTrigger trigger = new FaultTrigger(ChildFault.parse(FlushFault.class, args[1]), Integer.parseInt(args[2]));
         ShiftableClock clock = new ShiftableClock();
         List<Module> overrides = new ArrayList<>(List.of(new FlushFaultModule(trigger)));
         if (trigger.fault() == FlushFault.AFTER_RETENTION_TRIM) {

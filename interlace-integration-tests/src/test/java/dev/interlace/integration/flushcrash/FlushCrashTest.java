@@ -236,8 +236,7 @@ class FlushCrashTest extends CrashHarness {
      */
     @Test
     void aPausedFlusherThatLostItsLeaseCannotWriteARowTwice() throws Exception {
-        FlushRace race = new FlushRace(Files.createDirectories(temp.resolve("race")));
-        try {
+        runRace("race", race -> {
             race.publish("pre", 40, 50);
             race.startFlusher("A", FlushListener.NONE);
             FlushRace.Background publisher = race.publishInBackground("during", 60, 50);
@@ -261,9 +260,7 @@ class FlushCrashTest extends CrashHarness {
             assertThat(race.state("B")).as("B after losing its lease; %s", state).isEqualTo("standby");
             assertThat(race.state(third.equals("A") ? "C" : "A")).as("the other one; %s", state)
                     .isEqualTo("standby");
-        } finally {
-            closeAndReport(race);
-        }
+        });
     }
 
     /**
@@ -310,8 +307,7 @@ class FlushCrashTest extends CrashHarness {
      */
     @Test
     void aClaimWhileAFlushTransactionIsOpenNeverLetsARowBeWrittenTwice() throws Exception {
-        FlushRace race = new FlushRace(Files.createDirectories(temp.resolve("race-open-tx")));
-        try {
+        runRace("race-open-tx", race -> {
             race.publish("pre", 40, 50);
             race.inTransaction.arm();
             race.startFlusher("A", FlushListener.NONE);
@@ -333,9 +329,7 @@ class FlushCrashTest extends CrashHarness {
             assertThat(race.flusherGroup().holder()).as("one flusher holds the lease; %s", state).isIn("A", "B");
             assertThat(race.warehouseToken()).as("the warehouse carries the holder's token; %s", state)
                     .isEqualTo(race.flusherGroup().token());
-        } finally {
-            closeAndReport(race);
-        }
+        });
     }
 
     /**
@@ -345,8 +339,7 @@ class FlushCrashTest extends CrashHarness {
      */
     @Test
     void aFlusherWhoseStartRacedACommitStillCatchesUp() throws Exception {
-        FlushRace race = new FlushRace(Files.createDirectories(temp.resolve("race-stale-start")));
-        try {
+        runRace("race-stale-start", race -> {
             race.publish("pre", 60, 50);
             Hold aBetween = new Hold();
             race.startFlusher("A", FlushRace.holdingBetweenBatches(aBetween));
@@ -365,9 +358,7 @@ class FlushCrashTest extends CrashHarness {
             race.publish("after", 10, 50);
 
             settled(race, "start racing a commit", Duration.ofSeconds(10));
-        } finally {
-            closeAndReport(race);
-        }
+        });
     }
 
     /**
@@ -377,8 +368,7 @@ class FlushCrashTest extends CrashHarness {
      */
     @Test
     void closingAFlusherWhoseStreamIsFailingReturnsPromptly() throws Exception {
-        FlushRace race = new FlushRace(Files.createDirectories(temp.resolve("close-failing")));
-        try {
+        runRace("close-failing", race -> {
             race.publish("pre", 4, 50);
             race.failCommits = true;
             Flusher flusher = race.startFlusher("A", FlushListener.NONE);
@@ -392,9 +382,7 @@ class FlushCrashTest extends CrashHarness {
             // Not a speed target: the only visible effect of the bug is that close() waits for the pending retry, 3.2 s
             // out (the retry itself does nothing once closed), so the bound sits just under that backoff.
             assertThat(millis).as("Flusher.close() returned before the pending 3.2 s retry").isLessThan(3_000);
-        } finally {
-            closeAndReport(race);
-        }
+        });
     }
 
     /**
@@ -413,9 +401,24 @@ class FlushCrashTest extends CrashHarness {
         return outcome;
     }
 
-    private void closeAndReport(FlushRace race) {
-        race.close();
-        summary.add("flusher close() times: " + race.closeTimes());
+    /**
+     * Runs {@code steps} on a new {@link FlushRace} over the sub-directory {@code directory} of the test's directory,
+     * then closes the race and notes its flushers' close times in the summary.
+     */
+    private void runRace(String directory, RaceSteps steps) throws Exception {
+        FlushRace race = new FlushRace(Files.createDirectories(temp.resolve(directory)));
+        try {
+            steps.run(race);
+        } finally {
+            race.close();
+            summary.add("flusher close() times: " + race.closeTimes());
+        }
+    }
+
+    /** What a race test does with its flushers, log and warehouse. */
+    @FunctionalInterface
+    interface RaceSteps {
+        void run(FlushRace race) throws Exception;
     }
 
     // ------------------------------------------------------------------------------------------------ helpers

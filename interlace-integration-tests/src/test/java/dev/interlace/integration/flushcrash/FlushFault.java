@@ -45,8 +45,4 @@ enum FlushFault implements ChildFault {
      * in a second one, halting between the two on the N-th batch. The batch's rows are lost; the oracle must fail.
      */
     WATERMARK_SEPARATE_TX;
-
-    static FlushFault parse(String argument) {
-        return ChildFault.parse(FlushFault.class, argument);
-    }
 }

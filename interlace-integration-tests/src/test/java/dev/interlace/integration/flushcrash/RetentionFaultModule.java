@@ -1,6 +1,7 @@
 package dev.interlace.integration.flushcrash;
 
-import com.google.inject.AbstractModule;
+import com.google.inject.Binder;
+import com.google.inject.Module;
 import com.google.inject.Provides;
 import com.google.inject.Singleton;
 import dev.interlace.runtime.config.InterlaceConfig;
@@ -19,20 +20,11 @@ import java.util.Set;
  * entries older than the window), and the production SQLite log behind a proxy that halts right after the N-th
  * {@code trim} that removed entries has committed, before the sweep goes on.
  */
-final class RetentionFaultModule extends AbstractModule {
+record RetentionFaultModule(FaultTrigger trigger, ShiftableClock clock) implements Module {
 
-    private final FaultTrigger trigger;
-    private final ShiftableClock clock;
-
-    RetentionFaultModule(FaultTrigger trigger, ShiftableClock clock) {
-        this.trigger = trigger;
-        this.clock = clock;
-    }
-
-    @Provides
-    @Singleton
-    Clock clock() {
-        return clock;
+    @Override
+    public void configure(Binder binder) {
+        binder.bind(Clock.class).toInstance(clock);
     }
 
     @Provides

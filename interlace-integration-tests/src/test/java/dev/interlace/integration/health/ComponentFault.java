@@ -22,10 +22,6 @@ enum ComponentFault implements ChildFault {
     MODEL_OUT_OF_MEMORY,
     SEAL_FAILURE;
 
-    static ComponentFault parse(String value) {
-        return ChildFault.parse(ComponentFault.class, value);
-    }
-
     /** Whether the fault is thrown now; switched by the parent through the child's standard input. */
     private static volatile boolean armed;
 

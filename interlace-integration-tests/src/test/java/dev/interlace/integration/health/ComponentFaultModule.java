@@ -1,6 +1,7 @@
 package dev.interlace.integration.health;
 
-import com.google.inject.AbstractModule;
+import com.google.inject.Binder;
+import com.google.inject.Module;
 import com.google.inject.Provides;
 import com.google.inject.Singleton;
 import com.google.inject.multibindings.Multibinder;
@@ -24,24 +25,16 @@ import java.util.Set;
  * in-memory part of its deduplication index (so that keys are sealed after a few hundred) telling the fault's
  * segment listener, and the component health with the grace the test chose before the process exits.
  */
-final class ComponentFaultModule extends AbstractModule {
+record ComponentFaultModule(ComponentFault fault, Duration exitAfter) implements Module {
 
     /** Keys of a stream held in memory before they are sealed into a segment. */
     static final int SMALL_RECENT_KEYS = 300;
 
-    private final ComponentFault fault;
-    private final Duration exitAfter;
-
-    ComponentFaultModule(ComponentFault fault, Duration exitAfter) {
-        this.fault = fault;
-        this.exitAfter = exitAfter;
-    }
-
     @Override
-    protected void configure() {
-        Multibinder.newSetBinder(binder(), FlushListener.class).addBinding().toInstance(fault.flushListener());
-        Multibinder.newSetBinder(binder(), CommitListener.class).addBinding().toInstance(fault.commitListener());
-        Multibinder.newSetBinder(binder(), ModelListener.class).addBinding().toInstance(fault.modelListener());
+    public void configure(Binder binder) {
+        Multibinder.newSetBinder(binder, FlushListener.class).addBinding().toInstance(fault.flushListener());
+        Multibinder.newSetBinder(binder, CommitListener.class).addBinding().toInstance(fault.commitListener());
+        Multibinder.newSetBinder(binder, ModelListener.class).addBinding().toInstance(fault.modelListener());
     }
 
     @Provides

@@ -1,5 +1,6 @@
 package dev.interlace.integration.health;
 
+import dev.interlace.integration.crash.ChildFault;
 import dev.interlace.integration.crash.ChildJvm;
 import dev.interlace.integration.crash.ChildServer;
 import dev.interlace.runtime.ops.FatalErrors;
@@ -25,7 +26,7 @@ public final class ComponentFaultServerMain {
     public static void main(String[] args) throws IOException {
         ChildServer.requireArguments(args, 3, "ComponentFaultServerMain DATA_DIR flusher-error|writer-error|model-error"
                 + "|model-out-of-memory|seal-failure EXIT_MS");
-        ComponentFault fault = ComponentFault.parse(args[1]);
+        ComponentFault fault = ChildFault.parse(ComponentFault.class, args[1]);
         Duration exitAfter = Duration.ofMillis(Long.parseLong(args[2]));
         FatalErrors.installDefaultHandler(); // as the serve command does
         ChildServer.start(List.of("--port", "0", "--data-dir", args[0], "--flush-delay-ms", "50"),

@@ -331,27 +331,12 @@ class PartitionedStreamTest {
             @TempDir Path build) {
         StreamDescriptor before = RebuiltStream.compile(build.resolve("v1"), "partitioned.visits1", "Visits",
                 visits("visits1", false));
-        Map<String, int[]> original = new HashMap<>(); // key -> {partition, offset}
+        Map<String, long[]> original;
         try (TestServer server = TestServer.startWith(data, catalog(before))) {
-            StringBuilder body = new StringBuilder();
-            for (int i = 0; i < 12; i++) {
-                body.append("{\"visit_id\":\"ok-").append(i).append("\",\"page\":\"/\"}\n");
-            }
-            JsonNode valid = server.post("/streams/visits?verbose=true", "application/x-ndjson", body.toString())
-                    .body();
-            for (int i = 0; i < 12; i++) {
-                JsonNode result = valid.get("results").get(i);
-                original.put("ok-" + i, new int[] {result.get("partition").asInt(), result.get("offset").asInt()});
-            }
-            // Quarantined (referrer is not declared yet): twenty new keys, and two keys already stored.
-            StringBuilder quarantined = new StringBuilder();
-            for (int i = 0; i < 20; i++) {
-                quarantined.append("{\"visit_id\":\"q-").append(i).append("\",\"page\":\"/q\",\"referrer\":\"r\"}\n");
-            }
-            quarantined.append("{\"visit_id\":\"ok-3\",\"page\":\"/\",\"referrer\":\"r\"}\n");
-            quarantined.append("{\"visit_id\":\"ok-7\",\"page\":\"/\",\"referrer\":\"r\"}\n");
-            assertThat(server.post("/streams/visits", "application/x-ndjson", quarantined.toString()).body()
-                    .get("quarantined").asLong()).isEqualTo(22);
+            original = QuarantinedVisits.positions(server.post("/streams/visits?verbose=true",
+                    "application/x-ndjson", QuarantinedVisits.stored()).body());
+            assertThat(server.post("/streams/visits", "application/x-ndjson", QuarantinedVisits.quarantined()).body()
+                    .get("quarantined").asLong()).isEqualTo(QuarantinedVisits.QUARANTINED);
         }
         StreamDescriptor after = RebuiltStream.compile(build.resolve("v2"), "partitioned.visits2", "Visits",
                 visits("visits2", true));
@@ -369,29 +354,8 @@ class PartitionedStreamTest {
             assertThat(replay.status()).as(replay.body().toString()).isEqualTo(200);
             assertThat(replay.body().get("accepted").asLong()).isEqualTo(20);
             assertThat(replay.body().get("deduplicated").asLong()).isEqualTo(2);
-            Map<Integer, TreeSet<Integer>> offsets = new TreeMap<>();
-            Map<Long, String> placed = new TreeMap<>(); // seq -> partition:offset
-            for (JsonNode result : replay.body().get("results")) {
-                long seq = result.get("seq").asLong();
-                String key = seq <= 20 ? "q-" + (seq - 1) : seq == 21 ? "ok-3" : "ok-7";
-                int partition = result.get("partition").asInt();
-                assertThat(partition).as(key).isEqualTo(StreamPartitions.partitionOfKey(key, 4));
-                if (seq <= 20) {
-                    assertThat(result.get("status").asText()).isEqualTo("accepted");
-                    offsets.computeIfAbsent(partition, p -> new TreeSet<>()).add(result.get("offset").asInt());
-                } else {
-                    assertThat(result.get("status").asText()).isEqualTo("deduplicated");
-                    assertThat(new int[] {partition, result.get("offset").asInt()}).as(key)
-                            .isEqualTo(original.get(key));
-                }
-                placed.put(seq, partition + ":" + result.get("offset").asInt());
-            }
-            // Each partition's new offsets follow its head, densely.
-            offsets.forEach((partition, taken) -> {
-                long head = heads.get(partition).get("head").asLong();
-                assertThat(taken.first()).as("partition " + partition).isEqualTo((int) head + 1);
-                assertThat(taken.last()).isEqualTo((int) head + taken.size());
-            });
+            Map<Long, String> placed = QuarantinedVisits.assertReplayed(replay.body().get("results"), heads,
+                    original, 4);
 
             // Replayed again: nothing moves; the listing says where each entry went.
             JsonNode again = server.postJson("/streams/visits/quarantine/replay", "{\"seqs\": [1, 21]}").body();

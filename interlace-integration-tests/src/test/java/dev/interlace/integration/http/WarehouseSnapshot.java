@@ -32,14 +32,10 @@ record WarehouseSnapshot(Map<String, String> facts) {
                     + " || readonly FROM duckdb_databases() ORDER BY 1"));
             facts.put("schemas", column(statement, "SELECT database_name || '.' || schema_name FROM duckdb_schemas()"
                     + " ORDER BY 1"));
-            facts.put("views", column(statement, "SELECT database_name || '.' || schema_name || '.' || view_name"
-                    + " || ' ' || sql FROM duckdb_views() WHERE NOT internal ORDER BY 1"));
-            facts.put("sequences", column(statement, "SELECT database_name || '.' || schema_name || '.'"
-                    + " || sequence_name || ' ' || last_value FROM duckdb_sequences() ORDER BY 1"));
-            facts.put("indexes", column(statement, "SELECT database_name || '.' || schema_name || '.'"
-                    + " || index_name FROM duckdb_indexes() ORDER BY 1"));
-            facts.put("functions", column(statement, "SELECT database_name || '.' || schema_name || '.'"
-                    + " || function_name FROM duckdb_functions() WHERE NOT internal ORDER BY 1"));
+            facts.put("views", objects(statement, "view_name || ' ' || sql", "duckdb_views() WHERE NOT internal"));
+            facts.put("sequences", objects(statement, "sequence_name || ' ' || last_value", "duckdb_sequences()"));
+            facts.put("indexes", objects(statement, "index_name", "duckdb_indexes()"));
+            facts.put("functions", objects(statement, "function_name", "duckdb_functions() WHERE NOT internal"));
             List<String[]> tables = new ArrayList<>();
             try (ResultSet rows = statement.executeQuery("SELECT database_name, schema_name, table_name"
                     + " FROM duckdb_tables() ORDER BY ALL")) {
@@ -77,6 +73,15 @@ record WarehouseSnapshot(Map<String, String> facts) {
             }
         }
         return values.toString();
+    }
+
+    /**
+     * One line per object a DuckDB catalog function lists ({@code from}, with its filter): the object's qualified name
+     * followed by {@code what} (an expression starting with the object's name column), in order.
+     */
+    private static String objects(Statement statement, String what, String from) throws SQLException {
+        return column(statement, "SELECT database_name || '.' || schema_name || '.' || " + what + " FROM " + from
+                + " ORDER BY 1");
     }
 
     private static String quote(String identifier) {

@@ -2,6 +2,7 @@ package dev.interlace.integration.kafka;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.interlace.runtime.testing.Eventually;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
@@ -10,9 +11,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Properties;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
-import java.util.function.BooleanSupplier;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
@@ -46,7 +44,7 @@ class KafkaKeysTest extends KafkaNodeTest {
             assertThat(created).startsWith("exit 0\n");
             String secret = ServeNode.JSON.readTree(created.substring(created.indexOf('{'))).get("secret").asText();
             long createdAt = System.nanoTime();
-            awaitTrue("node b accepts the key created on node a",
+            Eventually.until("node b accepts the key created on node a", SEEN_WITHIN,
                     () -> b.get("/streams/orders", secret).status() == 200);
             System.out.println("a key created with interlace keys on node a worked on node b after "
                     + (System.nanoTime() - createdAt) / 1_000_000 + " ms");
@@ -71,7 +69,7 @@ class KafkaKeysTest extends KafkaNodeTest {
                     dataOfA.toString());
             assertThat(revoked).startsWith("exit 0\n");
             long revokedAt = System.nanoTime();
-            awaitTrue("node b refuses the key revoked on node a",
+            Eventually.until("node b refuses the key revoked on node a", SEEN_WITHIN,
                     () -> b.get("/streams/orders", secret).status() == 401);
             System.out.println("a key revoked with interlace keys on node a was refused on node b after "
                     + (System.nanoTime() - revokedAt) / 1_000_000 + " ms");
@@ -119,16 +117,6 @@ class KafkaKeysTest extends KafkaNodeTest {
     private static int closedPort() throws IOException {
         try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             return socket.getLocalPort();
-        }
-    }
-
-    private static void awaitTrue(String what, BooleanSupplier condition) {
-        long deadline = System.nanoTime() + SEEN_WITHIN.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("waited " + SEEN_WITHIN.toSeconds() + " s for: " + what);
-            }
-            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20));
         }
     }
 }

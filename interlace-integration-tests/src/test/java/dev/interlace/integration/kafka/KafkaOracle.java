@@ -18,19 +18,12 @@ import java.util.Random;
  * acknowledged key is stored exactly once (in the stream's topic, and in {@code streams.orders} of a warehouse when
  * one is given), at the offset its 200 reported; offsets are dense from 1 to the head; re-publishing any
  * acknowledged key on any node answers {@code deduplicated} with its original offset.
+ *
+ * @param bootstrap the cluster's brokers
+ * @param prefix the prefix of the stream topics' names: the oracle reads {@code <prefix>orders}
+ * @param random picks the sample of acknowledged keys published again
  */
-final class KafkaOracle {
-
-    private final String bootstrap;
-    private final String prefix;
-    private final Random random;
-
-    /** An oracle of the stream {@code orders} under {@code prefix} on the cluster at {@code bootstrap}. */
-    KafkaOracle(String bootstrap, String prefix, Random random) {
-        this.bootstrap = bootstrap;
-        this.prefix = prefix;
-        this.random = random;
-    }
+record KafkaOracle(String bootstrap, String prefix, Random random) {
 
     /** What the oracle found, by copy checked. */
     record Findings(Map<String, String> reports, List<String> problems) {

@@ -16,15 +16,12 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.common.TopicPartition;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Interlace nodes on a cluster of three Kafka brokers (topics with three replicas, {@code min.insync.replicas=2}),
@@ -40,41 +37,21 @@ import org.junit.jupiter.api.io.TempDir;
  * node answers {@code deduplicated} with its original offset. The negative control runs the pause with sequencers
  * that fence nobody and keep their streams when the group takes them away, and the oracle must catch it.
  */
-class MultiNodeFailureTest {
+class MultiNodeFailureTest extends KafkaFailureTest {
 
     private static final String[] REPLICATED = {"--kafka-replication-factor", "3", "--kafka-min-insync-replicas",
             "2"};
     private static final Duration OUTAGE_TIMEOUT = Duration.ofSeconds(120);
-    private static final int PUBLISHERS = 4;
     /** Events acknowledged between one failure and the next: proof that publishing goes on, and little more. */
     private static final int EVENTS_PER_PHASE = 150;
-    /**
-     * How long a publisher waits for an answer before it tries the other node: longer than a node waits for a
-     * takeover under way before it answers {@code no_sequencer} (5 s).
-     */
-    private static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(8);
     /** How long publishing may take to resume after the SIGKILL of the stream's partition leader. */
     private static final Duration BROKER_FAILOVER_TIMEOUT = Duration.ofSeconds(240);
 
     @RegisterExtension
     static final OwnBrokers BROKERS = OwnBrokers.restoredAfterEach(() -> KafkaCluster.start(3));
 
-    private static KafkaCluster cluster() {
-        return BROKERS.cluster();
-    }
-
-    @TempDir
-    Path directory;
-
-    private final String prefix = NodeFixtures.prefix("multi");
-    private final List<ServeNode> started = new CopyOnWriteArrayList<>();
-    private final Random random = new Random(16);
-    private final long startedAt = System.nanoTime();
-
-    /** Stops the nodes; then the brokers a test left dead are brought back ({@link OwnBrokers}). */
-    @AfterEach
-    void stopTheNodes() {
-        started.forEach(ServeNode::close);
+    MultiNodeFailureTest() {
+        super("multi", 16, BROKERS::cluster);
     }
 
     // ================================================================== brokers
@@ -155,7 +132,7 @@ class MultiNodeFailureTest {
         Cluster nodes = new Cluster(false);
         phase("nodes started");
         Ledger ledger = new Ledger();
-        Load load = Load.failover(nodes.urls(), ledger, "multi", PUBLISHERS, REQUEST_TIMEOUT, random.nextLong());
+        Load load = failover(nodes.urls(), ledger, "multi");
         try {
             load.awaitMore(EVENTS_PER_PHASE);
             phase(EVENTS_PER_PHASE + " events acknowledged");
@@ -217,7 +194,7 @@ class MultiNodeFailureTest {
         Cluster nodes = new Cluster(true);
         phase("nodes started");
         Ledger ledger = new Ledger();
-        Load load = Load.failover(nodes.urls(), ledger, "control", PUBLISHERS, REQUEST_TIMEOUT, random.nextLong());
+        Load load = failover(nodes.urls(), ledger, "control");
         try {
             load.awaitMore(EVENTS_PER_PHASE);
             ServeNode holder = nodes.holder();
@@ -348,11 +325,6 @@ class MultiNodeFailureTest {
         }
     }
 
-    /** Prints what the test is at, with the seconds since it started (the takeover figures come from these). */
-    private void phase(String what) {
-        System.out.printf("[%6.1f s] %s%n", (System.nanoTime() - startedAt) / 1e9, what);
-    }
-
     /** {@link Load#awaitMore}; on failure prints the nodes' warnings first. */
     private static void awaitMore(Load load, long events, Duration timeout, Cluster nodes)
             throws InterruptedException {
@@ -368,15 +340,10 @@ class MultiNodeFailureTest {
 
     /** See {@link KafkaOracle#check}. */
     private KafkaOracle.Findings oracle(Ledger ledger, List<ServeNode> nodes, ServeNode warehouse) throws Exception {
-        return new KafkaOracle(cluster().bootstrap(), prefix, random).check(ledger, nodes, warehouse);
+        return oracle().check(ledger, nodes, warehouse);
     }
 
     // ================================================================== helpers
-
-    private ServeNode track(ServeNode node) {
-        started.add(node);
-        return node;
-    }
 
     /** Records the events of a verbose 200 for the orders keyed {@code keys} in the ledger. */
     private static void acknowledge(Ledger ledger, List<String> keys, ServeNode.Response response, ServeNode node) {

@@ -19,7 +19,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
-import java.util.Random;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -30,10 +29,8 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Two nodes of {@code --role ingest} on one broker, under publish load, while the network between the sequencer of
@@ -47,15 +44,12 @@ import org.junit.jupiter.api.io.TempDir;
  * the heal, B acknowledges within 15 s. The negative control plants a copy of an acknowledged event in the stream's
  * topic and the oracle must say so.
  */
-class NetworkPartitionTest {
+class NetworkPartitionTest extends KafkaFailureTest {
 
     private static final Duration CUT = Duration.ofSeconds(30);
     private static final Duration LOAD_AFTER_HEAL = Duration.ofSeconds(20);
     /** Load after the cut-off node's death in the variant: a little more than the 15 s the other node may take. */
     private static final Duration LOAD_AFTER_DEATH = Duration.ofSeconds(16);
-    private static final int PUBLISHERS = 4;
-    /** How long a publisher waits for an answer before it tries the other node. */
-    private static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(8);
     private static final long ANSWER_BOUND_NANOS = TimeUnit.SECONDS.toNanos(12);
     private static final long READINESS_BOUND_NANOS = TimeUnit.SECONDS.toNanos(10);
     private static final long GAP_BOUND_NANOS = TimeUnit.SECONDS.toNanos(3);
@@ -64,23 +58,8 @@ class NetworkPartitionTest {
     @RegisterExtension
     static final OwnBrokers BROKERS = OwnBrokers.started(() -> KafkaCluster.startWithCutListeners(2));
 
-    private static KafkaCluster cluster() {
-        return BROKERS.cluster();
-    }
-
-    @TempDir
-    Path directory;
-
-    private final String prefix = NodeFixtures.prefix("partition");
-    private final List<AutoCloseable> started = new CopyOnWriteArrayList<>();
-    private final Random random = new Random(35);
-    private final long startedAt = System.nanoTime();
-
-    @AfterEach
-    void stopNodesAndProxy() throws Exception {
-        for (AutoCloseable closeable : started) {
-            closeable.close();
-        }
+    NetworkPartitionTest() {
+        super("partition", 35, BROKERS::cluster);
     }
 
     @Test
@@ -88,8 +67,7 @@ class NetworkPartitionTest {
             throws Exception {
         Nodes nodes = new Nodes();
         Ledger ledger = new Ledger();
-        Load load = Load.failover(List.of(nodes.a.uri, nodes.b.uri), ledger, "partition", PUBLISHERS,
-                REQUEST_TIMEOUT, random.nextLong());
+        Load load = failover(List.of(nodes.a.uri, nodes.b.uri), ledger, "partition");
         Probes probes = new Probes(nodes.a, ledger);
         long cutAt;
         long healedAt;
@@ -121,7 +99,7 @@ class NetworkPartitionTest {
         assertThat(nodes.b.output().lines().filter(line -> line.contains("a transaction of stream orders failed")
                 || line.contains("the sequencer of stream orders was fenced")).toList())
                 .as("B, which the group gave orders to, never loses it to A's takeover").isEmpty();
-        KafkaOracle.Findings findings = new KafkaOracle(cluster().bootstrap(), prefix, random).check(ledger,
+        KafkaOracle.Findings findings = oracle().check(ledger,
                 List.of(nodes.a, nodes.b), null);
         System.out.println(findings);
         assertThat(findings.problems()).isEmpty();
@@ -132,8 +110,7 @@ class NetworkPartitionTest {
             throws Exception {
         Nodes nodes = new Nodes();
         Ledger ledger = new Ledger();
-        Load load = Load.failover(List.of(nodes.a.uri, nodes.b.uri), ledger, "partition-kill", PUBLISHERS,
-                REQUEST_TIMEOUT, random.nextLong());
+        Load load = failover(List.of(nodes.a.uri, nodes.b.uri), ledger, "partition-kill");
         long killedAt;
         long endedAt;
         try {
@@ -166,7 +143,7 @@ class NetworkPartitionTest {
         // again from offset 7829 two seconds after the kill); A dead, the group waits out A's session before giving it
         // to B again. So after A's death, as after any node's, service comes back within the takeover bound.
         assertNoGap(load, firstAfterKill, endedAt, TAKEOVER_BOUND_NANOS);
-        KafkaOracle oracle = new KafkaOracle(cluster().bootstrap(), prefix, random);
+        KafkaOracle oracle = oracle();
         KafkaOracle.Findings findings = oracle.check(ledger, List.of(nodes.b), null);
         System.out.println(findings);
         assertThat(findings.problems()).isEmpty();
@@ -412,16 +389,6 @@ class NetworkPartitionTest {
         } catch (Exception e) {
             throw new AssertionError("planting the copy failed", e);
         }
-    }
-
-    private <T extends AutoCloseable> T track(T closeable) {
-        started.add(closeable);
-        return closeable;
-    }
-
-    /** Prints what the test is at, with the seconds since it started. */
-    private void phase(String what) {
-        System.out.printf("[%6.1f s] %s%n", (System.nanoTime() - startedAt) / 1e9, what);
     }
 
     private static void printLoad(Load load) {

@@ -20,17 +20,13 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 import org.apache.kafka.common.TopicPartition;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A stream of {@value #PARTITIONS} partitions ({@code orders}, declared with {@code partitions = 4} by
@@ -48,16 +44,13 @@ import org.junit.jupiter.api.io.TempDir;
  * partition at its offset. The negative control cuts off a node whose sequencers fence nobody and keep their
  * partitions when the group takes them away ({@link PartitionedServeMain} {@code unfenced}): the oracle must catch it.
  */
-class PartitionedFailureTest {
+class PartitionedFailureTest extends KafkaFailureTest {
 
     private static final int PARTITIONS = 4;
     private static final String[] REPLICATED = {"--kafka-replication-factor", "3", "--kafka-min-insync-replicas",
             "2"};
-    private static final int PUBLISHERS = 4;
     /** Events acknowledged between one failure and the next: proof that publishing goes on, and little more. */
     private static final int EVENTS_PER_PHASE = 100;
-    /** How long a publisher waits for an answer before it tries the next node (a node waits 5 s for a takeover). */
-    private static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(8);
     /** How long publishing may take to resume after a failure (a broker's SIGKILL usually takes 12-19 s). */
     private static final Duration RESUME_TIMEOUT = Duration.ofSeconds(120);
     /** How long the group may take to move a failed node's partitions to the others. */
@@ -69,32 +62,17 @@ class PartitionedFailureTest {
     @RegisterExtension
     static final OwnBrokers BROKERS = OwnBrokers.restoredAfterEach(() -> KafkaCluster.startWithCutListeners(3, 1));
 
-    private static KafkaCluster cluster() {
-        return BROKERS.cluster();
-    }
-
-    @TempDir
-    Path directory;
-
-    private final String prefix = NodeFixtures.prefix("parts");
-    private final List<AutoCloseable> started = new CopyOnWriteArrayList<>();
-    private final Random random = new Random(38);
     private final HttpClient http = HttpClient.newHttpClient();
-    private final long startedAt = System.nanoTime();
 
-    /** Stops the nodes and proxies; then the brokers a test left dead are brought back ({@link OwnBrokers}). */
-    @AfterEach
-    void stopTheNodes() throws Exception {
-        for (AutoCloseable closeable : started) {
-            closeable.close();
-        }
+    PartitionedFailureTest() {
+        super("parts", 38, BROKERS::cluster);
     }
 
     @Test
     void nothingAcknowledgedIsLostOrDuplicatedWhenANodeABrokerAndANodesLinkToTheBrokersFail() throws Exception {
         Nodes nodes = new Nodes(false);
         Ledger ledger = new Ledger();
-        Load load = Load.failover(nodes.urls(), ledger, "parts", PUBLISHERS, REQUEST_TIMEOUT, random.nextLong());
+        Load load = failover(nodes.urls(), ledger, "parts");
         try {
             load.awaitMore(EVENTS_PER_PHASE);
             phase(EVENTS_PER_PHASE + " events acknowledged; holders " + nodes.holders(nodes.first));
@@ -164,16 +142,14 @@ class PartitionedFailureTest {
         // The cut comes while no publish is under way: a write in flight at the cut may already be on the broker,
         // and its sequencer, waiting for the answer until the heal, would take nothing else, the straight request
         // included. Once idle, the cut-off node's sequencers take that request and write it with their stale heads.
-        Load before = Load.failover(nodes.urls(), ledger, "control-a", PUBLISHERS, REQUEST_TIMEOUT,
-                random.nextLong());
+        Load before = failover(nodes.urls(), ledger, "control-a");
         try {
             before.awaitMore(EVENTS_PER_PHASE);
         } finally {
             before.stopAndAwaitEnd();
         }
         cutOffTheThirdNode(nodes, ledger);
-        Load load = Load.failover(nodes.urls(), ledger, "control-b", PUBLISHERS, REQUEST_TIMEOUT,
-                random.nextLong());
+        Load load = failover(nodes.urls(), ledger, "control-b");
         try {
             load.awaitMore(EVENTS_PER_PHASE);
             phase(EVENTS_PER_PHASE + " more events acknowledged during the cut; healing");
@@ -350,17 +326,7 @@ class PartitionedFailureTest {
         }
     }
 
-    private <T extends AutoCloseable> T track(T closeable) {
-        started.add(closeable);
-        return closeable;
-    }
-
-    /** Prints what the test is at, with the seconds since it started. */
-    private void phase(String what) {
-        System.out.printf("[%6.1f s] %s%n", (System.nanoTime() - startedAt) / 1e9, what);
-    }
-
     private KafkaOracle.Findings oracle(Ledger ledger, List<ServeNode> nodes) throws Exception {
-        return new KafkaOracle(cluster().bootstrap(), prefix, random).checkPartitioned(ledger, PARTITIONS, nodes);
+        return oracle().checkPartitioned(ledger, PARTITIONS, nodes);
     }
 }

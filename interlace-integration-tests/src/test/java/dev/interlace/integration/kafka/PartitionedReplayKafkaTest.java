@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.interlace.integration.http.QuarantinedVisits;
 import dev.interlace.integration.http.RebuiltStream;
 import dev.interlace.log.kafka.testing.KafkaCluster;
 import dev.interlace.runtime.Interlace;
@@ -20,13 +21,10 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
-import java.util.TreeSet;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -73,26 +71,12 @@ class PartitionedReplayKafkaTest {
         Files.setPosixFilePermissions(secret, PosixFilePermissions.fromString("rw-------"));
         StreamCatalog before = StreamCatalog.of(List.of(RebuiltStream.compile(directory.resolve("v1"),
                 "replayed.v1", "Visits", visits("v1", false))));
-        Map<String, long[]> original = new HashMap<>(); // key -> {partition, offset}
+        Map<String, long[]> original;
         try (Interlace first = node(before, "first", secret); Interlace second = node(before, "second", secret)) {
             awaitSpread(first, second);
-            StringBuilder valid = new StringBuilder();
-            for (int i = 0; i < 12; i++) {
-                valid.append("{\"visit_id\":\"ok-").append(i).append("\",\"page\":\"/\"}\n");
-            }
-            JsonNode stored = publish(first.uri(), valid.toString());
-            for (int i = 0; i < 12; i++) {
-                JsonNode result = stored.get("results").get(i);
-                original.put("ok-" + i, new long[] {result.get("partition").asLong(), result.get("offset").asLong()});
-            }
-            // Quarantined (referrer is not declared yet): twenty new keys, and two keys already stored.
-            StringBuilder quarantined = new StringBuilder();
-            for (int i = 0; i < 20; i++) {
-                quarantined.append("{\"visit_id\":\"q-").append(i).append("\",\"page\":\"/q\",\"referrer\":\"r\"}\n");
-            }
-            quarantined.append("{\"visit_id\":\"ok-3\",\"page\":\"/\",\"referrer\":\"r\"}\n");
-            quarantined.append("{\"visit_id\":\"ok-7\",\"page\":\"/\",\"referrer\":\"r\"}\n");
-            assertThat(publish(second.uri(), quarantined.toString()).get("quarantined").asLong()).isEqualTo(22);
+            original = QuarantinedVisits.positions(publish(first.uri(), QuarantinedVisits.stored()));
+            assertThat(publish(second.uri(), QuarantinedVisits.quarantined()).get("quarantined").asLong())
+                    .isEqualTo(QuarantinedVisits.QUARANTINED);
         }
 
         // The schema now declares referrer: the nodes start again with it, and the entries are valid.
@@ -126,29 +110,8 @@ class PartitionedReplayKafkaTest {
             JsonNode body = JSON.readTree(replay.body());
             assertThat(body.get("accepted").asLong()).as(replay.body()).isEqualTo(20);
             assertThat(body.get("deduplicated").asLong()).isEqualTo(2);
-            Map<Integer, TreeSet<Long>> offsets = new TreeMap<>();
-            Map<Long, String> placed = new TreeMap<>(); // seq -> partition:offset
-            for (JsonNode result : body.get("results")) {
-                long seq = result.get("seq").asLong();
-                String key = seq <= 20 ? "q-" + (seq - 1) : seq == 21 ? "ok-3" : "ok-7";
-                int partition = result.get("partition").asInt();
-                assertThat(partition).as(key).isEqualTo(StreamPartitions.partitionOfKey(key, PARTITIONS));
-                if (seq <= 20) {
-                    assertThat(result.get("status").asText()).isEqualTo("accepted");
-                    offsets.computeIfAbsent(partition, p -> new TreeSet<>()).add(result.get("offset").asLong());
-                } else {
-                    assertThat(result.get("status").asText()).isEqualTo("deduplicated");
-                    assertThat(new long[] {partition, result.get("offset").asLong()}).as(key)
-                            .isEqualTo(original.get(key));
-                }
-                placed.put(seq, partition + ":" + result.get("offset").asLong());
-            }
-            // Each partition's new offsets follow its head, densely, whichever node appended them.
-            offsets.forEach((partition, taken) -> {
-                long head = heads.get(partition).get("head").asLong();
-                assertThat(taken.first()).as("partition " + partition).isEqualTo(head + 1);
-                assertThat(taken.last()).isEqualTo(head + taken.size());
-            });
+            Map<Long, String> placed = QuarantinedVisits.assertReplayed(body.get("results"), heads, original,
+                    PARTITIONS);
 
             // Replayed again, on either node: nothing moves.
             for (Interlace node : List.of(second, first)) {

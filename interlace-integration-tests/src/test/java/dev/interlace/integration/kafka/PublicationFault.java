@@ -25,8 +25,4 @@ enum PublicationFault implements ChildFault {
      * ahead of its contents, which the next holder trusts, so that re-published keys come back as new.
      */
     SEGMENT_AHEAD;
-
-    static PublicationFault parse(String argument) {
-        return ChildFault.parse(PublicationFault.class, argument);
-    }
 }

@@ -6,15 +6,12 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.interlace.integration.crash.Ledger;
 import dev.interlace.integration.crash.Load;
 import dev.interlace.log.kafka.testing.KafkaCluster;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Random;
-import java.util.concurrent.CopyOnWriteArrayList;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * The sequencer of a keyed stream publishes each set of deduplication segments it uses (their parts, then a seal
@@ -27,39 +24,24 @@ import org.junit.jupiter.api.io.TempDir;
  * keys merged two at a time: a publication every few thousand keys. The negative control publishes a segment that
  * claims offsets whose keys it does not hold, and the oracle must catch it.
  */
-class PublishedIndexCrashTest {
+class PublishedIndexCrashTest extends KafkaFailureTest {
 
     private static final Duration LOAD_AT_MOST = Duration.ofSeconds(120);
     private static final Duration TAKEOVER_AT_MOST = Duration.ofSeconds(120);
     private static final String RESTORED = "deduplication segments of stream orders through offset";
 
-    @TempDir
-    Path directory;
-
-    private final String prefix = NodeFixtures.prefix("index-crash");
-    private final List<ServeNode> started = new CopyOnWriteArrayList<>();
-    private final Random random = new Random(33);
-
-    @AfterEach
-    void stopNodes() {
-        started.forEach(ServeNode::close);
+    PublishedIndexCrashTest() {
+        super("index-crash", 33, KafkaCluster::shared);
     }
 
-    @Test
-    void holderKilledAfterSomePartsOfAPublicationBeforeItsSealLosesNothing() throws Exception {
-        KafkaOracle.Findings findings = crashThenTakeOver(PublicationFault.PART_SENT, 1);
-        assertThat(findings.problems()).as(findings.toString()).isEmpty();
-    }
-
-    @Test
-    void holderKilledRightAfterASealBeforeItsTombstonesLosesNothing() throws Exception {
-        KafkaOracle.Findings findings = crashThenTakeOver(PublicationFault.SEALED, 2);
-        assertThat(findings.problems()).as(findings.toString()).isEmpty();
-    }
-
-    @Test
-    void holderKilledWhileTombstoningTheSegmentsAMergeReplacedLosesNothing() throws Exception {
-        KafkaOracle.Findings findings = crashThenTakeOver(PublicationFault.TOMBSTONED, 1);
+    /**
+     * The holder killed after some parts of a publication were sent and before its seal; right after a seal, before
+     * its tombstones; while tombstoning the segments a merge replaced.
+     */
+    @ParameterizedTest(name = "holder killed at {0} (trigger {1}) loses nothing")
+    @CsvSource({"PART_SENT, 1", "SEALED, 2", "TOMBSTONED, 1"})
+    void aHolderKilledAtAStepOfAPublicationLosesNothing(PublicationFault fault, int trigger) throws Exception {
+        KafkaOracle.Findings findings = crashThenTakeOver(fault, trigger);
         assertThat(findings.problems()).as(findings.toString()).isEmpty();
     }
 
@@ -76,7 +58,7 @@ class PublishedIndexCrashTest {
      * publishes new keys there and runs the oracle on it.
      */
     private KafkaOracle.Findings crashThenTakeOver(PublicationFault fault, int trigger) throws Exception {
-        String bootstrap = KafkaCluster.shared().bootstrap();
+        String bootstrap = cluster().bootstrap();
         ServeNode holder = track(ServeNode.startWithIndexFault(directory.resolve("holder"), bootstrap, prefix, fault,
                 trigger));
         Ledger ledger = new Ledger();
@@ -110,14 +92,9 @@ class PublishedIndexCrashTest {
             ledger.acknowledge(fresher.get(i), offsets.get(i), requestId);
         }
         String restored = fresh.output().lines().filter(line -> line.contains(RESTORED)).findFirst().orElseThrow();
-        KafkaOracle.Findings findings = new KafkaOracle(bootstrap, prefix, random).check(ledger, List.of(fresh), null);
+        KafkaOracle.Findings findings = oracle().check(ledger, List.of(fresh), null);
         System.out.println(fault.argument() + ": the fresh node " + restored.substring(restored.indexOf("restored"))
                 + "\n" + findings);
         return findings;
-    }
-
-    private ServeNode track(ServeNode node) {
-        started.add(node);
-        return node;
     }
 }

@@ -1,5 +1,6 @@
 package dev.interlace.integration.kafka;
 
+import dev.interlace.integration.crash.ChildFault;
 import dev.interlace.log.kafka.IndexFaultKafkaLogModule;
 import dev.interlace.runtime.Interlace;
 import dev.interlace.runtime.config.ConfigLoader;
@@ -23,7 +24,7 @@ public final class PublishedIndexFaultServeMain {
     private PublishedIndexFaultServeMain() {}
 
     public static void main(String[] args) throws InterruptedException {
-        PublicationFault fault = PublicationFault.parse(args[0]);
+        PublicationFault fault = ChildFault.parse(PublicationFault.class, args[0]);
         HaltingPublication halting = new HaltingPublication(fault, Integer.parseInt(args[1]));
         // An empty environment: INTERLACE_* variables of whoever runs the tests must not change the child.
         InterlaceConfig config = ConfigLoader.load(Arrays.copyOfRange(args, 3, args.length), Map.of()).config();

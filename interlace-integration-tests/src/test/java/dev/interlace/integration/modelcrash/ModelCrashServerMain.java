@@ -1,5 +1,6 @@
 package dev.interlace.integration.modelcrash;
 
+import dev.interlace.integration.crash.ChildFault;
 import dev.interlace.integration.crash.ChildJvm;
 import dev.interlace.integration.crash.ChildServer;
 import java.io.IOException;
@@ -20,7 +21,7 @@ public final class ModelCrashServerMain {
 
     public static void main(String[] args) throws IOException {
         ChildServer.requireArguments(args, 3, "ModelCrashServerMain DATA_DIR FAULT N");
-        ModelProbe probe = new ModelProbe(ModelFault.parse(args[1]), Integer.parseInt(args[2]));
+        ModelProbe probe = new ModelProbe(ChildFault.parse(ModelFault.class, args[1]), Integer.parseInt(args[2]));
         ChildServer.start(List.of("--port", "0", "--data-dir", args[0]), new ModelFaultModule(probe));
         ChildServer.obey(command -> {
             // no commands: the parent's going away ends the child

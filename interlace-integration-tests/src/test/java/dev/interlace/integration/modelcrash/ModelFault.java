@@ -32,8 +32,4 @@ enum ModelFault implements ChildFault {
     boolean halts() {
         return this == AFTER_OUTPUT || this == BEFORE_COMMIT || this == AT_COMMIT || this == OUTPUT_COMMITTED_ALONE;
     }
-
-    static ModelFault parse(String argument) {
-        return ChildFault.parse(ModelFault.class, argument);
-    }
 }

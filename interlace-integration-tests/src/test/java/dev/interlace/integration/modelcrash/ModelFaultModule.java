@@ -1,6 +1,7 @@
 package dev.interlace.integration.modelcrash;
 
-import com.google.inject.AbstractModule;
+import com.google.inject.Binder;
+import com.google.inject.Module;
 import com.google.inject.Provides;
 import com.google.inject.Singleton;
 import com.google.inject.multibindings.Multibinder;
@@ -17,17 +18,11 @@ import java.util.Set;
  * The bindings a model-crash child overrides: the {@link ModelProbe} as model listener, and the real DuckDB warehouse
  * opened by {@link ProbedWarehouse} (with the audit tables created before the model runner starts).
  */
-final class ModelFaultModule extends AbstractModule {
-
-    private final ModelProbe probe;
-
-    ModelFaultModule(ModelProbe probe) {
-        this.probe = probe;
-    }
+record ModelFaultModule(ModelProbe probe) implements Module {
 
     @Override
-    protected void configure() {
-        Multibinder.newSetBinder(binder(), ModelListener.class).addBinding().toInstance(probe);
+    public void configure(Binder binder) {
+        Multibinder.newSetBinder(binder, ModelListener.class).addBinding().toInstance(probe);
     }
 
     @Provides

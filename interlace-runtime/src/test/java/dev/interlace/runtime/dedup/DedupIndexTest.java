@@ -98,6 +98,15 @@ class DedupIndexTest {
         index.committed(groups.head);
     }
 
+    /** The {@code count} keys {@code prefix + first}, {@code prefix + (first + 1)}, and so on. */
+    private static String[] keys(String prefix, int first, int count) {
+        String[] keys = new String[count];
+        for (int i = 0; i < count; i++) {
+            keys[i] = prefix + (first + i);
+        }
+        return keys;
+    }
+
     private static List<Long> candidates(DedupIndex index, String key) {
         List<Long> offsets = new ArrayList<>();
         index.candidates(KeyHash.of(key), Long.MIN_VALUE, offsets::add);
@@ -128,11 +137,7 @@ class DedupIndexTest {
     void keysSealedToDiskAreStillFoundWithTheirOffsetAndNewKeysFindNothing() throws Exception {
         DedupIndex index = open(100);
         for (int group = 0; group < 50; group++) {
-            String[] keys = new String[40];
-            for (int i = 0; i < keys.length; i++) {
-                keys[i] = "key-" + (group * 40 + i);
-            }
-            commit(index, keys);
+            commit(index, keys("key-", group * 40, 40));
             settle(index);
         }
         assertThat(index.segmentCount()).isPositive();
@@ -229,11 +234,7 @@ class DedupIndexTest {
     void aFilterThatSaysMaybeForEverythingStillAnswersExactly() throws Exception {
         DedupIndex first = open(50);
         for (int i = 0; i < 20; i++) {
-            String[] keys = new String[25];
-            for (int j = 0; j < keys.length; j++) {
-                keys[j] = "m" + (i * 25 + j);
-            }
-            commit(first, keys);
+            commit(first, keys("m", i * 25, 25));
             settle(first);
         }
         first.close();
@@ -284,10 +285,7 @@ class DedupIndexTest {
     @Test
     void aDamagedRunBlockFoundDuringALookupIsRebuiltAndTheLookupAnswersExactly() throws Exception {
         DedupIndex first = open(300);
-        String[] keys = new String[600];
-        for (int i = 0; i < keys.length; i++) {
-            keys[i] = "r" + i;
-        }
+        String[] keys = keys("r", 0, 600);
         commit(first, keys);
         settle(first);
         first.close();
@@ -370,7 +368,7 @@ class DedupIndexTest {
     }
 
     /** Parts of the published files, counting fetches; {@code spoiled} parts come back with a byte flipped. */
-    private static final class PublishedRuns implements RemoteRuns {
+    private static class PublishedRuns implements RemoteRuns {
         final java.util.Map<String, Path> published;
         final int partBytes;
         final boolean spoiled;
@@ -408,11 +406,7 @@ class DedupIndexTest {
     @Test
     void segmentsRestoredWithoutTheirRunsAnswerEveryOldKeyAndFetchEachPartOnce() throws Exception {
         for (int i = 0; i < 410; i++) {
-            String[] keys = new String[10];
-            for (int j = 0; j < 10; j++) {
-                keys[j] = "r" + (10 * i + j);
-            }
-            groups.commit(keys);
+            groups.commit(keys("r", 10 * i, 10));
         }
         Path holder = directory.resolve("holder");
         DedupIndex.Settings settings = new DedupIndex.Settings(1000, 4);
@@ -449,24 +443,13 @@ class DedupIndexTest {
      * Parts of the published files held back until {@link #release}: each fetch of a part says it started, then waits;
      * counts the fetches of each part.
      */
-    private static final class HeldRuns implements RemoteRuns {
-        final PublishedRuns published;
+    private static final class HeldRuns extends PublishedRuns {
         final java.util.concurrent.CountDownLatch started = new java.util.concurrent.CountDownLatch(1);
         final java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
         final java.util.Map<String, Integer> fetches = new java.util.concurrent.ConcurrentHashMap<>();
 
-        HeldRuns(PublishedRuns published) {
-            this.published = published;
-        }
-
-        @Override
-        public boolean has(String name) {
-            return published.has(name);
-        }
-
-        @Override
-        public int partBytes() {
-            return published.partBytes();
+        HeldRuns(java.util.Map<String, Path> published, int partBytes) {
+            super(published, partBytes, false);
         }
 
         @Override
@@ -479,7 +462,7 @@ class DedupIndexTest {
                 Thread.currentThread().interrupt();
                 throw new java.io.InterruptedIOException();
             }
-            return published.part(name, index);
+            return super.part(name, index);
         }
     }
 
@@ -508,11 +491,7 @@ class DedupIndexTest {
     void manyLookupsWaitingForOneHeldPartLeaveTheIndexFreeAndAreEachAnsweredExactlyWithEachPartFetchedOnce()
             throws Exception {
         for (int i = 0; i < 400; i++) {
-            String[] keys = new String[10];
-            for (int j = 0; j < 10; j++) {
-                keys[j] = "h" + (10 * i + j);
-            }
-            groups.commit(keys);
+            groups.commit(keys("h", 10 * i, 10));
         }
         Path holder = directory.resolve("holder");
         DedupIndex.Settings settings = new DedupIndex.Settings(1000, 4);
@@ -520,7 +499,7 @@ class DedupIndexTest {
                 null);
         Path restored = directory.resolve("restored");
         // Parts of 32 KiB: the 64 KB run of the 4000 keys in three parts, so that many lookups want the same part.
-        HeldRuns held = new HeldRuns(new PublishedRuns(restoreHeads(holder, restored, 32768), 32768, false));
+        HeldRuns held = new HeldRuns(restoreHeads(holder, restored, 32768), 32768);
         DedupIndex index = DedupIndex.open(restored, groups, 0, groups.head, () -> Long.MIN_VALUE, settings,
                 background, SegmentListener.NONE, held);
         opened.add(index);

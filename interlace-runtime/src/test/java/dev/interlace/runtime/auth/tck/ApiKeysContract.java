@@ -7,6 +7,7 @@ import dev.interlace.runtime.auth.ApiKey;
 import dev.interlace.runtime.auth.ApiKeys;
 import dev.interlace.runtime.auth.KeyFile;
 import dev.interlace.runtime.auth.Scope;
+import dev.interlace.runtime.testing.Eventually;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -21,7 +22,6 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
@@ -179,30 +179,26 @@ public abstract class ApiKeysContract {
     @Test
     void anyOtherTextIsRefused() {
         ApiKeys keys = open();
-        CreatedKey created = admin().create("ingest", List.of(Scope.of(Scope.Kind.PUBLISH)), 0);
-        CreatedKey other = admin().create("other", List.of(Scope.of(Scope.Kind.READ)), 0);
-        waitUntil("both keys are accepted", () -> keys.authenticate(created.secret()).isPresent()
-                && keys.authenticate(other.secret()).isPresent());
-        String secret = created.secret();
+        TwoKeys both = ingestAndReaderAccepted(keys);
+        String secret = both.ingest().secret();
         char last = secret.charAt(secret.length() - 1);
         for (String wrong : List.of(secret + "x", secret.substring(0, secret.length() - 1),
                 secret.substring(0, secret.length() - 1) + (last == 'A' ? 'B' : 'A'), " " + secret, secret + " ",
                 secret.toUpperCase(Locale.ROOT).equals(secret) ? secret.toLowerCase(Locale.ROOT)
                         : secret.toUpperCase(Locale.ROOT),
-                created.key().id(), created.key().name(), "ilk_", "")) {
+                both.ingest().key().id(), both.ingest().key().name(), "ilk_", "")) {
             assertThat(keys.authenticate(wrong)).as("\"%s\"", wrong).isEmpty();
         }
-        assertThat(keys.authenticate(other.secret()).map(ApiKey::name)).as("each secret is its own key's")
-                .contains("other");
+        assertThat(keys.authenticate(both.reader().secret()).map(ApiKey::name)).as("each secret is its own key's")
+                .contains("reader");
     }
 
     @Test
     void aRevokedKeyIsRefusedAndTheOthersKeepWorking() {
         ApiKeys keys = open();
-        CreatedKey ingest = admin().create("ingest", List.of(Scope.of(Scope.Kind.PUBLISH)), 0);
-        CreatedKey reader = admin().create("reader", List.of(Scope.of(Scope.Kind.READ)), 0);
-        waitUntil("both keys are accepted", () -> keys.authenticate(ingest.secret()).isPresent()
-                && keys.authenticate(reader.secret()).isPresent());
+        TwoKeys both = ingestAndReaderAccepted(keys);
+        CreatedKey ingest = both.ingest();
+        CreatedKey reader = both.reader();
 
         admin().revoke("ingest");
         waitUntil("the revoked key is refused", () -> keys.authenticate(ingest.secret()).isEmpty());
@@ -314,14 +310,20 @@ public abstract class ApiKeysContract {
         assertThat(admin().list()).hasSize(11);
     }
 
+    /** A key named {@code ingest} that may publish and one named {@code reader} that may read. */
+    private record TwoKeys(CreatedKey ingest, CreatedKey reader) {}
+
+    /** Creates {@link TwoKeys} and waits until {@code keys} accepts both. */
+    private TwoKeys ingestAndReaderAccepted(ApiKeys keys) {
+        CreatedKey ingest = admin().create("ingest", List.of(Scope.of(Scope.Kind.PUBLISH)), 0);
+        CreatedKey reader = admin().create("reader", List.of(Scope.of(Scope.Kind.READ)), 0);
+        waitUntil("both keys are accepted", () -> keys.authenticate(ingest.secret()).isPresent()
+                && keys.authenticate(reader.secret()).isPresent());
+        return new TwoKeys(ingest, reader);
+    }
+
     /** Polls {@code condition} until it holds, failing after {@link #CHANGE_SEEN_WITHIN}. */
     protected static void waitUntil(String what, BooleanSupplier condition) {
-        long deadline = System.nanoTime() + CHANGE_SEEN_WITHIN.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("waited " + CHANGE_SEEN_WITHIN.toSeconds() + " s for: " + what);
-            }
-            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
-        }
+        Eventually.until(what, CHANGE_SEEN_WITHIN, condition::getAsBoolean);
     }
 }
