@@ -321,7 +321,7 @@ public final class ClusterKeys implements ApiKeys, AutoCloseable {
         }
         closed = true;
         consumer.wakeup();
-        Threads.join(thread, Duration.ofSeconds(10));
+        DaemonThreads.join(thread, Duration.ofSeconds(10));
         consumer.close(Duration.ofSeconds(5));
         producer.close(Duration.ofSeconds(5));
     }

@@ -77,7 +77,7 @@ final class IndexTopics implements AutoCloseable {
         }
         byStream.values().forEach(index -> index.publishing(false));
         publisher.shutdown();
-        Threads.awaitTermination(publisher, Duration.ofSeconds(10));
+        DaemonThreads.awaitTermination(publisher, Duration.ofSeconds(10));
         synchronized (this) {
             if (producer != null) {
                 producer.close(Duration.ofSeconds(5));

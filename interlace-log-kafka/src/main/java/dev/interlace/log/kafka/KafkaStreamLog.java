@@ -370,7 +370,7 @@ public final class KafkaStreamLog extends KafkaLogReads
     void release() {
         placement.close();
         acknowledger.shutdown(); // answers already committed are still given
-        Threads.awaitTermination(acknowledger, Duration.ofSeconds(5));
+        DaemonThreads.awaitTermination(acknowledger, Duration.ofSeconds(5));
         placement.changed();
         if (rounds != null) {
             rounds.stop();

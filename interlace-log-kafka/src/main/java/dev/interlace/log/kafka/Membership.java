@@ -153,6 +153,6 @@ final class Membership implements AutoCloseable {
         running = false;
         consumer.wakeup();
         added.raise();
-        Threads.join(thread, Duration.ofSeconds(30));
+        DaemonThreads.join(thread, Duration.ofSeconds(30));
     }
 }

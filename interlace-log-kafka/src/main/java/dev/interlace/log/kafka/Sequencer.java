@@ -223,7 +223,7 @@ final class Sequencer {
     void stop() {
         moveTo(State.STOPPED);
         stopped.raise();
-        Threads.join(thread, Duration.ofSeconds(30));
+        DaemonThreads.join(thread, Duration.ofSeconds(30));
         failQueued();
         context.stateChanged().run();
     }

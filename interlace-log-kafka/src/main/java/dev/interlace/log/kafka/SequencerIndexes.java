@@ -3,6 +3,7 @@ package dev.interlace.log.kafka;
 import dev.interlace.runtime.dedup.DedupIndex;
 import dev.interlace.runtime.dedup.SegmentListener;
 import dev.interlace.runtime.log.LogUnavailableException;
+import dev.interlace.runtime.ops.DaemonThreads;
 import dev.interlace.runtime.ops.EpochMicros;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -257,6 +258,6 @@ final class SequencerIndexes {
             published.close();
         }
         background.shutdown();
-        Threads.awaitTermination(background, Duration.ofSeconds(30));
+        DaemonThreads.awaitTermination(background, Duration.ofSeconds(30));
     }
 }

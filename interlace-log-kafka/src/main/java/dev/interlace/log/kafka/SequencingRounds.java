@@ -62,6 +62,6 @@ final class SequencingRounds {
 
     /** Waits for a standby run under way to end (closing the indexes ends it at its next group of keys). */
     void awaitStopped() {
-        Threads.awaitTermination(standby, Duration.ofSeconds(30));
+        DaemonThreads.awaitTermination(standby, Duration.ofSeconds(30));
     }
 }

@@ -244,6 +244,6 @@ final class Tailer implements AutoCloseable {
         running = false;
         consumer.wakeup();
         followed.raise();
-        Threads.join(thread, Duration.ofSeconds(10));
+        DaemonThreads.join(thread, Duration.ofSeconds(10));
     }
 }

@@ -12,6 +12,7 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
@@ -349,11 +350,7 @@ public final class KeyFile implements ApiKeys, AutoCloseable {
         }
         closed = true;
         watcher.interrupt();
-        try {
-            watcher.join(TimeUnit.SECONDS.toMillis(5));
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        DaemonThreads.join(watcher, Duration.ofSeconds(5));
         try {
             writeLastUses();
         } catch (KeyFileException e) {

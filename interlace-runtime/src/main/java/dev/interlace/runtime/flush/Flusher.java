@@ -475,19 +475,7 @@ public final class Flusher implements AutoCloseable {
     @Override
     public void close() {
         closed = true;
-        executor.shutdown();
-        boolean stopped;
-        try {
-            stopped = executor.awaitTermination(30, TimeUnit.SECONDS);
-            if (!stopped) {
-                executor.shutdownNow();
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            executor.shutdownNow();
-            stopped = false;
-        }
-        if (stopped) {
+        if (DaemonThreads.stop(executor, Duration.ofSeconds(30))) {
             for (StreamFlush flush : streams.values()) {
                 leases.release(flush);
             }

@@ -3,11 +3,11 @@ package dev.interlace.runtime.log;
 import dev.interlace.runtime.health.ComponentHealth;
 import dev.interlace.runtime.ops.DaemonThreads;
 import dev.interlace.runtime.ops.FatalErrors;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -107,10 +107,6 @@ final class Acknowledger {
     /** Lets the acknowledgements already handed over run, waiting up to 30 s; later ones run on the caller. */
     void close() {
         thread.shutdown();
-        try {
-            thread.awaitTermination(30, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        DaemonThreads.awaitTermination(thread, Duration.ofSeconds(30));
     }
 }

@@ -2,15 +2,16 @@ package dev.interlace.runtime.log;
 
 import dev.interlace.runtime.dedup.DedupIndex;
 import dev.interlace.runtime.dedup.SegmentListener;
+import dev.interlace.runtime.ops.DaemonThreads;
 import dev.interlace.runtime.ops.EpochMicros;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Opens the streams' deduplication indexes of the SQLite log: each in {@code <data-dir>/dedup/<stream id>/}, built
@@ -76,10 +77,6 @@ final class DedupIndexes {
     /** Lets running seals and merges finish (the next start would redo them otherwise), then stops the threads. */
     void close() {
         background.shutdown();
-        try {
-            background.awaitTermination(30, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        DaemonThreads.awaitTermination(background, Duration.ofSeconds(30));
     }
 }

@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -72,11 +73,7 @@ final class WalCheckpointer {
     /** Stops checkpointing (waiting for a checkpoint under way) and closes the connection. */
     void close() {
         checkpointer.shutdown();
-        try {
-            checkpointer.awaitTermination(10, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        DaemonThreads.awaitTermination(checkpointer, Duration.ofSeconds(10));
         LogConnections.closeQuietly(checkpointConnection);
     }
 }

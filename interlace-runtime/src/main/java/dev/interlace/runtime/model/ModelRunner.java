@@ -18,6 +18,7 @@ import dev.interlace.runtime.warehouse.Trigger;
 import dev.interlace.runtime.ops.TraceIds;
 import java.sql.SQLException;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -458,15 +459,7 @@ public final class ModelRunner implements AutoCloseable {
 
     @Override
     public void close() {
-        executor.shutdown();
-        try {
-            if (!executor.awaitTermination(30, TimeUnit.SECONDS)) {
-                executor.shutdownNow();
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            executor.shutdownNow();
-        }
+        DaemonThreads.stop(executor, Duration.ofSeconds(30));
     }
 
     private long micros() {

@@ -1,5 +1,6 @@
 package dev.interlace.runtime.ops;
 
+import java.time.Duration;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -48,15 +49,7 @@ public final class Workers implements AutoCloseable {
 
     /** Waits up to {@code seconds} for running work, then interrupts what is left. */
     public void shutdown(int seconds) {
-        executor.shutdown();
-        try {
-            if (!executor.awaitTermination(seconds, TimeUnit.SECONDS)) {
-                executor.shutdownNow();
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            executor.shutdownNow();
-        }
+        DaemonThreads.stop(executor, Duration.ofSeconds(seconds));
     }
 
     @Override

@@ -10,6 +10,7 @@ import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
@@ -223,11 +224,7 @@ public final class SqliteSystemRecords implements SystemRecords {
             closed = true; // from now on nothing is queued, so the thread's last drain takes everything
         }
         thread.interrupt();
-        try {
-            thread.join(30_000);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        DaemonThreads.join(thread, Duration.ofSeconds(30));
         if (thread.isAlive()) {
             LOG.warning("the system records writer did not stop within 30 s; its connection is left open");
             return;
