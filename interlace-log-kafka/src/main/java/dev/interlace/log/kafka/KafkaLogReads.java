@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.kafka.common.TopicPartition;
 
 /**
@@ -29,7 +30,7 @@ abstract sealed class KafkaLogReads implements StreamLog permits KafkaStreamLog,
     /** Told when a stream advances; the log's views call them (see each log's {@code appended}). */
     final List<AppendListener> listeners = new CopyOnWriteArrayList<>();
     /** Set by the first {@link #close}: a closed log registers no stream and says so in its health. */
-    private volatile boolean closed;
+    private final AtomicBoolean closed = new AtomicBoolean();
 
     /**
      * What a log reads with: its streams' views as the tailer keeps them, and the reads of their events and quarantined
@@ -54,15 +55,14 @@ abstract sealed class KafkaLogReads implements StreamLog permits KafkaStreamLog,
     /** Releases what the log holds the first time; closing it again does nothing. */
     @Override
     public final void close() {
-        if (!closed) {
-            closed = true;
+        if (closed.compareAndSet(false, true)) {
             release();
         }
     }
 
     /** Whether the log was closed. */
     final boolean closed() {
-        return closed;
+        return closed.get();
     }
 
     @Override
@@ -129,7 +129,7 @@ abstract sealed class KafkaLogReads implements StreamLog permits KafkaStreamLog,
      * @throws LogUnavailableException when the log is closed
      */
     final boolean toRegister(StreamDescriptor stream) {
-        if (closed) {
+        if (closed.get()) {
             throw new LogUnavailableException("the log is closed");
         }
         return !reads().views().isRegistered(stream.name());

@@ -3,16 +3,15 @@ package dev.interlace.log.kafka;
 import dev.interlace.runtime.log.LogUnavailableException;
 import dev.interlace.runtime.log.PublishRecord;
 import dev.interlace.runtime.ops.SqlWhere;
+import dev.interlace.runtime.records.RecordPages;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
 
@@ -167,23 +166,16 @@ final class PublishStore implements AutoCloseable {
 
     private PublishRecord.Page page(PublishRecord.Filter filter, SqlWhere where) {
         try {
-            List<PublishRecord> records = new ArrayList<>();
+            List<PublishRecord> records;
             try (PreparedStatement select = reader.prepareStatement(
                     "SELECT record" + where + " ORDER BY position DESC LIMIT ?")) {
                 select.setInt(where.bind(select), filter.limit());
-                try (ResultSet rows = select.executeQuery()) {
-                    while (rows.next()) {
-                        records.add(Codec.json(rows.getBytes(1), PublishRecord.class));
-                    }
-                }
+                records = RecordPages.rows(select, row -> Codec.json(row.getBytes(1), PublishRecord.class));
             }
             long total;
             try (PreparedStatement count = reader.prepareStatement("SELECT count(*)" + where)) {
                 where.bind(count);
-                try (ResultSet rows = count.executeQuery()) {
-                    rows.next();
-                    total = rows.getLong(1);
-                }
+                total = RecordPages.count(count);
             }
             return new PublishRecord.Page(records, total);
         } catch (SQLException e) {
@@ -287,13 +279,7 @@ final class PublishStore implements AutoCloseable {
 
     /** The first column of the rows {@code select} finds, as text. */
     private static List<String> texts(PreparedStatement select) throws SQLException {
-        List<String> texts = new ArrayList<>();
-        try (ResultSet rows = select.executeQuery()) {
-            while (rows.next()) {
-                texts.add(rows.getString(1));
-            }
-        }
-        return texts;
+        return RecordPages.rows(select, row -> row.getString(1));
     }
 
     private static void deleteFiles(Path file) throws IOException {
