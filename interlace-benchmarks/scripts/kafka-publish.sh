@@ -17,8 +17,9 @@
 # same publishes; the CPU time of the servers and of the broker per publish at 64 clients (from /proc), and the part of
 # the servers' that their JIT compilers spent (warm-up not over: `jit µs`, included in `srv µs`). Then, once per log, the flush of a backlog: a server
 # publishes --backlog events (batches of 1 000) and stops, and a server with an empty warehouse on the same log
-# materialises them; rows/s from its start until the watermark reaches the head, and from its first flush to its
-# last (the flush records in its warehouse). And the latency of bare Kafka transactions, without Interlace.
+# materialises them; rows/s from its start until the watermark reaches the head, and from its first batch committed
+# to the head; its CPU, its JIT compilers' and the broker's meanwhile. And the latency of bare Kafka transactions,
+# without Interlace.
 # Prints every figure, and per round the ratios to sqlite (and fwd to direct, fsync to kafka).
 #
 # usage: interlace-benchmarks/scripts/kafka-publish.sh [--seconds N] [--warmup N] [--rounds N] [--backlog N] [--configs LIST]
@@ -265,11 +266,15 @@ now_ms() {
 }
 
 # measure_flush LOG NAME DATA_DIR HEAD [FLAGS...]: starts a server with an empty warehouse on a log holding the backlog,
-# waits until its watermark reaches the head, appends a row to $flush_results.
+# polls its watermark until it reaches the head, appends a row to $flush_results. The flush's own rate runs from the
+# first poll that saw a watermark above 0 (the first batch committed) to the head, over the rows in between: the flush
+# records that `POST /sql` shows are the query process's (it materialises on its own), not the flusher's. CPU: the
+# server's, the part of it its JIT compilers spent, and the broker's, from the server's start to the head.
 measure_flush() {
   local log=$1 name=$2 data=$3 head=$4
   shift 4
-  local started ready done
+  local started ready done first_ms=0 first_watermark=0 broker_before node_cpu node_jit broker_cpu
+  broker_before=$(cpu_ticks ${broker_jvm:-})
   started=$(now_ms)
   serve_jvm=("${drain_jvm[@]}")
   serve "$name" "$data" "$@"
@@ -279,23 +284,27 @@ measure_flush() {
   while true; do
     watermark=$(stream_field "$url" watermark)
     [ "$watermark" != null ] && [ "$watermark" -ge "$head" ] && break
+    if [ "$first_ms" = 0 ] && [ "$watermark" != null ] && [ "$watermark" -gt 0 ]; then
+      first_ms=$(now_ms)
+      first_watermark=$watermark
+    fi
     kill -0 "${pids[$name]}" 2>/dev/null || { cat "$work/$name.out"; exit 1; }
     sleep 0.02
   done
   done=$(now_ms)
-  local check flushes
+  node_cpu=$(cpu_ticks "${pids[$name]}")
+  node_jit=$(jit_ticks "${pids[$name]}")
+  broker_cpu=$(( $(cpu_ticks ${broker_jvm:-}) - broker_before ))
+  [ "$first_ms" = 0 ] && { first_ms=$done; first_watermark=$head; }  # the first poll saw it all flushed
+  local check
   check=$(sql "$url" 'SELECT count(*), count(DISTINCT _offset), max(_offset) FROM streams.orders' | jq -c '.rows[0]')
-  # The flusher's own records: its first flush's start and its last commit, what the server's start-up leaves out.
-  flushes=$(sql "$url" "SELECT count(*), sum(\"rows\"), epoch_ms(min(started_at)), epoch_ms(max(committed_at))
-    FROM interlace.flushes WHERE stream = 'orders' AND target = 'events' AND error IS NULL" \
-    | jq -r '.rows[0] | @tsv' 2>/dev/null) || flushes="0 0 0 0"  # no answer: the row still has the rates from start
   stop "$name"
-  local count rows first last
-  read -r count rows first last <<<"$flushes"
-  awk -v log_="$log" -v n="$head" -v s="$started" -v r="$ready" -v d="$done" -v c="$check" -v f="$first" \
-    -v l="$last" -v k="$count" -v rows="$rows" 'BEGIN {
-    printf "%-7s %9d %8.2f %8.2f %12.0f %10.2f %9d %14.0f  %s\n", log_, n, (r - s) / 1000, (d - s) / 1000,
-      n * 1000 / (d - s), (f - s) / 1000, k, rows * 1000 / (l - f), c }' | tee -a "$flush_results"
+  awk -v log_="$log" -v n="$head" -v s="$started" -v r="$ready" -v d="$done" -v c="$check" -v f="$first_ms" \
+    -v fw="$first_watermark" -v cpu="$node_cpu" -v jit="$node_jit" -v brk="$broker_cpu" 'BEGIN {
+    flushing = "-"
+    if (d > f) flushing = sprintf("%.0f", (n - fw) * 1000 / (d - f))
+    printf "%-7s %9d %8.2f %8.2f %12.0f %10.2f %14s %7.1f %6.1f %7.1f  %s\n", log_, n, (r - s) / 1000, (d - s) / 1000,
+      n * 1000 / (d - s), (f - s) / 1000, flushing, cpu / 100, jit / 100, brk / 100, c }' | tee -a "$flush_results"
 }
 
 # sql URL QUERY: the JSON answer of POST /sql, asked again (up to 60 times) while it has no rows: the query process
@@ -374,10 +383,11 @@ done
 if [ "$backlog" -gt 0 ]; then
   echo
   echo "flush of a backlog of at least $backlog events (published in batches of 1 000) by a server with an empty warehouse"
-  echo "(seconds from the server's start: to its ready line, to the watermark at the head, to its first flush;"
-  echo " rows/s from the start, and from the first flush's start to the last flush's commit)"
-  printf "%-7s %9s %8s %8s %12s %10s %9s %14s  %s\n" log events "ready s" "done s" "rows/s start" "1st flush" \
-    flushes "rows/s flushing" "count, distinct offsets, max offset"
+  echo "(seconds from the server's start: to its ready line, to the watermark at the head, to its first batch committed;"
+  echo " rows/s from the start, and from the first batch committed to the head; CPU seconds from the start to the head:"
+  echo " the server's, of which its JIT compilers', and the broker's)"
+  printf "%-7s %9s %8s %8s %12s %10s %14s %7s %6s %7s  %s\n" log events "ready s" "done s" "rows/s start" \
+    "1st batch" "rows/s flushing" "cpu s" "jit s" "brk s" "count, distinct offsets, max offset"
   run_flush sqlite
   run_flush kafka
   echo "  load average: $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -403,7 +413,7 @@ awk '
     }
   }' "$results" | sort
 if [ -s "$flush_results" ]; then
-  awk '{ rate[$1] = $5; flushing[$1] = $8 } END { if ("sqlite" in rate && "kafka" in rate)
+  awk '{ rate[$1] = $5; flushing[$1] = $7 } END { if ("sqlite" in rate && "kafka" in rate && flushing["sqlite"] > 0)
     printf "flush: kafka / sqlite rows/s %.2f from the start, %.2f while flushing\n", rate["kafka"] / rate["sqlite"],
       flushing["kafka"] / flushing["sqlite"] }' "$flush_results"
 fi
