@@ -26,7 +26,7 @@
 #                                        [--work DIR] [--no-build] [--offline] [--drain-jvm "OPTIONS"]
 #                                        [--broker-setting KEY=VALUE]...
 # defaults: --seconds 15 --warmup 20 --rounds 2 --backlog 200000 --configs sqlite,kafka,kafka-fsync,kafka-2
-#           --work /var/tmp/interlace-kafka-bench; --backlog 0 skips the flush; --drain-jvm: JVM options of the
+#           --work /var/tmp/interlace-kafka-bench; --backlog 0 skips the flush, --configs "" measures only it; --drain-jvm: JVM options of the
 #           servers that flush the backlog (a profile: -XX:StartFlightRecording=filename=drain.jfr,settings=profile);
 #           --broker-setting: a setting of the broker's server.properties, e.g. add.partitions.to.txn.retry.backoff.ms=1
 #           (how long a broker waits before retrying a transaction's first write that found the previous transaction
@@ -383,8 +383,8 @@ done
 if [ "$backlog" -gt 0 ]; then
   echo
   echo "flush of a backlog of at least $backlog events (published in batches of 1 000) by a server with an empty warehouse"
-  echo "(seconds from the server's start: to its ready line, to the watermark at the head, to its first batch committed;"
-  echo " rows/s from the start, and from the first batch committed to the head; CPU seconds from the start to the head:"
+  echo "(seconds from the server's start: to its ready line, to the watermark at the head, to the first poll that saw a batch committed;"
+  echo " rows/s from the start, and from that poll to the head; CPU seconds from the start to the head:"
   echo " the server's, of which its JIT compilers', and the broker's)"
   printf "%-7s %9s %8s %8s %12s %10s %14s %7s %6s %7s  %s\n" log events "ready s" "done s" "rows/s start" \
     "1st batch" "rows/s flushing" "cpu s" "jit s" "brk s" "count, distinct offsets, max offset"
