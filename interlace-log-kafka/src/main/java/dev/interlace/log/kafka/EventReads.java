@@ -37,9 +37,12 @@ record EventReads(StreamViews views, Topics topics, TopicPages pages) {
             long from = Math.max(afterOffset + 1, view.earliest());
             if (from <= head) {
                 // A reader that waits for events goes forward batch by batch (the flusher): its next batch is read
-                // ahead while it works on this one.
-                return entries(view, from, Math.min(head, from + limit - 1), maxBytes, PayloadAllowance.UNLIMITED,
-                        new Readers.ReadAhead(limit, maxBytes));
+                // ahead while it works on this one, as far as the log holds events after this read (a backlog).
+                // Events still to come are not read ahead: a flusher takes those its node acknowledged from memory.
+                long through = Math.min(head, from + limit - 1);
+                int beyond = (int) Math.min(limit, head - through);
+                return entries(view, from, through, maxBytes, PayloadAllowance.UNLIMITED,
+                        beyond == 0 ? Readers.ReadAhead.NONE : new Readers.ReadAhead(beyond, maxBytes));
             }
             long remaining = deadline - System.nanoTime();
             if (remaining <= 0 || !view.awaitHeadAbove(Math.max(afterOffset, from - 1), remaining)) {

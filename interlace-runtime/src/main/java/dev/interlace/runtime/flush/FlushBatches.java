@@ -71,41 +71,65 @@ final class FlushBatches implements AutoCloseable {
     }
 
     /**
-     * The events after {@code watermark}, on the calling thread: first those kept decoded in memory, as far as they
-     * follow the watermark without a gap, then, up to a full batch, the next ones read from the log and decoded (those
-     * whose publishers have not handed them over yet, or that memory never held), up to {@code flush-batch-bytes} of
-     * them.
+     * The events after {@code watermark}, on the calling thread, up to a full batch: those kept decoded in memory, and
+     * between them (and after them) those read from the log and decoded: the events whose publishers have not handed
+     * them over yet, or that memory never held. A read from the log stops where memory holds the next event, so that a
+     * request still being handed over costs the read of its own events, not of every event after it; the reads take
+     * at most {@code flush-batch-bytes} of events in all.
      *
      * @param holdsRows whether the warehouse holds rows already (of any stream): then the log must still hold the
      *     events right after the watermark, else the read refuses with a {@link LogTrimmedException}
      */
     Batch events(StreamDescriptor stream, long watermark, boolean holdsRows) {
         List<String> traceIds = new ArrayList<>();
-        List<Warehouse.Row> rows = new ArrayList<>(recent.take(stream.name(), watermark, batchRows, traceIds));
-        long after = rows.isEmpty() ? watermark : rows.get(rows.size() - 1).offset();
-        List<LogEntry> entries = List.of();
-        if (rows.size() < batchRows) {
-            StreamHead head = log.heads().get(stream.name());
-            if (head != null) {
-                LogTrimmedException.check(stream.name(), after, head.head(), head.earliest(), holdsRows);
-            }
-            try {
-                entries = log.read(stream.name(), after, batchRows - rows.size(), batchBytes, Duration.ZERO);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
+        List<Warehouse.Row> rows = new ArrayList<>();
+        long after = watermark;
         long bytes = 0;
-        for (LogEntry entry : entries) {
-            rows.add(decode(stream, entry));
-            bytes += entry.payload().length;
+        int fromLog = 0;
+        while (rows.size() < batchRows && bytes < batchBytes) {
+            List<Warehouse.Row> held = recent.take(stream.name(), after, batchRows - rows.size(), traceIds);
+            rows.addAll(held);
+            after = rows.isEmpty() ? watermark : rows.get(rows.size() - 1).offset();
+            if (rows.size() >= batchRows) {
+                break;
+            }
+            long gapEnd = recent.firstHeldAfter(stream.name(), after);
+            int wanted = (int) Math.min(batchRows - rows.size(), gapEnd - after - 1);
+            if (wanted <= 0) {
+                break; // handed over since the take: the next batch takes it
+            }
+            List<LogEntry> entries = read(stream, after, wanted, batchBytes - bytes, holdsRows);
+            for (LogEntry entry : entries) {
+                rows.add(decode(stream, entry));
+                bytes += entry.payload().length;
+            }
+            if (entries.isEmpty()) {
+                break;
+            }
+            fromLog += entries.size();
+            long through = entries.get(entries.size() - 1).offset();
+            traceIds.addAll(traceIds(stream, after, through));
+            after = through;
+            if (entries.size() < wanted && gapEnd == Long.MAX_VALUE) {
+                break; // the log holds no more now, and memory none after it
+            }
         }
         long newWatermark = rows.isEmpty() ? watermark : rows.get(rows.size() - 1).offset();
-        if (!entries.isEmpty()) {
-            traceIds.addAll(traceIds(stream, after, newWatermark));
+        return new Batch(rows, newWatermark, rows.size() >= batchRows || bytes >= batchBytes, fromLog, traceIds);
+    }
+
+    /** Up to {@code limit} events after {@code after} from the log, within {@code maxBytes}, as they are now. */
+    private List<LogEntry> read(StreamDescriptor stream, long after, int limit, long maxBytes, boolean holdsRows) {
+        StreamHead head = log.heads().get(stream.name());
+        if (head != null) {
+            LogTrimmedException.check(stream.name(), after, head.head(), head.earliest(), holdsRows);
         }
-        return new Batch(rows, newWatermark, rows.size() >= batchRows || bytes >= batchBytes, entries.size(),
-                traceIds);
+        try {
+            return log.read(stream.name(), after, limit, maxBytes, Duration.ZERO);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return List.of();
+        }
     }
 
     /**

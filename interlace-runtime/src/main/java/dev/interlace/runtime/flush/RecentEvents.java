@@ -91,6 +91,15 @@ public final class RecentEvents {
         return tail == null ? List.of() : tail.take(watermark, limit, traceIds);
     }
 
+    /**
+     * The first offset after {@code watermark} whose row is held for {@code stream}, or {@link Long#MAX_VALUE} when
+     * none is: where the events read from the log to fill a gap may stop.
+     */
+    public long firstHeldAfter(String stream, long watermark) {
+        Tail tail = tails.get(stream);
+        return tail == null ? Long.MAX_VALUE : tail.firstHeldAfter(watermark);
+    }
+
     /** Rows held for {@code stream}. */
     public int size(String stream) {
         Tail tail = tails.get(stream);
@@ -167,6 +176,16 @@ public final class RecentEvents {
                 next = taken.get(taken.size() - 1).offset() + 1;
             }
             return taken;
+        }
+
+        synchronized long firstHeldAfter(long watermark) {
+            for (Run run : runs.values()) {
+                long lastOffset = run.firstOffset() + run.rows().size() - 1;
+                if (lastOffset > watermark) {
+                    return Math.max(run.firstOffset(), watermark + 1);
+                }
+            }
+            return Long.MAX_VALUE;
         }
 
         private void remove(Run run) {
