@@ -24,13 +24,13 @@
 #
 # usage: interlace-benchmarks/scripts/kafka-publish.sh [--seconds N] [--warmup N] [--rounds N] [--backlog N] [--configs LIST]
 #                                        [--work DIR] [--no-build] [--offline] [--drain-jvm "OPTIONS"]
-#                                        [--broker-setting KEY=VALUE]...
+#                                        [--broker-setting KEY=VALUE]... [--threads]
 # defaults: --seconds 15 --warmup 20 --rounds 2 --backlog 200000 --configs sqlite,kafka,kafka-fsync,kafka-2
 #           --work /var/tmp/interlace-kafka-bench; --backlog 0 skips the flush, --configs "" measures only it; --drain-jvm: JVM options of the
 #           servers that flush the backlog (a profile: -XX:StartFlightRecording=filename=drain.jfr,settings=profile);
 #           --broker-setting: a setting of the broker's server.properties, e.g. add.partitions.to.txn.retry.backoff.ms=1
 #           (how long a broker waits before retrying a transaction's first write that found the previous transaction
-#           still completing; 20 ms by default)
+#           still completing; 20 ms by default); --threads: each server's CPU per thread (jcmd), µs per publish at 64 clients
 set -euo pipefail
 
 seconds=15
@@ -44,6 +44,7 @@ mvn_flags=(-B -q)
 drain_jvm=()
 serve_jvm=()
 broker_settings=()
+threads=no
 while [ $# -gt 0 ]; do
   case "$1" in
     --seconds) seconds=$2; shift 2 ;;
@@ -56,6 +57,7 @@ while [ $# -gt 0 ]; do
     --offline) mvn_flags+=(-o); shift ;;
     --drain-jvm) read -r -a drain_jvm <<<"$2"; shift 2 ;;
     --broker-setting) broker_settings+=("$2"); shift 2 ;;
+    --threads) threads=yes; shift ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | grep '^#'; exit 0 ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
@@ -138,6 +140,14 @@ jit_ticks() {
   echo "$total"
 }
 
+# CPU milliseconds per thread of the JVM $1 (pool threads summed by name: `interlace-worker-3` counts as
+# `interlace-worker`), one "ms<TAB>name" line each.
+threads_cpu() {
+  jcmd "$1" Thread.print 2>/dev/null | grep -E '^"' | sed -E 's/^"([^"]*)".*cpu=([0-9.]+)ms.*/\2 \1/' \
+    | sed -E 's/-[0-9]+$//; s/#[0-9]+$//; s/ \| .*//' | awk '{ n = $1; $1 = ""; sub(/^ /, ""); c[$0] += n }
+      END { for (k in c) printf "%.0f\t%s\n", c[k], k }'
+}
+
 supports_forwarding() {
   local usage
   usage=$(java -cp "$server_classpath" dev.interlace.runtime.cli.Main serve --help 2>&1 || true)
@@ -162,7 +172,10 @@ measure_publishes() {
   before_server=$(cpu_ticks "$@")
   before_broker=$(cpu_ticks ${broker_jvm:-})
   before_jit=$(jit_ticks "$@")
+  local pid
+  if [ "$threads" = yes ]; then for pid in "$@"; do threads_cpu "$pid" >"$work/threads-$pid.before"; done; fi
   publish64=$(measure 2 64 "" "$lua")
+  if [ "$threads" = yes ]; then for pid in "$@"; do threads_cpu "$pid" >"$work/threads-$pid.after"; done; fi
   after_server=$(cpu_ticks "$@")
   after_broker=$(cpu_ticks ${broker_jvm:-})
   after_jit=$(jit_ticks "$@")
@@ -177,6 +190,13 @@ measure_publishes() {
   # shellcheck disable=SC2059
   printf "$row_format" "$round" "$config" "$h" "$p" "$p50" "$p99" "$q" "$q50" "$q99" "$server_us" "$broker_us" \
     "$((pn + qn))" "$jit_us" | tee -a "$results"
+  if [ "$threads" = yes ]; then
+    for pid in "$@"; do
+      awk -F'\t' -v pubs="$p" -v s="$seconds" -v pid="$pid" 'NR == FNR { before[$2] = $1; next }
+        { d = $1 - before[$2]; if (d > 0) printf "        %6.1f µs  %s (%s)\n", d * 1000 / (pubs * s), $2, pid }' \
+        "$work/threads-$pid.before" "$work/threads-$pid.after" | sort -rn | head -12
+    done
+  fi
 }
 
 run_sqlite() {
