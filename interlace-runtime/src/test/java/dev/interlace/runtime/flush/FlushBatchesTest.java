@@ -6,8 +6,8 @@ import com.fasterxml.jackson.core.JsonToken;
 import dev.interlace.runtime.log.AppendRequest;
 import dev.interlace.runtime.log.CommitListener;
 import dev.interlace.runtime.log.LogSettings;
+import dev.interlace.runtime.log.OrdersFixture;
 import dev.interlace.runtime.log.SqliteStreamLog;
-import dev.interlace.runtime.log.Watermarks;
 import dev.interlace.runtime.stream.Column;
 import dev.interlace.runtime.stream.ColumnType;
 import dev.interlace.runtime.stream.DecodeResult;
@@ -49,18 +49,6 @@ class FlushBatchesTest {
             })
             .build();
 
-    private static final Watermarks NOTHING_FLUSHED = new Watermarks() {
-        @Override
-        public long events(String stream) {
-            return 0;
-        }
-
-        @Override
-        public long quarantine(String stream) {
-            return 0;
-        }
-    };
-
     @TempDir
     Path dataDirectory;
 
@@ -69,7 +57,7 @@ class FlushBatchesTest {
 
     @BeforeEach
     void appendTenEvents() throws Exception {
-        log = new SqliteStreamLog(dataDirectory, LogSettings.defaults(1_000_000), NOTHING_FLUSHED,
+        log = new SqliteStreamLog(dataDirectory, LogSettings.defaults(1_000_000), OrdersFixture.NOTHING_MATERIALISED,
                 CommitListener.NONE, Clock.systemUTC());
         log.register(ORDERS);
         for (int i = 1; i <= 10; i++) {

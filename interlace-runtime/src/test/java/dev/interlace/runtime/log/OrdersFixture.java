@@ -11,7 +11,7 @@ import java.util.List;
  * What the SQLite log's own tests append: the {@code orders} stream, requests of its events, and watermarks that hold
  * nothing back.
  */
-final class OrdersFixture {
+public final class OrdersFixture {
 
     /** The log never decodes; the descriptor only needs a name, a key and a retention. */
     static final StreamDescriptor ORDERS = StreamDescriptor.builder("orders")
@@ -26,7 +26,7 @@ final class OrdersFixture {
             .build();
 
     /** Nothing materialised yet: the log keeps every event. */
-    static final Watermarks NOTHING_MATERIALISED = new Watermarks() {
+    public static final Watermarks NOTHING_MATERIALISED = new Watermarks() {
         @Override
         public long events(String stream) {
             return 0;
