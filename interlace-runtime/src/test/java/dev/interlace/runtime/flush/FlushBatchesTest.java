@@ -2,23 +2,14 @@ package dev.interlace.runtime.flush;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fasterxml.jackson.core.JsonToken;
-import dev.interlace.runtime.log.AppendRequest;
 import dev.interlace.runtime.log.CommitListener;
 import dev.interlace.runtime.log.LogSettings;
 import dev.interlace.runtime.log.OrdersFixture;
 import dev.interlace.runtime.log.SqliteStreamLog;
-import dev.interlace.runtime.stream.Column;
-import dev.interlace.runtime.stream.ColumnType;
-import dev.interlace.runtime.stream.DecodeResult;
-import dev.interlace.runtime.stream.StreamDescriptor;
-import dev.interlace.runtime.stream.StreamEvent;
 import dev.interlace.runtime.warehouse.Warehouse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.List;
-import java.util.Map;
 import java.util.stream.LongStream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -26,28 +17,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A flush batch on a real SQLite log: the events kept in memory are taken as they are, and only those memory does not
+ * A flush batch on a real SQLite log holding {@code {"id": "k1"}} to {@code {"id": "k10"}} at offsets 1 to 10: the events kept in memory are taken as they are, and only those memory does not
  * hold are read from the log and decoded again.
  */
 class FlushBatchesTest {
-
-    /** {@code {"id": "<key>"}}, its one column the id. */
-    private static final StreamDescriptor ORDERS = StreamDescriptor.builder("orders")
-            .column(Column.of("id", ColumnType.STRING, true))
-            .idempotencyKey("id")
-            .retention("1h", 3_600_000L)
-            .schemaVersion("v1")
-            .declaredBy("test.Orders")
-            .decoder(parser -> {
-                String id = null;
-                while (parser.nextToken() == JsonToken.FIELD_NAME) {
-                    parser.nextToken();
-                    id = parser.getText();
-                }
-                String value = id;
-                return new DecodeResult.Valid<StreamEvent>(index -> value, Map.of());
-            })
-            .build();
 
     @TempDir
     Path dataDirectory;
@@ -59,11 +32,9 @@ class FlushBatchesTest {
     void appendTenEvents() throws Exception {
         log = new SqliteStreamLog(dataDirectory, LogSettings.defaults(1_000_000), OrdersFixture.NOTHING_MATERIALISED,
                 CommitListener.NONE, Clock.systemUTC());
-        log.register(ORDERS);
+        log.register(OrdersFixture.ORDERS);
         for (int i = 1; i <= 10; i++) {
-            byte[] event = ("{\"id\":\"k" + i + "\"}").getBytes(StandardCharsets.UTF_8);
-            log.append(new AppendRequest("orders", "req-" + i, 1_000L * i, "v1",
-                    List.of(new AppendRequest.Event(event, "k" + i)))).get();
+            log.append(OrdersFixture.request(1_000L * i, "k" + i)).get();
         }
     }
 
@@ -90,7 +61,7 @@ class FlushBatchesTest {
         recent.add("orders", kept(6, 10), 0); // offsets 4 and 5: their publishers have not handed them over yet
 
         try (FlushBatches batches = new FlushBatches(log, recent, 100, 1 << 20)) {
-            FlushBatches.Batch batch = batches.events(ORDERS, 0, false);
+            FlushBatches.Batch batch = batches.events(OrdersFixture.ORDERS, 0, false);
 
             assertThat(ids(batch)).containsExactly("kept-1", "kept-2", "kept-3", "k4", "k5", "kept-6", "kept-7",
                     "kept-8", "kept-9", "kept-10");
@@ -105,7 +76,7 @@ class FlushBatchesTest {
         recent.add("orders", kept(1, 3), 0);
 
         try (FlushBatches batches = new FlushBatches(log, recent, 100, 1 << 20)) {
-            FlushBatches.Batch batch = batches.events(ORDERS, 0, false);
+            FlushBatches.Batch batch = batches.events(OrdersFixture.ORDERS, 0, false);
 
             assertThat(ids(batch)).containsExactly("kept-1", "kept-2", "kept-3", "k4", "k5", "k6", "k7", "k8", "k9",
                     "k10");
@@ -119,12 +90,12 @@ class FlushBatchesTest {
         recent.add("orders", kept(5, 10), 0);
 
         try (FlushBatches batches = new FlushBatches(log, recent, 6, 1 << 20)) {
-            FlushBatches.Batch first = batches.events(ORDERS, 0, false);
+            FlushBatches.Batch first = batches.events(OrdersFixture.ORDERS, 0, false);
             assertThat(ids(first)).containsExactly("k1", "kept-2", "kept-3", "k4", "kept-5", "kept-6");
             assertThat(first.rowsFromLog()).isEqualTo(2);
             assertThat(first.full()).isTrue();
 
-            FlushBatches.Batch second = batches.events(ORDERS, first.newWatermark(), true);
+            FlushBatches.Batch second = batches.events(OrdersFixture.ORDERS, first.newWatermark(), true);
             assertThat(ids(second)).containsExactly("kept-7", "kept-8", "kept-9", "kept-10");
             assertThat(second.rowsFromLog()).isZero();
         }

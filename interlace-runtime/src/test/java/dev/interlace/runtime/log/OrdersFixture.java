@@ -1,11 +1,15 @@
 package dev.interlace.runtime.log;
 
+import com.fasterxml.jackson.core.JsonToken;
 import dev.interlace.runtime.stream.Column;
 import dev.interlace.runtime.stream.ColumnType;
+import dev.interlace.runtime.stream.DecodeResult;
 import dev.interlace.runtime.stream.StreamDescriptor;
+import dev.interlace.runtime.stream.StreamEvent;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /**
  * What the SQLite log's own tests append: the {@code orders} stream, requests of its events, and watermarks that hold
@@ -13,15 +17,24 @@ import java.util.List;
  */
 public final class OrdersFixture {
 
-    /** The log never decodes; the descriptor only needs a name, a key and a retention. */
-    static final StreamDescriptor ORDERS = StreamDescriptor.builder("orders")
+    /**
+     * {@code orders}: one column, {@code id}, its idempotency key. The log never decodes; a flush decodes what it reads
+     * from the log back into that column.
+     */
+    public static final StreamDescriptor ORDERS = StreamDescriptor.builder("orders")
             .column(Column.of("id", ColumnType.STRING, true))
             .idempotencyKey("id")
             .retention("1h", 3_600_000L)
             .schemaVersion("v1")
             .declaredBy("test.Orders")
             .decoder(parser -> {
-                throw new UnsupportedOperationException("not used by the log");
+                String id = null;
+                while (parser.nextToken() == JsonToken.FIELD_NAME) {
+                    parser.nextToken();
+                    id = parser.getText();
+                }
+                String value = id;
+                return new DecodeResult.Valid<StreamEvent>(index -> value, Map.of());
             })
             .build();
 
@@ -41,7 +54,7 @@ public final class OrdersFixture {
     private OrdersFixture() {}
 
     /** One request to {@code orders} of an event {@code {"id":"<key>"}} per key, published at {@code micros}. */
-    static AppendRequest request(long micros, String... keys) {
+    public static AppendRequest request(long micros, String... keys) {
         List<AppendRequest.Entry> entries = new ArrayList<>();
         for (String key : keys) {
             entries.add(new AppendRequest.Event(("{\"id\":\"" + key + "\"}").getBytes(StandardCharsets.UTF_8), key));
