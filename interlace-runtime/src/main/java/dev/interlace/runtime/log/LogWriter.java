@@ -21,6 +21,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -60,6 +61,8 @@ final class LogWriter {
     /** Completes appends' futures after their commit, off the writer thread. */
     private final Acknowledger acknowledger;
     private final GroupCommit groupCommit;
+    /** Whether a {@link WriterTask.Checkpoint} waits in the queue. */
+    private final AtomicBoolean checkpointQueued = new AtomicBoolean();
     /** While writes fail, how often the idle writer checks whether the log can write again. */
     private static final long PROBE_MILLIS = 1_000;
 
@@ -200,6 +203,33 @@ final class LogWriter {
         return await(task.done());
     }
 
+    /**
+     * Asks the writer for a passive checkpoint of its own before its next group, unless one is queued already; see
+     * {@link WalCheckpointer}. Returns at once.
+     */
+    void checkpointBetweenGroups() {
+        if (checkpointQueued.compareAndSet(false, true) && !submit(new WriterTask.Checkpoint())) {
+            checkpointQueued.set(false);
+        }
+    }
+
+    /**
+     * The writer's own checkpoint. Between two groups the writer holds no transaction, so it copies into the database
+     * what the background checkpoint left (the few groups committed since), unless a reader still needs older frames;
+     * the writer's next transaction then starts the WAL over from its beginning. Only the writer can do that without
+     * stopping the writes: a RESTART from another connection holds the write lock while readers finish. A failure
+     * here is not a failed write: the next group finds out whether the connection still works.
+     */
+    private void checkpoint(Connection connection) {
+        checkpointQueued.set(false);
+        try (Statement statement = connection.createStatement();
+                ResultSet row = statement.executeQuery("PRAGMA wal_checkpoint(PASSIVE)")) {
+            row.next();
+        } catch (SQLException e) {
+            LOG.log(Level.FINE, "the writer's checkpoint failed; the background checkpoints go on", e);
+        }
+    }
+
     /** Why the last write failed, or null. */
     String failure() {
         return writerConnection.failure();
@@ -338,6 +368,10 @@ final class LogWriter {
     }
 
     private void runMaintenance(WriterTask task) {
+        if (task instanceof WriterTask.Checkpoint) {
+            checkpoint(writerConnection.connection());
+            return;
+        }
         if (!(task instanceof WriterTask.Pragma)) {
             LogUnavailableException notReady = writerConnection.ready();
             if (notReady != null) {

@@ -22,7 +22,7 @@ import java.util.concurrent.CompletableFuture;
  * to {@link LogSettings#maxGroupRequests()}), writes all of it in one transaction and commits once, so concurrent
  * requests share one fsync (group commit). Each request's futures complete only after that commit. Readers use
  * their own connections. Automatic checkpoints are off on the writer; a background connection checkpoints every
- * 250 ms (PASSIVE, or RESTART once the WAL passes its cap) so the writer never pays for one.
+ * 250 ms, and the writer starts a fully copied WAL over between two groups ({@link WalCheckpointer}).
  *
  * <p>This class is the façade; its collaborators, package-private, each hold one concern: {@link LogWriter} (the
  * writer thread, group commit, registration, trims, recovery after failed writes) with {@link AppendWriter} (the
@@ -81,7 +81,7 @@ public final class SqliteStreamLog extends SqliteLogReads {
             throw new LogUnavailableException("cannot open the stream log " + file + ": " + e.getMessage(), e);
         }
         writer.start();
-        checkpointer = new WalCheckpointer(connections, settings);
+        checkpointer = new WalCheckpointer(connections, settings, writer::checkpointBetweenGroups);
     }
 
     /**

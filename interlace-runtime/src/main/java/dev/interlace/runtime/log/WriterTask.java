@@ -8,7 +8,7 @@ import java.util.concurrent.CompletableFuture;
 
 /** What the {@link LogWriter}'s queue holds: one request to its writer thread, with the caller's future. */
 sealed interface WriterTask permits WriterTask.Append, WriterTask.Replay, WriterTask.Register, WriterTask.Trim,
-        WriterTask.Pragma, WriterTask.Group, WriterTask.Stop {
+        WriterTask.Pragma, WriterTask.Group, WriterTask.Checkpoint, WriterTask.Stop {
 
     /** Completes the caller's future with {@code error} if it is still waiting. */
     default void fail(RuntimeException error) {
@@ -79,6 +79,12 @@ sealed interface WriterTask permits WriterTask.Append, WriterTask.Replay, Writer
             this(name, new CompletableFuture<>());
         }
     }
+
+    /**
+     * A passive checkpoint on the writer connection between two groups, outside any transaction, so that the next
+     * commit may restart the WAL ({@link WalCheckpointer}); nobody waits for it.
+     */
+    record Checkpoint() implements WriterTask {}
 
     record Stop() implements WriterTask {}
 }

@@ -513,6 +513,56 @@ class SqliteStreamLogTest {
         }
     }
 
+    @Test
+    void underContinuousAppendsTheWalStartsOverLongBeforeItsCapWithoutHoldingWritesUp() throws Exception {
+        SqliteStreamLog log = open();
+        Path wal = dataDirectory.resolve("log.sqlite-wal");
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        ExecutorService appenders = Executors.newFixedThreadPool(2);
+        AtomicInteger batches = new AtomicInteger();
+        try {
+            // Two appenders keep the writer busy: a background checkpoint never finds the WAL fully copied, so only
+            // the writer's own checkpoint between two groups lets a commit start the WAL over.
+            List<Future<?>> running = new ArrayList<>();
+            for (int t = 0; t < 2; t++) {
+                running.add(appenders.submit(() -> {
+                    while (walStarts(wal) < 3 && System.nanoTime() < deadline) {
+                        String[] keys = new String[200];
+                        int batch = batches.incrementAndGet();
+                        for (int i = 0; i < keys.length; i++) {
+                            keys[i] = "k" + batch + "-" + i;
+                        }
+                        append(log, keys);
+                    }
+                    return null;
+                }));
+            }
+            for (Future<?> appender : running) {
+                appender.get(90, java.util.concurrent.TimeUnit.SECONDS);
+            }
+        } finally {
+            appenders.shutdownNow();
+        }
+        assertThat(walStarts(wal)).as("times the WAL started over (its checkpoint sequence number)")
+                .isGreaterThanOrEqualTo(3);
+        // The WAL file keeps the largest size it reached: the restart threshold and what a checkpoint's interval adds
+        // at this pace, far below the cap that a RESTART (holding the writes up) would have waited for.
+        assertThat(java.nio.file.Files.size(wal)).isLessThan(LogSettings.defaults(1).walCapBytes() / 2);
+        assertThat(log.heads().get("orders").head()).as("every appended event").isEqualTo(200L * batches.get());
+    }
+
+    /** The WAL header's checkpoint sequence number: how many times the WAL started over since it was created. */
+    private static long walStarts(Path wal) throws java.io.IOException {
+        if (!java.nio.file.Files.exists(wal)) {
+            return 0;
+        }
+        try (java.nio.channels.FileChannel channel = java.nio.channels.FileChannel.open(wal)) {
+            java.nio.ByteBuffer header = java.nio.ByteBuffer.allocate(16);
+            channel.read(header, 0);
+            return header.position() < 16 ? 0 : Integer.toUnsignedLong(header.getInt(12));
+        }
+    }
+
     /** Whether another connection holds the write lock: a write transaction without a busy timeout is refused. */
     private static boolean writeLockTaken(String url) throws java.sql.SQLException {
         try (java.sql.Connection probe = java.sql.DriverManager.getConnection(url + "?busy_timeout=0");
