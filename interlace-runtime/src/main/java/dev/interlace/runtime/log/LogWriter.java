@@ -122,7 +122,7 @@ final class LogWriter {
     /** See {@link EventLog#register}: on the writer thread, waited for. */
     void register(StreamDescriptor stream) {
         WriterTask.Register task = new WriterTask.Register(stream);
-        submit(task);
+        submitOrFail(task);
         await(task.done());
     }
 
@@ -134,18 +134,14 @@ final class LogWriter {
     /** Queues one request for the next group commit. */
     CompletableFuture<AppendResult> append(AppendRequest request) {
         WriterTask.Append task = new WriterTask.Append(request);
-        if (!submit(task)) {
-            task.result().completeExceptionally(new LogUnavailableException("the stream log is closed"));
-        }
+        submitOrFail(task);
         return task.result();
     }
 
     /** Queues one replay; it runs on the writer thread in a transaction of its own (see {@link GroupCommit#runReplay}). */
     CompletableFuture<ReplayResult> replay(ReplayRequest request) {
         WriterTask.Replay task = new WriterTask.Replay(request);
-        if (!submit(task)) {
-            task.result().completeExceptionally(new LogUnavailableException("the stream log is closed"));
-        }
+        submitOrFail(task);
         return task.result();
     }
 
@@ -156,7 +152,7 @@ final class LogWriter {
     long trim(String stream, long throughOffset) {
         return inBatches(TRIM_EVENTS_BATCH, () -> {
             WriterTask.Trim task = new WriterTask.Trim(stream, throughOffset, TRIM_EVENTS_BATCH);
-            submit(task);
+            submitOrFail(task);
             return await(task.done());
         });
     }
@@ -199,7 +195,7 @@ final class LogWriter {
             throw new IllegalArgumentException("not a pragma name: " + name);
         }
         WriterTask.Pragma task = new WriterTask.Pragma(name);
-        submit(task);
+        submitOrFail(task);
         return await(task.done());
     }
 
@@ -250,14 +246,19 @@ final class LogWriter {
         }
         acknowledger.close();
         for (WriterTask task : queue) {
-            if (task instanceof WriterTask.Append append) {
-                append.result().completeExceptionally(new LogUnavailableException("the stream log is closed"));
-            }
+            task.fail(new LogUnavailableException("the stream log is closed"));
         }
         dedupIndexes.close();
         streams.close();
         beforeFinalCheckpoint.run();
         writerConnection.close();
+    }
+
+    /** Queues {@code task}, or fails it at once when the log is closed (so that nobody waits for it). */
+    private void submitOrFail(WriterTask task) {
+        if (!submit(task)) {
+            task.fail(new LogUnavailableException("the stream log is closed"));
+        }
     }
 
     private boolean submit(WriterTask task) {

@@ -551,6 +551,20 @@ class SqliteStreamLogTest {
         assertThat(log.heads().get("orders").head()).as("every appended event").isEqualTo(200L * batches.get());
     }
 
+    @Test
+    void aPragmaOrATrimAskedOfAClosedLogFailsInsteadOfWaitingForever() {
+        SqliteStreamLog log = open();
+        log.close();
+        assertThat(CompletableFuture.supplyAsync(() -> log.writerPragma("journal_mode")))
+                .failsWithin(Duration.ofSeconds(10))
+                .withThrowableOfType(java.util.concurrent.ExecutionException.class)
+                .withCauseInstanceOf(LogUnavailableException.class);
+        assertThat(CompletableFuture.supplyAsync(() -> log.trim("orders", 1)))
+                .failsWithin(Duration.ofSeconds(10))
+                .withThrowableOfType(java.util.concurrent.ExecutionException.class)
+                .withCauseInstanceOf(LogUnavailableException.class);
+    }
+
     /** The WAL header's checkpoint sequence number: how many times the WAL started over since it was created. */
     private static long walStarts(Path wal) throws java.io.IOException {
         if (!java.nio.file.Files.exists(wal)) {
