@@ -57,6 +57,14 @@ class SqlQueryProcessTest {
             String count = Eventually.get("a normal query answered after the kill", WAIT,
                     () -> rows(sql(server, "SELECT count(*) FROM streams.orders")), ("[[" + all + "]]")::equals);
             assertThat(count).isEqualTo("[[" + all + "]]");
+            // DuckDB's driver copies its native library into each JVM's temporary directory and removes it only at a
+            // normal exit: the killed process's copy is gone, only the running one's is left.
+            try (java.util.stream.Stream<Path> files = java.nio.file.Files.list(
+                    dataDirectory.resolve(QueryProcess.DIRECTORY).resolve("tmp"))) {
+                assertThat(files.map(file -> file.getFileName().toString())
+                        .filter(name -> name.startsWith("libduckdb_java")))
+                        .as("copies of DuckDB's library after a kill").hasSize(1);
+            }
         }
     }
 

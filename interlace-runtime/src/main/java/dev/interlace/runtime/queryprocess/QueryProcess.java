@@ -263,9 +263,20 @@ public final class QueryProcess implements AutoCloseable {
 
     /** Deletes the replica's warehouse and records: the next query process materialises the log from its start. */
     private void deleteReplica() throws IOException {
-        try (java.util.stream.Stream<Path> files = Files.walk(directory)) {
+        deleteUnder(directory);
+        Files.deleteIfExists(directory);
+    }
+
+    /** Deletes what {@code root} holds, if it exists, keeping {@code root} itself. */
+    private static void deleteUnder(Path root) throws IOException {
+        if (!Files.isDirectory(root)) {
+            return;
+        }
+        try (java.util.stream.Stream<Path> files = Files.walk(root)) {
             for (Path file : files.sorted(java.util.Comparator.reverseOrder()).toList()) {
-                Files.deleteIfExists(file);
+                if (!file.equals(root)) {
+                    Files.deleteIfExists(file);
+                }
             }
         }
     }
@@ -279,6 +290,7 @@ public final class QueryProcess implements AutoCloseable {
         try (KeyFile keys = KeyFile.open(directory)) {
             secret = keys.create("query-process", List.of(new Scope(Scope.Kind.READ, null)), 0).secret();
         }
+        emptyTemporaryDirectory();
         ProcessBuilder builder = new ProcessBuilder(command());
         builder.redirectError(ProcessBuilder.Redirect.appendTo(directory.resolve("query-process.log").toFile()));
         Process process = builder.start();
@@ -293,6 +305,20 @@ public final class QueryProcess implements AutoCloseable {
             process.destroyForcibly();
             throw e;
         }
+    }
+
+    /**
+     * The process's own temporary directory, emptied before each start. DuckDB's driver copies its native library
+     * (about 60 MB) into the temporary directory of every JVM that loads it and removes the copy only when that JVM
+     * exits normally; a process killed at a deadline would leave one behind in the system's directory each time.
+     */
+    private Path temporaryDirectory() {
+        return directory.resolve("tmp");
+    }
+
+    private void emptyTemporaryDirectory() throws IOException {
+        deleteUnder(temporaryDirectory());
+        Files.createDirectories(temporaryDirectory());
     }
 
     /**
@@ -338,6 +364,7 @@ public final class QueryProcess implements AutoCloseable {
         command.add(ProcessHandle.current().info().command()
                 .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
         command.add("-Xmx" + Math.max(64L << 20, Runtime.getRuntime().maxMemory()));
+        command.add("-Djava.io.tmpdir=" + temporaryDirectory().toAbsolutePath());
         command.add("-cp");
         command.add(System.getProperty("java.class.path"));
         command.add(MAIN);
