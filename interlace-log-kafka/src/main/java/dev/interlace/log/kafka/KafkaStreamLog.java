@@ -245,11 +245,35 @@ public final class KafkaStreamLog extends KafkaLogReads
         return placement.holder(stream);
     }
 
+    @Override
+    public boolean sequencesHere(String stream) {
+        return placement.activeNow(stream) != null;
+    }
+
     // ================================================================== EventLog
 
     @Override
     public CompletableFuture<AppendResult> append(AppendRequest request) {
         return onSequencer(request.stream(), sequencer -> sequencer.append(request));
+    }
+
+    /**
+     * {@inheritDoc} Here: when this node's sequencer of the stream is active and the request cannot be a retry of
+     * committed events (most publishes), it is queued for the sequencer; else {@link #append} must wait (for a
+     * takeover, for the events a retry's answer is read from).
+     */
+    @Override
+    public boolean appendReturnsAtOnce() {
+        return true;
+    }
+
+    @Override
+    public CompletableFuture<AppendResult> appendAtOnce(AppendRequest request) {
+        if (!views.isRegistered(request.stream())) {
+            return null;
+        }
+        Sequencer sequencer = placement.activeNow(request.stream());
+        return sequencer == null ? null : sequencer.appendAtOnce(request);
     }
 
     /** {@code write} on this node's active sequencer of a registered stream; its failure, as a failed future. */

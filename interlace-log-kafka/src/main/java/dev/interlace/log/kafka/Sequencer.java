@@ -127,6 +127,20 @@ final class Sequencer {
     }
 
     /**
+     * Queues {@code request} when that is all {@link #append} would do, without waiting for anything: the sequencer
+     * serves, and the request cannot be a retry settled by committed events (the index's memory and filters say so at
+     * once). Null otherwise: {@link #append} then decides, on a thread that may wait.
+     */
+    CompletableFuture<AppendResult> appendAtOnce(AppendRequest request) {
+        if (state != State.ACTIVE || stall() != null || !settledRetries.certainlyUnsettled(request, micros())) {
+            return null;
+        }
+        CompletableFuture<AppendResult> future = new CompletableFuture<>();
+        submit(new SequencerQueue.AppendTask(request, future));
+        return future;
+    }
+
+    /**
      * Appends {@code request} through the queue, unless it is a retry settled by committed events: that one is
      * answered here, on the caller's thread, without waiting for the transaction under way ({@link SettledRetries}).
      */

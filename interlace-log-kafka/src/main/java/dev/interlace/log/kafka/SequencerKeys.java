@@ -233,6 +233,39 @@ final class SequencerKeys extends ViewedStream {
     }
 
     /**
+     * Whether {@link #settledOffsets} certainly finds {@code request} unsettled, answered at once from memory and the
+     * index's filters (any thread, never waiting: false when the index is busy): the stream has no index, an entry is
+     * not an event with a key, or a key has no candidate at all (a new key, most often). False means only that the
+     * request may be a retry of committed events.
+     */
+    boolean certainlyUnsettled(AppendRequest request, long notBefore) {
+        if (dedup == null || request.entries().isEmpty()) {
+            return true;
+        }
+        for (AppendRequest.Entry entry : request.entries()) {
+            if (!(entry instanceof AppendRequest.Event event) || event.idempotencyKey() == null) {
+                return true;
+            }
+        }
+        if (!indexLock.tryLock()) {
+            return false;
+        }
+        try {
+            if (dedup == null) {
+                return true;
+            }
+            for (AppendRequest.Entry entry : request.entries()) {
+                if (!dedup.mayHold(KeyHash.of(((AppendRequest.Event) entry).idempotencyKey()), notBefore)) {
+                    return true;
+                }
+            }
+            return false;
+        } finally {
+            indexLock.unlock();
+        }
+    }
+
+    /**
      * For a request whose every entry is an event with a key (any thread): the newest committed offset of each key
      * within the window, or null when a key has none, or the request is not such a request, or the sequencer has no
      * index. The index is asked first, with no read at all while some key has no candidate (a new key, most often);

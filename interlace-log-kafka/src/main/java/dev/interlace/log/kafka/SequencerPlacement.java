@@ -256,6 +256,15 @@ final class SequencerPlacement {
         return serving(stream, true);
     }
 
+    /** This node's sequencer of {@code stream} if it is active right now; null without waiting otherwise. */
+    Sequencer activeNow(String stream) {
+        if (closed || membership == null) {
+            return null;
+        }
+        Sequencer sequencer = sequencers.get(stream);
+        return sequencer != null && sequencer.state() == Sequencer.State.ACTIVE ? sequencer : null;
+    }
+
     /**
      * As {@link #active}; without {@code readsKeys}, also a sequencer still opening its index (which serves the
      * tasks that read no keys: a flusher's lease and commits).

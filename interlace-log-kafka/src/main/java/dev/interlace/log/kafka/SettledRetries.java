@@ -55,6 +55,15 @@ record SettledRetries(StreamView view, SequencerKeys keys) {
     }
 
     /**
+     * Whether {@link #settled} certainly answers null, known at once without a read or a wait (a request with a new
+     * key, an unkeyed stream's): such a request may go straight to the sequencer.
+     */
+    boolean certainlyUnsettled(AppendRequest request, long nowMicros) {
+        return !view.keyed() || request.entries().isEmpty() || !keys.indexed()
+                || keys.certainlyUnsettled(request, AppendDecision.windowStart(keys, nowMicros));
+    }
+
+    /**
      * Answers a settled request (a retry of events already stored) without a transaction: its publish record goes
      * through the node's plain producer, and the answer once the cluster has acknowledged the record. A retry then
      * costs one produce instead of a transaction's commit, and the sequencer does not wait for it.

@@ -56,6 +56,40 @@ class SettledRetryTest extends SharedBrokerTest {
     }
 
     @Test
+    void aNewKeyIsQueuedAtOnceWhileARetryOfACommittedKeyIsLeftToTheLookupThatAnswersIt() throws Exception {
+        HeldCommits held = new HeldCommits();
+        try (KafkaStreamLog log = open(held)) {
+            log.register(orders);
+            assertThat(log.appendReturnsAtOnce()).isTrue();
+            AppendResult.EntryResult original = entry(appendUntilServed(log, "committed-1"));
+            for (int i = 0; i < 30; i++) { // beyond the 10 recent keys: most are in sealed segments by now
+                appendUntilServed(log, "older-" + i);
+            }
+
+            held.hold();
+            CompletableFuture<AppendResult> fresh = log.appendAtOnce(request("fresh-1"));
+            assertThat(fresh).as("a new key goes straight to the sequencer").isNotNull();
+            held.awaitHeld();
+            assertThat(log.appendAtOnce(request("committed-1"))).as("a retry of a committed key").isNull();
+            assertThat(log.appendAtOnce(request("older-3"))).as("a retry of a key sealed to disk").isNull();
+            CompletableFuture<AppendResult> again = log.appendAtOnce(request("fresh-1"));
+            assertThat(again).as("a key the transaction under way accepts is not committed yet").isNotNull();
+            AppendResult retried = log.append(request("committed-1")).get(30, TimeUnit.SECONDS);
+            assertThat(entry(retried).status()).isEqualTo(AppendResult.Status.DUPLICATE);
+            assertThat(entry(retried).offset()).isEqualTo(original.offset());
+
+            held.release();
+            AppendResult.EntryResult accepted = entry(fresh.get(30, TimeUnit.SECONDS));
+            assertThat(accepted.status()).isEqualTo(AppendResult.Status.ACCEPTED);
+            assertThat(accepted.offset()).isEqualTo(original.offset() + 31);
+            AppendResult.EntryResult duplicate = entry(again.get(30, TimeUnit.SECONDS));
+            assertThat(duplicate.status()).isEqualTo(AppendResult.Status.DUPLICATE);
+            assertThat(duplicate.offset()).isEqualTo(accepted.offset());
+            assertThat(log.appendAtOnce(request("fresh-1"))).as("now committed").isNull();
+        }
+    }
+
+    @Test
     void twoClientsPublishingTheSameNewKeyAtOnceAreAcceptedExactlyOnce() throws Exception {
         try (KafkaStreamLog log = open(Fencing.TRANSACTIONAL)) {
             log.register(orders);

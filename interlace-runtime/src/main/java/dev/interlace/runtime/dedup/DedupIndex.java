@@ -284,6 +284,16 @@ public final class DedupIndex implements Closeable {
     }
 
     /**
+     * Whether {@link #candidates} may give any offset for this hash, answered from memory and the segments' filters
+     * without reading a run: false is certain (no key of this hash was accepted after {@code notBeforeMicros}), true
+     * only possible.
+     */
+    public boolean mayHold(long hash, long notBeforeMicros) {
+        return recent.mayHold(hash) || frozen != null && frozen.mayHold(hash)
+                || segments.mayHold(hash, notBeforeMicros);
+    }
+
+    /**
      * The run parts of restored segments that {@link #candidates} would fetch for this hash, as a fetch to run outside
      * the lock that guards the index (the lookup then reads the disk only); null when there are none. So a lookup
      * that needs a part stalls neither the other lookups nor the owner's additions for the fetch's round trip.

@@ -57,6 +57,11 @@ final class RecentKeys {
         table(hash).candidates(fingerprint(hash), candidate);
     }
 
+    /** Whether some key may have this hash: {@link #candidates} would give at least one. */
+    boolean mayHold(long hash) {
+        return table(hash).mayHold(fingerprint(hash));
+    }
+
     /** Adds a key's first acceptance at {@code offset} (at least 1). */
     void add(long hash, long offset) {
         if (offset < 1) {
@@ -88,6 +93,16 @@ final class RecentKeys {
         private int size;
         /** Slots hold offsets minus this (so that a slot's offset is never 0, which marks an empty slot). */
         private long base;
+
+        boolean mayHold(long fingerprint) {
+            int mask = slots.length - 1;
+            for (int i = home(fingerprint, mask); slots[i] != 0; i = (i + 1) & mask) {
+                if (slots[i] >>> OFFSET_BITS == fingerprint) {
+                    return true;
+                }
+            }
+            return false;
+        }
 
         void candidates(long fingerprint, LongConsumer candidate) {
             int mask = slots.length - 1;

@@ -183,6 +183,19 @@ final class SealedSegments {
     }
 
     /**
+     * Whether a segment holding keys accepted after {@code notBeforeMicros} may hold this hash, by its filter alone
+     * (no read of its run).
+     */
+    boolean mayHold(long hash, long notBeforeMicros) {
+        for (SegmentFile segment : segments) {
+            if (segment.newestIngestedAtMicros() > notBeforeMicros && segment.mayHold(hash)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
      * Calls {@code candidate} with the offset of every event in a segment that may have carried a key of this hash
      * accepted after {@code notBeforeMicros}.
      */

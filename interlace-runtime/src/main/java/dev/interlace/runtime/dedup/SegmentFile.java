@@ -191,6 +191,11 @@ public final class SegmentFile implements Closeable {
         return runOffset + keys * PAIR_BYTES;
     }
 
+    /** Whether the segment may hold this hash, by its filter alone: false for most hashes it does not hold. */
+    boolean mayHold(long hash) {
+        return keys != 0 && filter.mightContain(hash);
+    }
+
     /**
      * Calls {@code candidate} with the offset of every key stored with exactly this hash (none, for most hashes,
      * without reading the disk).

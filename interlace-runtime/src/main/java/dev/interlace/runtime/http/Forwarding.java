@@ -96,11 +96,15 @@ final class Forwarding {
                 .tag("to", placement.name().toLowerCase(Locale.ROOT)).register(registry);
     }
 
-    /** Whether a request of {@code route} may be served by another node (asking which may wait on the cluster). */
-    boolean mayForward(Route route) {
+    /**
+     * Whether a request of {@code route} may be served by another node (asking which may wait on the cluster): not
+     * a publish to a stream whose sequencer serves on this node right now.
+     */
+    boolean mayForward(Route route, List<String> parameters, HttpRequest request) {
         return switch (route.placement()) {
             case ANY -> false;
-            case SEQUENCER -> enabled && sequencers.isPresent();
+            case SEQUENCER -> enabled && sequencers.isPresent() && !sequenced(parameters.get(0), request)
+                    .map(stream -> sequencers.get().sequencesHere(stream)).orElse(false);
             case WAREHOUSE -> warehouse.isPresent();
         };
     }

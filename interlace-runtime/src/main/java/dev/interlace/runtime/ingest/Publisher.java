@@ -209,10 +209,20 @@ public final class Publisher {
         return log.appendReturnsAtOnce();
     }
 
-    /** Appends one request to the log, within the commit deadline, telling the trace once it is committed. */
+    /**
+     * Appends one request to the log, within the commit deadline, telling the trace once it is committed. Never waits
+     * when the log appends at once ({@link #publishesWithoutWaiting}): a request it cannot queue at once is appended
+     * on a worker.
+     */
     CompletableFuture<AppendResult> append(AppendRequest request, Tracing.PublishTrace trace) {
         long handedOverMicros = micros();
-        return Deadlines.within(log.append(request), APPEND_TIMEOUT_SECONDS, TimeUnit.SECONDS)
+        CompletableFuture<AppendResult> appended = log.appendReturnsAtOnce() ? log.appendAtOnce(request)
+                : log.append(request);
+        if (appended == null) {
+            appended = CompletableFuture.supplyAsync(() -> log.append(request), workers.executor())
+                    .thenCompose(queued -> queued);
+        }
+        return Deadlines.within(appended, APPEND_TIMEOUT_SECONDS, TimeUnit.SECONDS)
                 .whenComplete((result, failure) -> {
                     if (result instanceof AppendResult.Committed) {
                         trace.logged(handedOverMicros, micros());

@@ -40,11 +40,19 @@ public interface EventLog extends AutoCloseable {
     CompletableFuture<AppendResult> append(AppendRequest request);
 
     /**
-     * Whether {@link #append} only queues the request and returns at once, never waiting (for a sequencer, a
-     * connection), so that it may be called from a thread that must not block: the HTTP transport's I/O thread.
+     * Whether {@link #appendAtOnce} may be called from a thread that must not block (the HTTP transport's I/O thread)
+     * and usually appends: the log only queues most requests.
      */
     default boolean appendReturnsAtOnce() {
         return false;
+    }
+
+    /**
+     * {@link #append} when it only queues the request and returns at once; null when it would wait (for a sequencer
+     * taking the stream over, a read): the caller then calls {@link #append} on a thread that may block. Never waits.
+     */
+    default CompletableFuture<AppendResult> appendAtOnce(AppendRequest request) {
+        return appendReturnsAtOnce() ? append(request) : null;
     }
 
     /**

@@ -10,4 +10,9 @@ public interface Sequencers {
 
     /** The URL of the node holding {@code stream}'s sequencer, empty while none does (a takeover is under way). */
     Optional<String> holder(String stream);
+
+    /** Whether this node's sequencer of {@code stream} serves right now; answered at once, never waiting. */
+    default boolean sequencesHere(String stream) {
+        return false;
+    }
 }

@@ -153,6 +153,33 @@ class DedupIndexTest {
     }
 
     @Test
+    void whetherAKeyMayBeHeldIsAnsweredFromMemoryAndFiltersAndIsNeverNoForAHeldKey() throws Exception {
+        DedupIndex index = open(100);
+        for (int group = 0; group < 50; group++) {
+            commit(index, keys("key-", group * 40, 40));
+            settle(index);
+        }
+        commit(index, "recent-1", "recent-2");
+        assertThat(index.segmentCount()).isPositive();
+        for (String key : keys("key-", 0, 2000)) {
+            assertThat(index.mayHold(KeyHash.of(key), Long.MIN_VALUE)).as(key).isTrue();
+        }
+        assertThat(index.mayHold(KeyHash.of("recent-2"), Long.MIN_VALUE)).isTrue();
+        int maybe = 0;
+        for (int i = 0; i < 10_000; i++) {
+            long hash = KeyHash.of("new-" + i);
+            boolean mayHold = index.mayHold(hash, Long.MIN_VALUE);
+            List<Long> found = new ArrayList<>();
+            index.candidates(hash, Long.MIN_VALUE, found::add);
+            assertThat(mayHold || found.isEmpty()).as("new-" + i + " has candidates: " + found).isTrue();
+            maybe += mayHold ? 1 : 0;
+        }
+        assertThat(maybe).as("new keys the filters cannot rule out, of 10 000").isLessThan(200);
+        assertThat(index.mayHold(KeyHash.of("key-7"), Long.MAX_VALUE)).as("a sealed key older than the window")
+                .isFalse();
+    }
+
+    @Test
     void mergingKeepsFewSegmentsAndEveryKey() throws Exception {
         DedupIndex index = open(10);
         for (int i = 0; i < 1000; i++) {
