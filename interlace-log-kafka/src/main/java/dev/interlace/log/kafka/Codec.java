@@ -213,6 +213,22 @@ final class Codec {
         return bytes.toByteArray();
     }
 
+    /** The high half of every publish record key's UUID this process makes: random, version 4. */
+    private static final long PUBLISH_KEY_HIGH = new java.security.SecureRandom().nextLong() & ~0xF000L | 0x4000L;
+    /** The low half's next value (62 bits; the variant's two bits are added): from a random start, counting up. */
+    private static final java.util.concurrent.atomic.AtomicLong PUBLISH_KEY_LOW =
+            new java.util.concurrent.atomic.AtomicLong(new java.security.SecureRandom().nextLong());
+
+    /**
+     * A new publish record's key on {@code _publishes}, {@code <stream>/<uuid>}: unique (a random half drawn once per
+     * process and a counter), without drawing from the system's random source for each record as
+     * {@code UUID.randomUUID} does.
+     */
+    static String publishKey(String stream) {
+        long low = PUBLISH_KEY_LOW.getAndIncrement() & 0x3FFF_FFFF_FFFF_FFFFL | 0x8000_0000_0000_0000L;
+        return stream + "/" + new java.util.UUID(PUBLISH_KEY_HIGH, low);
+    }
+
     static byte[] json(Object value) {
         try {
             return JSON.writeValueAsBytes(value);

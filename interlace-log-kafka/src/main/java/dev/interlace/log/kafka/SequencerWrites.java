@@ -12,7 +12,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
-import java.util.UUID;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.logging.Level;
@@ -354,7 +353,7 @@ final class SequencerWrites {
         }
         if (context.settings().publishRecords()) {
             PublishRecord record = PublishRecord.of(view.name, request, committed);
-            Published publish = new Published(view.name + "/" + UUID.randomUUID(), record, Codec.json(record));
+            Published publish = new Published(Codec.publishKey(view.name), record, Codec.json(record));
             sent.add(new Sent(producer.send(new ProducerRecord<>(context.topics().publishes().topic(), 0,
                     Codec.text(publish.key()), publish.json())), Kind.PUBLISH, 0, 0, 0, null, publish, null));
         }

@@ -8,7 +8,6 @@ import dev.interlace.runtime.log.PublishRecord;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -82,7 +81,7 @@ record SettledRetries(StreamView view, SequencerKeys keys) {
             return;
         }
         PublishRecord publish = PublishRecord.of(view.name, request, committed);
-        String key = view.name + "/" + UUID.randomUUID();
+        String key = Codec.publishKey(view.name);
         byte[] json = Codec.json(publish);
         try {
             context.plainProducer().get().send(new ProducerRecord<>(context.topics().publishes().topic(), 0,

@@ -9,9 +9,10 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A publish record goes on the topic as the JSON the generic writer makes of it, byte for byte, though it is written
- * field by field: nodes of the previous release read it, and this one reads theirs.
+ * field by field: nodes of the previous release read it, and this one reads theirs. Its key is
+ * {@code <stream>/<uuid>}, unique.
  */
-class PublishRecordJsonTest {
+class PublishRecordCodecTest {
 
     @Test
     void theRecordIsWrittenAsTheGenericWriterWritesItAndReadBackEqual() throws Exception {
@@ -26,6 +27,19 @@ class PublishRecordJsonTest {
             assertThat(new String(written, StandardCharsets.UTF_8))
                     .isEqualTo(new String(Codec.JSON.writeValueAsBytes(record), StandardCharsets.UTF_8));
             assertThat(Codec.json(written, PublishRecord.class)).isEqualTo(record);
+        }
+    }
+
+    @Test
+    void publishKeysAreTheStreamAndAVersion4UuidNeverTheSameTwice() {
+        java.util.Set<String> keys = new java.util.HashSet<>();
+        for (int i = 0; i < 100_000; i++) {
+            String key = Codec.publishKey("orders.p1");
+            assertThat(key).startsWith("orders.p1/");
+            java.util.UUID uuid = java.util.UUID.fromString(key.substring("orders.p1/".length()));
+            assertThat(uuid.version()).isEqualTo(4);
+            assertThat(uuid.variant()).isEqualTo(2);
+            assertThat(keys.add(key)).as(key).isTrue();
         }
     }
 }
