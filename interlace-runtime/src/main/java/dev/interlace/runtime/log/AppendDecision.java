@@ -34,14 +34,16 @@ public final class AppendDecision {
 
     /**
      * Decides {@code requests}, in order, against the stream as {@code group} has left it: the group's keys are
-     * looked up together first ({@link StoredStream#lookingUp}). Each request is decided as {@link #decide} does.
+     * looked up together first ({@link StoredStream#lookingUp}). Each request is decided as {@link #decide} does,
+     * against the materialised positions read once for the group.
      */
     public <E extends Exception> List<AppendResult> decide(List<AppendRequest> requests, Tentative group,
             StoredStream<E> stored, long now) throws E {
         stored.lookingUp(requests, windowStart(stored, now));
+        long materialised = watermarks.events(stored.name()) + watermarks.quarantine(stored.name());
         List<AppendResult> results = new ArrayList<>(requests.size());
         for (AppendRequest request : requests) {
-            results.add(decideOne(request, group, stored, now));
+            results.add(decideOne(request, group, stored, materialised, now));
         }
         return results;
     }
@@ -59,8 +61,9 @@ public final class AppendDecision {
         return decide(List.of(request), group, stored, now).get(0);
     }
 
+    /** {@link #decide}, {@code materialised} being the stream's flushed events and quarantine positions' sum. */
     private <E extends Exception> AppendResult decideOne(AppendRequest request, Tentative group,
-            StoredStream<E> stored, long now) throws E {
+            StoredStream<E> stored, long materialised, long now) throws E {
         long notBefore = windowStart(stored, now);
         List<AppendResult.EntryResult> fates = new ArrayList<>(request.size());
         Map<String, NewKey> requestKeys = new HashMap<>();
@@ -85,8 +88,7 @@ public final class AppendDecision {
             }
         }
         long newEntries = (nextOffset - 1 - group.head) + (nextSeq - 1 - group.quarantineHead);
-        long backlog = (group.head - watermarks.events(stored.name()))
-                + (group.quarantineHead - watermarks.quarantine(stored.name()));
+        long backlog = group.head + group.quarantineHead - materialised;
         if (newEntries > 0 && backlog + newEntries > maxPending) {
             return new Backpressure(backlog, newEntries, maxPending);
         }
