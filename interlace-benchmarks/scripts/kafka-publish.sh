@@ -24,13 +24,15 @@
 #
 # usage: interlace-benchmarks/scripts/kafka-publish.sh [--seconds N] [--warmup N] [--rounds N] [--backlog N] [--configs LIST]
 #                                        [--work DIR] [--no-build] [--offline] [--drain-jvm "OPTIONS"]
-#                                        [--broker-setting KEY=VALUE]... [--threads]
+#                                        [--broker-setting KEY=VALUE]... [--threads] [--serve-jvm "OPTIONS"]
 # defaults: --seconds 15 --warmup 20 --rounds 2 --backlog 200000 --configs sqlite,kafka,kafka-fsync,kafka-2
 #           --work /var/tmp/interlace-kafka-bench; --backlog 0 skips the flush, --configs "" measures only it; --drain-jvm: JVM options of the
 #           servers that flush the backlog (a profile: -XX:StartFlightRecording=filename=drain.jfr,settings=profile);
 #           --broker-setting: a setting of the broker's server.properties, e.g. add.partitions.to.txn.retry.backoff.ms=1
 #           (how long a broker waits before retrying a transaction's first write that found the previous transaction
-#           still completing; 20 ms by default); --threads: each server's CPU per thread (jcmd), µs per publish at 64 clients
+#           still completing; 20 ms by default); --threads: each server's CPU per thread (jcmd), µs per publish at 64 clients;
+#           --serve-jvm: JVM options of the servers that take the publishes (a profile of the measured 15 s after a 60 s
+#           warm-up: -XX:StartFlightRecording=delay=82s,duration=12s,settings=profile,filename=serve.jfr, with one config)
 set -euo pipefail
 
 seconds=15
@@ -43,6 +45,7 @@ build=yes
 mvn_flags=(-B -q)
 drain_jvm=()
 serve_jvm=()
+publish_jvm=()
 broker_settings=()
 threads=no
 while [ $# -gt 0 ]; do
@@ -58,6 +61,7 @@ while [ $# -gt 0 ]; do
     --drain-jvm) read -r -a drain_jvm <<<"$2"; shift 2 ;;
     --broker-setting) broker_settings+=("$2"); shift 2 ;;
     --threads) threads=yes; shift ;;
+    --serve-jvm) read -r -a publish_jvm <<<"$2"; serve_jvm=("${publish_jvm[@]}"); shift 2 ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | grep '^#'; exit 0 ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
@@ -298,7 +302,7 @@ measure_flush() {
   started=$(now_ms)
   serve_jvm=("${drain_jvm[@]}")
   serve "$name" "$data" "$@"
-  serve_jvm=()
+  serve_jvm=("${publish_jvm[@]}")
   ready=$(now_ms)
   local watermark=0
   while true; do
