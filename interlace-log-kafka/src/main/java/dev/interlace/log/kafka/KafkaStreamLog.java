@@ -247,7 +247,7 @@ public final class KafkaStreamLog extends KafkaLogReads
 
     @Override
     public boolean sequencesHere(String stream) {
-        return placement.activeNow(stream) != null;
+        return placement.holdsHere(stream);
     }
 
     // ================================================================== EventLog

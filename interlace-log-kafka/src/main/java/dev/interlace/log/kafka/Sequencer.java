@@ -132,8 +132,17 @@ final class Sequencer {
      * once). Null otherwise: {@link #append} then decides, on a thread that may wait.
      */
     CompletableFuture<AppendResult> appendAtOnce(AppendRequest request) {
-        if (state != State.ACTIVE || stall() != null || !settledRetries.certainlyUnsettled(request, micros())) {
+        if (state != State.ACTIVE || stall() != null) {
             return null;
+        }
+        try {
+            if (!settledRetries.certainlyUnsettled(request, micros())) {
+                return null;
+            }
+        } catch (RuntimeException e) {
+            LOG.log(Level.FINE, "asking the index of stream " + view.name + " whether a request may be a retry failed",
+                    e);
+            return null; // append looks it up, and fails it as the lookup does
         }
         CompletableFuture<AppendResult> future = new CompletableFuture<>();
         submit(new SequencerQueue.AppendTask(request, future));

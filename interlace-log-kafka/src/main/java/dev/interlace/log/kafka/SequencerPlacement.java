@@ -256,6 +256,15 @@ final class SequencerPlacement {
         return serving(stream, true);
     }
 
+    /**
+     * Whether this node sequences {@code stream} right now, as {@link #holder} answers it: the group assigns the stream
+     * here and its sequencer is active. Never waits.
+     */
+    boolean holdsHere(String stream) {
+        Sequencer local = sequencers.get(stream);
+        return local != null && local.state() == Sequencer.State.ACTIVE && assignedHere.contains(stream);
+    }
+
     /** This node's sequencer of {@code stream} if it is active right now; null without waiting otherwise. */
     Sequencer activeNow(String stream) {
         if (closed || membership == null) {
@@ -358,8 +367,7 @@ final class SequencerPlacement {
      * group took its stream away is on its way out, or in a negative control one that nothing fences).
      */
     Optional<String> holder(String stream) {
-        Sequencer local = sequencers.get(stream);
-        if (local != null && local.state() == Sequencer.State.ACTIVE && assignedHere.contains(stream)) {
+        if (holdsHere(stream)) {
             return Optional.of(kafka.nodeUrl());
         }
         if (System.nanoTime() - holdersReadAt > HOLDER_CACHE_NANOS) {

@@ -98,13 +98,12 @@ final class Forwarding {
 
     /**
      * Whether a request of {@code route} may be served by another node (asking which may wait on the cluster): not
-     * a publish to a stream whose sequencer serves on this node right now.
+     * a publish to an unpartitioned stream whose sequencer serves on this node right now.
      */
-    boolean mayForward(Route route, List<String> parameters, HttpRequest request) {
+    boolean mayForward(Route route, List<String> parameters) {
         return switch (route.placement()) {
             case ANY -> false;
-            case SEQUENCER -> enabled && sequencers.isPresent() && !sequenced(parameters.get(0), request)
-                    .map(stream -> sequencers.get().sequencesHere(stream)).orElse(false);
+            case SEQUENCER -> enabled && sequencers.isPresent() && !sequencedHere(parameters.get(0));
             case WAREHOUSE -> warehouse.isPresent();
         };
     }
@@ -151,6 +150,15 @@ final class Forwarding {
      * partitioned stream as a whole — served here, where the publisher sends each partition's share to its
      * sequencer ({@link PartForwarding}).
      */
+    /**
+     * Whether this node sequences {@code stream}, an unpartitioned one, right now (a partitioned stream's request may
+     * have parts for other nodes, whose holders a node may have to ask the cluster for).
+     */
+    private boolean sequencedHere(String stream) {
+        java.util.Optional<dev.interlace.runtime.stream.StreamDescriptor> declared = catalog.find(stream);
+        return declared.isPresent() && !declared.get().partitioned() && sequencers.get().sequencesHere(stream);
+    }
+
     private java.util.Optional<String> sequenced(String stream, HttpRequest request) {
         java.util.Optional<dev.interlace.runtime.stream.StreamDescriptor> declared = catalog.find(stream);
         if (declared.isEmpty() || !declared.get().partitioned()) {

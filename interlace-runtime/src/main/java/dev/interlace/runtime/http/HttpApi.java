@@ -229,7 +229,7 @@ public final class HttpApi implements HttpDispatcher {
     private CompletableFuture<HttpAnswer> run(Route route, List<String> parameters, HttpRequest request,
             String requestId, boolean mayForward) throws IOException {
         boolean waits = route.placement() == Route.Placement.WAREHOUSE && request.header(ReadAfter.HEADER) != null;
-        if (route.inline().test(request) && !(mayForward && forwarding.mayForward(route, parameters, request)) && !waits) {
+        if (route.inline().test(request) && !(mayForward && forwarding.mayForward(route, parameters)) && !waits) {
             return route.handler().handle(request, parameters, requestId)
                     .thenApply(answer -> forwarding.servedHere(route, answer));
         }

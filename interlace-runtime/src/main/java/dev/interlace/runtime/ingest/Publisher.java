@@ -219,8 +219,12 @@ public final class Publisher {
         CompletableFuture<AppendResult> appended = log.appendReturnsAtOnce() ? log.appendAtOnce(request)
                 : log.append(request);
         if (appended == null) {
-            appended = CompletableFuture.supplyAsync(() -> log.append(request), workers.executor())
-                    .thenCompose(queued -> queued);
+            try {
+                appended = CompletableFuture.supplyAsync(() -> log.append(request), workers.executor())
+                        .thenCompose(queued -> queued);
+            } catch (java.util.concurrent.RejectedExecutionException e) {
+                appended = CompletableFuture.failedFuture(new LogUnavailableException("the server is stopping", e));
+            }
         }
         return Deadlines.within(appended, APPEND_TIMEOUT_SECONDS, TimeUnit.SECONDS)
                 .whenComplete((result, failure) -> {
