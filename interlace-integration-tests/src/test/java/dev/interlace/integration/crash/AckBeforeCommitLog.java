@@ -29,7 +29,7 @@ final class AckBeforeCommitLog implements InvocationHandler {
         this.real = real;
     }
 
-    /** {@code real}, except that {@code append} answers before the append is durable. */
+    /** {@code real}, except that {@code append} and {@code appendAtOnce} answer before the append is durable. */
     static StreamLog wrap(StreamLog real) {
         return (StreamLog) Proxy.newProxyInstance(StreamLog.class.getClassLoader(), new Class<?>[] {StreamLog.class},
                 new AckBeforeCommitLog(real));
@@ -37,8 +37,8 @@ final class AckBeforeCommitLog implements InvocationHandler {
 
     @Override
     public Object invoke(Object proxy, Method method, Object[] args) throws Throwable {
-        if (method.getName().equals("append") && args != null && args.length == 1
-                && args[0] instanceof AppendRequest request) {
+        if ((method.getName().equals("append") || method.getName().equals("appendAtOnce")) && args != null
+                && args.length == 1 && args[0] instanceof AppendRequest request) {
             return acknowledgeAtOnce(request);
         }
         try {

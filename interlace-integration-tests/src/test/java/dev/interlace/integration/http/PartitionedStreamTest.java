@@ -608,6 +608,16 @@ class PartitionedStreamTest {
         }
     }
 
+    /** How many rows model {@code table} holds, -1 while its first run has not made it yet. */
+    private static long rowsOnceMade(TestServer server, String table) {
+        TestServer.Response answer = server.post("/sql", "text/plain", "SELECT count(*) FROM " + table);
+        if (answer.status() == 400 && answer.body().path("message").asText().contains("does not exist")) {
+            return -1;
+        }
+        assertThat(answer.status()).as(answer.body().toString()).isEqualTo(200);
+        return answer.body().get("rows").get(0).get(0).asLong();
+    }
+
     private static JsonNode sql(TestServer server, String query) {
         TestServer.Response answer = server.post("/sql", "text/plain", query);
         assertThat(answer.status()).as(answer.body().toString()).isEqualTo(200);
@@ -634,8 +644,8 @@ class PartitionedStreamTest {
      */
     private static void assertTheModelHasEachPaymentOnceAsInTheStream(TestServer server, String table,
             int partitions) {
-        Eventually.get(table + " has every event", Duration.ofSeconds(30),
-                () -> sql(server, "SELECT count(*) FROM " + table), rows -> rows.get(0).get(0).asLong() >= 300);
+        Eventually.get(table + " has every event", Duration.ofSeconds(30), () -> rowsOnceMade(server, table),
+                rows -> rows >= 300);
         assertEachKeyOnceInItsPartition(sql(server, "SELECT payment_id, p, o FROM " + table), 300, partitions);
         JsonNode sameAsTable = sql(server, "SELECT count(*) FROM " + table + " l JOIN streams.payments s"
                 + " ON l.payment_id = s.payment_id AND l.p = s._partition AND l.o = s._offset");
