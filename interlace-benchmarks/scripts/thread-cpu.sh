@@ -33,12 +33,12 @@ metric() {
   curl -s "$url/metrics" | awk -v name="$1" '$1 == name && !found {value = $2; found = 1} END {print value}'
 }
 
-wrk -t2 -c"$connections" -d"${warmup}s" -s "$script_dir/publish.lua" "$url" >/dev/null
+wrk -t$(( connections < 2 ? 1 : 2 )) -c"$connections" -d"${warmup}s" -s "$script_dir/publish.lua" "$url" >/dev/null
 threads >"$work/before"
 publishes_before=$(metric interlace_log_group_requests_sum)
 commits_before=$(metric interlace_log_group_requests_count)
 commit_seconds_before=$(metric interlace_log_commit_duration_seconds_sum)
-wrk -t2 -c"$connections" -d"${seconds}s" --latency -s "$script_dir/publish.lua" "$url" >"$work/wrk.out" &
+wrk -t$(( connections < 2 ? 1 : 2 )) -c"$connections" -d"${seconds}s" --latency -s "$script_dir/publish.lua" "$url" >"$work/wrk.out" &
 wrk_pid=$!
 sleep 1
 wrk_ticks_before=$(stat_ticks /proc/"$wrk_pid"/stat 2>/dev/null || echo 0)
