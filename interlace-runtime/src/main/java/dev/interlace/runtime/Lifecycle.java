@@ -24,7 +24,6 @@ import dev.interlace.runtime.records.SysRecord;
 import dev.interlace.runtime.records.SystemRecords;
 import dev.interlace.runtime.stream.StreamCatalog;
 import dev.interlace.runtime.stream.PartitionCounts;
-import dev.interlace.runtime.stream.StreamDescriptor;
 import jakarta.inject.Inject;
 import jakarta.inject.Provider;
 import java.io.IOException;
@@ -106,9 +105,7 @@ final class Lifecycle {
             recordPreviousFatalExit(records.get(), boot.get().id());
             openedLog = log.get();
             PartitionCounts.check(catalog, openedLog.knownStreams());
-            for (StreamDescriptor stream : PartitionCounts.registrationOrder(catalog)) {
-                openedLog.register(stream);
-            }
+            openedLog.registerAll(PartitionCounts.registrationOrder(catalog));
             openedFlusher = flusher.get();
             openedFlusher.prepare();
             SystemRecords systemRecords = records.get();

@@ -75,15 +75,27 @@ public final class KafkaLogFollower extends KafkaLogReads
     /** Follows {@code stream}'s topics, which the node that serves it created, and reads them up to their ends. */
     @Override
     public void register(StreamDescriptor stream) {
-        if (!toRegister(stream)) {
-            return;
+        registerAll(List.of(stream));
+    }
+
+    /** {@inheritDoc} Here the streams are followed together. */
+    @Override
+    public void registerAll(List<StreamDescriptor> streams) {
+        Set<String> created = null;
+        for (StreamDescriptor stream : streams) {
+            if (!toRegister(stream)) {
+                continue;
+            }
+            created = created == null ? topics.streams() : created;
+            if (!created.contains(stream.name())) {
+                throw new LogUnavailableException("the Kafka log has no topic of stream " + stream.name() + " yet (the"
+                        + " node creates it when it registers the stream)");
+            }
         }
-        if (!topics.streams().contains(stream.name())) {
-            throw new LogUnavailableException("the Kafka log has no topic of stream " + stream.name() + " yet (the"
-                    + " node creates it when it registers the stream)");
+        List<StreamDescriptor> registering = registering(streams);
+        if (!registering.isEmpty()) {
+            follow(registering, topics, tailer);
         }
-        registering(stream);
-        follow(stream, topics, tailer);
     }
 
     @Override

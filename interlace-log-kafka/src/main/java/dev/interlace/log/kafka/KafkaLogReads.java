@@ -145,24 +145,49 @@ abstract sealed class KafkaLogReads implements StreamLog permits KafkaStreamLog,
     }
 
     /**
-     * Has {@code tailer} follow {@code stream}'s events and quarantine from their newest records and waits until it
-     * read them and {@code _state} to their ends, the last step of registering the stream: then its view answers.
+     * Has {@code tailer} follow the events and quarantine of {@code streams} from their newest records and waits until
+     * it read them and {@code _state} to their ends, the last step of registering the streams: then their views
+     * answer. The streams are followed together: one change of the tailer's assignment, one read of their ends.
      *
-     * @return the stream's events partition
+     * @return each stream's events partition, in the order of {@code streams}
      */
-    final TopicPartition follow(StreamDescriptor stream, Topics topics, Tailer tailer) {
-        TopicPartition eventsTopic = topics.events(stream.name());
-        TopicPartition quarantineTopic = topics.quarantine(stream.name());
-        reads().views().route(stream.name());
-        tailer.follow(Set.of(eventsTopic, quarantineTopic), Set.of(eventsTopic, quarantineTopic)); // newest only
+    final List<TopicPartition> follow(List<StreamDescriptor> streams, Topics topics, Tailer tailer) {
+        List<TopicPartition> events = new java.util.ArrayList<>();
+        Set<TopicPartition> followed = new java.util.LinkedHashSet<>();
+        for (StreamDescriptor stream : streams) {
+            events.add(topics.events(stream.name()));
+            followed.add(topics.events(stream.name()));
+            followed.add(topics.quarantine(stream.name()));
+            reads().views().route(stream.name());
+        }
+        tailer.follow(followed, followed); // newest only
+        List<TopicPartition> ends = new java.util.ArrayList<>(followed);
+        ends.add(topics.state());
         try {
-            tailer.awaitCaughtUp(topics.stableEnds(List.of(eventsTopic, quarantineTopic, topics.state())),
-                    CATCH_UP_TIMEOUT);
+            tailer.awaitCaughtUp(topics.stableEnds(ends), CATCH_UP_TIMEOUT);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new LogUnavailableException("interrupted while reading stream " + stream.name(), e);
+            throw new LogUnavailableException("interrupted while reading streams "
+                    + streams.stream().map(StreamDescriptor::name).toList(), e);
         }
-        reads().views().registered(stream.name());
-        return eventsTopic;
+        for (StreamDescriptor stream : streams) {
+            reads().views().registered(stream.name());
+        }
+        return events;
+    }
+
+    /**
+     * The streams of {@code streams} still to be registered ({@link #toRegister}), each once, in their order, their
+     * views given their retention and keyedness ({@link #registering}).
+     */
+    final List<StreamDescriptor> registering(List<StreamDescriptor> streams) {
+        Map<String, StreamDescriptor> todo = new java.util.LinkedHashMap<>();
+        for (StreamDescriptor stream : streams) {
+            if (!todo.containsKey(stream.name()) && toRegister(stream)) {
+                todo.put(stream.name(), stream);
+                registering(stream);
+            }
+        }
+        return List.copyOf(todo.values());
     }
 }

@@ -232,12 +232,24 @@ public final class KafkaStreamLog extends KafkaLogReads
 
     @Override
     public void register(StreamDescriptor stream) {
-        if (!toRegister(stream)) {
+        registerAll(List.of(stream));
+    }
+
+    /**
+     * {@inheritDoc} Here the streams' topics are made (by partition number, the highest first), followed, and offered
+     * to the sequencer group together.
+     */
+    @Override
+    public void registerAll(List<StreamDescriptor> streams) {
+        List<StreamDescriptor> registering = registering(streams);
+        if (registering.isEmpty()) {
             return;
         }
-        StreamView view = registering(stream);
-        topics.ensureStreamTopics(stream.name());
-        placement.offer(view, follow(stream, topics, tailer).topic());
+        topics.ensureStreamTopics(registering.stream().map(StreamDescriptor::name).toList());
+        List<TopicPartition> events = follow(registering, topics, tailer);
+        for (int i = 0; i < registering.size(); i++) {
+            placement.offer(views.view(registering.get(i).name()), events.get(i).topic());
+        }
     }
 
     @Override

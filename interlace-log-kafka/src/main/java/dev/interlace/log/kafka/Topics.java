@@ -267,14 +267,22 @@ final class Topics {
     }
 
     /** Creates {@code stream}'s topics if missing and checks them. */
-    void ensureStreamTopics(String stream) {
-        Map<String, Map<String, String>> wanted = new LinkedHashMap<>();
-        wanted.put(events(stream).topic(), kept());
-        wanted.put(quarantine(stream).topic(), kept());
-        wanted.put(keyBlocks(stream).topic(), kept());
-        wanted.put(indexSeals(stream).topic(), compacted());
-        wanted.put(indexParts(stream).topic(), compactedAfterAnHour());
-        ensure(wanted);
+    void ensureStreamTopics(Collection<String> streams) {
+        // One round of admin calls for all the streams of one partition number, the highest number first: a start-up
+        // that fails half way leaves a stream's highest partitions, never partition 0 without them (what the next
+        // start-up's check of the partition counts relies on).
+        java.util.TreeMap<Integer, Map<String, Map<String, String>>> byPartition =
+                new java.util.TreeMap<>(java.util.Comparator.reverseOrder());
+        for (String stream : streams) {
+            Map<String, Map<String, String>> wanted = byPartition.computeIfAbsent(
+                    dev.interlace.runtime.stream.StreamPartitions.partitionOf(stream), p -> new LinkedHashMap<>());
+            wanted.put(events(stream).topic(), kept());
+            wanted.put(quarantine(stream).topic(), kept());
+            wanted.put(keyBlocks(stream).topic(), kept());
+            wanted.put(indexSeals(stream).topic(), compacted());
+            wanted.put(indexParts(stream).topic(), compactedAfterAnHour());
+        }
+        byPartition.values().forEach(this::ensure);
     }
 
     /** The read-committed end (last stable offset) of each partition: what a reader has seen once it reaches it. */

@@ -50,6 +50,40 @@ class KafkaStreamLogTest {
                 NOTHING_FLUSHED, Clock.systemUTC());
     }
 
+    /**
+     * Start-up registers every declared stream at once, each stream's highest partition first: every log stream's
+     * topics are made and followed, its head answers, the sequencer group gives it a sequencer and an append to it
+     * commits; registering them again (alone, or twice in one list) leaves them as they were.
+     */
+    @Test
+    void streamsRegisteredTogetherAreEachMadeFollowedAndSequenced() throws Exception {
+        StreamDescriptor clicks = KeyedOrders.keyed("clicks", 3, KafkaStreamLogTest.class);
+        List<StreamDescriptor> order = new java.util.ArrayList<>(clicks.logStreams());
+        java.util.Collections.reverse(order);
+        order.add(ORDERS);
+        List<String> names = order.stream().map(StreamDescriptor::name).toList();
+        try (KafkaStreamLog log = open(); Admin admin = KafkaCluster.shared().admin()) {
+            log.registerAll(order);
+            assertThat(log.knownStreams()).containsAll(names);
+            assertThat(admin.listTopics().names().get(30, TimeUnit.SECONDS)).contains(prefix + "orders",
+                    prefix + "clicks", prefix + clicks.logStream(1).name(), prefix + clicks.logStream(2).name());
+            assertThat(log.heads()).containsKeys(names.toArray(String[]::new));
+            for (String name : names) {
+                AppendResult result = Eventually.retrying("stream " + name + " is sequenced", Duration.ofSeconds(60),
+                        java.util.concurrent.ExecutionException.class, () -> log.append(new AppendRequest(name,
+                                "req-" + UUID.randomUUID(), System.currentTimeMillis() * 1_000, "v1",
+                                List.of(new AppendRequest.Event("{\"id\":\"k1\"}".getBytes(StandardCharsets.UTF_8),
+                                        "k1")))).get(30, TimeUnit.SECONDS));
+                assertThat(KeyedOrders.entry(result).offset()).as(name).isEqualTo(1);
+            }
+
+            log.registerAll(List.of(ORDERS, ORDERS));
+            log.register(clicks.logStream(2));
+            assertThat(log.heads().get("orders").head()).isEqualTo(1);
+            assertThat(KeyedOrders.entry(KeyedOrders.appendUntilServed(log, "k2")).offset()).isEqualTo(2);
+        }
+    }
+
     @Test
     void streamTopicsHaveOnePartitionAndKeepRecordsUntilTheLogDeletesThem() throws Exception {
         try (KafkaStreamLog log = open(); Admin admin = KafkaCluster.shared().admin()) {

@@ -236,7 +236,7 @@ class SequencerFencingTest {
             opened.add(admin);
             topics = new Topics(admin, prefix, 1, 1);
             topics.ensureLogTopics();
-            topics.ensureStreamTopics("orders");
+            topics.ensureStreamTopics(List.of("orders"));
             tailer = new Tailer(KafkaCluster.shared().bootstrap(), prefix + name, record -> {
                 if (record.topic().equals(topics.events("orders").topic())) {
                     view.applyEvent(Codec.longHeader(record.headers(), Codec.OFFSET), record.offset(),

@@ -30,6 +30,17 @@ public interface EventLog extends AutoCloseable {
     void register(StreamDescriptor stream);
 
     /**
+     * {@link #register}s {@code streams}, in their order (a start-up's: each stream's highest partition first); a log
+     * whose registration waits on a cluster does the streams together, so that a node with many streams does not wait
+     * its round trips once per stream.
+     */
+    default void registerAll(java.util.List<StreamDescriptor> streams) {
+        for (StreamDescriptor stream : streams) {
+            register(stream);
+        }
+    }
+
+    /**
      * Appends one request's entries durably.
      *
      * @return a future completed with the outcome once the entries are durable (or refused); completed
