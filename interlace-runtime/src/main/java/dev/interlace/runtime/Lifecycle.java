@@ -10,10 +10,12 @@ import dev.interlace.runtime.flush.Flusher;
 import dev.interlace.runtime.log.RetentionSweep;
 import dev.interlace.runtime.queryprocess.QueryProcess;
 import dev.interlace.runtime.warehouse.Warehouse;
+import dev.interlace.runtime.warehouse.WarehouseFactory;
 import dev.interlace.runtime.http.HttpApi;
 import dev.interlace.runtime.log.StreamLog;
 import dev.interlace.runtime.model.ModelRunner;
 import dev.interlace.runtime.health.ComponentHealth;
+import dev.interlace.runtime.ops.DaemonThreads;
 import dev.interlace.runtime.ops.EpochMicros;
 import dev.interlace.runtime.ops.FatalErrors;
 import dev.interlace.runtime.ops.Metrics;
@@ -31,6 +33,7 @@ import java.nio.file.Files;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.ServiceLoader;
 import java.util.logging.Logger;
 
 /**
@@ -103,6 +106,7 @@ final class Lifecycle {
             authenticating = apiKeys.get();
             checkExposure(authenticating, records.get(), boot.get().id());
             recordPreviousFatalExit(records.get(), boot.get().id());
+            loadWarehouseAhead();
             openedLog = log.get();
             PartitionCounts.check(catalog, openedLog.knownStreams());
             openedLog.registerAll(PartitionCounts.registrationOrder(catalog));
@@ -191,6 +195,19 @@ final class Lifecycle {
                 LOG.warning("closing the API keys failed: " + e);
             }
         }
+    }
+
+    /**
+     * Has the warehouse implementation load what opening it needs (DuckDB's native library) on a thread of its own
+     * while the log opens: on the Kafka log, start-up waits for the cluster's answers meanwhile.
+     */
+    private void loadWarehouseAhead() {
+        if (!config.role().runsWarehouse()) {
+            return;
+        }
+        DaemonThreads.thread(() -> ServiceLoader.load(WarehouseFactory.class,
+                Thread.currentThread().getContextClassLoader()).findFirst().ifPresent(WarehouseFactory::load),
+                "interlace-warehouse-load").start();
     }
 
     /** The HTTP API (started by {@link #start()}). */

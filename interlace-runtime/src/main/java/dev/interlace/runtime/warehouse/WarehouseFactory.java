@@ -10,4 +10,11 @@ public interface WarehouseFactory {
 
     /** Opens (creating if needed) the warehouse in {@code dataDirectory}; {@code steps} hears inside its appends. */
     Warehouse open(Path dataDirectory, AppendSteps steps);
+
+    /**
+     * Loads, without opening a warehouse, what opening one needs that takes long (a native library): called at
+     * start-up on a thread of its own while the log opens, so that {@link #open} does not wait for it after the log.
+     * Any failure is left to {@link #open} to report.
+     */
+    default void load() {}
 }

@@ -6,9 +6,29 @@ import dev.interlace.runtime.warehouse.WarehouseFactory;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.util.function.UnaryOperator;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 
 /** Opens {@code <data-dir>/warehouse.duckdb}; listed in {@code META-INF/services} for the runtime to find. */
 public final class DuckDbWarehouseFactory implements WarehouseFactory {
+
+    private static final Logger LOG = Logger.getLogger(DuckDbWarehouseFactory.class.getName());
+
+    /**
+     * Unpacks and loads DuckDB's native library (tens of megabytes inflated from the jar at every start). A failure is
+     * logged with its cause here: opening the warehouse then fails on another thread, which Java 17 tells only that
+     * the class could not be initialised.
+     */
+    @Override
+    public void load() {
+        try {
+            Class.forName("org.duckdb.DuckDBNative", true, DuckDbWarehouseFactory.class.getClassLoader());
+        } catch (ClassNotFoundException e) {
+            // another layout of the driver: opening the warehouse loads what it needs
+        } catch (LinkageError | RuntimeException e) {
+            LOG.log(Level.SEVERE, "cannot load DuckDB's native library; the warehouse cannot open", e);
+        }
+    }
 
     @Override
     public Warehouse open(Path dataDirectory, AppendSteps listener) {
