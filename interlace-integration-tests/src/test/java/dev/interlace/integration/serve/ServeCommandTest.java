@@ -29,8 +29,14 @@ class ServeCommandTest {
     Path dataDirectory;
 
     private Process serve(String... flags) throws IOException {
+        return serve(List.of(), flags);
+    }
+
+    private Process serve(List<String> jvmOptions, String... flags) throws IOException {
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
-                .toString(), "-cp", System.getProperty("java.class.path"), "dev.interlace.runtime.cli.Main", "serve"));
+                .toString()));
+        command.addAll(jvmOptions);
+        command.addAll(List.of("-cp", System.getProperty("java.class.path"), "dev.interlace.runtime.cli.Main", "serve"));
         command.addAll(List.of(flags));
         return new ProcessBuilder(command).redirectErrorStream(true).start();
     }
@@ -84,6 +90,39 @@ class ServeCommandTest {
         } finally {
             restarted.destroy();
             restarted.waitFor(30, TimeUnit.SECONDS);
+        }
+    }
+
+    /**
+     * DuckDB's driver unpacks its 70 MB native library into the temporary directory at every start, under a new name;
+     * a server that ends (SIGTERM here: its shutdown halts the JVM) must not leave that copy behind, or every restart
+     * fills the directory (often memory: tmpfs) by as much again.
+     */
+    @Test
+    void aServerLeavesNoCopyOfDuckDbsNativeLibraryInItsTemporaryDirectory(@TempDir Path tmp) throws Exception {
+        Process server = serve(List.of("-Djava.io.tmpdir=" + tmp), "--port", "0", "--data-dir",
+                dataDirectory.toString());
+        try {
+            Matcher ready = READY.matcher(readyLine(server));
+            assertThat(ready.find()).isTrue();
+            HttpResponse<String> publish = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+                    URI.create(ready.group(1)).resolve("/streams/orders")).header("Content-Type", "application/json")
+                    .POST(HttpRequest.BodyPublishers.ofString("{\"order_id\": \"o1\", \"total\": 1}")).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertThat(publish.statusCode()).isEqualTo(200);
+            assertThat(duckDbCopies(tmp)).as("while serving").isEmpty();
+            server.destroy();
+            assertThat(server.waitFor(30, TimeUnit.SECONDS)).isTrue();
+            assertThat(duckDbCopies(tmp)).as("once stopped").isEmpty();
+        } finally {
+            server.destroyForcibly();
+        }
+    }
+
+    private static List<String> duckDbCopies(Path directory) throws IOException {
+        try (var files = Files.list(directory)) {
+            return files.map(file -> file.getFileName().toString()).filter(name -> name.startsWith("libduckdb_java"))
+                    .toList();
         }
     }
 

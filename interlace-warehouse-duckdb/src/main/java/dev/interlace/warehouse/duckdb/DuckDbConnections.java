@@ -42,6 +42,7 @@ final class DuckDbConnections {
     /** Opens (creating if needed) the database in {@code file}, with the schemas every part of it uses. */
     DuckDbConnections(Path file) {
         this.file = file;
+        DuckDbNativeLibrary.load();
         try {
             Properties properties = new Properties();
             // Nothing in the warehouse reads or writes files other than its own; queries cannot either.

@@ -22,9 +22,7 @@ public final class DuckDbWarehouseFactory implements WarehouseFactory {
     @Override
     public void load() {
         try {
-            Class.forName("org.duckdb.DuckDBNative", true, DuckDbWarehouseFactory.class.getClassLoader());
-        } catch (ClassNotFoundException e) {
-            // another layout of the driver: opening the warehouse loads what it needs
+            DuckDbNativeLibrary.load();
         } catch (LinkageError | RuntimeException e) {
             LOG.log(Level.SEVERE, "cannot load DuckDB's native library; the warehouse cannot open", e);
         }
