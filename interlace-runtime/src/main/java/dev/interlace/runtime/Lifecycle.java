@@ -33,7 +33,9 @@ import java.nio.file.Files;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.ServiceConfigurationError;
 import java.util.ServiceLoader;
+import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
@@ -101,12 +103,13 @@ final class Lifecycle {
         ApiKeys authenticating = null;
         Flusher openedFlusher = null;
         HttpApi api = null;
+        Thread warehouseLoad = null;
         try {
             keys = keyFile.get();
             authenticating = apiKeys.get();
             checkExposure(authenticating, records.get(), boot.get().id());
             recordPreviousFatalExit(records.get(), boot.get().id());
-            loadWarehouseAhead();
+            warehouseLoad = loadWarehouseAhead();
             openedLog = log.get();
             PartitionCounts.check(catalog, openedLog.knownStreams());
             openedLog.registerAll(PartitionCounts.registrationOrder(catalog));
@@ -143,6 +146,11 @@ final class Lifecycle {
             }
             if (openedLog != null) {
                 openedLog.close();
+            }
+            if (warehouseLoad != null) {
+                // A start that fails early exits soon after: not in the middle of unpacking the library, which would
+                // leave a partial copy in the temporary directory.
+                DaemonThreads.join(warehouseLoad, Duration.ofSeconds(10));
             }
             // A component that could not be created fails the start with its own exception (a ConfigException is a
             // refusal to start, exit 2), not with the injector's wrapper around it.
@@ -200,14 +208,24 @@ final class Lifecycle {
     /**
      * Has the warehouse implementation load what opening it needs (DuckDB's native library) on a thread of its own
      * while the log opens: on the Kafka log, start-up waits for the cluster's answers meanwhile.
+     *
+     * @return the thread loading it, or null when this process runs no warehouse
      */
-    private void loadWarehouseAhead() {
+    private Thread loadWarehouseAhead() {
         if (!config.role().runsWarehouse()) {
-            return;
+            return null;
         }
-        DaemonThreads.thread(() -> ServiceLoader.load(WarehouseFactory.class,
-                Thread.currentThread().getContextClassLoader()).findFirst().ifPresent(WarehouseFactory::load),
-                "interlace-warehouse-load").start();
+        Thread loading = DaemonThreads.thread(() -> {
+            try {
+                ServiceLoader.load(WarehouseFactory.class, Thread.currentThread().getContextClassLoader()).findFirst()
+                        .ifPresent(WarehouseFactory::load);
+            } catch (RuntimeException | ServiceConfigurationError e) {
+                LOG.log(Level.FINE, "the warehouse could not be loaded ahead; opening it reports why",
+                        e);
+            }
+        }, "interlace-warehouse-load");
+        loading.start();
+        return loading;
     }
 
     /** The HTTP API (started by {@link #start()}). */
