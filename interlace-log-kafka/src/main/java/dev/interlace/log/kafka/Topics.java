@@ -96,17 +96,8 @@ final class Topics {
      * this prefix, created by this node or any other, now or before.
      */
     java.util.Set<String> streams() {
-        java.util.Set<String> names;
-        try {
-            names = admin.listTopics().names().get(ADMIN_SECONDS, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new LogUnavailableException("interrupted while listing the Kafka cluster's topics", e);
-        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
-            throw new LogUnavailableException("cannot list the Kafka cluster's topics: " + e.getMessage(), e);
-        }
         java.util.Set<String> streams = new java.util.TreeSet<>();
-        for (String topic : names) {
+        for (String topic : topicNames()) {
             if (!topic.startsWith(prefix) || topic.length() == prefix.length()) {
                 continue;
             }
@@ -118,6 +109,18 @@ final class Topics {
             }
         }
         return streams;
+    }
+
+    /** The names of the cluster's topics (all of them, whatever their prefix). */
+    private java.util.Set<String> topicNames() {
+        try {
+            return admin.listTopics().names().get(ADMIN_SECONDS, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new LogUnavailableException("interrupted while listing the Kafka cluster's topics", e);
+        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+            throw new LogUnavailableException("cannot list the Kafka cluster's topics: " + e.getMessage(), e);
+        }
     }
 
     TopicPartition publishes() {
@@ -266,23 +269,33 @@ final class Topics {
         ensure(Map.of(keys().topic(), compacted()));
     }
 
-    /** Creates {@code stream}'s topics if missing and checks them. */
+    /**
+     * Creates the topics of {@code streams} that are missing and checks them all, in few rounds of admin calls: one
+     * listing of the cluster's topics, one check of those that exist, and one round (create, check) for each partition
+     * number with a topic missing, the highest number first, so that a start-up that fails half way leaves a stream's
+     * highest partitions, never partition 0 without them (what the next start-up's check of the partition counts
+     * relies on). A restart, whose topics all exist, creates nothing.
+     */
     void ensureStreamTopics(Collection<String> streams) {
-        // One round of admin calls for all the streams of one partition number, the highest number first: a start-up
-        // that fails half way leaves a stream's highest partitions, never partition 0 without them (what the next
-        // start-up's check of the partition counts relies on).
-        java.util.TreeMap<Integer, Map<String, Map<String, String>>> byPartition =
+        java.util.TreeMap<Integer, Map<String, Map<String, String>>> missing =
                 new java.util.TreeMap<>(java.util.Comparator.reverseOrder());
+        Map<String, Map<String, String>> present = new LinkedHashMap<>();
+        java.util.Set<String> existing = topicNames();
         for (String stream : streams) {
-            Map<String, Map<String, String>> wanted = byPartition.computeIfAbsent(
-                    dev.interlace.runtime.stream.StreamPartitions.partitionOf(stream), p -> new LinkedHashMap<>());
+            Map<String, Map<String, String>> wanted = new LinkedHashMap<>();
             wanted.put(events(stream).topic(), kept());
             wanted.put(quarantine(stream).topic(), kept());
             wanted.put(keyBlocks(stream).topic(), kept());
             wanted.put(indexSeals(stream).topic(), compacted());
             wanted.put(indexParts(stream).topic(), compactedAfterAnHour());
+            wanted.forEach((topic, config) -> (existing.contains(topic) ? present : missing.computeIfAbsent(
+                    dev.interlace.runtime.stream.StreamPartitions.partitionOf(stream), p -> new LinkedHashMap<>()))
+                    .put(topic, config));
         }
-        byPartition.values().forEach(this::ensure);
+        if (!present.isEmpty()) {
+            check(present);
+        }
+        missing.values().forEach(this::ensure);
     }
 
     /** The read-committed end (last stable offset) of each partition: what a reader has seen once it reaches it. */

@@ -53,15 +53,17 @@ class KafkaStreamLogTest {
     /**
      * Start-up registers every declared stream at once, each stream's highest partition first: every log stream's
      * topics are made and followed, its head answers, the sequencer group gives it a sequencer and an append to it
-     * commits; registering them again (alone, or twice in one list) leaves them as they were.
+     * commits; a stream twice in the list, or registered again, is left as it was; and a second node registering them
+     * all reads each stream's head from its topic (its tailer follows every one).
      */
     @Test
-    void streamsRegisteredTogetherAreEachMadeFollowedAndSequenced() throws Exception {
+    void streamsRegisteredTogetherAreEachMadeFollowedAndSequenced(@TempDir Path second) throws Exception {
         StreamDescriptor clicks = KeyedOrders.keyed("clicks", 3, KafkaStreamLogTest.class);
         List<StreamDescriptor> order = new java.util.ArrayList<>(clicks.logStreams());
         java.util.Collections.reverse(order);
         order.add(ORDERS);
-        List<String> names = order.stream().map(StreamDescriptor::name).toList();
+        order.add(ORDERS);
+        List<String> names = order.stream().map(StreamDescriptor::name).distinct().toList();
         try (KafkaStreamLog log = open(); Admin admin = KafkaCluster.shared().admin()) {
             log.registerAll(order);
             assertThat(log.knownStreams()).containsAll(names);
@@ -77,10 +79,38 @@ class KafkaStreamLogTest {
                 assertThat(KeyedOrders.entry(result).offset()).as(name).isEqualTo(1);
             }
 
-            log.registerAll(List.of(ORDERS, ORDERS));
+            log.registerAll(List.of(ORDERS));
             log.register(clicks.logStream(2));
             assertThat(log.heads().get("orders").head()).isEqualTo(1);
             assertThat(KeyedOrders.entry(KeyedOrders.appendUntilServed(log, "k2")).offset()).isEqualTo(2);
+
+            try (KafkaStreamLog other = KeyedOrders.log(prefix, second, "other", false, 1000)) {
+                other.registerAll(order);
+                for (String name : names) {
+                    assertThat(other.heads().get(name).head()).as(name).isEqualTo(name.equals("orders") ? 2 : 1);
+                }
+            }
+        }
+    }
+
+    /**
+     * A topic of the streams that exists with the wrong shape refuses the registration before any topic is made: a
+     * start-up never leaves partition 0 of a stream without the partitions above it.
+     */
+    @Test
+    void aMisshapenTopicRefusesRegistrationBeforeAnyTopicIsMade() throws Exception {
+        StreamDescriptor clicks = KeyedOrders.keyed("clicks", 3, KafkaStreamLogTest.class);
+        List<StreamDescriptor> order = new java.util.ArrayList<>(clicks.logStreams());
+        java.util.Collections.reverse(order);
+        order.add(ORDERS);
+        try (KafkaStreamLog log = open(); Admin admin = KafkaCluster.shared().admin()) {
+            String misshapen = prefix + clicks.logStream(1).name() + "__keys";
+            admin.createTopics(List.of(new NewTopic(misshapen, 2, (short) 1))).all().get(30, TimeUnit.SECONDS);
+            assertThatThrownBy(() -> log.registerAll(order)).isInstanceOf(ConfigException.class)
+                    .hasMessageContaining(misshapen).hasMessageContaining("has 2 partitions");
+            assertThat(admin.listTopics().names().get(30, TimeUnit.SECONDS)).doesNotContain(prefix + "orders",
+                    prefix + "clicks", prefix + clicks.logStream(1).name(), prefix + clicks.logStream(2).name());
+            assertThat(log.knownStreams()).isEmpty();
         }
     }
 
