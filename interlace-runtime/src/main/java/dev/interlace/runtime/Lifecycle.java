@@ -18,6 +18,7 @@ import dev.interlace.runtime.health.ComponentHealth;
 import dev.interlace.runtime.ops.DaemonThreads;
 import dev.interlace.runtime.ops.EpochMicros;
 import dev.interlace.runtime.ops.FatalErrors;
+import dev.interlace.runtime.ops.NativeLibraryCopies;
 import dev.interlace.runtime.ops.Metrics;
 import dev.interlace.runtime.tracing.Tracing;
 import dev.interlace.runtime.records.Boot;
@@ -109,6 +110,8 @@ final class Lifecycle {
             authenticating = apiKeys.get();
             checkExposure(authenticating, records.get(), boot.get().id());
             recordPreviousFatalExit(records.get(), boot.get().id());
+            // The system records opened SQLite, which loaded the driver's library from its copy: delete the copy.
+            NativeLibraryCopies.deleteLoaded(NativeLibraryCopies.SQLITE);
             warehouseLoad = loadWarehouseAhead();
             openedLog = log.get();
             PartitionCounts.check(catalog, openedLog.knownStreams());

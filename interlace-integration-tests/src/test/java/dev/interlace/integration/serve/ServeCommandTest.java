@@ -94,12 +94,12 @@ class ServeCommandTest {
     }
 
     /**
-     * DuckDB's driver unpacks its 70 MB native library into the temporary directory at every start, under a new name;
-     * a server that ends (SIGTERM here: its shutdown halts the JVM) must not leave that copy behind, or every restart
-     * fills the directory (often memory: tmpfs) by as much again.
+     * DuckDB's and SQLite's drivers unpack their native libraries (70 and 1 MB) into the temporary directory at every
+     * start, under new names; a server that ends (SIGTERM here: its shutdown halts the JVM) must not leave those copies
+     * behind, or every restart fills the directory (often memory: tmpfs) by as much again.
      */
     @Test
-    void aServerLeavesNoCopyOfDuckDbsNativeLibraryInItsTemporaryDirectory(@TempDir Path tmp) throws Exception {
+    void aServerLeavesNoCopyOfItsNativeLibrariesInItsTemporaryDirectory(@TempDir Path tmp) throws Exception {
         Process server = serve(List.of("-Djava.io.tmpdir=" + tmp), "--port", "0", "--data-dir",
                 dataDirectory.toString());
         try {
@@ -110,19 +110,19 @@ class ServeCommandTest {
                     .POST(HttpRequest.BodyPublishers.ofString("{\"order_id\": \"o1\", \"total\": 1}")).build(),
                     HttpResponse.BodyHandlers.ofString());
             assertThat(publish.statusCode()).isEqualTo(200);
-            assertThat(duckDbCopies(tmp)).as("while serving").isEmpty();
+            assertThat(libraryCopies(tmp)).as("while serving").isEmpty();
             server.destroy();
             assertThat(server.waitFor(30, TimeUnit.SECONDS)).isTrue();
-            assertThat(duckDbCopies(tmp)).as("once stopped").isEmpty();
+            assertThat(libraryCopies(tmp)).as("once stopped").isEmpty();
         } finally {
             server.destroyForcibly();
         }
     }
 
-    private static List<String> duckDbCopies(Path directory) throws IOException {
+    private static List<String> libraryCopies(Path directory) throws IOException {
         try (var files = Files.list(directory)) {
-            return files.map(file -> file.getFileName().toString()).filter(name -> name.startsWith("libduckdb_java"))
-                    .toList();
+            return files.map(file -> file.getFileName().toString())
+                    .filter(name -> name.startsWith("libduckdb_java") || name.contains("libsqlitejdbc")).toList();
         }
     }
 
