@@ -40,7 +40,9 @@ class DedupIndexTest {
 
     /** The committed groups of new keys, as the log's key blocks hold them. */
     private static final class Groups implements KeySource {
-        final List<long[]> pairs = new ArrayList<>(); // per group: offset, hash, offset, hash, ...
+        // Per group: offset, hash, offset, hash, ... Copied on write: a seal scans them on the index's thread while
+        // the test commits more (an ArrayList threw ConcurrentModificationException there and the seal failed).
+        final List<long[]> pairs = new java.util.concurrent.CopyOnWriteArrayList<>();
         long head;
 
         /** Commits one group of new keys, returning their offsets. */
