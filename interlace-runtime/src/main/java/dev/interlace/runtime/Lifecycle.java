@@ -35,7 +35,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.ServiceConfigurationError;
-import java.util.ServiceLoader;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -220,8 +219,7 @@ final class Lifecycle {
         }
         Thread loading = DaemonThreads.thread(() -> {
             try {
-                ServiceLoader.load(WarehouseFactory.class, Thread.currentThread().getContextClassLoader()).findFirst()
-                        .ifPresent(WarehouseFactory::load);
+                WarehouseFactory.onClassPath().ifPresent(WarehouseFactory::load);
             } catch (RuntimeException | ServiceConfigurationError e) {
                 LOG.log(Level.FINE, "the warehouse could not be loaded ahead; opening it reports why",
                         e);

@@ -25,9 +25,7 @@ import dev.interlace.runtime.warehouse.StreamTables;
 import dev.interlace.runtime.warehouse.Warehouse;
 import dev.interlace.runtime.warehouse.WarehouseFactory;
 import java.time.Clock;
-import java.util.Iterator;
 import java.util.Optional;
-import java.util.ServiceLoader;
 import java.util.Set;
 
 /**
@@ -78,12 +76,8 @@ public final class FlushModule extends AbstractModule {
         if (!config.role().runsWarehouse()) {
             return Optional.empty();
         }
-        Iterator<WarehouseFactory> factories = ServiceLoader.load(WarehouseFactory.class,
-                Thread.currentThread().getContextClassLoader()).iterator();
-        if (!factories.hasNext()) {
-            return Optional.empty();
-        }
-        return Optional.of(factories.next().open(config.dataDirectory(), FlushListener.all(listeners)));
+        return WarehouseFactory.onClassPath()
+                .map(factory -> factory.open(config.dataDirectory(), FlushListener.all(listeners)));
     }
 
     /** The warehouse's flush records, for retention and the record routes. */

@@ -17,4 +17,10 @@ public interface WarehouseFactory {
      * Any failure is left to {@link #open} to report.
      */
     default void load() {}
+
+    /** The warehouse implementation on the class path (its {@code META-INF/services} entry), if any. */
+    static java.util.Optional<WarehouseFactory> onClassPath() {
+        return java.util.ServiceLoader.load(WarehouseFactory.class, Thread.currentThread().getContextClassLoader())
+                .findFirst();
+    }
 }
